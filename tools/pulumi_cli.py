@@ -1,0 +1,104 @@
+"""Runs the real Pulumi CLI with the project's engine and a local file backend.
+
+One place for the environment every caller (tests, the demo, benchmarks) needs:
+the pinned engine on PATH, state in a file backend, no update checks, no hosted
+service. The `local` stack's passphrase is a development value, documented in
+README.md; real environments set PULUMI_CONFIG_PASSPHRASE themselves.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+ENSURE_ENGINE = REPO_ROOT / "tools" / "engine" / "ensure.sh"
+LOCAL_PASSPHRASE = "local-development-only"
+
+
+@cache
+def engine_bin_dir() -> Path:
+    """Builds the engine on first use on this machine; returns its directory."""
+    result = subprocess.run(
+        [str(ENSURE_ENGINE)], check=True, capture_output=True, text=True
+    )
+    return Path(result.stdout.strip().splitlines()[-1])
+
+
+def engine_env(state_dir: Path, passphrase: str = LOCAL_PASSPHRASE) -> dict[str, str]:
+    """Environment for a pulumi process whose state lives under state_dir."""
+    state_dir.mkdir(parents=True, exist_ok=True)
+    env = dict(os.environ)
+    env.update(
+        PATH=f"{engine_bin_dir()}{os.pathsep}{env.get('PATH', '')}",
+        PULUMI_BACKEND_URL=state_dir.resolve().as_uri(),
+        PULUMI_HOME=str((state_dir / ".pulumi-home").resolve()),
+        PULUMI_SKIP_UPDATE_CHECK="true",
+        PULUMI_DIY_BACKEND_NO_LEGACY_WARNING="true",
+        PULUMI_CONFIG_PASSPHRASE=env.get("PULUMI_CONFIG_PASSPHRASE", passphrase),
+        PYTHONUNBUFFERED="1",
+    )
+    return env
+
+
+class PulumiError(RuntimeError):
+    def __init__(self, args: list[str], result: subprocess.CompletedProcess[str]):
+        self.result = result
+        super().__init__(
+            f"pulumi {' '.join(args)} exited {result.returncode}\n"
+            f"--- stdout ---\n{result.stdout}\n--- stderr ---\n{result.stderr}"
+        )
+
+
+@dataclass
+class PulumiCli:
+    """A stack of one project, driven through the CLI."""
+
+    project_dir: Path
+    stack: str
+    state_dir: Path
+    extra_env: dict[str, str] = field(default_factory=dict)
+
+    def env(self) -> dict[str, str]:
+        return {**engine_env(self.state_dir), **self.extra_env}
+
+    def run(self, *args: str, check: bool = True, timeout: float = 900) -> subprocess.CompletedProcess[str]:
+        argv = ["pulumi", *args, "--non-interactive"]
+        result = subprocess.run(
+            argv, cwd=self.project_dir, env=self.env(), capture_output=True, text=True,
+            timeout=timeout,
+        )
+        if check and result.returncode != 0:
+            raise PulumiError(list(args), result)
+        return result
+
+    def select_or_init(self) -> None:
+        self.run("stack", "select", "--create", self.stack)
+
+    def set_config(self, key: str, value: str, secret: bool = False) -> None:
+        self.run("config", "set", key, value, "--stack", self.stack, *(["--secret"] if secret else []))
+
+    def up(self, *flags: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+        return self.run("up", "--yes", "--skip-preview", "--stack", self.stack, *flags, check=check)
+
+    def preview(self, *flags: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+        return self.run("preview", "--stack", self.stack, *flags, check=check)
+
+    def refresh(self, *flags: str) -> subprocess.CompletedProcess[str]:
+        return self.run("refresh", "--yes", "--skip-preview", "--stack", self.stack, *flags)
+
+    def destroy(self, *flags: str) -> subprocess.CompletedProcess[str]:
+        return self.run("destroy", "--yes", "--skip-preview", "--stack", self.stack, *flags)
+
+    def outputs(self, show_secrets: bool = False) -> dict:
+        args = ["stack", "output", "--json", "--stack", self.stack]
+        if show_secrets:
+            args.append("--show-secrets")
+        return json.loads(self.run(*args).stdout or "{}")
+
+    def export(self) -> dict:
+        return json.loads(self.run("stack", "export", "--stack", self.stack).stdout)

@@ -38,7 +38,8 @@ def create_app(
         media_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
         if media_type != _FORM_MEDIA_TYPE:
             return PlainTextResponse("Unsupported Media Type", status_code=415)
-        form = parse_qs((await request.body()).decode("utf-8"), keep_blank_values=True)
+        body = (await request.body()).decode("utf-8", errors="replace")
+        form = parse_qs(body, keep_blank_values=True)
         username = form.get("username", [""])[0]
         password = form.get("password", [""])[0]
         if not username.strip() or not password.strip():

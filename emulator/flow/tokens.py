@@ -15,7 +15,7 @@ import hmac
 import json
 import secrets
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 # NiFi's single-user login provider issues tokens valid for 12 hours.
@@ -91,5 +91,5 @@ def _b64url(data: bytes) -> str:
     return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
 
 
-def _b64url_json(value: dict[str, object]) -> str:
+def _b64url_json(value: Mapping[str, object]) -> str:
     return _b64url(json.dumps(value, separators=(",", ":")).encode())

@@ -113,3 +113,11 @@ def test_unknown_process_group_is_404(api):
     response = requests.get(f"{api}/process-groups/0000", headers=headers, timeout=5)
 
     assert response.status_code == 404
+
+
+def test_login_body_must_be_form_encoded(api):
+    response = requests.post(
+        f"{api}/access/token", json={"username": USERNAME, "password": PASSWORD}, timeout=5
+    )
+
+    assert response.status_code == 415

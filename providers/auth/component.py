@@ -1,0 +1,104 @@
+"""``WorkspaceAuth``: checks a service principal's credentials and hands out the connection.
+
+The component fetches one token at program time (during ``pulumi preview`` too, whenever
+its inputs are known) so that a wrong client id or secret fails the run up front, with a
+message that names the tenant and client id, never the secret. Resources take the secret
+``connection`` output and fetch their own tokens, so a token rotation never changes any
+resource. ``token_expires_on`` is informational only; do not feed it to resources.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable
+from dataclasses import dataclass, fields
+from typing import Any
+
+import pulumi
+from pydantic import ValidationError
+
+from providers.auth.token import tokens
+from providers.client.connection import Connection, WireForm
+from providers.client.errors import InvalidClientCredentials, WorkspaceError
+
+TYPE = "workspace:auth:WorkspaceAuth"
+
+
+class WorkspaceAuthError(pulumi.RunError):
+    """The credentials or settings were refused; Pulumi prints the message without a trace."""
+
+
+@dataclass
+class WorkspaceAuthArgs:
+    base_url: pulumi.Input[str]
+    auth_url: pulumi.Input[str]
+    tenant_id: pulumi.Input[str]
+    client_id: pulumi.Input[str]
+    client_secret: pulumi.Input[str]
+    resource: pulumi.Input[str]
+    wire_form: pulumi.Input[str] = WireForm.SEED.value
+    timeout_seconds: pulumi.Input[float] = 30.0
+    max_attempts: pulumi.Input[int] = 6
+    max_retry_seconds: pulumi.Input[float] = 300.0
+    rate_limit_per_second: pulumi.Input[float] = 20.0
+    allow_insecure_http: pulumi.Input[bool] = False
+
+
+class WorkspaceAuth(pulumi.ComponentResource):
+    connection: pulumi.Output[dict[str, Any]]
+    token_expires_on: pulumi.Output[float]
+
+    def __init__(
+        self,
+        resource_name: str,
+        args: WorkspaceAuthArgs,
+        opts: pulumi.ResourceOptions | None = None,
+    ) -> None:
+        super().__init__(TYPE, resource_name, None, opts)
+        # Not dataclasses.asdict: it would deep-copy the Outputs.
+        inputs = {f.name: getattr(args, f.name) for f in fields(args)}
+        checked: pulumi.Output[tuple[dict[str, Any], float]] = pulumi.Output.all(**inputs).apply(
+            _check_in_thread
+        )
+        self.connection = pulumi.Output.secret(checked.apply(lambda result: result[0]))
+        self.token_expires_on = pulumi.Output.unsecret(checked.apply(lambda result: result[1]))
+        self.register_outputs(
+            {"connection": self.connection, "token_expires_on": self.token_expires_on}
+        )
+
+
+def _check_in_thread(values: dict[str, Any]) -> Awaitable[tuple[dict[str, Any], float]]:
+    # The token request blocks; keep it off the event loop that runs the program.
+    return asyncio.get_running_loop().run_in_executor(None, check_credentials, values)
+
+
+def check_credentials(values: dict[str, Any]) -> tuple[dict[str, Any], float]:
+    """Validate the settings and fetch a token: (connection props, token expiry)."""
+    try:
+        connection = Connection.model_validate(values)
+    except ValidationError as exc:
+        raise WorkspaceAuthError(f"invalid workspace connection: {_describe(exc)}") from None
+    except ValueError as exc:
+        raise WorkspaceAuthError(f"invalid workspace connection: {exc}") from None
+    try:
+        token = tokens.get(connection)
+    except InvalidClientCredentials as exc:
+        raise WorkspaceAuthError(
+            f"{exc.message}. Check the client id and the client secret (and that the secret "
+            f"has not expired) for {connection.auth_url} ({exc.code})"
+        ) from None
+    except WorkspaceError as exc:
+        raise WorkspaceAuthError(
+            f"could not get a token for client id {connection.client_id!r} in tenant "
+            f"{connection.tenant_id!r}: {exc}"
+        ) from None
+    return connection.to_props(), token.expires_on
+
+
+def _describe(exc: ValidationError) -> str:
+    # Not str(exc): it would repeat the input values, the secret among them.
+    problems = []
+    for error in exc.errors(include_input=False, include_url=False):
+        where = ".".join(str(part) for part in error["loc"]) or "connection"
+        problems.append(f"{where}: {error['msg']}")
+    return "; ".join(problems)

@@ -1,0 +1,230 @@
+"""Access tokens from the identity provider (client-credentials grant), and their cache.
+
+Both wire forms call ``{auth_url}/{tenant}/oauth2/token``: the seed form as a GET with
+``grant_type=client_credential`` in the query, the public form as a form-encoded POST
+with ``grant_type=client_credentials``. A token is requested either for the platform's
+resource id (``Connection.resource``) or for the management resource address.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import quote
+
+from pydantic import SecretStr
+
+from providers.client import http
+from providers.client.connection import Connection, WireForm, require_secure_url
+from providers.client.errors import (
+    IdentityError,
+    InvalidClientCredentials,
+    error_from_response,
+)
+from providers.client.wire import profile
+
+MANAGEMENT_RESOURCE = "https://management.core.windows.net/"
+DEFAULT_REFRESH_MARGIN_SECONDS = 300.0
+
+
+@dataclass(frozen=True)
+class AccessToken:
+    value: str = field(repr=False)
+    expires_on: float
+    resource: str
+
+
+def token_url(auth_url: str, tenant_id: str) -> str:
+    return f"{auth_url.rstrip('/')}/{quote(tenant_id, safe='')}/oauth2/token"
+
+
+def fetch_token(
+    auth_url: str,
+    tenant_id: str,
+    client_id: str,
+    client_secret: str | SecretStr,
+    resource: str,
+    form: WireForm | str = WireForm.SEED,
+    *,
+    timeout_seconds: float = 30.0,
+    max_attempts: int = 6,
+    max_retry_seconds: float = 300.0,
+    allow_insecure_http: bool = False,
+) -> AccessToken:
+    """One token request. Raises ``InvalidClientCredentials`` for a wrong id or secret,
+    ``IdentityError`` for other refusals, ``WorkspaceUnreachable`` without an answer."""
+    secret = (
+        client_secret.get_secret_value() if isinstance(client_secret, SecretStr) else client_secret
+    )
+    url = token_url(
+        require_secure_url(auth_url, allow_insecure_http=allow_insecure_http, field="auth_url"),
+        tenant_id,
+    )
+    wire = profile(form)
+    fields = {
+        "grant_type": wire.token_grant_type,
+        "client_id": client_id,
+        "client_secret": secret,
+        "resource": resource,
+    }
+    payload: dict[str, Any] = {"params": fields} if wire.token_method == "GET" else {"data": fields}
+    response = http.send(
+        wire.token_method,
+        url,
+        policy=http.CallPolicy(timeout_seconds, max_attempts, max_retry_seconds),
+        idempotent=True,
+        secrets=(secret,),
+        **payload,
+    )
+    if not response.ok:
+        error = error_from_response(response).redact(secret)
+        if isinstance(error, InvalidClientCredentials):
+            raise InvalidClientCredentials(
+                status=error.status,
+                code=error.code,
+                message=(
+                    f"the identity provider rejected client id {client_id!r} in tenant "
+                    f"{tenant_id!r}: {error.message}"
+                ),
+                method=error.method,
+                path=error.path,
+            )
+        raise error
+    try:
+        return parse_token_response(json.loads(response.content), resource)
+    except ValueError as exc:
+        # Never the body: it may hold the token.
+        raise IdentityError(
+            status=response.status_code,
+            code="INVALID_TOKEN_RESPONSE",
+            message=f"the token response could not be used: {exc}",
+            method=wire.token_method,
+            path=token_url("", tenant_id),
+        ) from None
+
+
+def parse_token_response(
+    body: Any, resource: str, *, now: Callable[[], float] = time.time
+) -> AccessToken:
+    """The token response of shared/API.md part D (its numbers are strings)."""
+    if not isinstance(body, dict):
+        raise ValueError("expected a JSON object")
+    value = body.get("access_token")
+    if not isinstance(value, str) or not value:
+        raise ValueError("no access_token")
+    token_type = body.get("token_type", "Bearer")
+    if str(token_type).lower() != "bearer":
+        raise ValueError(f"token_type {token_type!r} is not Bearer")
+    expires_on = _seconds(body.get("expires_on"))
+    if expires_on is None:
+        expires_in = _seconds(body.get("expires_in"))
+        if expires_in is None:
+            raise ValueError("neither expires_on nor expires_in is a number")
+        expires_on = now() + expires_in
+    return AccessToken(value=value, expires_on=expires_on, resource=resource)
+
+
+def _seconds(value: Any) -> float | None:
+    if value is None or isinstance(value, bool):
+        return None
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return None
+
+
+@dataclass(frozen=True)
+class _Entry:
+    token: AccessToken
+    refresh_at: float
+
+
+class TokenCache:
+    """Tokens per (auth_url, tenant, client id, resource), reused until ``refresh_margin_seconds``
+    before they expire (at most half their lifetime). Thread-safe; concurrent requests for the
+    same key make one token request."""
+
+    def __init__(
+        self,
+        *,
+        refresh_margin_seconds: float = DEFAULT_REFRESH_MARGIN_SECONDS,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.refresh_margin_seconds = refresh_margin_seconds
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._entries: dict[tuple[str, ...], _Entry] = {}
+        self._key_locks: dict[tuple[str, ...], threading.Lock] = {}
+
+    @staticmethod
+    def key(connection: Connection, resource: str | None = None) -> tuple[str, ...]:
+        return (
+            connection.auth_url,
+            connection.tenant_id,
+            connection.client_id,
+            resource or connection.resource,
+        )
+
+    def get(self, connection: Connection, resource: str | None = None) -> AccessToken:
+        key = self.key(connection, resource)
+        token = self._fresh(key)
+        if token is not None:
+            return token
+        with self._key_lock(key):
+            token = self._fresh(key)
+            if token is not None:
+                return token
+            token = fetch_token(
+                connection.auth_url,
+                connection.tenant_id,
+                connection.client_id,
+                connection.client_secret,
+                key[3],
+                connection.wire_form,
+                timeout_seconds=connection.timeout_seconds,
+                max_attempts=connection.max_attempts,
+                max_retry_seconds=connection.max_retry_seconds,
+                allow_insecure_http=connection.allow_insecure_http,
+            )
+            lifetime = max(0.0, token.expires_on - self._clock())
+            margin = min(self.refresh_margin_seconds, lifetime / 2)
+            with self._lock:
+                self._entries[key] = _Entry(token, token.expires_on - margin)
+            return token
+
+    def invalidate(
+        self,
+        connection: Connection,
+        resource: str | None = None,
+        *,
+        stale: AccessToken | None = None,
+    ) -> None:
+        """Drop the cached token; with ``stale``, only if that is still the cached one
+        (so a token another thread just fetched survives)."""
+        key = self.key(connection, resource)
+        with self._lock:
+            entry = self._entries.get(key)
+            if entry is not None and (stale is None or entry.token == stale):
+                del self._entries[key]
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+
+    def _fresh(self, key: tuple[str, ...]) -> AccessToken | None:
+        with self._lock:
+            entry = self._entries.get(key)
+        if entry is not None and self._clock() < entry.refresh_at:
+            return entry.token
+        return None
+
+    def _key_lock(self, key: tuple[str, ...]) -> threading.Lock:
+        with self._lock:
+            return self._key_locks.setdefault(key, threading.Lock())
+
+
+tokens = TokenCache()

@@ -1,0 +1,108 @@
+"""Everything a provider needs to reach the workspace, as one frozen, validated value.
+
+The tuning knobs follow the established clients of this service where they fit
+(databricks-sdk / Terraform provider: ``http_timeout_seconds`` -> ``timeout_seconds``,
+``retry_timeout_seconds`` -> ``max_retry_seconds``, ``rate_limit`` -> ``rate_limit_per_second``).
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from enum import StrEnum
+from typing import Any
+from urllib.parse import urlsplit
+
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
+
+
+class WireForm(StrEnum):
+    """Which spelling of the API (shared/API.md part C) the providers send."""
+
+    SEED = "seed"
+    PUBLIC = "public"
+
+
+class InsecureUrlError(ValueError):
+    """An http:// address that is not allowed (TLS is never switched off silently)."""
+
+
+def is_loopback_host(host: str) -> bool:
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def require_secure_url(url: str, *, allow_insecure_http: bool, field: str = "url") -> str:
+    """Return the URL without a trailing slash, or raise if it is not https (or allowed http)."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("https", "http") or not parts.hostname:
+        raise InsecureUrlError(f"{field} must be an absolute https:// URL, got {url!r}")
+    if parts.query or parts.fragment:
+        raise InsecureUrlError(f"{field} must not carry a query string or fragment")
+    if parts.username or parts.password:
+        raise InsecureUrlError(f"{field} must not carry credentials")
+    if parts.scheme == "http":
+        if not is_loopback_host(parts.hostname):
+            raise InsecureUrlError(
+                f"{field} {url!r} uses http:// on a non-loopback host; use https:// "
+                "(plain http is only accepted for localhost with allow_insecure_http)"
+            )
+        if not allow_insecure_http:
+            raise InsecureUrlError(
+                f"{field} {url!r} uses http://; set allow_insecure_http to true to talk "
+                "to a local emulator over plain http"
+            )
+    return url.rstrip("/")
+
+
+class Connection(BaseModel):
+    """How to reach and authenticate to one workspace."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+    base_url: str = Field(min_length=1)
+    auth_url: str = Field(min_length=1)
+    tenant_id: str = Field(min_length=1)
+    client_id: str = Field(min_length=1)
+    client_secret: SecretStr
+    resource: str = Field(min_length=1, description="the platform's application resource id")
+    wire_form: WireForm = WireForm.SEED
+    timeout_seconds: float = Field(default=30, gt=0)
+    max_attempts: int = Field(default=6, ge=1)
+    max_retry_seconds: float = Field(default=300, ge=0)
+    rate_limit_per_second: float = Field(default=20, ge=0, description="0 switches it off")
+    allow_insecure_http: bool = False
+
+    @field_validator("client_secret")
+    @classmethod
+    def _secret_not_empty(cls, value: SecretStr) -> SecretStr:
+        if not value.get_secret_value():
+            raise ValueError("client_secret must not be empty")
+        return value
+
+    @model_validator(mode="after")
+    def _urls_are_secure(self) -> Connection:
+        for name in ("base_url", "auth_url"):
+            url = require_secure_url(
+                getattr(self, name), allow_insecure_http=self.allow_insecure_http, field=name
+            )
+            object.__setattr__(self, name, url)
+        return self
+
+    def to_props(self) -> dict[str, Any]:
+        """Plain values for Pulumi props, secret included; the caller marks it secret."""
+        props = self.model_dump(mode="json")
+        props["client_secret"] = self.client_secret.get_secret_value()
+        return props
+
+    @classmethod
+    def from_props(cls, props: dict[str, Any]) -> Connection:
+        return cls.model_validate({k: v for k, v in props.items() if k in cls.model_fields})
+
+    def cache_key(self) -> tuple[tuple[str, Any], ...]:
+        """The identity of this connection without the secret value."""
+        values = self.model_dump(mode="json", exclude={"client_secret"})
+        return tuple(sorted(values.items()))

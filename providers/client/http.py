@@ -1,0 +1,206 @@
+"""The one HTTP transport: shared sessions, retries, timeouts, client-side rate limiting.
+
+Sessions live at module level, never on provider instances (Pulumi pickles providers).
+Every call carries a timeout. Retries run inside urllib3 (``BudgetedRetry``), bounded by
+``max_attempts`` and by ``max_retry_seconds``; waits are exponential backoff with jitter,
+or the server's ``Retry-After`` when it sends one.
+
+What is retried
+---------------
+Idempotent calls: GET, PUT, PATCH, DELETE, and the POSTs the caller marks ``idempotent``,
+are retried on 429, 500, 502, 503, 504, on connect errors, and on dropped connections and
+read timeouts. The POSTs of this API that are safe to repeat:
+
+- ``/api/2.0/jobs/reset``            (replaces the settings: same result twice)
+- ``/api/2.0/jobs/delete``           (a second delete answers RESOURCE_DOES_NOT_EXIST)
+- ``/api/2.0/jobs/run-now``          only with an ``idempotency_token`` (same token, same run)
+- ``/api/2.0/secrets/scopes/delete`` (a second delete answers RESOURCE_DOES_NOT_EXIST)
+- ``/api/2.0/clusters/start``, ``/api/2.0/clusters/stop``, ``/api/2.0/clusters/delete``
+  (stopping a stopped cluster changes nothing; starting a starting one is INVALID_STATE)
+- ``/api/2.0/repos/<id>``            seed-form branch checkout (same branch, same result)
+- the token request in the public form (POST ``.../oauth2/token``): a second token is harmless
+
+Non-idempotent POSTs (``/api/2.0/jobs/create``, SCIM ``ServicePrincipals`` create,
+``/api/2.0/secrets/scopes/create``, run-now without a token) are retried only on 429 (the
+service refused it before doing anything) and on connect errors (the request was never
+sent). A 5xx, a read timeout or a dropped connection may mean the object was made: those
+surface as errors, and the providers look the object up by its natural key and adopt it.
+
+The client-side rate limiter spaces the first attempt of each call (``ratelimit``); the
+retries inside urllib3 are already spaced by the backoff.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import threading
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
+import requests
+from requests.adapters import HTTPAdapter
+from urllib3.exceptions import (
+    ConnectTimeoutError,
+    MaxRetryError,
+    NewConnectionError,
+    ReadTimeoutError,
+    SSLError,
+)
+
+from providers.client import ratelimit
+from providers.client.errors import WorkspaceUnreachable, redact_text
+from providers.client.retry import budgeted_retry
+
+RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
+NON_IDEMPOTENT_RETRY_STATUSES = frozenset({429})
+IDEMPOTENT_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "PUT", "PATCH", "DELETE", "POST"})
+# Sleeps between attempts: 0, 1, 2, 4, 8, ... seconds, each plus up to 0.5 s of jitter.
+BACKOFF_FACTOR = 0.5
+BACKOFF_JITTER = 0.5
+POOL_SIZE = 32
+USER_AGENT = "workspace-iac/0.1"
+
+
+@dataclass(frozen=True)
+class CallPolicy:
+    timeout_seconds: float = 30.0
+    max_attempts: int = 6
+    max_retry_seconds: float = 300.0
+
+
+_sessions: dict[tuple[int, float, bool], requests.Session] = {}
+_sessions_lock = threading.Lock()
+
+
+def session_for(policy: CallPolicy, *, idempotent: bool) -> requests.Session:
+    """The shared session for this retry policy (one per attempts/budget/idempotency)."""
+    key = (policy.max_attempts, policy.max_retry_seconds, idempotent)
+    with _sessions_lock:
+        session = _sessions.get(key)
+        if session is None:
+            session = _sessions[key] = _new_session(policy, idempotent=idempotent)
+        return session
+
+
+def _new_session(policy: CallPolicy, *, idempotent: bool) -> requests.Session:
+    retry = budgeted_retry(
+        max_attempts=policy.max_attempts,
+        max_retry_seconds=policy.max_retry_seconds,
+        allowed_methods=IDEMPOTENT_METHODS,
+        status_forcelist=RETRY_STATUSES if idempotent else NON_IDEMPOTENT_RETRY_STATUSES,
+        retry_read_errors=idempotent,
+        backoff_factor=BACKOFF_FACTOR,
+        backoff_jitter=BACKOFF_JITTER,
+    )
+    adapter = HTTPAdapter(max_retries=retry, pool_connections=POOL_SIZE, pool_maxsize=POOL_SIZE)
+    session = requests.Session()
+    session.mount("https://", adapter)
+    session.mount("http://", adapter)
+    session.headers.update({"User-Agent": USER_AGENT, "Accept": "application/json"})
+    return session
+
+
+def send(
+    method: str,
+    url: str,
+    *,
+    policy: CallPolicy,
+    idempotent: bool,
+    rate_limit_key: str | None = None,
+    rate_limit_per_second: float = 0.0,
+    secrets: tuple[str, ...] = (),
+    **kwargs: Any,
+) -> requests.Response:
+    """Send one call (with its retries). Returns the final response whatever its status;
+    raises ``WorkspaceUnreachable`` when no response came back.
+
+    ``secrets`` are scrubbed from any error text; ``kwargs`` go to ``Session.request``.
+    """
+    method = method.upper()
+    if method != "POST":
+        idempotent = True
+    if rate_limit_key is not None:
+        ratelimit.throttle(rate_limit_key, rate_limit_per_second)
+    session = session_for(policy, idempotent=idempotent)
+    try:
+        return session.request(method, url, timeout=policy.timeout_seconds, **kwargs)
+    except requests.RequestException as exc:
+        raise _unreachable(exc, method, url, secrets) from None
+
+
+def _unreachable(
+    exc: requests.RequestException, method: str, url: str, secrets: tuple[str, ...]
+) -> WorkspaceUnreachable:
+    reason = _innermost_reason(exc)
+    code, never_sent = _classify(exc, reason)
+    # Not str(exc): urllib3 puts the whole URL, query string included, into it.
+    message = redact_query_secrets(redact_text(f"{type(reason).__name__}: {reason}", secrets))
+    return WorkspaceUnreachable(
+        request_may_have_been_sent=not never_sent,
+        status=None,
+        code=code,
+        message=message,
+        method=method,
+        path=urlsplit(url).path or "/",
+    )
+
+
+def _classify(exc: requests.RequestException, reason: BaseException) -> tuple[str, bool]:
+    """(code, whether the request certainly never reached the server)."""
+    if isinstance(
+        exc,
+        (
+            requests.exceptions.InvalidURL,
+            requests.exceptions.InvalidSchema,
+            requests.exceptions.MissingSchema,
+        ),
+    ):
+        return "INVALID_URL", True
+    if isinstance(reason, NewConnectionError):
+        return "CONNECT_FAILED", True
+    if isinstance(exc, requests.exceptions.SSLError) or isinstance(reason, SSLError):
+        return "TLS_FAILED", True
+    if isinstance(reason, ConnectTimeoutError):
+        return "CONNECT_TIMEOUT", True
+    if isinstance(reason, ReadTimeoutError) or isinstance(exc, requests.Timeout):
+        return "TIMEOUT", False
+    return "CONNECTION_BROKEN", False
+
+
+def _innermost_reason(exc: BaseException) -> BaseException:
+    reason: BaseException = exc
+    for _ in range(5):
+        if isinstance(reason, MaxRetryError) and reason.reason is not None:
+            reason = reason.reason
+        elif reason.args and isinstance(reason.args[0], BaseException):
+            reason = reason.args[0]
+        else:
+            break
+    return reason
+
+
+_SECRET_QUERY_VALUE = re.compile(
+    r"(?i)((?:client_secret|secret|password|access_token|token)=)[^&\s\"'#]*"
+)
+
+
+def redact_query_secrets(text: str) -> str:
+    return _SECRET_QUERY_VALUE.sub(r"\1***", text)
+
+
+class _RedactSecretsInUrls(logging.Filter):
+    """urllib3 logs full URLs (its retry warnings are on by default), and the seed-form
+    token request carries the client secret in its query string."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        redacted = redact_query_secrets(message)
+        if redacted != message:
+            record.msg, record.args = redacted, ()
+        return True
+
+
+for _logger_name in ("urllib3.connectionpool", "urllib3.util.retry", "urllib3.poolmanager"):
+    logging.getLogger(_logger_name).addFilter(_RedactSecretsInUrls())

@@ -1,0 +1,161 @@
+"""The workspace REST client the providers use: JSON in, JSON out, typed errors.
+
+A client holds only its connection and wire profile; tokens, sessions and rate limiters
+are module-level, shared by every client in the process.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from typing import Any
+from urllib.parse import urlsplit
+
+import requests
+from requests.auth import AuthBase
+
+from providers.auth import token as auth_token
+from providers.client import http
+from providers.client.connection import Connection
+from providers.client.errors import WorkspaceError, error_from_response
+from providers.client.wire import WireProfile, profile
+
+
+class BearerAuth(AuthBase):
+    """Sets the bearer header; also keeps requests from replacing it with .netrc credentials."""
+
+    def __init__(self, token: str) -> None:
+        self._token = token
+
+    def __call__(self, request: requests.PreparedRequest) -> requests.PreparedRequest:
+        request.headers["Authorization"] = f"Bearer {self._token}"
+        return request
+
+    def __repr__(self) -> str:
+        return "BearerAuth(***)"
+
+
+class WorkspaceClient:
+    def __init__(self, connection: Connection) -> None:
+        self.connection = connection
+        self.wire: WireProfile = profile(connection.wire_form)
+        self._policy = http.CallPolicy(
+            timeout_seconds=connection.timeout_seconds,
+            max_attempts=connection.max_attempts,
+            max_retry_seconds=connection.max_retry_seconds,
+        )
+
+    def __repr__(self) -> str:
+        return f"WorkspaceClient({self.connection.base_url!r}, wire={self.wire.form.value})"
+
+    def get(self, path: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
+        return self._call("GET", path, params=params)
+
+    def post(
+        self, path: str, body: dict[str, Any] | None = None, *, idempotent: bool = False
+    ) -> dict[str, Any]:
+        """POST; pass ``idempotent=True`` only for calls that are safe to repeat (see http)."""
+        return self._call("POST", path, body=body, idempotent=idempotent)
+
+    def put(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
+        return self._call("PUT", path, body=body)
+
+    def patch(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
+        return self._call("PATCH", path, body=body)
+
+    def delete(self, path: str, body: dict[str, Any] | None = None) -> dict[str, Any]:
+        return self._call("DELETE", path, body=body)
+
+    def request(
+        self,
+        method: str,
+        path: str,
+        body: dict[str, Any] | None = None,
+        *,
+        params: dict[str, Any] | None = None,
+        idempotent: bool = False,
+    ) -> dict[str, Any]:
+        """Any method by name, for wire-dependent verbs (e.g. ``wire.repo_update_method``)."""
+        return self._call(method, path, params=params, body=body, idempotent=idempotent)
+
+    def _call(
+        self,
+        method: str,
+        path: str,
+        *,
+        params: dict[str, Any] | None = None,
+        body: dict[str, Any] | None = None,
+        idempotent: bool = True,
+    ) -> dict[str, Any]:
+        url = self._url(path)
+        connection = self.connection
+        secret = connection.client_secret.get_secret_value()
+        response = None
+        token = None
+        for attempt in (1, 2):
+            token = auth_token.tokens.get(connection)
+            response = http.send(
+                method,
+                url,
+                policy=self._policy,
+                idempotent=idempotent,
+                rate_limit_key=connection.base_url,
+                rate_limit_per_second=connection.rate_limit_per_second,
+                secrets=(token.value, secret),
+                params=params,
+                json=body,
+                auth=BearerAuth(token.value),
+            )
+            if response.status_code != 401 or attempt == 2:
+                break
+            # The token may have been revoked or rotated early: one retry with a fresh one.
+            auth_token.tokens.invalidate(connection, stale=token)
+        assert response is not None and token is not None
+        if not response.ok:
+            raise error_from_response(response).redact(token.value, secret)
+        return _json_body(response)
+
+    def _url(self, path: str) -> str:
+        # Only paths: the bearer token must never go to another host.
+        if not path.startswith("/") or path.startswith("//"):
+            raise ValueError(f"path must start with a single '/', got {path!r}")
+        return self.connection.base_url + path
+
+
+def _json_body(response: requests.Response) -> dict[str, Any]:
+    if response.status_code == 204 or not response.content.strip():
+        return {}
+    try:
+        body = json.loads(response.content)
+    except ValueError:
+        body = None
+    if not isinstance(body, dict):
+        request = response.request
+        raise WorkspaceError(
+            status=response.status_code,
+            code="INVALID_RESPONSE",
+            message="expected a JSON object in the response body",
+            method=(request.method if request is not None else None) or "?",
+            path=urlsplit(response.url).path,
+        )
+    return body
+
+
+_clients: dict[tuple[Any, ...], WorkspaceClient] = {}
+_clients_lock = threading.Lock()
+
+
+def client_for(connection: Connection) -> WorkspaceClient:
+    """The shared client for this connection (a changed secret replaces the cached client)."""
+    key = connection.cache_key()
+    with _clients_lock:
+        client = _clients.get(key)
+        if client is None or client.connection != connection:
+            client = _clients[key] = WorkspaceClient(connection)
+        return client
+
+
+def reset_clients() -> None:
+    """Forget all cached clients (tests)."""
+    with _clients_lock:
+        _clients.clear()

@@ -1,0 +1,198 @@
+"""The lifecycle every workspace resource kind shares, as a Pulumi dynamic provider.
+
+A kind subclasses `WorkspaceProvider` and supplies:
+
+- `args_model`: the pydantic model of its inputs. `check` validates against it without a
+  network call and reports one failure per bad field, named by its dotted path.
+- `spec(args)`: the normalised desired state, a JSON-like dict in one canonical form
+  (lists that are sets sorted, server defaults left out). `diff` compares this with the
+  state recorded at the last create/update/read, so nesting variants, reordered lists and
+  server-filled defaults never show as changes.
+- `create_object`, `read_object`, `update_object`, `delete_object`: the service calls. They
+  return the *observed* state in spec form; the base class keeps only the keys the user
+  declared (`project_onto`) and records that, so a refresh shows out-of-band changes of
+  declared fields and nothing else.
+
+What is recorded per resource (the outputs) is the projected spec plus the kind's computed
+outputs plus the connection (a secret). The connection never takes part in `diff`: rotating
+credentials or tokens is never a change of a resource.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+import pydantic
+from pulumi.dynamic import (
+    CheckFailure,
+    CheckResult,
+    CreateResult,
+    DiffResult,
+    ReadResult,
+    ResourceProvider,
+    UpdateResult,
+)
+
+from providers.client import Connection, WorkspaceClient, client_for
+
+CONNECTION_KEY = "connection"
+PROVIDER_KEY = "__provider"
+# The placeholder Pulumi's Python SDK sends for a value not known yet (during preview).
+UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"
+
+Spec = dict[str, Any]
+
+
+def contains_unknown(value: Any) -> bool:
+    if value == UNKNOWN:
+        return True
+    if isinstance(value, Mapping):
+        return any(contains_unknown(v) for v in value.values())
+    if isinstance(value, list | tuple):
+        return any(contains_unknown(v) for v in value)
+    return False
+
+
+def user_inputs(props: Mapping[str, Any]) -> dict[str, Any]:
+    """The declared inputs: everything but the connection and Pulumi's own keys."""
+    return {k: v for k, v in props.items() if k not in (CONNECTION_KEY, PROVIDER_KEY)}
+
+
+def project_onto(observed: Any, like: Any) -> Any:
+    """`observed` restricted to the shape of `like`: keys the user did not declare are
+    server-filled and dropped; lists are kept whole (their normal form is the kind's job)."""
+    if isinstance(like, Mapping) and isinstance(observed, Mapping):
+        return {k: project_onto(observed[k], like[k]) for k in like if k in observed}
+    return observed
+
+
+def check_failures(
+    model: type[pydantic.BaseModel], inputs: Mapping[str, Any]
+) -> list[CheckFailure]:
+    """One failure per bad field. Fields whose value is still unknown are not judged."""
+    try:
+        model.model_validate(inputs)
+    except pydantic.ValidationError as error:
+        failures = []
+        for issue in error.errors(include_url=False):
+            if contains_unknown(issue.get("input")):
+                continue
+            path = ".".join(str(part) for part in issue["loc"]) or "(inputs)"
+            reason = issue["msg"].removeprefix("Value error, ")
+            failures.append(CheckFailure(path, reason))
+        return failures
+    return []
+
+
+class WorkspaceProvider(ResourceProvider):
+    """Base of every workspace kind's dynamic provider. Holds no state: Pulumi pickles it."""
+
+    args_model: ClassVar[type[pydantic.BaseModel]]
+    # Top-level spec keys whose change can only be applied by replacing the object.
+    replace_keys: ClassVar[frozenset[str]] = frozenset()
+    # Outputs the kind computes (ids, URLs, what it replaced); recorded, never diffed.
+    computed_keys: ClassVar[frozenset[str]] = frozenset()
+
+    # --- what a kind implements -------------------------------------------------------
+    def spec(self, args: Any) -> Spec:
+        return args.model_dump(mode="json", exclude_none=True)
+
+    def create_object(
+        self, client: WorkspaceClient, args: Any, spec: Spec
+    ) -> tuple[str, Spec, dict]:
+        """Creates (or adopts) the object; returns its id, observed spec, computed outputs."""
+        raise NotImplementedError
+
+    def read_object(
+        self, client: WorkspaceClient, id_: str, recorded: Mapping[str, Any]
+    ) -> tuple[Spec, dict] | None:
+        """The observed spec and computed outputs, or None when the object is gone."""
+        raise NotImplementedError
+
+    def update_object(
+        self, client: WorkspaceClient, id_: str, recorded: Mapping[str, Any], args: Any, spec: Spec
+    ) -> tuple[Spec, dict]:
+        raise NotImplementedError
+
+    def delete_object(self, client: WorkspaceClient, id_: str, recorded: Mapping[str, Any]) -> None:
+        raise NotImplementedError
+
+    # --- the dynamic-provider protocol ---------------------------------------------
+    def check(self, _olds: dict[str, Any], news: dict[str, Any]) -> CheckResult:
+        failures = check_failures(self.args_model, user_inputs(news))
+        if news.get(CONNECTION_KEY) in (None, {}):
+            failures.append(
+                CheckFailure(
+                    CONNECTION_KEY,
+                    "required: pass the `connection` output of a WorkspaceAuth component",
+                )
+            )
+        return CheckResult(news, failures)
+
+    def diff(self, _id: str, olds: dict[str, Any], news: dict[str, Any]) -> DiffResult:
+        recorded = self._recorded_spec(olds)
+        inputs = user_inputs(news)
+        if contains_unknown(inputs):
+            changed = sorted(
+                k
+                for k in set(inputs) | set(recorded)
+                if contains_unknown(inputs.get(k)) or inputs.get(k) != recorded.get(k)
+            )
+        else:
+            desired = self.spec(self.args_model.model_validate(inputs))
+            changed = sorted(
+                k for k in set(desired) | set(recorded) if desired.get(k) != recorded.get(k)
+            )
+        replaces = [k for k in changed if k in self.replace_keys]
+        return DiffResult(
+            changes=bool(changed),
+            replaces=replaces,
+            delete_before_replace=bool(replaces) and self.must_delete_first(changed),
+        )
+
+    def must_delete_first(self, changed: list[str]) -> bool:
+        """Whether a replacement must delete the old object before creating the new one:
+        true where the natural key (a scope name, an application id) would collide."""
+        return False
+
+    def create(self, props: dict[str, Any]) -> CreateResult:
+        args = self.args_model.model_validate(user_inputs(props))
+        spec = self.spec(args)
+        id_, observed, computed = self.create_object(self._client(props), args, spec)
+        return CreateResult(id_, self._outputs(props, spec, observed, computed))
+
+    def read(self, id_: str, props: dict[str, Any]) -> ReadResult:
+        recorded = self._recorded_spec(props)
+        found = self.read_object(self._client(props), id_, props)
+        if found is None:
+            return ReadResult(None, {})
+        observed, computed = found
+        like = recorded or observed
+        return ReadResult(id_, self._outputs(props, like, observed, computed))
+
+    def update(self, id_: str, olds: dict[str, Any], news: dict[str, Any]) -> UpdateResult:
+        args = self.args_model.model_validate(user_inputs(news))
+        spec = self.spec(args)
+        observed, computed = self.update_object(self._client(news), id_, olds, args, spec)
+        return UpdateResult(self._outputs(news, spec, observed, computed))
+
+    def delete(self, id_: str, props: dict[str, Any]) -> None:
+        self.delete_object(self._client(props), id_, props)
+
+    # --- helpers ------------------------------------------------------------------
+    @staticmethod
+    def _client(props: Mapping[str, Any]) -> WorkspaceClient:
+        return client_for(Connection.from_props(props[CONNECTION_KEY]))
+
+    def _recorded_spec(self, outputs: Mapping[str, Any]) -> Spec:
+        return {k: v for k, v in user_inputs(outputs).items() if k not in self.computed_keys}
+
+    def _outputs(
+        self, props: Mapping[str, Any], like: Spec, observed: Spec, computed: dict
+    ) -> dict:
+        return {
+            **project_onto(observed, like),
+            **computed,
+            CONNECTION_KEY: props[CONNECTION_KEY],
+        }

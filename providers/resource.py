@@ -1,0 +1,54 @@
+"""The program-side base of every workspace resource kind."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import pulumi
+from pulumi.dynamic import Resource
+
+from providers.lifecycle import CONNECTION_KEY, WorkspaceProvider
+
+
+class WorkspaceResource(Resource):
+    """A dynamic resource served by a `WorkspaceProvider`.
+
+    `connection` is the `connection` output of a `WorkspaceAuth` component. It is stored as
+    a secret and never compared, so rotated credentials or tokens cause no change.
+    `outputs` names the computed outputs, registered so they appear as attributes.
+    """
+
+    def __init__(
+        self,
+        provider: WorkspaceProvider,
+        name: str,
+        connection: pulumi.Input[dict],
+        inputs: dict[str, Any],
+        outputs: tuple[str, ...] = (),
+        opts: pulumi.ResourceOptions | None = None,
+    ) -> None:
+        props: dict[str, Any] = {key: None for key in outputs}
+        props.update({k: v for k, v in inputs.items() if v is not None})
+        props[CONNECTION_KEY] = pulumi.Output.secret(connection)
+        secret = pulumi.ResourceOptions(additional_secret_outputs=[CONNECTION_KEY])
+        super().__init__(provider, name, props, pulumi.ResourceOptions.merge(opts, secret))
+
+
+def to_props(value: Any) -> Any:
+    """Args dataclasses to plain props, leaving Pulumi Inputs/Outputs untouched.
+
+    (`dataclasses.asdict` would deep-copy Outputs.) Unset (None) fields are dropped so
+    the provider's defaults apply.
+    """
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {
+            f.name: to_props(getattr(value, f.name))
+            for f in dataclasses.fields(value)
+            if getattr(value, f.name) is not None
+        }
+    if isinstance(value, list | tuple):
+        return [to_props(v) for v in value]
+    if isinstance(value, dict):
+        return {k: to_props(v) for k, v in value.items() if v is not None}
+    return value

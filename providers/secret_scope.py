@@ -1,0 +1,183 @@
+"""SecretScope: a secret scope of the workspace, plain or backed by a key vault.
+
+The service cannot change a scope once created, so every change replaces it. A scope's
+name is its natural key: a create that finds a scope of that name with the same backend
+(left by an interrupted earlier create) adopts it instead of failing.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar, Literal
+
+import pulumi
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from providers.client import AlreadyExists, NotFound, WorkspaceClient
+from providers.lifecycle import Spec, WorkspaceProvider
+from providers.resource import WorkspaceResource, to_props
+
+SCOPE_NAME = re.compile(r"^[A-Za-z0-9_.\-]{1,128}$")
+KEYVAULT_RESOURCE_ID = re.compile(
+    r"^/subscriptions/[0-9a-fA-F-]{36}/resourceGroups/[\w.()-]{1,90}"
+    r"/providers/Microsoft\.KeyVault/vaults/[A-Za-z0-9-]{3,24}$"
+)
+KEYVAULT_DNS_NAME = re.compile(r"^https://[A-Za-z0-9-]{3,24}\.vault\.azure\.net/?$")
+
+
+class KeyVaultModel(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    resource_id: str
+    dns_name: str
+
+    @field_validator("resource_id")
+    @classmethod
+    def _resource_id_form(cls, value: str) -> str:
+        if not KEYVAULT_RESOURCE_ID.match(value):
+            raise ValueError(
+                "must be a key vault resource id: /subscriptions/<subscription-guid>/"
+                "resourceGroups/<group>/providers/Microsoft.KeyVault/vaults/<vault-name>"
+            )
+        return value
+
+    @field_validator("dns_name")
+    @classmethod
+    def _dns_name_form(cls, value: str) -> str:
+        if not KEYVAULT_DNS_NAME.match(value):
+            raise ValueError("must be the vault's URI, https://<vault-name>.vault.azure.net/")
+        return value if value.endswith("/") else value + "/"
+
+
+class SecretScopeModel(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    keyvault: KeyVaultModel | None = None
+    initial_manage_principal: Literal["users"] | None = Field(
+        default=None, description='"users" grants MANAGE to all workspace users'
+    )
+
+    @field_validator("name")
+    @classmethod
+    def _name_rules(cls, value: str) -> str:
+        if not SCOPE_NAME.match(value):
+            raise ValueError("must be 1 to 128 characters of letters, digits, '-', '_' and '.'")
+        return value
+
+
+@dataclass
+class KeyVaultArgs:
+    resource_id: pulumi.Input[str]
+    dns_name: pulumi.Input[str]
+
+
+@dataclass
+class SecretScopeArgs:
+    """Arguments of a SecretScope. Every change replaces the scope."""
+
+    name: pulumi.Input[str]
+    keyvault: KeyVaultArgs | None = None
+    initial_manage_principal: pulumi.Input[str] | None = None
+
+
+class SecretScopeProvider(WorkspaceProvider):
+    args_model = SecretScopeModel
+    replace_keys: ClassVar[frozenset[str]] = frozenset(
+        {"name", "keyvault", "initial_manage_principal"}
+    )
+    computed_keys: ClassVar[frozenset[str]] = frozenset({"backend_type"})
+
+    def must_delete_first(self, changed: list[str]) -> bool:
+        # A scope of the same name cannot exist twice; a renamed one can.
+        return "name" not in changed
+
+    def create_object(self, client: WorkspaceClient, args: SecretScopeModel, spec: Spec):
+        if args.keyvault:
+            body = client.wire.keyvault_scope_body(
+                args.name,
+                args.keyvault.resource_id,
+                args.keyvault.dns_name,
+                args.initial_manage_principal or "users",
+            )
+        else:
+            body = {"scope": args.name}
+            if args.initial_manage_principal:
+                body["initial_manage_principal"] = args.initial_manage_principal
+        try:
+            client.post("/api/2.0/secrets/scopes/create", body)
+        except AlreadyExists:
+            found = self._find(client, args.name)
+            if found is None or self._spec_of(found, spec) != spec:
+                raise
+        found = self._find(client, args.name)
+        if found is None:
+            raise NotFound(
+                status=404,
+                code="RESOURCE_DOES_NOT_EXIST",
+                message=f"scope {args.name!r} was created but is not listed",
+                method="GET",
+                path="/api/2.0/secrets/scopes/list",
+            )
+        return args.name, self._spec_of(found, spec), {"backend_type": found.get("backend_type")}
+
+    def read_object(self, client: WorkspaceClient, id_: str, recorded: Mapping[str, Any]):
+        found = self._find(client, id_)
+        if found is None:
+            return None
+        return self._spec_of(found, recorded), {"backend_type": found.get("backend_type")}
+
+    def update_object(self, client, id_, recorded, args, spec):
+        raise AssertionError("every change of a secret scope replaces it")
+
+    def delete_object(self, client: WorkspaceClient, id_: str, recorded: Mapping[str, Any]) -> None:
+        try:
+            client.post("/api/2.0/secrets/scopes/delete", {"scope": id_}, idempotent=True)
+        except NotFound:
+            pass
+
+    @staticmethod
+    def _find(client: WorkspaceClient, name: str) -> dict | None:
+        scopes = client.get("/api/2.0/secrets/scopes/list").get("scopes", [])
+        return next((s for s in scopes if s.get("name") == name), None)
+
+    @staticmethod
+    def _spec_of(listed: Mapping[str, Any], like: Mapping[str, Any]) -> Spec:
+        """A listed scope in spec form. The initial principal is not observable, so the
+        recorded value stands."""
+        spec: Spec = {"name": listed["name"]}
+        vault = listed.get("keyvault_metadata")
+        if vault:
+            spec["keyvault"] = {
+                "resource_id": vault.get("resource_id"),
+                "dns_name": vault.get("dns_name"),
+            }
+        if "initial_manage_principal" in like:
+            spec["initial_manage_principal"] = like["initial_manage_principal"]
+        return spec
+
+
+class SecretScope(WorkspaceResource, module="workspace", name="SecretScope"):
+    """A secret scope. Import with `ResourceOptions(import_="<scope name>")`."""
+
+    name: pulumi.Output[str]
+    keyvault: pulumi.Output[dict | None]
+    backend_type: pulumi.Output[str]
+
+    def __init__(
+        self,
+        resource_name: str,
+        args: SecretScopeArgs,
+        connection: pulumi.Input[dict],
+        opts: pulumi.ResourceOptions | None = None,
+    ) -> None:
+        super().__init__(
+            SecretScopeProvider(),
+            resource_name,
+            connection,
+            to_props(args),
+            outputs=("backend_type",),
+            opts=opts,
+        )

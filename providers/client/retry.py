@@ -88,8 +88,7 @@ class BudgetedRetry(Retry):
         return self.get_backoff_time()
 
     def sleep(self, response: BaseHTTPResponse | None = None) -> None:
-        if self.next_delay > 0:
-            sleep(self.next_delay)
+        sleep(self.next_delay)
 
 
 def budgeted_retry(

@@ -1,0 +1,97 @@
+"""The client-side token bucket: spacing on a fake clock, per base URL, thread-safe."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+import responses
+
+from providers.client import ratelimit
+from providers.client.ratelimit import TokenBucket, limiter_for
+from providers.client.workspace import client_for
+from tests.unit.client_support import (
+    BASE_URL,
+    TOKEN_URL,
+    FakeClock,
+    connection,
+    reset_module_state,
+    token_body,
+)
+
+
+@pytest.fixture(autouse=True)
+def _clean():
+    reset_module_state()
+    yield
+    reset_module_state()
+
+
+def test_burst_then_spaced_one_over_rate():
+    clock = FakeClock()
+    bucket = TokenBucket(4, clock=clock, sleep=clock.sleep)
+
+    waits = [bucket.acquire() for _ in range(8)]
+
+    assert waits[:4] == [0, 0, 0, 0]
+    assert waits[4:] == pytest.approx([0.25] * 4)
+    assert clock.now - 1_000.0 == pytest.approx(1.0)
+
+
+def test_idle_time_refills_up_to_the_burst_only():
+    clock = FakeClock()
+    bucket = TokenBucket(2, clock=clock, sleep=clock.sleep)
+    for _ in range(2):
+        bucket.acquire()
+    clock.now += 60
+
+    waits = [bucket.acquire() for _ in range(3)]
+
+    assert waits == pytest.approx([0, 0, 0.5])
+
+
+def test_rate_below_one_keeps_a_burst_of_one():
+    clock = FakeClock()
+    bucket = TokenBucket(0.5, clock=clock, sleep=clock.sleep)
+    assert [bucket.acquire() for _ in range(3)] == pytest.approx([0, 2.0, 2.0])
+
+
+def test_concurrent_callers_are_spaced_not_bunched():
+    slept: list[float] = []
+    lock = threading.Lock()
+    clock = FakeClock()
+
+    def record(seconds: float) -> None:
+        with lock:
+            slept.append(seconds)
+
+    # The clock stands still: every reservation beyond the burst must queue behind the last.
+    bucket = TokenBucket(10, burst=1, clock=clock, sleep=record)
+    threads = [threading.Thread(target=bucket.acquire) for _ in range(20)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+    assert sorted(slept) == pytest.approx([0.1 * n for n in range(1, 20)])
+
+
+def test_one_bucket_per_base_url_and_zero_switches_it_off():
+    a = limiter_for("https://a", 5)
+    assert limiter_for("https://a", 5) is a
+    assert limiter_for("https://b", 5) is not a
+    assert limiter_for("https://a", 0) is None
+    limiter_for("https://a", 8)
+    assert a.rate == 8
+
+
+def test_workspace_calls_go_through_the_bucket(monkeypatch):
+    calls: list[tuple[str, float]] = []
+    monkeypatch.setattr(ratelimit, "throttle", lambda key, rate: calls.append((key, rate)) or 0.0)
+    with responses.RequestsMock() as mocked:
+        mocked.get(TOKEN_URL, json=token_body())
+        mocked.get(f"{BASE_URL}/api/2.0/clusters/list", json={"clusters": []})
+        client = client_for(connection(rate_limit_per_second=7))
+        client.get("/api/2.0/clusters/list")
+        client.get("/api/2.0/clusters/list")
+    assert calls == [(BASE_URL, 7), (BASE_URL, 7)]

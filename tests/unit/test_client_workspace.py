@@ -1,0 +1,168 @@
+"""WorkspaceClient: JSON in and out, the bearer token, refresh once on 401, typed errors."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import responses
+from responses import matchers
+
+from providers.client.errors import NotFound, Unauthenticated, WorkspaceError
+from providers.client.workspace import WorkspaceClient, client_for
+from tests.unit.client_support import (
+    ACCESS_TOKEN,
+    BASE_URL,
+    CLIENT_SECRET,
+    TOKEN_URL,
+    connection,
+    reset_module_state,
+    token_body,
+)
+
+BEARER = {"Authorization": f"Bearer {ACCESS_TOKEN}"}
+
+
+@pytest.fixture(autouse=True)
+def _clean():
+    reset_module_state()
+    yield
+    reset_module_state()
+
+
+@pytest.fixture
+def mocked():
+    with responses.RequestsMock() as rsps:
+        rsps.get(TOKEN_URL, json=token_body())
+        yield rsps
+
+
+def test_get_sends_the_bearer_token_and_query(mocked):
+    mocked.get(
+        f"{BASE_URL}/api/2.0/jobs/get",
+        json={"job_id": 5},
+        match=[matchers.header_matcher(BEARER), matchers.query_param_matcher({"job_id": "5"})],
+    )
+    assert client_for(connection()).get("/api/2.0/jobs/get", params={"job_id": 5}) == {"job_id": 5}
+
+
+@pytest.mark.parametrize("method", ["POST", "PUT", "PATCH", "DELETE"])
+def test_writes_send_json(mocked, method):
+    body = {"access_control_list": [{"group_name": "g", "permission_level": "CAN_VIEW"}]}
+    mocked.add(
+        method,
+        f"{BASE_URL}/api/2.0/permissions/jobs/5",
+        json={"object_id": "/jobs/5"},
+        match=[matchers.json_params_matcher(body), matchers.header_matcher(BEARER)],
+    )
+    client = client_for(connection())
+    call = getattr(client, method.lower())
+    assert call("/api/2.0/permissions/jobs/5", body) == {"object_id": "/jobs/5"}
+
+
+def test_request_by_method_name_for_wire_dependent_verbs():
+    client = client_for(connection(wire_form="public"))
+    with responses.RequestsMock() as mocked:
+        mocked.post(TOKEN_URL, json=token_body())
+        mocked.patch(f"{BASE_URL}/api/2.0/repos/3", json={"branch": "main"})
+        method = client.wire.repo_update_method
+        assert client.request(method, "/api/2.0/repos/3", {"branch": "main"}) == {"branch": "main"}
+
+
+@pytest.mark.parametrize(("status", "body"), [(200, b""), (204, b""), (200, b"  "), (200, b"{}")])
+def test_empty_answers_are_empty_dicts(mocked, status, body):
+    mocked.post(f"{BASE_URL}/api/2.0/jobs/delete", status=status, body=body)
+    assert client_for(connection()).post("/api/2.0/jobs/delete", {"job_id": 1}, idempotent=True) == {}
+
+
+def test_a_2xx_that_is_not_a_json_object_is_an_error(mocked):
+    mocked.get(f"{BASE_URL}/api/2.0/jobs/list", body="<html>login</html>", content_type="text/html")
+    with pytest.raises(WorkspaceError) as caught:
+        client_for(connection()).get("/api/2.0/jobs/list")
+    assert caught.value.code == "INVALID_RESPONSE"
+
+
+def test_error_answer_raises_the_typed_error(mocked):
+    mocked.get(
+        f"{BASE_URL}/api/2.0/jobs/get",
+        status=400,
+        json={"error_code": "RESOURCE_DOES_NOT_EXIST", "message": "Job 9 does not exist."},
+    )
+    with pytest.raises(NotFound) as caught:
+        client_for(connection()).get("/api/2.0/jobs/get", params={"job_id": 9})
+    assert str(caught.value) == "GET /api/2.0/jobs/get: 400 RESOURCE_DOES_NOT_EXIST: Job 9 does not exist."
+
+
+def test_refreshes_the_token_once_on_401():
+    with responses.RequestsMock() as mocked:
+        mocked.get(TOKEN_URL, json=token_body("old-token"))
+        mocked.get(TOKEN_URL, json=token_body("new-token"))
+        stale = mocked.get(
+            f"{BASE_URL}/api/2.0/jobs/list",
+            status=401,
+            json={"error_code": "UNAUTHENTICATED", "message": "expired"},
+            match=[matchers.header_matcher({"Authorization": "Bearer old-token"})],
+        )
+        fresh = mocked.get(
+            f"{BASE_URL}/api/2.0/jobs/list",
+            json={"jobs": []},
+            match=[matchers.header_matcher({"Authorization": "Bearer new-token"})],
+        )
+
+        assert client_for(connection()).get("/api/2.0/jobs/list") == {"jobs": []}
+        assert (stale.call_count, fresh.call_count) == (1, 1)
+
+
+def test_a_second_401_raises_unauthenticated_without_the_token():
+    with responses.RequestsMock() as mocked:
+        mocked.get(TOKEN_URL, json=token_body("tok-A"))
+        mocked.get(TOKEN_URL, json=token_body("tok-B"))
+        denied = mocked.get(
+            f"{BASE_URL}/api/2.0/jobs/list",
+            status=401,
+            json={"error_code": "UNAUTHENTICATED", "message": "token tok-B is not valid"},
+        )
+
+        with pytest.raises(Unauthenticated) as caught:
+            client_for(connection()).get("/api/2.0/jobs/list")
+
+        assert denied.call_count == 2
+        assert len(mocked.calls) == 4
+    text = str(caught.value) + repr(caught.value) + json.dumps(caught.value.args)
+    assert "tok-B" not in text and "tok-A" not in text and CLIENT_SECRET not in text
+    assert caught.value.status == 401
+
+
+def test_the_token_is_fetched_once_for_many_calls(mocked):
+    listing = mocked.get(f"{BASE_URL}/api/2.0/clusters/list", json={"clusters": []})
+    client = client_for(connection())
+    for _ in range(5):
+        client.get("/api/2.0/clusters/list")
+    assert listing.call_count == 5
+    assert len([c for c in mocked.calls if c.request.url.startswith(TOKEN_URL)]) == 1
+
+
+@pytest.mark.parametrize("path", ["api/2.0/jobs/list", "https://evil.example/x", "//evil.example/x"])
+def test_only_paths_so_the_token_never_leaves_the_workspace(path):
+    with pytest.raises(ValueError):
+        client_for(connection()).get(path)
+
+
+def test_client_for_is_cached_per_connection_and_refreshed_by_a_new_secret():
+    a = client_for(connection())
+    assert client_for(connection()) is a
+    assert client_for(connection(max_attempts=2)) is not a
+    b = client_for(connection(client_secret="rotated"))
+    assert b is not a and client_for(connection(client_secret="rotated")) is b
+
+
+def test_client_exposes_the_wire_profile():
+    assert client_for(connection()).wire.cluster_stop_path == "/api/2.0/clusters/stop"
+    assert client_for(connection(wire_form="public")).wire.cluster_stop_path == (
+        "/api/2.0/clusters/delete"
+    )
+
+
+def test_repr_has_no_secret():
+    client = WorkspaceClient(connection())
+    assert CLIENT_SECRET not in repr(client)

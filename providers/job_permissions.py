@@ -1,0 +1,274 @@
+"""JobPermissions: the access-control entries a stack declares on one job.
+
+It manages only the entries it declares. The job's owner (IS_OWNER) and entries made by
+anyone else are never touched: declared entries are added or changed with PATCH, which
+keeps the rest; an entry no longer declared (on update, and every declared entry on
+delete) is removed by reading the direct entries and PUTting them back without it, since
+PATCH cannot remove and PUT replaces every direct entry. The id is the job id; another
+job id replaces the resource.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import pulumi
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from providers.client import InvalidParameter, NotFound, WorkspaceClient
+from providers.job import is_gone, parse_job_id
+from providers.lifecycle import Spec, WorkspaceProvider
+from providers.resource import WorkspaceResource, to_props
+
+PRINCIPAL_FIELDS = ("group_name", "user_name", "service_principal_name")
+MANAGED_LEVELS = ("CAN_VIEW", "CAN_MANAGE_RUN", "CAN_MANAGE")
+OWNER = "IS_OWNER"
+LEVEL_RANK = {level: rank for rank, level in enumerate((*MANAGED_LEVELS, OWNER))}
+
+Entry = dict[str, str]
+Principal = tuple[str, str]
+
+
+# --- the input models (check) ----------------------------------------------------------
+
+
+class AccessControlModel(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    group_name: str | None = None
+    user_name: str | None = None
+    service_principal_name: str | None = None
+    permission_level: str
+
+    @field_validator("permission_level")
+    @classmethod
+    def _managed_level(cls, value: str) -> str:
+        if value == OWNER:
+            raise ValueError("IS_OWNER cannot be declared: ownership of a job is not managed here")
+        if value not in MANAGED_LEVELS:
+            raise ValueError(f"must be one of {', '.join(MANAGED_LEVELS)}")
+        return value
+
+    @model_validator(mode="after")
+    def _one_principal(self) -> AccessControlModel:
+        named = [f for f in PRINCIPAL_FIELDS if getattr(self, f) is not None]
+        if len(named) != 1:
+            raise ValueError(f"give exactly one of {', '.join(PRINCIPAL_FIELDS)}")
+        if not getattr(self, named[0]).strip():
+            raise ValueError(f"{named[0]} must not be empty")
+        return self
+
+    @property
+    def principal(self) -> Principal:
+        field = next(f for f in PRINCIPAL_FIELDS if getattr(self, f) is not None)
+        return field, getattr(self, field)
+
+
+class JobPermissionsModel(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    job_id: int = Field(gt=0)
+    access_controls: list[AccessControlModel] = Field(min_length=1)
+
+    @field_validator("job_id", mode="before")
+    @classmethod
+    def _integer_or_digits(cls, value: Any) -> Any:
+        # Pulumi sends numbers as floats; a job's `id` output is a string of digits.
+        if isinstance(value, str) and value.isdigit():
+            return int(value)
+        if isinstance(value, float) and value.is_integer():
+            return int(value)
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ValueError("must be a job id: an integer, or a string of digits")
+        return value
+
+    @field_validator("access_controls")
+    @classmethod
+    def _each_principal_once(cls, value: list[AccessControlModel]) -> list[AccessControlModel]:
+        first_seen: dict[Principal, int] = {}
+        for index, entry in enumerate(value):
+            if entry.principal in first_seen:
+                field, name = entry.principal
+                raise ValueError(
+                    f"entries {first_seen[entry.principal]} and {index} both name "
+                    f"{field} {name!r}; give each principal once"
+                )
+            first_seen[entry.principal] = index
+        return value
+
+
+# --- the typed arguments (program side) ------------------------------------------------
+
+
+@dataclass
+class AccessControlArgs:
+    """One entry: exactly one of the three principal fields, and a level below IS_OWNER."""
+
+    permission_level: pulumi.Input[str]
+    group_name: pulumi.Input[str] | None = None
+    user_name: pulumi.Input[str] | None = None
+    service_principal_name: pulumi.Input[str] | None = None
+
+
+@dataclass
+class JobPermissionsArgs:
+    """Arguments of JobPermissions. A change of `job_id` replaces the resource."""
+
+    job_id: pulumi.Input[int | str]
+    access_controls: Sequence[AccessControlArgs]
+
+
+# --- entries as the service shows them -------------------------------------------------
+
+
+def principal_of(entry: Mapping[str, Any]) -> Principal | None:
+    field = next((f for f in PRINCIPAL_FIELDS if entry.get(f)), None)
+    return (field, entry[field]) if field else None
+
+
+def direct_entries(permissions: Mapping[str, Any]) -> dict[Principal, Entry]:
+    """The direct (not inherited) entries of a permissions answer, owner included."""
+    entries: dict[Principal, Entry] = {}
+    for item in permissions.get("access_control_list") or []:
+        principal = principal_of(item)
+        levels = [
+            p["permission_level"]
+            for p in item.get("all_permissions") or []
+            if not p.get("inherited") and p.get("permission_level") in LEVEL_RANK
+        ]
+        if principal and levels:
+            level = max(levels, key=LEVEL_RANK.__getitem__)
+            entries[principal] = {principal[0]: principal[1], "permission_level": level}
+    return entries
+
+
+def sorted_entries(entries: Iterable[Entry]) -> list[Entry]:
+    return sorted(entries, key=lambda e: principal_of(e) or ("", ""))
+
+
+def declared_principals(props: Mapping[str, Any]) -> set[Principal]:
+    return {p for e in props.get("access_controls") or [] if (p := principal_of(e))}
+
+
+# --- the provider ----------------------------------------------------------------------
+
+
+class JobPermissionsProvider(WorkspaceProvider):
+    args_model = JobPermissionsModel
+    replace_keys: ClassVar[frozenset[str]] = frozenset({"job_id"})
+
+    def spec(self, args: JobPermissionsModel) -> Spec:
+        entries = [e.model_dump(exclude_none=True) for e in args.access_controls]
+        return {"job_id": args.job_id, "access_controls": sorted_entries(entries)}
+
+    def create_object(self, client: WorkspaceClient, args: JobPermissionsModel, spec: Spec):
+        current = self._get(client, args.job_id)
+        self._refuse_owner(current, spec, args.job_id)
+        answer = client.patch(_path(args.job_id), {"access_control_list": spec["access_controls"]})
+        observed = self._observe(client, args.job_id, answer, declared_principals(spec))
+        return str(args.job_id), observed, {}
+
+    def read_object(self, client: WorkspaceClient, id_: str, recorded: Mapping[str, Any]):
+        job_id = parse_job_id(id_)
+        try:
+            current = self._get(client, job_id)
+        except (NotFound, InvalidParameter) as error:
+            if is_gone(error):
+                return None
+            raise
+        ours = declared_principals(recorded)
+        if not ours:  # an import: every direct entry but the owner's
+            ours = {p for p, e in direct_entries(current).items() if e["permission_level"] != OWNER}
+        return self._spec_of(job_id, current, ours), {}
+
+    def update_object(self, client, id_, recorded, args: JobPermissionsModel, spec: Spec):
+        current = self._get(client, args.job_id)
+        self._refuse_owner(current, spec, args.job_id)
+        removed = declared_principals(recorded) - declared_principals(spec)
+        if removed:
+            entries = self._without(current, removed)
+            entries.update({principal_of(e): e for e in spec["access_controls"]})
+            answer = client.put(_path(args.job_id), {"access_control_list": [*entries.values()]})
+        else:
+            answer = client.patch(
+                _path(args.job_id), {"access_control_list": spec["access_controls"]}
+            )
+        return self._observe(client, args.job_id, answer, declared_principals(spec)), {}
+
+    def delete_object(self, client: WorkspaceClient, id_: str, recorded: Mapping[str, Any]) -> None:
+        job_id = parse_job_id(id_)
+        try:
+            current = self._get(client, job_id)
+        except (NotFound, InvalidParameter) as error:
+            if is_gone(error):
+                return
+            raise
+        entries = self._without(current, declared_principals(recorded))
+        if len(entries) < len(direct_entries(current)):
+            client.put(_path(job_id), {"access_control_list": [*entries.values()]})
+
+    # --- helpers ------------------------------------------------------------------
+    @staticmethod
+    def _get(client: WorkspaceClient, job_id: int) -> dict[str, Any]:
+        return client.get(_path(job_id))
+
+    @staticmethod
+    def _without(current: Mapping[str, Any], principals: set[Principal]) -> dict[Principal, Entry]:
+        """The direct entries minus `principals`; the owner's entry always stays."""
+        return {
+            p: e
+            for p, e in direct_entries(current).items()
+            if p not in principals or e["permission_level"] == OWNER
+        }
+
+    @staticmethod
+    def _refuse_owner(current: Mapping[str, Any], spec: Spec, job_id: int) -> None:
+        owners = {p for p, e in direct_entries(current).items() if e["permission_level"] == OWNER}
+        for principal in owners & declared_principals(spec):
+            raise ValueError(
+                f"{principal[0]} {principal[1]!r} owns job {job_id}; ownership is not managed "
+                "here, so leave the owner out of access_controls"
+            )
+
+    def _observe(
+        self, client: WorkspaceClient, job_id: int, answer: Mapping[str, Any], ours: set
+    ) -> Spec:
+        current = answer if "access_control_list" in answer else self._get(client, job_id)
+        return self._spec_of(job_id, current, ours)
+
+    @staticmethod
+    def _spec_of(job_id: int, current: Mapping[str, Any], ours: set[Principal]) -> Spec:
+        """Our entries as they stand; one removed out of band is absent."""
+        present = direct_entries(current)
+        return {
+            "job_id": job_id,
+            "access_controls": sorted_entries(present[p] for p in ours if p in present),
+        }
+
+
+def _path(job_id: int) -> str:
+    return f"/api/2.0/permissions/jobs/{job_id}"
+
+
+# --- the resource ----------------------------------------------------------------------
+
+
+class JobPermissions(WorkspaceResource, module="workspace", name="JobPermissions"):
+    """The declared access-control entries of one job; other entries and the owner are left
+    alone. Import by job id: `ResourceOptions(import_="<job id>")`."""
+
+    job_id: pulumi.Output[int]
+    access_controls: pulumi.Output[list[dict]]
+
+    def __init__(
+        self,
+        resource_name: str,
+        args: JobPermissionsArgs,
+        connection: pulumi.Input[dict],
+        opts: pulumi.ResourceOptions | None = None,
+    ) -> None:
+        super().__init__(
+            JobPermissionsProvider(), resource_name, connection, to_props(args), opts=opts
+        )

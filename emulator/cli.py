@@ -1,0 +1,32 @@
+"""`workspace-emulator` / `python -m emulator`."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sys
+from collections.abc import Sequence
+
+from emulator.options import parse_options
+from emulator.runner import serve
+from emulator.seed import SeedError
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    options = parse_options(argv)
+    logging.basicConfig(
+        stream=sys.stderr, level=options.log_level.upper(),
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
+    try:
+        return asyncio.run(serve(options))
+    except SeedError as exc:
+        print(f"workspace-emulator: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        print(f"workspace-emulator: cannot start: {exc}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

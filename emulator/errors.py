@@ -1,0 +1,68 @@
+"""Errors of the workspace domain, independent of HTTP.
+
+Each carries the service's error code (shared/API.md part D); the HTTP layer decides the
+status and the body shape (REST, SCIM) for its surface.
+"""
+
+from __future__ import annotations
+
+
+class ServiceError(Exception):
+    code = "INTERNAL_ERROR"
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class InvalidParameter(ServiceError):
+    code = "INVALID_PARAMETER_VALUE"
+
+
+class MalformedRequest(ServiceError):
+    code = "MALFORMED_REQUEST"
+
+
+class AlreadyExists(ServiceError):
+    code = "RESOURCE_ALREADY_EXISTS"
+
+
+class InvalidState(ServiceError):
+    code = "INVALID_STATE"
+
+
+class NotFound(ServiceError):
+    code = "RESOURCE_DOES_NOT_EXIST"
+
+
+class Unauthenticated(ServiceError):
+    code = "UNAUTHENTICATED"
+
+
+class PermissionDenied(ServiceError):
+    code = "PERMISSION_DENIED"
+
+
+class RequestLimitExceeded(ServiceError):
+    code = "REQUEST_LIMIT_EXCEEDED"
+
+    def __init__(self, message: str, retry_after_seconds: int) -> None:
+        super().__init__(message)
+        self.retry_after_seconds = retry_after_seconds
+
+
+STATUS_BY_CODE = {
+    "INVALID_PARAMETER_VALUE": 400,
+    "MALFORMED_REQUEST": 400,
+    "RESOURCE_ALREADY_EXISTS": 400,
+    "INVALID_STATE": 400,
+    "UNAUTHENTICATED": 401,
+    "PERMISSION_DENIED": 403,
+    "RESOURCE_DOES_NOT_EXIST": 404,
+    "ENDPOINT_NOT_FOUND": 404,
+    "METHOD_NOT_ALLOWED": 405,
+    "REQUEST_ENTITY_TOO_LARGE": 413,
+    "REQUEST_LIMIT_EXCEEDED": 429,
+    "INTERNAL_ERROR": 500,
+    "TEMPORARILY_UNAVAILABLE": 503,
+}

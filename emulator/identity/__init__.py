@@ -1,0 +1,5 @@
+"""The identity provider: registered applications and the tokens issued to them."""
+
+from emulator.identity.models import IdentityError, IdentityProvider, IssuedToken, TokenGrant
+
+__all__ = ["IdentityError", "IdentityProvider", "IssuedToken", "TokenGrant"]

@@ -1,0 +1,123 @@
+"""The platform service: the workspace REST API as a FastAPI application."""
+
+from __future__ import annotations
+
+import logging
+
+from fastapi import APIRouter, FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from emulator.error_bodies import is_scim_path, platform_error, scim_error
+from emulator.errors import STATUS_BY_CODE, AlreadyExists, RequestLimitExceeded, ServiceError
+from emulator.platform.models import Workspace
+from emulator.platform.routes import catalogs, clusters, jobs, permissions, scim, workspace_objects
+from emulator.platform.scim import ScimError
+from emulator.rate_limit import RateLimiter
+
+logger = logging.getLogger("emulator.platform")
+
+JOBS_VERSIONS = ("2.0", "2.1", "2.2")
+CLUSTERS_VERSIONS = ("2.0", "2.1")
+
+
+def _error(request: Request, status: int, code: str, message: str,
+           scim_type: str | None = None, headers: dict | None = None) -> JSONResponse:
+    if is_scim_path(request.url.path):
+        body = scim_error(status, message, scim_type)
+    else:
+        body = platform_error(code, message)
+    return JSONResponse(body, status_code=status, headers=headers)
+
+
+async def _service_error(request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, ServiceError)
+    status = STATUS_BY_CODE.get(exc.code, 500)
+    scim_type = None
+    if is_scim_path(request.url.path):
+        if isinstance(exc, AlreadyExists):
+            status, scim_type = 409, "uniqueness"
+        elif isinstance(exc, ScimError):
+            scim_type = exc.scim_type
+    headers = None
+    if isinstance(exc, RequestLimitExceeded):
+        headers = {"Retry-After": str(exc.retry_after_seconds)}
+    return _error(request, status, exc.code, exc.message, scim_type, headers)
+
+
+def _describe(error: dict) -> str:
+    location = ".".join(str(part) for part in error.get("loc", ()) if part != "body")
+    where = f"'{location}'" if location else "the request body"
+    return f"Invalid value for {where}: {error.get('msg', 'invalid')}"
+
+
+async def _validation_error(request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, RequestValidationError)
+    errors = exc.errors()
+    if any(e.get("type") == "json_invalid" or isinstance(e.get("input"), bytes) for e in errors):
+        return _error(request, 400, "MALFORMED_REQUEST",
+                      "Malformed request: the body is not a valid JSON document.", "invalidSyntax")
+    message = "; ".join(_describe(e) for e in errors[:5])
+    return _error(request, 400, "INVALID_PARAMETER_VALUE", message, "invalidValue")
+
+
+async def _http_error(request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, StarletteHTTPException)
+    if exc.status_code == 404:
+        return _error(request, 404, "ENDPOINT_NOT_FOUND",
+                      f"No API found for '{request.method} {request.url.path}'")
+    if exc.status_code == 405:
+        return _error(request, 405, "METHOD_NOT_ALLOWED",
+                      f"{request.method} is not supported on {request.url.path}")
+    return _error(request, exc.status_code, "INVALID_PARAMETER_VALUE", str(exc.detail))
+
+
+async def _unstorable_value(request: Request, exc: Exception) -> JSONResponse:
+    # sqlite refuses integers beyond 64 bits and strings with lone surrogates.
+    return _error(request, 400, "INVALID_PARAMETER_VALUE",
+                  f"A value in the request cannot be stored: {exc}", "invalidValue")
+
+
+async def _unexpected_error(request: Request, exc: Exception) -> JSONResponse:
+    logger.exception("unexpected error on %s %s", request.method, request.url.path)
+    return _error(request, 500, "INTERNAL_ERROR", f"Internal error: {type(exc).__name__}")
+
+
+def create_platform_app(
+    workspace: Workspace, platform_resource: str, rate_limiter: RateLimiter,
+    admin_router: APIRouter | None = None,
+) -> FastAPI:
+    app = FastAPI(
+        title="Workspace platform API (emulator)",
+        version="1.0",
+        description="The workspace REST API of shared/API.md parts A and B, both wire forms.",
+        strict_content_type=False,  # like the service: a body without a content type is JSON
+        exception_handlers={
+            ServiceError: _service_error,
+            RequestValidationError: _validation_error,
+            StarletteHTTPException: _http_error,
+            OverflowError: _unstorable_value,
+            UnicodeEncodeError: _unstorable_value,
+            Exception: _unexpected_error,
+        },
+    )
+    app.state.workspace = workspace
+    app.state.platform_resource = platform_resource
+    app.state.rate_limiter = rate_limiter
+    for version in CLUSTERS_VERSIONS:
+        app.include_router(clusters.router, prefix=f"/api/{version}")
+    for version in JOBS_VERSIONS:
+        app.include_router(jobs.router, prefix=f"/api/{version}")
+    for router in (permissions.router, scim.router, workspace_objects.router, catalogs.router):
+        app.include_router(router)
+
+    @app.get("/.well-known/databricks-config", include_in_schema=False)
+    async def host_metadata() -> JSONResponse:
+        # The official SDK probes this on start; plain token auth needs nothing from it.
+        return JSONResponse({"workspace_id": str(workspace.workspace_id),
+                             "oidc_endpoint": f"{workspace.base_url}/oidc"})
+
+    if admin_router is not None:
+        app.include_router(admin_router)
+    return app

@@ -1,0 +1,55 @@
+"""Who is calling: the bearer token, checked against the identity provider and the
+workspace's service principals, then the per-client rate limit."""
+
+from __future__ import annotations
+
+from fastapi import Depends, Request
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+
+from emulator.edge import CLIENT_ID_KEY
+from emulator.errors import PermissionDenied, RequestLimitExceeded, Unauthenticated
+from emulator.platform.models import Caller, Workspace
+from emulator.rate_limit import RateLimiter, retry_after_header
+
+bearer_scheme = HTTPBearer(auto_error=False, description="A token from the emulator's "
+                           "identity provider, issued for the platform resource id.")
+
+
+def workspace(request: Request) -> Workspace:
+    return request.app.state.workspace
+
+
+def authenticated_caller(
+    request: Request,
+    credentials: HTTPAuthorizationCredentials | None = Depends(bearer_scheme),
+) -> Caller:
+    ws: Workspace = request.app.state.workspace
+    if credentials is None or not credentials.credentials:
+        raise Unauthenticated("Missing 'Authorization: Bearer <token>' header.")
+    grant = ws.identity.resolve(credentials.credentials)
+    if grant is None:
+        raise Unauthenticated("Invalid access token: unknown or expired.")
+    request.scope[CLIENT_ID_KEY] = grant.client_id
+    if grant.resource != request.app.state.platform_resource:
+        raise Unauthenticated(
+            f"Invalid access token: issued for resource '{grant.resource}', not for this "
+            "workspace's resource id."
+        )
+    limiter: RateLimiter = request.app.state.rate_limiter
+    wait = limiter.acquire(grant.client_id)
+    if wait:
+        raise RequestLimitExceeded(
+            "Too many requests from this client; retry later.", retry_after_header(wait))
+    caller = ws.directory.caller(grant.client_id)
+    if caller is None:
+        raise PermissionDenied(
+            f"Service principal {grant.client_id} is not an active member of this workspace."
+        )
+    return caller
+
+
+def admin_caller(caller: Caller = Depends(authenticated_caller)) -> Caller:
+    if not caller.is_admin:
+        raise PermissionDenied(
+            f"Only workspace admins may do this; {caller.application_id} is not in 'admins'.")
+    return caller

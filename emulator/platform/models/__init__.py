@@ -1,0 +1,51 @@
+"""State and rules of the workspace, with no knowledge of HTTP."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from emulator.identity import IdentityProvider
+from emulator.platform.models.catalogs import Catalogs
+from emulator.platform.models.clusters import Clusters
+from emulator.platform.models.directory import Caller, Directory
+from emulator.platform.models.ip_access_lists import IpAccessLists
+from emulator.platform.models.jobs import Jobs
+from emulator.platform.models.repos import Repos
+from emulator.platform.models.secret_scopes import SecretScopes
+from emulator.storage import Database
+
+
+@dataclass
+class Workspace:
+    workspace_id: int
+    base_url: str
+    identity: IdentityProvider
+    directory: Directory
+    clusters: Clusters
+    jobs: Jobs
+    secret_scopes: SecretScopes
+    ip_access_lists: IpAccessLists
+    repos: Repos
+    catalogs: Catalogs
+
+    @classmethod
+    def open(
+        cls, db: Database, identity: IdentityProvider, workspace_id: int, metastore_id: str,
+        base_url: str, transition_seconds: float,
+    ) -> Workspace:
+        directory = Directory(db, identity.application_display_name)
+        return cls(
+            workspace_id=workspace_id,
+            base_url=base_url,
+            identity=identity,
+            directory=directory,
+            clusters=Clusters(db, transition_seconds),
+            jobs=Jobs(db, directory, transition_seconds, base_url, workspace_id),
+            secret_scopes=SecretScopes(db),
+            ip_access_lists=IpAccessLists(db),
+            repos=Repos(db),
+            catalogs=Catalogs(db, directory, metastore_id),
+        )
+
+
+__all__ = ["Caller", "Workspace"]

@@ -1,0 +1,111 @@
+"""Unity Catalog: catalogs and their workspace bindings (current and legacy paths)."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Depends
+from fastapi.responses import JSONResponse
+
+from emulator.errors import InvalidParameter
+from emulator.platform.auth import authenticated_caller, workspace
+from emulator.platform.models import Caller, Workspace
+from emulator.platform.wire import Id64, Open, ok
+
+router = APIRouter(prefix="/api/2.1/unity-catalog", tags=["unity-catalog"])
+BINDABLE = ("catalog",)
+
+
+class UpdateCatalogBody(Open):
+    isolation_mode: str | None = None
+    owner: str | None = None
+    comment: str | None = None
+    new_name: str | None = None
+
+
+class Binding(Open):
+    workspace_id: Id64 | str | None = None
+    binding_type: str | None = None
+
+
+class UpdateBindingsBody(Open):
+    add: list[Binding] | None = None
+    remove: list[Binding] | None = None
+    unassign_workspaces: list[Id64 | str] | None = None
+    assign_workspaces: list[Id64 | str] | None = None
+
+
+class LegacyBindingsBody(Open):
+    assign_workspaces: list[Id64 | str] | None = None
+    unassign_workspaces: list[Id64 | str] | None = None
+
+
+def _check_bindable(securable_type: str) -> None:
+    if securable_type.lower() not in BINDABLE:
+        raise InvalidParameter(
+            f"Securable type '{securable_type}' has no workspace bindings here; use 'catalog'.")
+
+
+@router.get("/catalogs")
+async def list_catalogs(
+    ws: Workspace = Depends(workspace), _: Caller = Depends(authenticated_caller),
+) -> JSONResponse:
+    return ok({"catalogs": ws.catalogs.list()})
+
+
+@router.get("/catalogs/{name}")
+async def get_catalog(
+    name: str, ws: Workspace = Depends(workspace), _: Caller = Depends(authenticated_caller),
+) -> JSONResponse:
+    return ok(ws.catalogs.get(name))
+
+
+@router.patch("/catalogs/{name}")
+async def update_catalog(
+    name: str, body: UpdateCatalogBody, ws: Workspace = Depends(workspace),
+    caller: Caller = Depends(authenticated_caller),
+) -> JSONResponse:
+    return ok(ws.catalogs.update(name, body.as_request(), caller))
+
+
+@router.get("/bindings/{securable_type}/{name}")
+async def get_bindings(
+    securable_type: str, name: str, max_results: int | None = None,
+    page_token: str | None = None, ws: Workspace = Depends(workspace),
+    _: Caller = Depends(authenticated_caller),
+) -> JSONResponse:
+    _check_bindable(securable_type)
+    return ok({"bindings": ws.catalogs.bindings(name)})
+
+
+@router.patch("/bindings/{securable_type}/{name}")
+async def update_bindings(
+    securable_type: str, name: str, body: UpdateBindingsBody,
+    ws: Workspace = Depends(workspace), caller: Caller = Depends(authenticated_caller),
+) -> JSONResponse:
+    _check_bindable(securable_type)
+    request = body.as_request()
+    bindings = ws.catalogs.update_bindings(
+        name, caller, add=request.get("add"), remove=request.get("remove"),
+        unassign_workspaces=request.get("unassign_workspaces"),
+        assign_workspaces=request.get("assign_workspaces"),
+    )
+    return ok({"bindings": bindings})
+
+
+@router.get("/workspace-bindings/catalogs/{name}", summary="Legacy bindings path")
+async def get_legacy_bindings(
+    name: str, ws: Workspace = Depends(workspace), _: Caller = Depends(authenticated_caller),
+) -> JSONResponse:
+    return ok({"workspaces": [b["workspace_id"] for b in ws.catalogs.bindings(name)]})
+
+
+@router.patch("/workspace-bindings/catalogs/{name}", summary="Legacy bindings path")
+async def update_legacy_bindings(
+    name: str, body: LegacyBindingsBody, ws: Workspace = Depends(workspace),
+    caller: Caller = Depends(authenticated_caller),
+) -> JSONResponse:
+    request = body.as_request()
+    bindings = ws.catalogs.update_bindings(
+        name, caller, assign_workspaces=request.get("assign_workspaces"),
+        unassign_workspaces=request.get("unassign_workspaces"),
+    )
+    return ok({"workspaces": [b["workspace_id"] for b in bindings]})

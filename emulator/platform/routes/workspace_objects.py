@@ -1,0 +1,104 @@
+"""Secret scopes, IP access lists and repos."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Depends
+from fastapi.responses import JSONResponse
+
+from emulator.platform.auth import authenticated_caller, workspace
+from emulator.platform.models import Caller, Workspace
+from emulator.platform.wire import Id64, Open, ok
+
+router = APIRouter(prefix="/api/2.0")
+
+
+class KeyVault(Open):
+    resource_id: str | None = None
+    dns_name: str | None = None
+
+
+class CreateScopeBody(Open):
+    scope: str
+    scope_backend_type: str | None = None
+    backend_cloud_keyvault: KeyVault | None = None
+    backend_azure_keyvault: KeyVault | None = None
+    initial_manage_principal: str | None = None
+
+
+class ScopeNameBody(Open):
+    scope: str
+
+
+class CheckoutBody(Open):
+    branch: str | None = None
+    tag: str | None = None
+
+
+@router.get("/secrets/scopes/list", tags=["secrets"])
+async def list_scopes(
+    ws: Workspace = Depends(workspace), _: Caller = Depends(authenticated_caller),
+) -> JSONResponse:
+    return ok({"scopes": ws.secret_scopes.list()})
+
+
+@router.post("/secrets/scopes/create", tags=["secrets"])
+async def create_scope(
+    body: CreateScopeBody, ws: Workspace = Depends(workspace),
+    caller: Caller = Depends(authenticated_caller),
+) -> JSONResponse:
+    ws.secret_scopes.create(body.as_request(), caller.application_id)
+    return ok()
+
+
+@router.post("/secrets/scopes/delete", tags=["secrets"])
+async def delete_scope(
+    body: ScopeNameBody, ws: Workspace = Depends(workspace),
+    _: Caller = Depends(authenticated_caller),
+) -> JSONResponse:
+    ws.secret_scopes.delete(body.scope)
+    return ok()
+
+
+@router.get("/ip-access-lists", tags=["ip-access-lists"])
+async def list_ip_access_lists(
+    ws: Workspace = Depends(workspace), _: Caller = Depends(authenticated_caller),
+) -> JSONResponse:
+    return ok({"ip_access_lists": ws.ip_access_lists.list()})
+
+
+@router.get("/ip-access-lists/{list_id}", tags=["ip-access-lists"])
+async def get_ip_access_list(
+    list_id: str, ws: Workspace = Depends(workspace), _: Caller = Depends(authenticated_caller),
+) -> JSONResponse:
+    return ok({"ip_access_list": ws.ip_access_lists.get(list_id)})
+
+
+@router.get("/repos", tags=["repos"])
+async def list_repos(
+    path_prefix: str | None = None, next_page_token: str | None = None,
+    ws: Workspace = Depends(workspace), _: Caller = Depends(authenticated_caller),
+) -> JSONResponse:
+    return ok(ws.repos.list(path_prefix, next_page_token))
+
+
+@router.get("/repos/{repo_id}", tags=["repos"])
+async def get_repo(
+    repo_id: Id64, ws: Workspace = Depends(workspace), _: Caller = Depends(authenticated_caller),
+) -> JSONResponse:
+    return ok(ws.repos.get(repo_id))
+
+
+@router.post("/repos/{repo_id}", tags=["repos"], summary="Check out a branch (seed form)")
+async def checkout_repo_seed_form(
+    repo_id: Id64, body: CheckoutBody, ws: Workspace = Depends(workspace),
+    _: Caller = Depends(authenticated_caller),
+) -> JSONResponse:
+    return ok(ws.repos.checkout(repo_id, body.branch, body.tag))
+
+
+@router.patch("/repos/{repo_id}", tags=["repos"], summary="Check out a branch (public form)")
+async def checkout_repo(
+    repo_id: Id64, body: CheckoutBody, ws: Workspace = Depends(workspace),
+    _: Caller = Depends(authenticated_caller),
+) -> JSONResponse:
+    return ok(ws.repos.checkout(repo_id, body.branch, body.tag))

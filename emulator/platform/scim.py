@@ -1,0 +1,231 @@
+"""SCIM 2.0 protocol pieces: resource rendering, list filters and PatchOp application.
+
+These translate between SCIM documents and the directory's service principals; the
+directory's rules (groups exist, application registered, unique) stay in the model.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from typing import Any
+
+from emulator.errors import InvalidParameter
+from emulator.platform.models.directory import (
+    Directory,
+    Group,
+    ServicePrincipal,
+    ServicePrincipalSpec,
+    User,
+)
+
+SP_SCHEMA = "urn:ietf:params:scim:schemas:core:2.0:ServicePrincipal"
+USER_SCHEMA = "urn:ietf:params:scim:schemas:core:2.0:User"
+GROUP_SCHEMA = "urn:ietf:params:scim:schemas:core:2.0:Group"
+LIST_SCHEMA = "urn:ietf:params:scim:api:messages:2.0:ListResponse"
+PATCH_SCHEMA = "urn:ietf:params:scim:api:messages:2.0:PatchOp"
+
+_CLAUSE = re.compile(r'\s*([A-Za-z][\w.]*)\s+(eq|ne|co|sw)\s+"((?:[^"\\]|\\.)*)"\s*',
+                     re.IGNORECASE)
+_AND = re.compile(r"\s+and\s+", re.IGNORECASE)
+_PATCH_PATH = re.compile(r'([A-Za-z]+)(?:\[\s*value\s+eq\s+"([^"]*)"\s*\])?')
+
+
+class ScimError(InvalidParameter):
+    """A SCIM protocol error, with its scimType."""
+
+    def __init__(self, message: str, scim_type: str) -> None:
+        super().__init__(message)
+        self.scim_type = scim_type
+
+
+# rendering
+
+def render_service_principal(principal: ServicePrincipal, directory: Directory) -> dict:
+    names = {g.id: g.display_name for g in directory.groups()}
+    resource = {
+        "schemas": [SP_SCHEMA],
+        "id": principal.id,
+        "applicationId": principal.application_id,
+        "displayName": principal.display_name,
+        "active": principal.active,
+        "groups": [{"value": gid, "display": names.get(gid, gid), "type": "direct",
+                    "$ref": f"Groups/{gid}"} for gid in principal.group_ids],
+        "entitlements": [{"value": e} for e in principal.entitlements],
+    }
+    if principal.external_id:
+        resource["externalId"] = principal.external_id
+    return resource
+
+
+def render_user(user: User, directory: Directory) -> dict:
+    names = {g.id: g.display_name for g in directory.groups()}
+    return {
+        "schemas": [USER_SCHEMA], "id": user.id, "userName": user.user_name,
+        "displayName": user.display_name, "active": True,
+        "emails": [{"value": user.user_name, "type": "work", "primary": True}],
+        "groups": [{"value": gid, "display": names.get(gid, gid), "type": "direct",
+                    "$ref": f"Groups/{gid}"} for gid in user.group_ids],
+    }
+
+
+def render_group(group: Group) -> dict:
+    return {"schemas": [GROUP_SCHEMA], "id": group.id, "displayName": group.display_name}
+
+
+# listing
+
+def _matches(resource: dict, attribute: str, operator: str, value: str) -> bool:
+    key = next((k for k in resource if k.lower() == attribute.lower()), None)
+    actual = resource.get(key) if key else None
+    if isinstance(actual, bool):
+        actual = str(actual).lower()
+    if actual is None:
+        return operator == "ne"
+    actual, expected = str(actual), value.replace('\\"', '"')
+    if attribute.lower() in ("displayname", "username"):
+        actual, expected = actual.lower(), expected.lower()
+    return {
+        "eq": actual == expected, "ne": actual != expected,
+        "co": expected in actual, "sw": actual.startswith(expected),
+    }[operator.lower()]
+
+
+def parse_filter(text: str | None) -> Callable[[dict], bool]:
+    """A SCIM filter of `attr op "value"` clauses joined by `and`."""
+    if not text or not text.strip():
+        return lambda resource: True
+    clauses = []
+    for part in _AND.split(text.strip()):
+        match = _CLAUSE.fullmatch(part)
+        if match is None:
+            raise ScimError(
+                f"Unsupported filter '{text}': use attribute eq|ne|co|sw \"value\" clauses "
+                "joined by 'and'.", "invalidFilter")
+        clauses.append(match.groups())
+    return lambda resource: all(_matches(resource, *clause) for clause in clauses)
+
+
+def list_response(resources: Sequence[dict], filter_text: str | None, start_index: int | None,
+                  count: int | None) -> dict:
+    keep = parse_filter(filter_text)
+    matching = [r for r in resources if keep(r)]
+    start = max(1, start_index or 1)
+    page = matching[start - 1:] if count is None else matching[start - 1:start - 1 + max(0, count)]
+    return {"schemas": [LIST_SCHEMA], "totalResults": len(matching), "startIndex": start,
+            "itemsPerPage": len(page), "Resources": page}
+
+
+# create / replace / patch bodies
+
+def _values(items: Any, attribute: str) -> tuple[str, ...]:
+    if items is None:
+        return ()
+    if not isinstance(items, list):
+        raise ScimError(f"'{attribute}' must be a list of {{value}} objects", "invalidValue")
+    values = []
+    for item in items:
+        value = item.get("value") if isinstance(item, dict) else None
+        if not isinstance(value, str) or not value:
+            raise ScimError(f"every entry of '{attribute}' needs a string 'value'",
+                            "invalidValue")
+        values.append(value)
+    return tuple(values)
+
+
+def _active(value: Any) -> bool:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.lower() in ("true", "false"):
+        return value.lower() == "true"
+    raise ScimError("'active' must be true or false", "invalidValue")
+
+
+def _optional_string(value: Any, attribute: str) -> str | None:
+    if value is not None and not isinstance(value, str):
+        raise ScimError(f"'{attribute}' must be a string", "invalidValue")
+    return value
+
+
+def require_schema(body: dict, schema: str) -> None:
+    schemas = body.get("schemas")
+    if not isinstance(schemas, list) or schema not in schemas:
+        raise ScimError(f"'schemas' must contain \"{schema}\"", "invalidSyntax")
+
+
+def spec_from_resource(body: dict) -> ServicePrincipalSpec:
+    return ServicePrincipalSpec(
+        display_name=_optional_string(body.get("displayName"), "displayName"),
+        active=_active(body.get("active", True)),
+        group_ids=_values(body.get("groups"), "groups"),
+        entitlements=_values(body.get("entitlements"), "entitlements"),
+        external_id=_optional_string(body.get("externalId"), "externalId"),
+    )
+
+
+def _spec_of(principal: ServicePrincipal) -> ServicePrincipalSpec:
+    return ServicePrincipalSpec(
+        display_name=principal.display_name, active=principal.active,
+        group_ids=principal.group_ids, entitlements=principal.entitlements,
+        external_id=principal.external_id,
+    )
+
+
+_ATTRIBUTES = {"displayname": "display_name", "active": "active", "groups": "group_ids",
+               "entitlements": "entitlements", "externalid": "external_id"}
+
+
+def _apply(spec: ServicePrincipalSpec, op: str, path: str, value: Any) -> ServicePrincipalSpec:
+    match = _PATCH_PATH.fullmatch(path.strip())
+    field = _ATTRIBUTES.get(match.group(1).lower()) if match else None
+    if field is None:
+        raise ScimError(f"Unsupported patch path '{path}'", "invalidPath")
+    selected = match.group(2)
+    if field in ("group_ids", "entitlements"):
+        current: tuple[str, ...] = getattr(spec, field)
+        if op == "remove":
+            gone = {selected} if selected is not None else set(_values(value, path)) or \
+                set(current)
+            updated = tuple(v for v in current if v not in gone)
+        elif op == "add" or selected is not None:
+            updated = current + tuple(v for v in _values(value, path) if v not in current)
+        else:
+            updated = _values(value, path)
+        return replace(spec, **{field: updated})
+    if selected is not None:
+        raise ScimError(f"'{path}' is not a multi-valued attribute", "invalidPath")
+    if op == "remove":
+        return replace(spec, **{field: True if field == "active" else None})
+    if field == "active":
+        return replace(spec, active=_active(value))
+    return replace(spec, **{field: _optional_string(value, path)})
+
+
+def patched_spec(principal: ServicePrincipal, body: dict) -> ServicePrincipalSpec:
+    if "schemas" in body:
+        require_schema(body, PATCH_SCHEMA)
+    operations = body.get("Operations", body.get("operations"))
+    if not isinstance(operations, list) or not operations:
+        raise ScimError("'Operations' must be a non-empty list", "invalidSyntax")
+    spec = _spec_of(principal)
+    for operation in operations:
+        if not isinstance(operation, dict):
+            raise ScimError("every operation must be an object", "invalidSyntax")
+        op = str(operation.get("op", "")).lower()
+        if op not in ("add", "remove", "replace"):
+            raise ScimError(f"Unsupported op '{operation.get('op')}'", "invalidSyntax")
+        path, value = operation.get("path"), operation.get("value")
+        if path is not None and not isinstance(path, str):
+            raise ScimError("'path' must be a string", "invalidPath")
+        if path:
+            spec = _apply(spec, op, path, value)
+        elif op == "remove":
+            raise ScimError("a remove operation needs a path", "noTarget")
+        elif isinstance(value, dict):
+            for attribute, item in value.items():
+                spec = _apply(spec, op, attribute, item)
+        else:
+            raise ScimError("an operation without a path needs an object value",
+                            "invalidValue")
+    return spec

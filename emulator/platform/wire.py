@@ -1,0 +1,27 @@
+"""Request shapes shared by the platform routes (they also make the OpenAPI document).
+
+Models accept unknown fields: the public API has many more than the emulator checks, and
+a client that sends them must not be refused.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, ConfigDict, Field
+
+Int64 = Annotated[int, Field(ge=-(2**63), le=2**63 - 1)]
+Id64 = Annotated[int, Field(ge=0, le=2**63 - 1)]
+
+
+class Open(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    def as_request(self) -> dict[str, Any]:
+        """The body as the client sent it (leaving out nulls, which mean 'not given')."""
+        return self.model_dump(exclude_unset=True, exclude_none=True, by_alias=True)
+
+
+def ok(payload: Any = None, status_code: int = 200) -> JSONResponse:
+    return JSONResponse({} if payload is None else payload, status_code=status_code)

@@ -1,0 +1,137 @@
+"""The seed fixture: what a new workspace database starts with.
+
+The file (default: the packaged seed.json) is read only when the database is new. The
+identity and workspace settings it names are stored with the data, so a later start with
+another seed file keeps talking to the same tenant with the same bootstrap credentials.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from emulator.platform.models import Workspace
+from emulator.platform.models.directory import Group, ServicePrincipalSpec, User
+from emulator.storage import Database
+
+CONFIG_KEY = "config"
+SEEDED_KEY = "seeded"
+REQUIRED_SECTIONS = ("workspace", "identity", "groups")
+
+
+class SeedError(ValueError):
+    pass
+
+
+@dataclass(frozen=True)
+class StoredConfig:
+    tenant_id: str
+    resource: str
+    management_resource: str
+    client_id: str
+    client_secret: str
+    workspace_id: int
+    metastore_id: str
+
+
+def default_seed_path() -> Path:
+    return Path(str(resources.files("emulator").joinpath("seed.json")))
+
+
+def load_seed(path: Path | None) -> dict[str, Any]:
+    path = path or default_seed_path()
+    try:
+        seed = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise SeedError(f"cannot read seed file {path}: {exc}") from exc
+    except json.JSONDecodeError as exc:
+        raise SeedError(f"seed file {path} is not valid JSON: {exc}") from exc
+    if not isinstance(seed, dict):
+        raise SeedError(f"seed file {path} must hold a JSON object")
+    missing = [s for s in REQUIRED_SECTIONS if s not in seed]
+    if missing:
+        raise SeedError(f"seed file {path} lacks section(s): {', '.join(missing)}")
+    return seed
+
+
+def config_from_seed(seed: dict[str, Any]) -> StoredConfig:
+    try:
+        identity, bootstrap = seed["identity"], seed["identity"]["bootstrap_application"]
+        return StoredConfig(
+            tenant_id=identity["tenant_id"],
+            resource=identity["resource"],
+            management_resource=identity.get("management_resource",
+                                             "https://management.core.windows.net/"),
+            client_id=bootstrap["client_id"],
+            client_secret=bootstrap["client_secret"],
+            workspace_id=int(seed["workspace"]["id"]),
+            metastore_id=seed["workspace"].get("metastore_id", "emulated-metastore"),
+        )
+    except (KeyError, TypeError, ValueError) as exc:
+        raise SeedError(f"seed identity/workspace settings incomplete: {exc!r}") from exc
+
+
+def stored_config(db: Database) -> StoredConfig | None:
+    data = db.get_meta(CONFIG_KEY)
+    return None if data is None else StoredConfig(**data)
+
+
+def store_config(db: Database, config: StoredConfig) -> None:
+    with db.write() as conn:
+        db.set_meta(conn, CONFIG_KEY, asdict(config))
+
+
+def apply_seed(db: Database, seed: dict[str, Any], config: StoredConfig, ws: Workspace) -> None:
+    """Fills a new database from the seed, as one transaction."""
+    try:
+        with db.write() as conn:
+            _apply(conn, seed, config, ws)
+            db.set_meta(conn, SEEDED_KEY, True)
+    except (KeyError, TypeError, ValueError) as exc:
+        raise SeedError(f"seed data rejected: {exc!r}") from exc
+
+
+def _apply(conn, seed: dict[str, Any], config: StoredConfig,
+           ws: Workspace) -> None:
+    identity = seed["identity"]
+    bootstrap = identity["bootstrap_application"]
+    ws.identity.register_application(config.client_id, config.client_secret,
+                                     bootstrap.get("display_name", "bootstrap"))
+    for app in identity.get("applications", []):
+        ws.identity.register_application(app["client_id"], app["client_secret"],
+                                         app.get("display_name", app["client_id"]))
+
+    for workspace_id in [config.workspace_id, *seed["workspace"].get("other_workspace_ids", [])]:
+        ws.catalogs.add_workspace(conn, workspace_id)
+
+    group_ids = {}
+    for group in seed["groups"]:
+        ws.directory.add_group(conn, Group(str(group["id"]), group["display_name"]))
+        group_ids[group["display_name"]] = str(group["id"])
+    for user in seed.get("users", []):
+        ws.directory.add_user(conn, User(
+            id=str(user["id"]), user_name=user["user_name"],
+            display_name=user.get("display_name", user["user_name"]),
+            group_ids=tuple(group_ids[name] for name in user.get("groups", [])),
+        ))
+    for principal in seed.get("service_principals", []):
+        ws.directory.create_service_principal(principal["application_id"], ServicePrincipalSpec(
+            display_name=principal.get("display_name"),
+            active=principal.get("active", True),
+            group_ids=tuple(group_ids[name] for name in principal.get("groups", [])),
+            entitlements=tuple(principal.get("entitlements", [])),
+        ), conn=conn)
+
+    for cluster in seed.get("clusters", []):
+        ws.clusters.add_seeded(conn, cluster)
+    for repo in seed.get("repos", []):
+        ws.repos.add_seeded(conn, repo)
+    for catalog in seed.get("catalogs", []):
+        ws.catalogs.add_seeded(conn, catalog)
+    for access_list in seed.get("ip_access_lists", []):
+        ws.ip_access_lists.add_seeded(conn, access_list)
+    for scope in seed.get("secret_scopes", []):
+        ws.secret_scopes.create(scope, created_by="seed")

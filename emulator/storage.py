@@ -1,0 +1,140 @@
+"""SQLite persistence shared by every service of the emulator.
+
+One connection, guarded by a lock: the emulator serves one workspace, requests are small,
+and a single writer keeps every acknowledged write ordered and durable (WAL journal,
+synchronous=FULL: a commit is on disk before the response leaves).
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+DATABASE_FILE = "workspace.sqlite3"
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS applications (
+    client_id TEXT PRIMARY KEY, secret_sha256 TEXT NOT NULL, display_name TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS tokens (
+    token_sha256 TEXT PRIMARY KEY, client_id TEXT NOT NULL, resource TEXT NOT NULL,
+    expires_at REAL NOT NULL);
+CREATE INDEX IF NOT EXISTS tokens_by_expiry ON tokens (expires_at);
+CREATE TABLE IF NOT EXISTS workspaces (workspace_id INTEGER PRIMARY KEY);
+CREATE TABLE IF NOT EXISTS groups (id TEXT PRIMARY KEY, display_name TEXT NOT NULL UNIQUE);
+CREATE TABLE IF NOT EXISTS users (id TEXT PRIMARY KEY, user_name TEXT NOT NULL UNIQUE,
+    doc TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS service_principals (id TEXT PRIMARY KEY,
+    application_id TEXT NOT NULL UNIQUE, doc TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS clusters (cluster_id TEXT PRIMARY KEY, doc TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS jobs (job_id INTEGER PRIMARY KEY, name_lower TEXT NOT NULL,
+    doc TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS jobs_by_name ON jobs (name_lower);
+CREATE TABLE IF NOT EXISTS runs (run_id INTEGER PRIMARY KEY, job_id INTEGER NOT NULL,
+    doc TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS run_idempotency (token TEXT PRIMARY KEY, run_id INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS secret_scopes (name TEXT PRIMARY KEY, doc TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS ip_access_lists (list_id TEXT PRIMARY KEY, doc TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS repos (id INTEGER PRIMARY KEY, doc TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS catalogs (name TEXT PRIMARY KEY, doc TEXT NOT NULL);
+"""
+
+
+def to_json(value: Any) -> str:
+    # allow_nan=False: a stored document must be renderable as strict JSON later.
+    return json.dumps(value, separators=(",", ":"), allow_nan=False)
+
+
+def from_json(text: str) -> Any:
+    return json.loads(text)
+
+
+class Database:
+    """A SQLite database, on disk (durable) or in memory (for tests)."""
+
+    def __init__(self, path: Path | None) -> None:
+        self.path = path
+        if path is None:
+            target = ":memory:"
+            self.is_new = True
+        else:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self.is_new = not path.exists() or path.stat().st_size == 0
+            target = str(path)
+        self._conn = sqlite3.connect(target, isolation_level=None, check_same_thread=False)
+        self._conn.row_factory = sqlite3.Row
+        self._lock = threading.RLock()
+        self._depth = 0
+        if path is not None:
+            self._conn.execute("PRAGMA journal_mode=WAL")
+            self._conn.execute("PRAGMA synchronous=FULL")
+        self._conn.executescript(SCHEMA)
+        if not self.is_new and self.get_meta("seeded") is None:
+            self.is_new = True  # created but never seeded (e.g. killed during the first start)
+
+    @classmethod
+    def in_directory(cls, data_dir: Path) -> Database:
+        return cls(data_dir / DATABASE_FILE)
+
+    @contextmanager
+    def read(self) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            yield self._conn
+
+    @contextmanager
+    def write(self) -> Iterator[sqlite3.Connection]:
+        """A transaction: committed (and synced) on success, rolled back on any error.
+
+        Nested calls join the outermost transaction (e.g. applying the seed as one unit).
+        """
+        with self._lock:
+            if self._depth:
+                self._depth += 1
+                try:
+                    yield self._conn
+                finally:
+                    self._depth -= 1
+                return
+            self._conn.execute("BEGIN IMMEDIATE")
+            self._depth = 1
+            try:
+                yield self._conn
+            except BaseException:
+                self._conn.execute("ROLLBACK")
+                raise
+            else:
+                self._conn.execute("COMMIT")
+            finally:
+                self._depth = 0
+
+    def next_value(self, conn: sqlite3.Connection, counter: str, start: int) -> int:
+        row = conn.execute("SELECT value FROM counters WHERE name = ?", (counter,)).fetchone()
+        value = start if row is None else row["value"] + 1
+        conn.execute(
+            "INSERT INTO counters (name, value) VALUES (?, ?) "
+            "ON CONFLICT(name) DO UPDATE SET value = excluded.value",
+            (counter, value),
+        )
+        return value
+
+    def get_meta(self, key: str) -> Any:
+        with self.read() as conn:
+            row = conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return None if row is None else from_json(row["value"])
+
+    def set_meta(self, conn: sqlite3.Connection, key: str, value: Any) -> None:
+        conn.execute(
+            "INSERT INTO meta (key, value) VALUES (?, ?) "
+            "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+            (key, to_json(value)),
+        )
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()

@@ -12,7 +12,15 @@ from enum import StrEnum
 from typing import Any
 from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SecretStr,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 
 class WireForm(StrEnum):
@@ -37,6 +45,17 @@ def is_loopback_host(host: str) -> bool:
 
 def require_secure_url(url: str, *, allow_insecure_http: bool, field: str = "url") -> str:
     """Return the URL without a trailing slash, or raise if it is not https (or allowed http)."""
+    url = check_url_shape(url, field=field)
+    if url.startswith("http://") and not allow_insecure_http:
+        raise InsecureUrlError(
+            f"{field} {url!r} uses http://; set allow_insecure_http to true to talk "
+            "to a local emulator over plain http"
+        )
+    return url
+
+
+def check_url_shape(url: str, *, field: str = "url") -> str:
+    """An absolute https:// URL, or http:// to a loopback host; no credentials or query."""
     parts = urlsplit(url)
     if parts.scheme not in ("https", "http") or not parts.hostname:
         raise InsecureUrlError(f"{field} must be an absolute https:// URL, got {url!r}")
@@ -44,17 +63,11 @@ def require_secure_url(url: str, *, allow_insecure_http: bool, field: str = "url
         raise InsecureUrlError(f"{field} must not carry a query string or fragment")
     if parts.username or parts.password:
         raise InsecureUrlError(f"{field} must not carry credentials")
-    if parts.scheme == "http":
-        if not is_loopback_host(parts.hostname):
-            raise InsecureUrlError(
-                f"{field} {url!r} uses http:// on a non-loopback host; use https:// "
-                "(plain http is only accepted for localhost with allow_insecure_http)"
-            )
-        if not allow_insecure_http:
-            raise InsecureUrlError(
-                f"{field} {url!r} uses http://; set allow_insecure_http to true to talk "
-                "to a local emulator over plain http"
-            )
+    if parts.scheme == "http" and not is_loopback_host(parts.hostname):
+        raise InsecureUrlError(
+            f"{field} {url!r} uses http:// on a non-loopback host; use https:// "
+            "(plain http is only accepted for localhost with allow_insecure_http)"
+        )
     return url.rstrip("/")
 
 
@@ -83,13 +96,17 @@ class Connection(BaseModel):
             raise ValueError("client_secret must not be empty")
         return value
 
+    @field_validator("base_url", "auth_url")
+    @classmethod
+    def _url_shape(cls, value: str, info: ValidationInfo) -> str:
+        return check_url_shape(value, field=info.field_name or "url")
+
     @model_validator(mode="after")
-    def _urls_are_secure(self) -> Connection:
+    def _http_only_when_allowed(self) -> Connection:
         for name in ("base_url", "auth_url"):
-            url = require_secure_url(
+            require_secure_url(
                 getattr(self, name), allow_insecure_http=self.allow_insecure_http, field=name
             )
-            object.__setattr__(self, name, url)
         return self
 
     def to_props(self) -> dict[str, Any]:

@@ -124,7 +124,9 @@ def test_an_unusable_200_never_echoes_the_body():
 @pytest.mark.parametrize("form", ["seed", "public"])
 def test_wrong_secret_names_tenant_and_client_but_never_the_secret(form):
     with responses.RequestsMock() as mocked:
-        mocked.add("GET" if form == "seed" else "POST", TOKEN_URL, status=401, json=invalid_client())
+        mocked.add(
+            "GET" if form == "seed" else "POST", TOKEN_URL, status=401, json=invalid_client()
+        )
         with pytest.raises(InvalidClientCredentials) as caught:
             fetch_token(AUTH_URL, TENANT, CLIENT_ID, CLIENT_SECRET, RESOURCE, form)
 
@@ -149,7 +151,10 @@ def test_an_identity_provider_echoing_the_secret_is_redacted():
 
 def test_unreachable_identity_provider_never_shows_the_query():
     with responses.RequestsMock() as mocked:
-        mocked.get(TOKEN_URL, body=requests.exceptions.ConnectionError(f"refused for ?client_secret={CLIENT_SECRET}"))
+        mocked.get(
+            TOKEN_URL,
+            body=requests.exceptions.ConnectionError(f"refused for ?client_secret={CLIENT_SECRET}"),
+        )
         with pytest.raises(WorkspaceUnreachable) as caught:
             fetch_token(AUTH_URL, TENANT, CLIENT_ID, CLIENT_SECRET, RESOURCE, "seed")
     assert CLIENT_SECRET not in str(caught.value) + repr(caught.value)
@@ -266,7 +271,10 @@ def test_concurrent_gets_make_one_request():
     results: list[AccessToken] = []
     with responses.RequestsMock() as mocked:
         call = mocked.get(TOKEN_URL, json=token_body())
-        threads = [threading.Thread(target=lambda: results.append(cache.get(connection()))) for _ in range(16)]
+        threads = [
+            threading.Thread(target=lambda: results.append(cache.get(connection())))
+            for _ in range(16)
+        ]
         for thread in threads:
             thread.start()
         for thread in threads:

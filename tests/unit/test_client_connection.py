@@ -87,14 +87,18 @@ def test_bad_values_are_refused_by_field(field, value):
     assert caught.value.errors()[0]["loc"] == (field,)
 
 
-@pytest.mark.parametrize("url", ["http://ws.example.net", "http://10.0.0.5:8080", "http://[2001:db8::1]"])
+@pytest.mark.parametrize(
+    "url", ["http://ws.example.net", "http://10.0.0.5:8080", "http://[2001:db8::1]"]
+)
 @pytest.mark.parametrize("allow", [False, True])
 def test_http_is_refused_for_non_loopback_hosts_even_when_allowed(url, allow):
     with pytest.raises(ValidationError, match="non-loopback"):
         connection(base_url=url, allow_insecure_http=allow)
 
 
-@pytest.mark.parametrize("url", ["http://localhost:8080", "http://127.0.0.1:9000", "http://[::1]:80"])
+@pytest.mark.parametrize(
+    "url", ["http://localhost:8080", "http://127.0.0.1:9000", "http://[::1]:80"]
+)
 def test_http_on_loopback_needs_allow_insecure_http(url):
     with pytest.raises(ValidationError, match="allow_insecure_http"):
         connection(auth_url=url)
@@ -102,7 +106,8 @@ def test_http_on_loopback_needs_allow_insecure_http(url):
 
 
 @pytest.mark.parametrize(
-    "url", ["ftp://ws.example.net", "ws.example.net", "https://u:p@ws.example.net", "https://h/?a=1"]
+    "url",
+    ["ftp://ws.example.net", "ws.example.net", "https://u:p@ws.example.net", "https://h/?a=1"],
 )
 def test_other_bad_urls(url):
     with pytest.raises(InsecureUrlError):

@@ -93,7 +93,9 @@ def test_platform_unknown_code_falls_back_on_the_status():
 
 def test_retry_after_is_kept_on_the_error():
     response = answer(
-        429, json={"error_code": "REQUEST_LIMIT_EXCEEDED", "message": "m"}, headers={"Retry-After": "12"}
+        429,
+        json={"error_code": "REQUEST_LIMIT_EXCEEDED", "message": "m"},
+        headers={"Retry-After": "12"},
     )
     assert error_from_response(response).retry_after == 12.0
 
@@ -176,9 +178,13 @@ def test_identity_invalid_request():
     assert error.message == "AADSTS900144: missing 'grant_type'"
 
 
-@pytest.mark.parametrize(("status", "cls"), [(502, ServerError), (504, ServerError), (503, TemporarilyUnavailable)])
+@pytest.mark.parametrize(
+    ("status", "cls"), [(502, ServerError), (504, ServerError), (503, TemporarilyUnavailable)]
+)
 def test_html_body(status, cls):
-    html = "<html><head><title>502 Bad Gateway</title></head><body><h1>Bad Gateway</h1></body></html>"
+    html = (
+        "<html><head><title>502 Bad Gateway</title></head><body><h1>Bad Gateway</h1></body></html>"
+    )
     response = answer(status, body=html, content_type="text/html")
 
     error = error_from_response(response)
@@ -194,7 +200,9 @@ def test_long_non_json_body_is_truncated():
     assert len(error.message) < 300
 
 
-@pytest.mark.parametrize(("status", "cls"), [(404, NotFound), (500, ServerError), (401, Unauthenticated)])
+@pytest.mark.parametrize(
+    ("status", "cls"), [(404, NotFound), (500, ServerError), (401, Unauthenticated)]
+)
 def test_empty_body(status, cls):
     error = error_from_response(answer(status, body=""))
     assert type(error) is cls
@@ -225,7 +233,9 @@ def test_redact_removes_secret_values_everywhere():
 
 
 def test_errors_survive_pickling():
-    error = error_from_response(answer(409, json={"error_code": "RESOURCE_ALREADY_EXISTS", "message": "m"}))
+    error = error_from_response(
+        answer(409, json={"error_code": "RESOURCE_ALREADY_EXISTS", "message": "m"})
+    )
     copy = pickle.loads(pickle.dumps(error))
     assert type(copy) is AlreadyExists
     assert str(copy) == str(error)
@@ -233,8 +243,17 @@ def test_errors_survive_pickling():
 
 def test_every_error_class_is_a_workspace_error():
     for name in [
-        "InvalidParameter", "AlreadyExists", "InvalidState", "Unauthenticated", "PermissionDenied",
-        "NotFound", "RateLimited", "ServerError", "TemporarilyUnavailable", "IdentityError",
-        "InvalidClientCredentials", "WorkspaceUnreachable",
+        "InvalidParameter",
+        "AlreadyExists",
+        "InvalidState",
+        "Unauthenticated",
+        "PermissionDenied",
+        "NotFound",
+        "RateLimited",
+        "ServerError",
+        "TemporarilyUnavailable",
+        "IdentityError",
+        "InvalidClientCredentials",
+        "WorkspaceUnreachable",
     ]:
         assert issubclass(getattr(errors, name), WorkspaceError)

@@ -338,9 +338,7 @@ def test_workspace_client_does_not_repeat_a_create_on_500_but_does_on_429():
         )
         mocked.post(CREATE_URL, json={"job_id": 1})
 
-        assert client_for(connection()).post("/api/2.0/jobs/create", {"name": "j"}) == {
-            "job_id": 1
-        }
+        assert client_for(connection()).post("/api/2.0/jobs/create", {"name": "j"}) == {"job_id": 1}
         assert limited.call_count == 1
         assert len(mocked.calls) == 2
 
@@ -360,6 +358,4 @@ def test_workspace_client_rate_limited_when_retry_after_outlasts_the_budget():
 
         assert limited.call_count == 1
         assert caught.value.retry_after == 600
-        assert str(caught.value) == (
-            "GET /api/2.0/jobs/list: 429 REQUEST_LIMIT_EXCEEDED: too many"
-        )
+        assert str(caught.value) == ("GET /api/2.0/jobs/list: 429 REQUEST_LIMIT_EXCEEDED: too many")

@@ -122,7 +122,10 @@ def test_normalise_job_settings_round_trips_both_nestings():
 def test_seed_env_vars_without_a_log_conf_get_one_and_lose_it_again():
     public = {"name": "j", "new_cluster": {"spark_env_vars": {"A": "1"}}}
     seed = SEED.job_settings_to_wire(public)
-    assert seed == {"name": "j", "new_cluster": {"cluster_log_conf": {"spark_env_vars": {"A": "1"}}}}
+    assert seed == {
+        "name": "j",
+        "new_cluster": {"cluster_log_conf": {"spark_env_vars": {"A": "1"}}},
+    }
     assert normalise_job_settings(seed) == public
 
 

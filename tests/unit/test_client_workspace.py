@@ -72,7 +72,9 @@ def test_request_by_method_name_for_wire_dependent_verbs():
 @pytest.mark.parametrize(("status", "body"), [(200, b""), (204, b""), (200, b"  "), (200, b"{}")])
 def test_empty_answers_are_empty_dicts(mocked, status, body):
     mocked.post(f"{BASE_URL}/api/2.0/jobs/delete", status=status, body=body)
-    assert client_for(connection()).post("/api/2.0/jobs/delete", {"job_id": 1}, idempotent=True) == {}
+    assert (
+        client_for(connection()).post("/api/2.0/jobs/delete", {"job_id": 1}, idempotent=True) == {}
+    )
 
 
 def test_a_2xx_that_is_not_a_json_object_is_an_error(mocked):
@@ -90,7 +92,10 @@ def test_error_answer_raises_the_typed_error(mocked):
     )
     with pytest.raises(NotFound) as caught:
         client_for(connection()).get("/api/2.0/jobs/get", params={"job_id": 9})
-    assert str(caught.value) == "GET /api/2.0/jobs/get: 400 RESOURCE_DOES_NOT_EXIST: Job 9 does not exist."
+    assert (
+        str(caught.value)
+        == "GET /api/2.0/jobs/get: 400 RESOURCE_DOES_NOT_EXIST: Job 9 does not exist."
+    )
 
 
 def test_refreshes_the_token_once_on_401():
@@ -142,7 +147,9 @@ def test_the_token_is_fetched_once_for_many_calls(mocked):
     assert len([c for c in mocked.calls if c.request.url.startswith(TOKEN_URL)]) == 1
 
 
-@pytest.mark.parametrize("path", ["api/2.0/jobs/list", "https://evil.example/x", "//evil.example/x"])
+@pytest.mark.parametrize(
+    "path", ["api/2.0/jobs/list", "https://evil.example/x", "//evil.example/x"]
+)
 def test_only_paths_so_the_token_never_leaves_the_workspace(path):
     with pytest.raises(ValueError):
         client_for(connection()).get(path)

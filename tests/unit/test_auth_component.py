@@ -1,0 +1,163 @@
+"""WorkspaceAuth under Pulumi's mocks: the credential check at program time, secret outputs."""
+
+from __future__ import annotations
+
+import pulumi
+import pytest
+import responses
+
+from providers.auth.component import WorkspaceAuth, WorkspaceAuthArgs, WorkspaceAuthError
+from providers.client.connection import Connection
+from tests.unit.client_support import (
+    AUTH_URL,
+    BASE_URL,
+    CLIENT_ID,
+    CLIENT_SECRET,
+    RESOURCE,
+    TENANT,
+    TOKEN_URL,
+    reset_module_state,
+    token_body,
+)
+
+INVALID_CLIENT = {
+    "error": "invalid_client",
+    "error_description": "AADSTS7000215: Invalid client secret provided.",
+    "error_codes": [7000215],
+    "timestamp": "2026-11-22 01:05:22Z",
+    "trace_id": "t",
+    "correlation_id": "c",
+}
+
+
+class Mocks(pulumi.runtime.Mocks):
+    def __init__(self) -> None:
+        self.registered: list[pulumi.runtime.MockResourceArgs] = []
+
+    def new_resource(self, args: pulumi.runtime.MockResourceArgs):
+        self.registered.append(args)
+        return [f"{args.name}-id", args.inputs]
+
+    def call(self, args: pulumi.runtime.MockCallArgs):
+        return {}
+
+
+@pytest.fixture(autouse=True)
+def _clean():
+    reset_module_state()
+    yield
+    reset_module_state()
+
+
+def args(**overrides) -> WorkspaceAuthArgs:
+    values = {
+        "base_url": BASE_URL,
+        "auth_url": AUTH_URL,
+        "tenant_id": TENANT,
+        "client_id": CLIENT_ID,
+        "client_secret": pulumi.Output.secret(CLIENT_SECRET),
+        "resource": RESOURCE,
+    }
+    values.update(overrides)
+    return WorkspaceAuthArgs(**values)
+
+
+def run(scenario, *, preview: bool) -> Mocks:
+    mocks = Mocks()
+    pulumi.runtime.set_mocks(mocks, preview=preview)
+    pulumi.runtime.test(scenario)()
+    return mocks
+
+
+@pytest.mark.parametrize("preview", [False, True])
+def test_connection_is_a_secret_dict_of_the_connection_and_expiry_is_not_secret(preview):
+    async def scenario():
+        auth = WorkspaceAuth("auth", args())
+        assert await auth.connection.is_secret()
+        assert not await auth.token_expires_on.is_secret()
+        props = await auth.connection.future()
+        assert Connection.from_props(props).client_secret.get_secret_value() == CLIENT_SECRET
+        assert props["base_url"] == BASE_URL and props["wire_form"] == "seed"
+        assert await auth.token_expires_on.future() == 1_900_000_000.0
+
+    with responses.RequestsMock() as mocked:
+        mocked.get(TOKEN_URL, json=token_body(expires_on=1_900_000_000))
+        mocks = run(scenario, preview=preview)
+        assert len(mocked.calls) == 1  # checked during preview too
+    assert [r.typ for r in mocks.registered] == ["workspace:auth:WorkspaceAuth"]
+
+
+@pytest.mark.parametrize("preview", [False, True])
+def test_wrong_secret_fails_with_a_clear_message_without_the_secret(preview):
+    async def scenario():
+        auth = WorkspaceAuth("auth", args())
+        await auth.connection.future()
+
+    with responses.RequestsMock() as mocked:
+        mocked.get(TOKEN_URL, status=401, json=INVALID_CLIENT)
+        with pytest.raises(WorkspaceAuthError) as caught:
+            run(scenario, preview=preview)
+
+    message = str(caught.value)
+    assert isinstance(caught.value, pulumi.RunError)
+    assert "rejected by the identity provider" in message or "identity provider rejected" in message
+    assert CLIENT_ID in message and TENANT in message
+    assert "client secret or client id is wrong" in message
+    assert CLIENT_SECRET not in message and CLIENT_SECRET not in repr(caught.value)
+    for error in _chain(caught.value):
+        assert CLIENT_SECRET not in str(error) and CLIENT_SECRET not in repr(error)
+
+
+def test_public_form_and_tuning_knobs_reach_the_connection():
+    async def scenario():
+        auth = WorkspaceAuth(
+            "auth", args(wire_form="public", max_attempts=3, rate_limit_per_second=0)
+        )
+        props = await auth.connection.future()
+        assert (props["wire_form"], props["max_attempts"], props["rate_limit_per_second"]) == (
+            "public",
+            3,
+            0,
+        )
+
+    with responses.RequestsMock() as mocked:
+        mocked.post(TOKEN_URL, json=token_body())
+        run(scenario, preview=False)
+
+
+def test_invalid_settings_name_the_field_and_never_echo_the_secret():
+    async def scenario():
+        auth = WorkspaceAuth("auth", args(base_url="http://ws.example.net", max_attempts=0))
+        await auth.connection.future()
+
+    with pytest.raises(WorkspaceAuthError) as caught:
+        run(scenario, preview=False)
+    message = str(caught.value)
+    assert "max_attempts" in message and "base_url" in message
+    assert CLIENT_SECRET not in message
+
+
+def test_unknown_inputs_skip_the_check_during_preview():
+    async def scenario():
+        unknown = pulumi.Output(set(), _done(None), _done(False), _done(True))
+        auth = WorkspaceAuth("auth", args(client_secret=unknown))
+        assert not await auth.connection.is_known()
+
+    with responses.RequestsMock():  # no token request may happen
+        run(scenario, preview=True)
+
+
+def _chain(error: BaseException | None):
+    seen: list[BaseException] = []
+    while error is not None and error not in seen:
+        seen.append(error)
+        error = error.__cause__ or error.__context__
+    return seen
+
+
+def _done(value):
+    import asyncio
+
+    future = asyncio.get_event_loop().create_future()
+    future.set_result(value)
+    return future

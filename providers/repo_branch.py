@@ -1,0 +1,249 @@
+"""RepoBranch: which branch an existing repo (Git folder) of the workspace has checked out.
+
+The repo is named by id or by workspace path and is not created or deleted here. Create
+records the branch it replaced (`previous_branch`); delete checks that branch out again
+(`on_delete="restore"`, the default) or leaves the repo as it is (`"leave"`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar, Literal
+
+import pulumi
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
+
+from providers.client import InvalidParameter, NotFound, WorkspaceClient
+from providers.ids import Int64Id
+from providers.lifecycle import Spec, WorkspaceProvider
+from providers.resource import WorkspaceResource, to_props
+
+REPOS_PATH = "/api/2.0/repos"
+REPO_PATH_PREFIXES = ("/Repos/", "/Workspace/")
+# What `git check-ref-format --branch` refuses anywhere in a name.
+REF_FORBIDDEN = re.compile(r"[\x00-\x20\x7f~^:?*\[\\]|\.\.|@\{|//")
+
+
+def ref_name_problem(name: str) -> str | None:
+    """Why `name` is not a valid git branch name, or None."""
+    if not name:
+        return "must not be empty"
+    if REF_FORBIDDEN.search(name):
+        return (
+            "must be a git branch name: no spaces, control characters, '~', '^', ':', "
+            "'?', '*', '[', '\\', '..', '@{' or '//'"
+        )
+    if name == "@" or name.startswith(("-", "/")) or name.endswith(("/", ".")):
+        return "must be a git branch name: not '@', no leading '-' or '/', no trailing '/' or '.'"
+    for part in name.split("/"):
+        if part.startswith(".") or part.endswith(".lock"):
+            return "must be a git branch name: no part may start with '.' or end with '.lock'"
+    return None
+
+
+class RepoBranchModel(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    repo_path: str | None = None
+    # Validated after repo_path (field order) so the exactly-one rule can see both.
+    repo_id: Int64Id | None = Field(default=None, validate_default=True)
+    branch: str
+    on_delete: Literal["restore", "leave"] = "restore"
+
+    @field_validator("repo_path")
+    @classmethod
+    def _repo_path_form(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        trimmed = value.rstrip("/")
+        if not any(trimmed.startswith(p) and len(trimmed) > len(p) for p in REPO_PATH_PREFIXES):
+            raise ValueError("must be the repo's workspace path, starting /Repos/ or /Workspace/")
+        return trimmed
+
+    @field_validator("repo_id")
+    @classmethod
+    def _exactly_one_repo(cls, value: str | None, info: ValidationInfo) -> str | None:
+        if "repo_path" not in info.data:
+            return value  # repo_path itself failed and is reported
+        if (value is None) == (info.data["repo_path"] is None):
+            raise ValueError("give exactly one of repo_id or repo_path")
+        return value
+
+    @field_validator("branch")
+    @classmethod
+    def _branch_is_ref_name(cls, value: str) -> str:
+        problem = ref_name_problem(value)
+        if problem:
+            raise ValueError(problem)
+        return value
+
+
+@dataclass
+class RepoBranchArgs:
+    """Arguments of a RepoBranch: exactly one of `repo_id` or `repo_path`, and `branch`.
+
+    Changing the repo replaces the resource; changing `branch` or `on_delete` updates it.
+    """
+
+    branch: pulumi.Input[str]
+    repo_id: pulumi.Input[int | str] | None = None
+    repo_path: pulumi.Input[str] | None = None
+    on_delete: pulumi.Input[str] | None = None
+
+
+def same_workspace_path(a: str, b: str) -> bool:
+    """/Repos/x and /Workspace/Repos/x name the same folder."""
+    return a.removeprefix("/Workspace") == b.removeprefix("/Workspace")
+
+
+class RepoBranchProvider(WorkspaceProvider):
+    args_model = RepoBranchModel
+    replace_keys: ClassVar[frozenset[str]] = frozenset({"repo_id", "repo_path"})
+    computed_keys: ClassVar[frozenset[str]] = frozenset({"previous_branch", "head_commit_id"})
+
+    def must_delete_first(self, changed: list[str]) -> bool:
+        # The new repo may be the old one under another name (id vs path). Restoring the old
+        # resource's branch after the new one has set its branch would undo the new one.
+        return True
+
+    def create_object(self, client: WorkspaceClient, args: RepoBranchModel, spec: Spec):
+        repo_id = args.repo_id or self._resolve_path(client, args.repo_path)
+        repo = self._get(client, repo_id)
+        previous = repo.get("branch")
+        if previous != args.branch:
+            repo = self._checkout(client, repo_id, args.branch)
+        computed = {"previous_branch": previous, "head_commit_id": repo.get("head_commit_id")}
+        return repo_id, self._spec_of(repo, spec), computed
+
+    def read_object(self, client: WorkspaceClient, id_: str, recorded: Mapping[str, Any]):
+        try:
+            repo = self._get(client, id_)
+        except NotFound:
+            return None
+        like = recorded if "branch" in recorded else {"repo_id": id_}
+        return self._spec_of(repo, like), self._computed(recorded, repo)
+
+    def update_object(self, client, id_, recorded, args, spec):
+        repo = self._get(client, id_)
+        if repo.get("branch") != args.branch:
+            repo = self._checkout(client, id_, args.branch)
+        return self._spec_of(repo, spec), self._computed(recorded, repo)
+
+    def delete_object(self, client: WorkspaceClient, id_: str, recorded: Mapping[str, Any]) -> None:
+        previous = recorded.get("previous_branch")
+        if recorded.get("on_delete", "restore") != "restore" or not previous:
+            return
+        try:
+            repo = self._get(client, id_)
+            if repo.get("branch") != previous:
+                self._checkout(client, id_, previous)
+        except NotFound:
+            return
+        except InvalidParameter as error:
+            error.message += (
+                f' (restoring the previous branch {previous!r}; set on_delete="leave" to '
+                "delete without restoring it)"
+            )
+            error.args = (str(error),)
+            raise
+
+    # --- helpers ------------------------------------------------------------------
+    @staticmethod
+    def _get(client: WorkspaceClient, repo_id: str) -> dict:
+        return client.get(f"{REPOS_PATH}/{repo_id}")
+
+    @staticmethod
+    def _checkout(client: WorkspaceClient, repo_id: str, branch: str) -> dict:
+        wire = client.wire
+        client.request(
+            wire.repo_update_method,
+            wire.repo_update_path(repo_id),
+            {"branch": branch},
+            idempotent=True,
+        )
+        # The public form answers {}: read the head the checkout moved to.
+        return client.get(f"{REPOS_PATH}/{repo_id}")
+
+    @classmethod
+    def _resolve_path(cls, client: WorkspaceClient, path: str) -> str:
+        candidates = [path]
+        if path.startswith("/Workspace/Repos/"):
+            candidates.append(path.removeprefix("/Workspace"))
+        for prefix in candidates:
+            for repo in cls._list(client, prefix):
+                if same_workspace_path(repo.get("path", ""), path):
+                    return str(repo["id"])
+        raise NotFound(
+            status=404,
+            code="RESOURCE_DOES_NOT_EXIST",
+            message=f"no repo at path {path!r}",
+            method="GET",
+            path=REPOS_PATH,
+        )
+
+    @staticmethod
+    def _list(client: WorkspaceClient, path_prefix: str) -> Iterator[dict]:
+        params: dict[str, Any] = {"path_prefix": path_prefix}
+        while True:
+            page = client.get(REPOS_PATH, params=params)
+            yield from page.get("repos") or []
+            token = page.get("next_page_token")
+            if not token:
+                return
+            params["next_page_token"] = token
+
+    @staticmethod
+    def _spec_of(repo: Mapping[str, Any], like: Mapping[str, Any]) -> Spec:
+        """The repo in spec form, naming it the way the user did. `on_delete` is not
+        observable: the recorded choice stands."""
+        spec: Spec = {}
+        if "repo_path" in like:
+            path = repo.get("path", "")
+            spec["repo_path"] = (
+                like["repo_path"] if same_workspace_path(path, like["repo_path"]) else path
+            )
+        else:
+            spec["repo_id"] = str(repo["id"])
+        if repo.get("branch"):
+            spec["branch"] = repo["branch"]
+        spec["on_delete"] = like.get("on_delete", "restore")
+        return spec
+
+    @staticmethod
+    def _computed(recorded: Mapping[str, Any], repo: Mapping[str, Any]) -> dict:
+        return {
+            "previous_branch": recorded.get("previous_branch"),
+            "head_commit_id": repo.get("head_commit_id"),
+        }
+
+
+class RepoBranch(WorkspaceResource, module="workspace", name="RepoBranch"):
+    """The checked-out branch of an existing repo; its id is the repo id.
+
+    Import with `ResourceOptions(import_="<repo id>")`.
+    """
+
+    repo_id: pulumi.Output[str | None]
+    repo_path: pulumi.Output[str | None]
+    branch: pulumi.Output[str]
+    on_delete: pulumi.Output[str]
+    previous_branch: pulumi.Output[str | None]
+    head_commit_id: pulumi.Output[str]
+
+    def __init__(
+        self,
+        resource_name: str,
+        args: RepoBranchArgs,
+        connection: pulumi.Input[dict],
+        opts: pulumi.ResourceOptions | None = None,
+    ) -> None:
+        super().__init__(
+            RepoBranchProvider(),
+            resource_name,
+            connection,
+            to_props(args),
+            outputs=("previous_branch", "head_commit_id"),
+            opts=opts,
+        )

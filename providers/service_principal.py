@@ -1,0 +1,230 @@
+"""ServicePrincipal: an identity-provider application added to the workspace (SCIM).
+
+The application id is the natural key: the workspace holds at most one principal per
+application. A create that finds one (left by an interrupted earlier create, or answered
+409) adopts it and brings it to the declared state. Deleting removes the principal from
+the workspace only; the application stays registered with the identity provider.
+
+Fields left out (display name, groups, entitlements) are not managed: whatever the
+workspace holds stays as it is and never shows as a change.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Annotated, Any, ClassVar, Literal
+
+import pulumi
+from pydantic import AfterValidator, BaseModel, ConfigDict, StrictBool, field_validator
+
+from providers.client import (
+    AlreadyExists,
+    NotFound,
+    ServerError,
+    TemporarilyUnavailable,
+    WorkspaceClient,
+    WorkspaceUnreachable,
+)
+from providers.lifecycle import Spec, WorkspaceProvider
+from providers.resource import WorkspaceResource, to_props
+
+SCIM_PATH = "/api/2.0/preview/scim/v2/ServicePrincipals"
+SCIM_SCHEMA = "urn:ietf:params:scim:schemas:core:2.0:ServicePrincipal"
+GUID = re.compile(r"^[0-9a-fA-F]{8}-([0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}$")
+
+Entitlement = Literal[
+    "allow-cluster-create",
+    "allow-instance-pool-create",
+    "databricks-sql-access",
+    "workspace-access",
+]
+
+
+def _not_blank(value: str) -> str:
+    if not value.strip():
+        raise ValueError("must not be empty")
+    return value
+
+
+def _no_duplicates(values: list[str] | None) -> list[str] | None:
+    if values is not None:
+        repeated = sorted({v for v in values if values.count(v) > 1})
+        if repeated:
+            raise ValueError(f"lists {', '.join(map(repr, repeated))} more than once")
+    return values
+
+
+GroupId = Annotated[str, AfterValidator(_not_blank)]
+
+
+class ServicePrincipalModel(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    application_id: str
+    display_name: Annotated[str, AfterValidator(_not_blank)] | None = None
+    active: StrictBool = True
+    entitlements: Annotated[list[Entitlement], AfterValidator(_no_duplicates)] | None = None
+    groups: Annotated[list[GroupId], AfterValidator(_no_duplicates)] | None = None
+    schemas: list[str] | None = None
+
+    @field_validator("application_id")
+    @classmethod
+    def _application_id_is_guid(cls, value: str) -> str:
+        if not GUID.match(value):
+            raise ValueError(
+                "must be the application (client) id from the identity provider, a GUID "
+                "like 00000000-0000-0000-0000-000000000000"
+            )
+        return value
+
+    @field_validator("schemas")
+    @classmethod
+    def _schemas_constant(cls, value: list[str] | None) -> list[str] | None:
+        if value is not None and value != [SCIM_SCHEMA]:
+            raise ValueError(f'must be ["{SCIM_SCHEMA}"] or left out')
+        return value
+
+
+@dataclass
+class ServicePrincipalArgs:
+    """Arguments of a ServicePrincipal. Changing `application_id` replaces it.
+
+    `display_name` defaults to the application's name; `entitlements` and `groups` (group
+    ids) left out are not managed. `schemas` may be left out; it is the SCIM constant.
+    """
+
+    application_id: pulumi.Input[str]
+    display_name: pulumi.Input[str] | None = None
+    active: pulumi.Input[bool] | None = None
+    entitlements: pulumi.Input[list[pulumi.Input[str]]] | None = None
+    groups: pulumi.Input[list[pulumi.Input[str]]] | None = None
+    schemas: pulumi.Input[list[pulumi.Input[str]]] | None = None
+
+
+class ServicePrincipalProvider(WorkspaceProvider):
+    args_model = ServicePrincipalModel
+    replace_keys: ClassVar[frozenset[str]] = frozenset({"application_id"})
+
+    def spec(self, args: ServicePrincipalModel) -> Spec:
+        spec: Spec = {"application_id": args.application_id, "active": args.active}
+        if args.display_name is not None:
+            spec["display_name"] = args.display_name
+        if args.entitlements is not None:
+            spec["entitlements"] = sorted(args.entitlements)
+        if args.groups is not None:
+            spec["groups"] = sorted(args.groups)
+        return spec
+
+    def must_delete_first(self, changed: list[str]) -> bool:
+        # The workspace holds one principal per application id.
+        return "application_id" not in changed
+
+    def create_object(self, client: WorkspaceClient, args: ServicePrincipalModel, spec: Spec):
+        existing = self._find(client, args.application_id)
+        if existing is None:
+            try:
+                created = client.post(SCIM_PATH, self._create_body(spec))
+                return created["id"], self._spec_of(created), {}
+            except (AlreadyExists, ServerError, TemporarilyUnavailable, WorkspaceUnreachable):
+                # A conflict, or an answer that leaves open whether it was made: look it up.
+                existing = self._find(client, args.application_id)
+                if existing is None:
+                    raise
+        adopted = self._replace(client, existing, spec)
+        return adopted["id"], self._spec_of(adopted), {}
+
+    def read_object(self, client: WorkspaceClient, id_: str, recorded: Mapping[str, Any]):
+        try:
+            found = client.get(f"{SCIM_PATH}/{id_}")
+        except NotFound:
+            return None
+        return self._spec_of(found), {}
+
+    def update_object(self, client, id_, recorded, args, spec):
+        current = client.get(f"{SCIM_PATH}/{id_}")
+        return self._spec_of(self._replace(client, current, spec)), {}
+
+    def delete_object(self, client: WorkspaceClient, id_: str, recorded: Mapping[str, Any]) -> None:
+        path = client.wire.principal_delete_path(recorded["application_id"], id_)
+        try:
+            client.delete(path)
+        except NotFound:
+            pass
+
+    # --- helpers ------------------------------------------------------------------
+    @staticmethod
+    def _find(client: WorkspaceClient, application_id: str) -> dict | None:
+        listed = client.get(SCIM_PATH, params={"filter": f'applicationId eq "{application_id}"'})
+        return next(
+            (
+                p
+                for p in listed.get("Resources") or []
+                if str(p.get("applicationId", "")).lower() == application_id.lower()
+            ),
+            None,
+        )
+
+    @staticmethod
+    def _create_body(spec: Spec) -> dict[str, Any]:
+        body: dict[str, Any] = {
+            "schemas": [SCIM_SCHEMA],
+            "applicationId": spec["application_id"],
+            "active": spec["active"],
+            "groups": [{"value": g} for g in spec.get("groups", [])],
+            "entitlements": [{"value": e} for e in spec.get("entitlements", [])],
+        }
+        if "display_name" in spec:
+            body["displayName"] = spec["display_name"]
+        return body
+
+    @staticmethod
+    def _replace(client: WorkspaceClient, current: Mapping[str, Any], spec: Spec) -> dict:
+        """PUT the current resource with the declared fields set; undeclared ones stay."""
+        body = {k: v for k, v in current.items() if k != "meta"}
+        body["schemas"] = [SCIM_SCHEMA]
+        body["active"] = spec["active"]
+        if "display_name" in spec:
+            body["displayName"] = spec["display_name"]
+        if "groups" in spec:
+            body["groups"] = [{"value": g} for g in spec["groups"]]
+        if "entitlements" in spec:
+            body["entitlements"] = [{"value": e} for e in spec["entitlements"]]
+        replaced = client.put(f"{SCIM_PATH}/{current['id']}", body)
+        return replaced or client.get(f"{SCIM_PATH}/{current['id']}")
+
+    @staticmethod
+    def _spec_of(resource: Mapping[str, Any]) -> Spec:
+        return {
+            "application_id": resource.get("applicationId"),
+            "display_name": resource.get("displayName"),
+            "active": resource.get("active", True),
+            "entitlements": sorted(e["value"] for e in resource.get("entitlements") or []),
+            "groups": sorted(g["value"] for g in resource.get("groups") or []),
+        }
+
+
+class ServicePrincipal(WorkspaceResource, module="workspace", name="ServicePrincipal"):
+    """A service principal of the workspace; its id is the workspace's principal id.
+
+    Deleting it removes the principal from the workspace only, never the application from
+    the identity provider. Import with `ResourceOptions(import_="<workspace principal id>")`.
+    """
+
+    application_id: pulumi.Output[str]
+    display_name: pulumi.Output[str | None]
+    active: pulumi.Output[bool]
+    entitlements: pulumi.Output[list[str] | None]
+    groups: pulumi.Output[list[str] | None]
+
+    def __init__(
+        self,
+        resource_name: str,
+        args: ServicePrincipalArgs,
+        connection: pulumi.Input[dict],
+        opts: pulumi.ResourceOptions | None = None,
+    ) -> None:
+        super().__init__(
+            ServicePrincipalProvider(), resource_name, connection, to_props(args), opts=opts
+        )

@@ -1,0 +1,407 @@
+"""JobProvider against the emulator, in both wire forms."""
+
+from __future__ import annotations
+
+import copy
+import uuid
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from providers import job as job_module
+from providers.client import (
+    Connection,
+    NotFound,
+    ServerError,
+    WorkspaceClient,
+    client_for,
+)
+from providers.job import DEPLOYMENT_TAG_KEY, JobProvider
+from providers.lifecycle import UNKNOWN
+
+provider = JobProvider()
+
+
+def public_inputs(name: str) -> dict[str, Any]:
+    return {
+        "name": name,
+        "new_cluster": {
+            "spark_version": "13.3.x-scala2.12",
+            "node_type_id": "Standard_DS3_v2",
+            "autoscale": {"min_workers": 1, "max_workers": 4},
+            "init_scripts": [
+                {"dbfs": {"destination": "dbfs:/init/a.sh"}},
+                {"dbfs": {"destination": "dbfs:/init/b.sh"}},
+            ],
+            "cluster_log_conf": {"dbfs": {"destination": "dbfs:/mnt/logs/job"}},
+            "spark_env_vars": {"ENVIRONMENT": "test"},
+        },
+        "libraries": [
+            {"pypi": {"package": "requests==2.32.3"}},
+            {"pypi": {"package": "pandas==2.2.2"}},
+        ],
+        "timeout_seconds": 3600,
+        "max_retries": 2,
+        "spark_python_task": {"python_file": "dbfs:/jobs/etl.py", "parameters": ["--full"]},
+        "deployment_tag": f"project/stack/{name}",
+    }
+
+
+def seed_inputs(name: str) -> dict[str, Any]:
+    """The same job in the specification's nesting."""
+    inputs = public_inputs(name)
+    cluster = inputs["new_cluster"]
+    for field in ("timeout_seconds", "max_retries", "spark_python_task"):
+        cluster[field] = inputs.pop(field)
+    cluster["cluster_log_conf"]["spark_env_vars"] = cluster.pop("spark_env_vars")
+    return inputs
+
+
+def with_connection(inputs: dict[str, Any], connection: dict[str, Any]) -> dict[str, Any]:
+    return {**copy.deepcopy(inputs), "connection": connection}
+
+
+def unique_name() -> str:
+    return f"job-{uuid.uuid4().hex[:10]}"
+
+
+def client_of(connection: dict[str, Any]) -> WorkspaceClient:
+    return client_for(Connection.from_props(connection))
+
+
+def get_job(connection: dict[str, Any], job_id: str) -> dict[str, Any]:
+    return client_of(connection).get("/api/2.0/jobs/get", {"job_id": int(job_id)})
+
+
+def jobs_named(connection: dict[str, Any], name: str) -> list[dict[str, Any]]:
+    return client_of(connection).get("/api/2.0/jobs/list", {"name": name}).get("jobs", [])
+
+
+@pytest.fixture
+def made(connection: dict[str, Any]) -> Iterator[list[str]]:
+    """Job ids a test made; deleted afterwards."""
+    ids: list[str] = []
+    yield ids
+    for job_id in ids:
+        provider.delete(job_id, {"connection": connection})
+
+
+@pytest.fixture
+def created(connection, made) -> tuple[str, dict[str, Any], dict[str, Any]]:
+    """(id, inputs, outputs) of a job created through the provider from seed-nesting input."""
+    inputs = seed_inputs(unique_name())
+    result = provider.create(with_connection(inputs, connection))
+    made.append(result.id)
+    return result.id, inputs, result.outs
+
+
+# --- check ---------------------------------------------------------------------------
+
+
+def _set(inputs: dict[str, Any], path: str, value: Any) -> None:
+    *parents, last = path.split(".")
+    target: Any = inputs
+    for part in parents:
+        target = target[int(part)] if part.isdigit() else target[part]
+    if last.isdigit():
+        target[int(last)] = value
+    else:
+        target[last] = value
+
+
+BAD_FIELDS = [
+    # (form of the input, field set to a bad value, the value, the failure's property)
+    ("public", "name", "  ", "name"),
+    ("public", "new_cluster.init_scripts.1.dbfs.destination", "s3://b/a.sh", None),
+    ("public", "spark_python_task.python_file", "/jobs/etl.py", None),
+    ("seed", "new_cluster.spark_python_task.python_file", "jobs/etl.py", None),
+    ("public", "new_cluster.cluster_log_conf.dbfs.destination", "dbfs:/logs", None),
+    ("public", "libraries.0.pypi.package", "requests", None),
+    ("public", "libraries.1.pypi.package", "pandas>=2", None),
+    ("public", "libraries.1.pypi.package", "pandas==2.*", None),
+    ("public", "new_cluster.autoscale.min_workers", -1, None),
+    ("public", "new_cluster.autoscale.min_workers", 5, None),
+    ("public", "timeout_seconds", -1, None),
+    ("seed", "new_cluster.timeout_seconds", -5, None),
+    ("public", "max_retries", -2, None),
+    ("seed", "new_cluster.max_retries", -2, None),
+    ("public", "new_cluster.spark_env_vars", {"N": 1}, "new_cluster.spark_env_vars.N"),
+    (
+        "seed",
+        "new_cluster.cluster_log_conf.spark_env_vars",
+        {"N": 1},
+        "new_cluster.cluster_log_conf.spark_env_vars.N",
+    ),
+    ("public", "colour", "blue", None),
+    ("public", "new_cluster.colour", "blue", None),
+    ("public", "tags", {DEPLOYMENT_TAG_KEY: "mine"}, None),
+    ("public", "timeout_seconds", 1.5, None),
+]
+
+
+@pytest.mark.parametrize(("form", "path", "value", "reported"), BAD_FIELDS)
+def test_check_names_the_bad_field(connection, form, path, value, reported):
+    inputs = (seed_inputs if form == "seed" else public_inputs)("j")
+    _set(inputs, path, value)
+    failures = provider.check({}, with_connection(inputs, connection)).failures
+    assert [f.property for f in failures] == [reported or path]
+    assert failures[0].reason
+
+
+def test_check_reports_cluster_size_and_duplicate_placement(connection):
+    inputs = public_inputs("j")
+    del inputs["new_cluster"]["autoscale"]
+    inputs["new_cluster"]["timeout_seconds"] = 60  # seed place, other value than job level
+    failures = provider.check({}, with_connection(inputs, connection)).failures
+    assert [f.property for f in failures] == ["new_cluster"]
+    assert "num_workers" in failures[0].reason
+
+    inputs["new_cluster"]["num_workers"] = 2
+    failures = provider.check({}, with_connection(inputs, connection)).failures
+    assert [f.property for f in failures] == ["new_cluster"]
+    assert "timeout_seconds" in failures[0].reason
+
+
+def test_check_reports_every_bad_field_once(connection):
+    inputs = public_inputs("")
+    inputs["timeout_seconds"] = -1
+    inputs["libraries"][0]["pypi"]["package"] = "requests"
+    failures = provider.check({}, with_connection(inputs, connection)).failures
+    assert sorted(f.property for f in failures) == [
+        "libraries.0.pypi.package",
+        "name",
+        "timeout_seconds",
+    ]
+
+
+@pytest.mark.parametrize("make", [public_inputs, seed_inputs])
+def test_check_accepts_valid_input_in_either_nesting(connection, make):
+    inputs = make("j")
+    inputs["new_cluster"]["init_scripts"] = []
+    inputs["libraries"].append({"pypi": {"package": "apache-beam[gcp]==2.57.0"}})
+    assert provider.check({}, with_connection(inputs, connection)).failures == []
+
+
+def test_check_leaves_unknown_values_unjudged_and_needs_a_connection(connection):
+    inputs = public_inputs("j")
+    inputs["name"] = UNKNOWN
+    inputs["new_cluster"]["spark_env_vars"] = UNKNOWN
+    assert provider.check({}, with_connection(inputs, connection)).failures == []
+    failures = provider.check({}, copy.deepcopy(public_inputs("j"))).failures
+    assert [f.property for f in failures] == ["connection"]
+
+
+# --- diff ----------------------------------------------------------------------------
+
+
+def test_diff_same_input_is_no_change(connection, created):
+    id_, inputs, outs = created
+    assert provider.diff(id_, outs, with_connection(inputs, connection)).changes is False
+
+
+def test_diff_other_nesting_is_no_change(connection, created):
+    id_, inputs, outs = created
+    public = public_inputs(inputs["name"])
+    assert provider.diff(id_, outs, with_connection(public, connection)).changes is False
+
+
+def test_diff_reordered_libraries_is_no_change_reordered_init_scripts_is(connection, created):
+    id_, inputs, outs = created
+    inputs["libraries"].reverse()
+    assert provider.diff(id_, outs, with_connection(inputs, connection)).changes is False
+    inputs["new_cluster"]["init_scripts"].reverse()
+    assert provider.diff(id_, outs, with_connection(inputs, connection)).changes is True
+
+
+def test_diff_ignores_deployment_tag_and_credentials(connection, created):
+    id_, inputs, outs = created
+    news = with_connection(inputs, {**connection, "client_secret": "rotated", "max_attempts": 2})
+    news["deployment_tag"] = "other/stack/name"
+    assert provider.diff(id_, outs, news).changes is False
+
+
+@pytest.mark.parametrize(
+    ("path", "value"),
+    [
+        ("name", "renamed"),
+        ("new_cluster.timeout_seconds", 60),
+        ("new_cluster.autoscale.max_workers", 8),
+        ("libraries.0.pypi.package", "requests==2.31.0"),
+        ("new_cluster.cluster_log_conf.spark_env_vars", {"ENVIRONMENT": "prod"}),
+    ],
+)
+def test_diff_changes_are_in_place(connection, created, path, value):
+    id_, inputs, outs = created
+    _set(inputs, path, value)
+    diff = provider.diff(id_, outs, with_connection(inputs, connection))
+    assert diff.changes is True
+    assert diff.replaces == []
+
+
+def test_diff_tolerates_unknown_values(connection, created):
+    id_, inputs, outs = created
+    inputs["new_cluster"]["spark_version"] = UNKNOWN
+    diff = provider.diff(id_, outs, with_connection(inputs, connection))
+    assert diff.changes is True
+    assert diff.replaces == []
+
+
+# --- create, read ----------------------------------------------------------------------
+
+
+def test_create_makes_the_job_in_the_wire_form(connection, created):
+    id_, inputs, outs = created
+    job = get_job(connection, id_)
+    settings = job["settings"]
+    assert settings["name"] == inputs["name"]
+    assert settings["tags"][DEPLOYMENT_TAG_KEY] == inputs["deployment_tag"]
+    timeout_holder = settings["new_cluster"] if connection["wire_form"] == "seed" else settings
+    assert timeout_holder["timeout_seconds"] == 3600
+    assert outs["job_id"] == int(id_)
+    assert outs["url"].endswith(f"#job/{id_}")
+    assert outs["creator_user_name"] == connection["client_id"]
+    # Recorded in the public nesting, without the tag and without server defaults.
+    assert outs["timeout_seconds"] == 3600
+    assert "tags" not in outs and "max_concurrent_runs" not in outs
+
+
+def test_read_returns_the_recorded_spec(connection, created):
+    id_, _inputs, outs = created
+    read = provider.read(id_, outs)
+    assert read.id == id_
+    assert read.outs == outs
+
+
+def test_read_shows_out_of_band_changes_of_declared_fields_only(connection, created):
+    id_, inputs, outs = created
+    settings = copy.deepcopy(get_job(connection, id_)["settings"])
+    settings = job_module.normalise_job_settings(settings)
+    settings["timeout_seconds"] = 60
+    settings["max_concurrent_runs"] = 5  # not declared: not ours to report
+    client_of(connection).post(
+        "/api/2.0/jobs/reset", {"job_id": int(id_), "new_settings": settings}
+    )
+
+    read = provider.read(id_, outs)
+    assert read.outs["timeout_seconds"] == 60
+    assert "max_concurrent_runs" not in read.outs
+    diff = provider.diff(id_, read.outs, with_connection(inputs, connection))
+    assert diff.changes is True
+
+
+def test_read_of_a_missing_job_is_gone(connection, created):
+    id_, _inputs, outs = created
+    client_of(connection).post("/api/2.0/jobs/delete", {"job_id": int(id_)})
+    read = provider.read(id_, outs)
+    assert read.id is None
+
+
+def test_read_for_import_takes_the_whole_job(connection, created):
+    id_, inputs, _outs = created
+    read = provider.read(id_, {"connection": connection})
+    assert read.id == id_
+    assert read.outs["name"] == inputs["name"]
+    assert read.outs["new_cluster"]["spark_env_vars"] == {"ENVIRONMENT": "test"}
+    assert read.outs["deployment_tag"] == inputs["deployment_tag"]
+
+
+# --- update, delete --------------------------------------------------------------------
+
+
+def test_update_resets_the_settings_and_keeps_the_tag(connection, created):
+    id_, inputs, outs = created
+    news = public_inputs("renamed-" + inputs["name"])
+    news["deployment_tag"] = inputs["deployment_tag"]
+    news["max_retries"] = 0
+    result = provider.update(id_, outs, with_connection(news, connection))
+
+    settings = job_module.normalise_job_settings(get_job(connection, id_)["settings"])
+    assert settings["name"] == news["name"]
+    assert settings["max_retries"] == 0
+    assert settings["tags"][DEPLOYMENT_TAG_KEY] == inputs["deployment_tag"]
+    assert result.outs["name"] == news["name"]
+    assert provider.diff(id_, result.outs, with_connection(news, connection)).changes is False
+
+
+def test_delete_removes_the_job_and_a_missing_job_is_deleted(connection, created):
+    id_, _inputs, outs = created
+    provider.delete(id_, outs)
+    with pytest.raises(NotFound):
+        get_job(connection, id_)
+    provider.delete(id_, outs)
+
+
+# --- no duplicates -----------------------------------------------------------------------
+
+
+def _create_directly(connection: dict[str, Any], inputs: dict[str, Any]) -> int:
+    settings = provider.spec(provider.args_model.model_validate(inputs))
+    settings["tags"] = {DEPLOYMENT_TAG_KEY: inputs["deployment_tag"]}
+    created = client_of(connection).post("/api/2.0/jobs/create", settings)
+    return int(created["job_id"])
+
+
+def test_create_adopts_a_job_left_by_an_interrupted_create(connection, made):
+    inputs = public_inputs(unique_name())
+    inputs["max_retries"] = 0
+    left_over = _create_directly(connection, {**inputs, "max_retries": 7})
+    made.append(str(left_over))
+
+    result = provider.create(with_connection(inputs, connection))
+
+    assert result.id == str(left_over)
+    assert [j["job_id"] for j in jobs_named(connection, inputs["name"])] == [left_over]
+    settings = job_module.normalise_job_settings(get_job(connection, result.id)["settings"])
+    assert settings["max_retries"] == 0
+
+
+def test_create_does_not_adopt_another_deployments_job(connection, made):
+    inputs = public_inputs(unique_name())
+    other = _create_directly(connection, {**inputs, "deployment_tag": "p/other-stack/r"})
+    made.append(str(other))
+    result = provider.create(with_connection(inputs, connection))
+    made.append(result.id)
+    assert result.id != str(other)
+
+
+def test_create_finds_its_job_on_a_later_page(connection, made, monkeypatch):
+    monkeypatch.setattr(job_module, "LIST_PAGE_SIZE", 2)
+    inputs = public_inputs(unique_name())
+    ours = _create_directly(connection, inputs)  # the oldest: listed last
+    made.append(str(ours))
+    for stack in ("a", "b", "c"):
+        made.append(str(_create_directly(connection, {**inputs, "deployment_tag": stack})))
+    assert provider.create(with_connection(inputs, connection)).id == str(ours)
+
+
+def _failing_create(monkeypatch, *, after_sending: bool) -> None:
+    """jobs/create answers 500: after the service made the job, or before."""
+    real_post = WorkspaceClient.post
+
+    def post(self, path, body=None, *, idempotent=False):
+        if path == "/api/2.0/jobs/create":
+            if after_sending:
+                real_post(self, path, body, idempotent=idempotent)
+            raise ServerError(
+                status=500, code="INTERNAL_ERROR", message="boom", method="POST", path=path
+            )
+        return real_post(self, path, body, idempotent=idempotent)
+
+    monkeypatch.setattr(WorkspaceClient, "post", post)
+
+
+def test_create_adopts_after_an_ambiguous_failure(connection, made, monkeypatch):
+    _failing_create(monkeypatch, after_sending=True)
+    inputs = public_inputs(unique_name())
+    result = provider.create(with_connection(inputs, connection))
+    made.append(result.id)
+    assert [str(j["job_id"]) for j in jobs_named(connection, inputs["name"])] == [result.id]
+
+
+def test_create_reraises_an_ambiguous_failure_when_nothing_was_made(connection, monkeypatch):
+    _failing_create(monkeypatch, after_sending=False)
+    inputs = public_inputs(unique_name())
+    with pytest.raises(ServerError):
+        provider.create(with_connection(inputs, connection))
+    assert jobs_named(connection, inputs["name"]) == []

@@ -7,6 +7,7 @@ import uuid
 from collections.abc import Iterator
 from typing import Any
 
+import pulumi
 import pytest
 
 from providers import job as job_module
@@ -17,7 +18,19 @@ from providers.client import (
     WorkspaceClient,
     client_for,
 )
-from providers.job import DEPLOYMENT_TAG_KEY, JobProvider
+from providers.job import (
+    DEPLOYMENT_TAG_KEY,
+    AutoscaleArgs,
+    ClusterLogConfArgs,
+    DbfsStorageArgs,
+    Job,
+    JobArgs,
+    JobProvider,
+    LibraryArgs,
+    NewClusterArgs,
+    PypiLibraryArgs,
+    SparkPythonTaskArgs,
+)
 from providers.lifecycle import UNKNOWN
 
 provider = JobProvider()
@@ -405,3 +418,48 @@ def test_create_reraises_an_ambiguous_failure_when_nothing_was_made(connection, 
     with pytest.raises(ServerError):
         provider.create(with_connection(inputs, connection))
     assert jobs_named(connection, inputs["name"]) == []
+
+
+# --- the resource (program side) ---------------------------------------------------------
+
+
+class RecordingMocks(pulumi.runtime.Mocks):
+    def __init__(self) -> None:
+        self.registered: list[pulumi.runtime.MockResourceArgs] = []
+
+    def new_resource(self, args: pulumi.runtime.MockResourceArgs):
+        self.registered.append(args)
+        return [f"{args.name}-id", args.inputs]
+
+    def call(self, args: pulumi.runtime.MockCallArgs):
+        return {}
+
+
+def test_resource_sends_typed_args_and_its_deployment_tag(connection):
+    mocks = RecordingMocks()
+    pulumi.runtime.set_mocks(mocks, project="proj", stack="dev", preview=False)
+    args = JobArgs(
+        name="nightly",
+        new_cluster=NewClusterArgs(
+            spark_version="13.3.x-scala2.12",
+            node_type_id="Standard_DS3_v2",
+            autoscale=AutoscaleArgs(min_workers=1, max_workers=2),
+            cluster_log_conf=ClusterLogConfArgs(dbfs=DbfsStorageArgs("dbfs:/mnt/logs")),
+        ),
+        libraries=[LibraryArgs(pypi=PypiLibraryArgs("requests==2.32.3"))],
+        spark_python_task=SparkPythonTaskArgs("dbfs:/jobs/etl.py"),
+    )
+
+    @pulumi.runtime.test
+    def scenario():
+        Job("nightly-etl", args, connection=connection)
+
+    scenario()
+    (registered,) = mocks.registered
+    inputs = registered.inputs
+    assert inputs["deployment_tag"] == "proj/dev/nightly-etl"
+    assert inputs["new_cluster"]["autoscale"] == {"min_workers": 1, "max_workers": 2}
+    assert inputs["libraries"] == [{"pypi": {"package": "requests==2.32.3"}}]
+    assert "existing_cluster_id" not in inputs
+    inputs.pop("connection")
+    assert provider.check({}, {**inputs, "connection": connection}).failures == []

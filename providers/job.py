@@ -177,7 +177,7 @@ class JobModel(_Model):
     libraries: list[LibraryModel] | None = None
     timeout_seconds: int | None = Field(default=None, ge=0)
     max_retries: int | None = Field(default=None, ge=-1)
-    max_concurrent_runs: int | None = Field(default=None, ge=1)
+    max_concurrent_runs: int | None = Field(default=None, ge=0)
     spark_python_task: SparkPythonTaskModel | None = None
     tags: dict[str, str] | None = None
     deployment_tag: str | None = None
@@ -356,7 +356,9 @@ class JobProvider(WorkspaceProvider):
                     "/api/2.0/jobs/create", self._wire_settings(client, spec, tag)
                 )
                 job_id = int(created["job_id"])
-            except AMBIGUOUS_CREATE_ERRORS:
+            except AMBIGUOUS_CREATE_ERRORS as error:
+                if isinstance(error, WorkspaceUnreachable) and not error.request_may_have_been_sent:
+                    raise
                 job_id = self._find_tagged(client, args.name, tag)
                 if job_id is None:
                     raise

@@ -306,3 +306,11 @@ def test_resource_sends_typed_args(connection):
     (registered,) = mocks.registered
     assert registered.inputs["access_controls"] == [ANALYSTS]
     assert provider.check({}, {**registered.inputs, "connection": connection}).failures == []
+
+
+def test_diff_with_unknown_entries_does_not_replace_for_a_job_id_in_digits(connection, created):
+    id_, outs = created
+    unknown_level = {**ANALYSTS, "permission_level": UNKNOWN}
+    diff = provider.diff(id_, outs, props(connection, id_, ENGINEERS, unknown_level))
+    assert diff.changes is True
+    assert diff.replaces == []

@@ -351,18 +351,7 @@ class JobProvider(WorkspaceProvider):
         tag = args.deployment_tag
         job_id = self._find_tagged(client, args.name, tag)
         if job_id is None:
-            try:
-                created = client.post(
-                    "/api/2.0/jobs/create", self._wire_settings(client, spec, tag)
-                )
-                job_id = int(created["job_id"])
-            except AMBIGUOUS_CREATE_ERRORS as error:
-                if isinstance(error, WorkspaceUnreachable) and not error.request_may_have_been_sent:
-                    raise
-                job_id = self._find_tagged(client, args.name, tag)
-                if job_id is None:
-                    raise
-                self._reset(client, job_id, spec, tag)
+            job_id = self._create(client, args.name, spec, tag)
         else:
             self._reset(client, job_id, spec, tag)
         return str(job_id), *self._observe(client, job_id, tag)
@@ -377,8 +366,9 @@ class JobProvider(WorkspaceProvider):
 
     def update_object(self, client: WorkspaceClient, id_, recorded, args: JobModel, spec: Spec):
         tag = args.deployment_tag or recorded.get("deployment_tag")
-        self._reset(client, parse_job_id(id_), spec, tag)
-        return self._observe(client, parse_job_id(id_), tag)
+        job_id = parse_job_id(id_)
+        self._reset(client, job_id, spec, tag)
+        return self._observe(client, job_id, tag)
 
     def delete_object(self, client: WorkspaceClient, id_: str, recorded: Mapping[str, Any]) -> None:
         try:
@@ -394,6 +384,19 @@ class JobProvider(WorkspaceProvider):
         if tag:
             settings["tags"] = {**spec.get("tags", {}), DEPLOYMENT_TAG_KEY: tag}
         return client.wire.job_settings_to_wire(settings)
+
+    def _create(self, client: WorkspaceClient, name: str, spec: Spec, tag: str | None) -> int:
+        """jobs/create; after a failure that may have created the job anyway, that job."""
+        try:
+            created = client.post("/api/2.0/jobs/create", self._wire_settings(client, spec, tag))
+            return int(created["job_id"])
+        except AMBIGUOUS_CREATE_ERRORS as error:
+            if isinstance(error, WorkspaceUnreachable) and not error.request_may_have_been_sent:
+                raise
+            job_id = self._find_tagged(client, name, tag)
+            if job_id is None:
+                raise
+            return job_id
 
     def _reset(self, client: WorkspaceClient, job_id: int, spec: Spec, tag: str | None) -> None:
         body = {"job_id": job_id, "new_settings": self._wire_settings(client, spec, tag)}

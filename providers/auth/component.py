@@ -62,9 +62,20 @@ class WorkspaceAuth(pulumi.ComponentResource):
         )
         self.connection = pulumi.Output.secret(checked.apply(lambda result: result[0]))
         self.token_expires_on = pulumi.Output.unsecret(checked.apply(lambda result: result[1]))
+        _report_failure_once(self.token_expires_on)
         self.register_outputs(
             {"connection": self.connection, "token_expires_on": self.token_expires_on}
         )
+
+
+def _report_failure_once(output: pulumi.Output[Any]) -> None:
+    # A failed check fails both outputs; Pulumi reports it through `connection` and stops,
+    # and asyncio would print the unawaited twin again at exit, traceback and all.
+    def consume(task: asyncio.Future[Any]) -> None:
+        if not task.cancelled():
+            task.exception()
+
+    asyncio.ensure_future(output.future()).add_done_callback(consume)
 
 
 def _check_in_thread(values: dict[str, Any]) -> Awaitable[tuple[dict[str, Any], float]]:

@@ -81,7 +81,7 @@ def fetch_token(
         **payload,
     )
     if not response.ok:
-        error = error_from_response(response).redact(secret)
+        error = error_from_response(response, secrets=(secret,))
         if isinstance(error, InvalidClientCredentials):
             raise InvalidClientCredentials(
                 status=error.status,

@@ -2,7 +2,8 @@
 
 Every error renders as ``"<METHOD> <path>: <status> <code>: <message>"``. The path never
 carries the query string (the seed-form token request puts the client secret there), and
-callers that know a secret (a token, a client secret) pass it to ``redact`` before raising.
+callers that know a secret (a token, a client secret) pass it to ``error_from_response``,
+which removes it from the service's text before adding any text of its own.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable
-from typing import Any, Self
+from typing import Any
 from urllib.parse import urlsplit
 
 import requests
@@ -51,13 +52,6 @@ class WorkspaceError(Exception):
     def __reduce__(self) -> tuple[Any, ...]:
         # The keyword-only constructor would break default exception pickling.
         return (_rebuild, (type(self), dict(self.__dict__)))
-
-    def redact(self, *secrets: str | None) -> Self:
-        """Replace every occurrence of the given secret values in the message; returns self."""
-        self.message = redact_text(self.message, secrets)
-        self.path = redact_text(self.path, secrets)
-        self.args = (str(self),)
-        return self
 
 
 def _rebuild(cls: type[WorkspaceError], state: dict[str, Any]) -> WorkspaceError:
@@ -157,16 +151,24 @@ _IDENTITY_BY_CODE: dict[str, type[IdentityError]] = {
 INVALID_CLIENT_HINT = "the client secret or client id is wrong"
 
 
-def error_from_response(response: requests.Response) -> WorkspaceError:
-    """Map an error response (platform, SCIM, identity provider, or not JSON) to a typed error."""
+def error_from_response(
+    response: requests.Response, *, secrets: Iterable[str | None] = ()
+) -> WorkspaceError:
+    """Map an error response (platform, SCIM, identity provider, or not JSON) to a typed error.
+
+    ``secrets`` (token, client secret) are removed from everything the service sent.
+    """
+    secrets = tuple(secrets)
     status = response.status_code
     method, path = _request_line(response)
+    path = redact_text(path, secrets)
     body = _json_object(response)
     retry_after = _retry_after(response)
 
     if body is not None and _is_identity_error(body):
-        code = str(body["error"])
+        code = redact_text(str(body["error"]), secrets)
         description = _first_line(str(body.get("error_description") or code))
+        description = redact_text(description, secrets)
         identity_cls = _IDENTITY_BY_CODE.get(code, IdentityError)
         if identity_cls is InvalidClientCredentials:
             description = f"{INVALID_CLIENT_HINT} ({description})"
@@ -185,8 +187,8 @@ def error_from_response(response: requests.Response) -> WorkspaceError:
     cls = _class_for(status, code)
     return cls(
         status=status,
-        code=code,
-        message=message,
+        code=redact_text(code, secrets),
+        message=redact_text(message, secrets),
         method=method,
         path=path,
         retry_after=retry_after,

@@ -112,7 +112,7 @@ class WorkspaceClient:
             auth_token.tokens.invalidate(connection, stale=token)
         assert response is not None and token is not None
         if not response.ok:
-            raise error_from_response(response).redact(token.value, secret)
+            raise error_from_response(response, secrets=(token.value, secret))
         return _json_body(response)
 
     def _url(self, path: str) -> str:

@@ -222,14 +222,21 @@ def test_path_never_includes_the_query_string():
     assert "abc" not in str(error)
 
 
-def test_redact_removes_secret_values_everywhere():
-    error = error_from_response(
-        answer(400, json={"error_code": "INVALID_PARAMETER_VALUE", "message": "bad token tok-123"})
+def test_secrets_are_removed_from_the_service_text():
+    response = answer(
+        400, json={"error_code": "INVALID_PARAMETER_VALUE", "message": "bad token tok-123"}
     )
-    error.redact("tok-123", None, "")
+    error = error_from_response(response, secrets=("tok-123", None, ""))
     assert "tok-123" not in str(error) and "tok-123" not in repr(error)
     assert "tok-123" not in " ".join(map(str, error.args))
     assert error.message == "bad token ***"
+
+
+def test_a_secret_that_is_an_ordinary_word_does_not_mangle_our_own_text():
+    body = {"error": "invalid_client", "error_description": "AADSTS7000215: wrong secret"}
+    error = error_from_response(answer(401, json=body), secrets=("wrong",))
+    assert "client secret or client id is wrong" in error.message
+    assert error.message.endswith("(AADSTS7000215: *** secret)")
 
 
 def test_errors_survive_pickling():

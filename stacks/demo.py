@@ -50,9 +50,21 @@ def start_emulator() -> dict:
     INFO_FILE.unlink(missing_ok=True)
     log = open(EMULATOR_DIR / "emulator.log", "a")  # noqa: SIM115 - handed to the child
     process = subprocess.Popen(
-        [sys.executable, "-m", "emulator", "--port", str(EMULATOR_PORT),
-         "--data-dir", str(EMULATOR_DIR), "--info-file", str(INFO_FILE)],
-        stdout=log, stderr=log, cwd=REPO_ROOT, start_new_session=True,
+        [
+            sys.executable,
+            "-m",
+            "emulator",
+            "--port",
+            str(EMULATOR_PORT),
+            "--data-dir",
+            str(EMULATOR_DIR),
+            "--info-file",
+            str(INFO_FILE),
+        ],
+        stdout=log,
+        stderr=log,
+        cwd=REPO_ROOT,
+        start_new_session=True,
     )
     PID_FILE.write_text(str(process.pid))
     deadline = time.monotonic() + STARTUP_SECONDS
@@ -81,7 +93,9 @@ def stop_emulator() -> None:
 
 def local_stack(info: dict) -> PulumiCli:
     cli = PulumiCli(
-        project_dir=REPO_ROOT, stack=STACK, state_dir=REPO_ROOT / ".pulumi-state",
+        project_dir=REPO_ROOT,
+        stack=STACK,
+        state_dir=REPO_ROOT / ".pulumi-state",
         extra_env={SECRET_ENV: info["client_secret"]},
     )
     cli.select_or_init()

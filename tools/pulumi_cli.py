@@ -23,9 +23,7 @@ LOCAL_PASSPHRASE = "local-development-only"
 @cache
 def engine_bin_dir() -> Path:
     """Builds the engine on first use on this machine; returns its directory."""
-    result = subprocess.run(
-        [str(ENSURE_ENGINE)], check=True, capture_output=True, text=True
-    )
+    result = subprocess.run([str(ENSURE_ENGINE)], check=True, capture_output=True, text=True)
     return Path(result.stdout.strip().splitlines()[-1])
 
 
@@ -66,10 +64,16 @@ class PulumiCli:
     def env(self) -> dict[str, str]:
         return {**engine_env(self.state_dir), **self.extra_env}
 
-    def run(self, *args: str, check: bool = True, timeout: float = 900) -> subprocess.CompletedProcess[str]:
+    def run(
+        self, *args: str, check: bool = True, timeout: float = 900
+    ) -> subprocess.CompletedProcess[str]:
         argv = ["pulumi", *args, "--non-interactive"]
         result = subprocess.run(
-            argv, cwd=self.project_dir, env=self.env(), capture_output=True, text=True,
+            argv,
+            cwd=self.project_dir,
+            env=self.env(),
+            capture_output=True,
+            text=True,
             timeout=timeout,
         )
         if check and result.returncode != 0:
@@ -80,7 +84,9 @@ class PulumiCli:
         self.run("stack", "select", "--create", self.stack)
 
     def set_config(self, key: str, value: str, secret: bool = False) -> None:
-        self.run("config", "set", key, value, "--stack", self.stack, *(["--secret"] if secret else []))
+        self.run(
+            "config", "set", key, value, "--stack", self.stack, *(["--secret"] if secret else [])
+        )
 
     def up(self, *flags: str, check: bool = True) -> subprocess.CompletedProcess[str]:
         return self.run("up", "--yes", "--skip-preview", "--stack", self.stack, *flags, check=check)

@@ -163,7 +163,8 @@ class SecretScope(WorkspaceResource, module="workspace", name="SecretScope"):
     """A secret scope. Import with `ResourceOptions(import_="<scope name>")`."""
 
     name: pulumi.Output[str]
-    keyvault: pulumi.Output[dict | None]
+    # Not `dict | None`: Pulumi 3.79 cannot translate outputs annotated with a PEP 604 union.
+    keyvault: pulumi.Output[dict]
     backend_type: pulumi.Output[str]
 
     def __init__(

@@ -55,7 +55,8 @@ from providers.client.retry import budgeted_retry
 
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 NON_IDEMPOTENT_RETRY_STATUSES = frozenset({429})
-IDEMPOTENT_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "PUT", "PATCH", "DELETE", "POST"})
+# POST included: which POSTs may be repeated, and on what, is the session's retry policy.
+RETRYABLE_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "PUT", "PATCH", "DELETE", "POST"})
 # Sleeps between attempts: 0, 1, 2, 4, 8, ... seconds, each plus up to 0.5 s of jitter.
 BACKOFF_FACTOR = 0.5
 BACKOFF_JITTER = 0.5
@@ -88,7 +89,7 @@ def _new_session(policy: CallPolicy, *, idempotent: bool) -> requests.Session:
     retry = budgeted_retry(
         max_attempts=policy.max_attempts,
         max_retry_seconds=policy.max_retry_seconds,
-        allowed_methods=IDEMPOTENT_METHODS,
+        allowed_methods=RETRYABLE_METHODS,
         status_forcelist=RETRY_STATUSES if idempotent else NON_IDEMPOTENT_RETRY_STATUSES,
         retry_read_errors=idempotent,
         backoff_factor=BACKOFF_FACTOR,

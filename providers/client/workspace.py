@@ -88,32 +88,42 @@ class WorkspaceClient:
         idempotent: bool = True,
     ) -> dict[str, Any]:
         url = self._url(path)
-        connection = self.connection
-        secret = connection.client_secret.get_secret_value()
-        response = None
-        token = None
-        for attempt in (1, 2):
-            token = auth_token.tokens.get(connection)
-            response = http.send(
-                method,
-                url,
-                policy=self._policy,
-                idempotent=idempotent,
-                rate_limit_key=connection.base_url,
-                rate_limit_per_second=connection.rate_limit_per_second,
-                secrets=(token.value, secret),
-                params=params,
-                json=body,
-                auth=BearerAuth(token.value),
-            )
-            if response.status_code != 401 or attempt == 2:
-                break
-            # The token may have been revoked or rotated early: one retry with a fresh one.
-            auth_token.tokens.invalidate(connection, stale=token)
-        assert response is not None and token is not None
+        tokens = auth_token.tokens
+        token = tokens.get(self.connection)
+        response = self._send(method, url, token, params, body, idempotent)
+        if response.status_code == 401:
+            # Revoked or rotated before its expiry: one more try with a fresh token.
+            tokens.invalidate(self.connection, stale=token)
+            token = tokens.get(self.connection)
+            response = self._send(method, url, token, params, body, idempotent)
         if not response.ok:
-            raise error_from_response(response, secrets=(token.value, secret))
+            raise error_from_response(response, secrets=(token.value, self._secret()))
         return _json_body(response)
+
+    def _send(
+        self,
+        method: str,
+        url: str,
+        token: auth_token.AccessToken,
+        params: dict[str, Any] | None,
+        body: dict[str, Any] | None,
+        idempotent: bool,
+    ) -> requests.Response:
+        return http.send(
+            method,
+            url,
+            policy=self._policy,
+            idempotent=idempotent,
+            rate_limit_key=self.connection.base_url,
+            rate_limit_per_second=self.connection.rate_limit_per_second,
+            secrets=(token.value, self._secret()),
+            params=params,
+            json=body,
+            auth=BearerAuth(token.value),
+        )
+
+    def _secret(self) -> str:
+        return self.connection.client_secret.get_secret_value()
 
     def _url(self, path: str) -> str:
         # Only paths: the bearer token must never go to another host.

@@ -173,3 +173,18 @@ def test_client_exposes_the_wire_profile():
 def test_repr_has_no_secret():
     client = WorkspaceClient(connection())
     assert CLIENT_SECRET not in repr(client)
+
+
+@pytest.mark.parametrize("status", [400, 403, 404, 409, 429, 500, 503])
+def test_no_token_or_client_secret_in_any_error_text(mocked, status):
+    leaky = f"echo: Bearer {ACCESS_TOKEN} secret={CLIENT_SECRET}"
+    mocked.get(
+        f"{BASE_URL}/api/2.0/jobs/list",
+        status=status,
+        json={"error_code": "SOMETHING", "message": leaky},
+    )
+    with pytest.raises(WorkspaceError) as caught:
+        client_for(connection(max_attempts=1)).get("/api/2.0/jobs/list")
+    error = caught.value
+    for text in (str(error), repr(error), *map(str, error.args), error.message, error.code):
+        assert ACCESS_TOKEN not in text and CLIENT_SECRET not in text

@@ -190,8 +190,9 @@ class JobPermissionsProvider(WorkspaceProvider):
             if is_gone(error):
                 return None
             raise
-        ours = declared_principals(recorded)
-        if not ours:  # an import: every direct entry but the owner's
+        if "access_controls" in recorded:
+            ours = declared_principals(recorded)
+        else:  # an import: every direct entry but the owner's
             ours = {p for p, e in direct_entries(current).items() if e["permission_level"] != OWNER}
         return self._spec_of(job_id, current, ours), {}
 

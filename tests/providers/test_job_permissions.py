@@ -314,3 +314,17 @@ def test_diff_with_unknown_entries_does_not_replace_for_a_job_id_in_digits(conne
     diff = provider.diff(id_, outs, props(connection, id_, ENGINEERS, unknown_level))
     assert diff.changes is True
     assert diff.replaces == []
+
+
+def test_read_after_all_ours_were_removed_claims_nobody_elses(connection, job_id, owner, created):
+    id_, outs = created
+    path = f"/api/2.0/permissions/jobs/{job_id}"
+    client_of(connection).put(path, {"access_control_list": [BOB]})
+
+    read = provider.read(id_, outs)
+    assert read.outs["access_controls"] == []
+    provider.delete(id_, read.outs)
+    assert entries_on(connection, job_id) == {
+        owner: "IS_OWNER",
+        ("user_name", "bob@example.com"): "CAN_VIEW",
+    }

@@ -170,6 +170,8 @@ def _check_cluster(cluster: Any, field: str) -> None:
         _check_string_map(cluster["spark_env_vars"], f"{field}.spark_env_vars")
     if "spark_conf" in cluster:
         _check_string_map(cluster["spark_conf"], f"{field}.spark_conf")
+    if "libraries" in cluster:  # the seed form nests libraries in new_cluster
+        _check_libraries(cluster["libraries"], f"{field}.libraries")
 
 
 def _check_libraries(libraries: Any, field: str) -> None:

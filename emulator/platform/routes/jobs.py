@@ -47,6 +47,7 @@ class Library(Open):
 
 
 class NewCluster(Open):
+    name: str | None = None
     spark_version: str | None = None
     node_type_id: str | None = None
     num_workers: Int64 | None = None
@@ -54,6 +55,7 @@ class NewCluster(Open):
     init_scripts: list[InitScript] | None = None
     cluster_log_conf: ClusterLogConf | None = None
     spark_env_vars: dict[str, str] | None = Field(None, description="Public form only.")
+    libraries: list[Library] | None = None
     timeout_seconds: Int64 | None = Field(None, description="Seed form only.")
     max_retries: Int64 | None = Field(None, description="Seed form only.")
     spark_python_task: PythonTask | None = Field(None, description="Seed form only.")

@@ -1,0 +1,87 @@
+"""Every platform call needs a valid token for the platform resource, from an active
+service principal of the workspace."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+import requests
+
+from emulator.testing import fetch_token, register_application, running_emulator
+from tests.emulator.conftest import (
+    Api,
+    add_service_principal,
+    api_as,
+    expect_error,
+    unique,
+)
+
+CLUSTERS = "/api/2.0/clusters/list"
+
+
+def test_no_token_is_unauthenticated(emulator):
+    response = requests.get(emulator.base_url + CLUSTERS, timeout=5)
+    expect_error(response, 401, "UNAUTHENTICATED")
+
+
+@pytest.mark.parametrize("header", ["Bearer", "Bearer not-a-token", "Basic dXNlcjpwYXNz",
+                                    "token abc"])
+def test_bad_authorization_headers_are_unauthenticated(emulator, header):
+    response = requests.get(emulator.base_url + CLUSTERS, headers={"Authorization": header},
+                            timeout=5)
+    expect_error(response, 401, "UNAUTHENTICATED")
+
+
+def test_token_for_the_management_resource_is_refused(emulator):
+    token = fetch_token(emulator, resource=emulator.management_resource)
+    expect_error(Api(emulator.base_url, token).get(CLUSTERS), 401, "UNAUTHENTICATED")
+
+
+def test_application_outside_the_workspace_is_denied(emulator):
+    application = register_application(emulator, unique("outsider"))
+    response = api_as(emulator, application).get(CLUSTERS)
+    expect_error(response, 403, "PERMISSION_DENIED")
+
+
+def test_deleted_principal_still_gets_tokens_but_is_denied(api, emulator):
+    application, principal = add_service_principal(api, emulator)
+    member = api_as(emulator, application)
+    assert member.get(CLUSTERS).status_code == 200
+    deleted = api.delete(f"/api/2.0/preview/scim/v2/ServicePrincipals/{principal['id']}")
+    assert deleted.status_code == 204
+    expect_error(member.get(CLUSTERS), 403, "PERMISSION_DENIED")
+    fresh = api_as(emulator, application)  # the identity provider still issues tokens
+    expect_error(fresh.get(CLUSTERS), 403, "PERMISSION_DENIED")
+
+
+def test_inactive_principal_is_denied(api, emulator):
+    application, principal = add_service_principal(api, emulator)
+    path = f"/api/2.0/preview/scim/v2/ServicePrincipals/{principal['id']}"
+    api.patch(path, json={"Operations": [{"op": "replace", "path": "active", "value": False}]})
+    expect_error(api_as(emulator, application).get(CLUSTERS), 403, "PERMISSION_DENIED")
+
+
+def test_expired_token_is_unauthenticated():
+    with running_emulator(token_lifetime=1) as info:
+        client = Api(info.base_url, fetch_token(info))
+        assert client.get(CLUSTERS).status_code == 200
+        time.sleep(1.2)
+        expect_error(client.get(CLUSTERS), 401, "UNAUTHENTICATED")
+
+
+def test_admin_endpoints_need_no_token(emulator):
+    assert requests.get(f"{emulator.base_url}/_emulator/health", timeout=5).status_code == 200
+
+
+def test_rate_limit_answers_429_with_retry_after():
+    with running_emulator(rate_limit=5) as info:
+        client = Api(info.base_url, fetch_token(info))
+        statuses = [client.get(CLUSTERS) for _ in range(15)]
+        limited = [r for r in statuses if r.status_code == 429]
+        assert limited, [r.status_code for r in statuses]
+        body = expect_error(limited[0], 429, "REQUEST_LIMIT_EXCEEDED")
+        assert int(limited[0].headers["Retry-After"]) >= 1
+        assert body["message"]
+        time.sleep(1.1)
+        assert client.get(CLUSTERS).status_code == 200

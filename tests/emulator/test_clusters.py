@@ -1,0 +1,105 @@
+"""Clusters: list, get, start, stop (seed form), delete (public form), state moves."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from emulator.testing import fetch_token, running_emulator
+from tests.emulator.conftest import Api, expect_error
+
+RUNNING = "0101-120000-shared01"
+TERMINATED = "0101-120000-etl00002"
+SHAPE = {"cluster_id", "cluster_name", "spark_version", "node_type_id", "state",
+         "state_message", "start_time", "creator_user_name"}
+
+
+@pytest.fixture(scope="module")
+def slow_api():
+    """An emulator whose state moves take a second."""
+    with running_emulator(transition_seconds=1) as info:
+        yield Api(info.base_url, fetch_token(info))
+
+
+def _state(api: Api, cluster_id: str) -> str:
+    response = api.get("/api/2.0/clusters/get", params={"cluster_id": cluster_id})
+    assert response.status_code == 200, response.text
+    return response.json()["state"]
+
+
+@pytest.mark.parametrize("version", ["2.0", "2.1"])
+def test_list_has_running_and_terminated_clusters(api, version):
+    clusters = api.get(f"/api/{version}/clusters/list").json()["clusters"]
+    assert all(SHAPE <= set(c) for c in clusters)
+    assert all(("num_workers" in c) != ("autoscale" in c) for c in clusters)
+    states = {c["cluster_id"]: c["state"] for c in clusters}
+    assert "RUNNING" in states.values()
+    assert "TERMINATED" in states.values()
+
+
+def test_get_unknown_cluster_is_not_found(api):
+    expect_error(api.get("/api/2.0/clusters/get", params={"cluster_id": "nope"}), 404,
+                 "RESOURCE_DOES_NOT_EXIST")
+
+
+def test_get_without_cluster_id_is_invalid(api):
+    expect_error(api.get("/api/2.0/clusters/get"), 400, "INVALID_PARAMETER_VALUE")
+
+
+def test_start_a_running_cluster_is_invalid_state(api):
+    expect_error(api.post("/api/2.0/clusters/start", json={"cluster_id": RUNNING}), 400,
+                 "INVALID_STATE")
+
+
+def test_start_unknown_cluster_is_not_found(api):
+    expect_error(api.post("/api/2.0/clusters/start", json={"cluster_id": "nope"}), 404)
+
+
+def test_start_moves_pending_then_running(slow_api):
+    assert _state(slow_api, TERMINATED) == "TERMINATED"
+    assert slow_api.post("/api/2.0/clusters/start", json={"cluster_id": TERMINATED}).json() == {}
+    assert _state(slow_api, TERMINATED) == "PENDING"
+    expect_error(slow_api.post("/api/2.0/clusters/start", json={"cluster_id": TERMINATED}),
+                 400, "INVALID_STATE")
+    time.sleep(1.1)
+    assert _state(slow_api, TERMINATED) == "RUNNING"
+
+
+@pytest.mark.parametrize("operation", ["/api/2.0/clusters/stop", "/api/2.1/clusters/delete"])
+def test_stop_and_delete_terminate_over_time(slow_api, operation):
+    cluster = "0101-120000-adhoc003"
+    if _state(slow_api, cluster) == "TERMINATED":
+        slow_api.post("/api/2.0/clusters/start", json={"cluster_id": cluster})
+        time.sleep(1.1)
+    assert _state(slow_api, cluster) == "RUNNING"
+    assert slow_api.post(operation, json={"cluster_id": cluster}).status_code == 200
+    assert _state(slow_api, cluster) == "TERMINATING"
+    time.sleep(1.1)
+    details = slow_api.get("/api/2.0/clusters/get", params={"cluster_id": cluster}).json()
+    assert details["state"] == "TERMINATED"
+    assert details["terminated_time"] >= details["start_time"]
+    assert details["termination_reason"]["code"] == "USER_REQUEST"
+
+
+def test_stop_a_terminated_cluster_changes_nothing(api):
+    cluster = "0101-120000-adhoc003"
+    api.post("/api/2.0/clusters/stop", json={"cluster_id": cluster})
+    before = api.get("/api/2.0/clusters/get", params={"cluster_id": cluster}).json()
+    assert before["state"] == "TERMINATED"
+    response = api.post("/api/2.0/clusters/stop", json={"cluster_id": cluster})
+    assert response.status_code == 200 and response.json() == {}
+    after = api.get("/api/2.0/clusters/get", params={"cluster_id": cluster}).json()
+    assert after == before
+
+
+def test_immediate_transitions_with_zero_seconds(api):
+    cluster = "0101-120000-mlgpu004"  # seeded PENDING
+    assert _state(api, cluster) == "RUNNING"
+
+
+@pytest.mark.parametrize("body", [{}, {"cluster_id": 5}, [], "x"])
+def test_start_with_a_bad_body_is_invalid(api, body):
+    response = api.post("/api/2.0/clusters/start", json=body)
+    assert response.status_code == 400
+    assert response.json()["error_code"] in ("INVALID_PARAMETER_VALUE", "MALFORMED_REQUEST")

@@ -1,0 +1,125 @@
+"""Start-up: the JSON line, the info file, ports, options from the environment, SIGTERM."""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import sys
+
+import pytest
+import requests
+
+from emulator.testing import INFO_FIELDS, EmulatorProcess, running_emulator
+
+
+def test_prints_one_json_line_with_every_service(emulator):
+    assert emulator.base_url.startswith("http://127.0.0.1:")
+    assert emulator.flow_api_base.endswith("/nifi-api")
+    ports = {url.rsplit(":", 1)[1].split("/")[0] for url in (
+        emulator.base_url, emulator.auth_url, emulator.app_url, emulator.admin_url,
+        emulator.flow_api_base)}
+    assert len(ports) == 5
+    assert emulator.resource and emulator.management_resource.startswith("https://")
+
+
+def test_info_file_holds_the_same_line_and_sigterm_exits_zero(tmp_path):
+    info_file = tmp_path / "out" / "emulator.json"
+    process = EmulatorProcess(info_file=info_file)
+    try:
+        info = process.start()
+        written = json.loads(info_file.read_text())
+        assert list(written) == list(INFO_FIELDS)
+        assert written["base_url"] == info.base_url
+        assert written["client_secret"] == info.client_secret
+        health = requests.get(f"{info.base_url}/_emulator/health", timeout=5).json()
+        assert health["status"] == "ok"
+        assert health["services"]["workspace_id"] == "1234567890123456"
+    finally:
+        assert process.stop() == 0
+        process.close()
+
+
+def _free_port_block(size: int = 5) -> int:
+    for _ in range(50):
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            start = probe.getsockname()[1]
+        if start + size > 65535:
+            continue
+        try:
+            held = []
+            for offset in range(size):
+                sock = socket.socket()
+                held.append(sock)
+                sock.bind(("127.0.0.1", start + offset))
+            return start
+        except OSError:
+            continue
+        finally:
+            for sock in held:
+                sock.close()
+    pytest.skip("no block of free ports found")
+
+
+def test_fixed_port_puts_services_on_consecutive_ports():
+    port = _free_port_block()
+    with running_emulator(port=port) as info:
+        assert info.base_url == f"http://127.0.0.1:{port}"
+        assert info.auth_url == f"http://127.0.0.1:{port + 1}"
+        assert info.app_url == f"http://127.0.0.1:{port + 2}"
+        assert info.admin_url == f"http://127.0.0.1:{port + 3}"
+        assert info.flow_api_base == f"http://127.0.0.1:{port + 4}/nifi-api"
+
+
+def test_options_can_come_from_the_environment():
+    env = {"EMULATOR_FAULT_RATE_503": "0.25", "EMULATOR_FAULT_SEED": "5",
+           "EMULATOR_FAULT_PATHS": "/api/2.0/jobs/*"}
+    with running_emulator(env=env) as info:
+        faults = requests.get(f"{info.base_url}/_emulator/faults", timeout=5).json()
+    assert faults["rate_503"] == 0.25 and faults["seed"] == 5
+    assert faults["paths"] == ["/api/2.0/jobs/*"]
+
+
+@pytest.mark.parametrize("args", [
+    ["--fault-rate-500", "1.5"],
+    ["--fault-rate-500", "0.6", "--fault-rate-503", "0.6"],
+    ["--transition-seconds", "-1"],
+    ["--port", "abc"],
+])
+def test_bad_options_are_refused(args):
+    result = subprocess.run([sys.executable, "-m", "emulator", "--in-memory", *args],
+                            capture_output=True, text=True, timeout=30)
+    assert result.returncode == 2
+    assert result.stdout == ""
+    assert "error" in result.stderr
+
+
+def test_an_unreadable_seed_is_reported(tmp_path):
+    seed = tmp_path / "seed.json"
+    seed.write_text("{not json")
+    result = subprocess.run(
+        [sys.executable, "-m", "emulator", "--in-memory", "--port", "0", "--seed", str(seed)],
+        capture_output=True, text=True, timeout=30)
+    assert result.returncode == 2
+    assert "not valid JSON" in result.stderr
+
+
+def test_a_replacement_seed_is_used(tmp_path):
+    from emulator.seed import load_seed
+
+    seed = load_seed(None)
+    seed["clusters"] = seed["clusters"][:1]
+    seed["catalogs"].append({"name": "extra", "owner": "admins"})
+    path = tmp_path / "seed.json"
+    path.write_text(json.dumps(seed))
+    with running_emulator(seed=path) as info:
+        from emulator.testing import auth_headers
+
+        headers = auth_headers(info)
+        clusters = requests.get(f"{info.base_url}/api/2.0/clusters/list", headers=headers,
+                                timeout=5).json()["clusters"]
+        extra = requests.get(f"{info.base_url}/api/2.1/unity-catalog/catalogs/extra",
+                             headers=headers, timeout=5)
+    assert len(clusters) == 1
+    assert extra.status_code == 200

@@ -19,12 +19,14 @@ from typing import Any, ClassVar, Literal
 from urllib.parse import quote
 
 import pulumi
+from pulumi.dynamic import DiffResult
 from pydantic import BaseModel, ConfigDict, field_validator
 
 from providers.client import NotFound, WorkspaceClient, parse_binding_workspace_id
 from providers.ids import Int64Id
 from providers.lifecycle import Spec, WorkspaceProvider
 from providers.resource import WorkspaceResource, to_props
+from providers.unknowns import diff_with_unknowns
 
 CATALOGS_PATH = "/api/2.1/unity-catalog/catalogs"
 BINDINGS_PATH = "/api/2.1/unity-catalog/bindings/catalog"
@@ -100,6 +102,16 @@ class CatalogBindingProvider(WorkspaceProvider):
     computed_keys: ClassVar[frozenset[str]] = frozenset(
         {"previous_isolation_mode", "preexisting_bindings"}
     )
+
+    def diff(self, id_: str, olds: dict[str, Any], news: dict[str, Any]) -> DiffResult:
+        return diff_with_unknowns(self, olds, news) or super().diff(id_, olds, news)
+
+    def spec(self, args: CatalogBindingModel) -> Spec:
+        return {
+            "catalog_name": args.catalog_name,
+            "isolation_mode": args.isolation_mode,
+            "bindings": bindings_spec({b.workspace_id: b.binding_type for b in args.bindings}),
+        }
 
     def create_object(self, client: WorkspaceClient, args: CatalogBindingModel, spec: Spec):
         name = args.catalog_name

@@ -13,12 +13,14 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
 import pulumi
+from pulumi.dynamic import DiffResult
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
 from providers.client import InvalidParameter, NotFound, WorkspaceClient
 from providers.ids import Int64Id
 from providers.lifecycle import Spec, WorkspaceProvider
 from providers.resource import WorkspaceResource, to_props
+from providers.unknowns import diff_with_unknowns
 
 REPOS_PATH = "/api/2.0/repos"
 REPO_PATH_PREFIXES = ("/Repos/", "/Workspace/")
@@ -102,6 +104,9 @@ class RepoBranchProvider(WorkspaceProvider):
     args_model = RepoBranchModel
     replace_keys: ClassVar[frozenset[str]] = frozenset({"repo_id", "repo_path"})
     computed_keys: ClassVar[frozenset[str]] = frozenset({"previous_branch", "head_commit_id"})
+
+    def diff(self, id_: str, olds: dict[str, Any], news: dict[str, Any]) -> DiffResult:
+        return diff_with_unknowns(self, olds, news) or super().diff(id_, olds, news)
 
     def must_delete_first(self, changed: list[str]) -> bool:
         # The new repo may be the old one under another name (id vs path). Restoring the old
@@ -225,11 +230,13 @@ class RepoBranch(WorkspaceResource, module="workspace", name="RepoBranch"):
     Import with `ResourceOptions(import_="<repo id>")`.
     """
 
-    repo_id: pulumi.Output[str | None]
-    repo_path: pulumi.Output[str | None]
+    # Plain types, not `X | None`: Pulumi 3.79 cannot translate outputs annotated with a
+    # PEP 604 union. Outputs of undeclared optional arguments are absent.
+    repo_id: pulumi.Output[str]
+    repo_path: pulumi.Output[str]
     branch: pulumi.Output[str]
     on_delete: pulumi.Output[str]
-    previous_branch: pulumi.Output[str | None]
+    previous_branch: pulumi.Output[str]
     head_commit_id: pulumi.Output[str]
 
     def __init__(

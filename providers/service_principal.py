@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Annotated, Any, ClassVar, Literal
 
 import pulumi
+from pulumi.dynamic import DiffResult
 from pydantic import AfterValidator, BaseModel, ConfigDict, StrictBool, field_validator
 
 from providers.client import (
@@ -29,6 +30,7 @@ from providers.client import (
 )
 from providers.lifecycle import Spec, WorkspaceProvider
 from providers.resource import WorkspaceResource, to_props
+from providers.unknowns import diff_with_unknowns
 
 SCIM_PATH = "/api/2.0/preview/scim/v2/ServicePrincipals"
 SCIM_SCHEMA = "urn:ietf:params:scim:schemas:core:2.0:ServicePrincipal"
@@ -106,6 +108,9 @@ class ServicePrincipalArgs:
 class ServicePrincipalProvider(WorkspaceProvider):
     args_model = ServicePrincipalModel
     replace_keys: ClassVar[frozenset[str]] = frozenset({"application_id"})
+
+    def diff(self, id_: str, olds: dict[str, Any], news: dict[str, Any]) -> DiffResult:
+        return diff_with_unknowns(self, olds, news) or super().diff(id_, olds, news)
 
     def spec(self, args: ServicePrincipalModel) -> Spec:
         spec: Spec = {"application_id": args.application_id, "active": args.active}
@@ -212,11 +217,13 @@ class ServicePrincipal(WorkspaceResource, module="workspace", name="ServicePrinc
     the identity provider. Import with `ResourceOptions(import_="<workspace principal id>")`.
     """
 
+    # Plain types, not `X | None`: Pulumi 3.79 cannot translate outputs annotated with a
+    # PEP 604 union. Outputs of undeclared optional arguments are absent.
     application_id: pulumi.Output[str]
-    display_name: pulumi.Output[str | None]
+    display_name: pulumi.Output[str]
     active: pulumi.Output[bool]
-    entitlements: pulumi.Output[list[str] | None]
-    groups: pulumi.Output[list[str] | None]
+    entitlements: pulumi.Output[list[str]]
+    groups: pulumi.Output[list[str]]
 
     def __init__(
         self,

@@ -1,0 +1,296 @@
+"""CatalogBinding against the emulator's seeded catalogs, in both wire forms."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from providers.catalog_binding import (
+    BINDINGS_PATH,
+    CATALOGS_PATH,
+    CatalogBinding,
+    CatalogBindingArgs,
+    CatalogBindingProvider,
+    WorkspaceBindingArgs,
+)
+from providers.client import Connection, NotFound, WorkspaceClient, client_for
+from providers.lifecycle import CONNECTION_KEY, UNKNOWN
+from tests.providers.resource_mocks import register
+
+CATALOG = "finance"  # seeded OPEN, without bindings
+HOME = 1234567890123456  # the emulated workspace
+OTHER, THIRD, FOURTH = 2345678901234567, 3456789012345678, 4567890123456789
+READ_WRITE, READ_ONLY = "BINDING_TYPE_READ_WRITE", "BINDING_TYPE_READ_ONLY"
+
+
+@pytest.fixture
+def provider() -> CatalogBindingProvider:
+    return CatalogBindingProvider()
+
+
+@pytest.fixture
+def client(connection: dict[str, Any]) -> Iterator[WorkspaceClient]:
+    client = client_for(Connection.from_props(connection))
+    yield client
+    # Put the shared seed back: open, no bindings.
+    client.patch(f"{CATALOGS_PATH}/{CATALOG}", {"isolation_mode": "OPEN"})
+    bound = [b["workspace_id"] for b in bindings_of(client)]
+    if bound:
+        client.patch(f"{BINDINGS_PATH}/{CATALOG}", {"unassign_workspaces": bound})
+
+
+@pytest.fixture
+def props(connection: dict[str, Any], client: WorkspaceClient) -> dict[str, Any]:
+    return {
+        "catalog_name": CATALOG,
+        "bindings": [
+            {"workspace_id": HOME},
+            {"workspace_id": str(OTHER), "binding_type": READ_ONLY},
+        ],
+        CONNECTION_KEY: connection,
+    }
+
+
+def bindings_of(client: WorkspaceClient, catalog: str = CATALOG) -> list[dict]:
+    return client.get(f"{BINDINGS_PATH}/{catalog}")["bindings"]
+
+
+def bound(client: WorkspaceClient) -> dict[int, str]:
+    return {int(b["workspace_id"]): b["binding_type"] for b in bindings_of(client)}
+
+
+def isolation_of(client: WorkspaceClient) -> str:
+    return client.get(f"{CATALOGS_PATH}/{CATALOG}")["isolation_mode"]
+
+
+def bind_by_hand(client: WorkspaceClient, workspace_id: int, binding_type: str = READ_WRITE):
+    body = {"add": [{"workspace_id": workspace_id, "binding_type": binding_type}]}
+    client.patch(f"{BINDINGS_PATH}/{CATALOG}", body)
+
+
+def failures(provider: CatalogBindingProvider, props: dict[str, Any]) -> dict[str, str]:
+    return {f.property: f.reason for f in provider.check({}, props).failures}
+
+
+# --- check ---------------------------------------------------------------------------
+
+
+def test_valid_input_passes_check(provider, props):
+    assert failures(provider, props) == {}
+    assert failures(provider, {**props, "catalog_name": "Finance_2024-q1"}) == {}
+    assert failures(provider, {**props, "isolation_mode": "OPEN", "bindings": []}) == {}
+
+
+@pytest.mark.parametrize(
+    ("changes", "path"),
+    [
+        ({"catalog_name": ""}, "catalog_name"),
+        ({"catalog_name": "finance data"}, "catalog_name"),
+        ({"catalog_name": "main.finance"}, "catalog_name"),
+        ({"catalog_name": "x" * 256}, "catalog_name"),
+        ({"isolation_mode": "CLOSED"}, "isolation_mode"),
+        ({"bindings": [{"workspace_id": 0}]}, "bindings.0.workspace_id"),
+        ({"bindings": [{"workspace_id": HOME}, {"workspace_id": -4}]}, "bindings.1.workspace_id"),
+        ({"bindings": [{"workspace_id": "12ab"}]}, "bindings.0.workspace_id"),
+        ({"bindings": [{"workspace_id": 2**63}]}, "bindings.0.workspace_id"),
+        ({"bindings": [{"workspace_id": 1.5}]}, "bindings.0.workspace_id"),
+        ({"bindings": [{"workspace_id": True}]}, "bindings.0.workspace_id"),
+        ({"bindings": [{}]}, "bindings.0.workspace_id"),
+        (
+            {"bindings": [{"workspace_id": HOME, "binding_type": "BINDING_TYPE_OWNER"}]},
+            "bindings.0.binding_type",
+        ),
+        ({"bindings": [{"workspace_id": HOME}, {"workspace_id": str(HOME)}]}, "bindings"),
+        ({"catalog": CATALOG}, "catalog"),
+    ],
+)
+def test_check_names_the_bad_field(provider, props, changes, path):
+    assert list(failures(provider, {**props, **changes})) == [path]
+
+
+def test_check_does_not_judge_unknown_values(provider, props):
+    unknowns = {"catalog_name": UNKNOWN, "bindings": [{"workspace_id": UNKNOWN}]}
+    assert failures(provider, {**props, **unknowns}) == {}
+
+
+# --- diff ----------------------------------------------------------------------------
+
+
+@pytest.fixture
+def created(provider, props):
+    result = provider.create(props)
+    return result.id, result.outs
+
+
+def test_diff_same_input_is_no_change(provider, props, created):
+    id_, outs = created
+    assert not provider.diff(id_, outs, props).changes
+
+
+def test_diff_normal_forms_are_no_change(provider, props, created):
+    id_, outs = created
+    same = {
+        **props,
+        "catalog_name": "FINANCE",
+        "isolation_mode": "ISOLATED",
+        "bindings": [
+            {"workspace_id": OTHER, "binding_type": READ_ONLY},
+            {"workspace_id": str(HOME), "binding_type": READ_WRITE},
+        ],
+    }
+    assert not provider.diff(id_, outs, same).changes
+
+
+def test_diff_isolation_and_bindings_update_in_place(provider, props, created):
+    id_, outs = created
+    for changes in (
+        {"isolation_mode": "OPEN"},
+        {"bindings": [{"workspace_id": HOME}]},
+        {"bindings": [{"workspace_id": HOME}, {"workspace_id": OTHER}]},
+    ):
+        diff = provider.diff(id_, outs, {**props, **changes})
+        assert diff.changes and not diff.replaces, changes
+
+
+def test_diff_another_catalog_replaces(provider, props, created):
+    id_, outs = created
+    diff = provider.diff(id_, outs, {**props, "catalog_name": "sandbox"})
+    assert diff.replaces == ["catalog_name"]
+    assert not diff.delete_before_replace
+
+
+def test_diff_tolerates_unknown_values(provider, props, created):
+    id_, outs = created
+    diff = provider.diff(id_, outs, {**props, "bindings": [{"workspace_id": UNKNOWN}]})
+    assert diff.changes and not diff.replaces
+    diff = provider.diff(id_, outs, {**props, "catalog_name": "FINANCE", "isolation_mode": UNKNOWN})
+    assert diff.changes and not diff.replaces
+    diff = provider.diff(id_, outs, {**props, "catalog_name": UNKNOWN})
+    assert diff.replaces == ["catalog_name"]
+
+
+# --- create, read, update, delete ------------------------------------------------------
+
+
+def test_create_isolates_and_binds(provider, props, created, client):
+    id_, outs = created
+    assert id_ == CATALOG
+    assert isolation_of(client) == "ISOLATED"
+    assert bound(client) == {HOME: READ_WRITE, OTHER: READ_ONLY}
+    assert {k: v for k, v in outs.items() if k != CONNECTION_KEY} == {
+        "catalog_name": CATALOG,
+        "isolation_mode": "ISOLATED",
+        "bindings": [
+            {"workspace_id": str(HOME), "binding_type": READ_WRITE},
+            {"workspace_id": str(OTHER), "binding_type": READ_ONLY},
+        ],
+        "previous_isolation_mode": "OPEN",
+        "preexisting_bindings": [],
+    }
+
+
+def test_create_on_an_unknown_catalog_fails_with_the_service_message(provider, props):
+    with pytest.raises(NotFound, match="Catalog 'no_such_catalog' does not exist"):
+        provider.create({**props, "catalog_name": "no_such_catalog"})
+
+
+def test_read_equals_what_create_recorded(provider, created):
+    id_, outs = created
+    read = provider.read(id_, outs)
+    assert (read.id, read.outs) == (id_, outs)
+
+
+def test_read_shows_out_of_band_changes_of_declared_state_only(provider, props, created, client):
+    id_, outs = created
+    client.patch(f"{BINDINGS_PATH}/{CATALOG}", {"unassign_workspaces": [str(OTHER)]})
+    bind_by_hand(client, THIRD)
+    read = provider.read(id_, outs)
+    assert read.outs["bindings"] == [{"workspace_id": str(HOME), "binding_type": READ_WRITE}]
+    assert provider.diff(id_, read.outs, props).changes
+
+
+def test_read_of_a_missing_catalog_is_gone(provider, created):
+    _, outs = created
+    assert provider.read("no_such_catalog", outs).id is None
+
+
+def test_update_changes_only_the_difference(provider, props, created, client):
+    id_, outs = created
+    bind_by_hand(client, FOURTH)  # someone else's binding
+    news = {
+        **props,
+        "bindings": [{"workspace_id": HOME, "binding_type": READ_ONLY}, {"workspace_id": THIRD}],
+    }
+    result = provider.update(id_, outs, news)
+    assert bound(client) == {HOME: READ_ONLY, THIRD: READ_WRITE, FOURTH: READ_WRITE}
+    assert not provider.diff(id_, result.outs, news).changes
+
+
+def test_update_opens_the_catalog(provider, props, created, client):
+    id_, outs = created
+    provider.update(id_, outs, {**props, "isolation_mode": "OPEN"})
+    assert isolation_of(client) == "OPEN"
+    assert bound(client) == {HOME: READ_WRITE, OTHER: READ_ONLY}
+
+
+def test_delete_unbinds_its_own_and_restores_the_isolation_mode(provider, created, client):
+    id_, outs = created
+    bind_by_hand(client, FOURTH)
+    provider.delete(id_, outs)
+    assert isolation_of(client) == "OPEN"
+    assert bound(client) == {FOURTH: READ_WRITE}
+
+
+def test_delete_restores_an_isolated_catalog(provider, props, client):
+    client.patch(f"{CATALOGS_PATH}/{CATALOG}", {"isolation_mode": "ISOLATED"})
+    result = provider.create({**props, "isolation_mode": "OPEN"})
+    assert isolation_of(client) == "OPEN"
+    provider.delete(result.id, result.outs)
+    assert isolation_of(client) == "ISOLATED"
+
+
+def test_bindings_made_before_by_someone_else_survive(provider, props, client):
+    bind_by_hand(client, OTHER, READ_WRITE)  # declared below as READ_ONLY
+    bind_by_hand(client, THIRD)  # declared below, then dropped by an update
+    declared = {**props, "bindings": [*props["bindings"], {"workspace_id": THIRD}]}
+    result = provider.create(declared)
+    assert result.outs["preexisting_bindings"] == [
+        {"workspace_id": str(OTHER), "binding_type": READ_WRITE},
+        {"workspace_id": str(THIRD), "binding_type": READ_WRITE},
+    ]
+    updated = provider.update(result.id, result.outs, props)
+    assert bound(client) == {HOME: READ_WRITE, OTHER: READ_ONLY, THIRD: READ_WRITE}
+    provider.delete(result.id, updated.outs)
+    assert bound(client) == {OTHER: READ_WRITE, THIRD: READ_WRITE}
+
+
+def test_create_again_after_an_interrupted_create_converges(provider, props, client):
+    bind_by_hand(client, HOME)  # the first try got this far
+    result = provider.create(props)
+    assert bound(client) == {HOME: READ_WRITE, OTHER: READ_ONLY}
+    assert not provider.diff(result.id, result.outs, props).changes
+
+
+def test_delete_of_a_missing_catalog_succeeds(provider, created):
+    _, outs = created
+    provider.delete("no_such_catalog", outs)
+
+
+# --- the resource (program side) ---------------------------------------------------------
+
+
+def test_resource_registers_typed_args(provider, connection):
+    args = CatalogBindingArgs(
+        catalog_name=CATALOG,
+        bindings=[WorkspaceBindingArgs(workspace_id=HOME, binding_type=READ_ONLY)],
+    )
+    inputs, outputs = register(
+        lambda: CatalogBinding("finance", args, connection=connection),
+        read=("previous_isolation_mode", "bindings"),
+        computed={"previous_isolation_mode": "OPEN", "preexisting_bindings": []},
+    )
+    assert provider.check({}, inputs).failures == []
+    assert inputs["bindings"] == [{"workspace_id": HOME, "binding_type": READ_ONLY}]
+    assert outputs["previous_isolation_mode"] == "OPEN"

@@ -1,0 +1,325 @@
+"""ServicePrincipal against the emulator, in both wire forms."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from emulator.testing import clear_request_log, fetch_token, register_application, request_log
+from providers.client import Connection, InvalidParameter, NotFound, WorkspaceClient, client_for
+from providers.lifecycle import CONNECTION_KEY, UNKNOWN
+from providers.service_principal import (
+    SCIM_PATH,
+    SCIM_SCHEMA,
+    ServicePrincipal,
+    ServicePrincipalArgs,
+    ServicePrincipalProvider,
+)
+from tests.providers.resource_mocks import register
+
+DATA_ENGINEERS = "100000000000003"
+ANALYSTS = "100000000000004"
+
+
+@pytest.fixture
+def provider() -> ServicePrincipalProvider:
+    return ServicePrincipalProvider()
+
+
+@pytest.fixture
+def client(connection: dict[str, Any]) -> WorkspaceClient:
+    return client_for(Connection.from_props(connection))
+
+
+@pytest.fixture
+def application(emulator) -> dict[str, str]:
+    """A fresh identity-provider application, not yet in the workspace."""
+    return register_application(emulator, "provider-test-app")
+
+
+@pytest.fixture
+def props(connection: dict[str, Any], application: dict[str, str]) -> dict[str, Any]:
+    return {
+        "application_id": application["client_id"],
+        "display_name": "etl pipeline",
+        "entitlements": ["workspace-access", "allow-cluster-create"],
+        "groups": [DATA_ENGINEERS, ANALYSTS],
+        CONNECTION_KEY: connection,
+    }
+
+
+def without_connection(outs: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in outs.items() if k != CONNECTION_KEY}
+
+
+def principals_of(client: WorkspaceClient, application_id: str) -> list[dict]:
+    listed = client.get(SCIM_PATH, params={"filter": f'applicationId eq "{application_id}"'})
+    return listed.get("Resources") or []
+
+
+def failures(provider: ServicePrincipalProvider, props: dict[str, Any]) -> dict[str, str]:
+    return {f.property: f.reason for f in provider.check({}, props).failures}
+
+
+# --- check ---------------------------------------------------------------------------
+
+
+def test_valid_input_passes_check(provider, props):
+    assert failures(provider, props) == {}
+    assert failures(provider, {**props, "schemas": [SCIM_SCHEMA], "active": False}) == {}
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "path"),
+    [
+        ("application_id", "etl-pipeline", "application_id"),
+        ("application_id", None, "application_id"),
+        ("display_name", "", "display_name"),
+        ("display_name", "   ", "display_name"),
+        ("entitlements", ["workspace-access", "superuser"], "entitlements.1"),
+        ("entitlements", ["workspace-access", "workspace-access"], "entitlements"),
+        ("groups", [DATA_ENGINEERS, ""], "groups.1"),
+        ("groups", [ANALYSTS, ANALYSTS], "groups"),
+        ("schemas", ["urn:ietf:params:scim:schemas:core:2.0:User"], "schemas"),
+        ("schemas", [SCIM_SCHEMA, SCIM_SCHEMA], "schemas"),
+        ("active", "yes", "active"),
+        ("colour", "blue", "colour"),
+    ],
+)
+def test_check_names_the_bad_field(provider, props, field, value, path):
+    bad = {**props, field: value}
+    if value is None:
+        del bad[field]
+    assert list(failures(provider, bad)) == [path]
+
+
+def test_check_reports_every_bad_field(provider, props):
+    bad = {**props, "application_id": "x", "display_name": "", "entitlements": ["root"]}
+    assert set(failures(provider, bad)) == {"application_id", "display_name", "entitlements.0"}
+
+
+def test_check_requires_a_connection(provider, props):
+    assert list(failures(provider, {**props, CONNECTION_KEY: {}})) == [CONNECTION_KEY]
+
+
+def test_check_does_not_judge_unknown_values(provider, props):
+    assert failures(provider, {**props, "display_name": UNKNOWN, "groups": [UNKNOWN]}) == {}
+
+
+# --- diff ----------------------------------------------------------------------------
+
+
+@pytest.fixture
+def created(provider, props):
+    result = provider.create(props)
+    return result.id, result.outs
+
+
+def test_diff_same_input_is_no_change(provider, props, created):
+    id_, outs = created
+    assert not provider.diff(id_, outs, props).changes
+
+
+def test_diff_reordered_lists_are_no_change(provider, props, created):
+    id_, outs = created
+    reordered = {
+        **props,
+        "entitlements": list(reversed(props["entitlements"])),
+        "groups": list(reversed(props["groups"])),
+    }
+    assert not provider.diff(id_, outs, reordered).changes
+
+
+def test_diff_server_filled_display_name_is_no_change(provider, props):
+    declared = {k: v for k, v in props.items() if k != "display_name"}
+    result = provider.create(declared)
+    assert not provider.diff(result.id, result.outs, declared).changes
+
+
+def test_diff_new_connection_is_no_change(provider, props, created):
+    id_, outs = created
+    rotated = {**props, CONNECTION_KEY: {**props[CONNECTION_KEY], "client_secret": "rotated"}}
+    assert not provider.diff(id_, outs, rotated).changes
+
+
+def test_diff_display_name_updates_in_place(provider, props, created):
+    id_, outs = created
+    diff = provider.diff(id_, outs, {**props, "display_name": "renamed"})
+    assert diff.changes and not diff.replaces
+
+
+def test_diff_application_id_replaces(provider, props, created, emulator):
+    id_, outs = created
+    other = register_application(emulator)["client_id"]
+    diff = provider.diff(id_, outs, {**props, "application_id": other})
+    assert diff.replaces == ["application_id"]
+    assert not diff.delete_before_replace
+
+
+def test_diff_tolerates_unknown_values(provider, props, created):
+    id_, outs = created
+    diff = provider.diff(id_, outs, {**props, "groups": [UNKNOWN]})
+    assert diff.changes and not diff.replaces
+    diff = provider.diff(id_, outs, {**props, "application_id": UNKNOWN})
+    assert diff.replaces == ["application_id"]
+
+
+# --- create, read, update, delete ------------------------------------------------------
+
+
+def test_create_adds_the_principal_as_declared(provider, props, created, client):
+    id_, outs = created
+    [principal] = principals_of(client, props["application_id"])
+    assert principal["id"] == id_
+    assert principal["displayName"] == "etl pipeline"
+    assert sorted(e["value"] for e in principal["entitlements"]) == [
+        "allow-cluster-create",
+        "workspace-access",
+    ]
+    assert sorted(g["value"] for g in principal["groups"]) == [DATA_ENGINEERS, ANALYSTS]
+    assert without_connection(outs) == {
+        "application_id": props["application_id"],
+        "display_name": "etl pipeline",
+        "active": True,
+        "entitlements": ["allow-cluster-create", "workspace-access"],
+        "groups": [DATA_ENGINEERS, ANALYSTS],
+    }
+
+
+def test_create_with_an_unknown_group_fails_with_the_service_message(provider, props, client):
+    with pytest.raises(InvalidParameter, match="Group with id 999 does not exist"):
+        provider.create({**props, "groups": ["999"]})
+    assert principals_of(client, props["application_id"]) == []
+
+
+def test_read_equals_what_create_recorded(provider, created):
+    id_, outs = created
+    read = provider.read(id_, outs)
+    assert read.id == id_
+    assert read.outs == outs
+
+
+def test_read_shows_an_out_of_band_change(provider, props, created, client):
+    id_, outs = created
+    client.patch(
+        f"{SCIM_PATH}/{id_}",
+        {
+            "schemas": ["urn:ietf:params:scim:api:messages:2.0:PatchOp"],
+            "Operations": [{"op": "replace", "path": "displayName", "value": "by hand"}],
+        },
+    )
+    read = provider.read(id_, outs)
+    assert read.outs["display_name"] == "by hand"
+    assert provider.diff(id_, read.outs, props).changes
+
+
+def test_read_of_a_removed_principal_is_gone(provider, created, client):
+    id_, outs = created
+    client.delete(f"{SCIM_PATH}/{id_}")
+    assert provider.read(id_, outs).id is None
+
+
+def test_update_brings_the_principal_to_the_new_state(provider, props, created, client):
+    id_, outs = created
+    news = {
+        **props,
+        "display_name": "etl pipeline v2",
+        "active": False,
+        "entitlements": ["databricks-sql-access"],
+        "groups": [ANALYSTS],
+    }
+    result = provider.update(id_, outs, news)
+    principal = client.get(f"{SCIM_PATH}/{id_}")
+    assert principal["displayName"] == "etl pipeline v2"
+    assert principal["active"] is False
+    assert [e["value"] for e in principal["entitlements"]] == ["databricks-sql-access"]
+    assert [g["value"] for g in principal["groups"]] == [ANALYSTS]
+    assert not provider.diff(id_, result.outs, news).changes
+
+
+def test_update_keeps_undeclared_fields(provider, props, created, client):
+    id_, outs = created
+    news = {k: v for k, v in props.items() if k != "groups"}
+    provider.update(id_, outs, {**news, "display_name": "renamed"})
+    principal = client.get(f"{SCIM_PATH}/{id_}")
+    assert sorted(g["value"] for g in principal["groups"]) == [DATA_ENGINEERS, ANALYSTS]
+
+
+def test_delete_removes_it_from_the_workspace_only(
+    provider, props, created, client, emulator, application, connection
+):
+    id_, outs = created
+    clear_request_log(emulator)
+    provider.delete(id_, outs)
+    with pytest.raises(NotFound):
+        client.get(f"{SCIM_PATH}/{id_}")
+    # The wire form decides how the principal is named in the DELETE path.
+    named = props["application_id"] if connection["wire_form"] == "seed" else id_
+    deletes = [e["path"] for e in request_log(emulator) if e["method"] == "DELETE"]
+    assert deletes == [f"{SCIM_PATH}/{named}"]
+    # The application is still registered with the identity provider.
+    assert fetch_token(emulator, application["client_id"], application["client_secret"])
+
+
+def test_delete_of_a_missing_principal_succeeds(provider, created, client):
+    id_, outs = created
+    client.delete(f"{SCIM_PATH}/{id_}")
+    provider.delete(id_, outs)
+
+
+# --- adoption ------------------------------------------------------------------------
+
+
+def test_create_adopts_a_principal_left_by_an_interrupted_create(provider, props, client):
+    existing = client.post(
+        SCIM_PATH,
+        {
+            "schemas": [SCIM_SCHEMA],
+            "applicationId": props["application_id"],
+            "displayName": "half made",
+            "entitlements": [{"value": "allow-instance-pool-create"}],
+        },
+    )
+    result = provider.create(props)
+    assert result.id == existing["id"]
+    [principal] = principals_of(client, props["application_id"])
+    assert principal["displayName"] == "etl pipeline"
+    assert not provider.diff(result.id, result.outs, props).changes
+
+
+def test_create_answered_409_looks_up_and_adopts(provider, props, client, monkeypatch):
+    existing = client.post(
+        SCIM_PATH, {"schemas": [SCIM_SCHEMA], "applicationId": props["application_id"]}
+    )
+    real_find = ServicePrincipalProvider._find
+    lookups: list[str] = []
+
+    def find_missing_it_once(client, application_id):
+        # The first look-up misses it, as in a race with another create.
+        lookups.append(application_id)
+        return None if len(lookups) == 1 else real_find(client, application_id)
+
+    monkeypatch.setattr(ServicePrincipalProvider, "_find", staticmethod(find_missing_it_once))
+    result = provider.create(props)
+    assert len(lookups) == 2
+    assert result.id == existing["id"]
+    assert len(principals_of(client, props["application_id"])) == 1
+
+
+# --- the resource (program side) ---------------------------------------------------------
+
+
+def test_resource_registers_typed_args(provider, props, connection):
+    args = ServicePrincipalArgs(
+        application_id=props["application_id"],
+        display_name="etl pipeline",
+        entitlements=["workspace-access"],
+        groups=[DATA_ENGINEERS],
+    )
+    inputs, outputs = register(
+        lambda: ServicePrincipal("etl", args, connection=connection), read=("groups",)
+    )
+    assert provider.check({}, inputs).failures == []
+    assert outputs["groups"] == [DATA_ENGINEERS]
+    assert "active" not in inputs  # left to the provider's default

@@ -33,6 +33,7 @@ from pulumi.dynamic import (
     ResourceProvider,
     UpdateResult,
 )
+from pulumi.output import Unknown
 
 from providers.client import Connection, WorkspaceClient, client_for
 
@@ -45,7 +46,9 @@ Spec = dict[str, Any]
 
 
 def contains_unknown(value: Any) -> bool:
-    if value == UNKNOWN:
+    # Through the engine an unknown arrives as an `Unknown` instance (the dynamic host
+    # deserialises with keep_unknowns); the string form is what direct callers pass.
+    if isinstance(value, Unknown) or value == UNKNOWN:
         return True
     if isinstance(value, Mapping):
         return any(contains_unknown(v) for v in value.values())

@@ -8,6 +8,7 @@ WORKSPACE_CLIENT_SECRET environment variable, which the demo sets from the emula
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from typing import Any
 
@@ -57,3 +58,18 @@ def object_list(config: pulumi.Config, key: str) -> list[dict[str, Any]]:
         if names.count(name) > 1:
             raise ConfigError(f"{NAMESPACE}:{key}[{index}].name {name!r} is declared twice")
     return value
+
+
+def build_args(
+    args_class: type, item: dict[str, Any], where: str, stack_keys: tuple[str, ...] = ("name",)
+) -> Any:
+    """The kind's args from a config item. `stack_keys` (the resource name, references) are
+    the stack's own unless the args class has a field of that name; any other unknown key
+    fails, naming itself."""
+    fields = {f.name for f in dataclasses.fields(args_class)}
+    payload = {k: v for k, v in item.items() if k in fields or k not in stack_keys}
+    try:
+        return args_class(**payload)
+    except TypeError as error:
+        reason = str(error).replace(f"{args_class.__name__}.__init__() ", "")
+        raise ConfigError(f"{NAMESPACE}:{where}: {reason}") from None

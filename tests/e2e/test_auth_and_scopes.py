@@ -81,7 +81,7 @@ def test_wrong_client_secret_fails_preview(
 def test_bad_scope_name_fails_preview_naming_the_field(
     workspace_stack: StackFactory, emulator: EmulatorInfo
 ) -> None:
-    stack = workspace_stack(secretScopes=[{"name": "bad", "scope": "no spaces allowed"}])
+    stack = workspace_stack(secretScopes=[{"name": "no spaces allowed"}])
     result = stack.preview(check=False)
     assert result.returncode != 0
     assert "name" in result.stdout and "1 to 128 characters" in result.stdout

@@ -19,14 +19,13 @@ from typing import Any, ClassVar, Literal
 from urllib.parse import quote
 
 import pulumi
-from pulumi.dynamic import DiffResult
 from pydantic import BaseModel, ConfigDict, field_validator
 
 from providers.client import NotFound, WorkspaceClient, parse_binding_workspace_id
 from providers.ids import Int64Id
-from providers.lifecycle import Spec, WorkspaceProvider
+from providers.lifecycle import Spec
 from providers.resource import WorkspaceResource, to_props
-from providers.unknowns import diff_with_unknowns
+from providers.unknowns import UnknownTolerantProvider
 
 CATALOGS_PATH = "/api/2.1/unity-catalog/catalogs"
 BINDINGS_PATH = "/api/2.1/unity-catalog/bindings/catalog"
@@ -96,15 +95,12 @@ def bindings_of(spec_list: Iterable[Mapping[str, Any]] | None) -> Bindings:
     return {str(b["workspace_id"]): b["binding_type"] for b in spec_list or []}
 
 
-class CatalogBindingProvider(WorkspaceProvider):
+class CatalogBindingProvider(UnknownTolerantProvider):
     args_model = CatalogBindingModel
     replace_keys: ClassVar[frozenset[str]] = frozenset({"catalog_name"})
     computed_keys: ClassVar[frozenset[str]] = frozenset(
         {"previous_isolation_mode", "preexisting_bindings"}
     )
-
-    def diff(self, id_: str, olds: dict[str, Any], news: dict[str, Any]) -> DiffResult:
-        return diff_with_unknowns(self, olds, news) or super().diff(id_, olds, news)
 
     def spec(self, args: CatalogBindingModel) -> Spec:
         return {

@@ -13,14 +13,13 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
 import pulumi
-from pulumi.dynamic import DiffResult
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
 from providers.client import InvalidParameter, NotFound, WorkspaceClient
 from providers.ids import Int64Id
-from providers.lifecycle import Spec, WorkspaceProvider
+from providers.lifecycle import Spec
 from providers.resource import WorkspaceResource, to_props
-from providers.unknowns import diff_with_unknowns
+from providers.unknowns import UnknownTolerantProvider
 
 REPOS_PATH = "/api/2.0/repos"
 REPO_PATH_PREFIXES = ("/Repos/", "/Workspace/")
@@ -100,13 +99,10 @@ def same_workspace_path(a: str, b: str) -> bool:
     return a.removeprefix("/Workspace") == b.removeprefix("/Workspace")
 
 
-class RepoBranchProvider(WorkspaceProvider):
+class RepoBranchProvider(UnknownTolerantProvider):
     args_model = RepoBranchModel
     replace_keys: ClassVar[frozenset[str]] = frozenset({"repo_id", "repo_path"})
     computed_keys: ClassVar[frozenset[str]] = frozenset({"previous_branch", "head_commit_id"})
-
-    def diff(self, id_: str, olds: dict[str, Any], news: dict[str, Any]) -> DiffResult:
-        return diff_with_unknowns(self, olds, news) or super().diff(id_, olds, news)
 
     def must_delete_first(self, changed: list[str]) -> bool:
         # The new repo may be the old one under another name (id vs path). Restoring the old
@@ -168,7 +164,7 @@ class RepoBranchProvider(WorkspaceProvider):
             {"branch": branch},
             idempotent=True,
         )
-        # The public form answers {}: read the head the checkout moved to.
+        # The public service answers with an empty body: read the head the checkout moved to.
         return client.get(f"{REPOS_PATH}/{repo_id}")
 
     @classmethod

@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from typing import Annotated, Any, ClassVar, Literal
 
 import pulumi
-from pulumi.dynamic import DiffResult
 from pydantic import AfterValidator, BaseModel, ConfigDict, StrictBool, field_validator
 
 from providers.client import (
@@ -28,9 +27,9 @@ from providers.client import (
     WorkspaceClient,
     WorkspaceUnreachable,
 )
-from providers.lifecycle import Spec, WorkspaceProvider
+from providers.lifecycle import Spec
 from providers.resource import WorkspaceResource, to_props
-from providers.unknowns import diff_with_unknowns
+from providers.unknowns import UnknownTolerantProvider
 
 SCIM_PATH = "/api/2.0/preview/scim/v2/ServicePrincipals"
 SCIM_SCHEMA = "urn:ietf:params:scim:schemas:core:2.0:ServicePrincipal"
@@ -105,12 +104,9 @@ class ServicePrincipalArgs:
     schemas: pulumi.Input[list[pulumi.Input[str]]] | None = None
 
 
-class ServicePrincipalProvider(WorkspaceProvider):
+class ServicePrincipalProvider(UnknownTolerantProvider):
     args_model = ServicePrincipalModel
     replace_keys: ClassVar[frozenset[str]] = frozenset({"application_id"})
-
-    def diff(self, id_: str, olds: dict[str, Any], news: dict[str, Any]) -> DiffResult:
-        return diff_with_unknowns(self, olds, news) or super().diff(id_, olds, news)
 
     def spec(self, args: ServicePrincipalModel) -> Spec:
         spec: Spec = {"application_id": args.application_id, "active": args.active}
@@ -206,7 +202,10 @@ class ServicePrincipalProvider(WorkspaceProvider):
             "display_name": resource.get("displayName"),
             "active": resource.get("active", True),
             "entitlements": sorted(e["value"] for e in resource.get("entitlements") or []),
-            "groups": sorted(g["value"] for g in resource.get("groups") or []),
+            # Memberships through another group are not the principal's own to declare.
+            "groups": sorted(
+                g["value"] for g in resource.get("groups") or [] if g.get("type") != "indirect"
+            ),
         }
 
 

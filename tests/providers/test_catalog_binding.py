@@ -6,6 +6,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from pulumi.output import Unknown
 
 from providers.catalog_binding import (
     BINDINGS_PATH,
@@ -110,8 +111,9 @@ def test_check_names_the_bad_field(provider, props, changes, path):
     assert list(failures(provider, {**props, **changes})) == [path]
 
 
-def test_check_does_not_judge_unknown_values(provider, props):
-    unknowns = {"catalog_name": UNKNOWN, "bindings": [{"workspace_id": UNKNOWN}]}
+@pytest.mark.parametrize("unknown", [UNKNOWN, Unknown()], ids=["sentinel", "engine"])
+def test_check_does_not_judge_unknown_values(provider, props, unknown):
+    unknowns = {"catalog_name": unknown, "bindings": [{"workspace_id": unknown}]}
     assert failures(provider, {**props, **unknowns}) == {}
 
 
@@ -161,13 +163,14 @@ def test_diff_another_catalog_replaces(provider, props, created):
     assert not diff.delete_before_replace
 
 
-def test_diff_tolerates_unknown_values(provider, props, created):
+@pytest.mark.parametrize("unknown", [UNKNOWN, Unknown()], ids=["sentinel", "engine"])
+def test_diff_tolerates_unknown_values(provider, props, created, unknown):
     id_, outs = created
-    diff = provider.diff(id_, outs, {**props, "bindings": [{"workspace_id": UNKNOWN}]})
+    diff = provider.diff(id_, outs, {**props, "bindings": [{"workspace_id": unknown}]})
     assert diff.changes and not diff.replaces
-    diff = provider.diff(id_, outs, {**props, "catalog_name": "FINANCE", "isolation_mode": UNKNOWN})
+    diff = provider.diff(id_, outs, {**props, "catalog_name": "FINANCE", "isolation_mode": unknown})
     assert diff.changes and not diff.replaces
-    diff = provider.diff(id_, outs, {**props, "catalog_name": UNKNOWN})
+    diff = provider.diff(id_, outs, {**props, "catalog_name": unknown})
     assert diff.replaces == ["catalog_name"]
 
 

@@ -6,6 +6,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from pulumi.output import Unknown
 
 from emulator.testing import clear_request_log, request_log
 from providers.client import Connection, InvalidParameter, NotFound, WorkspaceClient, client_for
@@ -101,8 +102,9 @@ def test_check_tells_to_pass_large_ids_as_strings(provider, props):
     assert "pass it as a string" in reason
 
 
-def test_check_does_not_judge_unknown_values(provider, props):
-    assert failures(provider, {**props, "repo_id": UNKNOWN, "branch": UNKNOWN}) == {}
+@pytest.mark.parametrize("unknown", [UNKNOWN, Unknown()], ids=["sentinel", "engine"])
+def test_check_does_not_judge_unknown_values(provider, props, unknown):
+    assert failures(provider, {**props, "repo_id": unknown, "branch": unknown}) == {}
 
 
 # --- diff ----------------------------------------------------------------------------
@@ -138,9 +140,10 @@ def test_diff_another_repo_replaces_deleting_first(provider, props, created):
     assert set(provider.diff(id_, outs, by_path).replaces) == {"repo_id", "repo_path"}
 
 
-def test_diff_tolerates_unknown_values(provider, props, created):
+@pytest.mark.parametrize("unknown", [UNKNOWN, Unknown()], ids=["sentinel", "engine"])
+def test_diff_tolerates_unknown_values(provider, props, created, unknown):
     id_, outs = created
-    diff = provider.diff(id_, outs, {**props, "branch": UNKNOWN})
+    diff = provider.diff(id_, outs, {**props, "branch": unknown})
     assert diff.changes and not diff.replaces
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from pulumi.output import Unknown
 
 from emulator.testing import clear_request_log, fetch_token, register_application, request_log
 from providers.client import Connection, InvalidParameter, NotFound, WorkspaceClient, client_for
@@ -103,8 +104,9 @@ def test_check_requires_a_connection(provider, props):
     assert list(failures(provider, {**props, CONNECTION_KEY: {}})) == [CONNECTION_KEY]
 
 
-def test_check_does_not_judge_unknown_values(provider, props):
-    assert failures(provider, {**props, "display_name": UNKNOWN, "groups": [UNKNOWN]}) == {}
+@pytest.mark.parametrize("unknown", [UNKNOWN, Unknown()], ids=["sentinel", "engine"])
+def test_check_does_not_judge_unknown_values(provider, props, unknown):
+    assert failures(provider, {**props, "display_name": unknown, "groups": [unknown]}) == {}
 
 
 # --- diff ----------------------------------------------------------------------------
@@ -157,11 +159,12 @@ def test_diff_application_id_replaces(provider, props, created, emulator):
     assert not diff.delete_before_replace
 
 
-def test_diff_tolerates_unknown_values(provider, props, created):
+@pytest.mark.parametrize("unknown", [UNKNOWN, Unknown()], ids=["sentinel", "engine"])
+def test_diff_tolerates_unknown_values(provider, props, created, unknown):
     id_, outs = created
-    diff = provider.diff(id_, outs, {**props, "groups": [UNKNOWN]})
+    diff = provider.diff(id_, outs, {**props, "groups": [unknown]})
     assert diff.changes and not diff.replaces
-    diff = provider.diff(id_, outs, {**props, "application_id": UNKNOWN})
+    diff = provider.diff(id_, outs, {**props, "application_id": unknown})
     assert diff.replaces == ["application_id"]
 
 

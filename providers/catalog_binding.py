@@ -23,9 +23,8 @@ from pydantic import BaseModel, ConfigDict, field_validator
 
 from providers.client import NotFound, WorkspaceClient, parse_binding_workspace_id
 from providers.ids import Int64Id
-from providers.lifecycle import Spec
+from providers.lifecycle import Spec, WorkspaceProvider
 from providers.resource import WorkspaceResource, to_props
-from providers.unknowns import UnknownTolerantProvider
 
 CATALOGS_PATH = "/api/2.1/unity-catalog/catalogs"
 BINDINGS_PATH = "/api/2.1/unity-catalog/bindings/catalog"
@@ -95,7 +94,7 @@ def bindings_of(spec_list: Iterable[Mapping[str, Any]] | None) -> Bindings:
     return {str(b["workspace_id"]): b["binding_type"] for b in spec_list or []}
 
 
-class CatalogBindingProvider(UnknownTolerantProvider):
+class CatalogBindingProvider(WorkspaceProvider):
     args_model = CatalogBindingModel
     replace_keys: ClassVar[frozenset[str]] = frozenset({"catalog_name"})
     computed_keys: ClassVar[frozenset[str]] = frozenset(

@@ -15,12 +15,11 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import pulumi
-from pulumi.dynamic import DiffResult
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from providers.client import InvalidParameter, NotFound, WorkspaceClient
 from providers.job import is_gone, parse_job_id
-from providers.lifecycle import Spec, WorkspaceProvider, contains_unknown
+from providers.lifecycle import Spec, WorkspaceProvider
 from providers.resource import WorkspaceResource, to_props
 
 PRINCIPAL_FIELDS = ("group_name", "user_name", "service_principal_name")
@@ -159,17 +158,6 @@ def declared_principals(props: Mapping[str, Any]) -> set[Principal]:
 class JobPermissionsProvider(WorkspaceProvider):
     args_model = JobPermissionsModel
     replace_keys: ClassVar[frozenset[str]] = frozenset({"job_id"})
-
-    def diff(self, id_: str, olds: dict[str, Any], news: dict[str, Any]) -> DiffResult:
-        # While another input is unknown the base compares raw inputs: a job id given as
-        # digits must not read as another job (a replacement) then.
-        job_id = news.get("job_id")
-        if job_id is not None and not contains_unknown(job_id):
-            try:
-                news = {**news, "job_id": JobPermissionsModel.integer_or_digits(job_id)}
-            except ValueError:
-                pass
-        return super().diff(id_, olds, news)
 
     def spec(self, args: JobPermissionsModel) -> Spec:
         entries = [e.model_dump(exclude_none=True) for e in args.access_controls]

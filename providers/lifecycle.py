@@ -135,24 +135,37 @@ class WorkspaceProvider(ResourceProvider):
 
     def diff(self, _id: str, olds: dict[str, Any], news: dict[str, Any]) -> DiffResult:
         recorded = self._recorded_spec(olds)
-        inputs = user_inputs(news)
-        if contains_unknown(inputs):
-            changed = sorted(
-                k
-                for k in set(inputs) | set(recorded)
-                if contains_unknown(inputs.get(k)) or inputs.get(k) != recorded.get(k)
-            )
-        else:
-            desired = self.spec(self.args_model.model_validate(inputs))
-            changed = sorted(
-                k for k in set(desired) | set(recorded) if desired.get(k) != recorded.get(k)
-            )
+        changed = sorted(self._changed_keys(recorded, user_inputs(news)))
         replaces = [k for k in changed if k in self.replace_keys]
         return DiffResult(
             changes=bool(changed),
             replaces=replaces,
             delete_before_replace=bool(replaces) and self.must_delete_first(changed),
         )
+
+    def _changed_keys(self, recorded: Spec, inputs: dict[str, Any]) -> set[str]:
+        """Top-level spec keys whose desired value differs from the recorded one.
+
+        A top-level input still unknown (during preview) counts as changed; the known
+        inputs are normalised as usual, the recorded value standing in for each unknown one,
+        so an id written as a number or a reordered list is no change in preview either.
+        """
+        unknown = {k for k, v in inputs.items() if contains_unknown(v)}
+        stand_ins = {k: recorded[k] for k in unknown if k in recorded}
+        try:
+            model = self.args_model.model_validate({**inputs, **stand_ins})
+        except pydantic.ValidationError:
+            if not unknown:
+                raise
+            # An unknown nested deeper than the top level, or no recorded stand-in: the
+            # raw comparison is the best the preview can do.
+            return unknown | {
+                k for k in set(inputs) | set(recorded) if inputs.get(k) != recorded.get(k)
+            }
+        desired = self.spec(model)
+        return unknown | {
+            k for k in set(desired) | set(recorded) if desired.get(k) != recorded.get(k)
+        }
 
     def must_delete_first(self, changed: list[str]) -> bool:
         """Whether a replacement must delete the old object before creating the new one:

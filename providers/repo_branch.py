@@ -17,9 +17,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validat
 
 from providers.client import InvalidParameter, NotFound, WorkspaceClient
 from providers.ids import Int64Id
-from providers.lifecycle import Spec
+from providers.lifecycle import Spec, WorkspaceProvider
 from providers.resource import WorkspaceResource, to_props
-from providers.unknowns import UnknownTolerantProvider
 
 REPOS_PATH = "/api/2.0/repos"
 REPO_PATH_PREFIXES = ("/Repos/", "/Workspace/")
@@ -99,7 +98,7 @@ def same_workspace_path(a: str, b: str) -> bool:
     return a.removeprefix("/Workspace") == b.removeprefix("/Workspace")
 
 
-class RepoBranchProvider(UnknownTolerantProvider):
+class RepoBranchProvider(WorkspaceProvider):
     args_model = RepoBranchModel
     replace_keys: ClassVar[frozenset[str]] = frozenset({"repo_id", "repo_path"})
     computed_keys: ClassVar[frozenset[str]] = frozenset({"previous_branch", "head_commit_id"})

@@ -27,9 +27,8 @@ from providers.client import (
     WorkspaceClient,
     WorkspaceUnreachable,
 )
-from providers.lifecycle import Spec
+from providers.lifecycle import Spec, WorkspaceProvider
 from providers.resource import WorkspaceResource, to_props
-from providers.unknowns import UnknownTolerantProvider
 
 SCIM_PATH = "/api/2.0/preview/scim/v2/ServicePrincipals"
 SCIM_SCHEMA = "urn:ietf:params:scim:schemas:core:2.0:ServicePrincipal"
@@ -104,7 +103,7 @@ class ServicePrincipalArgs:
     schemas: pulumi.Input[list[pulumi.Input[str]]] | None = None
 
 
-class ServicePrincipalProvider(UnknownTolerantProvider):
+class ServicePrincipalProvider(WorkspaceProvider):
     args_model = ServicePrincipalModel
     replace_keys: ClassVar[frozenset[str]] = frozenset({"application_id"})
 

@@ -7,7 +7,6 @@ dropped connection can reach the server's transport and every outcome is logged.
 from __future__ import annotations
 
 import asyncio
-import json
 import time
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
@@ -25,6 +24,7 @@ ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 # Handlers that know the caller put its client id here for the request log.
 CLIENT_ID_KEY = "emulator.client_id"
 MAX_BODY_BYTES = 1024 * 1024
+MAX_DRAIN_BYTES = 16 * 1024 * 1024
 RETRY_AFTER_SECONDS = 1
 
 FAULT_MESSAGES = {
@@ -128,7 +128,7 @@ class ServiceEdge:
         path = scope.get("path", "")
         declared = _header(scope, b"content-length")
         if declared is not None and declared.isdigit() and int(declared) > self.max_body_bytes:
-            await self._too_large(send, path)
+            await self._too_large(receive, send, path)
             return
         chunks: list[bytes] = []
         size = 0
@@ -139,7 +139,7 @@ class ServiceEdge:
             chunk = message.get("body", b"")
             size += len(chunk)
             if size > self.max_body_bytes:
-                await self._too_large(send, path)
+                await self._too_large(receive, send, path, more_body=message.get("more_body"))
                 return
             chunks.append(chunk)
             if not message.get("more_body", False):
@@ -156,7 +156,17 @@ class ServiceEdge:
 
         await self.app(scope, replay, send)
 
-    async def _too_large(self, send: Send, path: str) -> None:
+    async def _too_large(self, receive: Receive, send: Send, path: str,
+                         more_body: bool | None = True) -> None:
+        # Read (and discard) what the client is still sending, up to a bound: answering
+        # mid-upload would reset the connection before the client reads the 413.
+        drained = 0
+        while more_body and drained < MAX_DRAIN_BYTES:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return
+            drained += len(message.get("body", b""))
+            more_body = message.get("more_body", False)
         await send_json_error(
             send, self.service, path, 413, "REQUEST_ENTITY_TOO_LARGE",
             f"The request body is larger than {self.max_body_bytes} bytes.",
@@ -190,7 +200,3 @@ class ServiceEdge:
         if scheme.lower() != "bearer" or not token.strip():
             return None
         return self.resolve_client(token.strip())
-
-
-def json_response_bytes(payload: Any) -> bytes:
-    return json.dumps(payload).encode()

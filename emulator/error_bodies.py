@@ -25,11 +25,8 @@ def platform_error(code: str, message: str) -> dict:
     return {"error_code": code, "message": message}
 
 
-def scim_error(status: int, detail: str, scim_type: str | None = None) -> dict:
-    body = {"schemas": [SCIM_ERROR_SCHEMA], "detail": detail, "status": str(status)}
-    if scim_type:
-        body["scimType"] = scim_type
-    return body
+def scim_error(status: int, detail: str) -> dict:
+    return {"schemas": [SCIM_ERROR_SCHEMA], "detail": detail, "status": str(status)}
 
 
 def identity_error(error: str, description: str, codes: list[int]) -> dict:

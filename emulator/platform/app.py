@@ -13,7 +13,6 @@ from emulator.error_bodies import is_scim_path, platform_error, scim_error
 from emulator.errors import STATUS_BY_CODE, AlreadyExists, RequestLimitExceeded, ServiceError
 from emulator.platform.models import Workspace
 from emulator.platform.routes import catalogs, clusters, jobs, permissions, scim, workspace_objects
-from emulator.platform.scim import ScimError
 from emulator.rate_limit import RateLimiter
 
 logger = logging.getLogger("emulator.platform")
@@ -23,9 +22,9 @@ CLUSTERS_VERSIONS = ("2.0", "2.1")
 
 
 def _error(request: Request, status: int, code: str, message: str,
-           scim_type: str | None = None, headers: dict | None = None) -> JSONResponse:
+           headers: dict | None = None) -> JSONResponse:
     if is_scim_path(request.url.path):
-        body = scim_error(status, message, scim_type)
+        body = scim_error(status, message)
     else:
         body = platform_error(code, message)
     return JSONResponse(body, status_code=status, headers=headers)
@@ -34,16 +33,12 @@ def _error(request: Request, status: int, code: str, message: str,
 async def _service_error(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, ServiceError)
     status = STATUS_BY_CODE.get(exc.code, 500)
-    scim_type = None
-    if is_scim_path(request.url.path):
-        if isinstance(exc, AlreadyExists):
-            status, scim_type = 409, "uniqueness"
-        elif isinstance(exc, ScimError):
-            scim_type = exc.scim_type
+    if is_scim_path(request.url.path) and isinstance(exc, AlreadyExists):
+        status = 409
     headers = None
     if isinstance(exc, RequestLimitExceeded):
         headers = {"Retry-After": str(exc.retry_after_seconds)}
-    return _error(request, status, exc.code, exc.message, scim_type, headers)
+    return _error(request, status, exc.code, exc.message, headers)
 
 
 def _describe(error: dict) -> str:
@@ -57,9 +52,9 @@ async def _validation_error(request: Request, exc: Exception) -> JSONResponse:
     errors = exc.errors()
     if any(e.get("type") == "json_invalid" or isinstance(e.get("input"), bytes) for e in errors):
         return _error(request, 400, "MALFORMED_REQUEST",
-                      "Malformed request: the body is not a valid JSON document.", "invalidSyntax")
+                      "Malformed request: the body is not a valid JSON document.")
     message = "; ".join(_describe(e) for e in errors[:5])
-    return _error(request, 400, "INVALID_PARAMETER_VALUE", message, "invalidValue")
+    return _error(request, 400, "INVALID_PARAMETER_VALUE", message)
 
 
 async def _http_error(request: Request, exc: Exception) -> JSONResponse:
@@ -76,7 +71,7 @@ async def _http_error(request: Request, exc: Exception) -> JSONResponse:
 async def _unstorable_value(request: Request, exc: Exception) -> JSONResponse:
     # sqlite refuses integers beyond 64 bits and strings with lone surrogates.
     return _error(request, 400, "INVALID_PARAMETER_VALUE",
-                  f"A value in the request cannot be stored: {exc}", "invalidValue")
+                  f"A value in the request cannot be stored: {exc}")
 
 
 async def _unexpected_error(request: Request, exc: Exception) -> JSONResponse:
@@ -121,3 +116,9 @@ def create_platform_app(
     if admin_router is not None:
         app.include_router(admin_router)
     return app
+
+
+def openapi_document() -> dict:
+    """The OpenAPI document the platform serves at /openapi.json, without running it."""
+    app = create_platform_app(None, "", RateLimiter(None))  # type: ignore[arg-type]
+    return app.openapi()

@@ -3,6 +3,8 @@ workspace's service principals, then the per-client rate limit."""
 
 from __future__ import annotations
 
+from typing import Annotated
+
 from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
@@ -21,7 +23,7 @@ def workspace(request: Request) -> Workspace:
 
 def authenticated_caller(
     request: Request,
-    credentials: HTTPAuthorizationCredentials | None = Depends(bearer_scheme),
+    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer_scheme)],
 ) -> Caller:
     ws: Workspace = request.app.state.workspace
     if credentials is None or not credentials.credentials:
@@ -48,8 +50,13 @@ def authenticated_caller(
     return caller
 
 
-def admin_caller(caller: Caller = Depends(authenticated_caller)) -> Caller:
+def admin_caller(caller: Annotated[Caller, Depends(authenticated_caller)]) -> Caller:
     if not caller.is_admin:
         raise PermissionDenied(
             f"Only workspace admins may do this; {caller.application_id} is not in 'admins'.")
     return caller
+
+
+WorkspaceDep = Annotated[Workspace, Depends(workspace)]
+CallerDep = Annotated[Caller, Depends(authenticated_caller)]
+AdminDep = Annotated[Caller, Depends(admin_caller)]

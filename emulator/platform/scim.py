@@ -32,14 +32,6 @@ _AND = re.compile(r"\s+and\s+", re.IGNORECASE)
 _PATCH_PATH = re.compile(r'([A-Za-z]+)(?:\[\s*value\s+eq\s+"([^"]*)"\s*\])?')
 
 
-class ScimError(InvalidParameter):
-    """A SCIM protocol error, with its scimType."""
-
-    def __init__(self, message: str, scim_type: str) -> None:
-        super().__init__(message)
-        self.scim_type = scim_type
-
-
 # rendering
 
 def render_service_principal(principal: ServicePrincipal, directory: Directory) -> dict:
@@ -100,9 +92,9 @@ def parse_filter(text: str | None) -> Callable[[dict], bool]:
     for part in _AND.split(text.strip()):
         match = _CLAUSE.fullmatch(part)
         if match is None:
-            raise ScimError(
+            raise InvalidParameter(
                 f"Unsupported filter '{text}': use attribute eq|ne|co|sw \"value\" clauses "
-                "joined by 'and'.", "invalidFilter")
+                "joined by 'and'.")
         clauses.append(match.groups())
     return lambda resource: all(_matches(resource, *clause) for clause in clauses)
 
@@ -123,13 +115,12 @@ def _values(items: Any, attribute: str) -> tuple[str, ...]:
     if items is None:
         return ()
     if not isinstance(items, list):
-        raise ScimError(f"'{attribute}' must be a list of {{value}} objects", "invalidValue")
+        raise InvalidParameter(f"'{attribute}' must be a list of {{value}} objects")
     values = []
     for item in items:
         value = item.get("value") if isinstance(item, dict) else None
         if not isinstance(value, str) or not value:
-            raise ScimError(f"every entry of '{attribute}' needs a string 'value'",
-                            "invalidValue")
+            raise InvalidParameter(f"every entry of '{attribute}' needs a string 'value'")
         values.append(value)
     return tuple(values)
 
@@ -139,19 +130,19 @@ def _active(value: Any) -> bool:
         return value
     if isinstance(value, str) and value.lower() in ("true", "false"):
         return value.lower() == "true"
-    raise ScimError("'active' must be true or false", "invalidValue")
+    raise InvalidParameter("'active' must be true or false")
 
 
 def _optional_string(value: Any, attribute: str) -> str | None:
     if value is not None and not isinstance(value, str):
-        raise ScimError(f"'{attribute}' must be a string", "invalidValue")
+        raise InvalidParameter(f"'{attribute}' must be a string")
     return value
 
 
 def require_schema(body: dict, schema: str) -> None:
     schemas = body.get("schemas")
     if not isinstance(schemas, list) or schema not in schemas:
-        raise ScimError(f"'schemas' must contain \"{schema}\"", "invalidSyntax")
+        raise InvalidParameter(f"'schemas' must contain \"{schema}\"")
 
 
 def spec_from_resource(body: dict) -> ServicePrincipalSpec:
@@ -180,7 +171,7 @@ def _apply(spec: ServicePrincipalSpec, op: str, path: str, value: Any) -> Servic
     match = _PATCH_PATH.fullmatch(path.strip())
     field = _ATTRIBUTES.get(match.group(1).lower()) if match else None
     if field is None:
-        raise ScimError(f"Unsupported patch path '{path}'", "invalidPath")
+        raise InvalidParameter(f"Unsupported patch path '{path}'")
     selected = match.group(2)
     if field in ("group_ids", "entitlements"):
         current: tuple[str, ...] = getattr(spec, field)
@@ -194,7 +185,7 @@ def _apply(spec: ServicePrincipalSpec, op: str, path: str, value: Any) -> Servic
             updated = _values(value, path)
         return replace(spec, **{field: updated})
     if selected is not None:
-        raise ScimError(f"'{path}' is not a multi-valued attribute", "invalidPath")
+        raise InvalidParameter(f"'{path}' is not a multi-valued attribute")
     if op == "remove":
         return replace(spec, **{field: True if field == "active" else None})
     if field == "active":
@@ -207,25 +198,24 @@ def patched_spec(principal: ServicePrincipal, body: dict) -> ServicePrincipalSpe
         require_schema(body, PATCH_SCHEMA)
     operations = body.get("Operations", body.get("operations"))
     if not isinstance(operations, list) or not operations:
-        raise ScimError("'Operations' must be a non-empty list", "invalidSyntax")
+        raise InvalidParameter("'Operations' must be a non-empty list")
     spec = _spec_of(principal)
     for operation in operations:
         if not isinstance(operation, dict):
-            raise ScimError("every operation must be an object", "invalidSyntax")
+            raise InvalidParameter("every operation must be an object")
         op = str(operation.get("op", "")).lower()
         if op not in ("add", "remove", "replace"):
-            raise ScimError(f"Unsupported op '{operation.get('op')}'", "invalidSyntax")
+            raise InvalidParameter(f"Unsupported op '{operation.get('op')}'")
         path, value = operation.get("path"), operation.get("value")
         if path is not None and not isinstance(path, str):
-            raise ScimError("'path' must be a string", "invalidPath")
+            raise InvalidParameter("'path' must be a string")
         if path:
             spec = _apply(spec, op, path, value)
         elif op == "remove":
-            raise ScimError("a remove operation needs a path", "noTarget")
+            raise InvalidParameter("a remove operation needs a path")
         elif isinstance(value, dict):
             for attribute, item in value.items():
                 spec = _apply(spec, op, attribute, item)
         else:
-            raise ScimError("an operation without a path needs an object value",
-                            "invalidValue")
+            raise InvalidParameter("an operation without a path needs an object value")
     return spec

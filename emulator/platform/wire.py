@@ -9,10 +9,18 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
-Int64 = Annotated[int, Field(ge=-(2**63), le=2**63 - 1)]
-Id64 = Annotated[int, Field(ge=0, le=2**63 - 1)]
+
+def _not_a_boolean(value: Any) -> Any:
+    # JSON true/false are not numbers on the wire, whatever Python thinks of bool.
+    if isinstance(value, bool):
+        raise ValueError("expected an integer, got a boolean")
+    return value
+
+
+Int64 = Annotated[int, BeforeValidator(_not_a_boolean), Field(ge=-(2**63), le=2**63 - 1)]
+Id64 = Annotated[int, BeforeValidator(_not_a_boolean), Field(ge=0, le=2**63 - 1)]
 
 
 class Open(BaseModel):

@@ -122,7 +122,8 @@ class Directory:
 
     def users(self) -> list[User]:
         with self._db.read() as conn:
-            rows = conn.execute("SELECT id, user_name, doc FROM users ORDER BY user_name").fetchall()
+            rows = conn.execute(
+                "SELECT id, user_name, doc FROM users ORDER BY user_name").fetchall()
         users = []
         for row in rows:
             doc = from_json(row["doc"])
@@ -230,9 +231,8 @@ class Directory:
                 raise InvalidParameter(f"Group with id {group_id} does not exist.")
         for entitlement in spec.entitlements:
             if entitlement not in ENTITLEMENTS:
-                raise InvalidParameter(
-                    f"Unknown entitlement '{entitlement}'; known: {', '.join(sorted(ENTITLEMENTS))}."
-                )
+                known = ", ".join(sorted(ENTITLEMENTS))
+                raise InvalidParameter(f"Unknown entitlement '{entitlement}'; known: {known}.")
         return replace(
             spec,
             group_ids=tuple(dict.fromkeys(spec.group_ids)),

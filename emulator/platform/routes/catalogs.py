@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Depends
+from fastapi import APIRouter
 from fastapi.responses import JSONResponse
 
 from emulator.errors import InvalidParameter
-from emulator.platform.auth import authenticated_caller, workspace
-from emulator.platform.models import Caller, Workspace
+from emulator.platform.auth import CallerDep, WorkspaceDep
 from emulator.platform.wire import Id64, Open, ok
 
 router = APIRouter(prefix="/api/2.1/unity-catalog", tags=["unity-catalog"])
@@ -46,31 +45,30 @@ def _check_bindable(securable_type: str) -> None:
 
 @router.get("/catalogs")
 async def list_catalogs(
-    ws: Workspace = Depends(workspace), _: Caller = Depends(authenticated_caller),
+    ws: WorkspaceDep, _: CallerDep,
 ) -> JSONResponse:
     return ok({"catalogs": ws.catalogs.list()})
 
 
 @router.get("/catalogs/{name}")
 async def get_catalog(
-    name: str, ws: Workspace = Depends(workspace), _: Caller = Depends(authenticated_caller),
+    name: str, ws: WorkspaceDep, _: CallerDep,
 ) -> JSONResponse:
     return ok(ws.catalogs.get(name))
 
 
 @router.patch("/catalogs/{name}")
 async def update_catalog(
-    name: str, body: UpdateCatalogBody, ws: Workspace = Depends(workspace),
-    caller: Caller = Depends(authenticated_caller),
+    name: str, body: UpdateCatalogBody, ws: WorkspaceDep,
+    caller: CallerDep,
 ) -> JSONResponse:
     return ok(ws.catalogs.update(name, body.as_request(), caller))
 
 
 @router.get("/bindings/{securable_type}/{name}")
 async def get_bindings(
-    securable_type: str, name: str, max_results: int | None = None,
-    page_token: str | None = None, ws: Workspace = Depends(workspace),
-    _: Caller = Depends(authenticated_caller),
+    securable_type: str, name: str, ws: WorkspaceDep, _: CallerDep,
+    max_results: int | None = None, page_token: str | None = None,
 ) -> JSONResponse:
     _check_bindable(securable_type)
     return ok({"bindings": ws.catalogs.bindings(name)})
@@ -79,7 +77,7 @@ async def get_bindings(
 @router.patch("/bindings/{securable_type}/{name}")
 async def update_bindings(
     securable_type: str, name: str, body: UpdateBindingsBody,
-    ws: Workspace = Depends(workspace), caller: Caller = Depends(authenticated_caller),
+    ws: WorkspaceDep, caller: CallerDep,
 ) -> JSONResponse:
     _check_bindable(securable_type)
     request = body.as_request()
@@ -93,15 +91,15 @@ async def update_bindings(
 
 @router.get("/workspace-bindings/catalogs/{name}", summary="Legacy bindings path")
 async def get_legacy_bindings(
-    name: str, ws: Workspace = Depends(workspace), _: Caller = Depends(authenticated_caller),
+    name: str, ws: WorkspaceDep, _: CallerDep,
 ) -> JSONResponse:
     return ok({"workspaces": [b["workspace_id"] for b in ws.catalogs.bindings(name)]})
 
 
 @router.patch("/workspace-bindings/catalogs/{name}", summary="Legacy bindings path")
 async def update_legacy_bindings(
-    name: str, body: LegacyBindingsBody, ws: Workspace = Depends(workspace),
-    caller: Caller = Depends(authenticated_caller),
+    name: str, body: LegacyBindingsBody, ws: WorkspaceDep,
+    caller: CallerDep,
 ) -> JSONResponse:
     request = body.as_request()
     bindings = ws.catalogs.update_bindings(

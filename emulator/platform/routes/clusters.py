@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Depends
+from fastapi import APIRouter
 from fastapi.responses import JSONResponse
 
-from emulator.platform.auth import authenticated_caller, workspace
-from emulator.platform.models import Caller, Workspace
+from emulator.platform.auth import CallerDep, WorkspaceDep
 from emulator.platform.wire import Open, ok
 
 router = APIRouter(tags=["clusters"])
@@ -18,23 +17,23 @@ class ClusterIdBody(Open):
 
 @router.get("/clusters/list")
 async def list_clusters(
-    ws: Workspace = Depends(workspace), _: Caller = Depends(authenticated_caller)
+    ws: WorkspaceDep, _: CallerDep
 ) -> JSONResponse:
     return ok({"clusters": ws.clusters.list()})
 
 
 @router.get("/clusters/get")
 async def get_cluster(
-    cluster_id: str, ws: Workspace = Depends(workspace),
-    _: Caller = Depends(authenticated_caller),
+    cluster_id: str, ws: WorkspaceDep,
+    _: CallerDep,
 ) -> JSONResponse:
     return ok(ws.clusters.get(cluster_id))
 
 
 @router.post("/clusters/start")
 async def start_cluster(
-    body: ClusterIdBody, ws: Workspace = Depends(workspace),
-    _: Caller = Depends(authenticated_caller),
+    body: ClusterIdBody, ws: WorkspaceDep,
+    _: CallerDep,
 ) -> JSONResponse:
     ws.clusters.start(body.cluster_id)
     return ok()
@@ -42,8 +41,8 @@ async def start_cluster(
 
 @router.post("/clusters/stop")
 async def stop_cluster(
-    body: ClusterIdBody, ws: Workspace = Depends(workspace),
-    caller: Caller = Depends(authenticated_caller),
+    body: ClusterIdBody, ws: WorkspaceDep,
+    caller: CallerDep,
 ) -> JSONResponse:
     ws.clusters.terminate(body.cluster_id, caller.application_id)
     return ok()
@@ -51,8 +50,8 @@ async def stop_cluster(
 
 @router.post("/clusters/delete")
 async def terminate_cluster(
-    body: ClusterIdBody, ws: Workspace = Depends(workspace),
-    caller: Caller = Depends(authenticated_caller),
+    body: ClusterIdBody, ws: WorkspaceDep,
+    caller: CallerDep,
 ) -> JSONResponse:
     ws.clusters.terminate(body.cluster_id, caller.application_id)
     return ok()

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, Depends
+from fastapi import APIRouter
 from fastapi.responses import JSONResponse
 from pydantic import Field
 
-from emulator.platform.auth import authenticated_caller, workspace
-from emulator.platform.models import Caller, Workspace
+from emulator.platform.auth import CallerDep, WorkspaceDep
 from emulator.platform.wire import Id64, Int64, Open, ok
 
 router = APIRouter(tags=["jobs"])
@@ -108,8 +107,8 @@ class RunNowBody(Open):
 
 @router.post("/jobs/create")
 async def create_job(
-    body: CreateJobBody, ws: Workspace = Depends(workspace),
-    caller: Caller = Depends(authenticated_caller),
+    body: CreateJobBody, ws: WorkspaceDep,
+    caller: CallerDep,
 ) -> JSONResponse:
     settings = body.as_request()
     acl = settings.pop("access_control_list", None)
@@ -118,25 +117,25 @@ async def create_job(
 
 @router.get("/jobs/get")
 async def get_job(
-    job_id: Id64, ws: Workspace = Depends(workspace),
-    caller: Caller = Depends(authenticated_caller),
+    job_id: Id64, ws: WorkspaceDep,
+    caller: CallerDep,
 ) -> JSONResponse:
     return ok(ws.jobs.get(job_id, caller))
 
 
 @router.get("/jobs/list")
 async def list_jobs(
+    ws: WorkspaceDep, caller: CallerDep,
     limit: Int64 | None = None, offset: Int64 | None = None, name: str | None = None,
     page_token: str | None = None, expand_tasks: bool | None = None,
-    ws: Workspace = Depends(workspace), caller: Caller = Depends(authenticated_caller),
 ) -> JSONResponse:
     return ok(ws.jobs.list(caller, limit=limit, offset=offset, name=name, page_token=page_token))
 
 
 @router.post("/jobs/reset")
 async def reset_job(
-    body: ResetJobBody, ws: Workspace = Depends(workspace),
-    caller: Caller = Depends(authenticated_caller),
+    body: ResetJobBody, ws: WorkspaceDep,
+    caller: CallerDep,
 ) -> JSONResponse:
     ws.jobs.reset(body.job_id, body.new_settings.as_request(), caller)
     return ok()
@@ -144,8 +143,8 @@ async def reset_job(
 
 @router.post("/jobs/update")
 async def update_job(
-    body: UpdateJobBody, ws: Workspace = Depends(workspace),
-    caller: Caller = Depends(authenticated_caller),
+    body: UpdateJobBody, ws: WorkspaceDep,
+    caller: CallerDep,
 ) -> JSONResponse:
     new_settings = body.new_settings.as_request() if body.new_settings else None
     ws.jobs.update(body.job_id, new_settings, body.fields_to_remove, caller)
@@ -154,8 +153,8 @@ async def update_job(
 
 @router.post("/jobs/delete")
 async def delete_job(
-    body: JobIdBody, ws: Workspace = Depends(workspace),
-    caller: Caller = Depends(authenticated_caller),
+    body: JobIdBody, ws: WorkspaceDep,
+    caller: CallerDep,
 ) -> JSONResponse:
     ws.jobs.delete(body.job_id, caller)
     return ok()
@@ -163,8 +162,8 @@ async def delete_job(
 
 @router.post("/jobs/run-now")
 async def run_now(
-    body: RunNowBody, ws: Workspace = Depends(workspace),
-    caller: Caller = Depends(authenticated_caller),
+    body: RunNowBody, ws: WorkspaceDep,
+    caller: CallerDep,
 ) -> JSONResponse:
     parameters = body.as_request()
     return ok(ws.jobs.run_now(body.job_id, parameters, body.idempotency_token, caller))
@@ -172,7 +171,7 @@ async def run_now(
 
 @router.get("/jobs/runs/get")
 async def get_run(
-    run_id: Id64, ws: Workspace = Depends(workspace),
-    caller: Caller = Depends(authenticated_caller),
+    run_id: Id64, ws: WorkspaceDep,
+    caller: CallerDep,
 ) -> JSONResponse:
     return ok(ws.jobs.get_run(run_id, caller))

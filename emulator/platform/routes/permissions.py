@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Depends
+from fastapi import APIRouter
 from fastapi.responses import JSONResponse
 
-from emulator.platform.auth import authenticated_caller, workspace
-from emulator.platform.models import Caller, Workspace
+from emulator.platform.auth import CallerDep, WorkspaceDep
 from emulator.platform.models.job_permissions import LEVELS
 from emulator.platform.routes.jobs import AclRequestEntry
 from emulator.platform.wire import Id64, Open, ok
@@ -24,32 +23,32 @@ def _entries(body: AccessControlBody) -> list[dict]:
 
 @router.get("/jobs/{job_id}")
 async def get_job_permissions(
-    job_id: Id64, ws: Workspace = Depends(workspace),
-    caller: Caller = Depends(authenticated_caller),
+    job_id: Id64, ws: WorkspaceDep,
+    caller: CallerDep,
 ) -> JSONResponse:
     return ok(ws.jobs.permissions(job_id, caller))
 
 
 @router.put("/jobs/{job_id}")
 async def replace_job_permissions(
-    job_id: Id64, body: AccessControlBody, ws: Workspace = Depends(workspace),
-    caller: Caller = Depends(authenticated_caller),
+    job_id: Id64, body: AccessControlBody, ws: WorkspaceDep,
+    caller: CallerDep,
 ) -> JSONResponse:
     return ok(ws.jobs.change_permissions(job_id, _entries(body), caller, replace_all=True))
 
 
 @router.patch("/jobs/{job_id}")
 async def update_job_permissions(
-    job_id: Id64, body: AccessControlBody, ws: Workspace = Depends(workspace),
-    caller: Caller = Depends(authenticated_caller),
+    job_id: Id64, body: AccessControlBody, ws: WorkspaceDep,
+    caller: CallerDep,
 ) -> JSONResponse:
     return ok(ws.jobs.change_permissions(job_id, _entries(body), caller, replace_all=False))
 
 
 @router.get("/jobs/{job_id}/permissionLevels")
 async def job_permission_levels(
-    job_id: Id64, ws: Workspace = Depends(workspace),
-    caller: Caller = Depends(authenticated_caller),
+    job_id: Id64, ws: WorkspaceDep,
+    caller: CallerDep,
 ) -> JSONResponse:
     ws.jobs.permissions(job_id, caller)
     return ok({"permission_levels": [{"permission_level": level} for level in LEVELS]})

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Query, Response
 from fastapi.responses import JSONResponse
 
+from emulator.errors import InvalidParameter
 from emulator.platform import scim
-from emulator.platform.auth import admin_caller, authenticated_caller, workspace
-from emulator.platform.models import Caller, Workspace
+from emulator.platform.auth import AdminDep, CallerDep, WorkspaceDep
 from emulator.platform.wire import Open, ok
 
 router = APIRouter(prefix="/api/2.0/preview/scim/v2", tags=["scim"])
@@ -42,8 +42,8 @@ class PatchBody(Open):
 
 def _list_params(
     filter: str | None = None,
-    startIndex: int | None = Query(None, ge=-(2**31), le=2**31 - 1),
-    count: int | None = Query(None, ge=-(2**31), le=2**31 - 1),
+    startIndex: Annotated[int | None, Query(ge=-(2**31), le=2**31 - 1)] = None,
+    count: Annotated[int | None, Query(ge=-(2**31), le=2**31 - 1)] = None,
     attributes: str | None = None,
     excludedAttributes: str | None = None,
 ) -> dict[str, Any]:
@@ -52,8 +52,8 @@ def _list_params(
 
 @router.get("/ServicePrincipals")
 async def list_service_principals(
-    params: dict = Depends(_list_params), ws: Workspace = Depends(workspace),
-    _: Caller = Depends(authenticated_caller),
+    params: Annotated[dict, Depends(_list_params)], ws: WorkspaceDep,
+    _: CallerDep,
 ) -> JSONResponse:
     resources = [scim.render_service_principal(p, ws.directory)
                  for p in ws.directory.service_principals()]
@@ -62,14 +62,14 @@ async def list_service_principals(
 
 @router.post("/ServicePrincipals", status_code=201)
 async def create_service_principal(
-    body: ServicePrincipalBody, ws: Workspace = Depends(workspace),
-    _: Caller = Depends(admin_caller),
+    body: ServicePrincipalBody, ws: WorkspaceDep,
+    _: AdminDep,
 ) -> JSONResponse:
     request = body.as_request()
     scim.require_schema(request, scim.SP_SCHEMA)
     application_id = request.get("applicationId")
     if not application_id:
-        raise scim.ScimError("'applicationId' is required", "invalidValue")
+        raise InvalidParameter("'applicationId' is required")
     principal = ws.directory.create_service_principal(
         application_id, scim.spec_from_resource(request))
     return ok(scim.render_service_principal(principal, ws.directory), status_code=201)
@@ -77,8 +77,8 @@ async def create_service_principal(
 
 @router.get("/ServicePrincipals/{principal_id}")
 async def get_service_principal(
-    principal_id: str, ws: Workspace = Depends(workspace),
-    _: Caller = Depends(authenticated_caller),
+    principal_id: str, ws: WorkspaceDep,
+    _: CallerDep,
 ) -> JSONResponse:
     principal = ws.directory.service_principal(principal_id)
     return ok(scim.render_service_principal(principal, ws.directory))
@@ -86,14 +86,14 @@ async def get_service_principal(
 
 @router.put("/ServicePrincipals/{principal_id}")
 async def replace_service_principal(
-    principal_id: str, body: ServicePrincipalBody, ws: Workspace = Depends(workspace),
-    _: Caller = Depends(admin_caller),
+    principal_id: str, body: ServicePrincipalBody, ws: WorkspaceDep,
+    _: AdminDep,
 ) -> JSONResponse:
     request = body.as_request()
     scim.require_schema(request, scim.SP_SCHEMA)
     current = ws.directory.service_principal(principal_id)
     if request.get("applicationId", current.application_id) != current.application_id:
-        raise scim.ScimError("'applicationId' cannot be changed", "mutability")
+        raise InvalidParameter("'applicationId' cannot be changed")
     principal = ws.directory.replace_service_principal(
         current.id, scim.spec_from_resource(request))
     return ok(scim.render_service_principal(principal, ws.directory))
@@ -101,8 +101,8 @@ async def replace_service_principal(
 
 @router.patch("/ServicePrincipals/{principal_id}")
 async def patch_service_principal(
-    principal_id: str, body: PatchBody, ws: Workspace = Depends(workspace),
-    _: Caller = Depends(admin_caller),
+    principal_id: str, body: PatchBody, ws: WorkspaceDep,
+    _: AdminDep,
 ) -> JSONResponse:
     current = ws.directory.service_principal(principal_id)
     spec = scim.patched_spec(current, body.as_request())
@@ -112,7 +112,7 @@ async def patch_service_principal(
 
 @router.delete("/ServicePrincipals/{principal_id}", status_code=204)
 async def delete_service_principal(
-    principal_id: str, ws: Workspace = Depends(workspace), _: Caller = Depends(admin_caller),
+    principal_id: str, ws: WorkspaceDep, _: AdminDep,
 ) -> Response:
     """The path holds the workspace's id (public form) or the application id (seed form)."""
     ws.directory.delete_service_principal(principal_id)
@@ -121,8 +121,8 @@ async def delete_service_principal(
 
 @router.get("/Users")
 async def list_users(
-    params: dict = Depends(_list_params), ws: Workspace = Depends(workspace),
-    _: Caller = Depends(authenticated_caller),
+    params: Annotated[dict, Depends(_list_params)], ws: WorkspaceDep,
+    _: CallerDep,
 ) -> JSONResponse:
     resources = [scim.render_user(u, ws.directory) for u in ws.directory.users()]
     return ok(scim.list_response(resources, **params))
@@ -130,15 +130,15 @@ async def list_users(
 
 @router.get("/Users/{user_id}")
 async def get_user(
-    user_id: str, ws: Workspace = Depends(workspace), _: Caller = Depends(authenticated_caller),
+    user_id: str, ws: WorkspaceDep, _: CallerDep,
 ) -> JSONResponse:
     return ok(scim.render_user(ws.directory.user(user_id), ws.directory))
 
 
 @router.get("/Groups")
 async def list_groups(
-    params: dict = Depends(_list_params), ws: Workspace = Depends(workspace),
-    _: Caller = Depends(authenticated_caller),
+    params: Annotated[dict, Depends(_list_params)], ws: WorkspaceDep,
+    _: CallerDep,
 ) -> JSONResponse:
     resources = [scim.render_group(g) for g in ws.directory.groups()]
     return ok(scim.list_response(resources, **params))
@@ -146,14 +146,14 @@ async def list_groups(
 
 @router.get("/Groups/{group_id}")
 async def get_group(
-    group_id: str, ws: Workspace = Depends(workspace), _: Caller = Depends(authenticated_caller),
+    group_id: str, ws: WorkspaceDep, _: CallerDep,
 ) -> JSONResponse:
     return ok(scim.render_group(ws.directory.group(group_id)))
 
 
 @router.get("/Me")
 async def me(
-    ws: Workspace = Depends(workspace), caller: Caller = Depends(authenticated_caller),
+    ws: WorkspaceDep, caller: CallerDep,
 ) -> JSONResponse:
     principal = ws.directory.service_principal(caller.principal_id)
     resource = scim.render_service_principal(principal, ws.directory)

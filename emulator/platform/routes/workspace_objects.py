@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Depends
+from fastapi import APIRouter
 from fastapi.responses import JSONResponse
 
-from emulator.platform.auth import authenticated_caller, workspace
-from emulator.platform.models import Caller, Workspace
+from emulator.platform.auth import CallerDep, WorkspaceDep
 from emulator.platform.wire import Id64, Open, ok
 
 router = APIRouter(prefix="/api/2.0")
@@ -36,15 +35,15 @@ class CheckoutBody(Open):
 
 @router.get("/secrets/scopes/list", tags=["secrets"])
 async def list_scopes(
-    ws: Workspace = Depends(workspace), _: Caller = Depends(authenticated_caller),
+    ws: WorkspaceDep, _: CallerDep,
 ) -> JSONResponse:
     return ok({"scopes": ws.secret_scopes.list()})
 
 
 @router.post("/secrets/scopes/create", tags=["secrets"])
 async def create_scope(
-    body: CreateScopeBody, ws: Workspace = Depends(workspace),
-    caller: Caller = Depends(authenticated_caller),
+    body: CreateScopeBody, ws: WorkspaceDep,
+    caller: CallerDep,
 ) -> JSONResponse:
     ws.secret_scopes.create(body.as_request(), caller.application_id)
     return ok()
@@ -52,8 +51,8 @@ async def create_scope(
 
 @router.post("/secrets/scopes/delete", tags=["secrets"])
 async def delete_scope(
-    body: ScopeNameBody, ws: Workspace = Depends(workspace),
-    _: Caller = Depends(authenticated_caller),
+    body: ScopeNameBody, ws: WorkspaceDep,
+    _: CallerDep,
 ) -> JSONResponse:
     ws.secret_scopes.delete(body.scope)
     return ok()
@@ -61,44 +60,44 @@ async def delete_scope(
 
 @router.get("/ip-access-lists", tags=["ip-access-lists"])
 async def list_ip_access_lists(
-    ws: Workspace = Depends(workspace), _: Caller = Depends(authenticated_caller),
+    ws: WorkspaceDep, _: CallerDep,
 ) -> JSONResponse:
     return ok({"ip_access_lists": ws.ip_access_lists.list()})
 
 
 @router.get("/ip-access-lists/{list_id}", tags=["ip-access-lists"])
 async def get_ip_access_list(
-    list_id: str, ws: Workspace = Depends(workspace), _: Caller = Depends(authenticated_caller),
+    list_id: str, ws: WorkspaceDep, _: CallerDep,
 ) -> JSONResponse:
     return ok({"ip_access_list": ws.ip_access_lists.get(list_id)})
 
 
 @router.get("/repos", tags=["repos"])
 async def list_repos(
+    ws: WorkspaceDep, _: CallerDep,
     path_prefix: str | None = None, next_page_token: str | None = None,
-    ws: Workspace = Depends(workspace), _: Caller = Depends(authenticated_caller),
 ) -> JSONResponse:
     return ok(ws.repos.list(path_prefix, next_page_token))
 
 
 @router.get("/repos/{repo_id}", tags=["repos"])
 async def get_repo(
-    repo_id: Id64, ws: Workspace = Depends(workspace), _: Caller = Depends(authenticated_caller),
+    repo_id: Id64, ws: WorkspaceDep, _: CallerDep,
 ) -> JSONResponse:
     return ok(ws.repos.get(repo_id))
 
 
 @router.post("/repos/{repo_id}", tags=["repos"], summary="Check out a branch (seed form)")
 async def checkout_repo_seed_form(
-    repo_id: Id64, body: CheckoutBody, ws: Workspace = Depends(workspace),
-    _: Caller = Depends(authenticated_caller),
+    repo_id: Id64, body: CheckoutBody, ws: WorkspaceDep,
+    _: CallerDep,
 ) -> JSONResponse:
     return ok(ws.repos.checkout(repo_id, body.branch, body.tag))
 
 
 @router.patch("/repos/{repo_id}", tags=["repos"], summary="Check out a branch (public form)")
 async def checkout_repo(
-    repo_id: Id64, body: CheckoutBody, ws: Workspace = Depends(workspace),
-    _: Caller = Depends(authenticated_caller),
+    repo_id: Id64, body: CheckoutBody, ws: WorkspaceDep,
+    _: CallerDep,
 ) -> JSONResponse:
     return ok(ws.repos.checkout(repo_id, body.branch, body.tag))

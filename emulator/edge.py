@@ -55,10 +55,9 @@ def _drop_connection(send: Send) -> None:
     uvicorn from answering with its own 500 after the transport is gone.
     """
     cycle = getattr(send, "__self__", None)
-    transport = getattr(cycle, "transport", None)
-    if transport is None:
+    if cycle is None or getattr(cycle, "transport", None) is None:
         raise RuntimeError("cannot drop a connection outside uvicorn")
-    transport.abort()
+    cycle.transport.abort()
     cycle.disconnected = True
 
 

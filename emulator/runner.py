@@ -14,7 +14,7 @@ import os
 import signal
 import socket
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -50,7 +50,7 @@ HOST = "127.0.0.1"
 class Emulator:
     """The assembled services, ready to serve."""
 
-    apps: dict[str, Callable]
+    apps: dict[str, ServiceEdge]
     info: dict[str, str]
     db: Database
 

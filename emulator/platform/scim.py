@@ -167,30 +167,39 @@ _ATTRIBUTES = {"displayname": "display_name", "active": "active", "groups": "gro
                "entitlements": "entitlements", "externalid": "external_id"}
 
 
+def _apply_multi_valued(current: tuple[str, ...], op: str, path: str, selected: str | None,
+                        value: Any) -> tuple[str, ...]:
+    if op == "remove":
+        if selected is not None:
+            gone = {selected}
+        else:
+            gone = set(_values(value, path)) or set(current)  # no value: remove all
+        return tuple(v for v in current if v not in gone)
+    if op == "add" or selected is not None:
+        return current + tuple(v for v in _values(value, path) if v not in current)
+    return _values(value, path)
+
+
 def _apply(spec: ServicePrincipalSpec, op: str, path: str, value: Any) -> ServicePrincipalSpec:
     match = _PATCH_PATH.fullmatch(path.strip())
     field = _ATTRIBUTES.get(match.group(1).lower()) if match else None
-    if field is None:
+    if match is None or field is None:
         raise InvalidParameter(f"Unsupported patch path '{path}'")
     selected = match.group(2)
-    if field in ("group_ids", "entitlements"):
-        current: tuple[str, ...] = getattr(spec, field)
-        if op == "remove":
-            gone = {selected} if selected is not None else set(_values(value, path)) or \
-                set(current)
-            updated = tuple(v for v in current if v not in gone)
-        elif op == "add" or selected is not None:
-            updated = current + tuple(v for v in _values(value, path) if v not in current)
-        else:
-            updated = _values(value, path)
-        return replace(spec, **{field: updated})
+    if field == "group_ids":
+        return replace(spec, group_ids=_apply_multi_valued(
+            spec.group_ids, op, path, selected, value))
+    if field == "entitlements":
+        return replace(spec, entitlements=_apply_multi_valued(
+            spec.entitlements, op, path, selected, value))
     if selected is not None:
         raise InvalidParameter(f"'{path}' is not a multi-valued attribute")
-    if op == "remove":
-        return replace(spec, **{field: True if field == "active" else None})
     if field == "active":
-        return replace(spec, active=_active(value))
-    return replace(spec, **{field: _optional_string(value, path)})
+        return replace(spec, active=True if op == "remove" else _active(value))
+    text = None if op == "remove" else _optional_string(value, path)
+    if field == "display_name":
+        return replace(spec, display_name=text)
+    return replace(spec, external_id=text)
 
 
 def patched_spec(principal: ServicePrincipal, body: dict) -> ServicePrincipalSpec:

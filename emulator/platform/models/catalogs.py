@@ -79,7 +79,7 @@ class Catalogs:
                 f"{caller.application_id} is neither a metastore admin nor the owner of "
                 f"catalog {doc['name']}.")
 
-    def list(self) -> list[dict[str, Any]]:
+    def all(self) -> list[dict[str, Any]]:
         with self._db.read() as conn:
             rows = conn.execute("SELECT doc FROM catalogs ORDER BY name").fetchall()
         return [_view(from_json(row["doc"])) for row in rows]

@@ -75,7 +75,7 @@ class Clusters:
         conn.execute("INSERT INTO clusters (cluster_id, doc) VALUES (?, ?)",
                      (doc["cluster_id"], to_json(doc)))
 
-    def list(self) -> list[dict[str, Any]]:
+    def all(self) -> list[dict[str, Any]]:
         now = clock.now_ms()
         with self._db.read() as conn:
             rows = conn.execute("SELECT doc FROM clusters ORDER BY rowid").fetchall()

@@ -31,7 +31,7 @@ class IpAccessLists:
         conn.execute("INSERT INTO ip_access_lists (list_id, doc) VALUES (?, ?)",
                      (doc["list_id"], to_json(doc)))
 
-    def list(self) -> list[dict[str, Any]]:
+    def all(self) -> list[dict[str, Any]]:
         with self._db.read() as conn:
             rows = conn.execute("SELECT doc FROM ip_access_lists ORDER BY rowid").fetchall()
         return [from_json(row["doc"]) for row in rows]

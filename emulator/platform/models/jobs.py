@@ -114,7 +114,7 @@ class Jobs:
         with self._db.read() as conn:
             return self._render(self._authorised(conn, job_id, caller, "CAN_VIEW"))
 
-    def list(
+    def page(
         self, caller: Caller, limit: int | None = None, offset: int | None = None,
         name: str | None = None, page_token: str | None = None,
     ) -> dict[str, Any]:

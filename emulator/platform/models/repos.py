@@ -36,7 +36,7 @@ class Repos:
         }
         conn.execute("INSERT INTO repos (id, doc) VALUES (?, ?)", (doc["id"], to_json(doc)))
 
-    def list(self, path_prefix: str | None = None, page_token: str | None = None
+    def page(self, path_prefix: str | None = None, page_token: str | None = None
              ) -> dict[str, Any]:
         with self._db.read() as conn:
             rows = conn.execute("SELECT doc FROM repos").fetchall()

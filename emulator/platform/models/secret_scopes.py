@@ -43,7 +43,7 @@ class SecretScopes:
     def __init__(self, db: Database) -> None:
         self._db = db
 
-    def list(self) -> list[dict[str, Any]]:
+    def all(self) -> list[dict[str, Any]]:
         with self._db.read() as conn:
             rows = conn.execute("SELECT doc FROM secret_scopes ORDER BY name").fetchall()
         return [self._render(from_json(row["doc"])) for row in rows]

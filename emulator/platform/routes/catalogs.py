@@ -47,7 +47,7 @@ def _check_bindable(securable_type: str) -> None:
 async def list_catalogs(
     ws: WorkspaceDep, _: CallerDep,
 ) -> JSONResponse:
-    return ok({"catalogs": ws.catalogs.list()})
+    return ok({"catalogs": ws.catalogs.all()})
 
 
 @router.get("/catalogs/{name}")

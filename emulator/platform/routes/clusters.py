@@ -19,7 +19,7 @@ class ClusterIdBody(Open):
 async def list_clusters(
     ws: WorkspaceDep, _: CallerDep
 ) -> JSONResponse:
-    return ok({"clusters": ws.clusters.list()})
+    return ok({"clusters": ws.clusters.all()})
 
 
 @router.get("/clusters/get")

@@ -129,7 +129,7 @@ async def list_jobs(
     limit: Int64 | None = None, offset: Int64 | None = None, name: str | None = None,
     page_token: str | None = None, expand_tasks: bool | None = None,
 ) -> JSONResponse:
-    return ok(ws.jobs.list(caller, limit=limit, offset=offset, name=name, page_token=page_token))
+    return ok(ws.jobs.page(caller, limit=limit, offset=offset, name=name, page_token=page_token))
 
 
 @router.post("/jobs/reset")

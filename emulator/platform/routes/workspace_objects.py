@@ -37,7 +37,7 @@ class CheckoutBody(Open):
 async def list_scopes(
     ws: WorkspaceDep, _: CallerDep,
 ) -> JSONResponse:
-    return ok({"scopes": ws.secret_scopes.list()})
+    return ok({"scopes": ws.secret_scopes.all()})
 
 
 @router.post("/secrets/scopes/create", tags=["secrets"])
@@ -62,7 +62,7 @@ async def delete_scope(
 async def list_ip_access_lists(
     ws: WorkspaceDep, _: CallerDep,
 ) -> JSONResponse:
-    return ok({"ip_access_lists": ws.ip_access_lists.list()})
+    return ok({"ip_access_lists": ws.ip_access_lists.all()})
 
 
 @router.get("/ip-access-lists/{list_id}", tags=["ip-access-lists"])
@@ -77,7 +77,7 @@ async def list_repos(
     ws: WorkspaceDep, _: CallerDep,
     path_prefix: str | None = None, next_page_token: str | None = None,
 ) -> JSONResponse:
-    return ok(ws.repos.list(path_prefix, next_page_token))
+    return ok(ws.repos.page(path_prefix, next_page_token))
 
 
 @router.get("/repos/{repo_id}", tags=["repos"])

@@ -1,5 +1,9 @@
 """Who is calling: the bearer token, checked against the identity provider and the
-workspace's service principals, then the per-client rate limit."""
+workspace's service principals, then the per-client rate limit.
+
+The dependencies are `async` although they do not await: FastAPI would otherwise run them
+in a worker thread, a hop per request for microseconds of work.
+"""
 
 from __future__ import annotations
 
@@ -17,11 +21,11 @@ bearer_scheme = HTTPBearer(auto_error=False, description="A token from the emula
                            "identity provider, issued for the platform resource id.")
 
 
-def workspace(request: Request) -> Workspace:
+async def workspace(request: Request) -> Workspace:
     return request.app.state.workspace
 
 
-def authenticated_caller(
+async def authenticated_caller(
     request: Request,
     credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer_scheme)],
 ) -> Caller:
@@ -50,7 +54,7 @@ def authenticated_caller(
     return caller
 
 
-def admin_caller(caller: Annotated[Caller, Depends(authenticated_caller)]) -> Caller:
+async def admin_caller(caller: Annotated[Caller, Depends(authenticated_caller)]) -> Caller:
     if not caller.is_admin:
         raise PermissionDenied(
             f"Only workspace admins may do this; {caller.application_id} is not in 'admins'.")

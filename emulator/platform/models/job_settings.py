@@ -8,7 +8,6 @@ Settings are stored in the public form. The seed form keeps `timeout_seconds`,
 
 from __future__ import annotations
 
-import copy
 import math
 from typing import Any
 
@@ -43,36 +42,40 @@ def _move(source: dict, target: dict, name: str, where: str) -> None:
 
 
 def to_public_form(settings: dict[str, Any]) -> dict[str, Any]:
-    """Settings in either form, as the public form. Does not change its argument."""
-    public = copy.deepcopy(settings)
+    """Settings in either form, as the public form. Does not change its argument: only the
+    three objects whose keys move are copied."""
+    public = dict(settings)
     cluster = public.get("new_cluster")
     if not isinstance(cluster, dict):
         return public
+    cluster = public["new_cluster"] = dict(cluster)
     for name in SEED_CLUSTER_FIELDS:
         if name in cluster:
             _move(cluster, public, name, "job level")
     log_conf = cluster.get("cluster_log_conf")
     if isinstance(log_conf, dict) and "spark_env_vars" in log_conf:
+        log_conf = cluster["cluster_log_conf"] = dict(log_conf)
         _move(log_conf, cluster, "spark_env_vars", "new_cluster")
     return public
 
 
 def to_seed_form(public: dict[str, Any]) -> dict[str, Any]:
-    seed = copy.deepcopy(public)
+    seed = dict(public)
     cluster = seed.get("new_cluster")
     if not isinstance(cluster, dict):
         return seed
+    cluster = seed["new_cluster"] = dict(cluster)
     for name in SEED_CLUSTER_FIELDS:
         if name in seed:
             cluster[name] = seed.pop(name)
     if "spark_env_vars" in cluster:
-        cluster.setdefault("cluster_log_conf", {})["spark_env_vars"] = cluster.pop(
-            "spark_env_vars")
+        log_conf = cluster["cluster_log_conf"] = dict(cluster.get("cluster_log_conf") or {})
+        log_conf["spark_env_vars"] = cluster.pop("spark_env_vars")
     return seed
 
 
 def render(public: dict[str, Any], form: str) -> dict[str, Any]:
-    return to_seed_form(public) if form == SEED_FORM else copy.deepcopy(public)
+    return to_seed_form(public) if form == SEED_FORM else dict(public)
 
 
 def with_server_defaults(settings: dict[str, Any]) -> dict[str, Any]:

@@ -9,7 +9,7 @@ import pytest
 import requests
 
 from emulator.testing import fetch_token, register_application, running_emulator
-from tests.emulator.conftest import (
+from tests.emulator.support import (
     Api,
     add_service_principal,
     api_as,

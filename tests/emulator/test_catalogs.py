@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.emulator.conftest import OTHER_WORKSPACE_IDS, WORKSPACE_ID, expect_error
+from tests.emulator.support import OTHER_WORKSPACE_IDS, WORKSPACE_ID, expect_error
 
 UC = "/api/2.1/unity-catalog"
 

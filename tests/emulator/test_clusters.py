@@ -7,7 +7,7 @@ import time
 import pytest
 
 from emulator.testing import fetch_token, running_emulator
-from tests.emulator.conftest import Api, expect_error
+from tests.emulator.support import Api, expect_error
 
 RUNNING = "0101-120000-shared01"
 TERMINATED = "0101-120000-etl00002"

@@ -4,7 +4,7 @@ The seed is applied only to a new database."""
 from __future__ import annotations
 
 from emulator.testing import EmulatorProcess, fetch_token
-from tests.emulator.conftest import Api, create_job, seed_job_body, unique
+from tests.emulator.support import Api, create_job, seed_job_body, unique
 
 
 def _client(process: EmulatorProcess) -> Api:

@@ -8,7 +8,7 @@ from urllib.parse import urlparse
 
 import pytest
 
-from tests.emulator.conftest import expect_error, expect_scim_error
+from tests.emulator.support import expect_error, expect_scim_error
 
 
 @pytest.mark.parametrize("raw", [b"{bad", b"[1,", b"\xff\xfe", b"nul\x00l"])

@@ -9,7 +9,7 @@ import pytest
 import requests
 
 from emulator.testing import fetch_token, get_faults, request_log, running_emulator, set_faults
-from tests.emulator.conftest import Api, create_job
+from tests.emulator.support import Api, create_job
 
 LIST = "/api/2.0/clusters/list"
 

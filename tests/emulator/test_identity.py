@@ -7,7 +7,8 @@ import time
 import pytest
 import requests
 
-from tests.emulator.conftest import TIMEOUT
+from emulator.testing import seed_applications
+from tests.emulator.support import TIMEOUT
 
 IDENTITY_ERROR_FIELDS = {"error", "error_description", "error_codes", "timestamp", "trace_id",
                          "correlation_id"}
@@ -71,8 +72,6 @@ def test_tokens_are_distinct(emulator):
 
 
 def test_extra_registered_applications_get_tokens(emulator):
-    from emulator.testing import seed_applications
-
     for application in seed_applications():
         params = _params(emulator, client_id=application["client_id"],
                          client_secret=application["client_secret"])

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.emulator.conftest import (
+from tests.emulator.support import (
     add_service_principal,
     api_as,
     create_job,

@@ -6,8 +6,9 @@ import time
 
 import pytest
 
+from emulator.platform.models.job_settings import to_public_form
 from emulator.testing import fetch_token, running_emulator
-from tests.emulator.conftest import (
+from tests.emulator.support import (
     Api,
     add_service_principal,
     api_as,
@@ -17,8 +18,6 @@ from tests.emulator.conftest import (
     seed_job_body,
     unique,
 )
-
-PUBLIC_ONLY = {"name", "new_cluster", "timeout_seconds", "max_retries", "spark_python_task"}
 
 
 def _get(api: Api, job_id: int, version: str = "2.0") -> dict:
@@ -57,8 +56,6 @@ def test_both_forms_describe_the_same_job(api):
     name = unique("same")
     seed_settings = _get(api, create_job(api, seed_job_body(name)))["settings"]
     public_settings = _get(api, create_job(api, public_job_body(name)))["settings"]
-    from emulator.platform.models.job_settings import to_public_form
-
     assert to_public_form(seed_settings) == public_settings
 
 

@@ -7,7 +7,7 @@ import json
 import requests
 
 from emulator.testing import clear_request_log, fetch_token, request_log
-from tests.emulator.conftest import Api
+from tests.emulator.support import Api
 
 
 def test_entries_name_service_method_path_status_and_client(emulator):

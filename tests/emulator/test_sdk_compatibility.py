@@ -13,8 +13,8 @@ from databricks.sdk.errors import (
 )
 from databricks.sdk.service import catalog, compute, iam, jobs
 
-from emulator.testing import fetch_token, register_application
-from tests.emulator.conftest import OTHER_WORKSPACE_IDS, unique
+from emulator.testing import fetch_token, register_application, request_log, set_faults
+from tests.emulator.support import OTHER_WORKSPACE_IDS, unique
 
 SP_SCHEMA = iam.ServicePrincipalSchema.URN_IETF_PARAMS_SCIM_SCHEMAS_CORE_2_0_SERVICE_PRINCIPAL
 
@@ -150,8 +150,6 @@ def test_catalogs_and_bindings(sdk):
 
 
 def test_sdk_retries_injected_throttling(sdk, emulator):
-    from emulator.testing import request_log, set_faults
-
     try:
         set_faults(emulator, rate_429=0.5, seed=1, paths=["/api/2.0/secrets/scopes/list"])
         for _ in range(2):

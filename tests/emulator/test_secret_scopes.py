@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.emulator.conftest import expect_error, unique
+from tests.emulator.support import expect_error, unique
 
 VAULT = {"resource_id": "/subscriptions/0000/resourceGroups/rg/providers/"
                         "Microsoft.KeyVault/vaults/kv-test",

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from emulator.testing import register_application
-from tests.emulator.conftest import (
+from emulator.testing import register_application, seed_applications
+from tests.emulator.support import (
     ADMINS_GROUP_ID,
     ANALYSTS_GROUP_ID,
     DATA_ENGINEERS_GROUP_ID,
@@ -38,8 +38,6 @@ def test_list_holds_the_bootstrap_admin(api, emulator):
 
 
 def test_create_with_a_seeded_application(api, emulator):
-    from emulator.testing import seed_applications
-
     application = seed_applications()[0]
     response = api.post(BASE, json={
         "schemas": [SP_SCHEMA], "applicationId": application["client_id"],

@@ -10,7 +10,8 @@ import sys
 import pytest
 import requests
 
-from emulator.testing import INFO_FIELDS, EmulatorProcess, running_emulator
+from emulator.seed import load_seed
+from emulator.testing import INFO_FIELDS, EmulatorProcess, auth_headers, running_emulator
 
 
 def test_prints_one_json_line_with_every_service(emulator):
@@ -106,16 +107,12 @@ def test_an_unreadable_seed_is_reported(tmp_path):
 
 
 def test_a_replacement_seed_is_used(tmp_path):
-    from emulator.seed import load_seed
-
     seed = load_seed(None)
     seed["clusters"] = seed["clusters"][:1]
     seed["catalogs"].append({"name": "extra", "owner": "admins"})
     path = tmp_path / "seed.json"
     path.write_text(json.dumps(seed))
     with running_emulator(seed=path) as info:
-        from emulator.testing import auth_headers
-
         headers = auth_headers(info)
         clusters = requests.get(f"{info.base_url}/api/2.0/clusters/list", headers=headers,
                                 timeout=5).json()["clusters"]

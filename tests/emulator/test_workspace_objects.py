@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.emulator.conftest import expect_error
+from tests.emulator.support import expect_error
 
 PIPELINES = 3000000000000001
 ML_MODELS = 3000000000000002

@@ -1,0 +1,50 @@
+"""The sample app, its admin address and the flow controller as wired by the emulator:
+their ports, the /nifi-api mount, and flow authentication through the identity provider."""
+
+from __future__ import annotations
+
+import requests
+
+from emulator.testing import fetch_token, seed_applications
+
+
+def test_sample_app_and_metrics(emulator):
+    value = requests.get(f"{emulator.app_url}/my-resource", timeout=5)
+    assert value.status_code == 200 and isinstance(value.json()["value"], int | float)
+    metrics = requests.get(f"{emulator.admin_url}/metrics", params={"pretty": "true"},
+                           timeout=5)
+    assert metrics.status_code == 200 and "runTest" in metrics.json()
+
+
+def test_flow_accepts_bearer_tokens_of_the_identity_provider(emulator):
+    root = f"{emulator.flow_api_base}/process-groups/root"
+    assert requests.get(root, timeout=5).status_code == 401
+    token = fetch_token(emulator)
+    group = requests.get(root, headers={"Authorization": f"Bearer {token}"}, timeout=5)
+    assert group.status_code == 200
+    assert group.json()["component"]["name"] == "NiFi Flow"
+    bad = requests.get(root, headers={"Authorization": "Bearer nope"}, timeout=5)
+    assert bad.status_code == 401
+
+
+def test_flow_login_with_registered_applications(emulator):
+    login = f"{emulator.flow_api_base}/access/token"
+    for client_id, secret in [(emulator.client_id, emulator.client_secret),
+                              *((a["client_id"], a["client_secret"])
+                                for a in seed_applications()[:2])]:
+        response = requests.post(login, data={"username": client_id, "password": secret},
+                                 timeout=5)
+        assert response.status_code == 201, response.text
+        group = requests.get(f"{emulator.flow_api_base}/process-groups/root",
+                             headers={"Authorization": f"Bearer {response.text}"}, timeout=5)
+        assert group.status_code == 200
+    refused = requests.post(login, data={"username": emulator.client_id, "password": "wrong"},
+                            timeout=5)
+    assert refused.status_code == 400
+
+
+def test_flow_port_serves_only_the_mount(emulator):
+    flow_root = emulator.flow_api_base.removesuffix("/nifi-api")
+    response = requests.get(f"{flow_root}/elsewhere", timeout=5)
+    assert response.status_code == 404
+    assert response.json()["error_code"] == "ENDPOINT_NOT_FOUND"

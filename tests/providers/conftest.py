@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from emulator.testing import EmulatorInfo, running_emulator
-from providers.client import Connection
+from providers.client import Connection, WorkspaceClient, client_for
 
 
 @pytest.fixture(scope="session")
@@ -32,3 +32,9 @@ def connection(request: pytest.FixtureRequest, emulator: EmulatorInfo) -> dict[s
         allow_insecure_http=True,
         rate_limit_per_second=0,
     ).to_props()
+
+
+@pytest.fixture
+def client(connection: dict[str, Any]) -> WorkspaceClient:
+    """A plain client on the same connection, to look at the emulator beside the provider."""
+    return client_for(Connection.from_props(connection))

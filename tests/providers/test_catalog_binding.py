@@ -16,9 +16,10 @@ from providers.catalog_binding import (
     CatalogBindingProvider,
     WorkspaceBindingArgs,
 )
-from providers.client import Connection, NotFound, WorkspaceClient, client_for
+from providers.client import NotFound, WorkspaceClient
 from providers.lifecycle import CONNECTION_KEY, UNKNOWN
 from tests.providers.resource_mocks import register
+from tests.providers.support import failures
 
 CATALOG = "finance"  # seeded OPEN, without bindings
 HOME = 1234567890123456  # the emulated workspace
@@ -32,8 +33,7 @@ def provider() -> CatalogBindingProvider:
 
 
 @pytest.fixture
-def client(connection: dict[str, Any]) -> Iterator[WorkspaceClient]:
-    client = client_for(Connection.from_props(connection))
+def client(client: WorkspaceClient) -> Iterator[WorkspaceClient]:
     yield client
     # Put the shared seed back: open, no bindings.
     client.patch(f"{CATALOGS_PATH}/{CATALOG}", {"isolation_mode": "OPEN"})
@@ -69,10 +69,6 @@ def isolation_of(client: WorkspaceClient) -> str:
 def bind_by_hand(client: WorkspaceClient, workspace_id: int, binding_type: str = READ_WRITE):
     body = {"add": [{"workspace_id": workspace_id, "binding_type": binding_type}]}
     client.patch(f"{BINDINGS_PATH}/{CATALOG}", body)
-
-
-def failures(provider: CatalogBindingProvider, props: dict[str, Any]) -> dict[str, str]:
-    return {f.property: f.reason for f in provider.check({}, props).failures}
 
 
 # --- check ---------------------------------------------------------------------------

@@ -9,10 +9,11 @@ import pytest
 from pulumi.output import Unknown
 
 from emulator.testing import clear_request_log, request_log
-from providers.client import Connection, InvalidParameter, NotFound, WorkspaceClient, client_for
+from providers.client import InvalidParameter, NotFound, WorkspaceClient
 from providers.lifecycle import CONNECTION_KEY, UNKNOWN
 from providers.repo_branch import REPOS_PATH, RepoBranch, RepoBranchArgs, RepoBranchProvider
 from tests.providers.resource_mocks import register
+from tests.providers.support import failures
 
 PIPELINES_ID = "3000000000000001"  # /Repos/iac/data-pipelines, on main
 PIPELINES_PATH = "/Repos/iac/data-pipelines"
@@ -28,8 +29,7 @@ def provider() -> RepoBranchProvider:
 
 
 @pytest.fixture
-def client(connection: dict[str, Any]) -> Iterator[WorkspaceClient]:
-    client = client_for(Connection.from_props(connection))
+def client(client: WorkspaceClient) -> Iterator[WorkspaceClient]:
     yield client
     for repo_id, branch in SEEDED_BRANCHES.items():  # put the shared seed back
         client.patch(f"{REPOS_PATH}/{repo_id}", {"branch": branch})
@@ -42,10 +42,6 @@ def props(connection: dict[str, Any], client: WorkspaceClient) -> dict[str, Any]
 
 def branch_of(client: WorkspaceClient, repo_id: str) -> str | None:
     return client.get(f"{REPOS_PATH}/{repo_id}").get("branch")
-
-
-def failures(provider: RepoBranchProvider, props: dict[str, Any]) -> dict[str, str]:
-    return {f.property: f.reason for f in provider.check({}, props).failures}
 
 
 # --- check ---------------------------------------------------------------------------

@@ -7,9 +7,10 @@ from typing import Any
 
 import pytest
 
-from providers.client import AlreadyExists, Connection, WorkspaceClient, client_for
+from providers.client import AlreadyExists, WorkspaceClient
 from providers.lifecycle import CONNECTION_KEY, UNKNOWN
 from providers.secret_scope import SecretScopeProvider
+from tests.providers.support import failures
 
 VAULT = {
     "resource_id": "/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/dp"
@@ -24,11 +25,6 @@ def provider() -> SecretScopeProvider:
 
 
 @pytest.fixture
-def client(connection: dict[str, Any]) -> WorkspaceClient:
-    return client_for(Connection.from_props(connection))
-
-
-@pytest.fixture
 def props(connection: dict[str, Any]) -> dict[str, Any]:
     return {
         "name": f"scope-{uuid.uuid4().hex[:10]}",
@@ -39,10 +35,6 @@ def props(connection: dict[str, Any]) -> dict[str, Any]:
 
 def listed(client: WorkspaceClient) -> dict[str, dict]:
     return {s["name"]: s for s in client.get("/api/2.0/secrets/scopes/list").get("scopes", [])}
-
-
-def failures(provider: SecretScopeProvider, props: dict[str, Any]) -> dict[str, str]:
-    return {f.property: f.reason for f in provider.check({}, props).failures}
 
 
 @pytest.mark.parametrize(

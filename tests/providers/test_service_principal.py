@@ -8,7 +8,7 @@ import pytest
 from pulumi.output import Unknown
 
 from emulator.testing import clear_request_log, fetch_token, register_application, request_log
-from providers.client import Connection, InvalidParameter, NotFound, WorkspaceClient, client_for
+from providers.client import InvalidParameter, NotFound, WorkspaceClient
 from providers.lifecycle import CONNECTION_KEY, UNKNOWN
 from providers.service_principal import (
     SCIM_PATH,
@@ -18,6 +18,7 @@ from providers.service_principal import (
     ServicePrincipalProvider,
 )
 from tests.providers.resource_mocks import register
+from tests.providers.support import failures
 
 DATA_ENGINEERS = "100000000000003"
 ANALYSTS = "100000000000004"
@@ -26,11 +27,6 @@ ANALYSTS = "100000000000004"
 @pytest.fixture
 def provider() -> ServicePrincipalProvider:
     return ServicePrincipalProvider()
-
-
-@pytest.fixture
-def client(connection: dict[str, Any]) -> WorkspaceClient:
-    return client_for(Connection.from_props(connection))
 
 
 @pytest.fixture
@@ -57,10 +53,6 @@ def without_connection(outs: dict[str, Any]) -> dict[str, Any]:
 def principals_of(client: WorkspaceClient, application_id: str) -> list[dict]:
     listed = client.get(SCIM_PATH, params={"filter": f'applicationId eq "{application_id}"'})
     return listed.get("Resources") or []
-
-
-def failures(provider: ServicePrincipalProvider, props: dict[str, Any]) -> dict[str, str]:
-    return {f.property: f.reason for f in provider.check({}, props).failures}
 
 
 # --- check ---------------------------------------------------------------------------

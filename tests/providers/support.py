@@ -1,0 +1,10 @@
+"""Helpers shared by the provider tests."""
+
+from typing import Any
+
+from providers.lifecycle import WorkspaceProvider
+
+
+def failures(provider: WorkspaceProvider, props: dict[str, Any]) -> dict[str, str]:
+    """The provider's check failures, keyed by the field they name."""
+    return {f.property: f.reason for f in provider.check({}, props).failures}

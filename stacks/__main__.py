@@ -15,8 +15,18 @@ from providers.job_permissions import JobPermissions, JobPermissionsArgs
 from providers.repo_branch import RepoBranch, RepoBranchArgs
 from providers.secret_scope import SecretScope, SecretScopeArgs
 from providers.service_principal import ServicePrincipal, ServicePrincipalArgs
-from stacks.config import NAMESPACE, ConfigError, auth_args, build_args, object_list
+from stacks.config import (
+    NAMESPACE,
+    ConfigError,
+    auth_args,
+    build_args,
+    namespace_values,
+    object_list,
+    validate,
+)
 
+# All of the config is judged before anything is registered: bad config changes nothing.
+validate(*namespace_values())
 config = pulumi.Config(NAMESPACE)
 auth = WorkspaceAuth("workspace", auth_args(config))
 connection = auth.connection

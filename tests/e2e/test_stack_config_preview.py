@@ -1,0 +1,81 @@
+"""Stack config under the real engine against the emulator: the committed dev, staging and
+prod files preview cleanly (their addresses pointed at the emulator), and bad config fails
+`pulumi preview` naming each key and reason without a single call to the platform."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+import yaml
+
+from emulator.testing import EmulatorInfo, clear_request_log, request_log
+from stacks.config import OBJECT_LISTS, file_values
+from tests.e2e.conftest import StackFactory
+from tools.pulumi_cli import REPO_ROOT
+
+pytestmark = pytest.mark.engine
+
+# What the test replaces with the emulator's: where the workspace is and who signs in.
+ADDRESS_KEYS = ("baseUrl", "authUrl", "tenantId", "clientId", "resource", "allowInsecureHttp")
+
+
+def platform_calls(info: EmulatorInfo) -> list[dict[str, Any]]:
+    return [entry for entry in request_log(info) if entry["service"] == "platform"]
+
+
+def test_environment_files_preview_against_the_emulator(
+    workspace_stack: StackFactory, emulator: EmulatorInfo
+) -> None:
+    for environment in ("dev", "staging", "prod"):
+        values, _ = file_values(REPO_ROOT / f"Pulumi.{environment}.yaml")
+        declared = sum(len(values[key]) for key in OBJECT_LISTS)
+        settings = {k: v for k, v in values.items() if k not in ADDRESS_KEYS}
+        stack = workspace_stack(**{"wire_form": settings.pop("wireForm"), **settings})
+        clear_request_log(emulator)
+        result = stack.preview(check=False)
+        assert result.returncode == 0, result.stdout + result.stderr
+        # the stack, the WorkspaceAuth component and every declared object
+        assert f"+ {declared + 2} to create" in result.stdout, (environment, result.stdout)
+        assert platform_calls(emulator) == []
+
+
+def test_bad_config_fails_preview_with_key_and_reason(
+    workspace_stack: StackFactory, emulator: EmulatorInfo
+) -> None:
+    local = yaml.safe_load((REPO_ROOT / "Pulumi.local.yaml").read_text())["config"]
+    jobs = local["workspace:jobs"]
+    stack = workspace_stack(
+        jobz=jobs,  # a typo of `jobs`
+        jobs=[{**jobs[0], "max_retries": "twice"}, {**jobs[0], "timeout_seconds": 60}],
+        jobPermissions=[{**local["workspace:jobPermissions"][0], "job": "nightly-etI"}],
+        secretScopes=local["workspace:secretScopes"],
+    )
+    clear_request_log(emulator)
+    result = stack.preview(check=False)
+    output = result.stdout + result.stderr
+    assert result.returncode != 0
+    for line in (
+        "workspace:jobz: unknown key (did you mean 'jobs'?)",
+        "workspace:jobs[0].max_retries: Input should be a valid integer",
+        "workspace:jobs[1].name: 'nightly-etl' is declared twice (first at jobs[0])",
+        "workspace:jobPermissions[0].job: no job named 'nightly-etI' in workspace:jobs "
+        "(did you mean 'nightly-etl'?)",
+    ):
+        assert line in output, output
+    assert "Traceback" not in output
+    assert platform_calls(emulator) == []
+
+    # a missing required key, after the rest was fixed
+    document = yaml.safe_load((stack.project_dir / f"Pulumi.{stack.stack}.yaml").read_text())
+    config = document["config"]
+    del config["workspace:jobz"], config["workspace:baseUrl"]
+    config["workspace:jobs"] = jobs
+    config["workspace:jobPermissions"] = local["workspace:jobPermissions"]
+    (stack.project_dir / f"Pulumi.{stack.stack}.yaml").write_text(yaml.safe_dump(document))
+    result = stack.preview(check=False)
+    output = result.stdout + result.stderr
+    assert result.returncode != 0
+    assert "the stack's config has 1 problem(s)" in output
+    assert "workspace:baseUrl: required (`pulumi config set workspace:baseUrl <value>`)" in output
+    assert platform_calls(emulator) == []

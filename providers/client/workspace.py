@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Iterator, Sequence
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import quote, urlsplit
 
 import requests
 from requests.auth import AuthBase
@@ -18,7 +19,14 @@ from providers.auth import token as auth_token
 from providers.client import http
 from providers.client.connection import Connection
 from providers.client.errors import WorkspaceError, error_from_response
-from providers.client.wire import WireProfile, profile
+from providers.client.wire import (
+    SCIM_SERVICE_PRINCIPALS,
+    WireProfile,
+    parse_binding_workspace_id,
+    profile,
+)
+
+LIST_PAGE_SIZE = 100
 
 
 class BearerAuth(AuthBase):
@@ -77,6 +85,97 @@ class WorkspaceClient:
     ) -> dict[str, Any]:
         """Any method by name, for wire-dependent verbs (e.g. ``wire.repo_update_method``)."""
         return self._call(method, path, params=params, body=body, idempotent=idempotent)
+
+    # --- typed calls of shared/API.md (lookups and actions) -----------------------------
+    def list_clusters(self) -> list[dict[str, Any]]:
+        return self.get("/api/2.0/clusters/list").get("clusters") or []
+
+    def get_cluster(self, cluster_id: str) -> dict[str, Any]:
+        return self.get("/api/2.0/clusters/get", {"cluster_id": cluster_id})
+
+    def start_cluster(self, cluster_id: str) -> None:
+        """Start a TERMINATED cluster. Repeated after a lost answer, the second start fails
+        with INVALID_STATE (the cluster is already starting): callers re-read the state."""
+        self.post("/api/2.0/clusters/start", {"cluster_id": cluster_id}, idempotent=True)
+
+    def stop_cluster(self, cluster_id: str) -> None:
+        """Terminate (the path depends on the wire form); stopping a stopped cluster is a no-op."""
+        self.post(self.wire.cluster_stop_path, {"cluster_id": cluster_id}, idempotent=True)
+
+    def get_job(self, job_id: int) -> dict[str, Any]:
+        return self.get("/api/2.0/jobs/get", {"job_id": job_id})
+
+    def list_jobs(self, name: str | None = None) -> Iterator[dict[str, Any]]:
+        """Every job (named `name`, when given), page by page (token or offset paging)."""
+        base: dict[str, Any] = {"limit": LIST_PAGE_SIZE}
+        if name is not None:
+            base["name"] = name
+        params, offset = dict(base), 0
+        while True:
+            page = self.get("/api/2.0/jobs/list", params)
+            jobs = page.get("jobs") or []
+            yield from jobs
+            if not page.get("has_more") or not jobs:
+                return
+            offset += len(jobs)
+            token = page.get("next_page_token")
+            params = {**base, **({"page_token": token} if token else {"offset": offset})}
+
+    def run_now(
+        self, job_id: int, python_params: Sequence[str], idempotency_token: str | None = None
+    ) -> dict[str, Any]:
+        """Start a run; with a token the service starts at most one run per token, so the
+        call may then be repeated after a lost answer."""
+        body: dict[str, Any] = {"job_id": job_id, "python_params": list(python_params)}
+        if idempotency_token is not None:
+            body["idempotency_token"] = idempotency_token
+        return self.post("/api/2.0/jobs/run-now", body, idempotent=idempotency_token is not None)
+
+    def get_run(self, run_id: int) -> dict[str, Any]:
+        return self.get("/api/2.0/jobs/runs/get", {"run_id": run_id})
+
+    def list_service_principals(self, scim_filter: str | None = None) -> list[dict[str, Any]]:
+        """SCIM resources (matching `scim_filter`, e.g. `displayName eq "etl"`), all pages."""
+        found: list[dict[str, Any]] = []
+        while True:
+            params: dict[str, Any] = {"startIndex": len(found) + 1, "count": LIST_PAGE_SIZE}
+            if scim_filter is not None:
+                params["filter"] = scim_filter
+            page = self.get(SCIM_SERVICE_PRINCIPALS, params)
+            resources = page.get("Resources") or []
+            found += resources
+            if not resources or len(found) >= int(page.get("totalResults") or 0):
+                return found
+
+    def list_secret_scopes(self) -> list[dict[str, Any]]:
+        return self.get("/api/2.0/secrets/scopes/list").get("scopes") or []
+
+    def list_ip_access_lists(self) -> list[dict[str, Any]]:
+        return self.get("/api/2.0/ip-access-lists").get("ip_access_lists") or []
+
+    def list_repos(self, path_prefix: str | None = None) -> Iterator[dict[str, Any]]:
+        params: dict[str, Any] = {} if path_prefix is None else {"path_prefix": path_prefix}
+        while True:
+            page = self.get("/api/2.0/repos", params)
+            yield from page.get("repos") or []
+            token = page.get("next_page_token")
+            if not token:
+                return
+            params = {**params, "next_page_token": token}
+
+    def get_repo(self, repo_id: int) -> dict[str, Any]:
+        return self.get(f"/api/2.0/repos/{quote(str(repo_id), safe='')}")
+
+    def get_catalog(self, name: str) -> dict[str, Any]:
+        return self.get(f"/api/2.1/unity-catalog/catalogs/{quote(name, safe='')}")
+
+    def get_catalog_bindings(self, name: str) -> list[dict[str, Any]]:
+        """The catalog's workspace bindings, workspace ids as ints in either wire form."""
+        path = f"/api/2.1/unity-catalog/bindings/catalog/{quote(name, safe='')}"
+        return [
+            {**binding, "workspace_id": parse_binding_workspace_id(binding["workspace_id"])}
+            for binding in self.get(path).get("bindings") or []
+        ]
 
     def _call(
         self,

@@ -1,0 +1,311 @@
+"""Lookups: read-only queries of the workspace that a stack program can make.
+
+    cluster = get_cluster(auth.connection, name="etl-nightly")
+    pulumi.export("etl_cluster_state", cluster.apply(lambda c: c["state"]))
+
+Each `get_*` takes the `connection` output of a `WorkspaceAuth` component and its keys as
+plain values or Outputs, and returns an Output of a plain dict (the fields of the matching
+model in `providers.lookups_results`). Lookups are GET calls only, so they run during
+`pulumi preview` as well as `pulumi up` (once the keys are known). One that finds nothing,
+or finds several where one was asked for, fails the program with `LookupFailed` naming
+what was looked up.
+
+The connection is a secret; the results are not: they hold names, ids and states, never a
+credential, so they are handed out as plain (non-secret) Outputs and can be exported.
+
+The `find_*` functions do the same against a `WorkspaceClient`, for code outside a program.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Any
+
+import pulumi
+
+from providers.client import Connection, InvalidParameter, NotFound, WorkspaceClient, client_for
+from providers.job import is_gone
+from providers.lookups_results import (
+    CatalogBindingInfo,
+    CatalogBindingsInfo,
+    ClusterInfo,
+    IpAccessListInfo,
+    JobInfo,
+    JobRunInfo,
+    RepoInfo,
+    SecretScopeInfo,
+    ServicePrincipalInfo,
+)
+
+Result = dict[str, Any]
+
+
+class LookupFailed(pulumi.RunError):
+    """A lookup found nothing, or more than the one object asked for."""
+
+
+# --- in a program: Outputs ---------------------------------------------------------------
+
+
+def get_cluster(
+    connection: pulumi.Input[dict],
+    *,
+    name: pulumi.Input[str] | None = None,
+    cluster_id: pulumi.Input[str] | None = None,
+) -> pulumi.Output[Result]:
+    """A cluster by `name` (its cluster_name, which must be unique) or by `cluster_id`."""
+    _exactly_one("get_cluster", name=name, cluster_id=cluster_id)
+    return _lookup(connection, find_cluster, name=name, cluster_id=cluster_id)
+
+
+def get_job(
+    connection: pulumi.Input[dict],
+    *,
+    name: pulumi.Input[str] | None = None,
+    job_id: pulumi.Input[int] | None = None,
+) -> pulumi.Output[Result]:
+    """A job by `name` (which must be unique) or by `job_id`."""
+    _exactly_one("get_job", name=name, job_id=job_id)
+    return _lookup(connection, find_job, name=name, job_id=job_id)
+
+
+def get_job_run(
+    connection: pulumi.Input[dict], *, run_id: pulumi.Input[int]
+) -> pulumi.Output[Result]:
+    """A run of a job by its `run_id`, with its life-cycle and result state."""
+    _exactly_one("get_job_run", run_id=run_id)
+    return _lookup(connection, find_job_run, run_id=run_id)
+
+
+def get_service_principal(
+    connection: pulumi.Input[dict],
+    *,
+    application_id: pulumi.Input[str] | None = None,
+    display_name: pulumi.Input[str] | None = None,
+) -> pulumi.Output[Result]:
+    """A service principal of the workspace by `application_id` or `display_name`."""
+    _exactly_one("get_service_principal", application_id=application_id, display_name=display_name)
+    return _lookup(
+        connection,
+        find_service_principal,
+        application_id=application_id,
+        display_name=display_name,
+    )
+
+
+def get_secret_scope(
+    connection: pulumi.Input[dict], *, name: pulumi.Input[str]
+) -> pulumi.Output[Result]:
+    """A secret scope by `name`, with its backend (and key vault, if it has one)."""
+    _exactly_one("get_secret_scope", name=name)
+    return _lookup(connection, find_secret_scope, name=name)
+
+
+def get_ip_access_lists(connection: pulumi.Input[dict]) -> pulumi.Output[list[Result]]:
+    """Every IP access list of the workspace (an empty list when there are none)."""
+    return _lookup(connection, find_ip_access_lists)
+
+
+def get_ip_access_list(
+    connection: pulumi.Input[dict],
+    *,
+    label: pulumi.Input[str] | None = None,
+    list_id: pulumi.Input[str] | None = None,
+) -> pulumi.Output[Result]:
+    """One IP access list by `label` (which must be unique) or by `list_id`."""
+    _exactly_one("get_ip_access_list", label=label, list_id=list_id)
+    return _lookup(connection, find_ip_access_list, label=label, list_id=list_id)
+
+
+def get_repo(
+    connection: pulumi.Input[dict],
+    *,
+    repo_id: pulumi.Input[int] | None = None,
+    path: pulumi.Input[str] | None = None,
+) -> pulumi.Output[Result]:
+    """A repo by `repo_id` or by its workspace `path` (e.g. /Repos/team/project)."""
+    _exactly_one("get_repo", repo_id=repo_id, path=path)
+    return _lookup(connection, find_repo, repo_id=repo_id, path=path)
+
+
+def get_catalog_bindings(
+    connection: pulumi.Input[dict], *, catalog: pulumi.Input[str]
+) -> pulumi.Output[Result]:
+    """A catalog's isolation mode and workspace bindings (which count only while it is
+    ISOLATED)."""
+    _exactly_one("get_catalog_bindings", catalog=catalog)
+    return _lookup(connection, find_catalog_bindings, catalog=catalog)
+
+
+def _exactly_one(lookup: str, **keys: Any) -> None:
+    given = [name for name, value in keys.items() if value is not None]
+    if len(given) != 1:
+        names = " or ".join(keys)
+        raise LookupFailed(
+            f"{lookup}: give {names}" + (f" (got {', '.join(given)})" if given else "")
+        )
+
+
+def _lookup(connection: pulumi.Input[dict], find: Callable[..., Any], **keys: Any) -> pulumi.Output:
+    given = {name: value for name, value in keys.items() if value is not None}
+
+    def run(values: dict[str, Any]) -> Any:
+        client = client_for(Connection.from_props(values.pop("connection")))
+        return find(client, **values)
+
+    def in_thread(values: dict[str, Any]) -> Any:
+        # The calls block; keep them off the event loop that runs the program.
+        return asyncio.get_running_loop().run_in_executor(None, run, dict(values))
+
+    found = pulumi.Output.all(connection=connection, **given).apply(in_thread)
+    return pulumi.Output.unsecret(found)
+
+
+# --- against a client: plain values ------------------------------------------------------
+
+
+def find_cluster(
+    client: WorkspaceClient, *, name: str | None = None, cluster_id: str | None = None
+) -> Result:
+    if cluster_id is not None:
+        try:
+            return ClusterInfo.model_validate(client.get_cluster(cluster_id)).as_output()
+        except NotFound:
+            raise _nothing(client, f"cluster with cluster_id {cluster_id!r}") from None
+    named = [c for c in client.list_clusters() if c.get("cluster_name") == name]
+    found = _only(client, named, f"cluster named {name!r}", "cluster_id")
+    return ClusterInfo.model_validate(found).as_output()
+
+
+def find_job(client: WorkspaceClient, *, name: str | None = None, job_id: Any = None) -> Result:
+    if job_id is not None:
+        what = f"job with job_id {job_id!r}"
+        try:
+            return JobInfo.from_service(client.get_job(_as_id(job_id, "job_id"))).as_output()
+        except (NotFound, InvalidParameter) as error:
+            if is_gone(error):
+                raise _nothing(client, what) from None
+            raise
+    named = [j for j in client.list_jobs(name) if (j.get("settings") or {}).get("name") == name]
+    return JobInfo.from_service(_only(client, named, f"job named {name!r}", "job_id")).as_output()
+
+
+def find_job_run(client: WorkspaceClient, *, run_id: Any) -> Result:
+    try:
+        return JobRunInfo.from_service(client.get_run(_as_id(run_id, "run_id"))).as_output()
+    except (NotFound, InvalidParameter) as error:
+        if is_gone(error):
+            raise _nothing(client, f"job run with run_id {run_id!r}") from None
+        raise
+
+
+def find_service_principal(
+    client: WorkspaceClient,
+    *,
+    application_id: str | None = None,
+    display_name: str | None = None,
+) -> Result:
+    if application_id is not None:
+        what, key, value = (
+            f"service principal with application_id {application_id!r}",
+            "applicationId",
+            application_id,
+        )
+    else:
+        what, key, value = f"service principal named {display_name!r}", "displayName", display_name
+    listed = client.list_service_principals(f'{key} eq "{_scim_quoted(value or "")}"')
+    # The filter is a first cut: `eq` may ignore case; the match must be exact.
+    exact = [p for p in listed if p.get(key) == value]
+    found = _only(client, exact, what, "application_id", key_of=lambda p: p.get("applicationId"))
+    return ServicePrincipalInfo.from_service(found).as_output()
+
+
+def find_secret_scope(client: WorkspaceClient, *, name: str) -> Result:
+    named = [s for s in client.list_secret_scopes() if s.get("name") == name]
+    return SecretScopeInfo.model_validate(
+        _only(client, named, f"secret scope named {name!r}", "name")
+    ).as_output()
+
+
+def find_ip_access_lists(client: WorkspaceClient) -> list[Result]:
+    return [
+        IpAccessListInfo.model_validate(item).as_output() for item in client.list_ip_access_lists()
+    ]
+
+
+def find_ip_access_list(
+    client: WorkspaceClient, *, label: str | None = None, list_id: str | None = None
+) -> Result:
+    lists = client.list_ip_access_lists()
+    if list_id is not None:
+        matches, what = (
+            [x for x in lists if x.get("list_id") == list_id],
+            f"IP access list with list_id {list_id!r}",
+        )
+    else:
+        matches, what = (
+            [x for x in lists if x.get("label") == label],
+            f"IP access list labelled {label!r}",
+        )
+    return IpAccessListInfo.model_validate(_only(client, matches, what, "list_id")).as_output()
+
+
+def find_repo(client: WorkspaceClient, *, repo_id: Any = None, path: str | None = None) -> Result:
+    if repo_id is not None:
+        try:
+            return RepoInfo.model_validate(client.get_repo(_as_id(repo_id, "repo_id"))).as_output()
+        except NotFound:
+            raise _nothing(client, f"repo with repo_id {repo_id!r}") from None
+    at_path = [r for r in client.list_repos(path_prefix=path) if r.get("path") == path]
+    return RepoInfo.model_validate(
+        _only(client, at_path, f"repo at path {path!r}", "id")
+    ).as_output()
+
+
+def find_catalog_bindings(client: WorkspaceClient, *, catalog: str) -> Result:
+    try:
+        info = client.get_catalog(catalog)
+        bindings = client.get_catalog_bindings(catalog)
+    except NotFound:
+        raise _nothing(client, f"catalog named {catalog!r}") from None
+    return CatalogBindingsInfo(
+        catalog=catalog,
+        isolation_mode=info.get("isolation_mode"),
+        bindings=[CatalogBindingInfo.model_validate(b) for b in bindings],
+    ).as_output()
+
+
+# --- helpers -----------------------------------------------------------------------------
+
+
+def _only(
+    client: WorkspaceClient,
+    matches: list[dict[str, Any]],
+    what: str,
+    id_field: str,
+    key_of: Callable[[dict[str, Any]], Any] | None = None,
+) -> dict[str, Any]:
+    if not matches:
+        raise _nothing(client, what)
+    if len(matches) > 1:
+        ids = ", ".join(repr(key_of(m) if key_of else m.get(id_field)) for m in matches)
+        raise LookupFailed(
+            f"{len(matches)} objects match: {what} in {client.connection.base_url} "
+            f"({ids}); look it up by {id_field}"
+        )
+    return matches[0]
+
+
+def _nothing(client: WorkspaceClient, what: str) -> LookupFailed:
+    return LookupFailed(f"no {what} in the workspace {client.connection.base_url}")
+
+
+def _as_id(value: Any, field: str) -> int:
+    if isinstance(value, bool) or not str(value).strip().isdigit():
+        raise LookupFailed(f"{field} must be a number, got {value!r}")
+    return int(str(value).strip())
+
+
+def _scim_quoted(value: str) -> str:
+    return value.replace("\\", "\\\\").replace('"', '\\"')

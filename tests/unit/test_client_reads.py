@@ -1,0 +1,198 @@
+"""WorkspaceClient's typed calls for lookups and actions: paths, queries, bodies, paging,
+and which of them may be repeated after a lost answer."""
+
+from __future__ import annotations
+
+import pytest
+import responses
+from responses import matchers
+
+from providers.client.errors import TemporarilyUnavailable
+from providers.client.workspace import client_for
+from tests.unit.client_support import (
+    BASE_URL,
+    TOKEN_URL,
+    connection,
+    reset_module_state,
+    token_body,
+)
+
+SCIM = f"{BASE_URL}/api/2.0/preview/scim/v2/ServicePrincipals"
+
+
+@pytest.fixture(autouse=True)
+def _clean(monkeypatch):
+    reset_module_state()
+    # Retries here must not wait.
+    monkeypatch.setattr("providers.client.retry.sleep", lambda seconds: None)
+    yield
+    reset_module_state()
+
+
+@pytest.fixture
+def mocked():
+    with responses.RequestsMock() as rsps:
+        rsps.get(TOKEN_URL, json=token_body())
+        yield rsps
+
+
+def test_clusters_list_and_get(mocked):
+    mocked.get(f"{BASE_URL}/api/2.0/clusters/list", json={"clusters": [{"cluster_id": "c1"}]})
+    mocked.get(
+        f"{BASE_URL}/api/2.0/clusters/get",
+        json={"cluster_id": "c1", "state": "RUNNING"},
+        match=[matchers.query_param_matcher({"cluster_id": "c1"})],
+    )
+    client = client_for(connection())
+    assert client.list_clusters() == [{"cluster_id": "c1"}]
+    assert client.get_cluster("c1")["state"] == "RUNNING"
+
+
+def test_an_empty_cluster_list_is_an_empty_list(mocked):
+    mocked.get(f"{BASE_URL}/api/2.0/clusters/list", json={})
+    assert client_for(connection()).list_clusters() == []
+
+
+@pytest.mark.parametrize(
+    ("wire_form", "token_method", "stop_path"),
+    [("seed", "GET", "/api/2.0/clusters/stop"), ("public", "POST", "/api/2.0/clusters/delete")],
+)
+def test_start_and_stop_in_each_wire_form(wire_form, token_method, stop_path):
+    with responses.RequestsMock() as mocked:
+        mocked.add(token_method, TOKEN_URL, json=token_body())
+        body = [matchers.json_params_matcher({"cluster_id": "c1"})]
+        mocked.post(f"{BASE_URL}/api/2.0/clusters/start", json={}, match=body)
+        mocked.post(f"{BASE_URL}{stop_path}", json={}, match=body)
+        client = client_for(connection(wire_form=wire_form))
+        client.start_cluster("c1")
+        client.stop_cluster("c1")
+
+
+def test_stop_is_repeated_after_a_503(mocked):
+    path = f"{BASE_URL}/api/2.0/clusters/stop"
+    mocked.post(path, status=503, json={"error_code": "TEMPORARILY_UNAVAILABLE", "message": "x"})
+    mocked.post(path, json={})
+    client_for(connection()).stop_cluster("c1")
+    assert len([c for c in mocked.calls if c.request.url == path]) == 2
+
+
+def test_run_now_with_a_token_sends_it_and_may_be_repeated(mocked):
+    path = f"{BASE_URL}/api/2.0/jobs/run-now"
+    body = {"job_id": 7, "python_params": ["--x"], "idempotency_token": "tok"}
+    busy = {"error_code": "TEMPORARILY_UNAVAILABLE", "message": "busy"}
+    mocked.post(path, status=503, json=busy, match=[matchers.json_params_matcher(body)])
+    mocked.post(
+        path, json={"run_id": 9, "number_in_job": 1}, match=[matchers.json_params_matcher(body)]
+    )
+    assert client_for(connection()).run_now(7, ["--x"], "tok") == {"run_id": 9, "number_in_job": 1}
+
+
+def test_run_now_without_a_token_is_not_repeated_after_a_503(mocked):
+    path = f"{BASE_URL}/api/2.0/jobs/run-now"
+    mocked.post(
+        path,
+        status=503,
+        json={"error_code": "TEMPORARILY_UNAVAILABLE", "message": "busy"},
+        match=[matchers.json_params_matcher({"job_id": 7, "python_params": []})],
+    )
+    with pytest.raises(TemporarilyUnavailable):
+        client_for(connection()).run_now(7, [])
+    assert len([c for c in mocked.calls if c.request.url == path]) == 1
+
+
+def test_get_run_and_get_job(mocked):
+    mocked.get(
+        f"{BASE_URL}/api/2.0/jobs/runs/get",
+        json={"run_id": 9},
+        match=[matchers.query_param_matcher({"run_id": "9"})],
+    )
+    mocked.get(
+        f"{BASE_URL}/api/2.0/jobs/get",
+        json={"job_id": 7},
+        match=[matchers.query_param_matcher({"job_id": "7"})],
+    )
+    client = client_for(connection())
+    assert client.get_run(9) == {"run_id": 9}
+    assert client.get_job(7) == {"job_id": 7}
+
+
+def test_list_jobs_follows_page_tokens_and_offsets(mocked):
+    path = f"{BASE_URL}/api/2.0/jobs/list"
+    mocked.get(
+        path,
+        json={"jobs": [{"job_id": 1}], "has_more": True, "next_page_token": "p2"},
+        match=[matchers.query_param_matcher({"limit": "100", "name": "etl"})],
+    )
+    mocked.get(
+        path,
+        json={"jobs": [{"job_id": 2}], "has_more": True},
+        match=[matchers.query_param_matcher({"limit": "100", "name": "etl", "page_token": "p2"})],
+    )
+    mocked.get(
+        path,
+        json={"jobs": [{"job_id": 3}], "has_more": False},
+        match=[matchers.query_param_matcher({"limit": "100", "name": "etl", "offset": "2"})],
+    )
+    assert [j["job_id"] for j in client_for(connection()).list_jobs("etl")] == [1, 2, 3]
+
+
+def test_list_service_principals_filters_and_pages(mocked):
+    flt = 'displayName eq "etl"'
+    mocked.get(
+        SCIM,
+        json={"totalResults": 2, "Resources": [{"id": "1"}]},
+        match=[matchers.query_param_matcher({"filter": flt, "startIndex": "1", "count": "100"})],
+    )
+    mocked.get(
+        SCIM,
+        json={"totalResults": 2, "Resources": [{"id": "2"}]},
+        match=[matchers.query_param_matcher({"filter": flt, "startIndex": "2", "count": "100"})],
+    )
+    found = client_for(connection()).list_service_principals(flt)
+    assert [p["id"] for p in found] == ["1", "2"]
+
+
+def test_scopes_and_ip_access_lists(mocked):
+    mocked.get(f"{BASE_URL}/api/2.0/secrets/scopes/list", json={"scopes": [{"name": "s"}]})
+    mocked.get(f"{BASE_URL}/api/2.0/ip-access-lists", json={"ip_access_lists": [{"label": "a"}]})
+    client = client_for(connection())
+    assert client.list_secret_scopes() == [{"name": "s"}]
+    assert client.list_ip_access_lists() == [{"label": "a"}]
+
+
+def test_repos_list_follows_next_page_token_and_get(mocked):
+    path = f"{BASE_URL}/api/2.0/repos"
+    mocked.get(
+        path,
+        json={"repos": [{"id": 1}], "next_page_token": "2"},
+        match=[matchers.query_param_matcher({"path_prefix": "/Repos/a"})],
+    )
+    mocked.get(
+        path,
+        json={"repos": [{"id": 2}]},
+        match=[matchers.query_param_matcher({"path_prefix": "/Repos/a", "next_page_token": "2"})],
+    )
+    mocked.get(f"{path}/2", json={"id": 2, "branch": "main"})
+    client = client_for(connection())
+    assert [r["id"] for r in client.list_repos("/Repos/a")] == [1, 2]
+    assert client.get_repo(2)["branch"] == "main"
+
+
+@pytest.mark.parametrize(("wire_form", "token_method"), [("seed", "GET"), ("public", "POST")])
+def test_catalog_and_bindings_with_integer_workspace_ids(wire_form, token_method):
+    listed = [{"workspace_id": "2345678901234567", "binding_type": "BINDING_TYPE_READ_ONLY"}]
+    with responses.RequestsMock() as mocked:
+        mocked.add(token_method, TOKEN_URL, json=token_body())
+        mocked.get(
+            f"{BASE_URL}/api/2.1/unity-catalog/catalogs/fin%20ance",
+            json={"name": "fin ance", "isolation_mode": "ISOLATED"},
+        )
+        mocked.get(
+            f"{BASE_URL}/api/2.1/unity-catalog/bindings/catalog/fin%20ance",
+            json={"bindings": listed},
+        )
+        client = client_for(connection(wire_form=wire_form))
+        assert client.get_catalog("fin ance")["isolation_mode"] == "ISOLATED"
+        assert client.get_catalog_bindings("fin ance") == [
+            {"workspace_id": 2345678901234567, "binding_type": "BINDING_TYPE_READ_ONLY"}
+        ]

@@ -206,15 +206,20 @@ def find_service_principal(
     application_id: str | None = None,
     display_name: str | None = None,
 ) -> Result:
-    if application_id is not None:
-        what, key, value = (
-            f"service principal with application_id {application_id!r}",
-            "applicationId",
-            application_id,
+    key, value = (
+        ("applicationId", application_id)
+        if application_id is not None
+        else (
+            "displayName",
+            display_name or "",
         )
-    else:
-        what, key, value = f"service principal named {display_name!r}", "displayName", display_name
-    listed = client.list_service_principals(f'{key} eq "{_scim_quoted(value or "")}"')
+    )
+    what = (
+        f"service principal with application_id {application_id!r}"
+        if application_id is not None
+        else f"service principal named {display_name!r}"
+    )
+    listed = client.list_service_principals(f'{key} eq "{_scim_quoted(value)}"')
     # The filter is a first cut: `eq` may ignore case; the match must be exact.
     exact = [p for p in listed if p.get(key) == value]
     found = _only(client, exact, what, "application_id", key_of=lambda p: p.get("applicationId"))

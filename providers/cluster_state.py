@@ -1,0 +1,172 @@
+"""ClusterState: an existing cluster held RUNNING or TERMINATED.
+
+An action resource: it makes no object of its own. Creating or updating it starts or
+stops the cluster as needed and waits (up to `timeout_seconds`) until the cluster is in the
+desired state; a cluster already there gets no start or stop call. Changing `state` is an
+update; another `cluster_id` replaces the resource. Deleting the resource leaves the
+cluster as it is (a running cluster keeps running).
+
+Its recorded `state` is the cluster's state when last seen, so `pulumi refresh` (or `up
+--refresh`) notices a cluster that was stopped out of band and the next `up` starts it again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar, Literal
+
+import pulumi
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from providers.client import InvalidState, NotFound, WorkspaceClient
+from providers.lifecycle import Spec, WorkspaceProvider
+from providers.polling import Deadline, Progress
+from providers.resource import WorkspaceResource, to_props
+
+DEFAULT_TIMEOUT_SECONDS = 1200
+# What to do about a cluster in a state, per desired state; states not named here: wait.
+_ACTIONS: dict[str, dict[str, str]] = {
+    "RUNNING": {"TERMINATED": "start", "ERROR": "fail"},
+    "TERMINATED": {
+        state: "stop"
+        for state in ("PENDING", "RUNNING", "RESTARTING", "RESIZING", "ERROR", "UNKNOWN")
+    },
+}
+
+
+class ClusterStateError(Exception):
+    """The cluster cannot reach, or did not reach in time, the desired state."""
+
+
+class ClusterStateModel(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    cluster_id: str
+    state: Literal["RUNNING", "TERMINATED"]
+    timeout_seconds: int | None = Field(default=None, ge=1, le=24 * 3600)
+
+    @field_validator("cluster_id")
+    @classmethod
+    def _not_blank(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("must not be empty")
+        return value
+
+
+@dataclass
+class ClusterStateArgs:
+    """Arguments of a ClusterState. `cluster_id` replaces; `state` and `timeout_seconds` update."""
+
+    cluster_id: pulumi.Input[str]
+    state: pulumi.Input[str]
+    timeout_seconds: pulumi.Input[int] | None = None
+
+
+def converge(
+    client: WorkspaceClient, cluster_id: str, desired: str, timeout_seconds: float
+) -> dict[str, Any]:
+    """Start or stop the cluster until it is `desired`; the cluster as last read."""
+    deadline = Deadline(timeout_seconds)
+    progress = Progress(f"cluster {cluster_id} (desired {desired})", deadline)
+    while True:
+        cluster = client.get_cluster(cluster_id)
+        state = cluster.get("state", "UNKNOWN")
+        if state == desired:
+            if deadline.elapsed() > 0.5:
+                progress.observe(state)
+            return cluster
+        action = _ACTIONS[desired].get(state, "wait")
+        if action == "fail":
+            raise ClusterStateError(
+                f"cluster {cluster_id} ({cluster.get('cluster_name')}) is {state}"
+                f" ({cluster.get('state_message') or 'no message'}); it cannot be started"
+            )
+        if deadline.expired():
+            raise ClusterStateError(
+                f"cluster {cluster_id} ({cluster.get('cluster_name')}) did not become {desired}"
+                f" within {timeout_seconds:g} s: it is {state}"
+                f" ({cluster.get('state_message') or 'no message'}). Run `pulumi up` again to go"
+                " on waiting, or raise timeout_seconds"
+            )
+        progress.observe(state)
+        try:
+            if action == "start":
+                client.start_cluster(cluster_id)
+            elif action == "stop":
+                client.stop_cluster(cluster_id)
+        except InvalidState:
+            pass  # It moved since we looked (another start, say): look again.
+        deadline.pause()
+
+
+class ClusterStateProvider(WorkspaceProvider):
+    args_model = ClusterStateModel
+    replace_keys: ClassVar[frozenset[str]] = frozenset({"cluster_id"})
+    computed_keys: ClassVar[frozenset[str]] = frozenset({"cluster_name", "state_message"})
+
+    def create_object(self, client: WorkspaceClient, args: ClusterStateModel, spec: Spec):
+        return args.cluster_id, *self._converge(client, args, spec)
+
+    def read_object(self, client: WorkspaceClient, id_: str, recorded: Mapping[str, Any]):
+        try:
+            cluster = client.get_cluster(id_)
+        except NotFound:
+            return None
+        return self._observed(cluster, recorded)
+
+    def update_object(self, client, id_, recorded, args: ClusterStateModel, spec: Spec):
+        return self._converge(client, args, spec)
+
+    def delete_object(self, client: WorkspaceClient, id_: str, recorded: Mapping[str, Any]) -> None:
+        """Leaves the cluster in whatever state it is: the resource only held it there."""
+
+    def _converge(self, client: WorkspaceClient, args: ClusterStateModel, spec: Spec):
+        timeout = args.timeout_seconds or DEFAULT_TIMEOUT_SECONDS
+        try:
+            cluster = converge(client, args.cluster_id, args.state, timeout)
+        except NotFound:
+            raise ClusterStateError(
+                f"cluster_id {args.cluster_id!r}: no such cluster in the workspace "
+                f"{client.connection.base_url}"
+            ) from None
+        return self._observed(cluster, spec)
+
+    @staticmethod
+    def _observed(cluster: Mapping[str, Any], like: Mapping[str, Any]) -> tuple[Spec, dict]:
+        observed: Spec = {"cluster_id": cluster["cluster_id"], "state": cluster.get("state")}
+        if "timeout_seconds" in like:
+            observed["timeout_seconds"] = like["timeout_seconds"]
+        computed = {
+            "cluster_name": cluster.get("cluster_name"),
+            "state_message": cluster.get("state_message") or "",
+        }
+        return observed, computed
+
+
+class ClusterState(WorkspaceResource, module="workspace", name="ClusterState"):
+    """Holds an existing cluster RUNNING or TERMINATED (see the module docstring).
+
+    Outputs: `cluster_id`, `state` (as last seen), `cluster_name`, `state_message`.
+    """
+
+    cluster_id: pulumi.Output[str]
+    state: pulumi.Output[str]
+    cluster_name: pulumi.Output[str]
+    state_message: pulumi.Output[str]
+
+    def __init__(
+        self,
+        resource_name: str,
+        args: ClusterStateArgs,
+        connection: pulumi.Input[dict],
+        opts: pulumi.ResourceOptions | None = None,
+    ) -> None:
+        super().__init__(
+            ClusterStateProvider(),
+            resource_name,
+            connection,
+            to_props(args),
+            outputs=("cluster_name", "state_message"),
+            opts=opts,
+        )

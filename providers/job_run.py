@@ -1,0 +1,182 @@
+"""JobRun: one run of a job, started with `run-now` and waited for.
+
+An action resource. Creating it starts a run of `job_id` with `python_params` and waits (up
+to `timeout_seconds`) until the run ends; a run that ends other than SUCCESS fails the
+deployment with the run's state message. Changing `trigger` (any value: a version, a
+date) or `python_params` or `job_id` replaces the resource, that is, starts a new run;
+changing only `timeout_seconds` starts nothing. Deleting it leaves the run in the job's
+history.
+
+Every run-now carries an idempotency token derived from the deployment (`<project>/
+<stack>/<resource name>`) and the inputs, so a create retried after an interruption or a
+timeout waits for the run it started before instead of starting a second one. The same
+inputs therefore name the same run: after a failed run, change `trigger` to run again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import pulumi
+from pydantic import BaseModel, ConfigDict, Field
+
+from providers.client import WorkspaceClient
+from providers.lifecycle import Spec, WorkspaceProvider
+from providers.lookups import LookupFailed, find_job_run
+from providers.polling import Deadline, Progress
+from providers.resource import WorkspaceResource, to_props
+
+DEFAULT_TIMEOUT_SECONDS = 3600
+TERMINAL_LIFE_CYCLE_STATES = frozenset({"TERMINATED", "SKIPPED", "INTERNAL_ERROR"})
+RUN_KEYS = ("job_id", "python_params", "trigger")
+
+
+class JobRunFailed(Exception):
+    """The run ended other than SUCCESS, or did not end in time."""
+
+
+class JobRunModel(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    job_id: int = Field(ge=1)
+    python_params: list[str] = Field(default_factory=list)
+    trigger: str | None = None
+    timeout_seconds: int | None = Field(default=None, ge=1, le=48 * 3600)
+    deployment_tag: str | None = None
+
+
+@dataclass
+class JobRunArgs:
+    """Arguments of a JobRun. `job_id`, `python_params` and `trigger` start a new run when
+    they change; `timeout_seconds` does not."""
+
+    job_id: pulumi.Input[int]
+    python_params: pulumi.Input[Sequence[pulumi.Input[str]]] | None = None
+    trigger: pulumi.Input[str] | None = None
+    timeout_seconds: pulumi.Input[int] | None = None
+
+
+def idempotency_token(deployment_tag: str | None, spec: Mapping[str, Any]) -> str:
+    """64 hex characters (the service's limit) naming one run of one deployment."""
+    named = {"deployment": deployment_tag, **{k: spec.get(k) for k in RUN_KEYS}}
+    return hashlib.sha256(json.dumps(named, sort_keys=True).encode()).hexdigest()
+
+
+def wait_for_run(client: WorkspaceClient, run_id: int, timeout_seconds: float) -> dict[str, Any]:
+    """The run (as `find_job_run` gives it) once it has ended."""
+    deadline = Deadline(timeout_seconds)
+    progress = Progress(f"job run {run_id}", deadline)
+    while True:
+        run = find_job_run(client, run_id=run_id)
+        state = run["life_cycle_state"]
+        progress.observe(
+            state
+            if state not in TERMINAL_LIFE_CYCLE_STATES
+            else f"{state} {run.get('result_state') or ''}".strip()
+        )
+        if state in TERMINAL_LIFE_CYCLE_STATES:
+            return run
+        if deadline.expired():
+            raise JobRunFailed(
+                f"job run {run_id} of job {run['job_id']} is still {state} after "
+                f"{timeout_seconds:g} s ({run.get('run_page_url')}); it goes on in the workspace. "
+                "Run `pulumi up` again to wait for this same run, or raise timeout_seconds"
+            )
+        deadline.pause()
+
+
+class JobRunProvider(WorkspaceProvider):
+    args_model = JobRunModel
+    replace_keys: ClassVar[frozenset[str]] = frozenset(RUN_KEYS)
+    computed_keys: ClassVar[frozenset[str]] = frozenset(
+        {
+            "run_id",
+            "result_state",
+            "state_message",
+            "run_page_url",
+            "number_in_job",
+            "deployment_tag",
+        }
+    )
+
+    def spec(self, args: JobRunModel) -> Spec:
+        return args.model_dump(mode="json", exclude_none=True, exclude={"deployment_tag"})
+
+    def create_object(self, client: WorkspaceClient, args: JobRunModel, spec: Spec):
+        token = idempotency_token(args.deployment_tag, spec)
+        started = client.run_now(args.job_id, args.python_params, token)
+        run_id = int(started["run_id"])
+        run = wait_for_run(client, run_id, args.timeout_seconds or DEFAULT_TIMEOUT_SECONDS)
+        if run["result_state"] != "SUCCESS":
+            raise JobRunFailed(
+                f"job run {run_id} of job {args.job_id} ended {run['life_cycle_state']}"
+                f" {run.get('result_state') or ''}: {run.get('state_message') or 'no message'}"
+                f" ({run.get('run_page_url')}). Change `trigger` to start a new run"
+            )
+        return str(run_id), spec, self._computed(run, args.deployment_tag)
+
+    def read_object(self, client: WorkspaceClient, id_: str, recorded: Mapping[str, Any]):
+        try:
+            run = find_job_run(client, run_id=id_)
+        except LookupFailed:
+            return None
+        spec = {k: recorded[k] for k in (*RUN_KEYS, "timeout_seconds") if k in recorded}
+        return spec, self._computed(run, recorded.get("deployment_tag"))
+
+    def update_object(self, client, id_, recorded, args: JobRunModel, spec: Spec):
+        # Only timeout_seconds can change in place, and the run is over: nothing to do.
+        computed = {k: recorded.get(k) for k in self.computed_keys}
+        return spec, {
+            **computed,
+            "deployment_tag": args.deployment_tag or recorded.get("deployment_tag"),
+        }
+
+    def delete_object(self, client: WorkspaceClient, id_: str, recorded: Mapping[str, Any]) -> None:
+        """Leaves the run in the job's history; a run cannot be undone."""
+
+    @staticmethod
+    def _computed(run: Mapping[str, Any], deployment_tag: str | None) -> dict[str, Any]:
+        return {
+            "run_id": run["run_id"],
+            "number_in_job": run.get("number_in_job"),
+            "result_state": run.get("result_state"),
+            "state_message": run.get("state_message") or "",
+            "run_page_url": run.get("run_page_url"),
+            "deployment_tag": deployment_tag,
+        }
+
+
+class JobRun(WorkspaceResource, module="workspace", name="JobRun"):
+    """A run of a job (see the module docstring).
+
+    Outputs: `run_id`, `result_state` (SUCCESS), `state_message`, `run_page_url`,
+    `number_in_job`.
+    """
+
+    run_id: pulumi.Output[int]
+    result_state: pulumi.Output[str]
+    state_message: pulumi.Output[str]
+    run_page_url: pulumi.Output[str]
+    number_in_job: pulumi.Output[int]
+
+    def __init__(
+        self,
+        resource_name: str,
+        args: JobRunArgs,
+        connection: pulumi.Input[dict],
+        opts: pulumi.ResourceOptions | None = None,
+    ) -> None:
+        inputs = to_props(args)
+        inputs["deployment_tag"] = f"{pulumi.get_project()}/{pulumi.get_stack()}/{resource_name}"
+        super().__init__(
+            JobRunProvider(),
+            resource_name,
+            connection,
+            inputs,
+            outputs=("run_id", "result_state", "state_message", "run_page_url", "number_in_job"),
+            opts=opts,
+        )

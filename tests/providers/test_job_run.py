@@ -1,0 +1,184 @@
+"""JobRun against an emulator whose runs take a second, in both wire forms: a run waited
+for to the end, a failed run failing with its message, one run per create however often
+the create is retried, and a new run only for new inputs."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from emulator.testing import EmulatorInfo, clear_request_log, request_log, running_emulator
+from providers import polling
+from providers.client import WorkspaceClient
+from providers.job_run import JobRunFailed, JobRunProvider, idempotency_token
+from providers.lifecycle import CONNECTION_KEY, UNKNOWN
+from tests.providers.support import failures
+
+RUN_NOW = ("POST", "/api/2.0/jobs/run-now")
+
+
+@pytest.fixture(scope="module")
+def emulator() -> Iterator[EmulatorInfo]:
+    with running_emulator(transition_seconds=1) as info:
+        yield info
+
+
+@pytest.fixture
+def provider() -> JobRunProvider:
+    return JobRunProvider()
+
+
+@pytest.fixture
+def job_id(client: WorkspaceClient) -> int:
+    settings = {
+        "name": f"run-target-{uuid.uuid4().hex[:8]}",
+        "existing_cluster_id": "0101-120000-shared01",
+        "spark_python_task": {"python_file": "dbfs:/scripts/etl.py"},
+    }
+    created = client.post("/api/2.0/jobs/create", client.wire.job_settings_to_wire(settings))
+    return int(created["job_id"])
+
+
+@pytest.fixture
+def props(connection: dict[str, Any], job_id: int) -> dict[str, Any]:
+    return {
+        "job_id": job_id,
+        "python_params": ["--date", "2024-06-01"],
+        "trigger": "v1",
+        "deployment_tag": f"proj/dev/run-{uuid.uuid4().hex[:6]}",
+        CONNECTION_KEY: connection,
+    }
+
+
+def run_nows(emulator: EmulatorInfo) -> int:
+    return sum(
+        1
+        for r in request_log(emulator)
+        if r["service"] == "platform" and (r["method"], r["path"]) == RUN_NOW
+    )
+
+
+def runs_so_far(client: WorkspaceClient, job_id: int) -> int:
+    """How many runs the job has had: one less than the number a probe run gets."""
+    return int(client.run_now(job_id, [])["number_in_job"]) - 1
+
+
+@pytest.mark.parametrize(
+    ("change", "field", "reason"),
+    [
+        ({"job_id": "abc"}, "job_id", "valid integer"),
+        ({"job_id": 0}, "job_id", "greater than or equal to 1"),
+        ({"python_params": "--x"}, "python_params", "valid list"),
+        ({"python_params": [1]}, "python_params.0", "valid string"),
+        ({"timeout_seconds": 0}, "timeout_seconds", "greater than or equal to 1"),
+        ({"cluster": "x"}, "cluster", "Extra inputs"),
+    ],
+)
+def test_check_names_the_bad_field(provider, props, change, field, reason) -> None:
+    assert reason in failures(provider, {**props, **change})[field]
+
+
+def test_check_accepts_unknowns(provider, props) -> None:
+    assert failures(provider, {**props, "job_id": UNKNOWN}) == {}
+
+
+def test_run_is_waited_for_and_its_outputs_recorded(provider, props, client, emulator) -> None:
+    clear_request_log(emulator)
+    created = provider.create(props)
+    run = client.get_run(int(created.id))
+    assert run["state"]["life_cycle_state"] == "TERMINATED"
+    assert run["overriding_parameters"]["python_params"] == ["--date", "2024-06-01"]
+    assert created.outs["run_id"] == int(created.id)
+    assert created.outs["result_state"] == "SUCCESS"
+    assert created.outs["run_page_url"] == run["run_page_url"]
+    assert run_nows(emulator) == 1
+
+    refreshed = provider.read(created.id, created.outs)
+    assert refreshed.outs["result_state"] == "SUCCESS"
+    assert not provider.diff(created.id, refreshed.outs, props).changes
+
+    clear_request_log(emulator)
+    provider.delete(created.id, created.outs)
+    assert [r for r in request_log(emulator) if r["service"] == "platform"] == []
+
+
+def test_a_failed_run_fails_with_its_state_message(provider, props, client, emulator) -> None:
+    failing = {**props, "python_params": ["--fail"]}
+    with pytest.raises(JobRunFailed) as raised:
+        provider.create(failing)
+    message = str(raised.value)
+    assert "ended TERMINATED FAILED" in message
+    assert "python_params contained '--fail'" in message
+    assert "Change `trigger`" in message
+
+    # The same inputs name the same run: no second run, the same failure.
+    clear_request_log(emulator)
+    with pytest.raises(JobRunFailed, match="python_params contained '--fail'") as again:
+        provider.create(failing)
+    assert str(again.value) == message
+    assert run_nows(emulator) == 1
+    assert runs_so_far(client, props["job_id"]) == 1
+
+
+def test_a_retried_create_never_starts_a_second_run(provider, props, client, emulator) -> None:
+    # The first attempt died after run-now (the run was started, nothing was recorded).
+    token = idempotency_token(
+        props["deployment_tag"],
+        provider.spec(
+            provider.args_model(**{k: v for k, v in props.items() if k != CONNECTION_KEY})
+        ),
+    )
+    first = client.run_now(props["job_id"], props["python_params"], token)["run_id"]
+    created = provider.create(props)
+    assert int(created.id) == first
+    again = provider.create(props)
+    assert again.id == created.id
+    assert created.outs["result_state"] == "SUCCESS"
+    assert runs_so_far(client, props["job_id"]) == 1
+
+
+def test_a_timeout_leaves_the_run_for_the_next_attempt(
+    provider, props, client, monkeypatch
+) -> None:
+    fake_now = [0.0]
+    with monkeypatch.context() as patched:
+        patched.setattr(polling, "monotonic", lambda: fake_now[0])
+        patched.setattr(polling, "sleep", lambda s: fake_now.__setitem__(0, fake_now[0] + s))
+        with pytest.raises(JobRunFailed, match=r"is still (PENDING|RUNNING) after 3 s") as raised:
+            provider.create({**props, "timeout_seconds": 3})
+    assert "Run `pulumi up` again to wait for this same run" in str(raised.value)
+    run_id = int(str(raised.value).split("job run ")[1].split()[0])
+    # The next attempt (same inputs; a longer timeout is no new run) waits for that run.
+    created = provider.create({**props, "timeout_seconds": 60})
+    assert int(created.id) == run_id
+    assert created.outs["result_state"] == "SUCCESS"
+
+
+def test_new_trigger_or_parameters_start_a_new_run(provider, props) -> None:
+    created = provider.create(props)
+    olds = created.outs
+    assert not provider.diff(created.id, olds, props).changes
+    for change in ({"trigger": "v2"}, {"python_params": ["--date", "2024-06-02"]}):
+        diff = provider.diff(created.id, olds, {**props, **change})
+        assert diff.changes and diff.replaces == list(change)
+    timeout_only = provider.diff(created.id, olds, {**props, "timeout_seconds": 10})
+    assert timeout_only.changes and timeout_only.replaces == []
+    updated = provider.update(created.id, olds, {**props, "timeout_seconds": 10})
+    assert updated.outs["run_id"] == olds["run_id"]
+
+    rerun = provider.create({**props, "trigger": "v2"})
+    assert rerun.id != created.id
+    assert rerun.outs["number_in_job"] == olds["number_in_job"] + 1
+
+
+def test_tokens_differ_per_deployment_and_inputs() -> None:
+    spec = {"job_id": 1, "python_params": [], "trigger": "a"}
+    token = idempotency_token("p/s/r", spec)
+    assert len(token) == 64
+    assert token == idempotency_token("p/s/r", dict(spec))
+    assert token != idempotency_token("p/s/other", spec)
+    assert token != idempotency_token("p/s/r", {**spec, "trigger": "b"})
+    assert token != idempotency_token("p/s/r", {**spec, "python_params": ["x"]})

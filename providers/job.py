@@ -35,19 +35,15 @@ from pydantic import (
 from providers.client import (
     InvalidParameter,
     NotFound,
-    ServerError,
-    TemporarilyUnavailable,
     WorkspaceClient,
-    WorkspaceUnreachable,
     normalise_job_settings,
 )
+from providers.create_or_adopt import create_or_adopt
 from providers.lifecycle import Spec, WorkspaceProvider
 from providers.resource import WorkspaceResource, to_props
 
 DEPLOYMENT_TAG_KEY = "pulumi-deployment"
 LIST_PAGE_SIZE = 100
-# Errors after which a jobs/create may or may not have happened.
-AMBIGUOUS_CREATE_ERRORS = (ServerError, TemporarilyUnavailable, WorkspaceUnreachable)
 
 # PEP 508 distribution name, optional extras, and one exact (wildcard-free) version.
 PYPI_PIN = re.compile(
@@ -386,17 +382,14 @@ class JobProvider(WorkspaceProvider):
         return client.wire.job_settings_to_wire(settings)
 
     def _create(self, client: WorkspaceClient, name: str, spec: Spec, tag: str | None) -> int:
-        """jobs/create; after a failure that may have created the job anyway, that job."""
-        try:
-            created = client.post("/api/2.0/jobs/create", self._wire_settings(client, spec, tag))
-            return int(created["job_id"])
-        except AMBIGUOUS_CREATE_ERRORS as error:
-            if isinstance(error, WorkspaceUnreachable) and not error.request_may_have_been_sent:
-                raise
-            job_id = self._find_tagged(client, name, tag)
-            if job_id is None:
-                raise
-            return job_id
+        """jobs/create; after a failure that may have created the job anyway, that job
+        (found by its deployment tag), else another create."""
+        body = self._wire_settings(client, spec, tag)
+        job_id, _adopted = create_or_adopt(
+            lambda: int(client.post("/api/2.0/jobs/create", body)["job_id"]),
+            lambda: self._find_tagged(client, name, tag),
+        )
+        return job_id
 
     def _reset(self, client: WorkspaceClient, job_id: int, spec: Spec, tag: str | None) -> None:
         body = {"job_id": job_id, "new_settings": self._wire_settings(client, spec, tag)}

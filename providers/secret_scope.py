@@ -16,6 +16,7 @@ import pulumi
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from providers.client import AlreadyExists, NotFound, WorkspaceClient
+from providers.create_or_adopt import create_or_adopt
 from providers.lifecycle import Spec, WorkspaceProvider
 from providers.resource import WorkspaceResource, to_props
 
@@ -107,7 +108,10 @@ class SecretScopeProvider(WorkspaceProvider):
             if args.initial_manage_principal:
                 body["initial_manage_principal"] = args.initial_manage_principal
         try:
-            client.post("/api/2.0/secrets/scopes/create", body)
+            create_or_adopt(
+                lambda: client.post("/api/2.0/secrets/scopes/create", body),
+                lambda: self._find(client, args.name),
+            )
         except AlreadyExists:
             found = self._find(client, args.name)
             if found is None or self._spec_of(found, spec) != spec:

@@ -22,11 +22,9 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, StrictBool, field_va
 from providers.client import (
     AlreadyExists,
     NotFound,
-    ServerError,
-    TemporarilyUnavailable,
     WorkspaceClient,
-    WorkspaceUnreachable,
 )
+from providers.create_or_adopt import create_or_adopt
 from providers.lifecycle import Spec, WorkspaceProvider
 from providers.resource import WorkspaceResource, to_props
 
@@ -125,15 +123,21 @@ class ServicePrincipalProvider(WorkspaceProvider):
         existing = self._find(client, args.application_id)
         if existing is None:
             try:
-                created = client.post(SCIM_PATH, self._create_body(spec))
-                return created["id"], self._spec_of(created), {}
-            except (AlreadyExists, ServerError, TemporarilyUnavailable, WorkspaceUnreachable):
-                # A conflict, or an answer that leaves open whether it was made: look it up.
-                existing = self._find(client, args.application_id)
-                if existing is None:
+                made, adopted = create_or_adopt(
+                    lambda: client.post(SCIM_PATH, self._create_body(spec)),
+                    lambda: self._find(client, args.application_id),
+                )
+            except AlreadyExists:
+                # Added by someone else since the lookup: adopt it like any other.
+                found = self._find(client, args.application_id)
+                if found is None:
                     raise
-        adopted = self._replace(client, existing, spec)
-        return adopted["id"], self._spec_of(adopted), {}
+                made, adopted = found, True
+            if not adopted:
+                return made["id"], self._spec_of(made), {}
+            existing = made
+        replaced = self._replace(client, existing, spec)
+        return replaced["id"], self._spec_of(replaced), {}
 
     def read_object(self, client: WorkspaceClient, id_: str, recorded: Mapping[str, Any]):
         try:

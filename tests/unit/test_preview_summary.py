@@ -1,0 +1,97 @@
+"""tools/preview_summary on output of the real engine.
+
+The two fixtures in tests/fixtures/preview/ were written by `pulumi preview --json` (Pulumi
+v3.79.0, this project's engine) running stacks/ against the emulator, not by hand:
+- update-replace-delete.json: the objects of Pulumi.local.yaml after `pulumi up`, then the
+  job's max_retries 2 -> 5, the repo branch develop -> main, the catalog binding's
+  catalog_name finance -> sandbox, and the vault-secrets scope removed;
+- config-error.json: a config with the typo `workspace:jobz` and a bad scope name.
+tests/e2e/test_preview_summary.py produces the same kind of output afresh on every run.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from tools import preview_summary
+from tools.preview_summary import differences, summarise
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "preview"
+
+
+def fixture(name: str) -> dict:
+    return json.loads((FIXTURES / name).read_text())
+
+
+def rows(markdown: str) -> dict[str, str]:
+    """Resource name -> its table row."""
+    found = {}
+    for line in markdown.splitlines():
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        if len(cells) == 4 and cells[1].startswith("`"):
+            found[cells[1].strip("`")] = line
+    return found
+
+
+def test_counts_and_changed_fields_of_a_real_preview() -> None:
+    preview = fixture("update-replace-delete.json")
+    markdown = summarise(preview, "local")
+    engine = preview["changeSummary"]
+    assert markdown.startswith("### Pulumi preview: `local`\n")
+    assert (
+        f"**{engine['update']} to update, {engine['replace']} to replace, "
+        f"{engine['delete']} to delete** ({engine['same']} unchanged)" in markdown
+    )
+    table = rows(markdown)
+    assert table["nightly-etl"] == (
+        "| `~` update | `nightly-etl` | Job | `new_cluster.max_retries`: `2` → `5` |"
+    )
+    assert '`branch`: `"develop"` → `"main"`' in table["data-pipelines"]
+    assert '`catalog_name`: `"finance"` → `"sandbox"` (forces replacement)' in table["finance"]
+    assert "_known after apply_" in table["nightly-etl-access"]
+    assert table["vault-secrets"].startswith("| `-` delete | `vault-secrets` | SecretScope |")
+    assert "workspace-e2e" not in markdown  # the stack itself is not a resource row
+    assert "[secret]" not in markdown and "connection" not in markdown
+
+
+def test_rows_are_grouped_by_operation() -> None:
+    markdown = summarise(fixture("update-replace-delete.json"))
+    operations = [line.split("|")[1].split()[-1] for line in markdown.splitlines()[6:]]
+    order = ["create", "update", "replace", "delete"]
+    assert operations == sorted(operations, key=order.index)
+
+
+def test_a_failed_preview_shows_its_errors() -> None:
+    markdown = summarise(fixture("config-error.json"), "dev")
+    assert "**The preview failed.**" in markdown
+    assert "workspace:jobz: unknown key (did you mean 'jobs'?)" in markdown
+    assert "to create" not in markdown
+
+
+def test_no_changes() -> None:
+    preview = fixture("update-replace-delete.json")
+    preview["steps"] = [s for s in preview["steps"] if s["op"] == "same"]
+    preview["changeSummary"] = {"same": len(preview["steps"])}
+    assert summarise(preview).endswith(f"No changes ({len(preview['steps'])} unchanged).\n")
+
+
+def test_differences_walk_objects_and_equal_length_lists() -> None:
+    old = {"a": {"b": 1, "gone": 2}, "items": [{"x": 1}, {"x": 2}], "tags": [1]}
+    new = {"a": {"b": 3, "new": 4}, "items": [{"x": 1}, {"x": 5}], "tags": [1, 2]}
+    found = {path: (before, after) for path, before, after in differences(old, new)}
+    assert set(found) == {"a.b", "a.gone", "a.new", "items[1].x", "tags"}
+    assert found["a.b"] == (1, 3) and found["items[1].x"] == (2, 5)
+
+
+def test_command_line(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    text = (FIXTURES / "update-replace-delete.json").read_text()
+    monkeypatch.setattr("sys.stdin", io.StringIO(text))
+    assert preview_summary.main(["--stack", "local"]) == 0
+    assert capsys.readouterr().out == summarise(json.loads(text), "local")
+    monkeypatch.setattr("sys.stdin", io.StringIO("error: no stack selected"))
+    assert preview_summary.main([]) == 2
+    assert "not the JSON of `pulumi preview --json`" in capsys.readouterr().err

@@ -1,0 +1,168 @@
+"""A Markdown summary of `pulumi preview --json`, for a pull-request comment.
+
+    pulumi preview --json --stack dev > preview.json
+    python -m tools.preview_summary --stack dev < preview.json
+
+It counts creates, updates, replaces and deletes, and lists each changed resource with the
+fields that change. Pulumi 3.79 leaves `detailedDiff` empty for dynamic providers and gives
+`replaceReasons` only for replacements, so the changed fields come from comparing each
+step's old and new inputs; values Pulumi masks stay `[secret]`, values not known until the
+update runs show as "known after apply". A failed preview lists its error diagnostics.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+# The placeholder the engine writes for a value only known once the update runs.
+UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"
+# Inputs every workspace resource carries that are not the user's (never diffed).
+BOOKKEEPING_INPUTS = frozenset({"__provider", "connection"})
+ROOT_TYPE = "pulumi:pulumi:Stack"
+# The engine's operation names, in the order the summary shows them.
+OPERATIONS = {"create": "create", "update": "update", "replace": "replace", "delete": "delete"}
+# Steps of a replacement the engine may list besides the `replace` step itself.
+REPLACEMENT_STEPS = frozenset({"create-replacement", "delete-replaced", "replace"})
+SYMBOLS = {"create": "+", "update": "~", "replace": "+-", "delete": "-"}
+MAX_VALUE = 60
+
+
+def summarise(preview: Mapping[str, Any], stack: str | None = None) -> str:
+    """The Markdown for one stack's preview."""
+    title = f"### Pulumi preview: `{stack}`" if stack else "### Pulumi preview"
+    errors = [
+        d["message"].strip()
+        for d in preview.get("diagnostics") or []
+        if d.get("severity") == "error"
+    ]
+    if errors:
+        lines = [title, "", "**The preview failed.**", "", "```"]
+        lines += [message.removeprefix("error: ") for message in errors]
+        return "\n".join([*lines, "```", ""])
+
+    order = list(OPERATIONS)
+    changes = sorted(
+        changed_resources(preview.get("steps") or []), key=lambda c: order.index(c["op"])
+    )
+    counts = {op: sum(1 for c in changes if c["op"] == op) for op in OPERATIONS}
+    unchanged = (preview.get("changeSummary") or {}).get("same", 0)
+    lines = [title, ""]
+    if not changes:
+        lines.append(f"No changes ({unchanged} unchanged).")
+        return "\n".join([*lines, ""])
+    tally = ", ".join(f"{counts[op]} to {op}" for op in OPERATIONS if counts[op])
+    lines += [f"**{tally}** ({unchanged} unchanged)", ""]
+    lines += ["| | Resource | Kind | Changes |", "|---|---|---|---|"]
+    for change in changes:
+        fields = "<br>".join(change["fields"]) or ""
+        lines.append(
+            f"| `{SYMBOLS[change['op']]}` {change['op']} | `{change['name']}` "
+            f"| {change['kind']} | {fields} |"
+        )
+    return "\n".join([*lines, ""])
+
+
+def changed_resources(steps: list[Mapping[str, Any]]) -> Iterator[dict[str, Any]]:
+    seen_replacements: set[str] = set()
+    for step in steps:
+        op, urn = step.get("op"), step.get("urn", "")
+        state = step.get("newState") or step.get("oldState") or {}
+        if state.get("type") == ROOT_TYPE or urn.endswith(f"::{ROOT_TYPE}"):
+            continue
+        if op in REPLACEMENT_STEPS:
+            if urn in seen_replacements:
+                continue
+            seen_replacements.add(urn)
+            op = "replace"
+        if op not in OPERATIONS:
+            continue
+        yield {
+            "op": op,
+            "name": urn.rsplit("::", 1)[-1],
+            "kind": kind_of(state.get("type") or urn.split("::")[-2]),
+            "fields": step_fields(op, step),
+        }
+
+
+def kind_of(type_token: str) -> str:
+    """`pulumi-python:dynamic/workspace:Job` -> `Job`."""
+    return type_token.rsplit(":", 1)[-1]
+
+
+def step_fields(op: str, step: Mapping[str, Any]) -> list[str]:
+    if op not in ("update", "replace"):
+        return []
+    old = user_inputs(step.get("oldState"))
+    new = user_inputs(step.get("newState"))
+    replace_reasons = set(step.get("replaceReasons") or [])
+    fields = []
+    for path, before, after in differences(old, new):
+        note = (
+            " (forces replacement)" if path.split(".")[0].split("[")[0] in replace_reasons else ""
+        )
+        fields.append(f"`{path}`: {describe(before, after)}{note}")
+    return fields
+
+
+def user_inputs(state: Mapping[str, Any] | None) -> dict[str, Any]:
+    inputs = (state or {}).get("inputs") or {}
+    return {k: v for k, v in inputs.items() if k not in BOOKKEEPING_INPUTS}
+
+
+_MISSING = object()
+
+
+def differences(old: Any, new: Any, path: str = "") -> Iterator[tuple[str, Any, Any]]:
+    """(path, before, after) for each leaf that differs; lists of equal length element-wise."""
+    if isinstance(old, dict) and isinstance(new, dict):
+        for key in sorted(set(old) | set(new)):
+            sub = f"{path}.{key}" if path else key
+            yield from differences(old.get(key, _MISSING), new.get(key, _MISSING), sub)
+    elif isinstance(old, list) and isinstance(new, list) and len(old) == len(new):
+        for index, (before, after) in enumerate(zip(old, new, strict=True)):
+            yield from differences(before, after, f"{path}[{index}]")
+    elif old != new:
+        yield path, old, new
+
+
+def describe(before: Any, after: Any) -> str:
+    if before is _MISSING:
+        return f"added {show(after)}"
+    if after is _MISSING:
+        return f"removed (was {show(before)})"
+    return f"{show(before)} → {show(after)}"
+
+
+def show(value: Any) -> str:
+    if value == UNKNOWN:
+        return "_known after apply_"
+    if isinstance(value, list):
+        return f"{len(value)} item{'s' if len(value) != 1 else ''}"
+    text = json.dumps(value, sort_keys=True)
+    text = text if len(text) <= MAX_VALUE else text[: MAX_VALUE - 1] + "…"
+    return "`" + text.replace("|", "\\|").replace("`", "'") + "`"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--stack", help="the stack's name, for the heading")
+    args = parser.parse_args(argv)
+    text = sys.stdin.read()
+    try:
+        preview = json.loads(text)
+    except json.JSONDecodeError:
+        print(
+            f"preview_summary: stdin is not the JSON of `pulumi preview --json`: {text[:200]!r}",
+            file=sys.stderr,
+        )
+        return 2
+    sys.stdout.write(summarise(preview, args.stack))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

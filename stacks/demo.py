@@ -1,7 +1,11 @@
 """The one-command demo: the `local` stack against the emulator on this machine.
 
-    python -m stacks.demo up     start the emulator (if not running), `pulumi up`, print outputs
-    python -m stacks.demo down   `pulumi destroy` the local stack, stop the emulator
+    python -m stacks.demo up        start the emulator (if not running), `pulumi up`, print
+                                    the outputs and what changed
+    python -m stacks.demo preview [--json FILE]
+                                    start the emulator, `pulumi preview --diff` (and write
+                                    `pulumi preview --json` to FILE, for the PR summary)
+    python -m stacks.demo down      `pulumi destroy` the local stack, stop the emulator
 
 The emulator keeps its state in .emulator/ and listens on fixed loopback ports
 (8765 to 8769) so Pulumi.local.yaml can name them. Stack state lives in .pulumi-state/.
@@ -15,6 +19,7 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import requests
 
@@ -101,33 +106,68 @@ def local_stack(info: dict) -> PulumiCli:
     return cli
 
 
+def run_live(cli: PulumiCli, *args: str) -> int:
+    """Runs pulumi with its output going straight to the terminal, as it happens."""
+    argv = ["pulumi", *args, "--stack", cli.stack, "--non-interactive"]
+    return subprocess.run(argv, cwd=cli.project_dir, env=cli.env(), timeout=1800).returncode
+
+
+def last_update_changes(cli: PulumiCli) -> dict[str, int]:
+    """What the latest update did, per operation (`{"same": 9}` when nothing changed)."""
+    history = json.loads(cli.run("stack", "history", "--json", "--stack", cli.stack).stdout)
+    return history[0].get("resourceChanges") or {} if history else {}
+
+
+def describe_changes(changes: dict[str, int]) -> str:
+    changed = {op: n for op, n in changes.items() if op != "same" and n}
+    unchanged = changes.get("same", 0)
+    if not changed:
+        return f"no changes: the workspace matches Pulumi.local.yaml ({unchanged} unchanged)"
+    done = ", ".join(f"{n} {op}d" for op, n in changed.items())  # created, updated, ...
+    return f"{done} ({unchanged} unchanged)"
+
+
 def up() -> None:
-    info = start_emulator()
-    cli = local_stack(info)
-    result = cli.run("up", "--yes", "--stack", STACK, check=False, timeout=1800)
-    print(result.stdout, end="")
-    print(result.stderr, end="", file=sys.stderr)
-    if result.returncode != 0:
-        raise SystemExit(result.returncode)
+    cli = local_stack(start_emulator())
+    if run_live(cli, "up", "--yes") != 0:
+        raise SystemExit("demo: `pulumi up` of the local stack failed (see above)")
+    print("outputs:")
     print(json.dumps(cli.outputs(), indent=2))
+    print(f"demo: {describe_changes(last_update_changes(cli))}")
+    print("demo: run `make demo` again to see no changes; `make demo-down` to tear it down")
+
+
+def preview(json_file: str | None = None) -> None:
+    cli = local_stack(start_emulator())
+    if run_live(cli, "preview", "--diff") != 0:
+        raise SystemExit("demo: `pulumi preview` of the local stack failed (see above)")
+    if json_file:
+        result = cli.run("preview", "--json", "--stack", STACK, check=False, timeout=1800)
+        Path(json_file).write_text(result.stdout)
+        if result.returncode != 0:
+            raise SystemExit(f"demo: `pulumi preview --json` failed: {result.stderr.strip()}")
 
 
 def down() -> None:
-    info = emulator_info() or start_emulator()
-    cli = local_stack(info)
-    result = cli.run("destroy", "--yes", "--stack", STACK, check=False, timeout=1800)
-    print(result.stdout, end="")
-    print(result.stderr, end="", file=sys.stderr)
+    cli = local_stack(emulator_info() or start_emulator())
+    status = run_live(cli, "destroy", "--yes")
     stop_emulator()
-    if result.returncode != 0:
-        raise SystemExit(result.returncode)
+    if status != 0:
+        raise SystemExit("demo: `pulumi destroy` of the local stack failed (see above)")
 
 
 def main(argv: list[str]) -> None:
-    commands = {"up": up, "down": down}
-    if len(argv) != 1 or argv[0] not in commands:
-        raise SystemExit("usage: python -m stacks.demo up|down")
-    commands[argv[0]]()
+    match argv:
+        case ["up"]:
+            up()
+        case ["down"]:
+            down()
+        case ["preview"]:
+            preview()
+        case ["preview", "--json", json_file]:
+            preview(json_file)
+        case _:
+            raise SystemExit("usage: python -m stacks.demo up | down | preview [--json FILE]")
 
 
 if __name__ == "__main__":

@@ -1,0 +1,132 @@
+"""The `local` stack's objects (Pulumi.local.yaml) through the whole life of a stack under
+the real engine, against the emulator over HTTP: up, a no-op up that writes nothing, a
+config change applied in place, and destroy leaving the workspace as it was."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import pytest
+import yaml
+
+from emulator.testing import EmulatorInfo, clear_request_log, request_log
+from providers.client import Connection, WorkspaceClient, normalise_job_settings
+from stacks.demo import describe_changes, last_update_changes
+from tests.e2e.conftest import StackFactory, write_config
+from tools.pulumi_cli import REPO_ROOT
+
+pytestmark = pytest.mark.engine
+
+LOCAL: dict[str, Any] = {
+    key.removeprefix("workspace:"): value
+    for key, value in yaml.safe_load((REPO_ROOT / "Pulumi.local.yaml").read_text())[
+        "config"
+    ].items()
+    if isinstance(value, list)
+}
+
+
+def workspace_client(info: EmulatorInfo) -> WorkspaceClient:
+    return WorkspaceClient(
+        Connection(
+            base_url=info.base_url,
+            auth_url=info.auth_url,
+            tenant_id=info.tenant_id,
+            client_id=info.client_id,
+            client_secret=info.client_secret,
+            resource=info.resource,
+            allow_insecure_http=True,
+        )
+    )
+
+
+def job_settings(client: WorkspaceClient, job_id: int) -> dict[str, Any]:
+    return normalise_job_settings(client.get_job(job_id)["settings"])
+
+
+def job_acl(client: WorkspaceClient, job_id: int) -> dict[str, str]:
+    """The levels of the two groups the stack declares (admins keep theirs, undeclared)."""
+    acl = client.get(f"/api/2.0/permissions/jobs/{job_id}")["access_control_list"]
+    return {
+        entry["group_name"]: entry["all_permissions"][0]["permission_level"]
+        for entry in acl
+        if entry.get("group_name") in ("data-engineers", "analysts")
+    }
+
+
+def scope_names(client: WorkspaceClient) -> set[str]:
+    return {scope["name"] for scope in client.list_secret_scopes()}
+
+
+def writes(info: EmulatorInfo) -> list[str]:
+    return [
+        f"{r['method']} {r['path']}"
+        for r in request_log(info)
+        if r["service"] == "platform" and r["method"] != "GET"
+    ]
+
+
+def test_local_stack_up_noop_change_destroy(
+    workspace_stack: StackFactory, emulator: EmulatorInfo
+) -> None:
+    client = workspace_client(emulator)
+    scopes_before = scope_names(client)
+    principals_before = len(client.list_service_principals())
+    stack = workspace_stack(**LOCAL)
+
+    # up: every declared object exists as declared
+    stack.up()
+    assert describe_changes(last_update_changes(stack)).startswith("9 created")
+    outputs = stack.outputs()
+    job_id = int(outputs["jobs"]["nightly-etl"])
+    settings = job_settings(client, job_id)
+    assert settings["name"] == "nightly-etl" and settings["max_retries"] == 2
+    assert settings["new_cluster"]["autoscale"] == {"min_workers": 1, "max_workers": 4}
+    assert job_acl(client, job_id) == {"data-engineers": "CAN_MANAGE_RUN", "analysts": "CAN_VIEW"}
+    assert {"etl-secrets", "vault-secrets"} <= scope_names(client)
+    [principal] = client.list_service_principals(
+        'applicationId eq "b946402c-4f47-469a-bead-ef6610b453f5"'
+    )
+    assert principal["displayName"] == "etl-pipeline"
+    assert outputs["repo_branches"] == {"data-pipelines": "develop"}
+    repo = next(client.list_repos("/Repos/iac/data-pipelines"))
+    assert repo["branch"] == "develop"
+    assert [b["workspace_id"] for b in client.get_catalog_bindings("finance")] == [1234567890123456]
+
+    # up again: no changes, and not one write to the workspace
+    clear_request_log(emulator)
+    again = stack.up("--expect-no-changes")
+    assert "9 unchanged" in again.stdout
+    assert writes(emulator) == []
+    assert describe_changes(last_update_changes(stack)) == (
+        "no changes: the workspace matches Pulumi.local.yaml (9 unchanged)"
+    )
+
+    # a config change: in-place updates of the job, its permissions and the branch
+    changed = copy.deepcopy(LOCAL)
+    changed["jobs"][0]["new_cluster"]["autoscale"]["max_workers"] = 8
+    changed["jobs"][0]["new_cluster"]["max_retries"] = 3
+    changed["jobPermissions"][0]["access_controls"][1]["permission_level"] = "CAN_MANAGE_RUN"
+    changed["repoBranches"][0]["branch"] = "main"
+    write_config(stack, {f"workspace:{k}": v for k, v in changed.items()})
+    clear_request_log(emulator)
+    stack.up()
+    assert describe_changes(last_update_changes(stack)).startswith("3 updated")
+    assert int(stack.outputs()["jobs"]["nightly-etl"]) == job_id  # same job, changed in place
+    settings = job_settings(client, job_id)
+    assert settings["max_retries"] == 3
+    assert settings["new_cluster"]["autoscale"]["max_workers"] == 8
+    assert job_acl(client, job_id) == {
+        "data-engineers": "CAN_MANAGE_RUN",
+        "analysts": "CAN_MANAGE_RUN",
+    }
+    assert next(client.list_repos("/Repos/iac/data-pipelines"))["branch"] == "main"
+    assert not [w for w in writes(emulator) if "create" in w or w.startswith("DELETE")]
+
+    # destroy: the workspace is back to what it was before the stack
+    stack.destroy()
+    assert scope_names(client) == scopes_before
+    assert len(client.list_service_principals()) == principals_before
+    assert not list(client.list_jobs("nightly-etl"))
+    assert next(client.list_repos("/Repos/iac/data-pipelines"))["branch"] == "main"

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import pulumi
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from providers.client import WorkspaceClient
 from providers.lifecycle import Spec, WorkspaceProvider
@@ -47,6 +47,14 @@ class JobRunModel(BaseModel):
     trigger: str | None = None
     timeout_seconds: int | None = Field(default=None, ge=1, le=48 * 3600)
     deployment_tag: str | None = None
+
+    @field_validator("trigger", mode="before")
+    @classmethod
+    def _number_as_text(cls, value: Any) -> Any:
+        # `trigger: 3` in YAML is as good a trigger as "3".
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            return str(value)
+        return value
 
 
 @dataclass

@@ -15,6 +15,7 @@ from providers.job_permissions import JobPermissions, JobPermissionsArgs
 from providers.repo_branch import RepoBranch, RepoBranchArgs
 from providers.secret_scope import SecretScope, SecretScopeArgs
 from providers.service_principal import ServicePrincipal, ServicePrincipalArgs
+from stacks.actions import declare_actions
 from stacks.config import (
     NAMESPACE,
     ConfigError,
@@ -58,6 +59,8 @@ for index, item in enumerate(object_list(config, "jobPermissions")):
         item = {**item, "job_id": jobs[item["job"]].job_id}
     args = build_args(JobPermissionsArgs, item, where, stack_keys=("name", "job"))
     permissions[item["name"]] = JobPermissions(item["name"], args, connection=connection)
+
+actions = declare_actions(connection, jobs)
 
 pulumi.export("workspace_url", config.require("baseUrl"))
 pulumi.export("jobs", {name: job.job_id for name, job in jobs.items()})

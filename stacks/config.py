@@ -81,7 +81,10 @@ IDENTITY_FIELDS: dict[str, tuple[str, ...]] = {
 
 # Keys read by other parts of the program (lookups, actions, health gate): key -> the doc
 # page describing it. One line per key; they are checked by their own code.
-EXTENSION_KEYS: dict[str, str] = {}
+EXTENSION_KEYS: dict[str, str] = {
+    "clusterStates": "docs/actions.md",
+    "jobRuns": "docs/actions.md",
+}
 
 
 class ConfigError(pulumi.RunError):

@@ -103,16 +103,16 @@ def declare_actions(connection: pulumi.Input[dict], jobs: Mapping[str, Job]) -> 
         if cluster_id is None:
             found_cluster = get_cluster(connection, name=item["cluster_name"])
             cluster_id = found_cluster.apply(lambda cluster: cluster["cluster_id"])
-        args = ClusterStateArgs(
+        hold = ClusterStateArgs(
             cluster_id=cluster_id, state=item["state"], timeout_seconds=item.get("timeout_seconds")
         )
-        cluster_states[item["name"]] = ClusterState(item["name"], args, connection=connection)
+        cluster_states[item["name"]] = ClusterState(item["name"], hold, connection=connection)
 
     after_clusters = pulumi.ResourceOptions(depends_on=list(cluster_states.values()))
     job_runs: dict[str, JobRun] = {}
     for item in decoded_list(values, JOB_RUNS)[0]:
         job_id = jobs[item["job"]].job_id if "job" in item else item["job_id"]
-        args = JobRunArgs(
+        run = JobRunArgs(
             job_id=job_id,
             python_params=item.get("python_params"),
             trigger=item.get("trigger"),

@@ -119,7 +119,7 @@ def declare_actions(connection: pulumi.Input[dict], jobs: Mapping[str, Job]) -> 
             timeout_seconds=item.get("timeout_seconds"),
         )
         job_runs[item["name"]] = JobRun(
-            item["name"], args, connection=connection, opts=after_clusters
+            item["name"], run, connection=connection, opts=after_clusters
         )
 
     if cluster_states:

@@ -1,0 +1,84 @@
+"""The pull-request preview workflow (.github/workflows/preview.yml) fits the project: one
+matrix entry per committed stack, commands that exist, the engine cached, and no address of
+any outside service in it."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from typing import Any
+
+import yaml
+
+from tools.pulumi_cli import REPO_ROOT
+
+WORKFLOW = REPO_ROOT / ".github" / "workflows" / "preview.yml"
+
+
+def workflow() -> dict[str, Any]:
+    return yaml.safe_load(WORKFLOW.read_text())
+
+
+def steps(job: str) -> list[dict[str, Any]]:
+    return workflow()["jobs"][job]["steps"]
+
+
+def run_lines(job: str) -> list[str]:
+    return [line.strip() for step in steps(job) for line in step.get("run", "").splitlines()]
+
+
+def test_runs_on_pull_requests_for_every_committed_stack() -> None:
+    document = workflow()
+    triggers = document.get("on", document.get(True))  # YAML 1.1 reads a bare `on` as true
+    assert set(triggers) == {"pull_request"}
+    stacks = document["jobs"]["preview"]["strategy"]["matrix"]["stack"]
+    committed = sorted(p.name.split(".")[1] for p in REPO_ROOT.glob("Pulumi.*.yaml"))
+    assert sorted(stacks) == committed
+    assert document["permissions"]["pull-requests"] == "write"
+
+
+def test_previews_with_diff_and_summarises_the_json() -> None:
+    lines = run_lines("preview")
+    assert 'pulumi preview --diff --stack "$STACK" --non-interactive || status=$?' in lines
+    assert any(line.startswith("pulumi preview --json --stack") for line in lines)
+    assert ".venv/bin/python -m stacks.demo preview --json preview.json" in lines
+    assert any("-m tools.preview_summary --stack" in line for line in lines)
+    assert "make setup" in lines
+    script = next(s["with"]["script"] for s in steps("comment") if "github-script" in s["uses"])
+    assert "pulumi-preview-summary" in script and "updateComment" in script
+
+
+def test_engine_and_go_modules_are_cached() -> None:
+    cache = next(s for s in steps("preview") if s.get("uses", "").startswith("actions/cache"))
+    assert set(cache["with"]["path"].split()) == {"~/.cache/workspace-iac", "~/go/pkg/mod"}
+    assert "tools/engine/go.sum" in cache["with"]["key"]
+
+
+def test_names_no_outside_address() -> None:
+    assert not re.search(r"[a-z]+://", WORKFLOW.read_text())
+
+
+def test_offline_config_check_passes_for_every_matrix_stack() -> None:
+    command = next(s["run"] for s in steps("preview") if s.get("name", "").startswith("Check"))
+    for stack in workflow()["jobs"]["preview"]["strategy"]["matrix"]["stack"]:
+        result = subprocess.run(
+            ["bash", "-c", command.replace(".venv/bin/python", sys.executable)],
+            cwd=REPO_ROOT,
+            env={**os.environ, "STACK": stack},
+            capture_output=True,
+            text=True,
+        )
+        assert result.returncode == 0, result.stdout + result.stderr
+        assert result.stdout.strip() == f"Pulumi.{stack}.yaml: ok"
+
+
+def test_demo_knows_the_preview_command_and_its_arguments() -> None:
+    usage = subprocess.run(
+        [sys.executable, "-m", "stacks.demo", "preview", "--json"],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert usage.returncode == 1 and "preview [--json FILE]" in usage.stderr

@@ -18,6 +18,7 @@ from urllib.parse import quote
 
 from pydantic import SecretStr
 
+from providers.auth.token_store import SharedTokenStore
 from providers.client import http
 from providers.client.connection import Connection, WireForm, require_secure_url
 from providers.client.errors import (
@@ -146,16 +147,19 @@ class _Entry:
 class TokenCache:
     """Tokens per (auth_url, tenant, client id, resource), reused until ``refresh_margin_seconds``
     before they expire (at most half their lifetime). Thread-safe; concurrent requests for the
-    same key make one token request."""
+    same key make one token request. With a ``store``, tokens are also shared with the other
+    processes of a deployment (the program and the provider host; see token_store)."""
 
     def __init__(
         self,
         *,
         refresh_margin_seconds: float = DEFAULT_REFRESH_MARGIN_SECONDS,
         clock: Callable[[], float] = time.time,
+        store: SharedTokenStore | None = None,
     ) -> None:
         self.refresh_margin_seconds = refresh_margin_seconds
         self._clock = clock
+        self._store = store
         self._lock = threading.Lock()
         self._entries: dict[tuple[str, ...], _Entry] = {}
         self._key_locks: dict[tuple[str, ...], threading.Lock] = {}
@@ -175,7 +179,7 @@ class TokenCache:
         if token is not None:
             return token
         with self._key_lock(key):
-            token = self._fresh(key)
+            token = self._fresh(key) or self._from_store(key, connection)
             if token is not None:
                 return token
             token = fetch_token(
@@ -192,9 +196,27 @@ class TokenCache:
             )
             lifetime = max(0.0, token.expires_on - self._clock())
             margin = min(self.refresh_margin_seconds, lifetime / 2)
+            entry = _Entry(token, token.expires_on - margin)
             with self._lock:
-                self._entries[key] = _Entry(token, token.expires_on - margin)
+                self._entries[key] = entry
+            if self._store is not None:
+                self._store.save(key, _secret_of(connection), _record(entry))
             return token
+
+    def _from_store(self, key: tuple[str, ...], connection: Connection) -> AccessToken | None:
+        if self._store is None:
+            return None
+        record = self._store.load(key, _secret_of(connection))
+        if record is None:
+            return None
+        try:
+            token = AccessToken(str(record["value"]), float(record["expires_on"]), key[3])
+            entry = _Entry(token, float(record["refresh_at"]))
+        except (KeyError, TypeError, ValueError):
+            return None
+        with self._lock:
+            self._entries[key] = entry
+        return self._fresh(key)
 
     def invalidate(
         self,
@@ -210,10 +232,14 @@ class TokenCache:
             entry = self._entries.get(key)
             if entry is not None and (stale is None or entry.token == stale):
                 del self._entries[key]
+                if self._store is not None:
+                    self._store.remove(key)
 
     def clear(self) -> None:
         with self._lock:
             self._entries.clear()
+        if self._store is not None:
+            self._store.clear()
 
     def _fresh(self, key: tuple[str, ...]) -> AccessToken | None:
         with self._lock:
@@ -227,4 +253,18 @@ class TokenCache:
             return self._key_locks.setdefault(key, threading.Lock())
 
 
-tokens = TokenCache()
+def _secret_of(connection: Connection) -> str:
+    return connection.client_secret.get_secret_value()
+
+
+def _record(entry: _Entry) -> dict[str, Any]:
+    # The refresh time as the fetching process set it (from the token's whole lifetime).
+    return {
+        "value": entry.token.value,
+        "expires_on": entry.token.expires_on,
+        "refresh_at": entry.refresh_at,
+    }
+
+
+# The process-wide cache every client and WorkspaceAuth use.
+tokens = TokenCache(store=SharedTokenStore())

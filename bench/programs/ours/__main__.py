@@ -1,0 +1,63 @@
+"""Bench program: N workspace objects of mixed kinds behind one WorkspaceAuth.
+
+Config: `bench:count` (N), `bench:applicationIds` and the `workspace:*` connection settings
+of the stack program.
+Kinds cycle job, job permissions (on the job just before), secret scope, service principal,
+so every N holds about N/4 of each; these four kinds scale without seed data.
+"""
+
+import pulumi
+
+from providers.auth import WorkspaceAuth
+from providers.job import Job, JobArgs, NewClusterArgs, SparkPythonTaskArgs
+from providers.job_permissions import AccessControlArgs, JobPermissions, JobPermissionsArgs
+from providers.secret_scope import SecretScope, SecretScopeArgs
+from providers.service_principal import ServicePrincipal, ServicePrincipalArgs
+from stacks.config import auth_args
+
+bench = pulumi.Config("bench")
+count = bench.require_int("count")
+# Service principals need applications registered with the identity provider; the bench
+# driver registers one per principal.
+application_ids = iter(bench.require_object("applicationIds"))
+connection = WorkspaceAuth("workspace", auth_args(pulumi.Config("workspace"))).connection
+stack = pulumi.get_stack()
+
+last_job: Job | None = None
+for index in range(count):
+    name = f"bench-{index:04d}"
+    kind = index % 4
+    if kind == 1 and last_job is not None:
+        JobPermissions(
+            name,
+            JobPermissionsArgs(
+                job_id=last_job.job_id,
+                access_controls=[
+                    AccessControlArgs(
+                        group_name="data-engineers", permission_level="CAN_MANAGE_RUN"
+                    )
+                ],
+            ),
+            connection=connection,
+        )
+    elif kind == 2:
+        SecretScope(name, SecretScopeArgs(name=f"{stack}-{name}"), connection=connection)
+    elif kind == 3:
+        ServicePrincipal(
+            name,
+            ServicePrincipalArgs(application_id=next(application_ids), display_name=name),
+            connection=connection,
+        )
+    else:
+        last_job = Job(
+            name,
+            JobArgs(
+                name=name,
+                new_cluster=NewClusterArgs(
+                    spark_version="13.3.x-scala2.12", node_type_id="Standard_DS3_v2", num_workers=1
+                ),
+                spark_python_task=SparkPythonTaskArgs(python_file="dbfs:/jobs/bench.py"),
+                max_retries=1,
+            ),
+            connection=connection,
+        )

@@ -1,0 +1,241 @@
+"""bench/RESULTS.md and its plot from the results of bench/deploy_cost.py.
+
+.venv/bin/python bench/report.py bench/out/deploy_cost.json bench/RESULTS.md
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from providers.client.connection import Connection  # noqa: E402
+from tools.pulumi_cli import engine_bin_dir  # noqa: E402
+
+OPERATION_NAMES = {
+    "up": "`pulumi up` (create N)",
+    "preview_noop": "no-op `pulumi preview`",
+    "up_noop": "no-op `pulumi up`",
+    "refresh": "`pulumi refresh`",
+    "destroy": "`pulumi destroy`",
+}
+STATE_LIMIT_BYTES = 2048
+# The client's default rate limit: a lower bound on the time of an operation's calls.
+DEFAULT_RATE = float(Connection.model_fields["rate_limit_per_second"].default)
+RATIO_LIMIT = 1.15
+
+
+def machine() -> dict[str, str]:
+    cpu = "unknown"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    memory = "unknown"
+    try:
+        kib = int(Path("/proc/meminfo").read_text().split()[1])
+        memory = f"{kib / 2**20:.0f} GiB"
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        engine = subprocess.run(
+            ["pulumi", "version"],
+            capture_output=True,
+            text=True,
+            check=False,
+            env={**os.environ, "PATH": _engine_path()},
+        ).stdout.strip()
+    except OSError:
+        engine = "unknown"
+    return {
+        "os": f"{platform.system()} {platform.release()}",
+        "cpu": cpu,
+        "cores": str(os.cpu_count()),
+        "memory": memory,
+        "python": platform.python_version(),
+        "engine": engine or "unknown",
+    }
+
+
+def _engine_path() -> str:
+    return f"{engine_bin_dir()}{os.pathsep}{os.environ.get('PATH', '')}"
+
+
+def timing_table(rows: list[dict[str, Any]]) -> list[str]:
+    lines = [
+        "| operation | N | ours (s) | floor (s) | ours/floor | ours ms/resource "
+        "| floor ms/resource |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for row in rows:
+        lines.append(
+            f"| {OPERATION_NAMES[row['operation']]} | {row['count']} | {row['ours_seconds']:.2f} "
+            f"| {row['floor_seconds']:.2f} | {row['ratio']:.2f} "
+            f"| {row['ours_per_resource_ms']:.0f} | {row['floor_per_resource_ms']:.0f} |"
+        )
+    return lines
+
+
+def calls_table(rows: list[dict[str, Any]]) -> list[str]:
+    lines = [
+        "| operation | N | platform calls | per resource | writes | writes per resource "
+        f"| token requests | floor platform calls | calls at {DEFAULT_RATE:g}/s (s) |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for row in rows:
+        n = row["count"]
+        lines.append(
+            f"| {OPERATION_NAMES[row['operation']]} | {n} | {row['platform_calls']} "
+            f"| {row['platform_calls'] / n:.2f} | {row['platform_writes']} "
+            f"| {row['platform_writes'] / n:.2f} | {row['token_requests']} "
+            f"| {row['floor_platform_calls']} | {row['platform_calls'] / DEFAULT_RATE:.1f} |"
+        )
+    return lines
+
+
+def routes_table(rows: list[dict[str, Any]], count: int) -> list[str]:
+    lines = [f"| operation | calls by route (N={count}) |", "|---|---|"]
+    for row in rows:
+        if row["count"] != count:
+            continue
+        routes = ", ".join(f"`{route}` x{n}" for route, n in row["by_route"].items()) or "none"
+        lines.append(f"| {OPERATION_NAMES[row['operation']]} | {routes} |")
+    return lines
+
+
+def state_table(state: list[dict[str, Any]]) -> list[str]:
+    lines = [
+        "| variant | N | export bytes | export bytes / N | one resource's entry "
+        "| of which `__provider` | of which `connection` |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for size in state:
+        lines.append(
+            f"| {size['variant']} | {size['count']} | {size['total_bytes']} "
+            f"| {size['bytes_per_resource']:.0f} | {size['entry_bytes_per_resource']:.0f} "
+            f"| {size['provider_bytes_per_resource']:.0f} "
+            f"| {size['connection_bytes_per_resource']:.0f} |"
+        )
+    return lines
+
+
+def throughput_table(throughput: dict[str, dict[str, dict[str, float]]]) -> list[str]:
+    lines = [
+        "| storage | operation | emulator req/s | hello world req/s | ratio "
+        "| emulator p50 / p99 ms | hello world p50 / p99 ms |",
+        "|---|---|---:|---:|---:|---:|---:|",
+    ]
+    for storage, figures in throughput.items():
+        for operation in ("list", "create"):
+            mine, base = figures[f"emulator/{operation}"], figures[f"baseline/{operation}"]
+            lines.append(
+                f"| {storage} | {operation} | {mine['rps']:.0f} | {base['rps']:.0f} "
+                f"| {mine['rps'] / base['rps']:.2f} | {mine['p50_ms']:.1f} / {mine['p99_ms']:.1f} "
+                f"| {base['p50_ms']:.1f} / {base['p99_ms']:.1f} |"
+            )
+    return lines
+
+
+def plot(rows: list[dict[str, Any]], path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    operations = [op for op in OPERATION_NAMES if any(r["operation"] == op for r in rows)]
+    figure, axes = plt.subplots(1, len(operations), figsize=(4 * len(operations), 3.6))
+    if len(operations) == 1:
+        axes = [axes]
+    for axis, operation in zip(axes, operations, strict=True):
+        mine = sorted((r for r in rows if r["operation"] == operation), key=lambda r: r["count"])
+        counts = [r["count"] for r in mine]
+        axis.plot(counts, [r["ours_seconds"] for r in mine], "o-", label="ours")
+        axis.plot(counts, [r["floor_seconds"] for r in mine], "s--", label="floor")
+        axis.set_title(operation.replace("_", " "))
+        axis.set_xlabel("N resources")
+        axis.set_ylabel("seconds (median)")
+        axis.set_ylim(bottom=0)
+        axis.grid(alpha=0.3)
+    axes[0].legend()
+    figure.tight_layout()
+    figure.savefig(path, dpi=110)
+    plt.close(figure)
+
+
+def write_report(results: dict[str, Any], path: Path, notes: str = "") -> Path:
+    """Writes RESULTS.md at `path` and the plot beside it; returns the plot's path."""
+    rows = results["summary"]["rows"]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    image = path.with_name("deploy_cost.png")
+    plot(rows, image)
+    info = machine()
+    largest = max(results["counts"])
+    when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(results["started"]))
+    lines = [
+        "# Benchmark results: deployment cost against the engine's floor",
+        "",
+        f"Run {when}, {results['rounds']} interleaved round(s) per N, "
+        f"{results['seconds'] / 60:.1f} min in all. Medians; ratios are the median of "
+        "per-round ours/floor pairs measured back to back.",
+        "",
+        "Reproduce: `.venv/bin/pip install -e '.[bench]'` then "
+        f"`.venv/bin/python bench/deploy_cost.py --counts {','.join(map(str, results['counts']))} "
+        f"--rounds {results['rounds']} --report bench/RESULTS.md`.",
+        "",
+        "Machine: " + ", ".join(f"{k} {v}" for k, v in info.items()) + ".",
+        "",
+        "`ours`: N workspace objects (jobs, job permissions, secret scopes, service principals "
+        "in turn) and one WorkspaceAuth against the emulator. `floor`: N dynamic resources "
+        "whose provider does nothing, on the same engine and host.",
+        "",
+        "## Time",
+        "",
+        *timing_table(rows),
+        "",
+        f"![time against N]({image.name})",
+        "",
+        "## Platform calls (emulator request log, ours)",
+        "",
+        *calls_table(rows),
+        "",
+        *routes_table(rows, largest),
+        "",
+        "## State size (`pulumi stack export`, after the first up)",
+        "",
+        *state_table(results["state"]),
+        "",
+        f"Limit: {STATE_LIMIT_BYTES} bytes per resource; up and destroy within "
+        f"{RATIO_LIMIT}x of the floor at N={largest}.",
+        "",
+    ]
+    if results.get("throughput"):
+        lines += [
+            "## Emulator throughput against hello world",
+            "",
+            "bench/emulator_throughput.py: the same uvicorn serving, 4 client threads, "
+            "interleaved rounds of 3 s.",
+            "",
+            *throughput_table(results["throughput"]),
+            "",
+        ]
+    if notes:
+        lines += [notes.rstrip(), ""]
+    path.write_text("\n".join(lines))
+    return image
+
+
+if __name__ == "__main__":
+    results_path, out = Path(sys.argv[1]), Path(sys.argv[2])
+    notes = Path(sys.argv[3]).read_text() if len(sys.argv) > 3 else ""
+    write_report(json.loads(results_path.read_text()), out, notes)

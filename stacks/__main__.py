@@ -15,6 +15,7 @@ from providers.job_permissions import JobPermissions, JobPermissionsArgs
 from providers.repo_branch import RepoBranch, RepoBranchArgs
 from providers.secret_scope import SecretScope, SecretScopeArgs
 from providers.service_principal import ServicePrincipal, ServicePrincipalArgs
+from stacks import health
 from stacks.actions import declare_actions
 from stacks.config import (
     NAMESPACE,
@@ -29,6 +30,7 @@ from stacks.config import (
 # All of the config is judged before anything is registered: bad config changes nothing.
 validate(*namespace_values())
 config = pulumi.Config(NAMESPACE)
+health.gate(config)  # after everything below is deployed (docs/health.md)
 auth = WorkspaceAuth("workspace", auth_args(config))
 connection = auth.connection
 

@@ -84,6 +84,9 @@ IDENTITY_FIELDS: dict[str, tuple[str, ...]] = {
 EXTENSION_KEYS: dict[str, str] = {
     "clusterStates": "docs/actions.md",
     "jobRuns": "docs/actions.md",
+    "health": "docs/health.md",
+    "flowPassword": "docs/health.md",
+    "auditIgnore": "docs/audit.md",
 }
 
 

@@ -1,0 +1,217 @@
+"""The health gate: after the stack's resources are deployed, read the sample resource, its
+metrics and the flow controller's root group, export them as `health`, and fail `pulumi up`
+when a configured threshold is exceeded (docs/health.md).
+
+The reads happen only during an update, never in a preview: the preview shows `health` as
+unknown (known after up), and a no-op preview calls none of these services. The reads wait
+for every custom resource the program registers after `gate` (a stack transformation
+collects them), so they see the deployed workspace, whatever kinds the program declares.
+They are reads, not resources: a second `up` re-reads and re-checks without any change.
+
+Config (namespace `workspace`):
+
+    workspace:health:
+      appUrl: http://127.0.0.1:8767               # the sample application
+      adminUrl: http://127.0.0.1:8768             # its administrative address (metrics)
+      flowApiBase: http://127.0.0.1:8769/nifi-api # the flow controller
+      flowUsername: <optional; default workspace:clientId>
+      thresholds:
+        - {metric: runTest, field: p99, max: 0.5}
+    workspace:flowPassword  secret, optional; default the workspace client secret
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Mapping
+from typing import Any, Literal
+
+import pulumi
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from providers import apps
+from stacks.config import NAMESPACE, ConfigError, auth_args, namespace_values
+
+HEALTH_KEY = "health"
+PASSWORD_KEY = "flowPassword"
+
+MetricField = Literal[
+    "count", "max", "mean", "min", "stddev", "p50", "p75", "p95", "p98", "p99", "p999",
+    "m1_rate", "m5_rate", "m15_rate", "mean_rate",
+]
+
+
+class HealthGateError(pulumi.RunError):
+    """A health read failed or a threshold was exceeded; fails `pulumi up`."""
+
+
+class Threshold(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    metric: str = Field(min_length=1)
+    field: MetricField
+    max: float | None = None
+    min: float | None = None
+
+    @model_validator(mode="after")
+    def _has_a_limit(self) -> Threshold:
+        if self.max is None and self.min is None:
+            raise ValueError("give `max`, `min` or both")
+        if self.max is not None and self.min is not None and self.min > self.max:
+            raise ValueError(f"min {self.min:g} is above max {self.max:g}")
+        return self
+
+    def violation(self, observed: float) -> str | None:
+        """Why `observed` breaks this threshold, or None when it is within it."""
+        if self.max is not None and observed > self.max:
+            return f"{self.metric}.{self.field} = {observed:g} exceeds max {self.max:g}"
+        if self.min is not None and observed < self.min:
+            return f"{self.metric}.{self.field} = {observed:g} is below min {self.min:g}"
+        return None
+
+
+class HealthSettings(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+    app_url: str = Field(alias="appUrl", min_length=1)
+    admin_url: str = Field(alias="adminUrl", min_length=1)
+    flow_api_base: str = Field(alias="flowApiBase", min_length=1)
+    flow_username: str | None = Field(default=None, alias="flowUsername", min_length=1)
+    thresholds: list[Threshold] = Field(default_factory=list)
+
+
+def load_settings(config: pulumi.Config) -> HealthSettings | None:
+    """`workspace:health` validated, or None when the stack has no health gate."""
+    raw = config.get_object(HEALTH_KEY)
+    return None if raw is None else parse_settings(raw)
+
+
+def parse_settings(raw: Any) -> HealthSettings:
+    """The settings from the config value, or ConfigError naming the key and the reason."""
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{NAMESPACE}:{HEALTH_KEY} must be an object")
+    try:
+        return HealthSettings.model_validate(raw)
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        where = "".join(
+            f"[{part}]" if isinstance(part, int) else f".{part}" for part in error["loc"]
+        )
+        # Never echo an unknown key's value: it may be a misplaced secret.
+        shown = "" if error["type"] in ("missing", "extra_forbidden") else (
+            f" (got {_shown(error.get('input'))})"
+        )
+        raise ConfigError(f"{NAMESPACE}:{HEALTH_KEY}{where}: {error['msg']}{shown}") from None
+
+
+def gate(config: pulumi.Config) -> None:
+    """Export `health` and enforce its thresholds once every custom resource the program
+    registers after this call is deployed. Call it before declaring resources: bad settings
+    then fail before anything is registered. Does nothing without `workspace:health`."""
+    settings = load_settings(config)
+    if settings is None:
+        return
+    values, secret_keys = namespace_values()
+    if PASSWORD_KEY in values and PASSWORD_KEY not in secret_keys:
+        raise ConfigError(
+            f"{NAMESPACE}:{PASSWORD_KEY}: stored in plain text; set it with `pulumi config set "
+            f"--secret {NAMESPACE}:{PASSWORD_KEY} <password>`"
+        )
+    if pulumi.runtime.is_dry_run():
+        pulumi.export(HEALTH_KEY, _unknown())
+        return
+    username = settings.flow_username or config.require("clientId")
+    password = config.get_secret(PASSWORD_KEY) or auth_args(config).client_secret
+    insecure = config.get_bool("allowInsecureHttp") or False
+    registered: list[pulumi.CustomResource] = []
+
+    def collect(args: pulumi.ResourceTransformationArgs) -> None:
+        if isinstance(args.resource, pulumi.CustomResource):
+            registered.append(args.resource)
+
+    pulumi.runtime.register_stack_transformation(collect)
+
+    async def all_registered() -> list[pulumi.CustomResource]:
+        # Runs once the program body has returned: every resource is registered by then.
+        return registered
+
+    def deployed(resources: list[pulumi.CustomResource]) -> pulumi.Output[list[Any]]:
+        return pulumi.Output.all(password, *(resource.id for resource in resources))
+
+    def check(values: list[Any]) -> Awaitable[dict[str, Any]]:
+        # The reads block; keep them off the event loop that runs the program.
+        return asyncio.get_running_loop().run_in_executor(
+            None, check_health, settings, username, values[0], insecure
+        )
+
+    report = pulumi.Output.from_input(all_registered()).apply(deployed).apply(check)
+    # The report holds no secret; only the password that went into it was one.
+    pulumi.export(HEALTH_KEY, pulumi.Output.unsecret(report))
+
+
+def check_health(
+    settings: HealthSettings, username: str, password: str, allow_insecure_http: bool
+) -> dict[str, Any]:
+    """Read the three services, check the thresholds: the report, or HealthGateError."""
+    try:
+        # The sample call first, so the metrics include at least this one timed call.
+        sample = apps.get_sample_resource(
+            settings.app_url, allow_insecure_http=allow_insecure_http
+        )
+        metrics = apps.get_metrics(settings.admin_url, allow_insecure_http=allow_insecure_http)
+        root = apps.get_root_process_group(
+            settings.flow_api_base, username, password, allow_insecure_http=allow_insecure_http
+        )
+    except apps.AppLookupError as exc:
+        raise HealthGateError(f"health gate: {exc}") from None
+    checks, failures = evaluate(settings.thresholds, metrics, f"{settings.admin_url}/metrics")
+    if failures:
+        raise HealthGateError(
+            f"health gate failed ({NAMESPACE}:{HEALTH_KEY}.thresholds): " + "; ".join(failures)
+        )
+    return {
+        "sample_value": sample.value,
+        "metrics": {name: entry.model_dump() for name, entry in metrics.items()},
+        "root_group": {"id": root.id, "name": root.name},
+        "checks": checks,
+    }
+
+
+def evaluate(
+    thresholds: list[Threshold], metrics: Mapping[str, apps.MetricEntry], source: str
+) -> tuple[list[dict[str, Any]], list[str]]:
+    """(one record per threshold, the failure messages)."""
+    checks: list[dict[str, Any]] = []
+    failures: list[str] = []
+    for index, threshold in enumerate(thresholds):
+        entry = metrics.get(threshold.metric)
+        if entry is None:
+            reported = ", ".join(sorted(metrics)) or "none"
+            failures.append(
+                f"thresholds[{index}].metric {threshold.metric!r} is not reported by "
+                f"{source} (reported: {reported})"
+            )
+            continue
+        observed = float(getattr(entry, threshold.field))
+        problem = threshold.violation(observed)
+        if problem:
+            failures.append(problem)
+        checks.append(
+            {**threshold.model_dump(exclude_none=True), "observed": observed,
+             "passed": problem is None}
+        )
+    return checks, failures
+
+
+def _unknown() -> pulumi.Output[Any]:
+    """An output the preview shows as known only after up."""
+    value: asyncio.Future[Any] = asyncio.Future()
+    value.set_result(None)
+    known: asyncio.Future[bool] = asyncio.Future()
+    known.set_result(False)
+    return pulumi.Output(set(), value, known)
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."

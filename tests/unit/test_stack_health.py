@@ -1,0 +1,78 @@
+"""The health gate's config validation and threshold checks (no engine, no network)."""
+
+from __future__ import annotations
+
+import pytest
+
+from providers.apps import METRIC_NUMBER_FIELDS, MetricEntry
+from stacks.config import ConfigError
+from stacks.health import Threshold, evaluate, parse_settings
+
+URLS = {
+    "appUrl": "http://127.0.0.1:1",
+    "adminUrl": "http://127.0.0.1:2",
+    "flowApiBase": "http://127.0.0.1:3/nifi-api",
+}
+
+
+def entry(**values: float) -> MetricEntry:
+    fields: dict = dict.fromkeys(METRIC_NUMBER_FIELDS, 0.0)
+    fields.update(count=0, duration_units="seconds", rate_units="calls/second")
+    fields.update(values)
+    return MetricEntry(**fields)
+
+
+def test_settings_parse_with_thresholds() -> None:
+    settings = parse_settings(
+        {**URLS, "flowUsername": "svc", "thresholds": [{"metric": "runTest", "field": "p99",
+                                                        "max": 0.5}]}
+    )
+    assert settings.flow_api_base == URLS["flowApiBase"]
+    assert settings.thresholds == [Threshold(metric="runTest", field="p99", max=0.5)]
+
+
+@pytest.mark.parametrize(
+    ("raw", "key", "reason"),
+    [
+        ({**URLS, "appUrl": None}, "workspace:health.appUrl", "valid string"),
+        ({"adminUrl": "x", "flowApiBase": "y"}, "workspace:health.appUrl", "Field required"),
+        ({**URLS, "thresholds": [{"metric": "runTest", "field": "p100", "max": 1}]},
+         "workspace:health.thresholds[0].field", "'p100'"),
+        ({**URLS, "thresholds": [{"metric": "runTest", "field": "p99"}]},
+         "workspace:health.thresholds[0]", "give `max`, `min` or both"),
+        ({**URLS, "thresholds": [{"metric": "runTest", "field": "p99", "min": 2, "max": 1}]},
+         "workspace:health.thresholds[0]", "min 2 is above max 1"),
+        ("not an object", "workspace:health", "must be an object"),
+    ],
+)
+def test_bad_settings_name_the_key_and_reason(raw: object, key: str, reason: str) -> None:
+    with pytest.raises(ConfigError) as caught:
+        parse_settings(raw)
+    assert str(caught.value).startswith(key)
+    assert reason in str(caught.value)
+
+
+def test_unknown_key_is_named_but_its_value_never_shown() -> None:
+    with pytest.raises(ConfigError) as caught:
+        parse_settings({**URLS, "flowPassword": "s3cret-value"})
+    assert "workspace:health.flowPassword" in str(caught.value)
+    assert "s3cret-value" not in str(caught.value)
+
+
+def test_evaluate_reports_every_threshold_and_names_failures() -> None:
+    thresholds = [
+        Threshold(metric="runTest", field="p99", max=0.5),
+        Threshold(metric="runTest", field="count", min=10),
+        Threshold(metric="runTest", field="mean", max=1.0),
+        Threshold(metric="other", field="p99", max=1.0),
+    ]
+    checks, failures = evaluate(thresholds, {"runTest": entry(p99=0.75, count=3, mean=0.1)},
+                                "http://admin/metrics")
+    assert [(c["field"], c["observed"], c["passed"]) for c in checks] == [
+        ("p99", 0.75, False), ("count", 3.0, False), ("mean", 0.1, True)]
+    assert failures == [
+        "runTest.p99 = 0.75 exceeds max 0.5",
+        "runTest.count = 3 is below min 10",
+        "thresholds[3].metric 'other' is not reported by http://admin/metrics "
+        "(reported: runTest)",
+    ]

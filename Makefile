@@ -8,7 +8,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: setup engine test demo demo-down lint
+.PHONY: setup engine test demo demo-down lint audit
 
 setup: $(VENV)/.installed engine
 
@@ -29,6 +29,12 @@ demo: setup
 
 demo-down: setup
 	$(BIN)/python -m stacks.demo down
+
+# Jobs, principals and scopes in STACK's workspace that no stack manages (docs/audit.md).
+# Exit 1 when there are some. For the local stack the demo's emulator must be running.
+STACK ?= local
+audit: setup
+	$(BIN)/python -m stacks.audit --stack $(STACK) $(AUDIT_FLAGS)
 
 lint: setup
 	$(BIN)/ruff check .

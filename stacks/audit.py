@@ -1,0 +1,308 @@
+"""Audit: what exists in a workspace but is managed by no stack (docs/audit.md).
+
+    python -m stacks.audit [--stack local] [--json] [--ignore KIND:PATTERN ...]
+    make audit [STACK=local] [AUDIT_FLAGS=...]
+
+The workspace is the one the `--stack` stack's config names (`workspace:baseUrl` and the
+credentials, as the stack program reads them). Managed objects are the jobs, service
+principals and secret scopes recorded in the state of every stack of the project in the
+backend (`pulumi stack export`) that targets the same workspace. The workspace side comes
+from the list endpoints. Everything else is unmanaged, seed objects included, unless an
+`--ignore` pattern or the stack's `workspace:auditIgnore` list matches it.
+
+Exit status: 0 nothing unmanaged, 1 unmanaged objects found, 2 the audit could not run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import fnmatch
+import json
+import os
+import sys
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from providers.client import Connection, WorkspaceClient, WorkspaceError
+from stacks import demo
+from stacks.config import NAMESPACE, SECRET_ENV
+from tools.pulumi_cli import REPO_ROOT, PulumiCli, PulumiError
+
+KINDS = ("job", "service_principal", "secret_scope")
+TYPE_PREFIX = "pulumi-python:dynamic/workspace:"
+KIND_OF_TYPE = {
+    f"{TYPE_PREFIX}Job": "job",
+    f"{TYPE_PREFIX}ServicePrincipal": "service_principal",
+    f"{TYPE_PREFIX}SecretScope": "secret_scope",
+}
+STACK_TYPE = "pulumi:pulumi:Stack"
+IGNORE_KEY = "auditIgnore"
+JOBS_PAGE = 25
+SCIM_PAGE = 100
+SCIM_PATH = "/api/2.0/preview/scim/v2/ServicePrincipals"
+
+EXIT_CLEAN, EXIT_UNMANAGED, EXIT_ERROR = 0, 1, 2
+
+
+class AuditError(Exception):
+    """The audit could not run: names what is missing or what failed."""
+
+
+@dataclass(frozen=True)
+class WorkspaceObject:
+    kind: str
+    id: str
+    name: str
+
+
+@dataclass(frozen=True)
+class AuditReport:
+    workspace_url: str
+    stacks: list[str]
+    managed_counts: dict[str, int]
+    unmanaged: list[WorkspaceObject]
+    ignored: list[WorkspaceObject]
+
+
+# the workspace side
+
+
+def workspace_objects(client: WorkspaceClient) -> Iterator[WorkspaceObject]:
+    """Every job, service principal and secret scope the list endpoints return."""
+    for job in _all_jobs(client):
+        name = (job.get("settings") or {}).get("name") or ""
+        yield WorkspaceObject("job", str(job["job_id"]), name)
+    for principal in _all_principals(client):
+        yield WorkspaceObject(
+            "service_principal", str(principal["id"]),
+            principal.get("displayName") or principal.get("applicationId") or "",
+        )
+    for scope in client.get("/api/2.0/secrets/scopes/list").get("scopes") or []:
+        yield WorkspaceObject("secret_scope", str(scope["name"]), str(scope["name"]))
+
+
+def _all_jobs(client: WorkspaceClient) -> Iterator[dict[str, Any]]:
+    offset, token = 0, None
+    while True:
+        params: dict[str, Any] = {"limit": JOBS_PAGE}
+        params.update({"page_token": token} if token else {"offset": offset})
+        page = client.get("/api/2.0/jobs/list", params=params)
+        jobs = page.get("jobs") or []
+        yield from jobs
+        if not page.get("has_more") or not jobs:
+            return
+        token = page.get("next_page_token")
+        offset += len(jobs)
+
+
+def _all_principals(client: WorkspaceClient) -> Iterator[dict[str, Any]]:
+    start, seen = 1, 0
+    while True:
+        page = client.get(SCIM_PATH, params={"startIndex": start, "count": SCIM_PAGE})
+        resources = page.get("Resources") or []
+        yield from resources
+        seen += len(resources)
+        if not resources or seen >= int(page.get("totalResults") or 0):
+            return
+        start += len(resources)
+
+
+# the stacks side
+
+
+def managed_ids(deployment: dict[str, Any]) -> set[tuple[str, str]]:
+    """(kind, id) of every job, principal and scope recorded in one `stack export`."""
+    resources = (deployment.get("deployment") or {}).get("resources") or []
+    return {
+        (KIND_OF_TYPE[r["type"]], str(r["id"]))
+        for r in resources
+        if r.get("type") in KIND_OF_TYPE and r.get("id") and not r.get("delete")
+    }
+
+
+def stack_workspace_url(cli: PulumiCli, deployment: dict[str, Any]) -> str | None:
+    """The workspace a stack targets: its config's baseUrl, else its `workspace_url` output."""
+    if (cli.project_dir / f"Pulumi.{cli.stack}.yaml").exists():
+        value = config_values(cli).get(f"{NAMESPACE}:baseUrl")
+        if value:
+            return str(value).rstrip("/")
+    for resource in (deployment.get("deployment") or {}).get("resources") or []:
+        if resource.get("type") == STACK_TYPE:
+            url = (resource.get("outputs") or {}).get("workspace_url")
+            if isinstance(url, str):
+                return url.rstrip("/")
+    return None
+
+
+def config_values(cli: PulumiCli, show_secrets: bool = False) -> dict[str, Any]:
+    args = ["config", "--json", "--stack", cli.stack]
+    result = cli.run(*args, *(["--show-secrets"] if show_secrets else []))
+    entries = json.loads(result.stdout or "{}")
+    return {
+        key: entry.get("objectValue", entry.get("value"))
+        for key, entry in entries.items()
+        if isinstance(entry, dict)
+    }
+
+
+def project_stacks(cli: PulumiCli) -> list[str]:
+    listed = json.loads(cli.run("stack", "ls", "--json").stdout or "[]")
+    return sorted(entry["name"] for entry in listed)
+
+
+def connection_of(values: dict[str, Any], env: Mapping[str, str]) -> Connection:
+    """The audited workspace's connection from the stack's config values (the client
+    secret from the config, else from the environment, as the stack program takes it)."""
+    def need(key: str) -> str:
+        value = values.get(f"{NAMESPACE}:{key}")
+        if value in (None, ""):
+            raise AuditError(f"{NAMESPACE}:{key} is not set in the stack's config")
+        return str(value)
+
+    secret = values.get(f"{NAMESPACE}:clientSecret") or env.get(SECRET_ENV)
+    if not secret:
+        raise AuditError(
+            f"{NAMESPACE}:clientSecret is not set: set it with `pulumi config set --secret` "
+            f"or export {SECRET_ENV}"
+        )
+    insecure = str(values.get(f"{NAMESPACE}:allowInsecureHttp", "false")).lower() == "true"
+    try:
+        return Connection(
+            base_url=need("baseUrl"), auth_url=need("authUrl"), tenant_id=need("tenantId"),
+            client_id=need("clientId"), client_secret=secret, resource=need("resource"),
+            wire_form=values.get(f"{NAMESPACE}:wireForm") or "seed",
+            allow_insecure_http=insecure,
+        )
+    except ValueError as exc:
+        raise AuditError(f"invalid workspace connection in the stack's config: {exc}") from None
+
+
+def ignore_patterns(values: dict[str, Any]) -> list[str]:
+    patterns = values.get(f"{NAMESPACE}:{IGNORE_KEY}") or []
+    if isinstance(patterns, str):
+        patterns = json.loads(patterns)
+    if not isinstance(patterns, list) or not all(isinstance(p, str) for p in patterns):
+        raise AuditError(f"{NAMESPACE}:{IGNORE_KEY} must be a list of KIND:PATTERN strings")
+    return patterns
+
+
+def parse_pattern(pattern: str) -> tuple[str, str]:
+    kind, sep, glob = pattern.partition(":")
+    if not sep or not glob or (kind not in KINDS and kind != "*"):
+        raise AuditError(
+            f"ignore pattern {pattern!r} must be KIND:PATTERN with KIND one of "
+            f"{', '.join(KINDS)} or *"
+        )
+    return kind, glob
+
+
+def is_ignored(obj: WorkspaceObject, patterns: Sequence[tuple[str, str]]) -> bool:
+    return any(
+        kind in ("*", obj.kind)
+        and (fnmatch.fnmatchcase(obj.id, glob) or fnmatch.fnmatchcase(obj.name, glob))
+        for kind, glob in patterns
+    )
+
+
+def audit(cli: PulumiCli, extra_ignores: Sequence[str] = ()) -> AuditReport:
+    values = config_values(cli, show_secrets=True)
+    connection = connection_of(values, cli.env())
+    patterns = [parse_pattern(p) for p in [*ignore_patterns(values), *extra_ignores]]
+    workspace_url = connection.base_url.rstrip("/")
+
+    managed: set[tuple[str, str]] = set()
+    stacks: list[str] = []
+    for name in project_stacks(cli):
+        other = PulumiCli(cli.project_dir, name, cli.state_dir, cli.extra_env)
+        deployment = other.export()
+        target = stack_workspace_url(other, deployment)
+        # A stack whose workspace cannot be told counts, so nothing it holds is reported.
+        if target is None or target == workspace_url:
+            stacks.append(name)
+            managed |= managed_ids(deployment)
+
+    unmanaged, ignored = [], []
+    for obj in workspace_objects(WorkspaceClient(connection)):
+        if (obj.kind, obj.id) in managed:
+            continue
+        (ignored if is_ignored(obj, patterns) else unmanaged).append(obj)
+    counts = {kind: sum(1 for k, _ in managed if k == kind) for kind in KINDS}
+    return AuditReport(workspace_url, stacks, counts, unmanaged, ignored)
+
+
+# output
+
+
+def render_table(report: AuditReport) -> str:
+    lines = [
+        f"workspace {report.workspace_url}; stacks read: {', '.join(report.stacks) or 'none'}; "
+        f"managed: " + ", ".join(f"{n} {k}" for k, n in report.managed_counts.items()),
+    ]
+    if report.unmanaged:
+        rows = [("KIND", "ID", "NAME")] + [(o.kind, o.id, o.name) for o in report.unmanaged]
+        widths = [max(len(row[i]) for row in rows) for i in range(2)]
+        lines += [f"{r[0]:<{widths[0]}}  {r[1]:<{widths[1]}}  {r[2]}".rstrip() for r in rows]
+        lines.append(f"{len(report.unmanaged)} unmanaged object(s)")
+    else:
+        lines.append("nothing unmanaged")
+    if report.ignored:
+        lines.append(f"{len(report.ignored)} ignored by pattern")
+    return "\n".join(lines)
+
+
+def render_json(report: AuditReport) -> str:
+    return json.dumps(asdict(report), indent=2)
+
+
+def parse_args(argv: Sequence[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog="python -m stacks.audit",
+        description="List jobs, service principals and secret scopes that no stack manages.",
+        epilog="Exit status: 0 nothing unmanaged, 1 unmanaged objects found, 2 error.",
+    )
+    parser.add_argument("--stack", default="local", help="the stack whose workspace to audit")
+    parser.add_argument("--project-dir", type=Path, default=REPO_ROOT,
+                        help="the Pulumi project (default: this checkout)")
+    parser.add_argument("--state-dir", type=Path, default=None,
+                        help="file backend directory (default: PULUMI_BACKEND_URL if set, "
+                        "else .pulumi-state of the project)")
+    parser.add_argument("--json", action="store_true", help="print the report as JSON")
+    parser.add_argument("--ignore", action="append", default=[], metavar="KIND:PATTERN",
+                        help="leave out matching objects (glob on id or name); repeatable")
+    return parser.parse_args(argv)
+
+
+def cli_for(args: argparse.Namespace) -> PulumiCli:
+    extra_env: dict[str, str] = {}
+    state_dir = args.state_dir
+    if state_dir is None:
+        state_dir = args.project_dir / ".pulumi-state"
+        if os.environ.get("PULUMI_BACKEND_URL"):
+            extra_env["PULUMI_BACKEND_URL"] = os.environ["PULUMI_BACKEND_URL"]
+    if args.stack == demo.STACK and SECRET_ENV not in os.environ:
+        # As `make demo` does: the local stack's secret is the running emulator's.
+        info = demo.emulator_info()
+        if info:
+            extra_env[SECRET_ENV] = info["client_secret"]
+    return PulumiCli(args.project_dir, args.stack, state_dir, extra_env)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse_args(sys.argv[1:] if argv is None else argv)
+    try:
+        report = audit(cli_for(args), args.ignore)
+    except (AuditError, WorkspaceError) as exc:
+        print(f"audit: {exc}", file=sys.stderr)
+        return EXIT_ERROR
+    except PulumiError as exc:
+        stderr = (exc.result.stderr or exc.result.stdout).strip().splitlines()
+        print(f"audit: pulumi failed: {stderr[-1] if stderr else exc}", file=sys.stderr)
+        return EXIT_ERROR
+    print(render_json(report) if args.json else render_table(report))
+    return EXIT_UNMANAGED if report.unmanaged else EXIT_CLEAN
+
+
+if __name__ == "__main__":
+    sys.exit(main())

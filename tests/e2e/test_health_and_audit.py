@@ -1,0 +1,154 @@
+"""The health gate and the audit command under the real engine against the emulator.
+
+Health: preview reads nothing; up reads the sample resource, its metrics and the flow root
+group and exports them; a second up re-checks without changes; a threshold the metrics
+exceed fails up with a message naming metric, field, observed and limit, and the deployed
+resources stay. Audit: an object made out of band is listed as unmanaged, the stack's own
+objects are not; exit codes 1 then 0 once it is ignored."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+import requests
+
+from emulator.testing import EmulatorInfo, auth_headers, clear_request_log, request_log
+from tests.e2e.conftest import StackFactory, write_config
+from tools.pulumi_cli import REPO_ROOT
+
+pytestmark = pytest.mark.engine
+
+COMPANION_SERVICES = {"app", "admin", "flow"}
+REPORTING_APP = "da574234-e5b2-4774-83f7-ea6a8b63f956"  # a seed application, not yet a principal
+JOB = {"existing_cluster_id": "0101-120000-shared01",
+       "spark_python_task": {"python_file": "dbfs:/jobs/audit.py"}}
+
+
+def health_config(info: EmulatorInfo, thresholds: list[dict]) -> dict:
+    return {
+        "appUrl": info.app_url,
+        "adminUrl": info.admin_url,
+        "flowApiBase": info.flow_api_base,
+        "thresholds": thresholds,
+    }
+
+
+def scope_names(info: EmulatorInfo) -> set[str]:
+    response = requests.get(
+        f"{info.base_url}/api/2.0/secrets/scopes/list", headers=auth_headers(info), timeout=10
+    )
+    response.raise_for_status()
+    return {scope["name"] for scope in response.json().get("scopes", [])}
+
+
+def test_health_gate_passes_exports_and_fails_on_threshold(
+    workspace_stack: StackFactory, emulator: EmulatorInfo
+) -> None:
+    passing = [
+        {"metric": "runTest", "field": "p99", "max": 5.0},
+        {"metric": "runTest", "field": "count", "min": 1},
+    ]
+    stack = workspace_stack(
+        secretScopes=[{"name": "health-scope"}], health=health_config(emulator, passing)
+    )
+
+    clear_request_log(emulator)
+    preview = stack.preview()
+    assert "health" in preview.stdout
+    assert not COMPANION_SERVICES & {r["service"] for r in request_log(emulator)}
+
+    stack.up()
+    health = stack.outputs()["health"]
+    assert health["root_group"]["name"] == "NiFi Flow" and health["root_group"]["id"]
+    run_test = health["metrics"]["runTest"]
+    assert run_test["count"] >= 1 and run_test["duration_units"] == "seconds"
+    assert health["sample_value"] >= 1
+    assert [c["passed"] for c in health["checks"]] == [True, True]
+    assert health["checks"][0]["observed"] == run_test["p99"]
+    flow_calls = [r for r in request_log(emulator) if r["service"] == "flow"]
+    assert [r["path"] for r in flow_calls][-2:] == [
+        "/nifi-api/access/token", "/nifi-api/process-groups/root"]
+
+    again = stack.up("--expect-no-changes")
+    assert "3 unchanged" in again.stdout  # stack, auth component, scope
+    assert stack.outputs()["health"]["sample_value"] > health["sample_value"]
+
+    # count only grows, so a max of 0 fails deterministically.
+    failing = [*passing, {"metric": "runTest", "field": "count", "max": 0}]
+    write_config(stack, {"workspace:health": health_config(emulator, failing)})
+    result = stack.up(check=False)
+    output = result.stdout + result.stderr
+    assert result.returncode != 0
+    assert "health gate failed" in output
+    assert "runTest.count = " in output and "exceeds max 0" in output
+    assert emulator.client_secret not in output
+    assert "health-scope" in scope_names(emulator)
+
+    bad = [{"metric": "runTest", "field": "p100", "max": 1}]
+    write_config(stack, {"workspace:health": health_config(emulator, bad)})
+    result = stack.preview(check=False)
+    assert result.returncode != 0
+    assert "workspace:health.thresholds[0].field" in result.stdout + result.stderr
+
+
+def run_audit(stack, *flags: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "stacks.audit", "--project-dir", str(stack.project_dir),
+         "--stack", stack.stack, "--state-dir", str(stack.state_dir), *flags],
+        cwd=REPO_ROOT, env=stack.env(), capture_output=True, text=True, timeout=300,
+    )
+
+
+def test_audit_lists_unmanaged_objects_only(
+    workspace_stack: StackFactory, emulator: EmulatorInfo
+) -> None:
+    stack = workspace_stack(
+        secretScopes=[{"name": "managed-scope"}],
+        jobs=[{"name": "managed-job", **JOB}],
+        servicePrincipals=[{"name": "reporting", "application_id": REPORTING_APP,
+                            "display_name": "reporting"}],
+    )
+    stack.up()
+    headers = auth_headers(emulator)
+    requests.post(
+        f"{emulator.base_url}/api/2.0/secrets/scopes/create",
+        headers=headers, json={"scope": "made-by-hand"}, timeout=10,
+    ).raise_for_status()
+    hand_job = requests.post(
+        f"{emulator.base_url}/api/2.0/jobs/create",
+        headers=headers, json={"name": "hand-made-job", **JOB}, timeout=10,
+    )
+    hand_job.raise_for_status()
+
+    result = run_audit(stack, "--json")
+    assert result.returncode == 1, result.stderr
+    report = json.loads(result.stdout)
+    unmanaged = {(o["kind"], o["name"]) for o in report["unmanaged"]}
+    assert {("secret_scope", "made-by-hand"), ("job", "hand-made-job")} <= unmanaged
+    assert {o["id"] for o in report["unmanaged"] if o["kind"] == "job"} == {
+        str(hand_job.json()["job_id"])}
+    assert not {("secret_scope", "managed-scope"), ("job", "managed-job"),
+                ("service_principal", "reporting")} & unmanaged
+    assert report["managed_counts"] == {"job": 1, "service_principal": 1, "secret_scope": 1}
+    assert emulator.client_secret not in result.stdout + result.stderr
+
+    table = run_audit(stack)
+    assert table.returncode == 1
+    assert "made-by-hand" in table.stdout and "hand-made-job" in table.stdout
+    assert "managed-scope" not in table.stdout and "managed-job" not in table.stdout
+
+    everything = [f"{o['kind']}:{o['id']}" for o in report["unmanaged"]]
+    ignored = run_audit(stack, *(f"--ignore={pattern}" for pattern in everything))
+    assert ignored.returncode == 0, ignored.stdout + ignored.stderr
+    assert "nothing unmanaged" in ignored.stdout
+
+    missing = subprocess.run(
+        [sys.executable, "-m", "stacks.audit", "--project-dir", str(stack.project_dir),
+         "--stack", "no-such-stack", "--state-dir", str(stack.state_dir)],
+        cwd=REPO_ROOT, env=stack.env(), capture_output=True, text=True, timeout=300,
+    )
+    assert missing.returncode == 2
+    assert missing.stderr.startswith("audit: ") and "no-such-stack" in missing.stderr

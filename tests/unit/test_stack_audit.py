@@ -1,0 +1,91 @@
+"""The audit's pure parts: managed ids from a stack export, ignore patterns, the table,
+connection settings from the stack's config."""
+
+from __future__ import annotations
+
+import pytest
+
+from stacks.audit import (
+    AuditError,
+    AuditReport,
+    WorkspaceObject,
+    connection_of,
+    is_ignored,
+    managed_ids,
+    parse_pattern,
+    render_table,
+)
+from stacks.config import SECRET_ENV
+
+
+def export_of(*resources: dict) -> dict:
+    return {"version": 3, "deployment": {"resources": list(resources)}}
+
+
+def test_managed_ids_take_the_three_kinds_and_skip_pending_deletes() -> None:
+    deployment = export_of(
+        {"type": "pulumi:pulumi:Stack", "urn": "s"},
+        {"type": "pulumi-python:dynamic/workspace:Job", "id": "42"},
+        {"type": "pulumi-python:dynamic/workspace:ServicePrincipal", "id": "4000000000000007"},
+        {"type": "pulumi-python:dynamic/workspace:SecretScope", "id": "etl"},
+        {"type": "pulumi-python:dynamic/workspace:SecretScope", "id": "old", "delete": True},
+        {"type": "pulumi-python:dynamic/workspace:RepoBranch", "id": "7"},
+    )
+    assert managed_ids(deployment) == {
+        ("job", "42"), ("service_principal", "4000000000000007"), ("secret_scope", "etl")}
+    assert managed_ids({"deployment": {}}) == set()
+
+
+def test_patterns_match_id_or_name_within_a_kind() -> None:
+    patterns = [parse_pattern("service_principal:iac-*"), parse_pattern("*:17")]
+    assert is_ignored(WorkspaceObject("service_principal", "400", "iac-bootstrap"), patterns)
+    assert is_ignored(WorkspaceObject("job", "17", "nightly"), patterns)
+    assert not is_ignored(WorkspaceObject("secret_scope", "iac-x", "iac-x"), patterns)
+
+
+@pytest.mark.parametrize("pattern", ["job", "cluster:x", "job:", ":x"])
+def test_bad_pattern_names_itself(pattern: str) -> None:
+    with pytest.raises(AuditError, match="KIND:PATTERN"):
+        parse_pattern(pattern)
+
+
+def test_table_lists_unmanaged_objects_or_says_nothing() -> None:
+    counts = {"job": 1, "service_principal": 0, "secret_scope": 2}
+    found = AuditReport("https://ws", ["dev"], counts,
+                        [WorkspaceObject("job", "42", "hand-made")], [])
+    text = render_table(found)
+    assert "42" in text and "hand-made" in text and "1 unmanaged object(s)" in text
+    assert "1 job" in text and "2 secret_scope" in text
+    clean = AuditReport("https://ws", ["dev"], counts, [],
+                        [WorkspaceObject("job", "9", "seed")])
+    assert "nothing unmanaged" in render_table(clean)
+    assert "1 ignored by pattern" in render_table(clean)
+
+
+def values(**overrides: str) -> dict:
+    base = {
+        "workspace:baseUrl": "http://127.0.0.1:8765",
+        "workspace:authUrl": "http://127.0.0.1:8766",
+        "workspace:tenantId": "t",
+        "workspace:clientId": "c",
+        "workspace:resource": "r",
+        "workspace:allowInsecureHttp": "true",
+    }
+    base.update(overrides)
+    return base
+
+
+def test_connection_takes_the_secret_from_config_or_environment() -> None:
+    with pytest.raises(AuditError, match="workspace:clientSecret is not set"):
+        connection_of(values(), {})
+    env = {SECRET_ENV: "from-env"}
+    assert connection_of(values(), env).client_secret.get_secret_value() == "from-env"
+    configured = connection_of(values(**{"workspace:clientSecret": "from-config"}), env)
+    assert configured.client_secret.get_secret_value() == "from-config"
+
+
+def test_missing_connection_key_is_named() -> None:
+    broken = values()
+    del broken["workspace:tenantId"]
+    with pytest.raises(AuditError, match="workspace:tenantId is not set"):
+        connection_of(broken, {SECRET_ENV: "s"})

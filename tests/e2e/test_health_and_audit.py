@@ -61,6 +61,10 @@ def test_health_gate_passes_exports_and_fails_on_threshold(
     assert not COMPANION_SERVICES & {r["service"] for r in request_log(emulator)}
 
     stack.up()
+    calls = [(r["service"], r["path"]) for r in request_log(emulator)]
+    # The gate reads only once the stack's objects are deployed.
+    assert calls.index(("platform", "/api/2.0/secrets/scopes/create")) < calls.index(
+        ("app", "/my-resource"))
     health = stack.outputs()["health"]
     assert health["root_group"]["name"] == "NiFi Flow" and health["root_group"]["id"]
     run_test = health["metrics"]["runTest"]
@@ -92,6 +96,12 @@ def test_health_gate_passes_exports_and_fails_on_threshold(
     result = stack.preview(check=False)
     assert result.returncode != 0
     assert "workspace:health.thresholds[0].field" in result.stdout + result.stderr
+
+    write_config(stack, {"workspace:health": health_config(emulator, passing),
+                         "workspace:flowPassword": "typed-in-plain-text"})
+    result = stack.up(check=False)
+    assert result.returncode != 0
+    assert "workspace:flowPassword: stored in plain text" in result.stdout + result.stderr
 
 
 def run_audit(stack, *flags: str) -> subprocess.CompletedProcess[str]:

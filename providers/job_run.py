@@ -51,7 +51,9 @@ class JobRunModel(BaseModel):
     @field_validator("trigger", mode="before")
     @classmethod
     def _number_as_text(cls, value: Any) -> Any:
-        # `trigger: 3` in YAML is as good a trigger as "3".
+        # `trigger: 3` in YAML is as good a trigger as "3" (and reaches here as 3.0).
+        if isinstance(value, float) and value.is_integer():
+            return str(int(value))
         if isinstance(value, int | float) and not isinstance(value, bool):
             return str(value)
         return value

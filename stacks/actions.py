@@ -115,7 +115,7 @@ def declare_actions(connection: pulumi.Input[dict], jobs: Mapping[str, Job]) -> 
         run = JobRunArgs(
             job_id=job_id,
             python_params=item.get("python_params"),
-            trigger=item.get("trigger"),
+            trigger=None if item.get("trigger") is None else str(item["trigger"]),
             timeout_seconds=item.get("timeout_seconds"),
         )
         job_runs[item["name"]] = JobRun(

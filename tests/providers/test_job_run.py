@@ -174,6 +174,13 @@ def test_new_trigger_or_parameters_start_a_new_run(provider, props) -> None:
     assert rerun.outs["number_in_job"] == olds["number_in_job"] + 1
 
 
+@pytest.mark.parametrize(("given", "recorded"), [(3, "3"), (3.0, "3"), (2.5, "2.5"), ("v1", "v1")])
+def test_a_numeric_trigger_is_text(provider, given, recorded) -> None:
+    # Numbers reach the provider as floats through the engine.
+    args = provider.args_model(job_id=1, trigger=given)
+    assert provider.spec(args)["trigger"] == recorded
+
+
 def test_tokens_differ_per_deployment_and_inputs() -> None:
     spec = {"job_id": 1, "python_params": [], "trigger": "a"}
     token = idempotency_token("p/s/r", spec)

@@ -7,12 +7,24 @@ address take no credentials; the flow controller wants a bearer token from its o
 (providers.client.http: timeouts, retries on 429/5xx and dropped connections). Errors name
 the method, the URL (never a query string) and the status; the flow password and token are
 scrubbed from every message.
+
+In a program, the `get_*` functions take plain values or Outputs and return an Output of a
+plain dict, like providers.lookups; they run in preview as well as in up, once their inputs
+are known. The results hold no credential and are plain (non-secret) Outputs even when the
+flow password is a secret. The `find_*` functions return the pydantic models, for code
+outside a program (the health gate, scripts):
+
+    root = apps.get_root_process_group(flow_api_base, username, config.require_secret("pw"))
+    pulumi.export("flow_root", root.apply(lambda group: group["name"]))
 """
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Callable
 from typing import Any
 
+import pulumi
 import requests
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -87,7 +99,7 @@ class RootProcessGroup(BaseModel):
     disabled_count: int = 0
 
 
-def get_sample_resource(
+def find_sample_resource(
     app_url: str, *, allow_insecure_http: bool = False, policy: http.CallPolicy = DEFAULT_POLICY
 ) -> SampleResource:
     """``GET {app_url}/my-resource`` -> ``{value}``."""
@@ -96,7 +108,7 @@ def get_sample_resource(
     return _parse(SampleResource, body, "GET", url)
 
 
-def get_metrics(
+def find_metrics(
     admin_url: str, *, allow_insecure_http: bool = False, policy: http.CallPolicy = DEFAULT_POLICY
 ) -> dict[str, MetricEntry]:
     """``GET {admin_url}/metrics?pretty=true`` -> one entry per timed method, by name."""
@@ -131,7 +143,7 @@ def flow_login(
     return token
 
 
-def get_root_process_group(
+def find_root_process_group(
     flow_api_base: str,
     username: str,
     password: str,
@@ -229,3 +241,64 @@ def _parse(model: type[Any], body: Any, method: str, url: str, prefix: str = "")
         )
         raise AppLookupError(method, url, 200, f"unexpected response: {problems}") from None
 
+
+# --- in a program: Outputs ---------------------------------------------------------------
+
+
+def get_sample_resource(
+    app_url: pulumi.Input[str], *, allow_insecure_http: bool = False
+) -> pulumi.Output[dict[str, Any]]:
+    """The sample resource (`{value}`) as an Output."""
+    return _lookup(
+        lambda url: find_sample_resource(url, allow_insecure_http=allow_insecure_http).model_dump(),
+        app_url,
+    )
+
+
+def get_metrics(
+    admin_url: pulumi.Input[str], *, allow_insecure_http: bool = False
+) -> pulumi.Output[dict[str, Any]]:
+    """The metrics, `{name: {count, p99, ...}}`, as an Output."""
+    return _lookup(
+        lambda url: {
+            name: entry.model_dump()
+            for name, entry in find_metrics(url, allow_insecure_http=allow_insecure_http).items()
+        },
+        admin_url,
+    )
+
+
+def get_root_process_group(
+    flow_api_base: pulumi.Input[str],
+    username: pulumi.Input[str],
+    password: pulumi.Input[str],
+    *,
+    allow_insecure_http: bool = False,
+) -> pulumi.Output[dict[str, Any]]:
+    """The flow controller's root process group (`{id, name, ...}`) as an Output."""
+    return _lookup(
+        lambda base, user, secret: find_root_process_group(
+            base, user, secret, allow_insecure_http=allow_insecure_http
+        ).model_dump(),
+        flow_api_base, username, password,
+    )
+
+
+def _lookup(find: Callable[..., dict[str, Any]], *inputs: pulumi.Input[Any]) -> pulumi.Output:
+    def in_thread(values: list[Any]) -> Any:
+        # The calls block; keep them off the event loop that runs the program.
+        return asyncio.get_running_loop().run_in_executor(None, _run, find, values)
+
+    # The results carry no credential, only the password that went in was secret.
+    return pulumi.Output.unsecret(pulumi.Output.all(*inputs).apply(in_thread))
+
+
+def _run(find: Callable[..., dict[str, Any]], values: list[Any]) -> dict[str, Any]:
+    try:
+        return find(*values)
+    except AppLookupError as exc:
+        raise AppLookupFailed(str(exc)) from None
+
+
+class AppLookupFailed(pulumi.RunError):
+    """A lookup in a program failed; fails the preview or up with the call's message."""

@@ -155,11 +155,11 @@ def check_health(
     """Read the three services, check the thresholds: the report, or HealthGateError."""
     try:
         # The sample call first, so the metrics include at least this one timed call.
-        sample = apps.get_sample_resource(
+        sample = apps.find_sample_resource(
             settings.app_url, allow_insecure_http=allow_insecure_http
         )
-        metrics = apps.get_metrics(settings.admin_url, allow_insecure_http=allow_insecure_http)
-        root = apps.get_root_process_group(
+        metrics = apps.find_metrics(settings.admin_url, allow_insecure_http=allow_insecure_http)
+        root = apps.find_root_process_group(
             settings.flow_api_base, username, password, allow_insecure_http=allow_insecure_http
         )
     except apps.AppLookupError as exc:

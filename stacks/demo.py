@@ -124,7 +124,7 @@ def describe_changes(changes: dict[str, int]) -> str:
     if not changed:
         return f"no changes: the workspace matches Pulumi.local.yaml ({unchanged} unchanged)"
     done = ", ".join(f"{n} {op}d" for op, n in changed.items())  # created, updated, ...
-    return f"{done} ({unchanged} unchanged)"
+    return f"{done} ({unchanged} unchanged)" if unchanged else done
 
 
 def up() -> None:

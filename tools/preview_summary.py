@@ -7,7 +7,8 @@ It counts creates, updates, replaces and deletes, and lists each changed resourc
 fields that change. Pulumi 3.79 leaves `detailedDiff` empty for dynamic providers and gives
 `replaceReasons` only for replacements, so the changed fields come from comparing each
 step's old and new inputs; values Pulumi masks stay `[secret]`, values not known until the
-update runs show as "known after apply". A failed preview lists its error diagnostics.
+update runs show as "known after apply". The stack itself and provider instances are left
+out: the summary is about objects of the workspace. A failed preview lists its errors.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"
 # Inputs every workspace resource carries that are not the user's (never diffed).
 BOOKKEEPING_INPUTS = frozenset({"__provider", "connection"})
 ROOT_TYPE = "pulumi:pulumi:Stack"
+PROVIDER_TYPE_PREFIX = "pulumi:providers:"
 # The engine's operation names, in the order the summary shows them.
 OPERATIONS = {"create": "create", "update": "update", "replace": "replace", "delete": "delete"}
 # Steps of a replacement the engine may list besides the `replace` step itself.
@@ -49,6 +51,8 @@ def summarise(preview: Mapping[str, Any], stack: str | None = None) -> str:
         changed_resources(preview.get("steps") or []), key=lambda c: order.index(c["op"])
     )
     counts = {op: sum(1 for c in changes if c["op"] == op) for op in OPERATIONS}
+    # The engine's own count, as `pulumi preview` prints it (unchanged resources are
+    # counted there but mostly not listed as steps).
     unchanged = (preview.get("changeSummary") or {}).get("same", 0)
     lines = [title, ""]
     if not changes:
@@ -71,7 +75,7 @@ def changed_resources(steps: list[Mapping[str, Any]]) -> Iterator[dict[str, Any]
     for step in steps:
         op, urn = step.get("op"), step.get("urn", "")
         state = step.get("newState") or step.get("oldState") or {}
-        if state.get("type") == ROOT_TYPE or urn.endswith(f"::{ROOT_TYPE}"):
+        if is_plumbing(step):
             continue
         if op in REPLACEMENT_STEPS:
             if urn in seen_replacements:
@@ -83,9 +87,21 @@ def changed_resources(steps: list[Mapping[str, Any]]) -> Iterator[dict[str, Any]
         yield {
             "op": op,
             "name": urn.rsplit("::", 1)[-1],
-            "kind": kind_of(state.get("type") or urn.split("::")[-2]),
+            "kind": kind_of(state.get("type") or type_of(urn)),
             "fields": step_fields(op, step),
         }
+
+
+def is_plumbing(step: Mapping[str, Any]) -> bool:
+    """The stack itself and provider instances: not objects of the workspace."""
+    resource_type = type_of(step.get("urn", ""))
+    return resource_type == ROOT_TYPE or resource_type.startswith(PROVIDER_TYPE_PREFIX)
+
+
+def type_of(urn: str) -> str:
+    """`urn:pulumi:<stack>::<project>::<parent types$>type::<name>` -> the type."""
+    parts = urn.split("::")
+    return parts[2].split("$")[-1] if len(parts) == 4 else ""
 
 
 def kind_of(type_token: str) -> str:

@@ -83,11 +83,7 @@ def wait_for_run(client: WorkspaceClient, run_id: int, timeout_seconds: float) -
     while True:
         run = find_job_run(client, run_id=run_id)
         state = run["life_cycle_state"]
-        progress.observe(
-            state
-            if state not in TERMINAL_LIFE_CYCLE_STATES
-            else f"{state} {run.get('result_state') or ''}".strip()
-        )
+        progress.observe(_outcome(run) if state in TERMINAL_LIFE_CYCLE_STATES else state)
         if state in TERMINAL_LIFE_CYCLE_STATES:
             return run
         if deadline.expired():
@@ -97,6 +93,11 @@ def wait_for_run(client: WorkspaceClient, run_id: int, timeout_seconds: float) -
                 "Run `pulumi up` again to wait for this same run, or raise timeout_seconds"
             )
         deadline.pause()
+
+
+def _outcome(run: Mapping[str, Any]) -> str:
+    """`TERMINATED FAILED`, `SKIPPED`: the life cycle and, where there is one, the result."""
+    return " ".join(filter(None, (run["life_cycle_state"], run.get("result_state"))))
 
 
 class JobRunProvider(WorkspaceProvider):
@@ -123,9 +124,9 @@ class JobRunProvider(WorkspaceProvider):
         run = wait_for_run(client, run_id, args.timeout_seconds or DEFAULT_TIMEOUT_SECONDS)
         if run["result_state"] != "SUCCESS":
             raise JobRunFailed(
-                f"job run {run_id} of job {args.job_id} ended {run['life_cycle_state']}"
-                f" {run.get('result_state') or ''}: {run.get('state_message') or 'no message'}"
-                f" ({run.get('run_page_url')}). Change `trigger` to start a new run"
+                f"job run {run_id} of job {args.job_id} ended {_outcome(run)}: "
+                f"{run.get('state_message') or 'no message'} ({run.get('run_page_url')}). "
+                "Change `trigger` to start a new run"
             )
         return str(run_id), spec, self._computed(run, args.deployment_tag)
 

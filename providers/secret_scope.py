@@ -16,6 +16,7 @@ import pulumi
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from providers.client import AlreadyExists, NotFound, WorkspaceClient
+from providers.client.listing import Listing
 from providers.create_or_adopt import create_or_adopt
 from providers.lifecycle import Spec, WorkspaceProvider
 from providers.resource import WorkspaceResource, to_props
@@ -84,6 +85,13 @@ class SecretScopeArgs:
     initial_manage_principal: pulumi.Input[str] | None = None
 
 
+def _scopes_by_name(client: WorkspaceClient) -> dict[str, dict[str, Any]]:
+    return {scope["name"]: scope for scope in client.list_secret_scopes() if "name" in scope}
+
+
+listed_scopes = Listing(_scopes_by_name)
+
+
 class SecretScopeProvider(WorkspaceProvider):
     args_model = SecretScopeModel
     replace_keys: ClassVar[frozenset[str]] = frozenset(
@@ -125,10 +133,12 @@ class SecretScopeProvider(WorkspaceProvider):
                 method="GET",
                 path="/api/2.0/secrets/scopes/list",
             )
+        listed_scopes.forget(client)
         return args.name, self._spec_of(found, spec), {"backend_type": found.get("backend_type")}
 
     def read_object(self, client: WorkspaceClient, id_: str, recorded: Mapping[str, Any]):
-        found = self._find(client, id_)
+        # The service lists scopes, never gets one: a refresh shares one list call.
+        found = listed_scopes.take(client, id_)
         if found is None:
             return None
         return self._spec_of(found, recorded), {"backend_type": found.get("backend_type")}
@@ -141,6 +151,7 @@ class SecretScopeProvider(WorkspaceProvider):
             client.post("/api/2.0/secrets/scopes/delete", {"scope": id_}, idempotent=True)
         except NotFound:
             pass
+        listed_scopes.forget(client)
 
     @staticmethod
     def _find(client: WorkspaceClient, name: str) -> dict | None:

@@ -1,0 +1,96 @@
+"""Listing: one list call serves many reads; each object handed out once; never stale."""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from providers.client.listing import Listing
+from providers.client.workspace import WorkspaceClient
+from tests.unit.client_support import FakeClock, connection
+
+
+class Service:
+    """Stands for the list endpoint: what it holds now, and how often it was listed."""
+
+    def __init__(self, **objects: int) -> None:
+        self.objects = {name: {"name": name, "version": v} for name, v in objects.items()}
+        self.calls = 0
+        self._lock = threading.Lock()
+
+    def list(self, client: WorkspaceClient) -> dict[str, dict[str, Any]]:
+        with self._lock:
+            self.calls += 1
+            return {name: dict(value) for name, value in self.objects.items()}
+
+
+def test_one_list_call_serves_a_read_of_every_object():
+    service = Service(a=1, b=1, c=1)
+    listing = Listing(service.list)
+    client = WorkspaceClient(connection())
+
+    assert [listing.take(client, n)["name"] for n in "abc"] == ["a", "b", "c"]
+    assert service.calls == 1
+
+
+def test_reading_an_object_again_lists_again_and_sees_the_change():
+    service = Service(a=1, b=1)
+    listing = Listing(service.list)
+    client = WorkspaceClient(connection())
+    assert listing.take(client, "a")["version"] == 1
+
+    service.objects["a"]["version"] = 2
+    assert listing.take(client, "a")["version"] == 2
+    assert service.calls == 2
+
+
+def test_an_object_the_service_does_not_list_is_none_after_a_fresh_list():
+    service = Service(a=1)
+    listing = Listing(service.list)
+    client = WorkspaceClient(connection())
+    listing.take(client, "a")
+
+    assert listing.take(client, "gone") is None
+    assert service.calls == 2
+
+
+def test_an_old_listing_or_a_forgotten_one_is_not_used():
+    clock = FakeClock(now=0.0)
+    service = Service(a=1, b=1, c=1)
+    listing = Listing(service.list, max_age_seconds=30, clock=clock)
+    client = WorkspaceClient(connection())
+    listing.take(client, "a")
+
+    clock.now = 31
+    listing.take(client, "b")
+    assert service.calls == 2
+    listing.forget(client)
+    listing.take(client, "c")
+    assert service.calls == 3
+
+
+def test_listings_are_per_workspace():
+    service = Service(a=1)
+    listing = Listing(service.list)
+    listing.take(WorkspaceClient(connection()), "a")
+    listing.take(WorkspaceClient(connection(base_url="https://other.example")), "a")
+
+    assert service.calls == 2
+
+
+def test_concurrent_reads_share_one_list_call():
+    service = Service(**{f"o{i}": 1 for i in range(40)})
+    listing = Listing(service.list)
+    client = WorkspaceClient(connection())
+    found: list[dict] = []
+
+    def read(name: str) -> None:
+        found.append(listing.take(client, name))
+
+    threads = [threading.Thread(target=read, args=(f"o{i}",)) for i in range(40)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+    assert service.calls == 1 and all(found) and len(found) == 40

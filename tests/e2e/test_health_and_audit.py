@@ -3,8 +3,8 @@
 Health: preview reads nothing; up reads the sample resource, its metrics and the flow root
 group and exports them; a second up re-checks without changes; a threshold the metrics
 exceed fails up with a message naming metric, field, observed and limit, and the deployed
-resources stay. Audit: an object made out of band is listed as unmanaged, the stack's own
-objects are not; exit codes 1 then 0 once it is ignored."""
+resources stay. Audit: objects made out of band are listed as unmanaged, the objects of
+every stack of the project are not; exit codes 1, 0 once all are ignored, 2 on error."""
 
 from __future__ import annotations
 
@@ -16,8 +16,8 @@ import pytest
 import requests
 
 from emulator.testing import EmulatorInfo, auth_headers, clear_request_log, request_log
-from tests.e2e.conftest import StackFactory, write_config
-from tools.pulumi_cli import REPO_ROOT
+from tests.e2e.conftest import StackFactory, connection_config, write_config
+from tools.pulumi_cli import REPO_ROOT, PulumiCli
 
 pytestmark = pytest.mark.engine
 
@@ -123,6 +123,12 @@ def test_audit_lists_unmanaged_objects_only(
                             "display_name": "reporting"}],
     )
     stack.up()
+    # A second stack of the same project and backend, on the same workspace.
+    second = PulumiCli(stack.project_dir, "e2e-second", stack.state_dir, stack.extra_env)
+    second.select_or_init()
+    write_config(second, {**connection_config(emulator, "seed"),
+                          "workspace:secretScopes": [{"name": "second-stack-scope"}]})
+    second.up()
     headers = auth_headers(emulator)
     requests.post(
         f"{emulator.base_url}/api/2.0/secrets/scopes/create",
@@ -143,7 +149,9 @@ def test_audit_lists_unmanaged_objects_only(
         str(hand_job.json()["job_id"])}
     assert not {("secret_scope", "managed-scope"), ("job", "managed-job"),
                 ("service_principal", "reporting")} & unmanaged
-    assert report["managed_counts"] == {"job": 1, "service_principal": 1, "secret_scope": 1}
+    assert ("secret_scope", "second-stack-scope") not in unmanaged
+    assert report["stacks"] == ["e2e", "e2e-second"]
+    assert report["managed_counts"] == {"job": 1, "service_principal": 1, "secret_scope": 2}
     assert emulator.client_secret not in result.stdout + result.stderr
 
     table = run_audit(stack)

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import pytest
+import yaml
 
 from providers.apps import METRIC_NUMBER_FIELDS, MetricEntry
 from stacks.config import ConfigError
 from stacks.health import Threshold, evaluate, parse_settings
+from tools.pulumi_cli import REPO_ROOT
 
 URLS = {
     "appUrl": "http://127.0.0.1:1",
@@ -76,3 +78,10 @@ def test_evaluate_reports_every_threshold_and_names_failures() -> None:
         "thresholds[3].metric 'other' is not reported by http://admin/metrics "
         "(reported: runTest)",
     ]
+
+
+def test_the_local_stacks_health_config_is_valid() -> None:
+    local = yaml.safe_load((REPO_ROOT / "Pulumi.local.yaml").read_text())["config"]
+    settings = parse_settings(local["workspace:health"])
+    assert settings.flow_api_base.endswith("/nifi-api")
+    assert [t.metric for t in settings.thresholds] == ["runTest"]

@@ -1,7 +1,7 @@
 """Job: a single-task job of the workspace (a Python file on a new or existing cluster).
 
 Inputs are accepted in either nesting of shared/API.md part C: the specification's (seed:
-`timeout_seconds`, `max_retries` and `spark_python_task` inside `new_cluster`,
+`timeout_seconds`, `max_retries`, `spark_python_task` and `libraries` inside `new_cluster`,
 `spark_env_vars` inside `new_cluster.cluster_log_conf`) or the public service's. Both
 normalise to the public nesting, so switching nesting is no change; the body goes out in
 the connection's wire form. Every field is changed in place (`jobs/reset`): nothing of a
@@ -38,6 +38,7 @@ from providers.client import (
     WorkspaceClient,
     normalise_job_settings,
 )
+from providers.client.wire import JOB_FIELDS_IN_SEED_CLUSTER
 from providers.create_or_adopt import create_or_adopt
 from providers.lifecycle import Spec, WorkspaceProvider
 from providers.resource import WorkspaceResource, to_props
@@ -141,10 +142,11 @@ class NewClusterModel(_Model):
     cluster_log_conf: ClusterLogConfModel | None = None
     spark_env_vars: dict[str, str] | None = None
     spark_conf: dict[str, str] | None = None
-    # The specification's nesting of three job-level fields.
+    # The specification's nesting of four job-level fields.
     timeout_seconds: int | None = Field(default=None, ge=0)
     max_retries: int | None = Field(default=None, ge=-1)
     spark_python_task: SparkPythonTaskModel | None = None
+    libraries: list[LibraryModel] | None = None
 
     @model_validator(mode="after")
     def _one_size(self) -> NewClusterModel:
@@ -200,7 +202,7 @@ class JobModel(_Model):
             return value
         if info.data.get("existing_cluster_id") is not None:
             raise ValueError("give either new_cluster or existing_cluster_id, not both")
-        for name in ("timeout_seconds", "max_retries", "spark_python_task"):
+        for name in JOB_FIELDS_IN_SEED_CLUSTER:
             inner, outer = getattr(value, name), info.data.get(name)
             if inner is not None and outer is not None and inner != outer:
                 raise ValueError(
@@ -263,8 +265,8 @@ class LibraryArgs:
 class NewClusterArgs:
     """The cluster a run starts. Give `num_workers` or `autoscale`.
 
-    `timeout_seconds`, `max_retries` and `spark_python_task` here are the specification's
-    nesting of the job-level fields of the same names; give each in one place.
+    `timeout_seconds`, `max_retries`, `spark_python_task` and `libraries` here are the
+    specification's nesting of the job-level fields of the same names; give each in one place.
     """
 
     spark_version: pulumi.Input[str]
@@ -279,6 +281,7 @@ class NewClusterArgs:
     timeout_seconds: pulumi.Input[int] | None = None
     max_retries: pulumi.Input[int] | None = None
     spark_python_task: SparkPythonTaskArgs | None = None
+    libraries: Sequence[LibraryArgs] | None = None
 
 
 @dataclass

@@ -58,7 +58,9 @@ for index, item in enumerate(object_list(config, "jobPermissions")):
             raise ConfigError(
                 f"{NAMESPACE}:{where}.job: no job named {item['job']!r} in {NAMESPACE}:jobs"
             )
-        item = {**item, "job_id": jobs[item["job"]].job_id}
+        # The id, not the job_id output: an id stays known while its job is updated, so a
+        # preview of a job update does not show these permissions as replaced.
+        item = {**item, "job_id": jobs[item["job"]].id}
     args = build_args(JobPermissionsArgs, item, where, stack_keys=("name", "job"))
     permissions[item["name"]] = JobPermissions(item["name"], args, connection=connection)
 

@@ -20,8 +20,9 @@ SCIM_SERVICE_PRINCIPALS = "/api/2.0/preview/scim/v2/ServicePrincipals"
 BINDING_READ_WRITE = "BINDING_TYPE_READ_WRITE"
 KEYVAULT_BACKEND_TYPES = frozenset({"CLOUD_KEYVAULT", "AZURE_KEYVAULT"})
 
-# Job-level in the public form, inside new_cluster in the seed form.
-_JOB_FIELDS_IN_SEED_CLUSTER = ("timeout_seconds", "max_retries", "spark_python_task")
+# Job-level in the public form, inside new_cluster in the seed form. Part C's table leaves
+# out `libraries`, but the specification's create body (part A) nests them there too.
+JOB_FIELDS_IN_SEED_CLUSTER = ("timeout_seconds", "max_retries", "spark_python_task", "libraries")
 
 
 @dataclass(frozen=True)
@@ -112,7 +113,7 @@ def normalise_job_settings(settings: dict[str, Any]) -> dict[str, Any]:
     cluster = result.get("new_cluster")
     if not isinstance(cluster, dict):
         return result
-    for name in _JOB_FIELDS_IN_SEED_CLUSTER:
+    for name in JOB_FIELDS_IN_SEED_CLUSTER:
         if name in cluster:
             value = cluster.pop(name)
             result.setdefault(name, value)
@@ -136,7 +137,7 @@ def _seed_job_settings(public: dict[str, Any]) -> dict[str, Any]:
     if not isinstance(cluster, dict):
         # Nowhere to nest them: a job without a new cluster keeps them at job level.
         return result
-    for name in _JOB_FIELDS_IN_SEED_CLUSTER:
+    for name in JOB_FIELDS_IN_SEED_CLUSTER:
         if name in result:
             cluster[name] = result.pop(name)
     if "spark_env_vars" in cluster:

@@ -1,0 +1,406 @@
+"""All six kinds in one stack under the real engine against the emulator, in both wire forms:
+preview, up, a no-op up without writes, in-place updates, replacements, drift found by
+refresh and undone by up, objects deleted out of band, and a destroy that leaves the seed.
+
+One stack per wire form walks through every step; each assert names its step."""
+
+from __future__ import annotations
+
+import copy
+import json
+from typing import Any
+
+import pytest
+import requests
+
+from emulator.platform.models.job_settings import to_public_form
+from emulator.testing import (
+    EmulatorInfo,
+    auth_headers,
+    clear_request_log,
+    request_log,
+    seed_applications,
+)
+from tests.e2e.conftest import StackFactory, write_config
+from tools.pulumi_cli import PulumiCli
+
+pytestmark = pytest.mark.engine
+
+TYPE_PREFIX = "pulumi-python:dynamic/workspace:"
+REPO_ID = 3000000000000001
+OTHER_WORKSPACE = "2345678901234567"
+THIRD_WORKSPACE = "3456789012345678"
+JOB_NAME = "e2e-etl"
+KEYVAULT = {
+    "resource_id": "/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/dp"
+    "/providers/Microsoft.KeyVault/vaults/dp-e2e-kv",
+    "dns_name": "https://dp-e2e-kv.vault.azure.net/",
+}
+
+# Resource name -> kind, one of each.
+KINDS = {
+    "reporting": "ServicePrincipal",
+    "e2e-scope": "SecretScope",
+    JOB_NAME: "Job",
+    "e2e-etl-access": "JobPermissions",
+    "pipelines": "RepoBranch",
+    "finance": "CatalogBinding",
+}
+
+
+def job_item(wire_form: str) -> dict[str, Any]:
+    """The job in the nesting that matches the wire form: the specification's nesting for
+    the seed form, the public service's for the public form."""
+    public = {
+        "name": JOB_NAME,
+        "new_cluster": {
+            "spark_version": "13.3.x-scala2.12",
+            "node_type_id": "Standard_DS3_v2",
+            "autoscale": {"min_workers": 1, "max_workers": 2},
+            "init_scripts": [{"dbfs": {"destination": "dbfs:/init/deps.sh"}}],
+            "cluster_log_conf": {"dbfs": {"destination": "dbfs:/mnt/logs/e2e"}},
+            "spark_env_vars": {"ENVIRONMENT": "e2e"},
+        },
+        "libraries": [
+            {"pypi": {"package": "requests==2.32.3"}},
+            {"pypi": {"package": "pandas==2.2.2"}},
+        ],
+        "timeout_seconds": 3600,
+        "max_retries": 1,
+        "spark_python_task": {"python_file": "dbfs:/jobs/etl.py", "parameters": ["--full"]},
+    }
+    if wire_form == "public":
+        return public
+    cluster = public["new_cluster"]
+    for field in ("timeout_seconds", "max_retries", "spark_python_task", "libraries"):
+        cluster[field] = public.pop(field)
+    cluster["cluster_log_conf"]["spark_env_vars"] = cluster.pop("spark_env_vars")
+    return public
+
+
+def declared(wire_form: str, apps: list[dict[str, str]]) -> dict[str, list[dict[str, Any]]]:
+    return {
+        "servicePrincipals": [
+            {
+                "name": "reporting",
+                "application_id": apps[0]["client_id"],
+                "display_name": "reporting",
+                "entitlements": ["workspace-access"],
+                "groups": ["100000000000004"],
+            }
+        ],
+        "secretScopes": [{"name": "e2e-scope"}],
+        "jobs": [{"name": JOB_NAME, **job_item(wire_form)}],
+        "jobPermissions": [
+            {
+                "name": "e2e-etl-access",
+                "job": JOB_NAME,
+                "access_controls": [
+                    {"group_name": "data-engineers", "permission_level": "CAN_MANAGE_RUN"},
+                    {"group_name": "analysts", "permission_level": "CAN_VIEW"},
+                ],
+            }
+        ],
+        "repoBranches": [
+            {"name": "pipelines", "repo_path": "/Repos/iac/data-pipelines", "branch": "develop"}
+        ],
+        "catalogBindings": [
+            {
+                "name": "finance",
+                "catalog_name": "finance",
+                "bindings": [{"workspace_id": OTHER_WORKSPACE}],
+            }
+        ],
+    }
+
+
+# --- the emulator, read directly ---------------------------------------------------------
+
+
+class Workspace:
+    """Direct HTTP to the emulator's platform API, as an operator would make it."""
+
+    def __init__(self, info: EmulatorInfo) -> None:
+        self.info = info
+        self.headers = auth_headers(info)
+
+    def call(self, method: str, path: str, **kwargs: Any) -> Any:
+        response = requests.request(
+            method, f"{self.info.base_url}{path}", headers=self.headers, timeout=10, **kwargs
+        )
+        response.raise_for_status()
+        return response.json() if response.content else {}
+
+    def jobs(self) -> list[dict[str, Any]]:
+        return self.call("GET", "/api/2.0/jobs/list").get("jobs", [])
+
+    def job_named(self, name: str) -> dict[str, Any]:
+        found = [j for j in self.jobs() if j["settings"].get("name") == name]
+        assert len(found) == 1, f"expected one job named {name!r}, found {len(found)}"
+        job = found[0]
+        return {"job_id": job["job_id"], **to_public_form(job["settings"])}
+
+    def principals(self) -> dict[str, dict[str, Any]]:
+        listed = self.call("GET", "/api/2.0/preview/scim/v2/ServicePrincipals")
+        return {
+            p["applicationId"]: {
+                "display_name": p.get("displayName"),
+                "entitlements": sorted(e["value"] for e in p.get("entitlements") or []),
+                "groups": sorted(g["value"] for g in p.get("groups") or []),
+            }
+            for p in listed.get("Resources") or []
+        }
+
+    def scopes(self) -> dict[str, dict[str, str] | None]:
+        """Scope name -> its key vault (None for a plain scope)."""
+        listed = self.call("GET", "/api/2.0/secrets/scopes/list")["scopes"]
+        return {s["name"]: s.get("keyvault_metadata") for s in listed}
+
+    def permissions(self, job_id: int) -> dict[str, str]:
+        """Direct (not inherited) entries: principal name -> level."""
+        acl = self.call("GET", f"/api/2.0/permissions/jobs/{job_id}")["access_control_list"]
+        entries = {}
+        for item in acl:
+            name = item.get("group_name") or item.get("user_name")
+            name = name or item.get("service_principal_name")
+            for permission in item["all_permissions"]:
+                if not permission.get("inherited"):
+                    entries[name] = permission["permission_level"]
+        return entries
+
+    def branches(self) -> dict[int, str]:
+        return {r["id"]: r["branch"] for r in self.call("GET", "/api/2.0/repos")["repos"]}
+
+    def catalogs(self) -> dict[str, dict[str, Any]]:
+        listed = self.call("GET", "/api/2.1/unity-catalog/catalogs")["catalogs"]
+        return {
+            c["name"]: {"isolation_mode": c["isolation_mode"], "bindings": self.bindings(c["name"])}
+            for c in listed
+        }
+
+    def bindings(self, catalog: str) -> dict[str, str]:
+        listed = self.call("GET", f"/api/2.1/unity-catalog/bindings/catalog/{catalog}")
+        return {str(b["workspace_id"]): b["binding_type"] for b in listed.get("bindings") or []}
+
+    def snapshot(self) -> dict[str, Any]:
+        """Everything the stack may touch, for comparing with the seed."""
+        return {
+            "jobs": self.jobs(),
+            "principals": self.principals(),
+            "scopes": self.scopes(),
+            "branches": self.branches(),
+            "catalogs": self.catalogs(),
+        }
+
+    def writes(self) -> list[str]:
+        return [
+            f"{r['method']} {r['path']}"
+            for r in request_log(self.info)
+            if r["service"] == "platform" and r["method"] != "GET"
+        ]
+
+
+# --- the engine's answers ------------------------------------------------------------------
+
+
+def steps(result_stdout: str) -> dict[str, dict[str, Any]]:
+    """Steps of a `--json` preview by resource name, workspace kinds only. A replacement's
+    several steps collapse into one whose op is "replace"."""
+    by_name: dict[str, dict[str, Any]] = {}
+    for step in json.loads(result_stdout).get("steps", []):
+        kind_and_name = step["urn"].split("::")[-2:]
+        if not kind_and_name[0].startswith(TYPE_PREFIX):
+            continue
+        name = kind_and_name[1]
+        op = step["op"]
+        if op in ("create-replacement", "delete-replaced", "replace"):
+            op = "replace"
+        merged = by_name.setdefault(name, {**step, "op": op})
+        merged["replaceReasons"] = merged.get("replaceReasons") or step.get("replaceReasons")
+        assert kind_and_name[0] == TYPE_PREFIX + KINDS[name], f"{name} is a {kind_and_name[0]}"
+    return by_name
+
+
+def ops(stack: PulumiCli) -> dict[str, str]:
+    return {name: step["op"] for name, step in steps(stack.preview("--json").stdout).items()}
+
+
+def assert_no_changes(stack: PulumiCli, workspace: Workspace, step: str) -> None:
+    clear_request_log(workspace.info)
+    result = stack.up("--expect-no-changes", check=False)
+    assert result.returncode == 0, f"{step}: a second up changed something:\n{result.stdout}"
+    assert workspace.writes() == [], f"{step}: the no-op up wrote to the workspace"
+
+
+def reconfigure(stack: PulumiCli, objects: dict[str, Any]) -> None:
+    write_config(stack, {f"workspace:{key}": value for key, value in objects.items()})
+
+
+# --- the scenario ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("wire_form", ["seed", "public"])
+def test_six_kinds_through_their_lifecycle(
+    workspace_stack: StackFactory, emulator: EmulatorInfo, wire_form: str
+) -> None:
+    workspace = Workspace(emulator)
+    seed = workspace.snapshot()
+    apps = seed_applications()
+    objects = declared(wire_form, apps)
+    stack = workspace_stack(wire_form=wire_form, **objects)
+
+    # 1. preview lists the creates
+    assert ops(stack) == {name: "create" for name in KINDS}, "1. preview: six creates"
+    assert workspace.snapshot() == seed, "1. preview changed the workspace"
+
+    # 2. up makes the objects as declared
+    stack.up()
+    job = workspace.job_named(JOB_NAME)
+    assert job["max_retries"] == 1 and job["timeout_seconds"] == 3600, "2. up: job settings"
+    assert job["new_cluster"]["spark_env_vars"] == {"ENVIRONMENT": "e2e"}, "2. up: job env"
+    # The specification nests libraries in new_cluster; the public service has them at job
+    # level. Each form's body keeps them where its form has them.
+    libraries = (job["new_cluster"] if wire_form == "seed" else job).get("libraries") or []
+    assert sorted(lib["pypi"]["package"] for lib in libraries) == [
+        "pandas==2.2.2",
+        "requests==2.32.3",
+    ], f"2. up: job libraries where the {wire_form} form has them, got {job}"
+    assert workspace.principals()[apps[0]["client_id"]] == {
+        "display_name": "reporting",
+        "entitlements": ["workspace-access"],
+        "groups": ["100000000000004"],
+    }, "2. up: service principal"
+    assert "e2e-scope" in workspace.scopes(), "2. up: scope"
+    permissions = workspace.permissions(job["job_id"])
+    assert permissions["data-engineers"] == "CAN_MANAGE_RUN", "2. up: permissions"
+    assert permissions["analysts"] == "CAN_VIEW", "2. up: permissions"
+    assert workspace.branches()[REPO_ID] == "develop", "2. up: branch"
+    assert workspace.catalogs()["finance"] == {
+        "isolation_mode": "ISOLATED",
+        "bindings": {OTHER_WORKSPACE: "BINDING_TYPE_READ_WRITE"},
+    }, "2. up: catalog binding"
+
+    # 3. a second up changes nothing and writes nothing
+    assert_no_changes(stack, workspace, "3.")
+
+    # 4. an updatable field of each kind (a scope has none) is updated in place
+    updated = copy.deepcopy(objects)
+    updated["servicePrincipals"][0]["entitlements"] = ["databricks-sql-access", "workspace-access"]
+    job_settings = updated["jobs"][0]
+    (job_settings["new_cluster"] if wire_form == "seed" else job_settings)["max_retries"] = 3
+    updated["jobPermissions"][0]["access_controls"][1]["permission_level"] = "CAN_MANAGE_RUN"
+    updated["repoBranches"][0]["branch"] = "release/2024.06"
+    updated["catalogBindings"][0]["bindings"].append(
+        {"workspace_id": THIRD_WORKSPACE, "binding_type": "BINDING_TYPE_READ_ONLY"}
+    )
+    reconfigure(stack, updated)
+    preview = steps(stack.preview("--json").stdout)
+    expected_changes = {
+        "reporting": "entitlements",
+        JOB_NAME: "new_cluster" if wire_form == "seed" else "max_retries",
+        "e2e-etl-access": "access_controls",
+        "pipelines": "branch",
+        "finance": "bindings",
+    }
+    assert {n: s["op"] for n, s in preview.items()} == {
+        name: "update" for name in expected_changes
+    }, "4. preview: one in-place update per kind, nothing else"
+    for name, key in expected_changes.items():
+        old, new = preview[name]["oldState"]["inputs"], preview[name]["newState"]["inputs"]
+        changed = {k for k in set(old) | set(new) if old.get(k) != new.get(k)}
+        assert changed == {key}, f"4. preview: {name} changes {changed}, expected {key}"
+    stack.up()
+    job = workspace.job_named(JOB_NAME)
+    assert job["max_retries"] == 3, "4. up: job updated"
+    assert workspace.principals()[apps[0]["client_id"]]["entitlements"] == [
+        "databricks-sql-access",
+        "workspace-access",
+    ], "4. up: principal updated"
+    assert workspace.permissions(job["job_id"])["analysts"] == "CAN_MANAGE_RUN", "4. up"
+    assert workspace.branches()[REPO_ID] == "release/2024.06", "4. up: branch updated"
+    assert workspace.catalogs()["finance"]["bindings"] == {
+        OTHER_WORKSPACE: "BINDING_TYPE_READ_WRITE",
+        THIRD_WORKSPACE: "BINDING_TYPE_READ_ONLY",
+    }, "4. up: binding added"
+    assert_no_changes(stack, workspace, "4.")
+
+    # 5. replacing fields: a principal's application id, a scope's backend, a catalog's name.
+    # (A scope's name is its resource name in this stack: renaming it is another resource.)
+    replaced = copy.deepcopy(updated)
+    replaced["servicePrincipals"][0]["application_id"] = apps[1]["client_id"]
+    replaced["secretScopes"][0]["keyvault"] = KEYVAULT
+    replaced["catalogBindings"][0]["catalog_name"] = "sandbox"
+    reconfigure(stack, replaced)
+    preview = steps(stack.preview("--json").stdout)
+    assert {n: (s["op"], s.get("replaceReasons")) for n, s in preview.items()} == {
+        "reporting": ("replace", ["application_id"]),
+        "e2e-scope": ("replace", ["keyvault"]),
+        "finance": ("replace", ["catalog_name"]),
+    }, "5. preview: three replacements"
+    stack.up()
+    principals = workspace.principals()
+    assert apps[0]["client_id"] not in principals, "5. up: old principal removed"
+    assert principals[apps[1]["client_id"]]["entitlements"] == [
+        "databricks-sql-access",
+        "workspace-access",
+    ], "5. up: new principal"
+    assert workspace.scopes()["e2e-scope"] == KEYVAULT, "5. up: scope now backed by a vault"
+    catalogs = workspace.catalogs()
+    assert catalogs["finance"] == seed["catalogs"]["finance"], "5. up: finance restored"
+    assert catalogs["sandbox"]["isolation_mode"] == "ISOLATED", "5. up: sandbox isolated"
+    assert set(catalogs["sandbox"]["bindings"]) == {OTHER_WORKSPACE, THIRD_WORKSPACE}, "5. up"
+    assert_no_changes(stack, workspace, "5.")
+
+    # 6. out-of-band changes show in refresh; the next up restores the declared values
+    job = workspace.job_named(JOB_NAME)
+    drifted = {k: v for k, v in job.items() if k != "job_id"}
+    drifted["timeout_seconds"] = 60
+    workspace.call("POST", "/api/2.0/jobs/reset", json={"job_id": job["job_id"], "new_settings": drifted})
+    workspace.call(
+        "PATCH",
+        f"/api/2.0/permissions/jobs/{job['job_id']}",
+        json={"access_control_list": [{"group_name": "analysts", "permission_level": "CAN_VIEW"}]},
+    )
+    workspace.call("POST", f"/api/2.0/repos/{REPO_ID}", json={"branch": "main"})
+    workspace.call(
+        "PATCH", "/api/2.1/unity-catalog/catalogs/sandbox", json={"isolation_mode": "OPEN"}
+    )
+    refresh = stack.refresh()
+    for name in (JOB_NAME, "e2e-etl-access", "pipelines", "finance"):
+        assert f"{name} updated" in refresh.stdout or f"~  {TYPE_PREFIX}{KINDS[name]} {name}" in refresh.stdout, (
+            f"6. refresh: {name} not reported as changed:\n{refresh.stdout}"
+        )
+    assert {n: s["op"] for n, s in steps(stack.preview("--json").stdout).items()} == {
+        JOB_NAME: "update",
+        "e2e-etl-access": "update",
+        "pipelines": "update",
+        "finance": "update",
+    }, "6. preview after refresh: the four drifted objects update"
+    stack.up()
+    job = workspace.job_named(JOB_NAME)
+    assert job["timeout_seconds"] == 3600, "6. up: job timeout restored"
+    assert workspace.permissions(job["job_id"])["analysts"] == "CAN_MANAGE_RUN", "6. up"
+    assert workspace.branches()[REPO_ID] == "release/2024.06", "6. up: branch restored"
+    assert workspace.catalogs()["sandbox"]["isolation_mode"] == "ISOLATED", "6. up: isolation"
+    assert_no_changes(stack, workspace, "6.")
+
+    # 7. objects deleted out of band: refresh drops them, up makes them again
+    workspace.call("POST", "/api/2.0/jobs/delete", json={"job_id": job["job_id"]})
+    workspace.call("POST", "/api/2.0/secrets/scopes/delete", json={"scope": "e2e-scope"})
+    refresh = stack.refresh()
+    for name in (JOB_NAME, "e2e-etl-access", "e2e-scope"):
+        assert f"{name} deleted" in refresh.stdout, f"7. refresh: {name} not dropped:\n{refresh.stdout}"
+    assert {n: s["op"] for n, s in steps(stack.preview("--json").stdout).items()} == {
+        JOB_NAME: "create",
+        "e2e-etl-access": "create",
+        "e2e-scope": "create",
+    }, "7. preview after refresh: the deleted objects are created again"
+    stack.up()
+    job = workspace.job_named(JOB_NAME)
+    assert workspace.permissions(job["job_id"])["analysts"] == "CAN_MANAGE_RUN", "7. up"
+    assert "e2e-scope" in workspace.scopes(), "7. up: scope made again"
+    assert_no_changes(stack, workspace, "7.")
+
+    # 8. destroy leaves the seed data only
+    stack.destroy()
+    assert workspace.snapshot() == seed, "8. destroy: the workspace is back to its seed"

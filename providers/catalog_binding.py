@@ -15,7 +15,7 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from itertools import groupby
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Final, Literal
 from urllib.parse import quote
 
 import pulumi
@@ -29,7 +29,7 @@ from providers.resource import WorkspaceResource, to_props
 CATALOGS_PATH = "/api/2.1/unity-catalog/catalogs"
 BINDINGS_PATH = "/api/2.1/unity-catalog/bindings/catalog"
 CATALOG_NAME = re.compile(r"^[A-Za-z0-9_-]{1,255}$")
-READ_WRITE = "BINDING_TYPE_READ_WRITE"
+READ_WRITE: Final = "BINDING_TYPE_READ_WRITE"
 
 BindingType = Literal["BINDING_TYPE_READ_WRITE", "BINDING_TYPE_READ_ONLY"]
 # workspace id (digits) -> binding type
@@ -203,12 +203,12 @@ class CatalogBindingProvider(WorkspaceProvider):
         """Sets the isolation mode (None: leaves it) and the bindings. Opens before
         unbinding and binds before isolating, so the catalog is never ISOLATED with only
         part of its bindings."""
-        change_mode = mode is not None and mode != mode_now
-        if change_mode and mode == "OPEN":
-            self._set_isolation(client, name, mode)
+        new_mode = mode if mode is not None and mode != mode_now else None
+        if new_mode == "OPEN":
+            self._set_isolation(client, name, new_mode)
         self._apply(client, name, live, desired, preexisting, dropped)
-        if change_mode and mode != "OPEN":
-            self._set_isolation(client, name, mode)
+        if new_mode is not None and new_mode != "OPEN":
+            self._set_isolation(client, name, new_mode)
 
     def _apply(
         self,

@@ -190,7 +190,7 @@ class JobPermissionsProvider(WorkspaceProvider):
         removed = declared_principals(recorded) - declared_principals(spec)
         if removed:
             entries = self._without(current, removed)
-            entries.update({principal_of(e): e for e in spec["access_controls"]})
+            entries.update({p: e for e in spec["access_controls"] if (p := principal_of(e))})
             answer = client.put(_path(args.job_id), {"access_control_list": [*entries.values()]})
         else:
             answer = client.patch(

@@ -109,7 +109,7 @@ class RepoBranchProvider(WorkspaceProvider):
         return True
 
     def create_object(self, client: WorkspaceClient, args: RepoBranchModel, spec: Spec):
-        repo_id = args.repo_id or self._resolve_path(client, args.repo_path)
+        repo_id = args.repo_id or self._resolve_path(client, str(args.repo_path))
         repo = self._get(client, repo_id)
         previous = repo.get("branch")
         if previous != args.branch:

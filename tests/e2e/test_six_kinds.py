@@ -225,6 +225,20 @@ def ops(stack: PulumiCli) -> dict[str, str]:
     return {name: step["op"] for name, step in steps(stack.preview("--json").stdout).items()}
 
 
+def refresh(stack: PulumiCli) -> dict[str, tuple[str, dict[str, Any]]]:
+    """`pulumi refresh` as {resource name: (op, outputs read)} of the workspace kinds; op is
+    "same", "update" (read as changed) or "delete" (read as gone)."""
+    result = stack.refresh("--json")
+    refreshed = {}
+    for line in result.stdout.splitlines():
+        event = json.loads(line).get("resOutputsEvent")
+        if event and event["metadata"]["type"].startswith(TYPE_PREFIX):
+            metadata = event["metadata"]
+            outputs = (metadata.get("new") or {}).get("outputs") or {}
+            refreshed[metadata["urn"].split("::")[-1]] = (metadata["op"], outputs)
+    return refreshed
+
+
 def assert_no_changes(stack: PulumiCli, workspace: Workspace, step: str) -> None:
     clear_request_log(workspace.info)
     result = stack.up("--expect-no-changes", check=False)
@@ -355,7 +369,9 @@ def test_six_kinds_through_their_lifecycle(
     job = workspace.job_named(JOB_NAME)
     drifted = {k: v for k, v in job.items() if k != "job_id"}
     drifted["timeout_seconds"] = 60
-    workspace.call("POST", "/api/2.0/jobs/reset", json={"job_id": job["job_id"], "new_settings": drifted})
+    workspace.call(
+        "POST", "/api/2.0/jobs/reset", json={"job_id": job["job_id"], "new_settings": drifted}
+    )
     workspace.call(
         "PATCH",
         f"/api/2.0/permissions/jobs/{job['job_id']}",
@@ -365,11 +381,21 @@ def test_six_kinds_through_their_lifecycle(
     workspace.call(
         "PATCH", "/api/2.1/unity-catalog/catalogs/sandbox", json={"isolation_mode": "OPEN"}
     )
-    refresh = stack.refresh()
-    for name in (JOB_NAME, "e2e-etl-access", "pipelines", "finance"):
-        assert f"{name} updated" in refresh.stdout or f"~  {TYPE_PREFIX}{KINDS[name]} {name}" in refresh.stdout, (
-            f"6. refresh: {name} not reported as changed:\n{refresh.stdout}"
-        )
+    refreshed = refresh(stack)
+    assert {name: op for name, (op, _) in refreshed.items()} == {
+        "reporting": "same",
+        "e2e-scope": "same",
+        JOB_NAME: "update",
+        "e2e-etl-access": "update",
+        "pipelines": "update",
+        "finance": "update",
+    }, "6. refresh: the four drifted objects are read as changed, the others not"
+    assert refreshed[JOB_NAME][1]["timeout_seconds"] == 60, "6. refresh: job timeout"
+    assert {"group_name": "analysts", "permission_level": "CAN_VIEW"} in refreshed[
+        "e2e-etl-access"
+    ][1]["access_controls"], "6. refresh: permission entry"
+    assert refreshed["pipelines"][1]["branch"] == "main", "6. refresh: branch"
+    assert refreshed["finance"][1]["isolation_mode"] == "OPEN", "6. refresh: isolation"
     assert {n: s["op"] for n, s in steps(stack.preview("--json").stdout).items()} == {
         JOB_NAME: "update",
         "e2e-etl-access": "update",
@@ -387,9 +413,8 @@ def test_six_kinds_through_their_lifecycle(
     # 7. objects deleted out of band: refresh drops them, up makes them again
     workspace.call("POST", "/api/2.0/jobs/delete", json={"job_id": job["job_id"]})
     workspace.call("POST", "/api/2.0/secrets/scopes/delete", json={"scope": "e2e-scope"})
-    refresh = stack.refresh()
-    for name in (JOB_NAME, "e2e-etl-access", "e2e-scope"):
-        assert f"{name} deleted" in refresh.stdout, f"7. refresh: {name} not dropped:\n{refresh.stdout}"
+    dropped = {name for name, (op, _) in refresh(stack).items() if op == "delete"}
+    assert dropped == {JOB_NAME, "e2e-etl-access", "e2e-scope"}, "7. refresh drops the gone"
     assert {n: s["op"] for n, s in steps(stack.preview("--json").stdout).items()} == {
         JOB_NAME: "create",
         "e2e-etl-access": "create",

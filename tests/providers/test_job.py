@@ -463,3 +463,46 @@ def test_resource_sends_typed_args_and_its_deployment_tag(connection):
     assert "existing_cluster_id" not in inputs
     inputs.pop("connection")
     assert provider.check({}, {**inputs, "connection": connection}).failures == []
+
+
+# --- libraries in the specification's nesting ------------------------------------------------
+
+
+def spec_nesting_inputs(name: str) -> dict[str, Any]:
+    """seed_inputs with the libraries inside new_cluster, as the specification's body has
+    them (shared/API.md part A)."""
+    inputs = seed_inputs(name)
+    inputs["new_cluster"]["libraries"] = inputs.pop("libraries")
+    return inputs
+
+
+def test_libraries_in_new_cluster_are_accepted_sent_in_the_wire_form_and_stable(connection, made):
+    inputs = spec_nesting_inputs(unique_name())
+    assert provider.check({}, with_connection(inputs, connection)).failures == []
+
+    result = provider.create(with_connection(inputs, connection))
+    made.append(result.id)
+
+    settings = get_job(connection, result.id)["settings"]
+    holder, other = (settings["new_cluster"], settings)
+    if connection["wire_form"] == "public":
+        holder, other = other, holder
+    assert sorted(lib["pypi"]["package"] for lib in holder["libraries"]) == [
+        "pandas==2.2.2",
+        "requests==2.32.3",
+    ]
+    assert "libraries" not in other
+    for nesting in (inputs, public_inputs(inputs["name"])):
+        nesting["deployment_tag"] = inputs["deployment_tag"]
+        diff = provider.diff(result.id, result.outs, with_connection(nesting, connection))
+        assert diff.changes is False
+    read = provider.read(result.id, result.outs)
+    assert read.outs == result.outs
+
+
+def test_check_refuses_libraries_given_twice_with_other_values(connection):
+    inputs = spec_nesting_inputs("j")
+    inputs["libraries"] = [{"pypi": {"package": "numpy==2.0.0"}}]
+    failures = provider.check({}, with_connection(inputs, connection)).failures
+    assert [f.property for f in failures] == ["new_cluster"]
+    assert "libraries" in failures[0].reason

@@ -208,7 +208,12 @@ class JobPermissionsProvider(WorkspaceProvider):
             raise
         entries = self._without(current, declared_principals(recorded))
         if len(entries) < len(direct_entries(current)):
-            client.put(_path(job_id), {"access_control_list": [*entries.values()]})
+            try:
+                client.put(_path(job_id), {"access_control_list": [*entries.values()]})
+            except (NotFound, InvalidParameter) as error:
+                # The job went between the read and the write (its own delete, unordered).
+                if not is_gone(error):
+                    raise
 
     # --- helpers ------------------------------------------------------------------
     @staticmethod

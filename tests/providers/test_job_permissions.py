@@ -290,6 +290,24 @@ def test_delete_when_the_job_is_gone_succeeds(connection, created):
     provider.delete(id_, outs)
 
 
+def test_delete_when_the_job_goes_between_read_and_write_succeeds(
+    connection, job_id, created, monkeypatch
+):
+    """A destroy that deletes the job alongside, with nothing ordering the two."""
+    id_, outs = created
+    read = JobPermissionsProvider._get
+
+    def read_then_job_deleted(client: WorkspaceClient, job: int) -> dict[str, Any]:
+        current = read(client, job)
+        client.post("/api/2.0/jobs/delete", {"job_id": job})
+        return current
+
+    monkeypatch.setattr(JobPermissionsProvider, "_get", staticmethod(read_then_job_deleted))
+    provider.delete(id_, outs)
+    with pytest.raises((NotFound, InvalidParameter)):
+        client_of(connection).get(f"/api/2.0/permissions/jobs/{job_id}")
+
+
 def test_resource_sends_typed_args(connection):
     mocks = RecordingMocks()
     pulumi.runtime.set_mocks(mocks, project="proj", stack="dev", preview=False)

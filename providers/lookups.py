@@ -11,7 +11,8 @@ or finds several where one was asked for, fails the program with `LookupFailed` 
 what was looked up.
 
 The connection is a secret; the results are not: they hold names, ids and states, never a
-credential, so they are handed out as plain (non-secret) Outputs and can be exported.
+credential, so they are handed out as plain (non-secret) Outputs and can be exported. A key
+given as a secret keeps the result secret.
 
 The `find_*` functions do the same against a `WorkspaceClient`, for code outside a program.
 """
@@ -158,8 +159,9 @@ def _lookup(connection: pulumi.Input[dict], find: Callable[..., Any], **keys: An
         # The calls block; keep them off the event loop that runs the program.
         return asyncio.get_running_loop().run_in_executor(None, run, dict(values))
 
-    found = pulumi.Output.all(connection=connection, **given).apply(in_thread)
-    return pulumi.Output.unsecret(found)
+    # The connection's secrecy is not passed on (it never leaves `run`); a key's is.
+    plain_connection = pulumi.Output.unsecret(pulumi.Output.from_input(connection))
+    return pulumi.Output.all(connection=plain_connection, **given).apply(in_thread)
 
 
 # --- against a client: plain values ------------------------------------------------------

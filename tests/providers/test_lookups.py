@@ -213,3 +213,22 @@ def test_program_lookup_failure_fails_the_program(connection: dict[str, Any]) ->
 
     with pytest.raises(LookupFailed, match="no secret scope named 'absent'"):
         scenario()
+
+
+def test_a_secret_key_keeps_the_result_secret(connection: dict[str, Any]) -> None:
+    pulumi.runtime.set_mocks(RecordingMocks({}), project="proj", stack="dev", preview=True)
+    seen: dict[str, Any] = {}
+
+    @pulumi.runtime.test
+    def scenario():
+        scope = lookups.get_secret_scope(connection, name=pulumi.Output.secret("platform-shared"))
+
+        async def inspect():
+            seen["secret"] = await scope.is_secret()
+            seen["value"] = await scope.future()
+
+        return pulumi.Output.from_input(inspect())
+
+    scenario()
+    assert seen["secret"] is True
+    assert seen["value"]["name"] == "platform-shared"

@@ -4,8 +4,12 @@ connection settings from the stack's config."""
 from __future__ import annotations
 
 import pytest
+import responses
+from responses import matchers
 
+from providers.client import WorkspaceClient
 from stacks.audit import (
+    SCIM_PATH,
     AuditError,
     AuditReport,
     WorkspaceObject,
@@ -14,8 +18,16 @@ from stacks.audit import (
     managed_ids,
     parse_pattern,
     render_table,
+    workspace_objects,
 )
 from stacks.config import SECRET_ENV
+from tests.unit.client_support import (
+    BASE_URL,
+    TOKEN_URL,
+    connection,
+    reset_module_state,
+    token_body,
+)
 
 
 def export_of(*resources: dict) -> dict:
@@ -89,3 +101,36 @@ def test_missing_connection_key_is_named() -> None:
     del broken["workspace:tenantId"]
     with pytest.raises(AuditError, match="workspace:tenantId is not set"):
         connection_of(broken, {SECRET_ENV: "s"})
+
+
+@pytest.fixture
+def workspace():
+    reset_module_state()
+    with responses.RequestsMock() as mocked:
+        mocked.get(TOKEN_URL, json=token_body())
+        yield mocked
+    reset_module_state()
+
+
+def test_workspace_objects_follow_every_page(workspace: responses.RequestsMock) -> None:
+    jobs = f"{BASE_URL}/api/2.0/jobs/list"
+    workspace.get(jobs, match=[matchers.query_param_matcher({"limit": "25", "offset": "0"})],
+                  json={"jobs": [{"job_id": 2, "settings": {"name": "b"}}], "has_more": True,
+                        "next_page_token": "t2"})
+    workspace.get(jobs, match=[matchers.query_param_matcher({"limit": "25", "page_token": "t2"})],
+                  json={"jobs": [{"job_id": 1, "settings": {"name": "a"}}], "has_more": False})
+    scim = f"{BASE_URL}{SCIM_PATH}"
+    workspace.get(scim, match=[matchers.query_param_matcher({"startIndex": "1", "count": "100"})],
+                  json={"totalResults": 2, "Resources": [{"id": "7", "displayName": "p7"}]})
+    workspace.get(scim, match=[matchers.query_param_matcher({"startIndex": "2", "count": "100"})],
+                  json={"totalResults": 2, "Resources": [{"id": "8", "applicationId": "app-8"}]})
+    workspace.get(f"{BASE_URL}/api/2.0/secrets/scopes/list", json={"scopes": [{"name": "s"}]})
+
+    found = list(workspace_objects(WorkspaceClient(connection())))
+    assert found == [
+        WorkspaceObject("job", "2", "b"),
+        WorkspaceObject("job", "1", "a"),
+        WorkspaceObject("service_principal", "7", "p7"),
+        WorkspaceObject("service_principal", "8", "app-8"),
+        WorkspaceObject("secret_scope", "s", "s"),
+    ]

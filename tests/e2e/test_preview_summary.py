@@ -24,7 +24,7 @@ LOCAL = {
     for key, value in yaml.safe_load((REPO_ROOT / "Pulumi.local.yaml").read_text())[
         "config"
     ].items()
-    if isinstance(value, list)
+    if isinstance(value, list) and all(isinstance(item, dict) for item in value)
 }
 
 

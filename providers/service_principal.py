@@ -101,6 +101,14 @@ class ServicePrincipalArgs:
     schemas: pulumi.Input[list[pulumi.Input[str]]] | None = None
 
 
+def direct_groups(resource: Mapping[str, Any]) -> list[str]:
+    """Group ids of the principal's own memberships; those through another group are not
+    its own to declare."""
+    return sorted(
+        g["value"] for g in resource.get("groups") or [] if g.get("type") != "indirect"
+    )
+
+
 class ServicePrincipalProvider(WorkspaceProvider):
     args_model = ServicePrincipalModel
     replace_keys: ClassVar[frozenset[str]] = frozenset({"application_id"})
@@ -191,8 +199,9 @@ class ServicePrincipalProvider(WorkspaceProvider):
         body["active"] = spec["active"]
         if "display_name" in spec:
             body["displayName"] = spec["display_name"]
-        if "groups" in spec:
-            body["groups"] = [{"value": g} for g in spec["groups"]]
+        # Undeclared groups stay, but only direct ones: an inherited (indirect) membership
+        # PUT back would become a direct one.
+        body["groups"] = [{"value": g} for g in spec.get("groups", direct_groups(current))]
         if "entitlements" in spec:
             body["entitlements"] = [{"value": e} for e in spec["entitlements"]]
         replaced = client.put(f"{SCIM_PATH}/{current['id']}", body)
@@ -205,10 +214,7 @@ class ServicePrincipalProvider(WorkspaceProvider):
             "display_name": resource.get("displayName"),
             "active": resource.get("active", True),
             "entitlements": sorted(e["value"] for e in resource.get("entitlements") or []),
-            # Memberships through another group are not the principal's own to declare.
-            "groups": sorted(
-                g["value"] for g in resource.get("groups") or [] if g.get("type") != "indirect"
-            ),
+            "groups": direct_groups(resource),
         }
 
 

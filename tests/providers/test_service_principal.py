@@ -318,3 +318,35 @@ def test_resource_registers_typed_args(provider, props, connection):
     assert provider.check({}, inputs).failures == []
     assert outputs["groups"] == [DATA_ENGINEERS]
     assert "active" not in inputs  # left to the provider's default
+
+
+class RecordingPut:
+    """Stands in for the client where the service under test cannot show the case: the
+    emulator has no nested groups, so no indirect memberships."""
+
+    def __init__(self) -> None:
+        self.bodies: list[dict[str, Any]] = []
+
+    def put(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
+        self.bodies.append(body)
+        return body
+
+
+def test_update_without_declared_groups_puts_back_direct_memberships_only():
+    current = {
+        "id": "42",
+        "applicationId": "00000000-0000-0000-0000-000000000001",
+        "displayName": "sp",
+        "groups": [
+            {"value": "100", "display": "engineers", "type": "direct", "$ref": "Groups/100"},
+            {"value": "200", "display": "everyone", "type": "indirect", "$ref": "Groups/200"},
+        ],
+        "meta": {"resourceType": "ServicePrincipal"},
+    }
+    spec = {"application_id": current["applicationId"], "active": True, "display_name": "new"}
+    client = RecordingPut()
+    ServicePrincipalProvider._replace(client, current, spec)  # type: ignore[arg-type]
+    (body,) = client.bodies
+    assert body["groups"] == [{"value": "100"}]
+    assert body["displayName"] == "new"
+    assert "meta" not in body

@@ -23,7 +23,7 @@ from pydantic import BaseModel, ConfigDict, field_validator
 
 from providers.client import NotFound, WorkspaceClient, parse_binding_workspace_id
 from providers.ids import Int64Id
-from providers.lifecycle import Spec, WorkspaceProvider
+from providers.lifecycle import Spec, WorkspaceProvider, undone_on_failure
 from providers.resource import WorkspaceResource, to_props
 
 CATALOGS_PATH = "/api/2.1/unity-catalog/catalogs"
@@ -114,12 +114,15 @@ class CatalogBindingProvider(WorkspaceProvider):
         live = self._live_bindings(client, name)
         desired = bindings_of(spec["bindings"])
         previous_mode = catalog.get("isolation_mode")
-        self._converge(client, name, previous_mode, args.isolation_mode, live, desired, {}, {})
         computed = {
             "previous_isolation_mode": previous_mode,
             "preexisting_bindings": bindings_spec({w: t for w, t in live.items() if w in desired}),
         }
-        return name, self._observed(client, name, desired), computed
+        record = {**computed, "bindings": spec["bindings"]}
+        with undone_on_failure(lambda: self.delete_object(client, name, record)):
+            self._converge(client, name, previous_mode, args.isolation_mode, live, desired, {}, {})
+            observed = self._observed(client, name, desired)
+        return name, observed, computed
 
     def read_object(self, client: WorkspaceClient, id_: str, recorded: Mapping[str, Any]):
         declared = bindings_of(recorded["bindings"]) if "bindings" in recorded else None

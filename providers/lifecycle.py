@@ -20,7 +20,8 @@ credentials or tokens is never a change of a resource.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import contextlib
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any, ClassVar
 
 import pydantic
@@ -86,6 +87,22 @@ def check_failures(
             failures.append(CheckFailure(path, reason))
         return failures
     return []
+
+
+@contextlib.contextmanager
+def undone_on_failure(undo: Callable[[], None]) -> Iterator[None]:
+    """Runs `undo` when the block fails. A create that changes an object it did not make
+    (a repo's branch, a catalog's isolation) undoes a partial change before failing: Pulumi
+    records nothing of a failed create, and the next create must find what was there
+    before, not the half-made change, to record it as the state to restore on delete."""
+    try:
+        yield
+    except Exception as error:
+        try:
+            undo()
+        except Exception as undo_error:  # the original error is the one to report
+            error.add_note(f"Undoing the partial change failed too: {undo_error}")
+        raise
 
 
 class WorkspaceProvider(ResourceProvider):

@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validat
 
 from providers.client import InvalidParameter, NotFound, WorkspaceClient
 from providers.ids import Int64Id
-from providers.lifecycle import Spec, WorkspaceProvider
+from providers.lifecycle import Spec, WorkspaceProvider, undone_on_failure
 from providers.resource import WorkspaceResource, to_props
 
 REPOS_PATH = "/api/2.0/repos"
@@ -113,7 +113,9 @@ class RepoBranchProvider(WorkspaceProvider):
         repo = self._get(client, repo_id)
         previous = repo.get("branch")
         if previous != args.branch:
-            repo = self._checkout(client, repo_id, args.branch)
+            record = {"previous_branch": previous, "on_delete": "restore"}
+            with undone_on_failure(lambda: self.delete_object(client, repo_id, record)):
+                repo = self._checkout(client, repo_id, args.branch)
         computed = {"previous_branch": previous, "head_commit_id": repo.get("head_commit_id")}
         return repo_id, self._spec_of(repo, spec), computed
 

@@ -16,7 +16,7 @@ from providers.catalog_binding import (
     CatalogBindingProvider,
     WorkspaceBindingArgs,
 )
-from providers.client import NotFound, WorkspaceClient
+from providers.client import NotFound, TemporarilyUnavailable, WorkspaceClient
 from providers.lifecycle import CONNECTION_KEY, UNKNOWN
 from tests.providers.resource_mocks import register
 from tests.providers.support import failures
@@ -293,3 +293,34 @@ def test_resource_registers_typed_args(provider, connection):
     assert provider.check({}, inputs).failures == []
     assert inputs["bindings"] == [{"workspace_id": HOME, "binding_type": READ_ONLY}]
     assert outputs["previous_isolation_mode"] == "OPEN"
+
+
+def unavailable(path: str) -> TemporarilyUnavailable:
+    return TemporarilyUnavailable(
+        status=503, code="TEMPORARILY_UNAVAILABLE", message="try later", method="PATCH", path=path
+    )
+
+
+def test_a_failed_create_undoes_its_bindings_so_the_next_records_the_seed(
+    provider, props, client, monkeypatch
+):
+    """Isolating fails after the bindings were made: the create unbinds them before failing,
+    so the retried create records OPEN and no preexisting bindings, and its delete leaves
+    the catalog as seeded."""
+
+    def isolation_unavailable(self, client, name, mode):
+        raise unavailable(f"{CATALOGS_PATH}/{name}")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(CatalogBindingProvider, "_set_isolation", isolation_unavailable)
+        with pytest.raises(TemporarilyUnavailable):
+            provider.create(props)
+    assert bindings_of(client) == []
+    assert isolation_of(client) == "OPEN"
+
+    result = provider.create(props)
+    assert result.outs["previous_isolation_mode"] == "OPEN"
+    assert result.outs["preexisting_bindings"] == []
+    provider.delete(result.id, result.outs)
+    assert bindings_of(client) == []
+    assert isolation_of(client) == "OPEN"

@@ -9,7 +9,7 @@ import pytest
 from pulumi.output import Unknown
 
 from emulator.testing import clear_request_log, request_log
-from providers.client import InvalidParameter, NotFound, WorkspaceClient
+from providers.client import InvalidParameter, NotFound, TemporarilyUnavailable, WorkspaceClient
 from providers.lifecycle import CONNECTION_KEY, UNKNOWN
 from providers.repo_branch import REPOS_PATH, RepoBranch, RepoBranchArgs, RepoBranchProvider
 from tests.providers.resource_mocks import register
@@ -273,3 +273,31 @@ def test_resource_registers_typed_args(provider, connection):
     assert provider.check({}, inputs).failures == []
     assert outputs["previous_branch"] == "main"
     assert outputs["head_commit_id"] == DEVELOP_HEAD
+
+
+def test_a_failed_create_puts_the_branch_back_so_the_next_records_the_old_one(
+    provider, props, client, monkeypatch
+):
+    """The checkout happens but its answer is lost: the create checks the old branch out
+    again before failing, so the retried create records `main` as the branch to restore,
+    not `develop`, and its delete leaves the repo as seeded."""
+    checkout = RepoBranchProvider._checkout
+
+    def checkout_then_answer_lost(client, repo_id, branch):
+        checkout(client, repo_id, branch)
+        if branch == props["branch"]:
+            raise TemporarilyUnavailable(
+                status=None, code="CONNECTION_DROPPED", message="lost", method="POST", path=""
+            )
+        return client.get(f"{REPOS_PATH}/{repo_id}")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(RepoBranchProvider, "_checkout", staticmethod(checkout_then_answer_lost))
+        with pytest.raises(TemporarilyUnavailable):
+            provider.create(props)
+    assert branch_of(client, PIPELINES_ID) == "main"
+
+    result = provider.create(props)
+    assert result.outs["previous_branch"] == "main"
+    provider.delete(result.id, result.outs)
+    assert branch_of(client, PIPELINES_ID) == "main"

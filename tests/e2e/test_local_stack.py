@@ -1,6 +1,7 @@
-"""The `local` stack's objects (Pulumi.local.yaml) through the whole life of a stack under
-the real engine, against the emulator over HTTP: up, a no-op up that writes nothing, a
-config change applied in place, and destroy leaving the workspace as it was."""
+"""The `local` stack's objects (the six kinds of Pulumi.local.yaml; its health gate has its own
+tests) through the whole life of a stack under the real engine, against the emulator over
+HTTP: up, a no-op up that writes nothing, a config change applied in place, and destroy
+leaving the workspace as it was."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import yaml
 
 from emulator.testing import EmulatorInfo, clear_request_log, request_log
 from providers.client import Connection, WorkspaceClient, normalise_job_settings
+from stacks.config import OBJECT_LISTS
 from stacks.demo import describe_changes, last_update_changes
 from tests.e2e.conftest import StackFactory, write_config
 from tools.pulumi_cli import REPO_ROOT, PulumiCli
@@ -23,7 +25,7 @@ LOCAL: dict[str, Any] = {
     for key, value in yaml.safe_load((REPO_ROOT / "Pulumi.local.yaml").read_text())[
         "config"
     ].items()
-    if isinstance(value, list) and all(isinstance(item, dict) for item in value)
+    if key.removeprefix("workspace:") in OBJECT_LISTS
 }
 
 

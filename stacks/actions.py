@@ -12,9 +12,10 @@
         trigger: "1"                     # change it to run again
         timeout_seconds: 3600            # optional
 
-A cluster named by `cluster_name` is found with the cluster lookup (a GET at preview too);
-the lists are judged before any of their resources is registered. Job runs start after the
-stack's cluster states are reached. See docs/actions.md.
+A cluster named by `cluster_name` is found with the cluster lookup (a GET at preview too).
+`problems` judges both lists; `stacks.config.validate` calls it with the rest of the config,
+before the program registers anything (and `python -m stacks.config` checks files offline).
+Job runs start after the stack's cluster states are reached. See docs/actions.md.
 """
 
 from __future__ import annotations
@@ -32,7 +33,6 @@ from providers.lifecycle import UNKNOWN, check_failures
 from providers.lookups import get_cluster
 from stacks.config import (
     NAMESPACE,
-    ConfigError,
     decoded_list,
     field_names,
     item_path,
@@ -92,11 +92,7 @@ def problems(values: Mapping[str, Any], job_names: set[str]) -> list[str]:
 def declare_actions(connection: pulumi.Input[dict], jobs: Mapping[str, Job]) -> dict[str, dict]:
     """The stack's ClusterState and JobRun resources (by list, then by name); exports their
     outcome when any are declared."""
-    values, _ = namespace_values()
-    found = problems(values, set(jobs))
-    if found:
-        raise ConfigError(f"the stack's config has {len(found)} problem(s):\n" + "\n".join(found))
-
+    values, _ = namespace_values()  # judged by stacks.config.validate (see `problems`)
     cluster_states: dict[str, ClusterState] = {}
     for item in decoded_list(values, CLUSTER_STATES)[0]:
         cluster_id = item.get("cluster_id")

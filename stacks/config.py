@@ -146,8 +146,12 @@ def problems(values: Mapping[str, Any], secret_keys: Iterable[str] = ()) -> list
         items, list_problems = decoded_list(values, key)
         found += list_problems
         lists[key] = items
+    job_names = {i.get("name") for i in lists["jobs"]}
     for key, items in lists.items():
-        found += item_problems(key, items, job_names={i.get("name") for i in lists["jobs"]})
+        found += item_problems(key, items, job_names=job_names)
+    from stacks.actions import problems as action_problems  # it builds on this module
+
+    found += action_problems(values, {n for n in job_names if isinstance(n, str)})
     return found
 
 

@@ -72,7 +72,15 @@ def test_cluster_states_and_job_runs(workspace_stack: StackFactory, emulator: Em
         {"name": "adhoc-down", "cluster_id": ADHOC, "state": "TERMINATED"},  # already there
     ]
     runs = [{"name": "smoke", "job": "smoke-job", "python_params": ["--day", "1"], "trigger": 1}]
-    stack = workspace_stack(jobs=[JOB], clusterStates=cluster_states, jobRuns=runs)
+    # A bad item fails before anything is registered: not even the job is made.
+    typo = [{**runs[0], "job": "smoke-jbo"}]
+    stack = workspace_stack(jobs=[JOB], clusterStates=cluster_states, jobRuns=typo)
+    clear_request_log(emulator)
+    refused = stack.up(check=False)
+    assert refused.returncode != 0
+    assert "workspace:jobRuns[0].job: no job named 'smoke-jbo'" in refused.stdout
+    assert writes(emulator) == []
+    write_config(stack, {"workspace:jobRuns": runs})
 
     clear_request_log(emulator)
     first_up = stack.up()

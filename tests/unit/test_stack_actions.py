@@ -35,6 +35,19 @@ def test_the_stack_config_knows_both_keys() -> None:
     assert unknown == []
 
 
+def test_the_stack_config_judges_both_lists_with_the_rest() -> None:
+    jobs = [
+        {
+            "name": "nightly-etl",
+            "existing_cluster_id": "c",
+            "spark_python_task": {"python_file": "dbfs:/x.py"},
+        }
+    ]
+    found = config_problems({**GOOD, "jobs": jobs, "jobRuns": [{"name": "r", "job": "nightly"}]})
+    assert "workspace:jobRuns[0].job: no job named 'nightly' in workspace:jobs" in "\n".join(found)
+    assert not [p for p in config_problems({**GOOD, "jobs": jobs}) if "jobRuns" in p]
+
+
 @pytest.mark.parametrize(
     ("key", "item", "expected"),
     [

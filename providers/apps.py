@@ -290,7 +290,19 @@ def _lookup(find: Callable[..., dict[str, Any]], *inputs: pulumi.Input[Any]) -> 
         return asyncio.get_running_loop().run_in_executor(None, _run, find, values)
 
     # The results carry no credential, only the password that went in was secret.
-    return pulumi.Output.unsecret(pulumi.Output.all(*inputs).apply(in_thread))
+    result = pulumi.Output.unsecret(pulumi.Output.all(*inputs).apply(in_thread))
+    _report_failure_once(result)
+    return result
+
+
+def _report_failure_once(output: pulumi.Output[Any]) -> None:
+    # A failure reaches the program through the value; asyncio would print the unawaited
+    # "is known" twin again at exit, traceback and all.
+    def consume(task: asyncio.Future[Any]) -> None:
+        if not task.cancelled():
+            task.exception()
+
+    asyncio.ensure_future(output.is_known()).add_done_callback(consume)
 
 
 def _run(find: Callable[..., dict[str, Any]], values: list[Any]) -> dict[str, Any]:

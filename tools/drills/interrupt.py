@@ -10,22 +10,26 @@ as the CLI's own messages advise:
 2. `pulumi refresh --yes`   when the checkpoint has pending operations, as the warning
                             about them advises; it reconciles what the state records. In
                             3.79 a non-interactive refresh leaves pending *creates* in place
-                            (the CLI says so), and that is harmless here:
-3. `pulumi up`              warns about the pending creates and creates what the state lacks;
-                            a create adopts what the interrupted create made (jobs by
-                            deployment tag, principals by application id, scopes by name),
-                            so nothing is made twice. A successful up leaves no pending
-                            operation behind.
+                            (the CLI says it must run interactively to clear them), and so
+                            does a successful up: they stay and are warned about forever;
+3. `pulumi stack export`, drop `pending_operations`, `pulumi stack import`: clears them.
+                            Safe here because
+4. `pulumi up`              creates what the state lacks, and a create adopts what the
+                            interrupted create made (jobs by deployment tag, principals by
+                            application id, scopes by name), so nothing is made twice.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from emulator.testing import EmulatorInfo, request_log
 from tools.pulumi_cli import PulumiCli
 
 LOCKED = "currently locked"
@@ -49,16 +53,36 @@ def start_up(cli: PulumiCli) -> subprocess.Popen[str]:
     )
 
 
-def kill_pulumi(process: subprocess.Popen[str], after_seconds: float,
-                orphan_grace_seconds: float = 2.0) -> bool:
-    """SIGKILL the pulumi process (only it) after `after_seconds`; returns whether it was
-    still running. Its plugins (language host, dynamic provider host) are left running for
-    `orphan_grace_seconds`, as after a real crash; a call already sent may complete. Then
-    the orphans, in the up's own session, are ended."""
-    deadline = time.monotonic() + after_seconds
+CREATE_PATHS = ("/api/2.0/jobs/create", "/api/2.0/preview/scim/v2/ServicePrincipals",
+                "/api/2.0/secrets/scopes/create")
+
+
+def first_create_acknowledged(info: EmulatorInfo) -> bool:
+    """Whether the emulator has answered a create with success (the stack's state cannot
+    have recorded it yet: the engine writes the checkpoint after the provider returns)."""
+    return any(e["method"] == "POST" and e["path"] in CREATE_PATHS and e["status"] == 200
+               for e in request_log(info))
+
+
+def wait_until(process: subprocess.Popen[str], seconds: float,
+               condition: Callable[[], bool] | None = None) -> bool:
+    """Waits `seconds`, or until `condition()` holds; returns whether `process` still runs."""
+    deadline = time.monotonic() + seconds
     while time.monotonic() < deadline and process.poll() is None:
+        if condition is not None and condition():
+            break
         time.sleep(0.02)
-    killed = process.poll() is None
+    return process.poll() is None
+
+
+def kill_pulumi(process: subprocess.Popen[str], after_seconds: float,
+                condition: Callable[[], bool] | None = None,
+                orphan_grace_seconds: float = 2.0) -> bool:
+    """SIGKILL the pulumi process (only it) after `after_seconds` or once `condition()`
+    holds; returns whether it was still running. Its plugins (language host, dynamic
+    provider host) are left running for `orphan_grace_seconds`, as after a real crash, so a
+    call already sent may complete. Then the orphans, in the up's own session, are ended."""
+    killed = wait_until(process, after_seconds, condition)
     if killed:
         process.send_signal(signal.SIGKILL)
     process.communicate()
@@ -75,6 +99,19 @@ def pending_operations(cli: PulumiCli) -> list[dict]:
     return list(deployment.get("pending_operations") or [])
 
 
+def clear_pending_operations(cli: PulumiCli) -> None:
+    """`pulumi stack export`, drop `pending_operations`, `pulumi stack import`: the 3.79 way
+    to clear pending creates without an interactive refresh."""
+    state = cli.export()
+    state["deployment"]["pending_operations"] = []
+    path = cli.state_dir / f"{cli.stack}-without-pending.json"
+    path.write_text(json.dumps(state))
+    try:
+        cli.run("stack", "import", "--file", str(path), "--stack", cli.stack)
+    finally:
+        path.unlink()
+
+
 def resume(cli: PulumiCli) -> tuple[Recovery, subprocess.CompletedProcess[str]]:
     """What a user does after the crash, up to and including the up that converges."""
     recovery = Recovery()
@@ -88,6 +125,10 @@ def resume(cli: PulumiCli) -> tuple[Recovery, subprocess.CompletedProcess[str]]:
             recovery.steps.append("pulumi refresh --yes")
             cli.refresh()
             recovery.pending_after_refresh = len(pending_operations(cli))
+        if recovery.pending_after_refresh:
+            recovery.steps.append("pulumi stack export | drop pending_operations | "
+                                  "pulumi stack import")
+            clear_pending_operations(cli)
         recovery.steps.append("pulumi up")
         result = cli.up(check=False)
     else:

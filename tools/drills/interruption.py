@@ -1,0 +1,232 @@
+"""Drill: interrupted deployments of the whole `local` stack.
+
+    .venv/bin/python -m tools.drills.interruption [--trials 10] [--seed 1]
+                                                  [--emulator-trials 3]
+
+Pulumi trials: SIGKILL the `pulumi` process at a seeded random point of an up, take the
+steps a user takes (tools/drills/interrupt.py), and require the next up to converge: the
+emulator holds exactly the declared objects, nothing twice, and a further up changes
+nothing. Emulator trials: SIGKILL the emulator (SQLite data dir) in the middle of an up
+and restart it on the same ports; every object the stack's state records (writes the
+emulator acknowledged) must still be there, and the next up must converge.
+
+The emulator adds 150 ms to each request so that an up lasts long enough for a kill to
+land between its first and its last call.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import socket
+import subprocess
+import tempfile
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from emulator.testing import EmulatorInfo, EmulatorProcess, running_emulator
+from tools.drills import interrupt, inventory
+from tools.drills.local_stack import local_objects, repoint, scratch_stack
+from tools.pulumi_cli import PulumiCli
+
+LATENCY_MS = 150
+CATALOGS = ("finance",)
+OUTAGE_SECONDS = 3.0
+
+
+@dataclass
+class Trial:
+    kind: str
+    seed: int
+    kill_after_seconds: float
+    killed_mid_up: bool
+    resources_recorded_after_kill: int = 0
+    recovery_steps: list[str] = field(default_factory=list)
+    pending_after_crash: int = 0
+    pending_after_refresh: int = 0
+    pending_after_up: int = 0
+    acknowledged_lost: int = 0
+    converged: bool = False
+    second_up_no_changes: bool = False
+    duplicates: int = 0
+    orphans: int = 0
+    lost_permissions: int = 0
+    problems: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+    output: str = field(default="", repr=False)
+
+
+def reference_up_seconds(workdir: Path) -> float:
+    """How long an uninterrupted up of the local stack takes here (same latency)."""
+    with running_emulator(fault_latency_ms=LATENCY_MS) as info:
+        cli = scratch_stack(workdir, info)
+        started = time.monotonic()
+        cli.up()
+        return time.monotonic() - started
+
+
+def managed_resources(cli: PulumiCli) -> list[dict]:
+    deployment = cli.export().get("deployment") or {}
+    return [r for r in deployment.get("resources") or []
+            if r.get("type", "").startswith("pulumi-python:dynamic/workspace:")]
+
+
+def finish(trial: Trial, cli: PulumiCli, info: EmulatorInfo, before: inventory.Inventory,
+           result: subprocess.CompletedProcess[str]) -> None:
+    trial.converged = result.returncode == 0
+    trial.output = result.stdout[-4000:] + result.stderr[-2000:]
+    second = cli.up("--expect-no-changes", check=False)
+    trial.second_up_no_changes = second.returncode == 0
+    verdict = inventory.judge(before, inventory.take(info, CATALOGS), local_objects(),
+                              f"workspace/{cli.stack}/")
+    trial.duplicates, trial.orphans = verdict.duplicates, verdict.orphans
+    trial.lost_permissions, trial.problems = verdict.lost_permissions, verdict.problems
+
+
+def pulumi_kill_trial(workdir: Path, seed: int, window_seconds: float,
+                      at_first_create: bool = False) -> Trial:
+    """Kill at a seeded point of the window, or (`at_first_create`) the moment the emulator
+    acknowledges the first create."""
+    rng = random.Random(seed)
+    delay = window_seconds if at_first_create else round(rng.uniform(0.1, 1.0) * window_seconds, 2)
+    started = time.monotonic()
+    with running_emulator(fault_latency_ms=LATENCY_MS) as info:
+        cli = scratch_stack(workdir, info)
+        before = inventory.take(info, CATALOGS)
+        up = interrupt.start_up(cli)
+        condition = (lambda: interrupt.first_create_acknowledged(info)) if at_first_create \
+            else None
+        trial = Trial("pulumi", seed, delay, interrupt.kill_pulumi(up, delay, condition))
+        trial.resources_recorded_after_kill = len(managed_resources(cli))
+        recovery, result = interrupt.resume(cli)
+        trial.recovery_steps = recovery.steps
+        trial.pending_after_crash = recovery.pending_after_crash
+        trial.pending_after_refresh = recovery.pending_after_refresh
+        trial.pending_after_up = recovery.pending_after_up
+        finish(trial, cli, info, before, result)
+    trial.seconds = round(time.monotonic() - started, 1)
+    return trial
+
+
+def free_port_block(size: int = 5) -> int:
+    """A port P with P..P+size-1 free now (the emulator takes five consecutive ports)."""
+    for _ in range(100):
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            base = probe.getsockname()[1]
+        if base + size > 65535:
+            continue
+        try:
+            holders = []
+            for port in range(base, base + size):
+                holder = socket.socket()
+                holders.append(holder)
+                holder.bind(("127.0.0.1", port))
+            return base
+        except OSError:
+            continue
+        finally:
+            for holder in holders:
+                holder.close()
+    raise RuntimeError("no block of free ports")
+
+
+def acknowledged_missing(cli: PulumiCli, info: EmulatorInfo) -> list[str]:
+    """Objects the stack's state records as made (the emulator acknowledged them) that the
+    emulator no longer holds."""
+    now = inventory.take(info, CATALOGS)
+    present = {
+        "Job": {str(j["job_id"]) for j in now.jobs},
+        "ServicePrincipal": {str(p["id"]) for p in now.principals},
+        "SecretScope": set(now.scopes),
+    }
+    missing = []
+    for resource in managed_resources(cli):
+        kind = resource["type"].rsplit(":", 1)[-1]
+        if kind in present and str(resource.get("id")) not in present[kind]:
+            missing.append(f"{kind} {resource.get('id')}")
+    return missing
+
+
+def emulator_kill_trial(workdir: Path, seed: int, window_seconds: float,
+                        at_first_create: bool = False) -> Trial:
+    rng = random.Random(seed)
+    delay = window_seconds if at_first_create else round(rng.uniform(0.3, 1.0) * window_seconds, 2)
+    started = time.monotonic()
+    options = {"data_dir": workdir / "emulator", "port": free_port_block(),
+               "fault_latency_ms": LATENCY_MS}
+    first = EmulatorProcess(**options)
+    info = first.start()
+    second: EmulatorProcess | None = None
+    try:
+        cli = scratch_stack(workdir, info)
+        before = inventory.take(info, CATALOGS)
+        up = interrupt.start_up(cli)
+        condition = (lambda: interrupt.first_create_acknowledged(info)) if at_first_create \
+            else None
+        trial = Trial("emulator", seed, delay, interrupt.wait_until(up, delay, condition))
+        first.kill()
+        time.sleep(OUTAGE_SECONDS)
+        second = EmulatorProcess(**options)
+        info = second.start()
+        repoint(cli, info)  # same ports: a no-op, kept so the config follows the process
+        output, _ = up.communicate(timeout=900)
+        trial.resources_recorded_after_kill = len(managed_resources(cli))
+        trial.acknowledged_lost = len(acknowledged_missing(cli, info))
+        trial.recovery_steps = ["(the interrupted up itself)"]
+        result = subprocess.CompletedProcess(up.args, up.returncode, output, "")
+        if up.returncode != 0:
+            recovery, result = interrupt.resume(cli)
+            trial.recovery_steps = recovery.steps
+            trial.pending_after_up = recovery.pending_after_up
+        finish(trial, cli, info, before, result)
+    finally:
+        first.close()
+        if second is not None:
+            second.close()
+    trial.seconds = round(time.monotonic() - started, 1)
+    return trial
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--trials", type=int, default=10)
+    parser.add_argument("--emulator-trials", type=int, default=3)
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args(argv)
+    trials: list[Trial] = []
+    with tempfile.TemporaryDirectory(prefix="drill-interruption-") as tmp:
+        window = reference_up_seconds(Path(tmp) / "reference")
+        print(json.dumps({"reference_up_seconds": round(window, 2)}), flush=True)
+        runs = [(pulumi_kill_trial, args.seed + n) for n in range(args.trials)]
+        runs += [(emulator_kill_trial, 1000 + args.seed + n) for n in range(args.emulator_trials)]
+        for index, (run, seed) in enumerate(runs):
+            trial = run(Path(tmp) / f"trial-{index}", seed, window)
+            trials.append(trial)
+            print(json.dumps({k: v for k, v in asdict(trial).items() if k != "output"}),
+                  flush=True)
+    summary = {
+        kind: {
+            "trials": len(group),
+            "killed_mid_up": sum(t.killed_mid_up for t in group),
+            "converged": sum(t.converged and t.second_up_no_changes and not t.problems
+                             for t in group),
+            "duplicates": sum(t.duplicates for t in group),
+            "orphans": sum(t.orphans for t in group),
+            "lost_permissions": sum(t.lost_permissions for t in group),
+            "acknowledged_writes_lost": sum(t.acknowledged_lost for t in group),
+            "pending_operations_seen": sum(t.pending_after_crash for t in group),
+            "pending_left_after_up": sum(t.pending_after_up for t in group),
+        }
+        for kind in ("pulumi", "emulator")
+        if (group := [t for t in trials if t.kind == kind])
+    }
+    print(json.dumps({"summary": summary}, indent=2))
+    if any(s["converged"] != s["trials"] for s in summary.values()):
+        raise SystemExit("not every trial converged")
+
+
+if __name__ == "__main__":
+    main()

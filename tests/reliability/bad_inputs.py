@@ -210,6 +210,7 @@ SETTING_CASES = [
     setting("plain http to a remote host", "baseUrl", "non-loopback host",
             "http://workspace.example.com"),
     setting("query string in address", "authUrl", "query string", "http://127.0.0.1:1/?x=1"),
+    setting("a switch to skip TLS verification", "skipTlsVerify", "unknown key", "true"),
     setting("list that is not a list", "repoBranches", "must be a list of objects",
             {"name": "x"}),
 ]

@@ -11,12 +11,10 @@ from tools.drills.interruption import emulator_kill_trial, pulumi_kill_trial
 
 pytestmark = pytest.mark.engine
 
-# Upper bound of the wait for the first create; the kill comes as soon as it is answered.
-WINDOW_SECONDS = 60.0
 
 
 def test_pulumi_killed_mid_create_then_resumed(tmp_path: Path) -> None:
-    trial = pulumi_kill_trial(tmp_path, seed=0, window_seconds=WINDOW_SECONDS,
+    trial = pulumi_kill_trial(tmp_path, seed=0, total_requests=0,
                               at_first_create=True)
     assert trial.killed_mid_up
     assert trial.recovery_steps[0] == "pulumi cancel --yes"  # the file backend's stale lock
@@ -28,7 +26,7 @@ def test_pulumi_killed_mid_create_then_resumed(tmp_path: Path) -> None:
 
 
 def test_emulator_killed_mid_create_then_restarted(tmp_path: Path) -> None:
-    trial = emulator_kill_trial(tmp_path, seed=0, window_seconds=WINDOW_SECONDS,
+    trial = emulator_kill_trial(tmp_path, seed=0, total_requests=0,
                                 at_first_create=True)
     assert trial.killed_mid_up
     assert trial.acknowledged_lost == 0

@@ -28,6 +28,7 @@ import subprocess
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from emulator.testing import EmulatorInfo, request_log
 from tools.pulumi_cli import PulumiCli
@@ -87,11 +88,26 @@ def kill_pulumi(process: subprocess.Popen[str], after_seconds: float,
         process.send_signal(signal.SIGKILL)
     process.communicate()
     time.sleep(orphan_grace_seconds)
-    try:
-        os.killpg(process.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
+    for pid in session_members(process.pid):
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
     return killed
+
+
+def session_members(session_id: int) -> list[int]:
+    """Processes of a session (the plugins put themselves in process groups of their own,
+    so killpg would miss them; the session is the up's)."""
+    members = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[3]) == session_id:  # after the name: state, ppid, pgrp, session
+            members.append(int(stat.parent.name))
+    return members
 
 
 def pending_operations(cli: PulumiCli) -> list[dict]:

@@ -3,7 +3,9 @@
     .venv/bin/python -m tools.drills.interruption [--trials 10] [--seed 1]
                                                   [--emulator-trials 3]
 
-Pulumi trials: SIGKILL the `pulumi` process at a seeded random point of an up, take the
+Pulumi trials: SIGKILL the `pulumi` process at a seeded random point of an up (right
+after its n-th platform request, n uniform over the requests an uninterrupted up makes),
+take the
 steps a user takes (tools/drills/interrupt.py), and require the next up to converge: the
 emulator holds exactly the declared objects, nothing twice, and a further up changes
 nothing. Emulator trials: SIGKILL the emulator (SQLite data dir) in the middle of an up
@@ -23,10 +25,17 @@ import socket
 import subprocess
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from emulator.testing import EmulatorInfo, EmulatorProcess, running_emulator
+from emulator.testing import (
+    EmulatorInfo,
+    EmulatorProcess,
+    clear_request_log,
+    request_log,
+    running_emulator,
+)
 from tools.drills import interrupt, inventory
 from tools.drills.local_stack import local_objects, repoint, scratch_stack
 from tools.pulumi_cli import PulumiCli
@@ -34,13 +43,14 @@ from tools.pulumi_cli import PulumiCli
 LATENCY_MS = 150
 CATALOGS = ("finance",)
 OUTAGE_SECONDS = 3.0
+WAIT_LIMIT_SECONDS = 600.0
 
 
 @dataclass
 class Trial:
     kind: str
     seed: int
-    kill_after_seconds: float
+    kill_after_request: int  # the n-th platform request of the up; 0: the first create
     killed_mid_up: bool
     resources_recorded_after_kill: int = 0
     recovery_steps: list[str] = field(default_factory=list)
@@ -58,13 +68,18 @@ class Trial:
     output: str = field(default="", repr=False)
 
 
-def reference_up_seconds(workdir: Path) -> float:
-    """How long an uninterrupted up of the local stack takes here (same latency)."""
+def platform_requests(info: EmulatorInfo) -> int:
+    return sum(e["service"] == "platform" for e in request_log(info))
+
+
+def reference_platform_requests(workdir: Path) -> int:
+    """How many platform requests an uninterrupted up of the local stack makes. A kill
+    point is "after the n-th of them", n drawn from 1..this: a point of the up's progress,
+    not of the clock, so it holds on a loaded machine too."""
     with running_emulator(fault_latency_ms=LATENCY_MS) as info:
         cli = scratch_stack(workdir, info)
-        started = time.monotonic()
         cli.up()
-        return time.monotonic() - started
+        return platform_requests(info)
 
 
 def managed_resources(cli: PulumiCli) -> list[dict]:
@@ -85,20 +100,27 @@ def finish(trial: Trial, cli: PulumiCli, info: EmulatorInfo, before: inventory.I
     trial.lost_permissions, trial.problems = verdict.lost_permissions, verdict.problems
 
 
-def pulumi_kill_trial(workdir: Path, seed: int, window_seconds: float,
+def kill_condition(info: EmulatorInfo, seed: int, total_requests: int,
+                   at_first_create: bool) -> tuple[int, Callable[[], bool]]:
+    """(n, condition): right after the n-th platform request (n seeded, 1..total), or
+    (`at_first_create`, n = 0) the moment the emulator acknowledges the first create."""
+    if at_first_create:
+        return 0, lambda: interrupt.first_create_acknowledged(info)
+    n = random.Random(seed).randint(1, total_requests)
+    return n, lambda: platform_requests(info) >= n
+
+
+def pulumi_kill_trial(workdir: Path, seed: int, total_requests: int,
                       at_first_create: bool = False) -> Trial:
-    """Kill at a seeded point of the window, or (`at_first_create`) the moment the emulator
-    acknowledges the first create."""
-    rng = random.Random(seed)
-    delay = window_seconds if at_first_create else round(rng.uniform(0.1, 1.0) * window_seconds, 2)
     started = time.monotonic()
     with running_emulator(fault_latency_ms=LATENCY_MS) as info:
         cli = scratch_stack(workdir, info)
         before = inventory.take(info, CATALOGS)
+        clear_request_log(info)  # count the up's own requests only
+        n, condition = kill_condition(info, seed, total_requests, at_first_create)
         up = interrupt.start_up(cli)
-        condition = (lambda: interrupt.first_create_acknowledged(info)) if at_first_create \
-            else None
-        trial = Trial("pulumi", seed, delay, interrupt.kill_pulumi(up, delay, condition))
+        trial = Trial("pulumi", seed, n, interrupt.kill_pulumi(up, WAIT_LIMIT_SECONDS,
+                                                               condition))
         trial.resources_recorded_after_kill = len(managed_resources(cli))
         recovery, result = interrupt.resume(cli)
         trial.recovery_steps = recovery.steps
@@ -150,10 +172,8 @@ def acknowledged_missing(cli: PulumiCli, info: EmulatorInfo) -> list[str]:
     return missing
 
 
-def emulator_kill_trial(workdir: Path, seed: int, window_seconds: float,
+def emulator_kill_trial(workdir: Path, seed: int, total_requests: int,
                         at_first_create: bool = False) -> Trial:
-    rng = random.Random(seed)
-    delay = window_seconds if at_first_create else round(rng.uniform(0.3, 1.0) * window_seconds, 2)
     started = time.monotonic()
     options = {"data_dir": workdir / "emulator", "port": free_port_block(),
                "fault_latency_ms": LATENCY_MS}
@@ -163,10 +183,11 @@ def emulator_kill_trial(workdir: Path, seed: int, window_seconds: float,
     try:
         cli = scratch_stack(workdir, info)
         before = inventory.take(info, CATALOGS)
+        clear_request_log(info)  # count the up's own requests only
+        n, condition = kill_condition(info, seed, total_requests, at_first_create)
         up = interrupt.start_up(cli)
-        condition = (lambda: interrupt.first_create_acknowledged(info)) if at_first_create \
-            else None
-        trial = Trial("emulator", seed, delay, interrupt.wait_until(up, delay, condition))
+        trial = Trial("emulator", seed, n,
+                      interrupt.wait_until(up, WAIT_LIMIT_SECONDS, condition))
         first.kill()
         time.sleep(OUTAGE_SECONDS)
         second = EmulatorProcess(**options)
@@ -198,12 +219,12 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     trials: list[Trial] = []
     with tempfile.TemporaryDirectory(prefix="drill-interruption-") as tmp:
-        window = reference_up_seconds(Path(tmp) / "reference")
-        print(json.dumps({"reference_up_seconds": round(window, 2)}), flush=True)
+        total = reference_platform_requests(Path(tmp) / "reference")
+        print(json.dumps({"reference_platform_requests": total}), flush=True)
         runs = [(pulumi_kill_trial, args.seed + n) for n in range(args.trials)]
         runs += [(emulator_kill_trial, 1000 + args.seed + n) for n in range(args.emulator_trials)]
         for index, (run, seed) in enumerate(runs):
-            trial = run(Path(tmp) / f"trial-{index}", seed, window)
+            trial = run(Path(tmp) / f"trial-{index}", seed, total)
             trials.append(trial)
             print(json.dumps({k: v for k, v in asdict(trial).items() if k != "output"}),
                   flush=True)

@@ -39,12 +39,16 @@ class Verdict:
 
 class _Api:
     def __init__(self, info: EmulatorInfo) -> None:
-        self.base = info.base_url
+        self.info = info
         self.headers = {"Authorization": f"Bearer {fetch_token(info)}"}
 
     def get(self, path: str, **params: Any) -> Any:
-        response = requests.get(self.base + path, headers=self.headers, params=params,
-                                timeout=30)
+        response = requests.get(self.info.base_url + path, headers=self.headers,
+                                params=params, timeout=30)
+        if response.status_code == 401:  # short token lifetimes in some drills
+            self.headers = {"Authorization": f"Bearer {fetch_token(self.info)}"}
+            response = requests.get(self.info.base_url + path, headers=self.headers,
+                                    params=params, timeout=30)
         response.raise_for_status()
         return response.json()
 

@@ -297,6 +297,17 @@ def test_six_kinds_through_their_lifecycle(
     # 3. a second up changes nothing and writes nothing
     assert_no_changes(stack, workspace, "3.")
 
+    # 3b. nor does the other wire form: whichever nesting and spelling the service echoes,
+    # refresh reads the same objects and up has nothing to do
+    other_form = "public" if wire_form == "seed" else "seed"
+    write_config(stack, {"workspace:wireForm": other_form})
+    refreshed = refresh(stack)
+    assert {name: op for name, (op, _) in refreshed.items()} == {name: "same" for name in KINDS}, (
+        f"3b. refresh in the {other_form} form reads every object unchanged"
+    )
+    assert_no_changes(stack, workspace, "3b.")
+    write_config(stack, {"workspace:wireForm": wire_form})
+
     # 4. an updatable field of each kind (a scope has none) is updated in place
     updated = copy.deepcopy(objects)
     updated["servicePrincipals"][0]["entitlements"] = ["databricks-sql-access", "workspace-access"]

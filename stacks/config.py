@@ -152,6 +152,9 @@ def problems(values: Mapping[str, Any], secret_keys: Iterable[str] = ()) -> list
     from stacks.actions import problems as action_problems  # it builds on this module
 
     found += action_problems(values, {n for n in job_names if isinstance(n, str)})
+    from stacks.health import problems as health_problems  # it builds on this module
+
+    found += health_problems(values, secret_keys)
     return found
 
 

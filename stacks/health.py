@@ -23,14 +23,15 @@ Config (namespace `workspace`):
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Mapping
+import json
+from collections.abc import Awaitable, Iterable, Mapping
 from typing import Any, Literal
 
 import pulumi
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from providers import apps
-from stacks.config import NAMESPACE, ConfigError, auth_args, namespace_values
+from stacks.config import NAMESPACE, ConfigError, auth_args
 
 HEALTH_KEY = "health"
 PASSWORD_KEY = "flowPassword"
@@ -86,6 +87,29 @@ def load_settings(config: pulumi.Config) -> HealthSettings | None:
     return None if raw is None else parse_settings(raw)
 
 
+def problems(values: Mapping[str, Any], secret_keys: Iterable[str] = ()) -> list[str]:
+    """The health gate's config problems, for stacks.config.validate (which judges all of
+    the config before anything is registered, and files offline)."""
+    found = []
+    if PASSWORD_KEY in values and PASSWORD_KEY not in set(secret_keys):
+        found.append(
+            f"{NAMESPACE}:{PASSWORD_KEY}: stored in plain text; set it with `pulumi config set "
+            f"--secret {NAMESPACE}:{PASSWORD_KEY} <password>`"
+        )
+    raw = values.get(HEALTH_KEY)
+    if isinstance(raw, str):  # the engine passes objects as JSON text
+        try:
+            raw = json.loads(raw)
+        except json.JSONDecodeError:
+            raw = "text"
+    if raw is not None:
+        try:
+            parse_settings(raw)
+        except ConfigError as exc:
+            found.append(str(exc))
+    return found
+
+
 def parse_settings(raw: Any) -> HealthSettings:
     """The settings from the config value, or ConfigError naming the key and the reason."""
     if not isinstance(raw, dict):
@@ -111,12 +135,6 @@ def gate(config: pulumi.Config) -> None:
     settings = load_settings(config)
     if settings is None:
         return
-    values, secret_keys = namespace_values()
-    if PASSWORD_KEY in values and PASSWORD_KEY not in secret_keys:
-        raise ConfigError(
-            f"{NAMESPACE}:{PASSWORD_KEY}: stored in plain text; set it with `pulumi config set "
-            f"--secret {NAMESPACE}:{PASSWORD_KEY} <password>`"
-        )
     if pulumi.runtime.is_dry_run():
         pulumi.export(HEALTH_KEY, _unknown())
         return

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 import yaml
 
 from providers.apps import METRIC_NUMBER_FIELDS, MetricEntry
 from stacks.config import ConfigError
-from stacks.health import Threshold, evaluate, parse_settings
+from stacks.health import Threshold, evaluate, parse_settings, problems
 from tools.pulumi_cli import REPO_ROOT
 
 URLS = {
@@ -85,3 +87,16 @@ def test_the_local_stacks_health_config_is_valid() -> None:
     settings = parse_settings(local["workspace:health"])
     assert settings.flow_api_base.endswith("/nifi-api")
     assert [t.metric for t in settings.thresholds] == ["runTest"]
+
+
+def test_config_problems_include_the_health_settings_and_a_plain_password() -> None:
+    values = {
+        "health": json.dumps({**URLS, "thresholds": [{"metric": "runTest", "field": "p100",
+                                                      "max": 1}]}),
+        "flowPassword": "in-plain-text",
+    }
+    found = problems(values, secret_keys=())
+    assert found[0].startswith("workspace:flowPassword: stored in plain text")
+    assert found[1].startswith("workspace:health.thresholds[0].field")
+    assert problems(values | {"health": json.dumps(URLS)}, secret_keys={"flowPassword"}) == []
+    assert problems({"health": "not json"}) == ["workspace:health must be an object"]

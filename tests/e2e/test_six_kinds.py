@@ -27,7 +27,8 @@ from tools.pulumi_cli import PulumiCli
 pytestmark = pytest.mark.engine
 
 TYPE_PREFIX = "pulumi-python:dynamic/workspace:"
-REPO_ID = 3000000000000001
+REPO_ID = 3000000000000001  # /Repos/iac/data-pipelines, seeded on main
+MODELS_REPO_ID = 3000000000000002  # /Repos/iac/ml-models, seeded on main
 OTHER_WORKSPACE = "2345678901234567"
 THIRD_WORKSPACE = "3456789012345678"
 JOB_NAME = "e2e-etl"
@@ -151,6 +152,10 @@ class Workspace:
             for p in listed.get("Resources") or []
         }
 
+    def principal_id(self, application_id: str) -> str:
+        listed = self.call("GET", "/api/2.0/preview/scim/v2/ServicePrincipals")
+        return next(p["id"] for p in listed["Resources"] if p["applicationId"] == application_id)
+
     def scopes(self) -> dict[str, dict[str, str] | None]:
         """Scope name -> its key vault (None for a plain scope)."""
         listed = self.call("GET", "/api/2.0/secrets/scopes/list")["scopes"]
@@ -169,7 +174,13 @@ class Workspace:
         return entries
 
     def branches(self) -> dict[int, str]:
-        return {r["id"]: r["branch"] for r in self.call("GET", "/api/2.0/repos")["repos"]}
+        branches, params = {}, {}
+        while True:
+            page = self.call("GET", "/api/2.0/repos", params=params)
+            branches.update({r["id"]: r["branch"] for r in page["repos"]})
+            if not page.get("next_page_token"):
+                return branches
+            params = {"next_page_token": page["next_page_token"]}
 
     def catalogs(self) -> dict[str, dict[str, Any]]:
         listed = self.call("GET", "/api/2.1/unity-catalog/catalogs")["catalogs"]
@@ -184,6 +195,7 @@ class Workspace:
 
     def snapshot(self) -> dict[str, Any]:
         """Everything the stack may touch, for comparing with the seed."""
+        assert not self.call("GET", "/api/2.0/jobs/list")["has_more"]
         return {
             "jobs": self.jobs(),
             "principals": self.principals(),
@@ -216,7 +228,8 @@ def steps(result_stdout: str) -> dict[str, dict[str, Any]]:
         if op in ("create-replacement", "delete-replaced", "replace"):
             op = "replace"
         merged = by_name.setdefault(name, {**step, "op": op})
-        merged["replaceReasons"] = merged.get("replaceReasons") or step.get("replaceReasons")
+        reasons = merged.get("replaceReasons") or step.get("replaceReasons")
+        merged["replaceReasons"] = sorted(reasons) if reasons else reasons
         assert kind_and_name[0] == TYPE_PREFIX + KINDS[name], f"{name} is a {kind_and_name[0]}"
     return by_name
 
@@ -349,19 +362,26 @@ def test_six_kinds_through_their_lifecycle(
     }, "4. up: binding added"
     assert_no_changes(stack, workspace, "4.")
 
-    # 5. replacing fields: a principal's application id, a scope's backend, a catalog's name.
-    # (A scope's name is its resource name in this stack: renaming it is another resource.)
+    # 5. replacing fields: a principal's application id, a scope's backend, a catalog's name,
+    # the repo. (A scope's name is its resource name in this stack: another name is another
+    # resource.)
     replaced = copy.deepcopy(updated)
     replaced["servicePrincipals"][0]["application_id"] = apps[1]["client_id"]
     replaced["secretScopes"][0]["keyvault"] = KEYVAULT
     replaced["catalogBindings"][0]["catalog_name"] = "sandbox"
+    replaced["repoBranches"][0] = {
+        "name": "pipelines",
+        "repo_id": str(MODELS_REPO_ID),
+        "branch": "experiment",
+    }
     reconfigure(stack, replaced)
     preview = steps(stack.preview("--json").stdout)
     assert {n: (s["op"], s.get("replaceReasons")) for n, s in preview.items()} == {
         "reporting": ("replace", ["application_id"]),
         "e2e-scope": ("replace", ["keyvault"]),
         "finance": ("replace", ["catalog_name"]),
-    }, "5. preview: three replacements"
+        "pipelines": ("replace", ["repo_id", "repo_path"]),
+    }, "5. preview: four replacements"
     stack.up()
     principals = workspace.principals()
     assert apps[0]["client_id"] not in principals, "5. up: old principal removed"
@@ -374,6 +394,9 @@ def test_six_kinds_through_their_lifecycle(
     assert catalogs["finance"] == seed["catalogs"]["finance"], "5. up: finance restored"
     assert catalogs["sandbox"]["isolation_mode"] == "ISOLATED", "5. up: sandbox isolated"
     assert set(catalogs["sandbox"]["bindings"]) == {OTHER_WORKSPACE, THIRD_WORKSPACE}, "5. up"
+    branches = workspace.branches()
+    assert branches[REPO_ID] == "main", "5. up: the first repo's branch restored"
+    assert branches[MODELS_REPO_ID] == "experiment", "5. up: the other repo's branch set"
     assert_no_changes(stack, workspace, "5.")
 
     # 6. out-of-band changes show in refresh; the next up restores the declared values
@@ -388,45 +411,74 @@ def test_six_kinds_through_their_lifecycle(
         f"/api/2.0/permissions/jobs/{job['job_id']}",
         json={"access_control_list": [{"group_name": "analysts", "permission_level": "CAN_VIEW"}]},
     )
-    workspace.call("POST", f"/api/2.0/repos/{REPO_ID}", json={"branch": "main"})
+    workspace.call("POST", f"/api/2.0/repos/{MODELS_REPO_ID}", json={"branch": "main"})
     workspace.call(
         "PATCH", "/api/2.1/unity-catalog/catalogs/sandbox", json={"isolation_mode": "OPEN"}
     )
+    workspace.call(
+        "PATCH",
+        "/api/2.1/unity-catalog/bindings/catalog/sandbox",
+        json={"unassign_workspaces": [OTHER_WORKSPACE]},
+    )
+    principal_id = workspace.principal_id(apps[1]["client_id"])
+    workspace.call(
+        "PATCH",
+        f"/api/2.0/preview/scim/v2/ServicePrincipals/{principal_id}",
+        json={
+            "schemas": ["urn:ietf:params:scim:api:messages:2.0:PatchOp"],
+            "Operations": [{"op": "replace", "path": "displayName", "value": "renamed"}],
+        },
+    )
     refreshed = refresh(stack)
     assert {name: op for name, (op, _) in refreshed.items()} == {
-        "reporting": "same",
+        "reporting": "update",
         "e2e-scope": "same",
         JOB_NAME: "update",
         "e2e-etl-access": "update",
         "pipelines": "update",
         "finance": "update",
-    }, "6. refresh: the four drifted objects are read as changed, the others not"
+    }, "6. refresh: the five drifted objects are read as changed, the scope not"
+    assert refreshed["reporting"][1]["display_name"] == "renamed", "6. refresh: principal"
     assert refreshed[JOB_NAME][1]["timeout_seconds"] == 60, "6. refresh: job timeout"
     assert {"group_name": "analysts", "permission_level": "CAN_VIEW"} in refreshed[
         "e2e-etl-access"
     ][1]["access_controls"], "6. refresh: permission entry"
     assert refreshed["pipelines"][1]["branch"] == "main", "6. refresh: branch"
     assert refreshed["finance"][1]["isolation_mode"] == "OPEN", "6. refresh: isolation"
+    assert [b["workspace_id"] for b in refreshed["finance"][1]["bindings"]] == [THIRD_WORKSPACE], (
+        "6. refresh: binding removed"
+    )
     assert {n: s["op"] for n, s in steps(stack.preview("--json").stdout).items()} == {
+        "reporting": "update",
         JOB_NAME: "update",
         "e2e-etl-access": "update",
         "pipelines": "update",
         "finance": "update",
-    }, "6. preview after refresh: the four drifted objects update"
+    }, "6. preview after refresh: the five drifted objects update"
     stack.up()
     job = workspace.job_named(JOB_NAME)
     assert job["timeout_seconds"] == 3600, "6. up: job timeout restored"
     assert workspace.permissions(job["job_id"])["analysts"] == "CAN_MANAGE_RUN", "6. up"
-    assert workspace.branches()[REPO_ID] == "release/2024.06", "6. up: branch restored"
-    assert workspace.catalogs()["sandbox"]["isolation_mode"] == "ISOLATED", "6. up: isolation"
+    assert workspace.branches()[MODELS_REPO_ID] == "experiment", "6. up: branch restored"
+    assert workspace.catalogs()["sandbox"] == {
+        "isolation_mode": "ISOLATED",
+        "bindings": {
+            OTHER_WORKSPACE: "BINDING_TYPE_READ_WRITE",
+            THIRD_WORKSPACE: "BINDING_TYPE_READ_ONLY",
+        },
+    }, "6. up: isolation and binding restored"
+    assert workspace.principals()[apps[1]["client_id"]]["display_name"] == "reporting", "6. up"
     assert_no_changes(stack, workspace, "6.")
 
     # 7. objects deleted out of band: refresh drops them, up makes them again
     workspace.call("POST", "/api/2.0/jobs/delete", json={"job_id": job["job_id"]})
     workspace.call("POST", "/api/2.0/secrets/scopes/delete", json={"scope": "e2e-scope"})
+    principal_id = workspace.principal_id(apps[1]["client_id"])
+    workspace.call("DELETE", f"/api/2.0/preview/scim/v2/ServicePrincipals/{principal_id}")
     dropped = {name for name, (op, _) in refresh(stack).items() if op == "delete"}
-    assert dropped == {JOB_NAME, "e2e-etl-access", "e2e-scope"}, "7. refresh drops the gone"
+    assert dropped == {"reporting", JOB_NAME, "e2e-etl-access", "e2e-scope"}, "7. refresh"
     assert {n: s["op"] for n, s in steps(stack.preview("--json").stdout).items()} == {
+        "reporting": "create",
         JOB_NAME: "create",
         "e2e-etl-access": "create",
         "e2e-scope": "create",
@@ -435,6 +487,7 @@ def test_six_kinds_through_their_lifecycle(
     job = workspace.job_named(JOB_NAME)
     assert workspace.permissions(job["job_id"])["analysts"] == "CAN_MANAGE_RUN", "7. up"
     assert "e2e-scope" in workspace.scopes(), "7. up: scope made again"
+    assert apps[1]["client_id"] in workspace.principals(), "7. up: principal added again"
     assert_no_changes(stack, workspace, "7.")
 
     # 8. destroy leaves the seed data only

@@ -36,7 +36,7 @@ from pulumi.dynamic import (
 )
 from pulumi.output import Unknown
 
-from providers.client import Connection, WorkspaceClient, client_for
+from providers.client import Connection, WorkspaceClient, WorkspaceError, client_for
 
 CONNECTION_KEY = "connection"
 PROVIDER_KEY = "__provider"
@@ -101,7 +101,11 @@ def undone_on_failure(undo: Callable[[], None]) -> Iterator[None]:
         try:
             undo()
         except Exception as undo_error:  # the original error is the one to report
-            error.add_note(f"Undoing the partial change failed too: {undo_error}")
+            note = f"undoing the partial change failed too, so it may remain: {undo_error}"
+            error.add_note(note)
+            if isinstance(error, WorkspaceError):  # the engine shows str(error), not notes
+                error.message += f" ({note})"
+                error.args = (str(error),)
         raise
 
 

@@ -35,9 +35,20 @@ from providers.client.errors import WorkspaceUnreachable, redact_text
 DEFAULT_POLICY = http.CallPolicy(timeout_seconds=30.0, max_attempts=4, max_retry_seconds=60.0)
 
 METRIC_NUMBER_FIELDS = (
-    "max", "mean", "min", "stddev",
-    "p50", "p75", "p95", "p98", "p99", "p999",
-    "m1_rate", "m5_rate", "m15_rate", "mean_rate",
+    "max",
+    "mean",
+    "min",
+    "stddev",
+    "p50",
+    "p75",
+    "p95",
+    "p98",
+    "p99",
+    "p999",
+    "m1_rate",
+    "m5_rate",
+    "m15_rate",
+    "mean_rate",
 )
 METRIC_FIELDS = ("count", *METRIC_NUMBER_FIELDS)
 
@@ -133,8 +144,12 @@ def flow_login(
     url = _join(flow_api_base, "/access/token", "flow_api_base", allow_insecure_http)
     # A repeated login only issues a second token, so retrying it is safe.
     response = _send(
-        "POST", url, policy=policy, secrets=(password,),
-        data={"username": username, "password": password}, idempotent=True,
+        "POST",
+        url,
+        policy=policy,
+        secrets=(password,),
+        data={"username": username, "password": password},
+        idempotent=True,
     )
     _raise_for_status(response, "POST", url, secrets=(password,))
     token = response.text.strip()
@@ -194,8 +209,13 @@ def _join(base: str, path: str, field: str, allow_insecure_http: bool) -> str:
 
 
 def _send(
-    method: str, url: str, *, policy: http.CallPolicy, secrets: tuple[str, ...] = (),
-    idempotent: bool = True, **kwargs: Any,
+    method: str,
+    url: str,
+    *,
+    policy: http.CallPolicy,
+    secrets: tuple[str, ...] = (),
+    idempotent: bool = True,
+    **kwargs: Any,
 ) -> requests.Response:
     try:
         return http.send(
@@ -280,7 +300,9 @@ def get_root_process_group(
         lambda base, user, secret: find_root_process_group(
             base, user, secret, allow_insecure_http=allow_insecure_http
         ).model_dump(),
-        flow_api_base, username, password,
+        flow_api_base,
+        username,
+        password,
     )
 
 

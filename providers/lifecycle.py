@@ -36,7 +36,7 @@ from pulumi.dynamic import (
 )
 from pulumi.output import Unknown
 
-from providers.client import Connection, WorkspaceClient, WorkspaceError, client_for
+from providers.client import Connection, WorkspaceClient, client_for
 
 CONNECTION_KEY = "connection"
 PROVIDER_KEY = "__provider"
@@ -101,11 +101,7 @@ def undone_on_failure(undo: Callable[[], None]) -> Iterator[None]:
         try:
             undo()
         except Exception as undo_error:  # the original error is the one to report
-            note = f"undoing the partial change failed too, so it may remain: {undo_error}"
-            error.add_note(note)
-            if isinstance(error, WorkspaceError):  # the engine shows str(error), not notes
-                error.message += f" ({note})"
-                error.args = (str(error),)
+            error.add_note(f"Undoing the partial change failed too: {undo_error}")
         raise
 
 
@@ -154,9 +150,20 @@ class WorkspaceProvider(ResourceProvider):
             )
         return CheckResult(news, failures)
 
-    def diff(self, _id: str, olds: dict[str, Any], news: dict[str, Any]) -> DiffResult:
+    def diff(
+        self,
+        _id: str,
+        olds: dict[str, Any],
+        news: dict[str, Any],
+        old_inputs: Mapping[str, Any] | None = None,
+    ) -> DiffResult:
+        """`old_inputs`: the inputs of the last deployment, when known (the provider host
+        passes them). A recorded setting they did not declare is the service's own, as an
+        imported resource records everything the service showed; it is not a change.
+        Without them, every recorded setting counts."""
         recorded = self._recorded_spec(olds)
-        changed = sorted(self._changed_keys(recorded, user_inputs(news)))
+        owned = self._declared_keys(old_inputs)
+        changed = sorted(self._changed_keys(recorded, user_inputs(news), owned))
         replaces = [k for k in changed if k in self.replace_keys]
         return DiffResult(
             changes=bool(changed),
@@ -164,13 +171,29 @@ class WorkspaceProvider(ResourceProvider):
             delete_before_replace=bool(replaces) and self.must_delete_first(changed),
         )
 
-    def _changed_keys(self, recorded: Spec, inputs: dict[str, Any]) -> set[str]:
-        """Top-level spec keys whose desired value differs from the recorded one.
+    def _declared_keys(self, old_inputs: Mapping[str, Any] | None) -> set[str] | None:
+        """The spec keys the old inputs declared; None where that cannot be told."""
+        if old_inputs is None:
+            return None
+        inputs = user_inputs(old_inputs)
+        if not inputs:
+            return set()  # an import: the program has declared nothing yet
+        try:
+            return set(self.spec(self.args_model.model_validate(inputs)))
+        except pydantic.ValidationError:
+            return None
+
+    def _changed_keys(
+        self, recorded: Spec, inputs: dict[str, Any], owned: set[str] | None = None
+    ) -> set[str]:
+        """Top-level spec keys whose desired value differs from the recorded one. Of the
+        recorded keys the desired state lacks, only the `owned` ones (default: all) count.
 
         A top-level input still unknown (during preview) counts as changed; the known
         inputs are normalised as usual, the recorded value standing in for each unknown one,
         so an id written as a number or a reordered list is no change in preview either.
         """
+        owned = set(recorded) if owned is None else owned & set(recorded)
         unknown = {k for k, v in inputs.items() if contains_unknown(v)}
         stand_ins = {k: recorded[k] for k in unknown if k in recorded}
         try:
@@ -180,13 +203,9 @@ class WorkspaceProvider(ResourceProvider):
                 raise
             # An unknown nested deeper than the top level, or no recorded stand-in: the
             # raw comparison is the best the preview can do.
-            return unknown | {
-                k for k in set(inputs) | set(recorded) if inputs.get(k) != recorded.get(k)
-            }
+            return unknown | {k for k in set(inputs) | owned if inputs.get(k) != recorded.get(k)}
         desired = self.spec(model)
-        return unknown | {
-            k for k in set(desired) | set(recorded) if desired.get(k) != recorded.get(k)
-        }
+        return unknown | {k for k in set(desired) | owned if desired.get(k) != recorded.get(k)}
 
     def must_delete_first(self, changed: list[str]) -> bool:
         """Whether a replacement must delete the old object before creating the new one:

@@ -8,14 +8,17 @@ from typing import Any
 import pulumi
 from pulumi.dynamic import Resource
 
-from providers.lifecycle import CONNECTION_KEY, WorkspaceProvider
+from providers.auth.component import provider_for
+from providers.lifecycle import CONNECTION_KEY, PROVIDER_KEY, WorkspaceProvider
 
 
 class WorkspaceResource(Resource):
     """A dynamic resource served by a `WorkspaceProvider`.
 
     `connection` is the `connection` output of a `WorkspaceAuth` component. It is stored as
-    a secret and never compared, so rotated credentials or tokens cause no change.
+    a secret and never compared, so rotated credentials or tokens cause no change. It also
+    binds the resource to that component's provider (unless `opts.provider` names another),
+    which `ResourceOptions(import_=id)` needs.
     `outputs` names the computed outputs, registered so they appear as attributes.
     """
 
@@ -31,8 +34,12 @@ class WorkspaceResource(Resource):
         props: dict[str, Any] = {key: None for key in outputs}
         props.update({k: v for k, v in inputs.items() if v is not None})
         props[CONNECTION_KEY] = pulumi.Output.secret(connection)
-        secret = pulumi.ResourceOptions(additional_secret_outputs=[CONNECTION_KEY])
-        super().__init__(provider, name, props, pulumi.ResourceOptions.merge(opts, secret))
+        explicit = opts is not None and opts.provider is not None
+        own = pulumi.ResourceOptions(
+            provider=None if explicit else provider_for(connection, name),
+            additional_secret_outputs=[CONNECTION_KEY, PROVIDER_KEY],
+        )
+        super().__init__(provider, name, props, pulumi.ResourceOptions.merge(own, opts))
 
 
 def to_props(value: Any) -> Any:

@@ -104,9 +104,7 @@ class ServicePrincipalArgs:
 def direct_groups(resource: Mapping[str, Any]) -> list[str]:
     """Group ids of the principal's own memberships; those through another group are not
     its own to declare."""
-    return sorted(
-        g["value"] for g in resource.get("groups") or [] if g.get("type") != "indirect"
-    )
+    return sorted(g["value"] for g in resource.get("groups") or [] if g.get("type") != "indirect")
 
 
 class ServicePrincipalProvider(WorkspaceProvider):

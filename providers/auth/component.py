@@ -5,11 +5,18 @@ its inputs are known) so that a wrong client id or secret fails the run up front
 message that names the tenant and client id, never the secret. Resources take the secret
 ``connection`` output and fetch their own tokens, so a token rotation never changes any
 resource. ``token_expires_on`` is informational only; do not feed it to resources.
+
+The component also registers the explicit Pulumi provider of the workspace (``provider``),
+configured with the connection settings (the client secret as a secret). Every resource
+given this component's ``connection`` is bound to it, which is what lets the provider host
+serve ``ResourceOptions(import_=id)``: an import reaches the host with no properties, so the
+connection must come from the provider's configuration.
 """
 
 from __future__ import annotations
 
 import asyncio
+import operator
 from collections.abc import Awaitable
 from dataclasses import dataclass, fields
 from typing import Any
@@ -22,6 +29,13 @@ from providers.client.connection import Connection, WireForm
 from providers.client.errors import InvalidClientCredentials, WorkspaceError
 
 TYPE = "workspace:auth:WorkspaceAuth"
+# The package of the dynamic provider plugin that serves every workspace kind.
+PROVIDER_PACKAGE = "pulumi-python"
+SECRET_SETTINGS = frozenset({"client_secret"})
+
+# id(connection output) -> (that output, its provider). The output is held so its id stays
+# unique for the life of the program.
+_providers: dict[int, tuple[pulumi.Output[Any], pulumi.ProviderResource]] = {}
 
 
 class WorkspaceAuthError(pulumi.RunError):
@@ -63,9 +77,65 @@ class WorkspaceAuth(pulumi.ComponentResource):
         self.connection = pulumi.Output.secret(checked.apply(lambda result: result[0]))
         self.token_expires_on = pulumi.Output.unsecret(checked.apply(lambda result: result[1]))
         _report_failure_once(self.token_expires_on)
+        self.provider = pulumi.ProviderResource(
+            PROVIDER_PACKAGE,
+            resource_name,
+            _provider_settings(self.connection),
+            pulumi.ResourceOptions(parent=self, aliases=_default_provider_alias()),
+        )
+        _providers[id(self.connection)] = (self.connection, self.provider)
         self.register_outputs(
             {"connection": self.connection, "token_expires_on": self.token_expires_on}
         )
+
+
+class UnboundConnectionError(pulumi.RunError):
+    """A resource's connection is not a WorkspaceAuth's `connection` output itself."""
+
+
+def provider_for(connection: Any, resource_name: str) -> pulumi.ProviderResource | None:
+    """The provider of the WorkspaceAuth whose `connection` output this is.
+
+    None when the program has no WorkspaceAuth (the resource then uses the default
+    provider). Once it has one, every connection must be a component's output itself: a
+    resource left on the default provider beside the component's provider, which took the
+    default one over, would fail the next deployment (a duplicate alias).
+    """
+    found = _providers.get(id(connection))
+    if found is not None and found[0] is connection:
+        return found[1]
+    if not _providers:
+        return None
+    raise UnboundConnectionError(
+        f"{resource_name}: connection must be the `connection` output of a WorkspaceAuth "
+        "component itself (not a value made from it): it binds the resource to the "
+        "component's provider"
+    )
+
+
+def _provider_settings(connection: pulumi.Output[dict[str, Any]]) -> dict[str, Any]:
+    # One setting per connection field, so the state shows where a stack points; only the
+    # client secret stays secret.
+    settings: dict[str, Any] = {}
+    for key in Connection.model_fields:
+        value: pulumi.Output[Any] = connection.apply(operator.itemgetter(key))
+        if key in SECRET_SETTINGS:
+            settings[key] = pulumi.Output.secret(value)
+        else:
+            settings[key] = pulumi.Output.unsecret(value)
+    return settings
+
+
+def _default_provider_alias() -> list[str]:
+    """Resources deployed before the explicit provider existed were served by the default
+    one; without this alias the engine would replace every one of them to move them over
+    (a provider change). Only the program's first WorkspaceAuth can take it over."""
+    if _providers:
+        return []
+    return [
+        f"urn:pulumi:{pulumi.get_stack()}::{pulumi.get_project()}::"
+        f"pulumi:providers:{PROVIDER_PACKAGE}::default"
+    ]
 
 
 def _report_failure_once(output: pulumi.Output[Any]) -> None:

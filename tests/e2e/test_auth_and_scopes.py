@@ -40,7 +40,8 @@ def test_scopes_up_noop_destroy(
 ) -> None:
     stack = workspace_stack(wire_form=wire_form, secretScopes=SCOPES)
     preview = stack.preview()
-    assert "+ 4 to create" in preview.stdout  # stack, auth component, two scopes
+    # the stack, the auth component, its provider, two scopes
+    assert "+ 5 to create" in preview.stdout
 
     stack.up()
     scopes = listed_scopes(emulator, fetch_token(emulator))
@@ -52,7 +53,7 @@ def test_scopes_up_noop_destroy(
 
     clear_request_log(emulator)
     again = stack.up("--expect-no-changes")
-    assert "4 unchanged" in again.stdout
+    assert "5 unchanged" in again.stdout
     platform_calls = [r for r in request_log(emulator) if r["service"] == "platform"]
     assert [r for r in platform_calls if r["method"] != "GET"] == []
 

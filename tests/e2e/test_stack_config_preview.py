@@ -35,8 +35,8 @@ def test_environment_files_preview_against_the_emulator(
         clear_request_log(emulator)
         result = stack.preview(check=False)
         assert result.returncode == 0, result.stdout + result.stderr
-        # the stack, the WorkspaceAuth component and every declared object
-        assert f"+ {declared + 2} to create" in result.stdout, (environment, result.stdout)
+        # the stack, the WorkspaceAuth component, its provider and every declared object
+        assert f"+ {declared + 3} to create" in result.stdout, (environment, result.stdout)
         assert platform_calls(emulator) == []
 
 

@@ -324,20 +324,3 @@ def test_a_failed_create_undoes_its_bindings_so_the_next_records_the_seed(
     provider.delete(result.id, result.outs)
     assert bindings_of(client) == []
     assert isolation_of(client) == "OPEN"
-
-
-def test_a_failed_create_whose_undo_fails_too_says_so(provider, props, client, monkeypatch):
-    def isolation_unavailable(self, client, name, mode):
-        raise unavailable(f"{CATALOGS_PATH}/{name}")
-
-    def undo_unavailable(self, client, id_, recorded):
-        raise unavailable(f"{BINDINGS_PATH}/{id_}")
-
-    monkeypatch.setattr(CatalogBindingProvider, "_set_isolation", isolation_unavailable)
-    monkeypatch.setattr(CatalogBindingProvider, "delete_object", undo_unavailable)
-    with pytest.raises(TemporarilyUnavailable) as raised:
-        provider.create(props)
-    text = str(raised.value)
-    assert text.startswith(f"PATCH {CATALOGS_PATH}/{CATALOG}: 503")
-    assert "undoing the partial change failed too, so it may remain" in text
-    assert f"{BINDINGS_PATH}/{CATALOG}" in text

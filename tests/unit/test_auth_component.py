@@ -5,9 +5,18 @@ from __future__ import annotations
 import pulumi
 import pytest
 import responses
+from pulumi.runtime import rpc
 
-from providers.auth.component import WorkspaceAuth, WorkspaceAuthArgs, WorkspaceAuthError
+from providers.auth import component
+from providers.auth.component import (
+    UnboundConnectionError,
+    WorkspaceAuth,
+    WorkspaceAuthArgs,
+    WorkspaceAuthError,
+    provider_for,
+)
 from providers.client.connection import Connection
+from providers.secret_scope import SecretScope, SecretScopeArgs
 from tests.unit.client_support import (
     AUTH_URL,
     BASE_URL,
@@ -45,8 +54,10 @@ class Mocks(pulumi.runtime.Mocks):
 @pytest.fixture(autouse=True)
 def _clean():
     reset_module_state()
+    component._providers.clear()  # each test is a program of its own
     yield
     reset_module_state()
+    component._providers.clear()
 
 
 def args(**overrides) -> WorkspaceAuthArgs:
@@ -84,7 +95,36 @@ def test_connection_is_a_secret_dict_of_the_connection_and_expiry_is_not_secret(
         mocked.get(TOKEN_URL, json=token_body(expires_on=1_900_000_000))
         mocks = run(scenario, preview=preview)
         assert len(mocked.calls) == 1  # checked during preview too
-    assert [r.typ for r in mocks.registered] == ["workspace:auth:WorkspaceAuth"]
+    assert [r.typ for r in mocks.registered] == [
+        "workspace:auth:WorkspaceAuth",
+        "pulumi:providers:pulumi-python",
+    ]
+
+
+def test_registers_the_workspace_provider_and_binds_resources_given_its_connection():
+    async def scenario():
+        auth = WorkspaceAuth("auth", args())
+        assert provider_for(auth.connection, "scope") is auth.provider
+        SecretScope("scope", SecretScopeArgs(name="etl"), connection=auth.connection)
+        await auth.connection.future()
+
+    with responses.RequestsMock() as mocked:
+        mocked.get(TOKEN_URL, json=token_body())
+        mocks = run(scenario, preview=False)
+    provider = next(r for r in mocks.registered if r.typ == "pulumi:providers:pulumi-python")
+    assert provider.name == "auth"
+    # One setting per connection field, only the client secret a secret.
+    settings = dict(provider.inputs)
+    assert rpc.is_rpc_secret(settings["client_secret"])
+    settings["client_secret"] = rpc.unwrap_rpc_secret(settings["client_secret"])
+    assert not any(rpc.is_rpc_secret(v) for v in settings.values())
+    assert set(settings) == set(Connection.model_fields)
+    assert Connection.from_props(settings).client_secret.get_secret_value() == CLIENT_SECRET
+    assert settings["base_url"] == BASE_URL
+    scope = next(r for r in mocks.registered if r.name == "scope")
+    assert scope.provider.startswith(
+        "urn:pulumi:stack::project::workspace:auth:WorkspaceAuth$pulumi:providers:pulumi-python::auth::"
+    )
 
 
 @pytest.mark.parametrize("preview", [False, True])
@@ -106,6 +146,27 @@ def test_wrong_secret_fails_with_a_clear_message_without_the_secret(preview):
     assert CLIENT_SECRET not in message and CLIENT_SECRET not in repr(caught.value)
     for error in _chain(caught.value):
         assert CLIENT_SECRET not in str(error) and CLIENT_SECRET not in repr(error)
+
+
+def test_a_connection_made_from_the_output_is_refused_naming_the_resource():
+    async def scenario():
+        auth = WorkspaceAuth("auth", args())
+        derived = auth.connection.apply(lambda c: c)
+        with pytest.raises(UnboundConnectionError, match="^scope: connection must be"):
+            SecretScope("scope", SecretScopeArgs(name="etl"), connection=derived)
+        await auth.connection.future()
+
+    with responses.RequestsMock() as mocked:
+        mocked.get(TOKEN_URL, json=token_body())
+        run(scenario, preview=False)
+
+
+def test_without_a_workspace_auth_resources_use_the_default_provider():
+    async def scenario():
+        SecretScope("scope", SecretScopeArgs(name="etl"), connection={"base_url": BASE_URL})
+
+    mocks = run(scenario, preview=False)
+    assert [r.provider for r in mocks.registered if r.name == "scope"] == [""]
 
 
 def test_public_form_and_tuning_knobs_reach_the_connection():

@@ -1,0 +1,273 @@
+"""The resource-plugin host for every workspace kind: Pulumi's dynamic-provider host, plus
+what `ResourceOptions(import_=id)` and an explicit workspace provider need.
+
+Pulumi's own host (`python -m pulumi.dynamic`) finds the provider code in the `__provider`
+property the program sends. An import gives it nothing: the engine's import step reads the
+object by id with no properties at all (pulumi/pulumi#16175). This host answers that read
+itself: the kind comes from the type token, the connection from the configuration of the
+explicit provider a `WorkspaceAuth` component registers. The read returns the object's
+inputs (its declared-settings form, so a program that matches the object shows no diff) and
+outputs that carry `__provider` and the connection, so update, refresh and delete work as for
+any created resource.
+
+The provider configuration is the connection's settings. `CheckConfig` validates them;
+`DiffConfig` reports no change ever, as the connection is never a change of a resource
+either: rotated credentials or another wire form take effect without an update or a
+replacement.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import sys
+import time
+from collections.abc import Mapping
+from concurrent import futures
+from typing import Any
+
+import dill
+import grpc
+import pydantic
+from google.protobuf import empty_pb2, struct_pb2
+from pulumi.dynamic import ResourceProvider
+from pulumi.dynamic.dynamic import serialize_provider
+from pulumi.output import Unknown
+from pulumi.runtime import proto, rpc
+from pulumi.runtime.proto import ResourceProviderServicer, provider_pb2_grpc
+
+from providers.catalog_binding import CatalogBindingProvider
+from providers.client import Connection
+from providers.job import JobProvider
+from providers.job_permissions import JobPermissionsProvider
+from providers.lifecycle import CONNECTION_KEY, PROVIDER_KEY, WorkspaceProvider, contains_unknown
+from providers.repo_branch import RepoBranchProvider
+from providers.secret_scope import SecretScopeProvider
+from providers.service_principal import ServicePrincipalProvider
+
+PACKAGE = "pulumi-python"
+TYPE_PREFIX = f"{PACKAGE}:dynamic/workspace:"
+PROVIDERS: dict[str, type[WorkspaceProvider]] = {
+    "Job": JobProvider,
+    "JobPermissions": JobPermissionsProvider,
+    "ServicePrincipal": ServicePrincipalProvider,
+    "SecretScope": SecretScopeProvider,
+    "RepoBranch": RepoBranchProvider,
+    "CatalogBinding": CatalogBindingProvider,
+}
+WORKERS = 4
+MAX_MESSAGE_BYTES = 400 * 1024 * 1024
+
+
+class ImportError_(Exception):
+    """An import that cannot proceed; the message says why and names the id."""
+
+
+def kind_of(urn: str) -> str:
+    """`urn:pulumi:stack::project::[parent$]pulumi-python:dynamic/workspace:Job::name` -> Job."""
+    type_token = urn.split("::")[2].rsplit("$", 1)[-1]
+    if not type_token.startswith(TYPE_PREFIX):
+        raise ImportError_(f"{type_token} is not a workspace resource kind")
+    kind = type_token.removeprefix(TYPE_PREFIX)
+    if kind not in PROVIDERS:
+        raise ImportError_(f"the workspace resource kind {kind!r} cannot be imported")
+    return kind
+
+
+def plain(value: Any) -> Any:
+    """A deserialised value with the secret markers taken off (this host keeps no secrets)."""
+    value = rpc.unwrap_rpc_secret(value)
+    if isinstance(value, Mapping):
+        return {k: plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [plain(v) for v in value]
+    return value
+
+
+def connection_failures(config: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """(field, reason) per bad connection setting; none while a setting is still unknown."""
+    if not config or contains_unknown(dict(config)):
+        return []
+    try:
+        Connection.from_props(dict(config))
+    except pydantic.ValidationError as error:
+        return [
+            (".".join(str(p) for p in issue["loc"]) or "connection", issue["msg"])
+            for issue in error.errors(include_url=False, include_input=False)
+        ]
+    return []
+
+
+def _serialize(props: dict[str, Any]) -> struct_pb2.Struct:
+    loop = asyncio.new_event_loop()
+    try:
+        return loop.run_until_complete(rpc.serialize_properties(props, {}))
+    finally:
+        loop.close()
+
+
+def _provider_in(props: Mapping[str, Any]) -> ResourceProvider:
+    return dill.loads(base64.b64decode(props[PROVIDER_KEY]))
+
+
+def _provider_of(olds: Mapping[str, Any], news: Mapping[str, Any]) -> ResourceProvider:
+    # During a preview the program's `__provider` may still be unknown.
+    if isinstance(news.get(PROVIDER_KEY), Unknown) or PROVIDER_KEY not in news:
+        return _provider_in(olds)
+    return _provider_in(news)
+
+
+def _unimplemented(context: grpc.ServicerContext, what: str) -> None:
+    context.abort(grpc.StatusCode.UNIMPLEMENTED, f"{what} is not implemented by this provider")
+
+
+class WorkspaceProviderHost(ResourceProviderServicer):
+    """Serves the dynamic-provider protocol (`__provider` carries the code), configuration
+    (the connection) and import."""
+
+    def __init__(self) -> None:
+        self.connection: dict[str, Any] | None = None
+
+    def GetPluginInfo(self, request, context):
+        return proto.PluginInfo(version="0.1.0")
+
+    def GetSchema(self, request, context):
+        _unimplemented(context, "GetSchema")
+
+    def Invoke(self, request, context):
+        _unimplemented(context, f"function {request.tok}")
+
+    def Cancel(self, request, context):
+        return empty_pb2.Empty()
+
+    def Check(self, request, context):
+        olds = rpc.deserialize_properties(request.olds, True)
+        news = rpc.deserialize_properties(request.news, True)
+        result = _provider_of(olds, news).check(olds, news)
+        inputs = dict(result.inputs)
+        inputs[PROVIDER_KEY] = news.get(PROVIDER_KEY, olds.get(PROVIDER_KEY))
+        failures = [
+            proto.CheckFailure(property=f.property, reason=f.reason) for f in result.failures or []
+        ]
+        return proto.CheckResponse(inputs=_serialize(inputs), failures=failures)
+
+    def Diff(self, request, context):
+        olds = rpc.deserialize_properties(request.olds, True)
+        news = rpc.deserialize_properties(request.news, True)
+        old_inputs = rpc.deserialize_properties(request.old_inputs, True)
+        provider = _provider_of(olds, news)
+        if isinstance(provider, WorkspaceProvider):
+            result = provider.diff(request.id, olds, news, old_inputs=old_inputs)
+        else:
+            result = provider.diff(request.id, olds, news)
+        stables = result.stables or []
+        if result.changes is None:
+            return proto.DiffResponse(changes=proto.DiffResponse.DIFF_UNKNOWN, stables=stables)
+        if not result.changes:
+            # An empty detailed diff: nothing to show, not even where the engine's own
+            # comparison of the inputs differs (credentials, `__provider`).
+            return proto.DiffResponse(
+                changes=proto.DiffResponse.DIFF_NONE, stables=stables, hasDetailedDiff=True
+            )
+        return proto.DiffResponse(
+            changes=proto.DiffResponse.DIFF_SOME,
+            replaces=result.replaces or [],
+            stables=stables,
+            deleteBeforeReplace=bool(result.delete_before_replace),
+        )
+
+    def Create(self, request, context):
+        props = rpc.deserialize_properties(request.properties)
+        result = _provider_in(props).create(props)
+        outs = {**(result.outs or {}), PROVIDER_KEY: props[PROVIDER_KEY]}
+        return proto.CreateResponse(id=result.id, properties=_serialize(outs))
+
+    def Update(self, request, context):
+        olds = rpc.deserialize_properties(request.olds)
+        news = rpc.deserialize_properties(request.news)
+        result = _provider_in(news).update(request.id, olds, news)
+        outs = {**(result.outs or {}), PROVIDER_KEY: news[PROVIDER_KEY]}
+        return proto.UpdateResponse(properties=_serialize(outs))
+
+    def Delete(self, request, context):
+        props = rpc.deserialize_properties(request.properties)
+        _provider_in(props).delete(request.id, props)
+        return empty_pb2.Empty()
+
+    def Configure(self, request, context):
+        config = plain(rpc.deserialize_properties(request.args))
+        config.pop("version", None)
+        self.connection = config or None
+        # Resource calls keep the SDK's behaviour: plain values in, the engine re-marks
+        # the secrets it knows of.
+        return proto.ConfigureResponse(acceptSecrets=False)
+
+    def CheckConfig(self, request, context):
+        news = plain(rpc.deserialize_properties(request.news, True))
+        news.pop("version", None)
+        failures = [
+            proto.CheckFailure(property=field, reason=reason)
+            for field, reason in connection_failures(news)
+        ]
+        return proto.CheckResponse(inputs=request.news, failures=failures)
+
+    def DiffConfig(self, request, context):
+        # The connection is never a change, here as in every resource: new settings or
+        # credentials take effect (the engine configures the provider with the new inputs
+        # and records them) without an update to show, and never replace anything.
+        return proto.DiffResponse(changes=proto.DiffResponse.DIFF_NONE)
+
+    def Read(self, request, context):
+        if PROVIDER_KEY in request.properties:
+            props = rpc.deserialize_properties(request.properties)
+            result = _provider_in(props).read(request.id, props)
+            outs = {**(result.outs or {}), PROVIDER_KEY: props[PROVIDER_KEY]}
+            return proto.ReadResponse(id=result.id, properties=_serialize(outs))
+        try:
+            return self._read_for_import(request.urn, request.id)
+        except ImportError_ as error:
+            context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(error))
+
+    def _read_for_import(self, urn: str, id_: str) -> Any:
+        kind = kind_of(urn)
+        if not self.connection:
+            raise ImportError_(
+                f"cannot import {kind} {id_!r}: the resource has no workspace connection; "
+                "pass `connection=` the `connection` output of a WorkspaceAuth component"
+            )
+        provider = PROVIDERS[kind]()
+        found = provider.read(id_, {CONNECTION_KEY: self.connection})
+        if found.id is None:
+            base_url = self.connection.get("base_url")
+            raise ImportError_(
+                f"cannot import {kind} {id_!r}: the workspace {base_url} has no such object"
+            )
+        serialized = serialize_provider(provider)
+        outputs = {**(found.outs or {}), PROVIDER_KEY: serialized}
+        # No settings among the inputs: nothing is declared yet, so the diff compares what
+        # the program declares with what the service shows, and nothing else.
+        inputs = {CONNECTION_KEY: self.connection, PROVIDER_KEY: serialized}
+        return proto.ReadResponse(  # type: ignore[attr-defined]
+            id=found.id, properties=_serialize(outputs), inputs=_serialize(inputs)
+        )
+
+
+def main() -> None:
+    server = grpc.server(
+        futures.ThreadPoolExecutor(max_workers=WORKERS),
+        options=[("grpc.max_receive_message_length", MAX_MESSAGE_BYTES)],
+    )
+    provider_pb2_grpc.add_ResourceProviderServicer_to_server(WorkspaceProviderHost(), server)
+    port = server.add_insecure_port(address="127.0.0.1:0")
+    server.start()
+    sys.stdout.buffer.write(f"{port}\n".encode())
+    sys.stdout.flush()
+    try:
+        while True:
+            time.sleep(86400)
+    except KeyboardInterrupt:
+        server.stop(0)
+
+
+if __name__ == "__main__":
+    main()

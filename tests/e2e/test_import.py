@@ -1,0 +1,237 @@
+"""`ResourceOptions(import_=id)` for all six kinds under the real engine, in both wire forms.
+
+Objects are made out of band in the emulator, then a small program (import_program/)
+declares each with its import id: up imports them, a preview shows no change, refresh
+keeps them, other credentials are no change, destroy removes what each kind owns. A wrong
+id fails naming the id, and the client secret stays out of the state in plain text.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from emulator.testing import (
+    EmulatorInfo,
+    clear_request_log,
+    register_application,
+    request_log,
+    running_emulator,
+)
+from providers.client import Connection, NotFound, WorkspaceClient, client_for
+from providers.service_principal import SCIM_PATH
+from stacks.config import SECRET_ENV
+from tests.e2e.conftest import connection_config, write_config
+from tools.pulumi_cli import REPO_ROOT, PulumiCli
+
+pytestmark = pytest.mark.engine
+
+PROGRAM = Path(__file__).parent / "import_program"
+ANALYSTS = "100000000000004"
+REPO_ID = "3000000000000002"
+CATALOG = "sandbox"
+OTHER_WORKSPACE = "2345678901234567"
+
+
+@pytest.fixture()
+def emulator() -> Iterator[EmulatorInfo]:
+    with running_emulator() as info:
+        yield info
+
+
+def client_of(info: EmulatorInfo, wire_form: str) -> WorkspaceClient:
+    return client_for(
+        Connection(
+            base_url=info.base_url,
+            auth_url=info.auth_url,
+            tenant_id=info.tenant_id,
+            client_id=info.client_id,
+            client_secret=info.client_secret,
+            resource=info.resource,
+            wire_form=wire_form,
+            allow_insecure_http=True,
+            rate_limit_per_second=0,
+        )
+    )
+
+
+def import_stack(tmp_path: Path, info: EmulatorInfo, wire_form: str) -> PulumiCli:
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "Pulumi.yaml").write_text(
+        yaml.safe_dump(
+            {
+                "name": "imports",
+                "main": str(PROGRAM),
+                "runtime": {"name": "python", "options": {"virtualenv": str(REPO_ROOT / ".venv")}},
+            }
+        )
+    )
+    cli = PulumiCli(
+        project_dir=project,
+        stack="e2e",
+        state_dir=tmp_path / "state",
+        extra_env={SECRET_ENV: info.client_secret},
+    )
+    cli.select_or_init()
+    write_config(cli, connection_config(info, wire_form))
+    return cli
+
+
+def make_objects_out_of_band(info: EmulatorInfo, client: WorkspaceClient) -> dict[str, Any]:
+    """One object per kind, made with plain API calls; returns each kind's import entry."""
+    suffix = uuid.uuid4().hex[:8]
+    job_name = f"imported-job-{suffix}"
+    settings = {
+        "name": job_name,
+        "new_cluster": {
+            "spark_version": "13.3.x-scala2.12",
+            "node_type_id": "Standard_DS3_v2",
+            "num_workers": 2,
+        },
+        "max_retries": 1,
+    }
+    job_id = str(
+        client.post("/api/2.0/jobs/create", client.wire.job_settings_to_wire(settings))["job_id"]
+    )
+
+    entry = {"group_name": "analysts", "permission_level": "CAN_VIEW"}
+    client.patch(f"/api/2.0/permissions/jobs/{job_id}", {"access_control_list": [entry]})
+
+    application = register_application(info, f"imported-app-{suffix}")
+    principal = client.post(
+        SCIM_PATH,
+        {
+            "schemas": ["urn:ietf:params:scim:schemas:core:2.0:ServicePrincipal"],
+            "applicationId": application["client_id"],
+            "displayName": f"imported {suffix}",
+            "entitlements": [{"value": "workspace-access"}],
+            "groups": [{"value": ANALYSTS}],
+        },
+    )
+
+    scope = f"imported-scope-{suffix}"
+    client.post("/api/2.0/secrets/scopes/create", {"scope": scope})
+
+    wire = client.wire
+    client.request(
+        wire.repo_update_method, wire.repo_update_path(REPO_ID), {"branch": "experiment"}
+    )
+
+    client.patch(f"/api/2.1/unity-catalog/catalogs/{CATALOG}", {"isolation_mode": "ISOLATED"})
+    client.patch(
+        f"/api/2.1/unity-catalog/bindings/catalog/{CATALOG}",
+        wire.bind_body([int(OTHER_WORKSPACE)]),
+    )
+
+    return {
+        "Job": {"id": job_id, "args": settings},
+        "JobPermissions": {
+            "id": job_id,
+            "args": {"job_id": job_id, "access_controls": [entry]},
+        },
+        "ServicePrincipal": {
+            "id": principal["id"],
+            "args": {
+                "application_id": application["client_id"],
+                "display_name": f"imported {suffix}",
+                "entitlements": ["workspace-access"],
+                "groups": [ANALYSTS],
+            },
+        },
+        "SecretScope": {"id": scope, "args": {"name": scope}},
+        "RepoBranch": {"id": REPO_ID, "args": {"repo_id": REPO_ID, "branch": "experiment"}},
+        "CatalogBinding": {
+            "id": CATALOG,
+            "args": {
+                "catalog_name": CATALOG,
+                "isolation_mode": "ISOLATED",
+                "bindings": [{"workspace_id": OTHER_WORKSPACE}],
+            },
+        },
+    }
+
+
+def writes(info: EmulatorInfo) -> list[str]:
+    return [
+        f"{r['method']} {r['path']}"
+        for r in request_log(info)
+        if r["service"] == "platform" and r["method"] != "GET"
+    ]
+
+
+def assert_rotated_credentials_are_no_change(stack: PulumiCli, info: EmulatorInfo) -> None:
+    """Other credentials (another client id and secret) change neither the provider nor
+    any resource."""
+    rotated = register_application(info, "rotated-credentials")
+    write_config(stack, {"workspace:clientId": rotated["client_id"]})
+    other = dataclasses.replace(stack, extra_env={SECRET_ENV: rotated["client_secret"]})
+    other.preview("--expect-no-changes")
+    write_config(stack, {"workspace:clientId": info.client_id})
+
+
+@pytest.mark.parametrize("wire_form", ["seed", "public"])
+def test_import_every_kind(tmp_path: Path, emulator: EmulatorInfo, wire_form: str) -> None:
+    client = client_of(emulator, wire_form)
+    imports = make_objects_out_of_band(emulator, client)
+    stack = import_stack(tmp_path, emulator, wire_form)
+    write_config(stack, {"workspace:imports": imports})
+
+    clear_request_log(emulator)
+    up = stack.up()
+    assert "6 imported" in up.stdout, up.stdout
+    assert writes(emulator) == []
+
+    again = stack.preview("--expect-no-changes")
+    assert "to update" not in again.stdout and "to replace" not in again.stdout
+    stack.refresh("--expect-no-changes")
+    clear_request_log(emulator)
+    stack.up("--expect-no-changes")
+    assert writes(emulator) == []
+    assert_rotated_credentials_are_no_change(stack, emulator)
+
+    state = stack.export()
+    assert emulator.client_secret not in json.dumps(state)
+    ids = {
+        r["type"].rsplit(":", 1)[-1]: r["id"]
+        for r in state["deployment"]["resources"]
+        if r["type"].startswith("pulumi-python:dynamic/workspace:")
+    }
+    assert ids == {kind: entry["id"] for kind, entry in imports.items()}
+
+    stack.destroy()
+    job_id = imports["Job"]["id"]
+    with pytest.raises(NotFound):
+        client.get("/api/2.0/jobs/get", {"job_id": job_id})
+    with pytest.raises(NotFound):
+        client.get(f"{SCIM_PATH}/{imports['ServicePrincipal']['id']}")
+    scopes = client.get("/api/2.0/secrets/scopes/list").get("scopes", [])
+    assert imports["SecretScope"]["id"] not in {s["name"] for s in scopes}
+    # The repo and the catalog are not the resources' own: an import recorded no earlier
+    # branch to restore, and every binding found at import stays.
+    assert client.get(f"/api/2.0/repos/{REPO_ID}")["branch"] == "experiment"
+    bindings = client.get(f"/api/2.1/unity-catalog/bindings/catalog/{CATALOG}")["bindings"]
+    assert int(OTHER_WORKSPACE) in [int(b["workspace_id"]) for b in bindings]
+
+
+def test_import_of_a_missing_id_fails_naming_it(tmp_path: Path, emulator: EmulatorInfo) -> None:
+    stack = import_stack(tmp_path, emulator, "seed")
+    write_config(
+        stack,
+        {
+            "workspace:imports": {
+                "SecretScope": {"id": "no-such-scope", "args": {"name": "no-such-scope"}}
+            }
+        },
+    )
+    failed = stack.up(check=False)
+    assert failed.returncode != 0
+    assert "cannot import SecretScope 'no-such-scope'" in failed.stdout + failed.stderr
+    assert "no such object" in failed.stdout + failed.stderr

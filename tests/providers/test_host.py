@@ -1,0 +1,204 @@
+"""The provider host's own calls (providers/host.py) against the emulator: configuration,
+the read an import makes (no properties), the diff of an imported resource, and the
+explicit provider's CheckConfig/DiffConfig."""
+
+from __future__ import annotations
+
+import base64
+import uuid
+from typing import Any
+
+import dill
+import grpc
+import pytest
+from google.protobuf import struct_pb2
+from pulumi.dynamic.dynamic import serialize_provider
+from pulumi.runtime import proto, rpc
+
+from providers.client import WorkspaceClient
+from providers.host import WorkspaceProviderHost, kind_of
+from providers.job import JobProvider
+from providers.lifecycle import CONNECTION_KEY, PROVIDER_KEY
+from providers.secret_scope import SecretScopeProvider
+
+SCOPE_URN = "urn:pulumi:dev::workspace::pulumi-python:dynamic/workspace:SecretScope::etl"
+JOB_URN = "urn:pulumi:dev::workspace::pulumi-python:dynamic/workspace:Job::nightly"
+
+
+class Aborted(Exception):
+    def __init__(self, code: grpc.StatusCode, details: str) -> None:
+        super().__init__(details)
+        self.code = code
+        self.details = details
+
+
+class Context:
+    """What the host uses of a gRPC servicer context."""
+
+    def abort(self, code: grpc.StatusCode, details: str) -> None:
+        raise Aborted(code, details)
+
+
+def struct(values: dict[str, Any]) -> struct_pb2.Struct:
+    message = struct_pb2.Struct()
+    message.update(values)
+    return message
+
+
+def as_secret(value: Any) -> dict[str, Any]:
+    return rpc.wrap_rpc_secret(value)
+
+
+def configured(connection: dict[str, Any]) -> WorkspaceProviderHost:
+    """A host configured as the engine configures the WorkspaceAuth provider: one setting
+    per connection field, the client secret marked secret."""
+    host = WorkspaceProviderHost()
+    settings = {**connection, "client_secret": as_secret(connection["client_secret"])}
+    host.Configure(proto.ConfigureRequest(args=struct(settings), acceptSecrets=True), Context())
+    return host
+
+
+def props_of(message: struct_pb2.Struct) -> dict[str, Any]:
+    return rpc.deserialize_properties(message)
+
+
+@pytest.fixture
+def scope(client: WorkspaceClient) -> str:
+    name = f"host-{uuid.uuid4().hex[:10]}"
+    client.post("/api/2.0/secrets/scopes/create", {"scope": name})
+    return name
+
+
+def test_configure_keeps_the_connection_without_secret_markers(connection):
+    host = configured(connection)
+    assert host.connection == connection
+
+
+def test_import_read_serves_the_object_with_provider_and_connection(connection, scope):
+    host = configured(connection)
+    answer = host.Read(proto.ReadRequest(urn=SCOPE_URN, id=scope), Context())
+
+    assert answer.id == scope
+    outputs = props_of(answer.properties)
+    assert outputs["name"] == scope
+    assert outputs[CONNECTION_KEY] == connection
+    provider = dill.loads(base64.b64decode(outputs[PROVIDER_KEY]))
+    assert isinstance(provider, SecretScopeProvider)
+    # Nothing declared yet: the inputs carry only what later calls need.
+    assert set(props_of(answer.inputs)) == {CONNECTION_KEY, PROVIDER_KEY}
+
+
+def test_import_read_of_a_missing_id_names_the_kind_and_the_id(connection):
+    host = configured(connection)
+    with pytest.raises(Aborted) as caught:
+        host.Read(proto.ReadRequest(urn=SCOPE_URN, id="no-such-scope"), Context())
+    assert caught.value.code == grpc.StatusCode.INVALID_ARGUMENT
+    assert "SecretScope 'no-such-scope'" in caught.value.details
+    assert "no such object" in caught.value.details
+    assert connection["client_secret"] not in caught.value.details
+
+
+def test_import_read_without_a_configured_connection_says_what_to_pass(scope):
+    with pytest.raises(Aborted) as caught:
+        WorkspaceProviderHost().Read(proto.ReadRequest(urn=SCOPE_URN, id=scope), Context())
+    assert f"SecretScope {scope!r}" in caught.value.details
+    assert "WorkspaceAuth" in caught.value.details
+
+
+def test_read_with_recorded_properties_is_a_refresh(connection, scope):
+    host = WorkspaceProviderHost()  # a refresh needs no configuration
+    recorded = {
+        "name": scope,
+        CONNECTION_KEY: connection,
+        PROVIDER_KEY: serialize_provider(SecretScopeProvider()),
+    }
+    answer = host.Read(
+        proto.ReadRequest(urn=SCOPE_URN, id=scope, properties=struct(recorded)), Context()
+    )
+    assert answer.id == scope
+    assert props_of(answer.properties)["name"] == scope
+
+
+def test_diff_of_an_imported_job_ignores_settings_nobody_declared(connection, client):
+    settings = {
+        "name": f"host-job-{uuid.uuid4().hex[:8]}",
+        "new_cluster": {"spark_version": "13.3.x-scala2.12", "node_type_id": "n", "num_workers": 1},
+    }
+    job_id = str(
+        client.post("/api/2.0/jobs/create", client.wire.job_settings_to_wire(settings))["job_id"]
+    )
+    host = configured(connection)
+    imported = host.Read(proto.ReadRequest(urn=JOB_URN, id=job_id), Context())
+    outputs = props_of(imported.properties)
+    assert outputs["max_concurrent_runs"] == 1  # a server default, recorded at import
+    news = {**settings, CONNECTION_KEY: connection, PROVIDER_KEY: outputs[PROVIDER_KEY]}
+
+    def diff(old_inputs: struct_pb2.Struct, desired: dict[str, Any]) -> Any:
+        request = proto.DiffRequest(
+            id=job_id,
+            urn=JOB_URN,
+            olds=imported.properties,
+            news=struct(desired),
+            old_inputs=old_inputs,
+        )
+        return host.Diff(request, Context())
+
+    same = diff(imported.inputs, news)
+    assert same.changes == proto.DiffResponse.DIFF_NONE
+    assert same.hasDetailedDiff and not same.detailedDiff
+    # Declared before and dropped now: a change, as for any created resource.
+    declared = struct({**news, "max_concurrent_runs": 1})
+    assert diff(declared, news).changes == proto.DiffResponse.DIFF_SOME
+    renamed = diff(imported.inputs, {**news, "name": "other"})
+    assert renamed.changes == proto.DiffResponse.DIFF_SOME
+    assert JobProvider().diff(job_id, outputs, news).changes  # without old inputs: all count
+
+
+def test_check_config_names_bad_settings_and_keeps_the_inputs(connection):
+    host = WorkspaceProviderHost()
+    news = struct({**connection, "max_attempts": 0, "base_url": ""})
+    answer = host.CheckConfig(proto.CheckRequest(urn="p", news=news), Context())
+    assert {f.property for f in answer.failures} == {"max_attempts", "base_url"}
+    assert answer.inputs == news
+    good = host.CheckConfig(proto.CheckRequest(urn="p", news=struct(connection)), Context())
+    assert not good.failures
+    # The default provider has no settings; a preview may not know them yet.
+    empty = host.CheckConfig(proto.CheckRequest(urn="p", news=struct({})), Context())
+    assert not empty.failures
+    unknown = struct({**connection, "client_secret": rpc.UNKNOWN})
+    assert not host.CheckConfig(proto.CheckRequest(urn="p", news=unknown), Context()).failures
+
+
+def test_diff_config_is_never_a_change(connection):
+    host = WorkspaceProviderHost()
+
+    def diff(olds: dict[str, Any], news: dict[str, Any]) -> Any:
+        request = proto.DiffRequest(urn="p", olds=struct(olds), news=struct(news))
+        return host.DiffConfig(request, Context())
+
+    rotated = {**connection, "client_secret": "rotated", "client_id": "another-client"}
+    other_form = {**connection, "wire_form": "public", "timeout_seconds": 5}
+    # {} -> settings: a stack moving over from the default provider.
+    for olds, news in [(connection, rotated), (connection, other_form), ({}, connection)]:
+        answer = diff(olds, news)
+        assert answer.changes == proto.DiffResponse.DIFF_NONE
+        assert not answer.replaces
+
+
+@pytest.mark.parametrize(
+    ("urn", "kind"),
+    [
+        (SCOPE_URN, "SecretScope"),
+        (
+            "urn:pulumi:dev::w::workspace:auth:WorkspaceAuth$pulumi-python:dynamic/workspace:Job::j",
+            "Job",
+        ),
+    ],
+)
+def test_kind_of_reads_the_type_token(urn, kind):
+    assert kind_of(urn) == kind
+
+
+def test_kinds_that_cannot_be_imported_say_so():
+    with pytest.raises(Exception, match="'JobRun' cannot be imported"):
+        kind_of("urn:pulumi:dev::w::pulumi-python:dynamic/workspace:JobRun::r")

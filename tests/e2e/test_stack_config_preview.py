@@ -1,6 +1,7 @@
 """Stack config under the real engine against the emulator: the committed dev, staging and
-prod files preview cleanly (their addresses pointed at the emulator), and bad config fails
-`pulumi preview` naming each key and reason without a single call to the platform."""
+prod files preview cleanly (their addresses pointed at the emulator), bad config fails
+`pulumi preview` naming each key and reason without a single call to the platform, and the
+client secret is taken only as a secret (`pulumi config set --secret`), never in plain text."""
 
 from __future__ import annotations
 
@@ -10,8 +11,8 @@ import pytest
 import yaml
 
 from emulator.testing import EmulatorInfo, clear_request_log, request_log
-from stacks.config import OBJECT_LISTS, file_values
-from tests.e2e.conftest import StackFactory
+from stacks.config import OBJECT_LISTS, SECRET_ENV, file_values
+from tests.e2e.conftest import StackFactory, write_config
 from tools.pulumi_cli import REPO_ROOT
 
 pytestmark = pytest.mark.engine
@@ -78,4 +79,20 @@ def test_bad_config_fails_preview_with_key_and_reason(
     assert result.returncode != 0
     assert "the stack's config has 1 problem(s)" in output
     assert "workspace:baseUrl: required (`pulumi config set workspace:baseUrl <value>`)" in output
+    assert platform_calls(emulator) == []
+
+    # the client secret in plain text is refused, without echoing it; as a secret it works
+    write_config(stack, {"workspace:baseUrl": emulator.base_url})
+    secret = emulator.client_secret
+    stack.run("config", "set", "workspace:clientSecret", secret, "--plaintext", "--stack", "e2e")
+    result = stack.preview(check=False)
+    output = result.stdout + result.stderr
+    assert result.returncode != 0
+    assert "workspace:clientSecret: stored in plain text; set it with `pulumi config set " in output
+    assert secret not in output
+    stack.set_config("workspace:clientSecret", secret, secret=True)
+    assert secret not in (stack.project_dir / "Pulumi.e2e.yaml").read_text()
+    stack.extra_env.pop(SECRET_ENV)  # only the stack's encrypted config holds it now
+    result = stack.preview(check=False)
+    assert result.returncode == 0, result.stdout + result.stderr
     assert platform_calls(emulator) == []

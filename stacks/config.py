@@ -283,12 +283,14 @@ def job_reference_problems(where: str, item: Mapping[str, Any], job_names: set[A
 def field_names(model: type[pydantic.BaseModel], extra: Iterable[str] = ()) -> set[str]:
     """Every field name anywhere in the model's tree (for "did you mean")."""
     names = set(extra)
+    seen: set[type[pydantic.BaseModel]] = set()
     pending = [model]
     while pending:
         current = pending.pop()
+        seen.add(current)
         for name, info in current.model_fields.items():
             names.add(name)
-            pending += [t for t in nested_models(info.annotation) if t not in pending]
+            pending += [t for t in nested_models(info.annotation) if t not in seen]
     return names
 
 
@@ -311,13 +313,16 @@ def auth_args(config: pulumi.Config) -> WorkspaceAuthArgs:
                 f"{NAMESPACE}:{SECRET_KEY} <secret>` (or export {SECRET_ENV})"
             )
         secret = pulumi.Output.secret(from_env)
-    tuning = {
-        fieldname: config.get_float(key)
-        for key, (fieldname, _) in CONNECTION_KEYS.items()
-        if key in ("timeoutSeconds", "maxRetrySeconds", "rateLimitPerSecond") and config.get(key)
+    tuning: dict[str, Any] = {
+        CONNECTION_KEYS[key][0]: read(key)
+        for key, read in (
+            ("timeoutSeconds", config.get_float),
+            ("maxAttempts", config.get_int),
+            ("maxRetrySeconds", config.get_float),
+            ("rateLimitPerSecond", config.get_float),
+        )
+        if config.get(key) is not None
     }
-    if config.get("maxAttempts"):
-        tuning["max_attempts"] = config.get_int("maxAttempts")
     return WorkspaceAuthArgs(
         base_url=config.require("baseUrl"),
         auth_url=config.require("authUrl"),

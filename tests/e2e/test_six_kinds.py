@@ -326,6 +326,9 @@ def test_six_kinds_through_their_lifecycle(
     updated["servicePrincipals"][0]["entitlements"] = ["databricks-sql-access", "workspace-access"]
     job_settings = updated["jobs"][0]
     (job_settings["new_cluster"] if wire_form == "seed" else job_settings)["max_retries"] = 3
+    # The job alone first: its permissions refer to it, yet are not changed by its update.
+    reconfigure(stack, {"jobs": updated["jobs"]})
+    assert ops(stack) == {JOB_NAME: "update"}, "4. preview: a job update changes nothing else"
     updated["jobPermissions"][0]["access_controls"][1]["permission_level"] = "CAN_MANAGE_RUN"
     updated["repoBranches"][0]["branch"] = "release/2024.06"
     updated["catalogBindings"][0]["bindings"].append(

@@ -23,8 +23,10 @@ pytestmark = pytest.mark.engine
 
 COMPANION_SERVICES = {"app", "admin", "flow"}
 REPORTING_APP = "da574234-e5b2-4774-83f7-ea6a8b63f956"  # a seed application, not yet a principal
-JOB = {"existing_cluster_id": "0101-120000-shared01",
-       "spark_python_task": {"python_file": "dbfs:/jobs/audit.py"}}
+JOB = {
+    "existing_cluster_id": "0101-120000-shared01",
+    "spark_python_task": {"python_file": "dbfs:/jobs/audit.py"},
+}
 
 
 def health_config(info: EmulatorInfo, thresholds: list[dict]) -> dict:
@@ -64,7 +66,8 @@ def test_health_gate_passes_exports_and_fails_on_threshold(
     calls = [(r["service"], r["path"]) for r in request_log(emulator)]
     # The gate reads only once the stack's objects are deployed.
     assert calls.index(("platform", "/api/2.0/secrets/scopes/create")) < calls.index(
-        ("app", "/my-resource"))
+        ("app", "/my-resource")
+    )
     health = stack.outputs()["health"]
     assert health["root_group"]["name"] == "NiFi Flow" and health["root_group"]["id"]
     run_test = health["metrics"]["runTest"]
@@ -74,7 +77,9 @@ def test_health_gate_passes_exports_and_fails_on_threshold(
     assert health["checks"][0]["observed"] == run_test["p99"]
     flow_calls = [r for r in request_log(emulator) if r["service"] == "flow"]
     assert [r["path"] for r in flow_calls][-2:] == [
-        "/nifi-api/access/token", "/nifi-api/process-groups/root"]
+        "/nifi-api/access/token",
+        "/nifi-api/process-groups/root",
+    ]
 
     again = stack.up("--expect-no-changes")
     # --expect-no-changes fails the up on any resource change; the gate re-read anyway.
@@ -98,8 +103,13 @@ def test_health_gate_passes_exports_and_fails_on_threshold(
     assert result.returncode != 0
     assert "workspace:health.thresholds[0].field" in result.stdout + result.stderr
 
-    write_config(stack, {"workspace:health": health_config(emulator, passing),
-                         "workspace:flowPassword": "typed-in-plain-text"})
+    write_config(
+        stack,
+        {
+            "workspace:health": health_config(emulator, passing),
+            "workspace:flowPassword": "typed-in-plain-text",
+        },
+    )
     result = stack.up(check=False)
     assert result.returncode != 0
     assert "workspace:flowPassword: stored in plain text" in result.stdout + result.stderr
@@ -107,9 +117,23 @@ def test_health_gate_passes_exports_and_fails_on_threshold(
 
 def run_audit(stack, *flags: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "stacks.audit", "--project-dir", str(stack.project_dir),
-         "--stack", stack.stack, "--state-dir", str(stack.state_dir), *flags],
-        cwd=REPO_ROOT, env=stack.env(), capture_output=True, text=True, timeout=300,
+        [
+            sys.executable,
+            "-m",
+            "stacks.audit",
+            "--project-dir",
+            str(stack.project_dir),
+            "--stack",
+            stack.stack,
+            "--state-dir",
+            str(stack.state_dir),
+            *flags,
+        ],
+        cwd=REPO_ROOT,
+        env=stack.env(),
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
 
 
@@ -119,24 +143,34 @@ def test_audit_lists_unmanaged_objects_only(
     stack = workspace_stack(
         secretScopes=[{"name": "managed-scope"}],
         jobs=[{"name": "managed-job", **JOB}],
-        servicePrincipals=[{"name": "reporting", "application_id": REPORTING_APP,
-                            "display_name": "reporting"}],
+        servicePrincipals=[
+            {"name": "reporting", "application_id": REPORTING_APP, "display_name": "reporting"}
+        ],
     )
     stack.up()
     # A second stack of the same project and backend, on the same workspace.
     second = PulumiCli(stack.project_dir, "e2e-second", stack.state_dir, stack.extra_env)
     second.select_or_init()
-    write_config(second, {**connection_config(emulator, "seed"),
-                          "workspace:secretScopes": [{"name": "second-stack-scope"}]})
+    write_config(
+        second,
+        {
+            **connection_config(emulator, "seed"),
+            "workspace:secretScopes": [{"name": "second-stack-scope"}],
+        },
+    )
     second.up()
     headers = auth_headers(emulator)
     requests.post(
         f"{emulator.base_url}/api/2.0/secrets/scopes/create",
-        headers=headers, json={"scope": "made-by-hand"}, timeout=10,
+        headers=headers,
+        json={"scope": "made-by-hand"},
+        timeout=10,
     ).raise_for_status()
     hand_job = requests.post(
         f"{emulator.base_url}/api/2.0/jobs/create",
-        headers=headers, json={"name": "hand-made-job", **JOB}, timeout=10,
+        headers=headers,
+        json={"name": "hand-made-job", **JOB},
+        timeout=10,
     )
     hand_job.raise_for_status()
 
@@ -146,9 +180,16 @@ def test_audit_lists_unmanaged_objects_only(
     unmanaged = {(o["kind"], o["name"]) for o in report["unmanaged"]}
     assert {("secret_scope", "made-by-hand"), ("job", "hand-made-job")} <= unmanaged
     assert {o["id"] for o in report["unmanaged"] if o["kind"] == "job"} == {
-        str(hand_job.json()["job_id"])}
-    assert not {("secret_scope", "managed-scope"), ("job", "managed-job"),
-                ("service_principal", "reporting")} & unmanaged
+        str(hand_job.json()["job_id"])
+    }
+    assert (
+        not {
+            ("secret_scope", "managed-scope"),
+            ("job", "managed-job"),
+            ("service_principal", "reporting"),
+        }
+        & unmanaged
+    )
     assert ("secret_scope", "second-stack-scope") not in unmanaged
     assert report["stacks"] == ["e2e", "e2e-second"]
     assert report["managed_counts"] == {"job": 1, "service_principal": 1, "secret_scope": 2}
@@ -165,9 +206,22 @@ def test_audit_lists_unmanaged_objects_only(
     assert "nothing unmanaged" in ignored.stdout
 
     missing = subprocess.run(
-        [sys.executable, "-m", "stacks.audit", "--project-dir", str(stack.project_dir),
-         "--stack", "no-such-stack", "--state-dir", str(stack.state_dir)],
-        cwd=REPO_ROOT, env=stack.env(), capture_output=True, text=True, timeout=300,
+        [
+            sys.executable,
+            "-m",
+            "stacks.audit",
+            "--project-dir",
+            str(stack.project_dir),
+            "--stack",
+            "no-such-stack",
+            "--state-dir",
+            str(stack.state_dir),
+        ],
+        cwd=REPO_ROOT,
+        env=stack.env(),
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert missing.returncode == 2
     assert missing.stderr.startswith("audit: ") and "no-such-stack" in missing.stderr

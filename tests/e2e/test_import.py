@@ -182,7 +182,7 @@ def test_import_every_kind(tmp_path: Path, emulator: EmulatorInfo, wire_form: st
     client = client_of(emulator, wire_form)
     imports = make_objects_out_of_band(emulator, client)
     stack = import_stack(tmp_path, emulator, wire_form)
-    write_config(stack, {"workspace:imports": imports})
+    write_config(stack, {"workspace:objects": imports})
 
     clear_request_log(emulator)
     up = stack.up()
@@ -226,7 +226,7 @@ def test_import_of_a_missing_id_fails_naming_it(tmp_path: Path, emulator: Emulat
     write_config(
         stack,
         {
-            "workspace:imports": {
+            "workspace:objects": {
                 "SecretScope": {"id": "no-such-scope", "args": {"name": "no-such-scope"}}
             }
         },
@@ -235,3 +235,50 @@ def test_import_of_a_missing_id_fails_naming_it(tmp_path: Path, emulator: Emulat
     assert failed.returncode != 0
     assert "cannot import SecretScope 'no-such-scope'" in failed.stdout + failed.stderr
     assert "no such object" in failed.stdout + failed.stderr
+
+
+def test_a_stack_from_before_the_provider_moves_over_without_replacements(
+    tmp_path: Path, emulator: EmulatorInfo
+) -> None:
+    """Resources deployed on the default provider (as before WorkspaceAuth registered its
+    own) are taken over by the component's provider: nothing is replaced or written."""
+    stack = import_stack(tmp_path, emulator, "seed")
+    suffix = uuid.uuid4().hex[:8]
+    objects = {
+        "SecretScope": {"args": {"name": f"moved-scope-{suffix}"}},
+        "Job": {
+            "args": {
+                "name": f"moved-job-{suffix}",
+                "new_cluster": {
+                    "spark_version": "13.3.x-scala2.12",
+                    "node_type_id": "n",
+                    "num_workers": 1,
+                },
+            }
+        },
+    }
+    write_config(stack, {"workspace:objects": objects, "workspace:withoutAuth": True})
+    stack.up()
+    before = workspace_resources(stack)
+    assert {r["provider"].split("::")[-2] for r in before.values()} == {"default"}
+
+    write_config(stack, {"workspace:withoutAuth": False})
+    clear_request_log(emulator)
+    moved = stack.up()
+    assert "replace" not in moved.stdout and "deleted" not in moved.stdout, moved.stdout
+    assert writes(emulator) == []
+    after = workspace_resources(stack)
+    assert {name: r["id"] for name, r in after.items()} == {
+        name: r["id"] for name, r in before.items()
+    }
+    assert {r["provider"].split("::")[-2] for r in after.values()} == {"workspace"}
+    stack.preview("--expect-no-changes")
+    stack.destroy()
+
+
+def workspace_resources(stack: PulumiCli) -> dict[str, dict[str, Any]]:
+    return {
+        r["urn"].split("::")[-1]: r
+        for r in stack.export()["deployment"]["resources"]
+        if r["type"].startswith("pulumi-python:dynamic/workspace:")
+    }

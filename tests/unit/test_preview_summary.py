@@ -5,7 +5,9 @@ v3.79.0, this project's engine) running stacks/ against the emulator, not by han
 - update-replace-delete.json: the objects of Pulumi.local.yaml after `pulumi up`, then the
   job's max_retries 2 -> 5, the repo branch develop -> main, the catalog binding's
   catalog_name finance -> sandbox, and the vault-secrets scope removed;
-- config-error.json: a config with the typo `workspace:jobz` and a bad scope name.
+- config-error.json: a config with the typo `workspace:jobz` and a bad scope name;
+- create.json: the objects of Pulumi.local.yaml on a new stack, after WorkspaceAuth gained
+  its explicit provider (providers/host.py).
 tests/e2e/test_preview_summary.py produces the same kind of output afresh on every run.
 """
 
@@ -56,6 +58,19 @@ def test_counts_and_changed_fields_of_a_real_preview() -> None:
     assert table["vault-secrets"].startswith("| `-` delete | `vault-secrets` | SecretScope |")
     assert "workspace-e2e" not in markdown  # the stack itself is not a resource row
     assert "[secret]" not in markdown and "connection" not in markdown
+
+
+def test_creates_leave_out_the_stack_and_the_provider() -> None:
+    preview = fixture("create.json")
+    types = [step["urn"].split("::")[2] for step in preview["steps"]]
+    assert "pulumi:pulumi:Stack" in types
+    assert any(t.endswith("$pulumi:providers:pulumi-python") for t in types)
+    markdown = summarise(preview)
+    assert f"**{preview['changeSummary']['create'] - 2} to create** (0 unchanged)" in markdown
+    table = rows(markdown)
+    assert table["workspace"] == "| `+` create | `workspace` | WorkspaceAuth |  |"
+    assert table["nightly-etl-access"].startswith("| `+` create | `nightly-etl-access` |")
+    assert "pulumi-python |" not in markdown and "workspace-e2e" not in markdown
 
 
 def test_rows_are_grouped_by_operation() -> None:

@@ -40,7 +40,13 @@ from providers.catalog_binding import CatalogBindingProvider
 from providers.client import Connection
 from providers.job import JobProvider
 from providers.job_permissions import JobPermissionsProvider
-from providers.lifecycle import CONNECTION_KEY, PROVIDER_KEY, WorkspaceProvider, contains_unknown
+from providers.lifecycle import (
+    CONNECTION_KEY,
+    PROVIDER_KEY,
+    WorkspaceProvider,
+    contains_unknown,
+    user_inputs,
+)
 from providers.repo_branch import RepoBranchProvider
 from providers.secret_scope import SecretScopeProvider
 from providers.service_principal import ServicePrincipalProvider
@@ -169,11 +175,30 @@ class WorkspaceProviderHost(ResourceProviderServicer):
             return proto.DiffResponse(
                 changes=proto.DiffResponse.DIFF_NONE, stables=stables, hasDetailedDiff=True
             )
+        fields: dict[str, Any] = {}
+        changed = getattr(result, "changed_keys", None)
+        if changed and not user_inputs(old_inputs):
+            # An import: the engine would compare the read's inputs (none) with the program's
+            # and name every declared key; name the ones that differ instead.
+            replaced = proto.PropertyDiff.UPDATE_REPLACE
+            fields.update(
+                diffs=changed,
+                hasDetailedDiff=True,
+                detailedDiff={
+                    key: proto.PropertyDiff(
+                        kind=replaced
+                        if key in (result.replaces or [])
+                        else proto.PropertyDiff.UPDATE
+                    )
+                    for key in changed
+                },
+            )
         return proto.DiffResponse(
             changes=proto.DiffResponse.DIFF_SOME,
             replaces=result.replaces or [],
             stables=stables,
             deleteBeforeReplace=bool(result.delete_before_replace),
+            **fields,
         )
 
     def Create(self, request, context):

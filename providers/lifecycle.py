@@ -105,6 +105,14 @@ def undone_on_failure(undo: Callable[[], None]) -> Iterator[None]:
         raise
 
 
+class KeyedDiffResult(DiffResult):
+    """A DiffResult that also names the top-level keys that change."""
+
+    def __init__(self, changed_keys: list[str], **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.changed_keys = changed_keys
+
+
 class WorkspaceProvider(ResourceProvider):
     """Base of every workspace kind's dynamic provider. Holds no state: Pulumi pickles it."""
 
@@ -165,7 +173,8 @@ class WorkspaceProvider(ResourceProvider):
         owned = self._declared_keys(old_inputs)
         changed = sorted(self._changed_keys(recorded, user_inputs(news), owned))
         replaces = [k for k in changed if k in self.replace_keys]
-        return DiffResult(
+        return KeyedDiffResult(
+            changed,
             changes=bool(changed),
             replaces=replaces,
             delete_before_replace=bool(replaces) and self.must_delete_first(changed),

@@ -221,20 +221,28 @@ def test_import_every_kind(tmp_path: Path, emulator: EmulatorInfo, wire_form: st
     assert int(OTHER_WORKSPACE) in [int(b["workspace_id"]) for b in bindings]
 
 
-def test_import_of_a_missing_id_fails_naming_it(tmp_path: Path, emulator: EmulatorInfo) -> None:
+def test_import_of_a_missing_id_or_of_other_settings_fails_saying_so(
+    tmp_path: Path, emulator: EmulatorInfo
+) -> None:
     stack = import_stack(tmp_path, emulator, "seed")
-    write_config(
-        stack,
-        {
-            "workspace:objects": {
-                "SecretScope": {"id": "no-such-scope", "args": {"name": "no-such-scope"}}
-            }
-        },
-    )
+    missing = {"SecretScope": {"id": "no-such-scope", "args": {"name": "no-such-scope"}}}
+    write_config(stack, {"workspace:objects": missing})
     failed = stack.up(check=False)
     assert failed.returncode != 0
     assert "cannot import SecretScope 'no-such-scope'" in failed.stdout + failed.stderr
     assert "no such object" in failed.stdout + failed.stderr
+
+    # The repo has "main" checked out; the program says "develop".
+    other = {"RepoBranch": {"id": REPO_ID, "args": {"repo_id": REPO_ID, "branch": "develop"}}}
+    write_config(stack, {"workspace:objects": other})
+    preview = stack.preview("--diff", check=False)
+    assert "importing this resource will fail" in preview.stdout + preview.stderr
+    # Only the setting that differs, with both values.
+    assert '~ branch: "main" => "develop"' in preview.stdout, preview.stdout
+    assert "repo_id" not in preview.stdout
+    failed = stack.up(check=False)
+    assert failed.returncode != 0
+    assert "inputs to import do not match the existing resource" in failed.stdout
 
 
 def test_a_stack_from_before_the_provider_moves_over_without_replacements(

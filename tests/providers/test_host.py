@@ -151,6 +151,8 @@ def test_diff_of_an_imported_job_ignores_settings_nobody_declared(connection, cl
     assert diff(declared, news).changes == proto.DiffResponse.DIFF_SOME
     renamed = diff(imported.inputs, {**news, "name": "other"})
     assert renamed.changes == proto.DiffResponse.DIFF_SOME
+    # The import fails; the engine shows the key that differs, not every declared one.
+    assert list(renamed.diffs) == ["name"] and list(renamed.detailedDiff) == ["name"]
     assert JobProvider().diff(job_id, outputs, news).changes  # without old inputs: all count
 
 

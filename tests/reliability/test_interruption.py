@@ -7,7 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from emulator.testing import running_emulator
+from tools.drills import interrupt, inventory
 from tools.drills.interruption import emulator_kill_trial, pulumi_kill_trial
+from tools.drills.local_stack import connection_config, scratch_stack, write_stack_config
 
 pytestmark = pytest.mark.engine
 
@@ -34,3 +37,23 @@ def test_emulator_killed_mid_create_then_restarted(tmp_path: Path) -> None:
     assert trial.problems == []
     assert (trial.duplicates, trial.orphans, trial.lost_permissions) == (0, 0, 0)
     assert trial.second_up_no_changes
+
+
+def test_checkpoint_cut_short_is_restored_from_its_backup(tmp_path: Path) -> None:
+    """When the kill truncates the checkpoint file itself (seen once in the seeded drill),
+    the previous checkpoint, `<stack>.json.bak`, is put back and the next up converges."""
+    with running_emulator() as info:
+        stack = scratch_stack(tmp_path, info, objects={"secretScopes": [{"name": "kept"}]})
+        stack.up()
+        write_stack_config(stack, {**connection_config(info), "workspace:secretScopes": [
+            {"name": "kept"}, {"name": "added"}]})
+        stack.up()  # the .bak now holds the state with "kept" only
+        checkpoint = stack.state_dir / ".pulumi" / "stacks" / "workspace" / "local.json"
+        checkpoint.write_bytes(b"")
+        assert interrupt.checkpoint_broken(stack)
+
+        recovery, result = interrupt.resume(stack)
+        assert recovery.checkpoint_restored
+        assert result.returncode == 0, result.stdout + result.stderr
+        assert inventory.take(info).scopes.count("added") == 1  # adopted, not made twice
+        stack.up("--expect-no-changes")

@@ -13,6 +13,10 @@ as the CLI's own messages advise:
                             (the CLI says it must run interactively to clear them), and so
                             does a successful up: they stay and are warned about forever;
 3. `pulumi stack export`, drop `pending_operations`, `pulumi stack import`: clears them.
+   (Rarely the kill cuts the checkpoint file short: every command then fails with "failed
+   to load checkpoint". The file backend keeps the previous checkpoint next to it as
+   `.pulumi/stacks/<project>/<stack>.json.bak`; copying it back is the fix, and what it
+   lacks the next up adopts like any interrupted create.)
                             Safe here because
 4. `pulumi up`              creates what the state lacks, and a create adopts what the
                             interrupted create made (jobs by deployment tag, principals by
@@ -30,6 +34,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import yaml
+
 from emulator.testing import EmulatorInfo, request_log
 from tools.pulumi_cli import PulumiCli
 
@@ -40,6 +46,7 @@ LOCKED = "currently locked"
 class Recovery:
     steps: list[str] = field(default_factory=list)
     lock_left: bool = False
+    checkpoint_restored: bool = False
     pending_after_crash: int = 0
     pending_after_refresh: int = 0
     pending_after_up: int = 0
@@ -128,27 +135,53 @@ def clear_pending_operations(cli: PulumiCli) -> None:
         path.unlink()
 
 
+BROKEN_CHECKPOINT = "failed to load checkpoint"
+
+
+def checkpoint_broken(cli: PulumiCli) -> bool:
+    result = cli.run("stack", "export", "--stack", cli.stack, check=False)
+    return result.returncode != 0 and BROKEN_CHECKPOINT in result.stderr
+
+
+def restore_checkpoint_backup(cli: PulumiCli) -> None:
+    """Put back `<stack>.json.bak`, the checkpoint before the one the kill cut short (the
+    file backend keeps it next to the stack's file)."""
+    project = yaml.safe_load((cli.project_dir / "Pulumi.yaml").read_text())["name"]
+    stacks = cli.state_dir / ".pulumi" / "stacks" / project
+    for suffix in ("", ".attrs"):
+        backup = stacks / f"{cli.stack}.json.bak{suffix}"
+        if backup.exists():
+            (stacks / f"{cli.stack}.json{suffix}").write_bytes(backup.read_bytes())
+
+
 def resume(cli: PulumiCli) -> tuple[Recovery, subprocess.CompletedProcess[str]]:
-    """What a user does after the crash, up to and including the up that converges."""
+    """What a user does after the crash, up to and including the up that converges: each
+    step only when the CLI shows its reason."""
     recovery = Recovery()
     result = cli.up(check=False)
-    if result.returncode != 0 and LOCKED in result.stdout + result.stderr:
+    if result.returncode == 0:
+        recovery.steps.append("pulumi up")
+        recovery.pending_after_up = len(pending_operations(cli))
+        return recovery, result
+    if LOCKED in result.stdout + result.stderr:
         recovery.lock_left = True
         recovery.steps.append("pulumi cancel --yes")
         cli.run("cancel", "--yes", "--stack", cli.stack)
-        recovery.pending_after_crash = len(pending_operations(cli))
-        if recovery.pending_after_crash:
-            recovery.steps.append("pulumi refresh --yes")
-            cli.refresh()
-            recovery.pending_after_refresh = len(pending_operations(cli))
-        if recovery.pending_after_refresh:
-            recovery.steps.append("pulumi stack export | drop pending_operations | "
-                                  "pulumi stack import")
-            clear_pending_operations(cli)
-        recovery.steps.append("pulumi up")
-        result = cli.up(check=False)
-    else:
-        recovery.steps.append("pulumi up")
+    if checkpoint_broken(cli):
+        recovery.checkpoint_restored = True
+        recovery.steps.append("restore <stack>.json.bak")
+        restore_checkpoint_backup(cli)
+    recovery.pending_after_crash = len(pending_operations(cli))
+    if recovery.pending_after_crash:
+        recovery.steps.append("pulumi refresh --yes")
+        cli.refresh()
+        recovery.pending_after_refresh = len(pending_operations(cli))
+    if recovery.pending_after_refresh:
+        recovery.steps.append("pulumi stack export | drop pending_operations | "
+                              "pulumi stack import")
+        clear_pending_operations(cli)
+    recovery.steps.append("pulumi up")
+    result = cli.up(check=False)
     if result.returncode == 0:
         recovery.pending_after_up = len(pending_operations(cli))
     return recovery, result

@@ -54,6 +54,7 @@ class Trial:
     killed_mid_up: bool
     resources_recorded_after_kill: int = 0
     recovery_steps: list[str] = field(default_factory=list)
+    checkpoint_restored: bool = False
     pending_after_crash: int = 0
     pending_after_refresh: int = 0
     pending_after_up: int = 0
@@ -83,6 +84,8 @@ def reference_platform_requests(workdir: Path) -> int:
 
 
 def managed_resources(cli: PulumiCli) -> list[dict]:
+    if interrupt.checkpoint_broken(cli):
+        return []
     deployment = cli.export().get("deployment") or {}
     return [r for r in deployment.get("resources") or []
             if r.get("type", "").startswith("pulumi-python:dynamic/workspace:")]
@@ -124,6 +127,7 @@ def pulumi_kill_trial(workdir: Path, seed: int, total_requests: int,
         trial.resources_recorded_after_kill = len(managed_resources(cli))
         recovery, result = interrupt.resume(cli)
         trial.recovery_steps = recovery.steps
+        trial.checkpoint_restored = recovery.checkpoint_restored
         trial.pending_after_crash = recovery.pending_after_crash
         trial.pending_after_refresh = recovery.pending_after_refresh
         trial.pending_after_up = recovery.pending_after_up
@@ -239,6 +243,7 @@ def main(argv: list[str] | None = None) -> None:
             "lost_permissions": sum(t.lost_permissions for t in group),
             "acknowledged_writes_lost": sum(t.acknowledged_lost for t in group),
             "pending_operations_seen": sum(t.pending_after_crash for t in group),
+            "checkpoints_restored": sum(t.checkpoint_restored for t in group),
             "pending_left_after_up": sum(t.pending_after_up for t in group),
         }
         for kind in ("pulumi", "emulator")

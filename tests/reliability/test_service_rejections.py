@@ -42,7 +42,7 @@ def test_service_only_rejections(tmp_path: Path) -> None:
                                 {"group_name": "no-such-group",
                                  "permission_level": "CAN_VIEW"}]}])
         assert "JobPermissions (access)" in output
-        assert "no-such-group" in output
+        assert "Principal: group_name=no-such-group does not exist" in output
         job = next(j for j in inventory.take(info).jobs if j["name"] == JOB["name"])
         grants = inventory.direct_grants(inventory.take(info).job_acls[job["job_id"]])
         assert not {group for group, _ in grants} & {"analysts", "no-such-group"}

@@ -5,10 +5,11 @@ Pulumi's own host (`python -m pulumi.dynamic`) finds the provider code in the `_
 property the program sends. An import gives it nothing: the engine's import step reads the
 object by id with no properties at all (pulumi/pulumi#16175). This host answers that read
 itself: the kind comes from the type token, the connection from the configuration of the
-explicit provider a `WorkspaceAuth` component registers. The read returns the object's
-inputs (its declared-settings form, so a program that matches the object shows no diff) and
-outputs that carry `__provider` and the connection, so update, refresh and delete work as for
-any created resource.
+explicit provider a `WorkspaceAuth` component registers. The read returns outputs that
+carry `__provider` and the connection, so update, refresh and delete work as for any created
+resource, and inputs with no settings: nothing is declared yet, so the engine's diff compares
+the settings the program declares with what the service shows (`WorkspaceProvider.diff`,
+given the old inputs), and a mismatch names just the settings that differ.
 
 The provider configuration is the connection's settings. `CheckConfig` validates them;
 `DiffConfig` reports no change ever, as the connection is never a change of a resource
@@ -37,7 +38,7 @@ from pulumi.runtime import proto, rpc
 from pulumi.runtime.proto import ResourceProviderServicer, provider_pb2_grpc
 
 from providers.catalog_binding import CatalogBindingProvider
-from providers.client import Connection
+from providers.client import Connection, WorkspaceError
 from providers.job import JobProvider
 from providers.job_permissions import JobPermissionsProvider
 from providers.lifecycle import (
@@ -65,7 +66,7 @@ WORKERS = 4
 MAX_MESSAGE_BYTES = 400 * 1024 * 1024
 
 
-class ImportError_(Exception):
+class ImportRefused(Exception):
     """An import that cannot proceed; the message says why and names the id."""
 
 
@@ -73,10 +74,10 @@ def kind_of(urn: str) -> str:
     """`urn:pulumi:stack::project::[parent$]pulumi-python:dynamic/workspace:Job::name` -> Job."""
     type_token = urn.split("::")[2].rsplit("$", 1)[-1]
     if not type_token.startswith(TYPE_PREFIX):
-        raise ImportError_(f"{type_token} is not a workspace resource kind")
+        raise ImportRefused(f"{type_token} is not a workspace resource kind")
     kind = type_token.removeprefix(TYPE_PREFIX)
     if kind not in PROVIDERS:
-        raise ImportError_(f"the workspace resource kind {kind!r} cannot be imported")
+        raise ImportRefused(f"the workspace resource kind {kind!r} cannot be imported")
     return kind
 
 
@@ -250,21 +251,24 @@ class WorkspaceProviderHost(ResourceProviderServicer):
             return proto.ReadResponse(id=result.id, properties=_serialize(outs))
         try:
             return self._read_for_import(request.urn, request.id)
-        except ImportError_ as error:
+        except ImportRefused as error:
             context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(error))
 
     def _read_for_import(self, urn: str, id_: str) -> Any:
         kind = kind_of(urn)
         if not self.connection:
-            raise ImportError_(
+            raise ImportRefused(
                 f"cannot import {kind} {id_!r}: the resource has no workspace connection; "
                 "pass `connection=` the `connection` output of a WorkspaceAuth component"
             )
         provider = PROVIDERS[kind]()
-        found = provider.read(id_, {CONNECTION_KEY: self.connection})
+        try:
+            found = provider.read(id_, {CONNECTION_KEY: self.connection})
+        except (WorkspaceError, ValueError) as error:
+            raise ImportRefused(f"cannot import {kind} {id_!r}: {error}") from None
         if found.id is None:
             base_url = self.connection.get("base_url")
-            raise ImportError_(
+            raise ImportRefused(
                 f"cannot import {kind} {id_!r}: the workspace {base_url} has no such object"
             )
         serialized = serialize_provider(provider)

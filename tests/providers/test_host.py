@@ -98,6 +98,14 @@ def test_import_read_of_a_missing_id_names_the_kind_and_the_id(connection):
     assert connection["client_secret"] not in caught.value.details
 
 
+def test_import_read_of_a_malformed_id_says_why(connection):
+    with pytest.raises(Aborted) as caught:
+        configured(connection).Read(proto.ReadRequest(urn=JOB_URN, id="nightly"), Context())
+    assert caught.value.details == (
+        "cannot import Job 'nightly': a job id is a number, got 'nightly'"
+    )
+
+
 def test_import_read_without_a_configured_connection_says_what_to_pass(scope):
     with pytest.raises(Aborted) as caught:
         WorkspaceProviderHost().Read(proto.ReadRequest(urn=SCOPE_URN, id=scope), Context())

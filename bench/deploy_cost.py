@@ -145,8 +145,14 @@ def make_stack(workdir: Path, variant: str, count: int, emulator: EmulatorInfo) 
         project_dir=project,
         stack=f"n{count}",
         state_dir=workdir / f"state-{variant}-{count}",
-        # Tokens shared by program and host stay within this bench run.
-        extra_env={SECRET_ENV: emulator.client_secret, CACHE_DIR_ENV: str(workdir / "tokens")},
+        extra_env={
+            SECRET_ENV: emulator.client_secret,
+            # Tokens shared by program and host stay within this bench run.
+            CACHE_DIR_ENV: str(workdir / "tokens"),
+            # Bytecode cached as on a user's machine (some shells switch it off; then every
+            # program and host process compiles the providers from source again).
+            "PYTHONDONTWRITEBYTECODE": "",
+        },
     )
     cli.select_or_init()
     config: dict[str, Any] = {"bench:count": str(count)}

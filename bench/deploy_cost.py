@@ -64,6 +64,8 @@ class Calls:
     platform_writes: int = 0
     token_requests: int = 0
     by_route: dict[str, int] = field(default_factory=dict)
+    # Time the emulator spent answering the platform calls (its request log's durations).
+    platform_server_ms: float = 0.0
 
     @property
     def platform(self) -> int:
@@ -80,6 +82,7 @@ class Calls:
             if entry["service"] == "identity" and path.endswith("/oauth2/token"):
                 calls.token_requests += 1
             elif entry["service"] == "platform":
+                calls.platform_server_ms += entry.get("duration_ms") or 0.0
                 if entry["method"] in WRITE_METHODS:
                     calls.platform_writes += 1
                 else:
@@ -318,6 +321,11 @@ def summarise(results: dict[str, Any]) -> dict[str, Any]:
                     ),
                     "platform_writes": max(c["platform_writes"] for c in calls),
                     "token_requests": max(c["token_requests"] for c in calls),
+                    "server_ms_per_call": statistics.median(
+                        c.get("platform_server_ms", 0.0)
+                        / max(1, c["platform_reads"] + c["platform_writes"])
+                        for c in calls
+                    ),
                     "floor_platform_calls": max(
                         s["calls"]["platform_reads"] + s["calls"]["platform_writes"] for s in floor
                     ),

@@ -51,6 +51,9 @@ from tools.pulumi_cli import PulumiCli  # noqa: E402
 
 PROGRAMS = ROOT / "bench" / "programs"
 VARIANTS = ("ours", "floor")
+# `unlimited`: our program with the client's rate limit switched off (`--unlimited`), to
+# show how much of our time is the limiter's.
+PROGRAM_OF = {"ours": "ours", "unlimited": "ours", "floor": "floor"}
 OPERATIONS = ("up", "preview_noop", "up_noop", "refresh", "destroy")
 WRITE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 DEFAULT_OUT = ROOT / "bench" / "out" / "deploy_cost.json"
@@ -139,7 +142,7 @@ def make_stack(workdir: Path, variant: str, count: int, emulator: EmulatorInfo) 
         yaml.safe_dump(
             {
                 "name": f"bench-{variant}",
-                "main": str(PROGRAMS / variant),
+                "main": str(PROGRAMS / PROGRAM_OF[variant]),
                 "runtime": {"name": "python", "options": {"virtualenv": str(ROOT / ".venv")}},
             }
         )
@@ -159,7 +162,7 @@ def make_stack(workdir: Path, variant: str, count: int, emulator: EmulatorInfo) 
     )
     cli.select_or_init()
     config: dict[str, Any] = {"bench:count": str(count)}
-    if variant == "ours":
+    if PROGRAM_OF[variant] == "ours":
         # A service principal needs an application registered with the identity provider.
         principals = len([i for i in range(count) if i % 4 == 3])
         config.update(
@@ -177,6 +180,8 @@ def make_stack(workdir: Path, variant: str, count: int, emulator: EmulatorInfo) 
                 "workspace:allowInsecureHttp": "true",
             }
         )
+        if variant == "unlimited":
+            config["bench:rateLimit"] = "0"
     (project / f"Pulumi.{cli.stack}.yaml").write_text(yaml.safe_dump({"config": config}))
     return cli
 
@@ -246,7 +251,9 @@ def bench_environment(keep: Path | None) -> Iterator[tuple[Path, EmulatorInfo]]:
             yield Path(workdir), emulator
 
 
-def run(counts: list[int], rounds: int, progress=print) -> dict[str, Any]:
+def run(
+    counts: list[int], rounds: int, progress=print, variants: tuple[str, ...] = VARIANTS
+) -> dict[str, Any]:
     samples: list[Sample] = []
     sizes: list[StateSize] = []
     started = time.time()
@@ -254,10 +261,10 @@ def run(counts: list[int], rounds: int, progress=print) -> dict[str, Any]:
         stacks = {
             (variant, count): make_stack(workdir, variant, count, emulator)
             for count in counts
-            for variant in VARIANTS
+            for variant in variants
         }
         for round_ in range(rounds):
-            order = VARIANTS if round_ % 2 == 0 else tuple(reversed(VARIANTS))
+            order = variants if round_ % 2 == 0 else tuple(reversed(variants))
             for count in counts:
                 for operation in OPERATIONS:
                     for variant in order:
@@ -273,7 +280,7 @@ def run(counts: list[int], rounds: int, progress=print) -> dict[str, Any]:
                             sample.resources_in_state = sizes[-1].resources
                         samples.append(sample)
                         progress(
-                            f"round {round_} N={count:<4} {operation:<13} {variant:<5} "
+                            f"round {round_} N={count:<4} {operation:<13} {variant:<9} "
                             f"{seconds:7.2f}s  platform={calls.platform:<4} "
                             f"writes={calls.platform_writes:<4} tokens={calls.token_requests}"
                         )
@@ -307,8 +314,21 @@ def summarise(results: dict[str, Any]) -> dict[str, Any]:
                 o["seconds"] / f["seconds"] for o in ours for f in floor if f["round"] == o["round"]
             ]
             calls = [s["calls"] for s in ours]
+            unlimited = by_key.get((operation, count, "unlimited"), [])
+            extra = {}
+            if unlimited:
+                extra = {
+                    "unlimited_seconds": statistics.median(s["seconds"] for s in unlimited),
+                    "unlimited_ratio": statistics.median(
+                        u["seconds"] / f["seconds"]
+                        for u in unlimited
+                        for f in floor
+                        if f["round"] == u["round"]
+                    ),
+                }
             rows.append(
                 {
+                    **extra,
                     "operation": operation,
                     "count": count,
                     "ours_seconds": ours_s,
@@ -340,6 +360,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--counts", default="10,50,200", help="comma-separated N values")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--quick", action="store_true", help="N=10, one round")
+    parser.add_argument(
+        "--unlimited",
+        action="store_true",
+        help="also run our program with the client's rate limit off",
+    )
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="results JSON")
     parser.add_argument("--report", type=Path, help="also write this RESULTS.md (and its plot)")
     parser.add_argument(
@@ -350,7 +375,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     counts = [10] if args.quick else [int(n) for n in args.counts.split(",")]
     rounds = 1 if args.quick else args.rounds
-    results = run(counts, rounds, progress=lambda line: print(line, flush=True))
+    variants = ("ours", "unlimited", "floor") if args.unlimited else VARIANTS
+    results = run(counts, rounds, progress=lambda line: print(line, flush=True), variants=variants)
     results["summary"] = summarise(results)
     if args.throughput:
         from bench import emulator_throughput

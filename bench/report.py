@@ -90,6 +90,21 @@ def timing_table(rows: list[dict[str, Any]]) -> list[str]:
     return lines
 
 
+def unlimited_table(rows: list[dict[str, Any]]) -> list[str]:
+    lines = [
+        "| operation | N | ours (s) | ours, rate limit off (s) | floor (s) | ours/floor "
+        "| ours, rate limit off/floor |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for row in rows:
+        lines.append(
+            f"| {OPERATION_NAMES[row['operation']]} | {row['count']} | {row['ours_seconds']:.2f} "
+            f"| {row['unlimited_seconds']:.2f} | {row['floor_seconds']:.2f} | {row['ratio']:.2f} "
+            f"| {row['unlimited_ratio']:.2f} |"
+        )
+    return lines
+
+
 def _extra_ms(row: dict[str, Any]) -> float:
     return 1000 * (row["ours_seconds"] - row["floor_seconds"]) / row["count"]
 
@@ -107,7 +122,12 @@ def targets(results: dict[str, Any]) -> list[str]:
                 (
                     f"{OPERATION_NAMES[operation]} at N={largest} within {RATIO_LIMIT}x the floor",
                     row["ratio"] <= RATIO_LIMIT,
-                    f"{row['ratio']:.2f}x",
+                    f"{row['ratio']:.2f}x"
+                    + (
+                        f" (rate limit off: {row['unlimited_ratio']:.2f}x)"
+                        if "unlimited_ratio" in row
+                        else ""
+                    ),
                 )
             )
     for operation in ("preview_noop", "up_noop"):
@@ -232,6 +252,9 @@ def plot(rows: list[dict[str, Any]], path: Path) -> None:
         mine = sorted((r for r in rows if r["operation"] == operation), key=lambda r: r["count"])
         counts = [r["count"] for r in mine]
         axis.plot(counts, [r["ours_seconds"] for r in mine], "o-", label="ours")
+        if all("unlimited_seconds" in r for r in mine):
+            unlimited = [r["unlimited_seconds"] for r in mine]
+            axis.plot(counts, unlimited, "^:", label="ours, rate limit off")
         axis.plot(counts, [r["floor_seconds"] for r in mine], "s--", label="floor")
         axis.set_title(operation.replace("_", " "))
         axis.set_xlabel("N resources")
@@ -280,6 +303,17 @@ def write_report(results: dict[str, Any], path: Path, notes: str = "") -> Path:
         "",
         f"![time against N]({image.name})",
         "",
+        *(
+            [
+                "With the client's rate limit off (`rate_limit_per_second=0`), measured in "
+                "the same rounds:",
+                "",
+                *unlimited_table(rows),
+                "",
+            ]
+            if rows and "unlimited_seconds" in rows[0]
+            else []
+        ),
         "## Platform calls (emulator request log, ours)",
         "",
         *calls_table(rows),

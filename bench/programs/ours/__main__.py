@@ -6,6 +6,8 @@ Kinds cycle job, job permissions (on the job just before), secret scope, service
 so every N holds about N/4 of each; these four kinds scale without seed data.
 """
 
+import dataclasses
+
 import pulumi
 
 from providers.auth import WorkspaceAuth
@@ -20,7 +22,12 @@ count = bench.require_int("count")
 # Service principals need applications registered with the identity provider; the bench
 # driver registers one per principal.
 application_ids = iter(bench.require_object("applicationIds"))
-connection = WorkspaceAuth("workspace", auth_args(pulumi.Config("workspace"))).connection
+auth = auth_args(pulumi.Config("workspace"))
+# `bench:rateLimit` overrides the client's calls per second (0: no limit) for comparisons.
+rate_limit = bench.get_float("rateLimit")
+if rate_limit is not None:
+    auth = dataclasses.replace(auth, rate_limit_per_second=rate_limit)
+connection = WorkspaceAuth("workspace", auth).connection
 stack = pulumi.get_stack()
 
 last_job: Job | None = None
@@ -41,7 +48,8 @@ for index in range(count):
             connection=connection,
         )
     elif kind == 2:
-        SecretScope(name, SecretScopeArgs(name=f"{stack}-{name}"), connection=connection)
+        scope = f"{pulumi.get_project()}-{stack}-{name}"
+        SecretScope(name, SecretScopeArgs(name=scope), connection=connection)
     elif kind == 3:
         ServicePrincipal(
             name,

@@ -20,5 +20,4 @@ def test_local_stack_converges_under_faults(tmp_path: Path) -> None:
     assert result.second_up_no_changes
     # Four provider threads share one fault generator, so the mix varies between runs;
     # at 20% of ~45 requests, none at all would be a broken injector.
-    assert sum(result.faults.values()) > 0, result.faults
-    assert set(result.faults) == set(FAULT_KINDS)
+    assert sum(result.faults[kind] for kind in FAULT_KINDS) > 0, result.faults

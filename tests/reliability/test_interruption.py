@@ -20,6 +20,7 @@ def test_pulumi_killed_mid_create_then_resumed(tmp_path: Path) -> None:
     trial = pulumi_kill_trial(tmp_path, seed=0, total_requests=0,
                               at_first_create=True)
     assert trial.killed_mid_up
+    assert trial.made_but_unrecorded >= 1  # the acknowledged create, unknown to the state
     assert trial.recovery_steps[0] == "pulumi cancel --yes"  # the file backend's stale lock
     assert trial.converged, trial.output
     assert trial.problems == []

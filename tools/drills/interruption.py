@@ -53,6 +53,7 @@ class Trial:
     kill_after_request: int  # the n-th platform request of the up; 0: the first create
     killed_mid_up: bool
     resources_recorded_after_kill: int = 0
+    made_but_unrecorded: int = 0  # objects an interrupted create made: the up must adopt them
     recovery_steps: list[str] = field(default_factory=list)
     checkpoint_restored: bool = False
     pending_after_crash: int = 0
@@ -124,7 +125,9 @@ def pulumi_kill_trial(workdir: Path, seed: int, total_requests: int,
         up = interrupt.start_up(cli)
         trial = Trial("pulumi", seed, n, interrupt.kill_pulumi(up, WAIT_LIMIT_SECONDS,
                                                                condition))
-        trial.resources_recorded_after_kill = len(managed_resources(cli))
+        recorded = managed_resources(cli)
+        trial.resources_recorded_after_kill = len(recorded)
+        trial.made_but_unrecorded = len(made_but_unrecorded(info, before, recorded))
         recovery, result = interrupt.resume(cli)
         trial.recovery_steps = recovery.steps
         trial.checkpoint_restored = recovery.checkpoint_restored
@@ -157,6 +160,23 @@ def free_port_block(size: int = 5) -> int:
             for holder in holders:
                 holder.close()
     raise RuntimeError("no block of free ports")
+
+
+def made_but_unrecorded(info: EmulatorInfo, before: inventory.Inventory,
+                        recorded: list[dict]) -> list[str]:
+    """Jobs, principals and scopes the emulator holds since the up began that the stack's
+    state does not record: made by creates the kill interrupted."""
+    now = inventory.take(info, CATALOGS)
+    ids = {str(r.get("id")) for r in recorded}
+    old_jobs = {j["job_id"] for j in before.jobs}
+    old_principals = {p["id"] for p in before.principals}
+    made = [f"job {j['job_id']}" for j in now.jobs
+            if j["job_id"] not in old_jobs and str(j["job_id"]) not in ids]
+    made += [f"principal {p['id']}" for p in now.principals
+             if p["id"] not in old_principals and str(p["id"]) not in ids]
+    made += [f"scope {name}" for name in set(now.scopes) - set(before.scopes)
+             if name not in ids]
+    return made
 
 
 def acknowledged_missing(cli: PulumiCli, info: EmulatorInfo) -> list[str]:
@@ -243,6 +263,7 @@ def main(argv: list[str] | None = None) -> None:
             "lost_permissions": sum(t.lost_permissions for t in group),
             "acknowledged_writes_lost": sum(t.acknowledged_lost for t in group),
             "pending_operations_seen": sum(t.pending_after_crash for t in group),
+            "interrupted_creates_adopted": sum(t.made_but_unrecorded for t in group),
             "checkpoints_restored": sum(t.checkpoint_restored for t in group),
             "pending_left_after_up": sum(t.pending_after_up for t in group),
         }

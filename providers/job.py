@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any, ClassVar
 
@@ -41,10 +41,9 @@ from providers.client import (
 from providers.client.wire import JOB_FIELDS_IN_SEED_CLUSTER
 from providers.create_or_adopt import create_or_adopt
 from providers.lifecycle import Spec, WorkspaceProvider
-from providers.resource import WorkspaceResource, to_props
+from providers.resource import WorkspaceResource, deployment_tag, to_props
 
 DEPLOYMENT_TAG_KEY = "pulumi-deployment"
-LIST_PAGE_SIZE = 100
 
 # PEP 508 distribution name, optional extras, and one exact (wildcard-free) version.
 PYPI_PIN = re.compile(
@@ -417,26 +416,11 @@ class JobProvider(WorkspaceProvider):
             return None
         ids = [
             int(job["job_id"])
-            for job in cls._jobs_named(client, name)
+            for job in client.list_jobs(name)
             if ((job.get("settings") or {}).get("tags") or {}).get(DEPLOYMENT_TAG_KEY) == tag
         ]
         return min(ids, default=None)
 
-    @staticmethod
-    def _jobs_named(client: WorkspaceClient, name: str) -> Iterator[dict]:
-        params: dict[str, Any] = {"name": name, "limit": LIST_PAGE_SIZE}
-        offset = 0
-        while True:
-            page = client.get("/api/2.0/jobs/list", params)
-            jobs = page.get("jobs") or []
-            yield from jobs
-            if not page.get("has_more") or not jobs:
-                return
-            offset += len(jobs)
-            token = page.get("next_page_token")
-            # Newer services page by token, older ones by offset.
-            cursor = {"page_token": token} if token else {"offset": offset}
-            params = {"name": name, "limit": LIST_PAGE_SIZE, **cursor}
 
 
 # --- the resource ----------------------------------------------------------------------
@@ -461,7 +445,7 @@ class Job(WorkspaceResource, module="workspace", name="Job"):
         opts: pulumi.ResourceOptions | None = None,
     ) -> None:
         inputs = to_props(args)
-        inputs["deployment_tag"] = f"{pulumi.get_project()}/{pulumi.get_stack()}/{resource_name}"
+        inputs["deployment_tag"] = deployment_tag(resource_name)
         super().__init__(
             JobProvider(),
             resource_name,

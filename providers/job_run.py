@@ -28,7 +28,7 @@ from providers.client import WorkspaceClient
 from providers.lifecycle import Spec, WorkspaceProvider
 from providers.lookups import LookupFailed, find_job_run
 from providers.polling import Deadline, Progress
-from providers.resource import WorkspaceResource, to_props
+from providers.resource import WorkspaceResource, deployment_tag, to_props
 
 DEFAULT_TIMEOUT_SECONDS = 3600
 TERMINAL_LIFE_CYCLE_STATES = frozenset({"TERMINATED", "SKIPPED", "INTERNAL_ERROR"})
@@ -182,7 +182,7 @@ class JobRun(WorkspaceResource, module="workspace", name="JobRun"):
         opts: pulumi.ResourceOptions | None = None,
     ) -> None:
         inputs = to_props(args)
-        inputs["deployment_tag"] = f"{pulumi.get_project()}/{pulumi.get_stack()}/{resource_name}"
+        inputs["deployment_tag"] = deployment_tag(resource_name)
         super().__init__(
             JobRunProvider(),
             resource_name,

@@ -42,6 +42,11 @@ class WorkspaceResource(Resource):
         super().__init__(provider, name, props, pulumi.ResourceOptions.merge(own, opts))
 
 
+def deployment_tag(resource_name: str) -> str:
+    """Names this resource of this stack, so a retried create can find what it made."""
+    return f"{pulumi.get_project()}/{pulumi.get_stack()}/{resource_name}"
+
+
 def to_props(value: Any) -> Any:
     """Args dataclasses to plain props, leaving Pulumi Inputs/Outputs untouched.
 

@@ -18,6 +18,7 @@ from providers.client import (
     WorkspaceClient,
     client_for,
 )
+from providers.client import workspace as workspace_module
 from providers.job import (
     DEPLOYMENT_TAG_KEY,
     AutoscaleArgs,
@@ -379,7 +380,7 @@ def test_create_does_not_adopt_another_deployments_job(connection, made):
 
 
 def test_create_finds_its_job_on_a_later_page(connection, made, monkeypatch):
-    monkeypatch.setattr(job_module, "LIST_PAGE_SIZE", 2)
+    monkeypatch.setattr(workspace_module, "LIST_PAGE_SIZE", 2)
     inputs = public_inputs(unique_name())
     ours = _create_directly(connection, inputs)  # the oldest: listed last
     made.append(str(ours))

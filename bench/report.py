@@ -285,7 +285,10 @@ def write_report(results: dict[str, Any], path: Path, notes: str = "") -> Path:
         "",
         "Reproduce: `.venv/bin/pip install -e '.[bench]'` then "
         f"`.venv/bin/python bench/deploy_cost.py --counts {','.join(map(str, results['counts']))} "
-        f"--rounds {results['rounds']} --report bench/RESULTS.md`.",
+        f"--rounds {results['rounds']}"
+        + (" --unlimited" if rows and "unlimited_seconds" in rows[0] else "")
+        + (" --throughput" if results.get("throughput") else "")
+        + " --report bench/RESULTS.md` (the closing note is written by hand).",
         "",
         "Machine: " + ", ".join(f"{k} {v}" for k, v in info.items()) + ".",
         "",

@@ -348,11 +348,21 @@ class JobProvider(WorkspaceProvider):
     def create_object(self, client: WorkspaceClient, args: JobModel, spec: Spec):
         tag = args.deployment_tag
         job_id = self._find_tagged(client, args.name, tag)
-        if job_id is None:
-            job_id = self._create(client, args.name, spec, tag)
-        else:
+        if job_id is not None:
             self._reset(client, job_id, spec, tag)
-        return str(job_id), *self._observe(client, job_id, tag)
+            return str(job_id), *self._observe(client, job_id, tag)
+        body = self._wire_settings(client, spec, tag)
+        job_id, adopted = self._create(client, args.name, body, tag)
+        if adopted:
+            return str(job_id), *self._observe(client, job_id, tag)
+        # No read-back: the service stores the settings as sent (plus defaults of its own,
+        # which the recorded state leaves out), and the creator of a job is the caller, the
+        # connection's application.
+        return (
+            str(job_id),
+            canonical_settings(body),
+            self._computed(client, job_id, client.connection.client_id, tag),
+        )
 
     def read_object(self, client: WorkspaceClient, id_: str, recorded: Mapping[str, Any]):
         try:
@@ -383,15 +393,15 @@ class JobProvider(WorkspaceProvider):
             settings["tags"] = {**spec.get("tags", {}), DEPLOYMENT_TAG_KEY: tag}
         return client.wire.job_settings_to_wire(settings)
 
-    def _create(self, client: WorkspaceClient, name: str, spec: Spec, tag: str | None) -> int:
-        """jobs/create; after a failure that may have created the job anyway, that job
-        (found by its deployment tag), else another create."""
-        body = self._wire_settings(client, spec, tag)
-        job_id, _adopted = create_or_adopt(
+    def _create(
+        self, client: WorkspaceClient, name: str, body: dict, tag: str | None
+    ) -> tuple[int, bool]:
+        """jobs/create -> (job id, False); after a failure that may have created the job
+        anyway, (that job, found by its deployment tag, True), else another create."""
+        return create_or_adopt(
             lambda: int(client.post("/api/2.0/jobs/create", body)["job_id"]),
             lambda: self._find_tagged(client, name, tag),
         )
-        return job_id
 
     def _reset(self, client: WorkspaceClient, job_id: int, spec: Spec, tag: str | None) -> None:
         body = {"job_id": job_id, "new_settings": self._wire_settings(client, spec, tag)}
@@ -401,13 +411,24 @@ class JobProvider(WorkspaceProvider):
     def _observe(client: WorkspaceClient, job_id: int, tag: str | None) -> tuple[Spec, dict]:
         job = client.get("/api/2.0/jobs/get", {"job_id": job_id})
         settings = job.get("settings") or {}
-        computed = {
+        computed = JobProvider._computed(
+            client,
+            job_id,
+            job.get("creator_user_name"),
+            (settings.get("tags") or {}).get(DEPLOYMENT_TAG_KEY, tag),
+        )
+        return canonical_settings(settings), computed
+
+    @staticmethod
+    def _computed(
+        client: WorkspaceClient, job_id: int, creator: str | None, tag: str | None
+    ) -> dict[str, Any]:
+        return {
             "job_id": job_id,
             "url": f"{client.connection.base_url}/#job/{job_id}",
-            "creator_user_name": job.get("creator_user_name"),
-            "deployment_tag": (settings.get("tags") or {}).get(DEPLOYMENT_TAG_KEY, tag),
+            "creator_user_name": creator,
+            "deployment_tag": tag,
         }
-        return canonical_settings(settings), computed
 
     @classmethod
     def _find_tagged(cls, client: WorkspaceClient, name: str, tag: str | None) -> int | None:
@@ -420,7 +441,6 @@ class JobProvider(WorkspaceProvider):
             if ((job.get("settings") or {}).get("tags") or {}).get(DEPLOYMENT_TAG_KEY) == tag
         ]
         return min(ids, default=None)
-
 
 
 # --- the resource ----------------------------------------------------------------------

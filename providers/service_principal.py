@@ -1,9 +1,9 @@
 """ServicePrincipal: an identity-provider application added to the workspace (SCIM).
 
 The application id is the natural key: the workspace holds at most one principal per
-application. A create that finds one (left by an interrupted earlier create, or answered
-409) adopts it and brings it to the declared state. Deleting removes the principal from
-the workspace only; the application stays registered with the identity provider.
+application. A create answered 409 (one left by an interrupted earlier create, or added
+by someone else) adopts that one and brings it to the declared state. Deleting removes the
+principal from the workspace only; the application stays registered with the identity provider.
 
 Fields left out (display name, groups, entitlements) are not managed: whatever the
 workspace holds stays as it is and never shows as a change.
@@ -126,24 +126,22 @@ class ServicePrincipalProvider(WorkspaceProvider):
         return "application_id" not in changed
 
     def create_object(self, client: WorkspaceClient, args: ServicePrincipalModel, spec: Spec):
-        existing = self._find(client, args.application_id)
-        if existing is None:
-            try:
-                made, adopted = create_or_adopt(
-                    lambda: client.post(SCIM_PATH, self._create_body(spec)),
-                    lambda: self._find(client, args.application_id),
-                )
-            except AlreadyExists:
-                # Added by someone else since the lookup: adopt it like any other.
-                found = self._find(client, args.application_id)
-                if found is None:
-                    raise
-                made, adopted = found, True
-            if not adopted:
-                return made["id"], self._spec_of(made), {}
-            existing = made
-        replaced = self._replace(client, existing, spec)
-        return replaced["id"], self._spec_of(replaced), {}
+        # Create first: a principal already there for this application id (left by an
+        # interrupted earlier create) answers 409 and is adopted, so no lookup is needed
+        # before the create.
+        try:
+            made, adopted = create_or_adopt(
+                lambda: client.post(SCIM_PATH, self._create_body(spec)),
+                lambda: self._find(client, args.application_id),
+            )
+        except AlreadyExists:
+            found = self._find(client, args.application_id)
+            if found is None:
+                raise
+            made, adopted = found, True
+        if adopted:
+            made = self._replace(client, made, spec)
+        return made["id"], self._spec_of(made), {}
 
     def read_object(self, client: WorkspaceClient, id_: str, recorded: Mapping[str, Any]):
         try:

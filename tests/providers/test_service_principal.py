@@ -290,16 +290,27 @@ def test_create_answered_409_looks_up_and_adopts(provider, props, client, monkey
     real_find = ServicePrincipalProvider._find
     lookups: list[str] = []
 
-    def find_missing_it_once(client, application_id):
-        # The first look-up misses it, as in a race with another create.
+    def counted_find(client, application_id):
         lookups.append(application_id)
-        return None if len(lookups) == 1 else real_find(client, application_id)
+        return real_find(client, application_id)
 
-    monkeypatch.setattr(ServicePrincipalProvider, "_find", staticmethod(find_missing_it_once))
+    monkeypatch.setattr(ServicePrincipalProvider, "_find", staticmethod(counted_find))
     result = provider.create(props)
-    assert len(lookups) == 2
+    # Created first; the 409 alone leads to the one look-up.
+    assert lookups == [props["application_id"]]
     assert result.id == existing["id"]
     assert len(principals_of(client, props["application_id"])) == 1
+
+
+def test_fresh_create_makes_one_call(provider, props, client, monkeypatch):
+    lookups: list[str] = []
+    monkeypatch.setattr(
+        ServicePrincipalProvider, "_find", staticmethod(lambda c, a: lookups.append(a))
+    )
+    result = provider.create(props)
+    assert lookups == []
+    assert client.get(f"{SCIM_PATH}/{result.id}")["applicationId"] == props["application_id"]
+    assert result.outs["application_id"] == props["application_id"]
 
 
 # --- the resource (program side) ---------------------------------------------------------

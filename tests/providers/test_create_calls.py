@@ -1,0 +1,89 @@
+"""What a fresh create costs the service, and that its outputs are what a read shows.
+
+Creates record their outputs from the request and the service's answer instead of reading
+the object back; a read right afterwards must show exactly the same outputs (otherwise the
+first refresh would report a change nobody made), and the inputs must diff clean against
+them. Both wire forms (the `connection` fixture)."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+import pytest
+
+from emulator.testing import EmulatorInfo, clear_request_log, register_application, request_log
+from providers.job import JobProvider
+from providers.lifecycle import CONNECTION_KEY, WorkspaceProvider
+from providers.secret_scope import SecretScopeProvider
+from providers.service_principal import SCIM_PATH, ServicePrincipalProvider
+from tests.providers.test_job import public_inputs, seed_inputs, unique_name
+from tests.providers.test_secret_scope import VAULT
+
+
+def platform_calls(emulator: EmulatorInfo) -> list[tuple[str, str]]:
+    return [
+        (entry["method"], entry["path"])
+        for entry in request_log(emulator)
+        if entry["path"].startswith("/api/")
+    ]
+
+
+def create_counted(
+    emulator: EmulatorInfo, provider: WorkspaceProvider, props: dict[str, Any]
+) -> tuple[Any, list[tuple[str, str]]]:
+    clear_request_log(emulator)
+    result = provider.create(props)
+    return result, platform_calls(emulator)
+
+
+def assert_read_shows_the_outputs(provider: WorkspaceProvider, result, props) -> None:
+    read = provider.read(result.id, result.outs)
+    assert read.id == result.id
+    assert read.outs == result.outs
+    diff = provider.diff(result.id, result.outs, props, old_inputs=props)
+    assert not diff.changes, diff.changed_keys
+
+
+@pytest.mark.parametrize("nesting", [public_inputs, seed_inputs], ids=["public", "seed"])
+def test_job_create_lists_its_tag_and_creates(emulator, connection, nesting) -> None:
+    provider = JobProvider()
+    props = {**nesting(unique_name()), CONNECTION_KEY: connection}
+    result, calls = create_counted(emulator, provider, props)
+    try:
+        assert calls == [("GET", "/api/2.0/jobs/list"), ("POST", "/api/2.0/jobs/create")]
+        assert result.outs["creator_user_name"] == connection["client_id"]
+        assert_read_shows_the_outputs(provider, result, props)
+    finally:
+        provider.delete(result.id, result.outs)
+
+
+@pytest.mark.parametrize("vault", [None, VAULT], ids=["plain", "keyvault"])
+def test_scope_create_is_one_call(emulator, connection, vault) -> None:
+    provider = SecretScopeProvider()
+    props: dict[str, Any] = {"name": f"scope-{uuid.uuid4().hex[:10]}", CONNECTION_KEY: connection}
+    if vault:
+        props["keyvault"] = dict(vault)
+    result, calls = create_counted(emulator, provider, props)
+    try:
+        assert calls == [("POST", "/api/2.0/secrets/scopes/create")]
+        assert_read_shows_the_outputs(provider, result, props)
+    finally:
+        provider.delete(result.id, result.outs)
+
+
+def test_principal_create_is_one_call(emulator, connection) -> None:
+    provider = ServicePrincipalProvider()
+    application = register_application(emulator, "create-calls-app")
+    props = {
+        "application_id": application["client_id"],
+        "display_name": "etl pipeline",
+        "entitlements": ["workspace-access"],
+        CONNECTION_KEY: connection,
+    }
+    result, calls = create_counted(emulator, provider, props)
+    try:
+        assert calls == [("POST", SCIM_PATH)]
+        assert_read_shows_the_outputs(provider, result, props)
+    finally:
+        provider.delete(result.id, result.outs)

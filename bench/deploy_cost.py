@@ -46,7 +46,6 @@ from emulator.testing import (  # noqa: E402
     running_emulator,
 )
 from providers.auth.token_store import CACHE_DIR_ENV  # noqa: E402
-from stacks.config import SECRET_ENV  # noqa: E402
 from tools.pulumi_cli import PulumiCli  # noqa: E402
 
 PROGRAMS = ROOT / "bench" / "programs"
@@ -152,7 +151,6 @@ def make_stack(workdir: Path, variant: str, count: int, emulator: EmulatorInfo) 
         stack=f"n{count}",
         state_dir=workdir / f"state-{variant}-{count}",
         extra_env={
-            SECRET_ENV: emulator.client_secret,
             # Tokens shared by program and host stay within this bench run.
             CACHE_DIR_ENV: str(workdir / "tokens"),
             # Bytecode cached as on a user's machine (some shells switch it off; then every
@@ -163,6 +161,7 @@ def make_stack(workdir: Path, variant: str, count: int, emulator: EmulatorInfo) 
     cli.select_or_init()
     config: dict[str, Any] = {"bench:count": str(count)}
     if PROGRAM_OF[variant] == "ours":
+        cli.set_config("workspace:clientSecret", emulator.client_secret, secret=True)
         # A service principal needs an application registered with the identity provider.
         principals = len([i for i in range(count) if i % 4 == 3])
         config.update(

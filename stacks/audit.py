@@ -20,14 +20,13 @@ import fnmatch
 import json
 import os
 import sys
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 from providers.client import Connection, WorkspaceClient, WorkspaceError
-from stacks import demo
-from stacks.config import NAMESPACE, SECRET_ENV
+from stacks.config import NAMESPACE
 from tools.pulumi_cli import REPO_ROOT, PulumiCli, PulumiError
 
 KINDS = ("job", "service_principal", "secret_scope")
@@ -152,20 +151,18 @@ def project_stacks(cli: PulumiCli) -> list[str]:
     return sorted(entry["name"] for entry in listed)
 
 
-def connection_of(values: dict[str, Any], env: Mapping[str, str]) -> Connection:
-    """The audited workspace's connection from the stack's config values (the client
-    secret from the config, else from the environment, as the stack program takes it)."""
+def connection_of(values: dict[str, Any]) -> Connection:
+    """The audited workspace's connection from the stack's config values."""
     def need(key: str) -> str:
         value = values.get(f"{NAMESPACE}:{key}")
         if value in (None, ""):
             raise AuditError(f"{NAMESPACE}:{key} is not set in the stack's config")
         return str(value)
 
-    secret = values.get(f"{NAMESPACE}:clientSecret") or env.get(SECRET_ENV)
+    secret = values.get(f"{NAMESPACE}:clientSecret")
     if not secret:
         raise AuditError(
-            f"{NAMESPACE}:clientSecret is not set: set it with `pulumi config set --secret` "
-            f"or export {SECRET_ENV}"
+            f"{NAMESPACE}:clientSecret is not set: set it with `pulumi config set --secret`"
         )
     insecure = str(values.get(f"{NAMESPACE}:allowInsecureHttp", "false")).lower() == "true"
     try:
@@ -208,7 +205,7 @@ def is_ignored(obj: WorkspaceObject, patterns: Sequence[tuple[str, str]]) -> boo
 
 def audit(cli: PulumiCli, extra_ignores: Sequence[str] = ()) -> AuditReport:
     values = config_values(cli, show_secrets=True)
-    connection = connection_of(values, cli.env())
+    connection = connection_of(values)
     patterns = [parse_pattern(p) for p in [*ignore_patterns(values), *extra_ignores]]
     workspace_url = connection.base_url.rstrip("/")
 
@@ -281,11 +278,6 @@ def cli_for(args: argparse.Namespace) -> PulumiCli:
         state_dir = args.project_dir / ".pulumi-state"
         if os.environ.get("PULUMI_BACKEND_URL"):
             extra_env["PULUMI_BACKEND_URL"] = os.environ["PULUMI_BACKEND_URL"]
-    if args.stack == demo.STACK and SECRET_ENV not in os.environ:
-        # As `make demo` does: the local stack's secret is the running emulator's.
-        info = demo.emulator_info()
-        if info:
-            extra_env[SECRET_ENV] = info["client_secret"]
     return PulumiCli(args.project_dir, args.stack, state_dir, extra_env)
 
 

@@ -2,8 +2,8 @@
 
 Everything lives under the `workspace` namespace of the stack's config file
 (Pulumi.<stack>.yaml). The client secret is a secret (`pulumi config set --secret
-workspace:clientSecret ...`); the `local` stack may instead take it from the
-WORKSPACE_CLIENT_SECRET environment variable, which the demo sets from the emulator.
+workspace:clientSecret ...`), never an environment variable: the engine hides only the
+secrets of the stack's config from its verbose logs.
 
 `validate` judges the whole namespace before the program registers anything, so bad config
 fails `pulumi preview` (and `pulumi up`) before any call to the workspace, with one line per
@@ -16,7 +16,6 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import json
-import os
 import sys
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -38,7 +37,6 @@ from providers.secret_scope import SecretScopeProvider
 from providers.service_principal import ServicePrincipalProvider
 
 NAMESPACE = "workspace"
-SECRET_ENV = "WORKSPACE_CLIENT_SECRET"
 SECRET_KEY = "clientSecret"
 
 # Connection settings: config key -> (WorkspaceAuthArgs / Connection field, required).
@@ -306,13 +304,10 @@ def nested_models(annotation: Any) -> list[type[pydantic.BaseModel]]:
 def auth_args(config: pulumi.Config) -> WorkspaceAuthArgs:
     secret = config.get_secret(SECRET_KEY)
     if secret is None:
-        from_env = os.environ.get(SECRET_ENV)
-        if not from_env:
-            raise ConfigError(
-                f"{NAMESPACE}:{SECRET_KEY} is not set: run `pulumi config set --secret "
-                f"{NAMESPACE}:{SECRET_KEY} <secret>` (or export {SECRET_ENV})"
-            )
-        secret = pulumi.Output.secret(from_env)
+        raise ConfigError(
+            f"{NAMESPACE}:{SECRET_KEY} is not set: run `pulumi config set --secret "
+            f"{NAMESPACE}:{SECRET_KEY} <secret>`"
+        )
     tuning: dict[str, Any] = {
         CONNECTION_KEYS[key][0]: read(key)
         for key, read in (

@@ -23,7 +23,6 @@ from pathlib import Path
 
 import requests
 
-from stacks.config import SECRET_ENV
 from tools.pulumi_cli import REPO_ROOT, PulumiCli
 
 STACK = "local"
@@ -100,7 +99,7 @@ def local_stack(info: dict) -> PulumiCli:
         project_dir=REPO_ROOT,
         stack=STACK,
         state_dir=REPO_ROOT / ".pulumi-state",
-        extra_env={SECRET_ENV: info["client_secret"]},
+        extra_env={},
     )
     cli.select_or_init()
     return cli

@@ -11,7 +11,6 @@ import pytest
 import yaml
 
 from emulator.testing import EmulatorInfo, running_emulator
-from stacks.config import SECRET_ENV
 from tools.pulumi_cli import REPO_ROOT, PulumiCli
 
 StackFactory = Callable[..., PulumiCli]
@@ -61,9 +60,14 @@ def workspace_stack(tmp_path: Path, emulator: EmulatorInfo) -> Iterator[StackFac
             project_dir=project,
             stack="e2e",
             state_dir=tmp_path / f"state-{len(made)}",
-            extra_env={SECRET_ENV: secret if secret is not None else emulator.client_secret},
+            extra_env={},
         )
         cli.select_or_init()
+        cli.set_config(
+            "workspace:clientSecret",
+            secret if secret is not None else emulator.client_secret,
+            secret=True,
+        )
         write_config(
             cli,
             {

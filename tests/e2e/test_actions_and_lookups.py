@@ -22,7 +22,6 @@ from emulator.testing import (
     request_log,
     running_emulator,
 )
-from stacks.config import SECRET_ENV
 from tests.e2e.conftest import StackFactory, connection_config, write_config
 from tools.pulumi_cli import REPO_ROOT, PulumiCli
 
@@ -190,9 +189,10 @@ def lookup_stack(tmp_path: Path, emulator: EmulatorInfo) -> PulumiCli:
         project_dir=project,
         stack="e2e",
         state_dir=tmp_path / "lookup-state",
-        extra_env={SECRET_ENV: emulator.client_secret, "PYTHONPATH": str(REPO_ROOT)},
+        extra_env={"PYTHONPATH": str(REPO_ROOT)},
     )
     cli.select_or_init()
+    cli.set_config("workspace:clientSecret", emulator.client_secret, secret=True)
     return cli
 
 

@@ -151,6 +151,7 @@ def test_audit_lists_unmanaged_objects_only(
     # A second stack of the same project and backend, on the same workspace.
     second = PulumiCli(stack.project_dir, "e2e-second", stack.state_dir, stack.extra_env)
     second.select_or_init()
+    second.set_config("workspace:clientSecret", emulator.client_secret, secret=True)
     write_config(
         second,
         {

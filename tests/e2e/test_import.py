@@ -8,7 +8,6 @@ id fails naming the id, and the client secret stays out of the state in plain te
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import uuid
 from collections.abc import Iterator
@@ -27,7 +26,6 @@ from emulator.testing import (
 )
 from providers.client import Connection, NotFound, WorkspaceClient, client_for
 from providers.service_principal import SCIM_PATH
-from stacks.config import SECRET_ENV
 from tests.e2e.conftest import connection_config, write_config
 from tools.pulumi_cli import REPO_ROOT, PulumiCli
 
@@ -78,9 +76,10 @@ def import_stack(tmp_path: Path, info: EmulatorInfo, wire_form: str) -> PulumiCl
         project_dir=project,
         stack="e2e",
         state_dir=tmp_path / "state",
-        extra_env={SECRET_ENV: info.client_secret},
+        extra_env={},
     )
     cli.select_or_init()
+    cli.set_config("workspace:clientSecret", info.client_secret, secret=True)
     write_config(cli, connection_config(info, wire_form))
     return cli
 
@@ -172,9 +171,10 @@ def assert_rotated_credentials_are_no_change(stack: PulumiCli, info: EmulatorInf
     any resource."""
     rotated = register_application(info, "rotated-credentials")
     write_config(stack, {"workspace:clientId": rotated["client_id"]})
-    other = dataclasses.replace(stack, extra_env={SECRET_ENV: rotated["client_secret"]})
-    other.preview("--expect-no-changes")
+    stack.set_config("workspace:clientSecret", rotated["client_secret"], secret=True)
+    stack.preview("--expect-no-changes")
     write_config(stack, {"workspace:clientId": info.client_id})
+    stack.set_config("workspace:clientSecret", info.client_secret, secret=True)
 
 
 @pytest.mark.parametrize("wire_form", ["seed", "public"])

@@ -20,7 +20,6 @@ from stacks.audit import (
     render_table,
     workspace_objects,
 )
-from stacks.config import SECRET_ENV
 from tests.unit.client_support import (
     BASE_URL,
     TOKEN_URL,
@@ -87,20 +86,18 @@ def values(**overrides: str) -> dict:
     return base
 
 
-def test_connection_takes_the_secret_from_config_or_environment() -> None:
+def test_connection_takes_the_secret_from_the_stack_config() -> None:
     with pytest.raises(AuditError, match="workspace:clientSecret is not set"):
-        connection_of(values(), {})
-    env = {SECRET_ENV: "from-env"}
-    assert connection_of(values(), env).client_secret.get_secret_value() == "from-env"
-    configured = connection_of(values(**{"workspace:clientSecret": "from-config"}), env)
+        connection_of(values())
+    configured = connection_of(values(**{"workspace:clientSecret": "from-config"}))
     assert configured.client_secret.get_secret_value() == "from-config"
 
 
 def test_missing_connection_key_is_named() -> None:
-    broken = values()
+    broken = values(**{"workspace:clientSecret": "s"})
     del broken["workspace:tenantId"]
     with pytest.raises(AuditError, match="workspace:tenantId is not set"):
-        connection_of(broken, {SECRET_ENV: "s"})
+        connection_of(broken)
 
 
 @pytest.fixture

@@ -13,7 +13,6 @@ from typing import Any
 import yaml
 
 from emulator.testing import EmulatorInfo
-from stacks.config import SECRET_ENV
 from tools.pulumi_cli import REPO_ROOT, PulumiCli
 
 LOCAL_CONFIG = REPO_ROOT / "Pulumi.local.yaml"
@@ -59,8 +58,7 @@ def scratch_stack(workdir: Path, info: EmulatorInfo, objects: dict[str, Any] | N
         project_dir=project,
         stack=stack,
         state_dir=workdir / "state",
-        extra_env={SECRET_ENV: secret if secret is not None else info.client_secret,
-                   **(extra_env or {})},
+        extra_env=extra_env or {},
     )
     cli.select_or_init()
     write_stack_config(cli, {
@@ -68,14 +66,23 @@ def scratch_stack(workdir: Path, info: EmulatorInfo, objects: dict[str, Any] | N
         **{f"{NAMESPACE}:{k}": v
            for k, v in (local_objects() if objects is None else objects).items()},
     })
+    if secret != "":  # "" leaves the stack without a client secret
+        cli.set_config(
+            SECRET_CONFIG_KEY, secret if secret is not None else info.client_secret, secret=True
+        )
     return cli
 
 
+SECRET_CONFIG_KEY = f"{NAMESPACE}:clientSecret"
+
+
 def write_stack_config(cli: PulumiCli, config: dict[str, Any]) -> None:
-    """Replaces the `config` section of the stack's settings file (keeps its salt)."""
+    """Replaces the `config` section of the stack's settings file (keeps its salt and its
+    encrypted client secret)."""
     path = cli.project_dir / f"Pulumi.{cli.stack}.yaml"
     document = (yaml.safe_load(path.read_text()) if path.exists() else None) or {}
-    document["config"] = config
+    kept = {k: v for k, v in (document.get("config") or {}).items() if k == SECRET_CONFIG_KEY}
+    document["config"] = {**kept, **config}
     path.write_text(yaml.safe_dump(document))
 
 

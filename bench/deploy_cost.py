@@ -161,7 +161,6 @@ def make_stack(workdir: Path, variant: str, count: int, emulator: EmulatorInfo) 
     cli.select_or_init()
     config: dict[str, Any] = {"bench:count": str(count)}
     if PROGRAM_OF[variant] == "ours":
-        cli.set_config("workspace:clientSecret", emulator.client_secret, secret=True)
         # A service principal needs an application registered with the identity provider.
         principals = len([i for i in range(count) if i % 4 == 3])
         config.update(
@@ -182,6 +181,8 @@ def make_stack(workdir: Path, variant: str, count: int, emulator: EmulatorInfo) 
         if variant == "unlimited":
             config["bench:rateLimit"] = "0"
     (project / f"Pulumi.{cli.stack}.yaml").write_text(yaml.safe_dump({"config": config}))
+    if PROGRAM_OF[variant] == "ours":
+        cli.set_config("workspace:clientSecret", emulator.client_secret, secret=True)
     return cli
 
 

@@ -107,7 +107,9 @@ def declare_actions(connection: pulumi.Input[dict], jobs: Mapping[str, Job]) -> 
     after_clusters = pulumi.ResourceOptions(depends_on=list(cluster_states.values()))
     job_runs: dict[str, JobRun] = {}
     for item in decoded_list(values, JOB_RUNS)[0]:
-        job_id = jobs[item["job"]].job_id if "job" in item else item["job_id"]
+        # The job's id, not its job_id output: the id stays known in a preview that updates
+        # the job, so the run does not preview as replaced.
+        job_id = jobs[item["job"]].id.apply(int) if "job" in item else item["job_id"]
         run = JobRunArgs(
             job_id=job_id,
             python_params=item.get("python_params"),

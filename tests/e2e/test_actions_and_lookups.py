@@ -8,6 +8,7 @@ are. A scratch program calls every lookup at preview and at up."""
 
 from __future__ import annotations
 
+import json
 import textwrap
 from collections.abc import Iterator
 from pathlib import Path
@@ -106,6 +107,17 @@ def test_cluster_states_and_job_runs(workspace_stack: StackFactory, emulator: Em
     clear_request_log(emulator)
     stack.up("--expect-no-changes")
     assert writes(emulator) == []
+
+    # A change of the job alone updates the job: its run previews as unchanged (the run is
+    # fed the job's id, known in preview) and the up starts no run.
+    changed_job = {**JOB, "spark_python_task": {"python_file": "dbfs:/jobs/smoke_v2.py"}}
+    write_config(stack, {"workspace:jobs": [changed_job]})
+    steps = json.loads(stack.preview("--json").stdout)["steps"]
+    ops = {step["urn"].rsplit("::", 1)[-1]: step["op"] for step in steps}
+    assert ops["smoke-job"] == "update" and ops.get("smoke", "same") == "same", ops
+    clear_request_log(emulator)
+    stack.up()
+    assert writes(emulator) == [("POST", "/api/2.0/jobs/reset")]
 
     # A new trigger starts one new run; a new desired state stops the cluster.
     cluster_states[0]["state"] = "TERMINATED"

@@ -13,9 +13,11 @@ A kind subclasses `WorkspaceProvider` and supplies:
   declared (`project_onto`) and records that, so a refresh shows out-of-band changes of
   declared fields and nothing else.
 
-What is recorded per resource (the outputs) is the projected spec plus the kind's computed
-outputs plus the connection (a secret). The connection never takes part in `diff`: rotating
-credentials or tokens is never a change of a resource.
+What a kind returns as outputs is the projected spec plus the kind's computed outputs plus
+the connection. The provider host (providers/host.py) leaves the connection out of the
+state of a resource bound to a configured provider; elsewhere it is recorded as a secret.
+The connection never takes part in `diff`: rotating credentials or tokens is never a change
+of a resource.
 """
 
 from __future__ import annotations

@@ -15,10 +15,12 @@ from providers.lifecycle import CONNECTION_KEY, PROVIDER_KEY, WorkspaceProvider
 class WorkspaceResource(Resource):
     """A dynamic resource served by a `WorkspaceProvider`.
 
-    `connection` is the `connection` output of a `WorkspaceAuth` component. It is stored as
-    a secret and never compared, so rotated credentials or tokens cause no change. It also
-    binds the resource to that component's provider (unless `opts.provider` names another),
-    which `ResourceOptions(import_=id)` needs.
+    `connection` is the `connection` output of a `WorkspaceAuth` component. It is never
+    compared, so rotated credentials or tokens cause no change. It binds the resource to
+    that component's provider (unless `opts.provider` names another), which
+    `ResourceOptions(import_=id)` needs and whose configuration supplies the connection, so
+    the resource's state keeps none (providers/host.py). Without a WorkspaceAuth it is
+    stored with the resource, as a secret.
     `outputs` names the computed outputs, registered so they appear as attributes.
     """
 

@@ -199,6 +199,15 @@ def test_import_every_kind(tmp_path: Path, emulator: EmulatorInfo, wire_form: st
 
     state = stack.export()
     assert emulator.client_secret not in json.dumps(state)
+    # The provider's configuration supplies the connection and the kind the provider code.
+    recorded = {
+        key
+        for r in state["deployment"]["resources"]
+        if r["type"].startswith("pulumi-python:dynamic/workspace:")
+        for section in ("inputs", "outputs")
+        for key in r.get(section) or {}
+    }
+    assert not recorded & {"connection", "__provider"}
     ids = {
         r["type"].rsplit(":", 1)[-1]: r["id"]
         for r in state["deployment"]["resources"]

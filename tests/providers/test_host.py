@@ -4,11 +4,9 @@ explicit provider's CheckConfig/DiffConfig."""
 
 from __future__ import annotations
 
-import base64
 import uuid
 from typing import Any
 
-import dill
 import grpc
 import pytest
 from google.protobuf import struct_pb2
@@ -74,18 +72,16 @@ def test_configure_keeps_the_connection_without_secret_markers(connection):
     assert host.connection == connection
 
 
-def test_import_read_serves_the_object_with_provider_and_connection(connection, scope):
+def test_import_read_serves_the_object_without_connection_or_provider(connection, scope):
     host = configured(connection)
     answer = host.Read(proto.ReadRequest(urn=SCOPE_URN, id=scope), Context())
 
     assert answer.id == scope
     outputs = props_of(answer.properties)
     assert outputs["name"] == scope
-    assert outputs[CONNECTION_KEY] == connection
-    provider = dill.loads(base64.b64decode(outputs[PROVIDER_KEY]))
-    assert isinstance(provider, SecretScopeProvider)
-    # Nothing declared yet: the inputs carry only what later calls need.
-    assert set(props_of(answer.inputs)) == {CONNECTION_KEY, PROVIDER_KEY}
+    assert CONNECTION_KEY not in outputs and PROVIDER_KEY not in outputs
+    # Nothing declared yet; present but empty, or the engine would refuse the import.
+    assert answer.HasField("inputs") and props_of(answer.inputs) == {}
 
 
 def test_import_read_of_a_missing_id_names_the_kind_and_the_id(connection):
@@ -139,7 +135,7 @@ def test_diff_of_an_imported_job_ignores_settings_nobody_declared(connection, cl
     imported = host.Read(proto.ReadRequest(urn=JOB_URN, id=job_id), Context())
     outputs = props_of(imported.properties)
     assert outputs["max_concurrent_runs"] == 1  # a server default, recorded at import
-    news = {**settings, CONNECTION_KEY: connection, PROVIDER_KEY: outputs[PROVIDER_KEY]}
+    news = dict(settings)
 
     def diff(old_inputs: struct_pb2.Struct, desired: dict[str, Any]) -> Any:
         request = proto.DiffRequest(
@@ -161,7 +157,8 @@ def test_diff_of_an_imported_job_ignores_settings_nobody_declared(connection, cl
     assert renamed.changes == proto.DiffResponse.DIFF_SOME
     # The import fails; the engine shows the key that differs, not every declared one.
     assert list(renamed.diffs) == ["name"] and list(renamed.detailedDiff) == ["name"]
-    assert JobProvider().diff(job_id, outputs, news).changes  # without old inputs: all count
+    # Without old inputs: all count.
+    assert JobProvider().diff(job_id, outputs, {**news, CONNECTION_KEY: connection}).changes
 
 
 def test_check_config_names_bad_settings_and_keeps_the_inputs(connection):

@@ -1,0 +1,163 @@
+"""What the state holds per workspace resource under the real engine: bound to the
+WorkspaceAuth component's provider, no resource keeps the connection (its secret) nor the
+provider code, so an entry stays under 2 KiB. Refresh, update, destroy work without them,
+and a state recorded with them (as before) is no change: a no-op up writes nothing to the
+service, and the keys leave the state at that up (inputs) and the next refresh (outputs)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pulumi.dynamic.dynamic import serialize_provider
+
+from emulator.testing import EmulatorInfo, clear_request_log, request_log
+from providers.client import Connection, client_for
+from providers.host import PROVIDERS
+from providers.lifecycle import CONNECTION_KEY, PROVIDER_KEY
+from tests.e2e.conftest import StackFactory, write_config
+from tools.pulumi_cli import PulumiCli
+
+pytestmark = pytest.mark.engine
+
+TYPE_PREFIX = "pulumi-python:dynamic/workspace:"
+PLUMBING = (CONNECTION_KEY, PROVIDER_KEY)
+MAX_ENTRY_BYTES = 2048
+# How a deployment file spells a secret (`pulumi stack export --show-secrets`).
+SECRET_SIG = {"4dabf18193072939515e22adb298388d": "1b47061264138c4ac30d75fd1eb44270"}
+
+
+def job(num_workers: int) -> dict[str, Any]:
+    cluster = {"spark_version": "13.3.x-scala2.12", "node_type_id": "n", "num_workers": num_workers}
+    return {"name": "size-etl", "new_cluster": cluster}
+
+
+def objects(num_workers: int = 1) -> dict[str, Any]:
+    return {
+        "secretScopes": [{"name": "size-scope"}],
+        "jobs": [job(num_workers)],
+        "jobPermissions": [
+            {
+                "name": "size-etl-access",
+                "job": "size-etl",
+                "access_controls": [{"group_name": "analysts", "permission_level": "CAN_VIEW"}],
+            }
+        ],
+    }
+
+
+def workspace_resources(deployment: dict[str, Any]) -> list[dict[str, Any]]:
+    return [
+        r
+        for r in deployment["deployment"].get("resources") or []
+        if r["type"].startswith(TYPE_PREFIX)
+    ]
+
+
+def plumbing_in(deployment: dict[str, Any], section: str) -> list[str]:
+    """`<resource>.<key>` for each connection or provider code found in that section."""
+    return [
+        f"{r['urn'].rsplit('::', 1)[-1]}.{key}"
+        for r in workspace_resources(deployment)
+        for key in PLUMBING
+        if key in (r.get(section) or {})
+    ]
+
+
+def entry_bytes(resource: dict[str, Any]) -> int:
+    # Compact JSON, as the bench counts it (bench/deploy_cost.py).
+    return len(json.dumps(resource, separators=(",", ":")))
+
+
+def platform_writes(info: EmulatorInfo) -> list[str]:
+    return [
+        f"{r['method']} {r['path']}"
+        for r in request_log(info)
+        if r["service"] == "platform" and r["method"] != "GET"
+    ]
+
+
+def scope_names(info: EmulatorInfo) -> set[str]:
+    client = client_for(
+        Connection(
+            base_url=info.base_url,
+            auth_url=info.auth_url,
+            tenant_id=info.tenant_id,
+            client_id=info.client_id,
+            client_secret=info.client_secret,
+            resource=info.resource,
+            allow_insecure_http=True,
+        )
+    )
+    return {s["name"] for s in client.get("/api/2.0/secrets/scopes/list").get("scopes", [])}
+
+
+def as_recorded_before(stack: PulumiCli, tmp_path: Path) -> None:
+    """Puts the connection and the provider code back into every workspace resource's
+    inputs and outputs, as secrets, the way states were recorded before."""
+    exported = json.loads(stack.run("stack", "export", "--show-secrets").stdout)
+    provider = next(
+        r
+        for r in exported["deployment"]["resources"]
+        if r["type"].startswith("pulumi:providers:") and not r["urn"].endswith("::default")
+    )
+    connection = {
+        key: json.loads(value["plaintext"]) if isinstance(value, dict) else value
+        for key, value in provider["inputs"].items()
+        if key in Connection.model_fields
+    }
+    assert connection["client_secret"]
+    for resource in workspace_resources(exported):
+        code = serialize_provider(PROVIDERS[resource["type"].removeprefix(TYPE_PREFIX)]())
+        for section in ("inputs", "outputs"):
+            resource[section][CONNECTION_KEY] = {**SECRET_SIG, "plaintext": json.dumps(connection)}
+            resource[section][PROVIDER_KEY] = {**SECRET_SIG, "plaintext": json.dumps(code)}
+    path = tmp_path / "recorded-before.json"
+    path.write_text(json.dumps(exported))
+    stack.run("stack", "import", "--file", str(path))
+
+
+def test_the_state_keeps_no_connection_and_old_states_shrink(
+    workspace_stack: StackFactory, emulator: EmulatorInfo, tmp_path: Path
+) -> None:
+    stack = workspace_stack(**objects())
+    stack.up()
+
+    state = stack.export()
+    assert len(workspace_resources(state)) == 3
+    assert plumbing_in(state, "inputs") == [] and plumbing_in(state, "outputs") == []
+    sizes = {r["urn"].rsplit("::", 1)[-1]: entry_bytes(r) for r in workspace_resources(state)}
+    assert max(sizes.values()) < MAX_ENTRY_BYTES, sizes
+    assert emulator.client_secret not in json.dumps(state)
+
+    # Refresh and a no-op preview need nothing from the state; an update gets through.
+    stack.refresh("--expect-no-changes")
+    stack.preview("--expect-no-changes")
+    write_config(stack, {f"workspace:{k}": v for k, v in objects(num_workers=2).items()})
+    updated = stack.up()
+    assert "1 updated" in updated.stdout, updated.stdout
+    state = stack.export()
+    assert plumbing_in(state, "outputs") == [] and plumbing_in(state, "inputs") == []
+
+    # A state recorded with the connection and the provider code: no change, no writes.
+    as_recorded_before(stack, tmp_path)
+    old = stack.export()
+    assert len(plumbing_in(old, "inputs")) == len(plumbing_in(old, "outputs")) == 6
+    assert emulator.client_secret not in json.dumps(old)
+    stack.preview("--expect-no-changes")
+    clear_request_log(emulator)
+    stack.up("--expect-no-changes")
+    assert platform_writes(emulator) == []
+    after_up = stack.export()
+    assert plumbing_in(after_up, "inputs") == []
+    assert len(plumbing_in(after_up, "outputs")) == 6  # a no-op leaves the outputs as recorded
+    stack.refresh()
+    assert plumbing_in(stack.export(), "outputs") == []
+    stack.preview("--expect-no-changes")
+
+    assert "size-scope" in scope_names(emulator)
+    stack.destroy()
+    assert workspace_resources(stack.export()) == []
+    assert "size-scope" not in scope_names(emulator)

@@ -1,0 +1,186 @@
+"""What the provider host keeps out of a resource's state: bound to a configured provider
+(a WorkspaceAuth's), a resource's inputs and outputs carry neither the connection nor
+`__provider`; every call gets them back from the configuration and the type token. A
+state recorded with them keeps working and loses them; an unconfigured host (the default
+provider) keeps today's behaviour."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from google.protobuf import struct_pb2
+from pulumi.dynamic.dynamic import serialize_provider
+from pulumi.runtime import proto, rpc
+
+from providers.client import WorkspaceClient
+from providers.host import WorkspaceProviderHost
+from providers.job import JobProvider
+from providers.lifecycle import CONNECTION_KEY, PROVIDER_KEY
+from providers.secret_scope import SecretScopeProvider
+from tests.providers.test_host import JOB_URN, SCOPE_URN, Context, configured, props_of, struct
+
+PLUMBING = {CONNECTION_KEY, PROVIDER_KEY}
+
+
+def program_inputs(connection: dict[str, Any], name: str) -> struct_pb2.Struct:
+    """What the program sends for a SecretScope: its settings, the connection, the code."""
+    return struct(
+        {
+            "name": name,
+            CONNECTION_KEY: connection,
+            PROVIDER_KEY: serialize_provider(SecretScopeProvider()),
+        }
+    )
+
+
+def check(host: WorkspaceProviderHost, news: struct_pb2.Struct, olds: Any = None) -> Any:
+    answer = host.Check(
+        proto.CheckRequest(urn=SCOPE_URN, olds=olds or struct({}), news=news), Context()
+    )
+    assert not answer.failures
+    return answer.inputs
+
+
+def create(host: WorkspaceProviderHost, inputs: struct_pb2.Struct) -> Any:
+    return host.Create(proto.CreateRequest(urn=SCOPE_URN, properties=inputs), Context())
+
+
+def scope_names(client: WorkspaceClient) -> set[str]:
+    return {s["name"] for s in client.get("/api/2.0/secrets/scopes/list").get("scopes", [])}
+
+
+def test_a_bound_resource_keeps_no_connection_nor_provider_code(connection, client):
+    host = configured(connection)
+    name = f"state-{uuid.uuid4().hex[:10]}"
+
+    inputs = check(host, program_inputs(connection, name))
+    assert props_of(inputs) == {"name": name}
+    made = create(host, inputs)
+    outputs = made.properties
+    assert made.id == name and name in scope_names(client)
+    assert not PLUMBING & set(props_of(outputs))
+
+    same = host.Diff(
+        proto.DiffRequest(id=name, urn=SCOPE_URN, olds=outputs, news=inputs, old_inputs=inputs),
+        Context(),
+    )
+    assert same.changes == proto.DiffResponse.DIFF_NONE
+
+    refreshed = host.Read(
+        proto.ReadRequest(id=name, urn=SCOPE_URN, properties=outputs, inputs=inputs), Context()
+    )
+    assert refreshed.id == name
+    assert props_of(refreshed.properties) == props_of(outputs)
+    assert props_of(refreshed.inputs) == props_of(inputs)
+
+    host.Delete(proto.DeleteRequest(id=name, urn=SCOPE_URN, properties=outputs), Context())
+    assert name not in scope_names(client)
+
+
+def test_an_update_of_a_bound_resource_records_no_connection(connection, client):
+    host = configured(connection)
+    settings = {
+        "name": f"state-job-{uuid.uuid4().hex[:8]}",
+        "new_cluster": {"spark_version": "13.3.x-scala2.12", "node_type_id": "n", "num_workers": 1},
+        "max_retries": 1,
+    }
+
+    def job_inputs(**changes: Any) -> struct_pb2.Struct:
+        return struct(
+            {
+                **settings,
+                **changes,
+                CONNECTION_KEY: connection,
+                PROVIDER_KEY: serialize_provider(JobProvider()),
+            }
+        )
+
+    def call(method: str, request_type: Any, **fields: Any) -> Any:
+        return getattr(host, method)(request_type(urn=JOB_URN, **fields), Context())
+
+    inputs = call("Check", proto.CheckRequest, olds=struct({}), news=job_inputs()).inputs
+    made = call("Create", proto.CreateRequest, properties=inputs)
+    news = call("Check", proto.CheckRequest, olds=inputs, news=job_inputs(max_retries=3)).inputs
+    assert not PLUMBING & set(props_of(news))
+    diff = call(
+        "Diff", proto.DiffRequest, id=made.id, olds=made.properties, news=news, old_inputs=inputs
+    )
+    assert diff.changes == proto.DiffResponse.DIFF_SOME and not diff.replaces
+    updated = call("Update", proto.UpdateRequest, id=made.id, olds=made.properties, news=news)
+    outputs = props_of(updated.properties)
+    assert outputs["max_retries"] == 3 and not PLUMBING & set(outputs)
+    read = call("Read", proto.ReadRequest, id=made.id, properties=updated.properties, inputs=news)
+    assert props_of(read.properties)["max_retries"] == 3  # as the service shows it now
+    call("Delete", proto.DeleteRequest, id=made.id, properties=updated.properties)
+
+
+def test_a_state_recorded_with_them_is_no_change_and_loses_them(connection, client):
+    host = configured(connection)
+    name = f"state-{uuid.uuid4().hex[:10]}"
+    created = create(host, check(host, program_inputs(connection, name)))
+    # The state as recorded before: the connection and the code in inputs and outputs.
+    old_inputs = program_inputs(connection, name)
+    old_outputs = struct(
+        {**props_of(created.properties), **{k: props_of(old_inputs)[k] for k in PLUMBING}}
+    )
+
+    news = check(host, program_inputs(connection, name), olds=old_inputs)
+    assert props_of(news) == {"name": name}
+    same = host.Diff(
+        proto.DiffRequest(
+            id=name, urn=SCOPE_URN, olds=old_outputs, news=news, old_inputs=old_inputs
+        ),
+        Context(),
+    )
+    assert same.changes == proto.DiffResponse.DIFF_NONE
+
+    refreshed = host.Read(
+        proto.ReadRequest(id=name, urn=SCOPE_URN, properties=old_outputs, inputs=old_inputs),
+        Context(),
+    )
+    assert props_of(refreshed.properties) == props_of(created.properties)
+    assert props_of(refreshed.inputs) == {"name": name}
+
+    host.Delete(proto.DeleteRequest(id=name, urn=SCOPE_URN, properties=old_outputs), Context())
+    assert name not in scope_names(client)
+
+
+def test_rotated_credentials_serve_a_state_recorded_with_the_old_ones(connection, client):
+    host = configured(connection)
+    name = f"state-{uuid.uuid4().hex[:10]}"
+    created = create(host, check(host, program_inputs(connection, name)))
+    stale = {**connection, "client_secret": "revoked-long-ago"}
+    old_outputs = struct({**props_of(created.properties), CONNECTION_KEY: stale})
+    host.Delete(proto.DeleteRequest(id=name, urn=SCOPE_URN, properties=old_outputs), Context())
+    assert name not in scope_names(client)
+
+
+def test_without_a_configured_connection_the_state_keeps_them(connection, client):
+    host = WorkspaceProviderHost()  # the default provider: no settings
+    host.Configure(proto.ConfigureRequest(args=struct({})), Context())
+    name = f"state-{uuid.uuid4().hex[:10]}"
+    inputs = check(host, program_inputs(connection, name))
+    assert PLUMBING <= set(props_of(inputs))
+    outputs = create(host, inputs).properties
+    recorded = props_of(outputs)
+    assert recorded[CONNECTION_KEY] == connection and PROVIDER_KEY in recorded
+    refreshed = host.Read(
+        proto.ReadRequest(id=name, urn=SCOPE_URN, properties=outputs, inputs=inputs), Context()
+    )
+    assert PLUMBING <= set(props_of(refreshed.properties))
+    assert not refreshed.HasField("inputs")  # the engine keeps the recorded inputs
+    host.Delete(proto.DeleteRequest(id=name, urn=SCOPE_URN, properties=outputs), Context())
+    assert name not in scope_names(client)
+
+
+def test_the_secret_markers_of_a_program_connection_do_not_reach_the_state(connection):
+    host = configured(connection)
+    secret_inputs = struct(
+        {
+            "name": "n",
+            CONNECTION_KEY: rpc.wrap_rpc_secret(connection),
+            PROVIDER_KEY: serialize_provider(SecretScopeProvider()),
+        }
+    )
+    assert connection["client_secret"] not in str(check(host, secret_inputs))

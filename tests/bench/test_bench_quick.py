@@ -76,7 +76,11 @@ def test_state_is_measured_per_resource(results: dict):
     ours = sizes["ours"]
     assert ours["resources"] == N
     assert 0 < ours["entry_bytes_per_resource"] < ours["total_bytes"]
-    assert ours["connection_bytes_per_resource"] > 0 and ours["provider_bytes_per_resource"] > 0
+    # Bound to the WorkspaceAuth's provider, no resource records the connection or its code;
+    # the floor's dynamic resources still carry `__provider`.
+    assert ours["connection_bytes_per_resource"] == 0 and ours["provider_bytes_per_resource"] == 0
+    assert ours["entry_bytes_per_resource"] < 2048
+    assert sizes["floor"]["provider_bytes_per_resource"] > 0
 
 
 def test_the_report_has_the_tables_and_the_plot(results: dict, tmp_path: Path):

@@ -46,8 +46,10 @@ from pulumi.runtime.proto import ResourceProviderServicer, provider_pb2_grpc
 
 from providers.catalog_binding import CatalogBindingProvider
 from providers.client import Connection, WorkspaceError
+from providers.cluster_state import ClusterStateProvider
 from providers.job import JobProvider
 from providers.job_permissions import JobPermissionsProvider
+from providers.job_run import JobRunProvider
 from providers.lifecycle import (
     CONNECTION_KEY,
     PROVIDER_KEY,
@@ -68,7 +70,11 @@ PROVIDERS: dict[str, type[WorkspaceProvider]] = {
     "SecretScope": SecretScopeProvider,
     "RepoBranch": RepoBranchProvider,
     "CatalogBinding": CatalogBindingProvider,
+    "ClusterState": ClusterStateProvider,
+    "JobRun": JobRunProvider,
 }
+# Actions hold or start something that exists already; there is nothing of theirs to import.
+IMPORTABLE = frozenset(PROVIDERS) - {"ClusterState", "JobRun"}
 WORKERS = 4
 MAX_MESSAGE_BYTES = 400 * 1024 * 1024
 
@@ -84,7 +90,7 @@ def kind_of(urn: str) -> str:
         raise ImportRefused(f"{type_token} is not a workspace resource kind")
     kind = type_token.removeprefix(TYPE_PREFIX)
     if kind not in PROVIDERS:
-        raise ImportRefused(f"the workspace resource kind {kind!r} cannot be imported")
+        raise ImportRefused(f"{type_token} is not a workspace resource kind")
     return kind
 
 
@@ -308,6 +314,8 @@ class WorkspaceProviderHost(ResourceProviderServicer):
 
     def _read_for_import(self, urn: str, id_: str) -> Any:
         kind = kind_of(urn)
+        if kind not in IMPORTABLE:
+            raise ImportRefused(f"the workspace resource kind {kind!r} cannot be imported")
         if not self.connection:
             raise ImportRefused(
                 f"cannot import {kind} {id_!r}: the resource has no workspace connection; "

@@ -206,6 +206,14 @@ def test_kind_of_reads_the_type_token(urn, kind):
     assert kind_of(urn) == kind
 
 
-def test_kinds_that_cannot_be_imported_say_so():
-    with pytest.raises(Exception, match="'JobRun' cannot be imported"):
-        kind_of("urn:pulumi:dev::w::pulumi-python:dynamic/workspace:JobRun::r")
+@pytest.mark.parametrize("kind", ["JobRun", "ClusterState"])
+def test_actions_cannot_be_imported(connection, kind):
+    host = configured(connection)
+    urn = f"urn:pulumi:dev::w::pulumi-python:dynamic/workspace:{kind}::r"
+    with pytest.raises(Aborted, match=f"'{kind}' cannot be imported"):
+        host.Read(proto.ReadRequest(id="1", urn=urn), Context())
+
+
+def test_other_types_are_not_workspace_kinds():
+    with pytest.raises(Exception, match="is not a workspace resource kind"):
+        kind_of("urn:pulumi:dev::w::pulumi-python:dynamic/workspace:Widget::w")

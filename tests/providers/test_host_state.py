@@ -14,6 +14,7 @@ from pulumi.dynamic.dynamic import serialize_provider
 from pulumi.runtime import proto, rpc
 
 from providers.client import WorkspaceClient
+from providers.cluster_state import ClusterStateProvider
 from providers.host import WorkspaceProviderHost
 from providers.job import JobProvider
 from providers.lifecycle import CONNECTION_KEY, PROVIDER_KEY
@@ -184,3 +185,28 @@ def test_the_secret_markers_of_a_program_connection_do_not_reach_the_state(conne
         }
     )
     assert connection["client_secret"] not in str(check(host, secret_inputs))
+
+
+def test_an_action_bound_to_the_provider_keeps_no_connection_nor_provider_code(connection, client):
+    """ClusterState, held at the state its cluster is in already (so nothing is started)."""
+    host = configured(connection)
+    cluster = next(c for c in client.list_clusters() if c["state"] in ("RUNNING", "TERMINATED"))
+    urn = "urn:pulumi:dev::workspace::pulumi-python:dynamic/workspace:ClusterState::held"
+    news = struct(
+        {
+            "cluster_id": cluster["cluster_id"],
+            "state": cluster["state"],
+            CONNECTION_KEY: connection,
+            PROVIDER_KEY: serialize_provider(ClusterStateProvider()),
+        }
+    )
+    checked = host.Check(proto.CheckRequest(urn=urn, olds=struct({}), news=news), Context())
+    assert not checked.failures and not PLUMBING & set(props_of(checked.inputs))
+    made = host.Create(proto.CreateRequest(urn=urn, properties=checked.inputs), Context())
+    assert made.id == cluster["cluster_id"]
+    assert not PLUMBING & set(props_of(made.properties))
+    refreshed = host.Read(
+        proto.ReadRequest(id=made.id, urn=urn, properties=made.properties, inputs=checked.inputs),
+        Context(),
+    )
+    assert props_of(refreshed.properties) == props_of(made.properties)

@@ -86,7 +86,9 @@ class Connection(BaseModel):
     timeout_seconds: float = Field(default=30, gt=0)
     max_attempts: int = Field(default=6, ge=1)
     max_retry_seconds: float = Field(default=300, ge=0)
-    rate_limit_per_second: float = Field(default=20, ge=0, description="0 switches it off")
+    rate_limit_per_second: float = Field(
+        default=20, ge=0, description="per endpoint family; 0 switches it off"
+    )
     allow_insecure_http: bool = False
 
     @field_validator("client_secret")

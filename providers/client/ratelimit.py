@@ -1,4 +1,10 @@
-"""Client-side rate limiting: one token bucket per workspace base URL, shared by all threads.
+"""Client-side rate limiting: one token bucket per workspace and endpoint family, shared by
+all threads.
+
+The service limits each endpoint per workspace (jobs/create, for one, at 20 requests per
+second) and keeps no total across endpoints, so one bucket per family (jobs, permissions,
+principals, scopes, ...) protects every endpoint without making the creates of one kind
+queue behind those of another.
 
 A bucket refills at ``rate`` tokens per second up to ``burst`` (one second's worth by
 default). ``acquire`` reserves a token under the lock and sleeps outside it, so waiting
@@ -58,6 +64,22 @@ class TokenBucket:
 
 _buckets: dict[str, TokenBucket] = {}
 _buckets_lock = threading.Lock()
+
+
+def endpoint_family(path: str) -> str:
+    """`/api/2.0/jobs/runs/get` -> `jobs`; `/api/2.0/preview/scim/v2/ServicePrincipals/7` ->
+    `ServicePrincipals`; `/api/2.1/unity-catalog/bindings/catalog/x` -> `unity-catalog/bindings`.
+    """
+    parts = [p for p in path.split("/") if p]
+    if parts[:1] == ["api"]:
+        parts = parts[2:]  # the API version
+    if parts[:1] == ["preview"]:
+        parts = parts[1:]
+    if parts[:1] == ["scim"]:
+        return "/".join(parts[2:3])
+    if parts[:1] == ["unity-catalog"]:
+        return "/".join(parts[:2])
+    return "/".join(parts[:1])
 
 
 def limiter_for(base_url: str, rate_per_second: float) -> TokenBucket | None:

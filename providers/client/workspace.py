@@ -16,7 +16,7 @@ import requests
 from requests.auth import AuthBase
 
 from providers.auth import token as auth_token
-from providers.client import http
+from providers.client import http, ratelimit
 from providers.client.connection import Connection
 from providers.client.errors import WorkspaceError, error_from_response
 from providers.client.wire import (
@@ -186,15 +186,15 @@ class WorkspaceClient:
         body: dict[str, Any] | None = None,
         idempotent: bool = True,
     ) -> dict[str, Any]:
-        url = self._url(path)
+        self._url(path)  # refuses anything but a path before a token is fetched
         tokens = auth_token.tokens
         token = tokens.get(self.connection)
-        response = self._send(method, url, token, params, body, idempotent)
+        response = self._send(method, path, token, params, body, idempotent)
         if response.status_code == 401:
             # Revoked or rotated before its expiry: one more try with a fresh token.
             tokens.invalidate(self.connection, stale=token)
             token = tokens.get(self.connection)
-            response = self._send(method, url, token, params, body, idempotent)
+            response = self._send(method, path, token, params, body, idempotent)
         if not response.ok:
             raise error_from_response(response, secrets=(token.value, self._secret()))
         return _json_body(response)
@@ -202,7 +202,7 @@ class WorkspaceClient:
     def _send(
         self,
         method: str,
-        url: str,
+        path: str,
         token: auth_token.AccessToken,
         params: dict[str, Any] | None,
         body: dict[str, Any] | None,
@@ -210,10 +210,10 @@ class WorkspaceClient:
     ) -> requests.Response:
         return http.send(
             method,
-            url,
+            self._url(path),
             policy=self._policy,
             idempotent=idempotent,
-            rate_limit_key=self.connection.base_url,
+            rate_limit_key=f"{self.connection.base_url} {ratelimit.endpoint_family(path)}",
             rate_limit_per_second=self.connection.rate_limit_per_second,
             secrets=(token.value, self._secret()),
             params=params,

@@ -8,7 +8,7 @@ import pytest
 import responses
 
 from providers.client import ratelimit
-from providers.client.ratelimit import TokenBucket, limiter_for
+from providers.client.ratelimit import TokenBucket, endpoint_family, limiter_for
 from providers.client.workspace import client_for
 from tests.unit.client_support import (
     BASE_URL,
@@ -94,4 +94,27 @@ def test_workspace_calls_go_through_the_bucket(monkeypatch):
         client = client_for(connection(rate_limit_per_second=7))
         client.get("/api/2.0/clusters/list")
         client.get("/api/2.0/clusters/list")
-    assert calls == [(BASE_URL, 7), (BASE_URL, 7)]
+        mocked.get(f"{BASE_URL}/api/2.1/jobs/list", json={"jobs": []})
+        client.get("/api/2.1/jobs/list")
+    assert calls == [
+        (f"{BASE_URL} clusters", 7),
+        (f"{BASE_URL} clusters", 7),
+        (f"{BASE_URL} jobs", 7),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("path", "family"),
+    [
+        ("/api/2.0/jobs/create", "jobs"),
+        ("/api/2.1/jobs/runs/get", "jobs"),
+        ("/api/2.0/permissions/jobs/7", "permissions"),
+        ("/api/2.0/preview/scim/v2/ServicePrincipals/12", "ServicePrincipals"),
+        ("/api/2.0/secrets/scopes/create", "secrets"),
+        ("/api/2.1/unity-catalog/bindings/catalog/main", "unity-catalog/bindings"),
+        ("/api/2.1/unity-catalog/catalogs/main", "unity-catalog/catalogs"),
+        ("/api/2.0/ip-access-lists", "ip-access-lists"),
+    ],
+)
+def test_each_endpoint_family_has_its_own_bucket(path, family):
+    assert endpoint_family(path) == family

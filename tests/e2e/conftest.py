@@ -11,6 +11,7 @@ import pytest
 import yaml
 
 from emulator.testing import EmulatorInfo, running_emulator
+from providers.client import Connection, WorkspaceClient, client_for
 from tools.pulumi_cli import REPO_ROOT, PulumiCli
 
 StackFactory = Callable[..., PulumiCli]
@@ -20,6 +21,23 @@ StackFactory = Callable[..., PulumiCli]
 def emulator() -> Iterator[EmulatorInfo]:
     with running_emulator() as info:
         yield info
+
+
+def emulator_client(info: EmulatorInfo, wire_form: str = "seed") -> WorkspaceClient:
+    """A client of the emulator's platform API, unthrottled, for a test's own checks."""
+    return client_for(
+        Connection(
+            base_url=info.base_url,
+            auth_url=info.auth_url,
+            tenant_id=info.tenant_id,
+            client_id=info.client_id,
+            client_secret=info.client_secret,
+            resource=info.resource,
+            wire_form=wire_form,
+            allow_insecure_http=True,
+            rate_limit_per_second=0,
+        )
+    )
 
 
 def connection_config(info: EmulatorInfo, wire_form: str) -> dict[str, Any]:

@@ -24,9 +24,9 @@ from emulator.testing import (
     request_log,
     running_emulator,
 )
-from providers.client import Connection, NotFound, WorkspaceClient, client_for
+from providers.client import NotFound, WorkspaceClient
 from providers.service_principal import SCIM_PATH
-from tests.e2e.conftest import connection_config, write_config
+from tests.e2e.conftest import connection_config, emulator_client, write_config
 from tools.pulumi_cli import REPO_ROOT, PulumiCli
 
 pytestmark = pytest.mark.engine
@@ -42,22 +42,6 @@ OTHER_WORKSPACE = "2345678901234567"
 def emulator() -> Iterator[EmulatorInfo]:
     with running_emulator() as info:
         yield info
-
-
-def client_of(info: EmulatorInfo, wire_form: str) -> WorkspaceClient:
-    return client_for(
-        Connection(
-            base_url=info.base_url,
-            auth_url=info.auth_url,
-            tenant_id=info.tenant_id,
-            client_id=info.client_id,
-            client_secret=info.client_secret,
-            resource=info.resource,
-            wire_form=wire_form,
-            allow_insecure_http=True,
-            rate_limit_per_second=0,
-        )
-    )
 
 
 def import_stack(tmp_path: Path, info: EmulatorInfo, wire_form: str) -> PulumiCli:
@@ -179,7 +163,7 @@ def assert_rotated_credentials_are_no_change(stack: PulumiCli, info: EmulatorInf
 
 @pytest.mark.parametrize("wire_form", ["seed", "public"])
 def test_import_every_kind(tmp_path: Path, emulator: EmulatorInfo, wire_form: str) -> None:
-    client = client_of(emulator, wire_form)
+    client = emulator_client(emulator, wire_form)
     imports = make_objects_out_of_band(emulator, client)
     stack = import_stack(tmp_path, emulator, wire_form)
     write_config(stack, {"workspace:objects": imports})

@@ -12,10 +12,10 @@ import pytest
 import yaml
 
 from emulator.testing import EmulatorInfo, clear_request_log, request_log
-from providers.client import Connection, WorkspaceClient, normalise_job_settings
+from providers.client import WorkspaceClient, normalise_job_settings
 from stacks.config import OBJECT_LISTS
 from stacks.demo import describe_changes, last_update_changes
-from tests.e2e.conftest import StackFactory, write_config
+from tests.e2e.conftest import StackFactory, emulator_client, write_config
 from tools.pulumi_cli import REPO_ROOT, PulumiCli
 
 pytestmark = pytest.mark.engine
@@ -27,20 +27,6 @@ LOCAL: dict[str, Any] = {
     ].items()
     if key.removeprefix("workspace:") in OBJECT_LISTS
 }
-
-
-def workspace_client(info: EmulatorInfo) -> WorkspaceClient:
-    return WorkspaceClient(
-        Connection(
-            base_url=info.base_url,
-            auth_url=info.auth_url,
-            tenant_id=info.tenant_id,
-            client_id=info.client_id,
-            client_secret=info.client_secret,
-            resource=info.resource,
-            allow_insecure_http=True,
-        )
-    )
 
 
 def job_settings(client: WorkspaceClient, job_id: int) -> dict[str, Any]:
@@ -82,7 +68,7 @@ def writes(info: EmulatorInfo) -> list[str]:
 def test_local_stack_up_noop_change_destroy(
     workspace_stack: StackFactory, emulator: EmulatorInfo
 ) -> None:
-    client = workspace_client(emulator)
+    client = emulator_client(emulator)
     scopes_before = scope_names(client)
     principals_before = len(client.list_service_principals())
     stack = workspace_stack(**LOCAL)

@@ -14,10 +14,10 @@ import pytest
 from pulumi.dynamic.dynamic import serialize_provider
 
 from emulator.testing import EmulatorInfo, clear_request_log, request_log
-from providers.client import Connection, client_for
+from providers.client import Connection
 from providers.host import PROVIDERS
 from providers.lifecycle import CONNECTION_KEY, PROVIDER_KEY
-from tests.e2e.conftest import StackFactory, write_config
+from tests.e2e.conftest import StackFactory, emulator_client, write_config
 from tools.pulumi_cli import PulumiCli
 
 pytestmark = pytest.mark.engine
@@ -80,17 +80,7 @@ def platform_writes(info: EmulatorInfo) -> list[str]:
 
 
 def scope_names(info: EmulatorInfo) -> set[str]:
-    client = client_for(
-        Connection(
-            base_url=info.base_url,
-            auth_url=info.auth_url,
-            tenant_id=info.tenant_id,
-            client_id=info.client_id,
-            client_secret=info.client_secret,
-            resource=info.resource,
-            allow_insecure_http=True,
-        )
-    )
+    client = emulator_client(info)
     return {s["name"] for s in client.get("/api/2.0/secrets/scopes/list").get("scopes", [])}
 
 

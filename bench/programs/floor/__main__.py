@@ -5,12 +5,8 @@ resources; no provider can do less. Config: `bench:count` (N).
 """
 
 import pulumi
-from pulumi.dynamic import CreateResult, Resource, ResourceProvider
-
-
-class NothingProvider(ResourceProvider):
-    def create(self, props):
-        return CreateResult(f"floor-{props['index']}", {})
+from nothing import NothingProvider
+from pulumi.dynamic import Resource
 
 
 class Nothing(Resource):

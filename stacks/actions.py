@@ -36,6 +36,7 @@ from stacks.config import (
     decoded_list,
     field_names,
     item_path,
+    name_problem,
     namespace_values,
     suggestion,
 )
@@ -59,15 +60,8 @@ def problems(values: Mapping[str, Any], job_names: set[str]) -> list[str]:
         seen: dict[str, int] = {}
         for index, item in enumerate(items):
             where = f"{NAMESPACE}:{key}[{index}]"
-            name = item.get("name")
-            if not isinstance(name, str) or not name.strip():
-                found.append(f"{where}.name: required (a non-empty string, the resource name)")
-            elif name in seen:
-                found.append(
-                    f"{where}.name: {name!r} is declared twice (first at {key}[{seen[name]}])"
-                )
-            else:
-                seen[name] = index
+            if problem := name_problem(key, index, item, seen):
+                found.append(problem)
             if (reference in item) == (direct in item):
                 found.append(f"{where}: give {reference} or {direct} (one of them)")
             elif reference == "job" and "job" in item and item["job"] not in job_names:

@@ -214,6 +214,21 @@ def type_name(value: Any) -> str:
     )
 
 
+def name_problem(
+    key: str, index: int, item: dict[str, Any], first_at: dict[str, int]
+) -> str | None:
+    """Why item `index` of list `key` has no usable resource name, if it has none; records
+    the name's first place in `first_at` otherwise."""
+    where = f"{NAMESPACE}:{key}[{index}]"
+    name = item.get("name")
+    if not isinstance(name, str) or not name.strip():
+        return f"{where}.name: required (a non-empty string, the resource name)"
+    if name in first_at:
+        return f"{where}.name: {name!r} is declared twice (first at {key}[{first_at[name]}])"
+    first_at[name] = index
+    return None
+
+
 def item_problems(key: str, items: list[dict[str, Any]], job_names: set[Any]) -> list[str]:
     model = OBJECT_LISTS[key]
     stack_keys = STACK_ITEM_KEYS.get(key, ("name",))
@@ -222,15 +237,8 @@ def item_problems(key: str, items: list[dict[str, Any]], job_names: set[Any]) ->
     first_identity: dict[tuple[str, str], int] = {}
     for index, item in enumerate(items):
         where = f"{NAMESPACE}:{key}[{index}]"
-        name = item.get("name")
-        if not isinstance(name, str) or not name.strip():
-            found.append(f"{where}.name: required (a non-empty string, the resource name)")
-        elif name in first_name:
-            found.append(
-                f"{where}.name: {name!r} is declared twice (first at {key}[{first_name[name]}])"
-            )
-        else:
-            first_name[name] = index
+        if problem := name_problem(key, index, item, first_name):
+            found.append(problem)
         for field in IDENTITY_FIELDS.get(key, ()):
             value = item.get(field)
             if value is None or isinstance(value, dict | list):

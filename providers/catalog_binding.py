@@ -13,18 +13,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from itertools import groupby
 from typing import Any, ClassVar, Final, Literal
 from urllib.parse import quote
 
-import pulumi
 from pydantic import BaseModel, ConfigDict, field_validator
 
 from providers.client import NotFound, WorkspaceClient, parse_binding_workspace_id
 from providers.ids import Int64Id
+from providers.kind import declare
 from providers.lifecycle import Spec, WorkspaceProvider, undone_on_failure
-from providers.resource import WorkspaceResource, to_props
 
 CATALOGS_PATH = "/api/2.1/unity-catalog/catalogs"
 BINDINGS_PATH = "/api/2.1/unity-catalog/bindings/catalog"
@@ -69,23 +67,6 @@ class CatalogBindingModel(BaseModel):
         return value
 
 
-@dataclass
-class WorkspaceBindingArgs:
-    """One workspace bound to the catalog. Pass ids above 2**53 as strings."""
-
-    workspace_id: pulumi.Input[int | str]
-    binding_type: pulumi.Input[str] | None = None
-
-
-@dataclass
-class CatalogBindingArgs:
-    """Arguments of a CatalogBinding. Changing `catalog_name` replaces it."""
-
-    catalog_name: pulumi.Input[str]
-    isolation_mode: pulumi.Input[str] | None = None
-    bindings: pulumi.Input[list[pulumi.Input[WorkspaceBindingArgs]]] | None = None
-
-
 def bindings_spec(bindings: Mapping[str, str]) -> list[dict[str, str]]:
     return [{"workspace_id": w, "binding_type": bindings[w]} for w in sorted(bindings, key=int)]
 
@@ -97,9 +78,6 @@ def bindings_of(spec_list: Iterable[Mapping[str, Any]] | None) -> Bindings:
 class CatalogBindingProvider(WorkspaceProvider):
     args_model = CatalogBindingModel
     replace_keys: ClassVar[frozenset[str]] = frozenset({"catalog_name"})
-    computed_keys: ClassVar[frozenset[str]] = frozenset(
-        {"previous_isolation_mode", "preexisting_bindings"}
-    )
 
     def spec(self, args: CatalogBindingModel) -> Spec:
         return {
@@ -268,30 +246,17 @@ def _by_type(bindings: Bindings) -> list[tuple[str, list[int]]]:
     ]
 
 
-class CatalogBinding(WorkspaceResource, module="workspace", name="CatalogBinding"):
-    """A catalog's isolation mode and workspace bindings; its id is the catalog name.
 
-    Import with `ResourceOptions(import_="<catalog name>")`.
-    """
-
-    catalog_name: pulumi.Output[str]
-    isolation_mode: pulumi.Output[str]
-    bindings: pulumi.Output[list[dict]]
-    previous_isolation_mode: pulumi.Output[str]
-    preexisting_bindings: pulumi.Output[list[dict]]
-
-    def __init__(
-        self,
-        resource_name: str,
-        args: CatalogBindingArgs,
-        connection: pulumi.Input[dict],
-        opts: pulumi.ResourceOptions | None = None,
-    ) -> None:
-        super().__init__(
-            CatalogBindingProvider(),
-            resource_name,
-            connection,
-            to_props(args),
-            outputs=("previous_isolation_mode", "preexisting_bindings"),
-            opts=opts,
-        )
+KIND = declare(
+    CatalogBindingProvider,
+    name="CatalogBinding",
+    outputs={"previous_isolation_mode": str, "preexisting_bindings": list},
+    config_key="catalogBindings",
+    identity=("catalog_name",),
+    doc="docs/catalog-binding.md",
+    summary="a catalog's isolation mode and workspace bindings",
+    stack_output=("catalog_bindings", lambda resource: resource.id),
+)
+CatalogBinding = KIND.resource
+CatalogBindingArgs = KIND.args
+WorkspaceBindingArgs = KIND.arg_types["WorkspaceBindingArgs"]

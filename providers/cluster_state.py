@@ -13,16 +13,16 @@ Its recorded `state` is the cluster's state when last seen, so `pulumi refresh` 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
 import pulumi
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from providers.client import InvalidState, NotFound, WorkspaceClient
+from providers.kind import Lookup, declare
 from providers.lifecycle import Spec, WorkspaceProvider
+from providers.lookups import get_cluster
 from providers.polling import Deadline, Progress
-from providers.resource import WorkspaceResource, to_props
 
 DEFAULT_TIMEOUT_SECONDS = 1200
 # What to do about a cluster in a state, per desired state; states not named here: wait.
@@ -52,15 +52,6 @@ class ClusterStateModel(BaseModel):
         if not value.strip():
             raise ValueError("must not be empty")
         return value
-
-
-@dataclass
-class ClusterStateArgs:
-    """Arguments of a ClusterState. `cluster_id` replaces; `state` and `timeout_seconds` update."""
-
-    cluster_id: pulumi.Input[str]
-    state: pulumi.Input[str]
-    timeout_seconds: pulumi.Input[int] | None = None
 
 
 def converge(
@@ -103,7 +94,6 @@ def converge(
 class ClusterStateProvider(WorkspaceProvider):
     args_model = ClusterStateModel
     replace_keys: ClassVar[frozenset[str]] = frozenset({"cluster_id"})
-    computed_keys: ClassVar[frozenset[str]] = frozenset({"cluster_name", "state_message"})
 
     def create_object(self, client: WorkspaceClient, args: ClusterStateModel, spec: Spec):
         return args.cluster_id, *self._converge(client, args, spec)
@@ -144,29 +134,21 @@ class ClusterStateProvider(WorkspaceProvider):
         return observed, computed
 
 
-class ClusterState(WorkspaceResource, module="workspace", name="ClusterState"):
-    """Holds an existing cluster RUNNING or TERMINATED (see the module docstring).
 
-    Outputs: `cluster_id`, `state` (as last seen), `cluster_name`, `state_message`.
-    """
+def cluster_id_named(connection: pulumi.Input[dict], name: str) -> pulumi.Output[str]:
+    return get_cluster(connection, name=name).apply(lambda cluster: cluster["cluster_id"])
 
-    cluster_id: pulumi.Output[str]
-    state: pulumi.Output[str]
-    cluster_name: pulumi.Output[str]
-    state_message: pulumi.Output[str]
 
-    def __init__(
-        self,
-        resource_name: str,
-        args: ClusterStateArgs,
-        connection: pulumi.Input[dict],
-        opts: pulumi.ResourceOptions | None = None,
-    ) -> None:
-        super().__init__(
-            ClusterStateProvider(),
-            resource_name,
-            connection,
-            to_props(args),
-            outputs=("cluster_name", "state_message"),
-            opts=opts,
-        )
+KIND = declare(
+    ClusterStateProvider,
+    name="ClusterState",
+    outputs={"cluster_name": str, "state_message": str},
+    config_key="clusterStates",
+    references={"cluster_name": Lookup(field="cluster_id", resolve=cluster_id_named)},
+    importable=False,
+    doc="docs/actions.md",
+    summary="an action: holds an existing cluster RUNNING or TERMINATED",
+    stack_output=("cluster_states", lambda resource: resource.state),
+)
+ClusterState = KIND.resource
+ClusterStateArgs = KIND.args

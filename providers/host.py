@@ -44,12 +44,8 @@ from pulumi.output import Unknown
 from pulumi.runtime import proto, rpc
 from pulumi.runtime.proto import ResourceProviderServicer, provider_pb2_grpc
 
-from providers.catalog_binding import CatalogBindingProvider
 from providers.client import Connection, WorkspaceError
-from providers.cluster_state import ClusterStateProvider
-from providers.job import JobProvider
-from providers.job_permissions import JobPermissionsProvider
-from providers.job_run import JobRunProvider
+from providers.kind import TYPE_PREFIX, Kind
 from providers.lifecycle import (
     CONNECTION_KEY,
     PROVIDER_KEY,
@@ -57,24 +53,8 @@ from providers.lifecycle import (
     contains_unknown,
     user_inputs,
 )
-from providers.repo_branch import RepoBranchProvider
-from providers.secret_scope import SecretScopeProvider
-from providers.service_principal import ServicePrincipalProvider
+from providers.registry import by_name
 
-PACKAGE = "pulumi-python"
-TYPE_PREFIX = f"{PACKAGE}:dynamic/workspace:"
-PROVIDERS: dict[str, type[WorkspaceProvider]] = {
-    "Job": JobProvider,
-    "JobPermissions": JobPermissionsProvider,
-    "ServicePrincipal": ServicePrincipalProvider,
-    "SecretScope": SecretScopeProvider,
-    "RepoBranch": RepoBranchProvider,
-    "CatalogBinding": CatalogBindingProvider,
-    "ClusterState": ClusterStateProvider,
-    "JobRun": JobRunProvider,
-}
-# Actions hold or start something that exists already; there is nothing of theirs to import.
-IMPORTABLE = frozenset(PROVIDERS) - {"ClusterState", "JobRun"}
 WORKERS = 4
 MAX_MESSAGE_BYTES = 400 * 1024 * 1024
 
@@ -83,13 +63,11 @@ class ImportRefused(Exception):
     """An import that cannot proceed; the message says why and names the id."""
 
 
-def kind_of(urn: str) -> str:
+def kind_of(urn: str) -> Kind:
     """`urn:pulumi:stack::project::[parent$]pulumi-python:dynamic/workspace:Job::name` -> Job."""
     type_token = urn.split("::")[2].rsplit("$", 1)[-1]
-    if not type_token.startswith(TYPE_PREFIX):
-        raise ImportRefused(f"{type_token} is not a workspace resource kind")
-    kind = type_token.removeprefix(TYPE_PREFIX)
-    if kind not in PROVIDERS:
+    kind = by_name().get(type_token.removeprefix(TYPE_PREFIX))
+    if not type_token.startswith(TYPE_PREFIX) or kind is None:
         raise ImportRefused(f"{type_token} is not a workspace resource kind")
     return kind
 
@@ -137,10 +115,6 @@ def _provider_of(olds: Mapping[str, Any], news: Mapping[str, Any]) -> ResourcePr
     return _provider_in(news)
 
 
-def _without_plumbing(props: Mapping[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in props.items() if k not in (CONNECTION_KEY, PROVIDER_KEY)}
-
-
 def _unimplemented(context: grpc.ServicerContext, what: str) -> None:
     context.abort(grpc.StatusCode.UNIMPLEMENTED, f"{what} is not implemented by this provider")
 
@@ -152,7 +126,7 @@ class WorkspaceProviderHost(ResourceProviderServicer):
     def __init__(self) -> None:
         self.connection: dict[str, Any] | None = None
 
-    def _bound_kind(self, urn: str) -> str | None:
+    def _bound_kind(self, urn: str) -> Kind | None:
         """The kind of a workspace resource whose connection and provider code this host
         supplies (it is configured with a connection); None where the state keeps them."""
         if not self.connection:
@@ -162,20 +136,20 @@ class WorkspaceProviderHost(ResourceProviderServicer):
         except ImportRefused:
             return None
 
-    def _completed(self, kind: str | None, props: dict[str, Any]) -> dict[str, Any]:
+    def _completed(self, kind: Kind | None, props: dict[str, Any]) -> dict[str, Any]:
         """`props` with what the state of a bound resource leaves out put back. The
         configured connection wins over a recorded one: it holds the current credentials."""
         if kind is None:
             return props
         completed = {**props, CONNECTION_KEY: self.connection}
         if PROVIDER_KEY not in props:
-            completed[PROVIDER_KEY] = serialize_provider(PROVIDERS[kind]())
+            completed[PROVIDER_KEY] = serialize_provider(kind.provider())
         return completed
 
     @staticmethod
-    def _recorded(kind: str | None, props: dict[str, Any]) -> dict[str, Any]:
+    def _recorded(kind: Kind | None, props: dict[str, Any]) -> dict[str, Any]:
         """What the state keeps of `props`."""
-        return props if kind is None else _without_plumbing(props)
+        return props if kind is None else user_inputs(props)
 
     def GetPluginInfo(self, request, context):
         return proto.PluginInfo(version="0.1.0")
@@ -308,33 +282,33 @@ class WorkspaceProviderHost(ResourceProviderServicer):
         answer = {"id": result.id, "properties": _serialize(self._recorded(kind, outs))}
         if kind is not None and request.inputs.fields:
             # A state recorded with the connection in its inputs loses it here too.
-            inputs = _without_plumbing(rpc.deserialize_properties(request.inputs))
+            inputs = user_inputs(rpc.deserialize_properties(request.inputs))
             answer["inputs"] = _serialize(inputs)
         return proto.ReadResponse(**answer)  # type: ignore[attr-defined]
 
     def _read_for_import(self, urn: str, id_: str) -> Any:
         kind = kind_of(urn)
-        if kind not in IMPORTABLE:
-            raise ImportRefused(f"the workspace resource kind {kind!r} cannot be imported")
+        if not kind.importable:
+            raise ImportRefused(f"the workspace resource kind {kind.name!r} cannot be imported")
         if not self.connection:
             raise ImportRefused(
-                f"cannot import {kind} {id_!r}: the resource has no workspace connection; "
+                f"cannot import {kind.name} {id_!r}: the resource has no workspace connection; "
                 "pass `connection=` the `connection` output of a WorkspaceAuth component"
             )
-        provider = PROVIDERS[kind]()
+        provider = kind.provider()
         try:
             found = provider.read(id_, {CONNECTION_KEY: self.connection})
         except (WorkspaceError, ValueError) as error:
-            raise ImportRefused(f"cannot import {kind} {id_!r}: {error}") from None
+            raise ImportRefused(f"cannot import {kind.name} {id_!r}: {error}") from None
         if found.id is None:
             base_url = self.connection.get("base_url")
             raise ImportRefused(
-                f"cannot import {kind} {id_!r}: the workspace {base_url} has no such object"
+                f"cannot import {kind.name} {id_!r}: the workspace {base_url} has no such object"
             )
         # No inputs: nothing is declared yet, so the diff compares what the program declares
         # with what the service shows, and nothing else. The connection and the provider
         # code come back from the configuration and the type token on every later call.
-        outputs = _without_plumbing(found.outs or {})
+        outputs = user_inputs(found.outs or {})
         return proto.ReadResponse(  # type: ignore[attr-defined]
             id=found.id, properties=_serialize(outputs), inputs=struct_pb2.Struct()
         )

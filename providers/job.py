@@ -17,11 +17,9 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
 from typing import Annotated, Any, ClassVar
 
-import pulumi
 from pydantic import (
     AfterValidator,
     BaseModel,
@@ -40,8 +38,8 @@ from providers.client import (
 )
 from providers.client.wire import JOB_FIELDS_IN_SEED_CLUSTER
 from providers.create_or_adopt import create_or_adopt
+from providers.kind import DEPLOYMENT_TAG, declare
 from providers.lifecycle import Spec, WorkspaceProvider
-from providers.resource import WorkspaceResource, deployment_tag, to_props
 
 DEPLOYMENT_TAG_KEY = "pulumi-deployment"
 
@@ -211,93 +209,6 @@ class JobModel(_Model):
         return value
 
 
-# --- the typed arguments (program side) ------------------------------------------------
-
-
-@dataclass
-class DbfsStorageArgs:
-    destination: pulumi.Input[str]
-
-
-@dataclass
-class InitScriptArgs:
-    """An init script; `dbfs.destination` must start with `dbfs:/`. Order matters."""
-
-    dbfs: DbfsStorageArgs
-
-
-@dataclass
-class ClusterLogConfArgs:
-    """Where cluster logs go (`dbfs.destination` under `dbfs:/mnt/`). `spark_env_vars` here is
-    the specification's nesting of `NewClusterArgs.spark_env_vars`; use one of the two."""
-
-    dbfs: DbfsStorageArgs | None = None
-    spark_env_vars: pulumi.Input[Mapping[str, pulumi.Input[str]]] | None = None
-
-
-@dataclass
-class AutoscaleArgs:
-    min_workers: pulumi.Input[int]
-    max_workers: pulumi.Input[int]
-
-
-@dataclass
-class SparkPythonTaskArgs:
-    python_file: pulumi.Input[str]
-    parameters: pulumi.Input[Sequence[pulumi.Input[str]]] | None = None
-
-
-@dataclass
-class PypiLibraryArgs:
-    """A PyPI package pinned to one version, `name==version`."""
-
-    package: pulumi.Input[str]
-    repo: pulumi.Input[str] | None = None
-
-
-@dataclass
-class LibraryArgs:
-    pypi: PypiLibraryArgs
-
-
-@dataclass
-class NewClusterArgs:
-    """The cluster a run starts. Give `num_workers` or `autoscale`.
-
-    `timeout_seconds`, `max_retries`, `spark_python_task` and `libraries` here are the
-    specification's nesting of the job-level fields of the same names; give each in one place.
-    """
-
-    spark_version: pulumi.Input[str]
-    node_type_id: pulumi.Input[str]
-    name: pulumi.Input[str] | None = None
-    num_workers: pulumi.Input[int] | None = None
-    autoscale: AutoscaleArgs | None = None
-    init_scripts: Sequence[InitScriptArgs] | None = None
-    cluster_log_conf: ClusterLogConfArgs | None = None
-    spark_env_vars: pulumi.Input[Mapping[str, pulumi.Input[str]]] | None = None
-    spark_conf: pulumi.Input[Mapping[str, pulumi.Input[str]]] | None = None
-    timeout_seconds: pulumi.Input[int] | None = None
-    max_retries: pulumi.Input[int] | None = None
-    spark_python_task: SparkPythonTaskArgs | None = None
-    libraries: Sequence[LibraryArgs] | None = None
-
-
-@dataclass
-class JobArgs:
-    """Arguments of a Job. Every change is applied in place."""
-
-    name: pulumi.Input[str]
-    new_cluster: NewClusterArgs | None = None
-    existing_cluster_id: pulumi.Input[str] | None = None
-    libraries: Sequence[LibraryArgs] | None = None
-    spark_python_task: SparkPythonTaskArgs | None = None
-    timeout_seconds: pulumi.Input[int] | None = None
-    max_retries: pulumi.Input[int] | None = None
-    max_concurrent_runs: pulumi.Input[int] | None = None
-    tags: pulumi.Input[Mapping[str, pulumi.Input[str]]] | None = None
-
-
 # --- normal form -----------------------------------------------------------------------
 
 
@@ -443,34 +354,25 @@ class JobProvider(WorkspaceProvider):
         return min(ids, default=None)
 
 
-# --- the resource ----------------------------------------------------------------------
+# --- the kind ------------------------------------------------------------------------
+
+KIND = declare(
+    JobProvider,
+    name="Job",
+    outputs={"job_id": int, "url": str, "creator_user_name": str},
+    stamped=DEPLOYMENT_TAG,
+    config_key="jobs",
+    doc="docs/job.md",
+    summary="a job: its settings, changed in place",
+    stack_output=("jobs", lambda resource: resource.job_id),
+)
+Job = KIND.resource
+JobArgs = KIND.args
 
 
-class Job(WorkspaceResource, module="workspace", name="Job"):
-    """A job. Import by job id: `ResourceOptions(import_="<job id>")`.
-
-    Outputs: the declared settings (public nesting), `job_id`, `url`, `creator_user_name`.
-    """
-
-    name: pulumi.Output[str]
-    job_id: pulumi.Output[int]
-    url: pulumi.Output[str]
-    creator_user_name: pulumi.Output[str]
-
-    def __init__(
-        self,
-        resource_name: str,
-        args: JobArgs,
-        connection: pulumi.Input[dict],
-        opts: pulumi.ResourceOptions | None = None,
-    ) -> None:
-        inputs = to_props(args)
-        inputs["deployment_tag"] = deployment_tag(resource_name)
-        super().__init__(
-            JobProvider(),
-            resource_name,
-            connection,
-            inputs,
-            outputs=("job_id", "url", "creator_user_name"),
-            opts=opts,
-        )
+def __getattr__(name: str) -> type:
+    """The generated args classes of the job's nested settings (`NewClusterArgs`, ...)."""
+    try:
+        return KIND.arg_types[name]
+    except KeyError:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None

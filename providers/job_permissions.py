@@ -10,17 +10,15 @@ job id replaces the resource.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping
 from typing import Any, ClassVar
 
-import pulumi
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from providers.client import InvalidParameter, NotFound, WorkspaceClient
 from providers.job import is_gone, parse_job_id
+from providers.kind import Reference, declare
 from providers.lifecycle import Spec, WorkspaceProvider
-from providers.resource import WorkspaceResource, to_props
 
 PRINCIPAL_FIELDS = ("group_name", "user_name", "service_principal_name")
 MANAGED_LEVELS = ("CAN_VIEW", "CAN_MANAGE_RUN", "CAN_MANAGE")
@@ -100,24 +98,6 @@ class JobPermissionsModel(BaseModel):
 
 
 # --- the typed arguments (program side) ------------------------------------------------
-
-
-@dataclass
-class AccessControlArgs:
-    """One entry: exactly one of the three principal fields, and a level below IS_OWNER."""
-
-    permission_level: pulumi.Input[str]
-    group_name: pulumi.Input[str] | None = None
-    user_name: pulumi.Input[str] | None = None
-    service_principal_name: pulumi.Input[str] | None = None
-
-
-@dataclass
-class JobPermissionsArgs:
-    """Arguments of JobPermissions. A change of `job_id` replaces the resource."""
-
-    job_id: pulumi.Input[int | str]
-    access_controls: Sequence[AccessControlArgs]
 
 
 # --- entries as the service shows them -------------------------------------------------
@@ -263,20 +243,16 @@ def _path(job_id: int) -> str:
 # --- the resource ----------------------------------------------------------------------
 
 
-class JobPermissions(WorkspaceResource, module="workspace", name="JobPermissions"):
-    """The declared access-control entries of one job; other entries and the owner are left
-    alone. Import by job id: `ResourceOptions(import_="<job id>")`."""
 
-    job_id: pulumi.Output[int]
-    access_controls: pulumi.Output[list[dict]]
-
-    def __init__(
-        self,
-        resource_name: str,
-        args: JobPermissionsArgs,
-        connection: pulumi.Input[dict],
-        opts: pulumi.ResourceOptions | None = None,
-    ) -> None:
-        super().__init__(
-            JobPermissionsProvider(), resource_name, connection, to_props(args), opts=opts
-        )
+KIND = declare(
+    JobPermissionsProvider,
+    name="JobPermissions",
+    config_key="jobPermissions",
+    identity=("job", "job_id"),
+    references={"job": Reference(target_key="jobs", field="job_id")},
+    doc="docs/job-permissions.md",
+    summary="the declared access-control entries of one job",
+)
+JobPermissions = KIND.resource
+JobPermissionsArgs = KIND.args
+AccessControlArgs = KIND.arg_types["AccessControlArgs"]

@@ -17,18 +17,16 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
-import pulumi
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from providers.client import WorkspaceClient
+from providers.kind import DEPLOYMENT_TAG, Reference, declare
 from providers.lifecycle import Spec, WorkspaceProvider
 from providers.lookups import LookupFailed, find_job_run
 from providers.polling import Deadline, Progress
-from providers.resource import WorkspaceResource, deployment_tag, to_props
 
 DEFAULT_TIMEOUT_SECONDS = 3600
 TERMINAL_LIFE_CYCLE_STATES = frozenset({"TERMINATED", "SKIPPED", "INTERNAL_ERROR"})
@@ -57,17 +55,6 @@ class JobRunModel(BaseModel):
         if isinstance(value, int | float) and not isinstance(value, bool):
             return str(value)
         return value
-
-
-@dataclass
-class JobRunArgs:
-    """Arguments of a JobRun. `job_id`, `python_params` and `trigger` start a new run when
-    they change; `timeout_seconds` does not."""
-
-    job_id: pulumi.Input[int]
-    python_params: pulumi.Input[Sequence[pulumi.Input[str]]] | None = None
-    trigger: pulumi.Input[str] | None = None
-    timeout_seconds: pulumi.Input[int] | None = None
 
 
 def idempotency_token(deployment_tag: str | None, spec: Mapping[str, Any]) -> str:
@@ -103,16 +90,6 @@ def _outcome(run: Mapping[str, Any]) -> str:
 class JobRunProvider(WorkspaceProvider):
     args_model = JobRunModel
     replace_keys: ClassVar[frozenset[str]] = frozenset(RUN_KEYS)
-    computed_keys: ClassVar[frozenset[str]] = frozenset(
-        {
-            "run_id",
-            "result_state",
-            "state_message",
-            "run_page_url",
-            "number_in_job",
-            "deployment_tag",
-        }
-    )
 
     def spec(self, args: JobRunModel) -> Spec:
         return args.model_dump(mode="json", exclude_none=True, exclude={"deployment_tag"})
@@ -161,33 +138,32 @@ class JobRunProvider(WorkspaceProvider):
         }
 
 
-class JobRun(WorkspaceResource, module="workspace", name="JobRun"):
-    """A run of a job (see the module docstring).
 
-    Outputs: `run_id`, `result_state` (SUCCESS), `state_message`, `run_page_url`,
-    `number_in_job`.
-    """
-
-    run_id: pulumi.Output[int]
-    result_state: pulumi.Output[str]
-    state_message: pulumi.Output[str]
-    run_page_url: pulumi.Output[str]
-    number_in_job: pulumi.Output[int]
-
-    def __init__(
-        self,
-        resource_name: str,
-        args: JobRunArgs,
-        connection: pulumi.Input[dict],
-        opts: pulumi.ResourceOptions | None = None,
-    ) -> None:
-        inputs = to_props(args)
-        inputs["deployment_tag"] = deployment_tag(resource_name)
-        super().__init__(
-            JobRunProvider(),
-            resource_name,
-            connection,
-            inputs,
-            outputs=("run_id", "result_state", "state_message", "run_page_url", "number_in_job"),
-            opts=opts,
-        )
+KIND = declare(
+    JobRunProvider,
+    name="JobRun",
+    outputs={
+        "run_id": int,
+        "result_state": str,
+        "state_message": str,
+        "run_page_url": str,
+        "number_in_job": int,
+    },
+    stamped=DEPLOYMENT_TAG,
+    config_key="jobRuns",
+    references={"job": Reference(target_key="jobs", field="job_id")},
+    after=("clusterStates",),
+    importable=False,
+    doc="docs/actions.md",
+    summary="an action: one run of a job, started and waited for",
+    stack_output=(
+        "job_runs",
+        lambda run: {
+            "run_id": run.run_id,
+            "result_state": run.result_state,
+            "run_page_url": run.run_page_url,
+        },
+    ),
+)
+JobRun = KIND.resource
+JobRunArgs = KIND.args

@@ -148,9 +148,24 @@ class WorkspaceProvider(ResourceProvider):
     def delete_object(self, client: WorkspaceClient, id_: str, recorded: Mapping[str, Any]) -> None:
         raise NotImplementedError
 
+    @classmethod
+    def input_failures(cls, inputs: Mapping[str, Any]) -> list[CheckFailure]:
+        """Every problem of the declared inputs, named by path, without a network call: the
+        model's, and then the kind's rules across fields (`rules`). The stack's config
+        checker asks this too."""
+        failures = check_failures(cls.args_model, inputs)
+        if failures or contains_unknown(dict(inputs)):
+            return failures
+        return [CheckFailure(path, reason) for path, reason in cls.rules(inputs)]
+
+    @classmethod
+    def rules(cls, inputs: Mapping[str, Any]) -> list[tuple[str, str]]:
+        """(path, reason) per broken rule across fields, for inputs the model accepted."""
+        return []
+
     # --- the dynamic-provider protocol ---------------------------------------------
     def check(self, _olds: dict[str, Any], news: dict[str, Any]) -> CheckResult:
-        failures = check_failures(self.args_model, user_inputs(news))
+        failures = self.input_failures(user_inputs(news))
         if news.get(CONNECTION_KEY) in (None, {}):
             failures.append(
                 CheckFailure(

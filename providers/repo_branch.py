@@ -9,16 +9,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
-import pulumi
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
 from providers.client import InvalidParameter, NotFound, WorkspaceClient
 from providers.ids import Int64Id
+from providers.kind import declare
 from providers.lifecycle import Spec, WorkspaceProvider, undone_on_failure
-from providers.resource import WorkspaceResource, to_props
 
 REPOS_PATH = "/api/2.0/repos"
 REPO_PATH_PREFIXES = ("/Repos/", "/Workspace/")
@@ -80,19 +78,6 @@ class RepoBranchModel(BaseModel):
         return value
 
 
-@dataclass
-class RepoBranchArgs:
-    """Arguments of a RepoBranch: exactly one of `repo_id` or `repo_path`, and `branch`.
-
-    Changing the repo replaces the resource; changing `branch` or `on_delete` updates it.
-    """
-
-    branch: pulumi.Input[str]
-    repo_id: pulumi.Input[int | str] | None = None
-    repo_path: pulumi.Input[str] | None = None
-    on_delete: pulumi.Input[str] | None = None
-
-
 def same_workspace_path(a: str, b: str) -> bool:
     """/Repos/x and /Workspace/Repos/x name the same folder."""
     return a.removeprefix("/Workspace") == b.removeprefix("/Workspace")
@@ -101,7 +86,6 @@ def same_workspace_path(a: str, b: str) -> bool:
 class RepoBranchProvider(WorkspaceProvider):
     args_model = RepoBranchModel
     replace_keys: ClassVar[frozenset[str]] = frozenset({"repo_id", "repo_path"})
-    computed_keys: ClassVar[frozenset[str]] = frozenset({"previous_branch", "head_commit_id"})
 
     def must_delete_first(self, changed: list[str]) -> bool:
         # The new repo may be the old one under another name (id vs path). Restoring the old
@@ -221,33 +205,16 @@ class RepoBranchProvider(WorkspaceProvider):
         }
 
 
-class RepoBranch(WorkspaceResource, module="workspace", name="RepoBranch"):
-    """The checked-out branch of an existing repo; its id is the repo id.
 
-    Import with `ResourceOptions(import_="<repo id>")`.
-    """
-
-    # Plain types, not `X | None`: Pulumi 3.79 cannot translate outputs annotated with a
-    # PEP 604 union. Outputs of undeclared optional arguments are absent.
-    repo_id: pulumi.Output[str]
-    repo_path: pulumi.Output[str]
-    branch: pulumi.Output[str]
-    on_delete: pulumi.Output[str]
-    previous_branch: pulumi.Output[str]
-    head_commit_id: pulumi.Output[str]
-
-    def __init__(
-        self,
-        resource_name: str,
-        args: RepoBranchArgs,
-        connection: pulumi.Input[dict],
-        opts: pulumi.ResourceOptions | None = None,
-    ) -> None:
-        super().__init__(
-            RepoBranchProvider(),
-            resource_name,
-            connection,
-            to_props(args),
-            outputs=("previous_branch", "head_commit_id"),
-            opts=opts,
-        )
+KIND = declare(
+    RepoBranchProvider,
+    name="RepoBranch",
+    outputs={"previous_branch": str, "head_commit_id": str},
+    config_key="repoBranches",
+    identity=("repo_path", "repo_id"),
+    doc="docs/repo-branch.md",
+    summary="the checked-out branch of an existing repo",
+    stack_output=("repo_branches", lambda resource: resource.branch),
+)
+RepoBranch = KIND.resource
+RepoBranchArgs = KIND.args

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any
 
 import pulumi
@@ -47,22 +46,3 @@ class WorkspaceResource(Resource):
 def deployment_tag(resource_name: str) -> str:
     """Names this resource of this stack, so a retried create can find what it made."""
     return f"{pulumi.get_project()}/{pulumi.get_stack()}/{resource_name}"
-
-
-def to_props(value: Any) -> Any:
-    """Args dataclasses to plain props, leaving Pulumi Inputs/Outputs untouched.
-
-    (`dataclasses.asdict` would deep-copy Outputs.) Unset (None) fields are dropped so
-    the provider's defaults apply.
-    """
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {
-            f.name: to_props(getattr(value, f.name))
-            for f in dataclasses.fields(value)
-            if getattr(value, f.name) is not None
-        }
-    if isinstance(value, list | tuple):
-        return [to_props(v) for v in value]
-    if isinstance(value, dict):
-        return {k: to_props(v) for k, v in value.items() if v is not None}
-    return value

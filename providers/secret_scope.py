@@ -9,17 +9,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
-import pulumi
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from providers.client import AlreadyExists, NotFound, WorkspaceClient
 from providers.client.listing import Listing
 from providers.create_or_adopt import create_or_adopt
+from providers.kind import declare
 from providers.lifecycle import Spec, WorkspaceProvider
-from providers.resource import WorkspaceResource, to_props
 
 SCOPE_NAME = re.compile(r"^[A-Za-z0-9_.\-]{1,128}$")
 KEYVAULT_RESOURCE_ID = re.compile(
@@ -72,21 +70,6 @@ class SecretScopeModel(BaseModel):
         return value
 
 
-@dataclass
-class KeyVaultArgs:
-    resource_id: pulumi.Input[str]
-    dns_name: pulumi.Input[str]
-
-
-@dataclass
-class SecretScopeArgs:
-    """Arguments of a SecretScope. Every change replaces the scope."""
-
-    name: pulumi.Input[str]
-    keyvault: KeyVaultArgs | None = None
-    initial_manage_principal: pulumi.Input[str] | None = None
-
-
 def _scopes_by_name(client: WorkspaceClient) -> dict[str, dict[str, Any]]:
     return {scope["name"]: scope for scope in client.list_secret_scopes() if "name" in scope}
 
@@ -99,7 +82,6 @@ class SecretScopeProvider(WorkspaceProvider):
     replace_keys: ClassVar[frozenset[str]] = frozenset(
         {"name", "keyvault", "initial_manage_principal"}
     )
-    computed_keys: ClassVar[frozenset[str]] = frozenset({"backend_type"})
 
     def must_delete_first(self, changed: list[str]) -> bool:
         # A scope of the same name cannot exist twice; a renamed one can.
@@ -189,26 +171,17 @@ class SecretScopeProvider(WorkspaceProvider):
         return spec
 
 
-class SecretScope(WorkspaceResource, module="workspace", name="SecretScope"):
-    """A secret scope. Import with `ResourceOptions(import_="<scope name>")`."""
 
-    name: pulumi.Output[str]
-    # Not `dict | None`: Pulumi 3.79 cannot translate outputs annotated with a PEP 604 union.
-    keyvault: pulumi.Output[dict]
-    backend_type: pulumi.Output[str]
-
-    def __init__(
-        self,
-        resource_name: str,
-        args: SecretScopeArgs,
-        connection: pulumi.Input[dict],
-        opts: pulumi.ResourceOptions | None = None,
-    ) -> None:
-        super().__init__(
-            SecretScopeProvider(),
-            resource_name,
-            connection,
-            to_props(args),
-            outputs=("backend_type",),
-            opts=opts,
-        )
+KIND = declare(
+    SecretScopeProvider,
+    name="SecretScope",
+    outputs={"backend_type": str},
+    config_key="secretScopes",
+    identity=("name",),
+    doc="docs/secret-scope.md",
+    summary="a secret scope, plain or backed by a key vault (every change replaces it)",
+    stack_output=("secret_scopes", lambda resource: resource.id),
+)
+SecretScope = KIND.resource
+SecretScopeArgs = KIND.args
+KeyVaultArgs = KIND.arg_types["KeyVaultArgs"]

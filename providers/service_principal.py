@@ -13,10 +13,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Annotated, Any, ClassVar, Literal
 
-import pulumi
 from pydantic import AfterValidator, BaseModel, ConfigDict, StrictBool, field_validator
 
 from providers.client import (
@@ -25,8 +23,8 @@ from providers.client import (
     WorkspaceClient,
 )
 from providers.create_or_adopt import create_or_adopt
+from providers.kind import declare
 from providers.lifecycle import Spec, WorkspaceProvider
-from providers.resource import WorkspaceResource, to_props
 
 SCIM_PATH = "/api/2.0/preview/scim/v2/ServicePrincipals"
 SCIM_SCHEMA = "urn:ietf:params:scim:schemas:core:2.0:ServicePrincipal"
@@ -83,22 +81,6 @@ class ServicePrincipalModel(BaseModel):
         if value is not None and value != [SCIM_SCHEMA]:
             raise ValueError(f'must be ["{SCIM_SCHEMA}"] or left out')
         return value
-
-
-@dataclass
-class ServicePrincipalArgs:
-    """Arguments of a ServicePrincipal. Changing `application_id` replaces it.
-
-    `display_name` defaults to the application's name; `entitlements` and `groups` (group
-    ids) left out are not managed. `schemas` may be left out; it is the SCIM constant.
-    """
-
-    application_id: pulumi.Input[str]
-    display_name: pulumi.Input[str] | None = None
-    active: pulumi.Input[bool] | None = None
-    entitlements: pulumi.Input[list[pulumi.Input[str]]] | None = None
-    groups: pulumi.Input[list[pulumi.Input[str]]] | None = None
-    schemas: pulumi.Input[list[pulumi.Input[str]]] | None = None
 
 
 def direct_groups(resource: Mapping[str, Any]) -> list[str]:
@@ -214,28 +196,15 @@ class ServicePrincipalProvider(WorkspaceProvider):
         }
 
 
-class ServicePrincipal(WorkspaceResource, module="workspace", name="ServicePrincipal"):
-    """A service principal of the workspace; its id is the workspace's principal id.
 
-    Deleting it removes the principal from the workspace only, never the application from
-    the identity provider. Import with `ResourceOptions(import_="<workspace principal id>")`.
-    """
-
-    # Plain types, not `X | None`: Pulumi 3.79 cannot translate outputs annotated with a
-    # PEP 604 union. Outputs of undeclared optional arguments are absent.
-    application_id: pulumi.Output[str]
-    display_name: pulumi.Output[str]
-    active: pulumi.Output[bool]
-    entitlements: pulumi.Output[list[str]]
-    groups: pulumi.Output[list[str]]
-
-    def __init__(
-        self,
-        resource_name: str,
-        args: ServicePrincipalArgs,
-        connection: pulumi.Input[dict],
-        opts: pulumi.ResourceOptions | None = None,
-    ) -> None:
-        super().__init__(
-            ServicePrincipalProvider(), resource_name, connection, to_props(args), opts=opts
-        )
+KIND = declare(
+    ServicePrincipalProvider,
+    name="ServicePrincipal",
+    config_key="servicePrincipals",
+    identity=("application_id",),
+    doc="docs/service-principal.md",
+    summary="a service principal of the workspace (never removed from the identity provider)",
+    stack_output=("service_principals", lambda resource: resource.id),
+)
+ServicePrincipal = KIND.resource
+ServicePrincipalArgs = KIND.args

@@ -1,74 +1,63 @@
 """The workspace stack: a WorkspaceAuth component and the objects the config declares.
 
-Config (namespace `workspace`, see README.md): connection settings, then one list per kind,
-each item with a unique `name` (the Pulumi resource name) and the kind's arguments as in
-docs/<kind>.md. Job permissions and nothing else refer to another object: `job` names a job
-of the same stack (or `job_id` gives an existing job's id).
+Config (namespace `workspace`, see README.md): connection settings, then one list per kind
+(its `config_key` in providers/registry.py), each item with a unique `name` (the Pulumi
+resource name) and the kind's arguments as in docs/<kind>.md. An item may name an item of
+another list instead of giving its id (a kind's `references`: `job: nightly-etl` for
+`job_id`), or an existing object by name (`cluster_name`).
 """
+
+from typing import Any
 
 import pulumi
 
-from providers.auth import WorkspaceAuth
-from providers.catalog_binding import CatalogBinding, CatalogBindingArgs
-from providers.job import Job, JobArgs
-from providers.job_permissions import JobPermissions, JobPermissionsArgs
-from providers.repo_branch import RepoBranch, RepoBranchArgs
-from providers.secret_scope import SecretScope, SecretScopeArgs
-from providers.service_principal import ServicePrincipal, ServicePrincipalArgs
+from providers.auth.component import WorkspaceAuth
+from providers.kind import Kind, Lookup
+from providers.registry import KINDS
 from stacks import health
-from stacks.actions import declare_actions
-from stacks.config import (
-    NAMESPACE,
-    ConfigError,
-    auth_args,
-    build_args,
-    namespace_values,
-    object_list,
-    validate,
-)
+from stacks.config import StackSettings, load_from_engine
+from stacks.config_rules import stack_keys
+
+
+def declare(
+    kind: Kind,
+    settings: StackSettings,
+    made: dict[str, dict[str, Any]],
+    connection: pulumi.Output[dict],
+) -> dict[str, Any]:
+    """One resource per item of the kind's list, named by the item's `name`."""
+    after = [r for key in kind.after for r in made.get(key, {}).values()]
+    opts = pulumi.ResourceOptions(depends_on=after) if after else None
+    own_keys = stack_keys(kind)
+    resources = {}
+    for item in settings.items(kind.config_key or ""):
+        inputs = {k: v for k, v in item.items() if k not in own_keys}
+        for key, reference in kind.references.items():
+            if key not in item:
+                continue
+            if isinstance(reference, Lookup):
+                inputs[reference.field] = reference.resolve(connection, item[key])
+            else:
+                # The id, not an output such as job_id: an id stays known while its object
+                # is updated, so a preview of that update does not show this one replaced.
+                inputs[reference.field] = made[reference.target_key][item[key]].id
+        resources[item["name"]] = kind.resource(
+            item["name"], kind.args(**inputs), connection=connection, opts=opts
+        )
+    return resources
+
 
 # All of the config is judged before anything is registered: bad config changes nothing.
-validate(*namespace_values())
-config = pulumi.Config(NAMESPACE)
-health.gate(config)  # after everything below is deployed (docs/health.md)
-auth = WorkspaceAuth("workspace", auth_args(config))
-connection = auth.connection
+settings = load_from_engine()
+health.gate(settings)  # after everything below is deployed (docs/health.md)
+auth = WorkspaceAuth("workspace", settings.auth_args())
 
+made: dict[str, dict[str, Any]] = {}
+for kind in KINDS:
+    if kind.config_key:
+        made[kind.config_key] = declare(kind, settings, made, auth.connection)
+        if kind.stack_output:
+            name, value = kind.stack_output
+            pulumi.export(name, {n: value(r) for n, r in made[kind.config_key].items()})
 
-def declare(key: str, resource_class: type, args_class: type) -> dict:
-    """One resource per item of the list `key`, named by the item's `name`."""
-    made = {}
-    for index, item in enumerate(object_list(config, key)):
-        args = build_args(args_class, item, f"{key}[{index}]")
-        made[item["name"]] = resource_class(item["name"], args, connection=connection)
-    return made
-
-
-principals = declare("servicePrincipals", ServicePrincipal, ServicePrincipalArgs)
-scopes = declare("secretScopes", SecretScope, SecretScopeArgs)
-jobs = declare("jobs", Job, JobArgs)
-branches = declare("repoBranches", RepoBranch, RepoBranchArgs)
-bindings = declare("catalogBindings", CatalogBinding, CatalogBindingArgs)
-
-permissions = {}
-for index, item in enumerate(object_list(config, "jobPermissions")):
-    where = f"jobPermissions[{index}]"
-    if "job" in item:
-        if item["job"] not in jobs:
-            raise ConfigError(
-                f"{NAMESPACE}:{where}.job: no job named {item['job']!r} in {NAMESPACE}:jobs"
-            )
-        # The id, not the job_id output: an id stays known while its job is updated, so a
-        # preview of a job update does not show these permissions as replaced.
-        item = {**item, "job_id": jobs[item["job"]].id}
-    args = build_args(JobPermissionsArgs, item, where, stack_keys=("name", "job"))
-    permissions[item["name"]] = JobPermissions(item["name"], args, connection=connection)
-
-actions = declare_actions(connection, jobs)
-
-pulumi.export("workspace_url", config.require("baseUrl"))
-pulumi.export("jobs", {name: job.job_id for name, job in jobs.items()})
-pulumi.export("service_principals", {name: sp.id for name, sp in principals.items()})
-pulumi.export("secret_scopes", sorted(scopes))
-pulumi.export("repo_branches", {name: b.branch for name, b in branches.items()})
-pulumi.export("catalog_bindings", {name: b.id for name, b in bindings.items()})
+pulumi.export("workspace_url", settings.values["baseUrl"])

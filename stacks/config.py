@@ -1,95 +1,90 @@
-"""The stack's configuration: connection settings and the desired workspace objects.
+"""The stack's settings: one model, parsed once, from the engine's config or from a file.
 
 Everything lives under the `workspace` namespace of the stack's config file
-(Pulumi.<stack>.yaml). The client secret is a secret (`pulumi config set --secret
-workspace:clientSecret ...`), never an environment variable: the engine hides only the
-secrets of the stack's config from its verbose logs.
+(Pulumi.<stack>.yaml): the connection, one list per resource kind (the kind's `config_key`
+in providers/registry.py), and the health gate's and the audit's settings. The client
+secret is a secret (`pulumi config set --secret workspace:clientSecret ...`), never an
+environment variable: the engine hides only the secrets of the stack's config from its
+verbose logs.
 
-`validate` judges the whole namespace before the program registers anything, so bad config
-fails `pulumi preview` (and `pulumi up`) before any call to the workspace, with one line per
-problem naming the key and the reason. `python -m stacks.config Pulumi.<stack>.yaml ...`
-runs the same checks on config files without the engine.
+`load_from_engine()` (the stack program) and `load_from_file()` (`python -m stacks.config
+Pulumi.<stack>.yaml ...`, offline) judge the whole namespace before anything is registered:
+bad config fails `pulumi preview` before any call to the workspace, with one line per
+problem naming the key and the reason (stacks/config_problems.py).
 """
 
 from __future__ import annotations
 
-import dataclasses
-import difflib
-import json
 import sys
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pulumi
-import pydantic
 import yaml
 from pulumi.runtime import config as runtime_config
 
-from providers.auth import WorkspaceAuthArgs
-from providers.catalog_binding import CatalogBindingProvider
-from providers.client import Connection
-from providers.job import JobProvider
-from providers.job_permissions import JobPermissionsProvider
-from providers.lifecycle import UNKNOWN, check_failures
-from providers.repo_branch import RepoBranchProvider
-from providers.secret_scope import SecretScopeProvider
-from providers.service_principal import ServicePrincipalProvider
-
-NAMESPACE = "workspace"
-SECRET_KEY = "clientSecret"
-
-# Connection settings: config key -> (WorkspaceAuthArgs / Connection field, required).
-CONNECTION_KEYS: dict[str, tuple[str, bool]] = {
-    "baseUrl": ("base_url", True),
-    "authUrl": ("auth_url", True),
-    "tenantId": ("tenant_id", True),
-    "clientId": ("client_id", True),
-    "resource": ("resource", True),
-    "wireForm": ("wire_form", False),
-    "allowInsecureHttp": ("allow_insecure_http", False),
-    "timeoutSeconds": ("timeout_seconds", False),
-    "maxAttempts": ("max_attempts", False),
-    "maxRetrySeconds": ("max_retry_seconds", False),
-    "rateLimitPerSecond": ("rate_limit_per_second", False),
-}
-
-# Object lists: config key -> the kind's input model (what its provider's check enforces).
-OBJECT_LISTS: dict[str, type[pydantic.BaseModel]] = {
-    "servicePrincipals": ServicePrincipalProvider.args_model,
-    "secretScopes": SecretScopeProvider.args_model,
-    "jobs": JobProvider.args_model,
-    "jobPermissions": JobPermissionsProvider.args_model,
-    "repoBranches": RepoBranchProvider.args_model,
-    "catalogBindings": CatalogBindingProvider.args_model,
-}
-
-# Keys of a list item that belong to the stack, not to the kind (unless the kind has a field
-# of that name): `name` is the Pulumi resource name, `job` names a job of this stack.
-STACK_ITEM_KEYS: dict[str, tuple[str, ...]] = {"jobPermissions": ("name", "job")}
-
-# Fields that identify the workspace object: two items of a list must not share one, or
-# two resources would fight over one object.
-IDENTITY_FIELDS: dict[str, tuple[str, ...]] = {
-    "servicePrincipals": ("application_id",),
-    "jobPermissions": ("job", "job_id"),
-    "repoBranches": ("repo_path", "repo_id"),
-    "catalogBindings": ("catalog_name",),
-}
-
-# Keys read by other parts of the program (lookups, actions, health gate): key -> the doc
-# page describing it. One line per key; they are checked by their own code.
-EXTENSION_KEYS: dict[str, str] = {
-    "clusterStates": "docs/actions.md",
-    "jobRuns": "docs/actions.md",
-    "health": "docs/health.md",
-    "flowPassword": "docs/health.md",
-    "auditIgnore": "docs/audit.md",
-}
+from providers.auth.component import WorkspaceAuthArgs
+from providers.registry import by_config_key
+from stacks.config_rules import (
+    CONNECTION_KEYS,
+    DEFAULT_WIRE_FORM,
+    SECRET_KEY,
+    decoded_list,
+    decoded_object,
+    problems,
+    validate,
+)
+from stacks.errors import NAMESPACE, ConfigError
+from stacks.health_settings import HEALTH_KEY, PASSWORD_KEY, HealthSettings, parse_settings
 
 
-class ConfigError(pulumi.RunError):
-    """Bad stack configuration: names the key and the reason; fails preview."""
+@dataclass(frozen=True)
+class StackSettings:
+    """The stack's `workspace:*` config, judged and decoded."""
+
+    values: Mapping[str, Any]
+    lists: Mapping[str, list[dict[str, Any]]]
+    health: HealthSettings | None
+    # The secrets, as the engine hands them over (Outputs marked secret); None offline.
+    client_secret: Any = None
+    flow_password: Any = None
+    secret_keys: frozenset[str] = field(default_factory=frozenset)
+
+    def items(self, config_key: str) -> list[dict[str, Any]]:
+        return self.lists.get(config_key, [])
+
+    def auth_args(self) -> WorkspaceAuthArgs:
+        return connection_args(self.values, self.client_secret)
+
+    @property
+    def allow_insecure_http(self) -> bool:
+        return _boolean(self.values.get("allowInsecureHttp"))
+
+
+def connection_args(values: Mapping[str, Any], client_secret: Any) -> WorkspaceAuthArgs:
+    """The connection settings of a stack's config (keys without namespace), as the
+    WorkspaceAuth component takes them; it validates them (text from the engine included)."""
+    if client_secret is None:
+        raise ConfigError(
+            f"{NAMESPACE}:{SECRET_KEY} is not set: run `pulumi config set --secret "
+            f"{NAMESPACE}:{SECRET_KEY} <secret>`"
+        )
+    settings = {
+        fieldname: values[key]
+        for key, (fieldname, _) in CONNECTION_KEYS.items()
+        if values.get(key) is not None
+    }
+    settings.setdefault("wire_form", DEFAULT_WIRE_FORM)
+    settings["allow_insecure_http"] = _boolean(settings.get("allow_insecure_http"))
+    return WorkspaceAuthArgs(client_secret=client_secret, **settings)
+
+
+def _boolean(value: Any) -> bool:
+    if isinstance(value, str):
+        return value.strip().lower() == "true"
+    return bool(value)
 
 
 # --- reading -------------------------------------------------------------------------
@@ -117,255 +112,47 @@ def file_values(path: Path) -> tuple[dict[str, Any], set[str]]:
     return values, secrets
 
 
-# --- judging -------------------------------------------------------------------------
+# --- loading -------------------------------------------------------------------------
 
 
-def suggestion(word: str, choices: Iterable[str]) -> str:
-    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.7)
-    return f" (did you mean {close[0]!r}?)" if close else ""
-
-
-def problems(values: Mapping[str, Any], secret_keys: Iterable[str] = ()) -> list[str]:
-    """Every problem of a stack's `workspace` config, one line each: `workspace:<key>: why`."""
-    known = [*CONNECTION_KEYS, SECRET_KEY, *OBJECT_LISTS, *EXTENSION_KEYS]
-    found = [
-        f"{NAMESPACE}:{key}: unknown key{suggestion(key, known)}"
-        for key in sorted(values)
-        if key not in known
-    ]
-    if SECRET_KEY in values and SECRET_KEY not in set(secret_keys):
-        found.append(
-            f"{NAMESPACE}:{SECRET_KEY}: stored in plain text; set it with `pulumi config set "
-            f"--secret {NAMESPACE}:{SECRET_KEY} <secret>`"
-        )
-    found += connection_problems(values)
-    lists: dict[str, list[dict[str, Any]]] = {}
-    for key in OBJECT_LISTS:
-        items, list_problems = decoded_list(values, key)
-        found += list_problems
-        lists[key] = items
-    job_names = {i.get("name") for i in lists["jobs"]}
-    for key, items in lists.items():
-        found += item_problems(key, items, job_names=job_names)
-    from stacks.actions import problems as action_problems  # it builds on this module
-
-    found += action_problems(values, {n for n in job_names if isinstance(n, str)})
-    from stacks.health import problems as health_problems  # it builds on this module
-
-    found += health_problems(values, secret_keys)
-    return found
-
-
-def validate(values: Mapping[str, Any], secret_keys: Iterable[str] = ()) -> None:
-    found = problems(values, secret_keys)
-    if found:
-        raise ConfigError(f"the stack's config has {len(found)} problem(s):\n" + "\n".join(found))
-
-
-def connection_problems(values: Mapping[str, Any]) -> list[str]:
-    found = [
-        f"{NAMESPACE}:{key}: required (`pulumi config set {NAMESPACE}:{key} <value>`)"
-        for key, (_, required) in CONNECTION_KEYS.items()
-        if required and values.get(key) in (None, "")
-    ]
-    if found:
-        return found
-    field_to_key = {fieldname: key for key, (fieldname, _) in CONNECTION_KEYS.items()}
-    settings = {f: values[k] for k, (f, _) in CONNECTION_KEYS.items() if k in values}
-    try:
-        # The secret is judged where it is read (auth_args), never here.
-        Connection.model_validate({**settings, "client_secret": "not-judged-here"})
-    except pydantic.ValidationError as error:
-        for issue in error.errors(include_url=False):
-            fieldname = str(issue["loc"][0]) if issue["loc"] else ""
-            key = field_to_key.get(fieldname)
-            reason = issue["msg"].removeprefix("Value error, ")
-            if key is None:  # a rule across fields: the reason names them
-                key = "baseUrl" if "base_url" in reason else "authUrl"
-            for fieldname, other in field_to_key.items():
-                reason = reason.replace(fieldname, other)
-            found.append(f"{NAMESPACE}:{key}: {reason}")
-    return found
-
-
-def decoded_list(values: Mapping[str, Any], key: str) -> tuple[list[dict[str, Any]], list[str]]:
-    """The list under `key` (the engine passes it as JSON text), or the problems with it."""
-    value = values.get(key)
-    if value is None:
-        return [], []
-    if isinstance(value, str):
-        try:
-            value = json.loads(value)
-        except json.JSONDecodeError:
-            return [], [f"{NAMESPACE}:{key}: must be a list of objects, got text"]
-    if not isinstance(value, list):
-        return [], [f"{NAMESPACE}:{key}: must be a list of objects, got {type_name(value)}"]
-    found = [
-        f"{NAMESPACE}:{key}[{index}]: must be an object, got {type_name(item)}"
-        for index, item in enumerate(value)
-        if not isinstance(item, dict)
-    ]
-    return ([] if found else value), found
-
-
-def type_name(value: Any) -> str:
-    return {dict: "an object", list: "a list", str: "text", bool: "a boolean"}.get(
-        type(value), "a number" if isinstance(value, int | float) else type(value).__name__
+def load(
+    values: Mapping[str, Any], secret_keys: set[str] | frozenset[str] = frozenset()
+) -> StackSettings:
+    """The settings, or ConfigError listing every problem at once."""
+    validate(values, secret_keys)
+    raw_health = decoded_object(values, HEALTH_KEY)
+    return StackSettings(
+        values=dict(values),
+        lists={key: decoded_list(values, key)[0] for key in by_config_key()},
+        health=None if raw_health is None else parse_settings(raw_health),
+        secret_keys=frozenset(secret_keys),
     )
 
 
-def name_problem(
-    key: str, index: int, item: dict[str, Any], first_at: dict[str, int]
-) -> str | None:
-    """Why item `index` of list `key` has no usable resource name, if it has none; records
-    the name's first place in `first_at` otherwise."""
-    where = f"{NAMESPACE}:{key}[{index}]"
-    name = item.get("name")
-    if not isinstance(name, str) or not name.strip():
-        return f"{where}.name: required (a non-empty string, the resource name)"
-    if name in first_at:
-        return f"{where}.name: {name!r} is declared twice (first at {key}[{first_at[name]}])"
-    first_at[name] = index
-    return None
-
-
-def item_problems(key: str, items: list[dict[str, Any]], job_names: set[Any]) -> list[str]:
-    model = OBJECT_LISTS[key]
-    stack_keys = STACK_ITEM_KEYS.get(key, ("name",))
-    found: list[str] = []
-    first_name: dict[str, int] = {}
-    first_identity: dict[tuple[str, str], int] = {}
-    for index, item in enumerate(items):
-        where = f"{NAMESPACE}:{key}[{index}]"
-        if problem := name_problem(key, index, item, first_name):
-            found.append(problem)
-        for field in IDENTITY_FIELDS.get(key, ()):
-            value = item.get(field)
-            if value is None or isinstance(value, dict | list):
-                continue
-            identity = (field, json.dumps(value))
-            if identity in first_identity:
-                found.append(
-                    f"{where}.{field}: {value!r} is also declared by "
-                    f"{key}[{first_identity[identity]}]; one resource per object"
-                )
-            else:
-                first_identity[identity] = index
-        inputs = {k: v for k, v in item.items() if k in model.model_fields or k not in stack_keys}
-        if key == "jobPermissions":
-            found += job_reference_problems(where, item, job_names)
-            if "job" in item:
-                inputs["job_id"] = UNKNOWN  # known once the job exists
-        for failure in check_failures(model, inputs):
-            reason = failure.reason
-            if reason == "Extra inputs are not permitted":
-                unknown = failure.property.rsplit(".", 1)[-1]
-                reason = f"unknown key{suggestion(unknown, field_names(model, stack_keys))}"
-            found.append(f"{where}.{item_path(failure.property)}: {reason}")
-    return found
-
-
-def item_path(dotted: str) -> str:
-    """`access_controls.0.group_name` -> `access_controls[0].group_name`."""
-    path = ""
-    for part in dotted.split("."):
-        path += f"[{part}]" if part.isdigit() else f".{part}"
-    return path.lstrip(".")
-
-
-def job_reference_problems(where: str, item: Mapping[str, Any], job_names: set[Any]) -> list[str]:
-    if "job" in item and "job_id" in item:
-        return [f"{where}: give either job (a job of this stack) or job_id, not both"]
-    if "job" not in item:
-        return [] if "job_id" in item else [f"{where}.job: required (or job_id)"]
-    job = item["job"]
-    if job not in job_names:
-        names = sorted(n for n in job_names if isinstance(n, str))
-        hint = suggestion(str(job), names) or f" (jobs declared: {', '.join(names) or 'none'})"
-        return [f"{where}.job: no job named {job!r} in {NAMESPACE}:jobs{hint}"]
-    return []
-
-
-def field_names(model: type[pydantic.BaseModel], extra: Iterable[str] = ()) -> set[str]:
-    """Every field name anywhere in the model's tree (for "did you mean")."""
-    names = set(extra)
-    seen: set[type[pydantic.BaseModel]] = set()
-    pending = [model]
-    while pending:
-        current = pending.pop()
-        seen.add(current)
-        for name, info in current.model_fields.items():
-            names.add(name)
-            pending += [t for t in nested_models(info.annotation) if t not in seen]
-    return names
-
-
-def nested_models(annotation: Any) -> list[type[pydantic.BaseModel]]:
-    if isinstance(annotation, type) and issubclass(annotation, pydantic.BaseModel):
-        return [annotation]
-    return [m for arg in getattr(annotation, "__args__", ()) for m in nested_models(arg)]
-
-
-# --- what the program builds from it ---------------------------------------------------
-
-
-def auth_args(config: pulumi.Config) -> WorkspaceAuthArgs:
-    secret = config.get_secret(SECRET_KEY)
-    if secret is None:
-        raise ConfigError(
-            f"{NAMESPACE}:{SECRET_KEY} is not set: run `pulumi config set --secret "
-            f"{NAMESPACE}:{SECRET_KEY} <secret>`"
-        )
-    tuning: dict[str, Any] = {
-        CONNECTION_KEYS[key][0]: read(key)
-        for key, read in (
-            ("timeoutSeconds", config.get_float),
-            ("maxAttempts", config.get_int),
-            ("maxRetrySeconds", config.get_float),
-            ("rateLimitPerSecond", config.get_float),
-        )
-        if config.get(key) is not None
-    }
-    return WorkspaceAuthArgs(
-        base_url=config.require("baseUrl"),
-        auth_url=config.require("authUrl"),
-        tenant_id=config.require("tenantId"),
-        client_id=config.require("clientId"),
-        client_secret=secret,
-        resource=config.require("resource"),
-        wire_form=config.get("wireForm") or "seed",
-        allow_insecure_http=config.get_bool("allowInsecureHttp") or False,
-        **tuning,
+def load_from_engine() -> StackSettings:
+    """The running program's settings, secrets as the engine's secret Outputs."""
+    values, secret_keys = namespace_values()
+    settings = load(values, secret_keys)
+    config = pulumi.Config(NAMESPACE)
+    return StackSettings(
+        values=settings.values,
+        lists=settings.lists,
+        health=settings.health,
+        client_secret=config.get_secret(SECRET_KEY),
+        flow_password=config.get_secret(PASSWORD_KEY),
+        secret_keys=settings.secret_keys,
     )
 
 
-def object_list(config: pulumi.Config, key: str) -> list[dict[str, Any]]:
-    """A list of objects under `key` (default empty), each with a unique `name`."""
-    value = config.get_object(key) or []
-    if not isinstance(value, list) or not all(isinstance(item, dict) for item in value):
-        raise ConfigError(f"{NAMESPACE}:{key} must be a list of objects")
-    names = [item.get("name") for item in value]
-    for index, name in enumerate(names):
-        if not isinstance(name, str) or not name:
-            raise ConfigError(f"{NAMESPACE}:{key}[{index}].name is required (a non-empty string)")
-        if names.count(name) > 1:
-            raise ConfigError(f"{NAMESPACE}:{key}[{index}].name {name!r} is declared twice")
-    return value
+def load_from_file(path: Path) -> StackSettings:
+    return load(*file_values(path))
 
 
-def build_args(
-    args_class: type, item: dict[str, Any], where: str, stack_keys: tuple[str, ...] = ("name",)
-) -> Any:
-    """The kind's args from a config item. `stack_keys` (the resource name, references) are
-    the stack's own unless the args class has a field of that name; any other unknown key
-    fails, naming itself."""
-    fields = {f.name for f in dataclasses.fields(args_class)}
-    payload = {k: v for k, v in item.items() if k in fields or k not in stack_keys}
-    try:
-        return args_class(**payload)
-    except TypeError as error:
-        reason = str(error).replace(f"{args_class.__name__}.__init__() ", "")
-        raise ConfigError(f"{NAMESPACE}:{where}: {reason}") from None
+def auth_args() -> WorkspaceAuthArgs:
+    """The connection of the running program's stack config, for programs that declare
+    their own objects (the benchmark's, tests'): no other key is judged."""
+    values, _ = namespace_values()
+    return connection_args(values, pulumi.Config(NAMESPACE).get_secret(SECRET_KEY))
 
 
 def main(paths: list[str]) -> int:

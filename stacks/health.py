@@ -23,124 +23,34 @@ Config (namespace `workspace`):
 from __future__ import annotations
 
 import asyncio
-import json
-from collections.abc import Awaitable, Iterable, Mapping
-from typing import Any, Literal
+from collections.abc import Awaitable, Mapping
+from typing import Any
 
 import pulumi
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from providers import apps
-from stacks.config import NAMESPACE, ConfigError, auth_args
-
-HEALTH_KEY = "health"
-PASSWORD_KEY = "flowPassword"
-
-MetricField = Literal[
-    "count", "max", "mean", "min", "stddev", "p50", "p75", "p95", "p98", "p99", "p999",
-    "m1_rate", "m5_rate", "m15_rate", "mean_rate",
-]
+from stacks.config import StackSettings
+from stacks.errors import NAMESPACE
+from stacks.health_settings import HEALTH_KEY, HealthSettings, Threshold
 
 
 class HealthGateError(pulumi.RunError):
     """A health read failed or a threshold was exceeded; fails `pulumi up`."""
 
 
-class Threshold(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    metric: str = Field(min_length=1)
-    field: MetricField
-    max: float | None = None
-    min: float | None = None
-
-    @model_validator(mode="after")
-    def _has_a_limit(self) -> Threshold:
-        if self.max is None and self.min is None:
-            raise ValueError("give `max`, `min` or both")
-        if self.max is not None and self.min is not None and self.min > self.max:
-            raise ValueError(f"min {self.min:g} is above max {self.max:g}")
-        return self
-
-    def violation(self, observed: float) -> str | None:
-        """Why `observed` breaks this threshold, or None when it is within it."""
-        if self.max is not None and observed > self.max:
-            return f"{self.metric}.{self.field} = {observed:g} exceeds max {self.max:g}"
-        if self.min is not None and observed < self.min:
-            return f"{self.metric}.{self.field} = {observed:g} is below min {self.min:g}"
-        return None
-
-
-class HealthSettings(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
-
-    app_url: str = Field(alias="appUrl", min_length=1)
-    admin_url: str = Field(alias="adminUrl", min_length=1)
-    flow_api_base: str = Field(alias="flowApiBase", min_length=1)
-    flow_username: str | None = Field(default=None, alias="flowUsername", min_length=1)
-    thresholds: list[Threshold] = Field(default_factory=list)
-
-
-def load_settings(config: pulumi.Config) -> HealthSettings | None:
-    """`workspace:health` validated, or None when the stack has no health gate."""
-    raw = config.get_object(HEALTH_KEY)
-    return None if raw is None else parse_settings(raw)
-
-
-def problems(values: Mapping[str, Any], secret_keys: Iterable[str] = ()) -> list[str]:
-    """The health gate's config problems, for stacks.config.validate (which judges all of
-    the config before anything is registered, and files offline)."""
-    found = []
-    if PASSWORD_KEY in values and PASSWORD_KEY not in set(secret_keys):
-        found.append(
-            f"{NAMESPACE}:{PASSWORD_KEY}: stored in plain text; set it with `pulumi config set "
-            f"--secret {NAMESPACE}:{PASSWORD_KEY} <password>`"
-        )
-    raw = values.get(HEALTH_KEY)
-    if isinstance(raw, str):  # the engine passes objects as JSON text
-        try:
-            raw = json.loads(raw)
-        except json.JSONDecodeError:
-            raw = "text"
-    if raw is not None:
-        try:
-            parse_settings(raw)
-        except ConfigError as exc:
-            found.append(str(exc))
-    return found
-
-
-def parse_settings(raw: Any) -> HealthSettings:
-    """The settings from the config value, or ConfigError naming the key and the reason."""
-    if not isinstance(raw, dict):
-        raise ConfigError(f"{NAMESPACE}:{HEALTH_KEY} must be an object")
-    try:
-        return HealthSettings.model_validate(raw)
-    except ValidationError as exc:
-        error = exc.errors()[0]
-        where = "".join(
-            f"[{part}]" if isinstance(part, int) else f".{part}" for part in error["loc"]
-        )
-        # Never echo an unknown key's value: it may be a misplaced secret.
-        shown = "" if error["type"] in ("missing", "extra_forbidden") else (
-            f" (got {_shown(error.get('input'))})"
-        )
-        raise ConfigError(f"{NAMESPACE}:{HEALTH_KEY}{where}: {error['msg']}{shown}") from None
-
-
-def gate(config: pulumi.Config) -> None:
+def gate(stack: StackSettings) -> None:
     """Export `health` and enforce its thresholds once every custom resource the program
     registers after this call is deployed. Call it before declaring resources: bad settings
     then fail before anything is registered. Does nothing without `workspace:health`."""
-    settings = load_settings(config)
+    settings = stack.health
     if settings is None:
         return
     if pulumi.runtime.is_dry_run():
         pulumi.export(HEALTH_KEY, _unknown())
         return
-    username = settings.flow_username or config.require("clientId")
-    password = config.get_secret(PASSWORD_KEY) or auth_args(config).client_secret
-    insecure = config.get_bool("allowInsecureHttp") or False
+    username = settings.flow_username or stack.values["clientId"]
+    password = stack.flow_password or stack.client_secret
+    insecure = stack.allow_insecure_http
     registered: list[pulumi.CustomResource] = []
 
     def collect(args: pulumi.ResourceTransformationArgs) -> None:
@@ -228,8 +138,3 @@ def _unknown() -> pulumi.Output[Any]:
     known: asyncio.Future[bool] = asyncio.Future()
     known.set_result(False)
     return pulumi.Output(set(), value, known)
-
-
-def _shown(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 80 else text[:77] + "..."

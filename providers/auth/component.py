@@ -33,9 +33,12 @@ TYPE = "workspace:auth:WorkspaceAuth"
 PROVIDER_PACKAGE = "pulumi-python"
 SECRET_SETTINGS = frozenset({"client_secret"})
 
-# id(connection output) -> (that output, its provider). The output is held so its id stays
-# unique for the life of the program.
-_providers: dict[int, tuple[pulumi.Output[Any], pulumi.ProviderResource]] = {}
+# The attribute of a component's `connection` output that names the component's provider:
+# the binding travels with the value a resource is given.
+BOUND_PROVIDER = "_workspace_provider"
+# The providers of this program's components, in order (one program per process): the first
+# takes the default provider over; once there is one, every connection must be bound.
+_providers: list[pulumi.ProviderResource] = []
 
 
 class WorkspaceAuthError(pulumi.RunError):
@@ -83,7 +86,8 @@ class WorkspaceAuth(pulumi.ComponentResource):
             _provider_settings(self.connection),
             pulumi.ResourceOptions(parent=self, aliases=_default_provider_alias()),
         )
-        _providers[id(self.connection)] = (self.connection, self.provider)
+        setattr(self.connection, BOUND_PROVIDER, self.provider)
+        _providers.append(self.provider)
         self.register_outputs(
             {"connection": self.connection, "token_expires_on": self.token_expires_on}
         )
@@ -101,9 +105,9 @@ def provider_for(connection: Any, resource_name: str) -> pulumi.ProviderResource
     resource left on the default provider beside the component's provider, which took the
     default one over, would fail the next deployment (a duplicate alias).
     """
-    found = _providers.get(id(connection))
-    if found is not None and found[0] is connection:
-        return found[1]
+    bound = vars(connection).get(BOUND_PROVIDER) if isinstance(connection, pulumi.Output) else None
+    if bound is not None:
+        return bound
     if not _providers:
         return None
     raise UnboundConnectionError(

@@ -158,7 +158,7 @@ LOOKUP_PROGRAM = textwrap.dedent(
 
     config = pulumi.Config("workspace")
     wanted = pulumi.Config("lookups")
-    connection = WorkspaceAuth("workspace", auth_args(config)).connection
+    connection = WorkspaceAuth("workspace", auth_args()).connection
 
     job = lookups.get_job(connection, name=wanted.require("jobName"))
     by_name = lookups.get_cluster(connection, name=wanted.require("cluster"))

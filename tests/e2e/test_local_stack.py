@@ -13,7 +13,7 @@ import yaml
 
 from emulator.testing import EmulatorInfo, clear_request_log, request_log
 from providers.client import WorkspaceClient, normalise_job_settings
-from stacks.config import OBJECT_LISTS
+from stacks.config_rules import object_lists
 from stacks.demo import describe_changes, last_update_changes
 from tests.e2e.conftest import StackFactory, emulator_client, write_config
 from tools.pulumi_cli import REPO_ROOT, PulumiCli
@@ -25,7 +25,7 @@ LOCAL: dict[str, Any] = {
     for key, value in yaml.safe_load((REPO_ROOT / "Pulumi.local.yaml").read_text())[
         "config"
     ].items()
-    if key.removeprefix("workspace:") in OBJECT_LISTS
+    if key.removeprefix("workspace:") in object_lists()
 }
 
 

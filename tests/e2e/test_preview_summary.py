@@ -13,7 +13,7 @@ import pytest
 import yaml
 
 from emulator.testing import EmulatorInfo
-from stacks.config import OBJECT_LISTS
+from stacks.config_rules import object_lists
 from tests.e2e.conftest import StackFactory, write_config
 from tests.unit.test_preview_summary import rows
 from tools.pulumi_cli import REPO_ROOT
@@ -25,7 +25,7 @@ LOCAL = {
     for key, value in yaml.safe_load((REPO_ROOT / "Pulumi.local.yaml").read_text())[
         "config"
     ].items()
-    if key.removeprefix("workspace:") in OBJECT_LISTS
+    if key.removeprefix("workspace:") in object_lists()
 }
 
 

@@ -11,7 +11,8 @@ import pytest
 import yaml
 
 from emulator.testing import EmulatorInfo, clear_request_log, request_log
-from stacks.config import OBJECT_LISTS, file_values
+from stacks.config import file_values
+from stacks.config_rules import object_lists
 from tests.e2e.conftest import StackFactory, write_config
 from tools.pulumi_cli import REPO_ROOT
 
@@ -30,7 +31,7 @@ def test_environment_files_preview_against_the_emulator(
 ) -> None:
     for environment in ("dev", "staging", "prod"):
         values, _ = file_values(REPO_ROOT / f"Pulumi.{environment}.yaml")
-        declared = sum(len(values[key]) for key in OBJECT_LISTS)
+        declared = sum(len(values[key]) for key in object_lists())
         settings = {k: v for k, v in values.items() if k not in ADDRESS_KEYS}
         stack = workspace_stack(**{"wire_form": settings.pop("wireForm"), **settings})
         clear_request_log(emulator)

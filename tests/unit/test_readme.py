@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from stacks import config as stack_config
+from stacks import config_rules as stack_config
 from tools.pulumi_cli import REPO_ROOT
 
 README = (REPO_ROOT / "README.md").read_text()
@@ -29,7 +29,7 @@ def test_configuration_reference_names_every_key() -> None:
     keys = [
         *stack_config.CONNECTION_KEYS,
         stack_config.SECRET_KEY,
-        *stack_config.OBJECT_LISTS,
+        *stack_config.by_config_key(),
         *stack_config.EXTENSION_KEYS,
     ]
     assert [k for k in keys if f"`{k}`" not in reference] == []

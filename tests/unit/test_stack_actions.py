@@ -7,9 +7,20 @@ import json
 
 import pytest
 
-from stacks.actions import problems
-from stacks.config import EXTENSION_KEYS
-from stacks.config import problems as config_problems
+from providers.registry import by_config_key
+from stacks.config_rules import problems as config_problems
+
+ACTION_LISTS = ("clusterStates", "jobRuns")
+
+
+def problems(values: dict, job_names: set[str]) -> list[str]:
+    """The problems of the two action lists, beside a stack that declares `job_names`."""
+    jobs = [
+        {"name": n, "existing_cluster_id": "c", "spark_python_task": {"python_file": "dbfs:/x.py"}}
+        for n in sorted(job_names)
+    ]
+    found = config_problems({**values, "jobs": jobs})
+    return [p for p in found if p.startswith(tuple(f"workspace:{k}" for k in ACTION_LISTS))]
 
 GOOD = {
     "clusterStates": [
@@ -30,7 +41,7 @@ def test_good_lists_have_no_problems() -> None:
 
 
 def test_the_stack_config_knows_both_keys() -> None:
-    assert {"clusterStates", "jobRuns"} <= set(EXTENSION_KEYS)
+    assert {"clusterStates", "jobRuns"} <= set(by_config_key())
     unknown = [p for p in config_problems(GOOD) if "unknown key" in p]
     assert unknown == []
 
@@ -59,12 +70,12 @@ def test_the_stack_config_judges_both_lists_with_the_rest() -> None:
         (
             "clusterStates",
             {"name": "a", "state": "RUNNING"},
-            "workspace:clusterStates[0]: give cluster_name or cluster_id (one of them)",
+            "workspace:clusterStates[0].cluster_name: required (or cluster_id)",
         ),
         (
             "clusterStates",
             {"name": "a", "cluster_name": "x", "cluster_id": "y", "state": "RUNNING"},
-            "workspace:clusterStates[0]: give cluster_name or cluster_id (one of them)",
+            "workspace:clusterStates[0]: give either cluster_name or cluster_id, not both",
         ),
         (
             "clusterStates",

@@ -13,7 +13,10 @@ import pytest
 import yaml
 
 from stacks import config as stack_config
-from stacks.config import ConfigError, file_values, problems, validate
+from stacks import config_rules
+from stacks.config import file_values
+from stacks.config_rules import problems, validate
+from stacks.errors import ConfigError
 from tools.pulumi_cli import REPO_ROOT
 
 ENVIRONMENTS = ["local", "dev", "staging", "prod"]
@@ -54,7 +57,7 @@ def test_real_environments_use_the_public_wire_form_and_hold_no_secret(stack: st
     assert values["wireForm"] == "public"
     assert values["baseUrl"].startswith("https://") and "allowInsecureHttp" not in values
     assert "clientSecret" not in values and "secure:" not in text
-    assert all(values[key] for key in stack_config.OBJECT_LISTS)  # every kind declared
+    assert all(values[key] for key in config_rules.object_lists())  # every kind declared
 
 
 def test_environments_differ_in_size_and_permissions() -> None:
@@ -94,7 +97,7 @@ def test_unknown_top_level_key_suggests_the_close_one(local: dict[str, Any]) -> 
 def test_extension_keys_are_known(local: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> None:
     local["healthThresholds"] = {"runTest": 1.5}
     assert problems(local) == ["workspace:healthThresholds: unknown key"]
-    monkeypatch.setitem(stack_config.EXTENSION_KEYS, "healthThresholds", "docs/health.md")
+    monkeypatch.setitem(config_rules.EXTENSION_KEYS, "healthThresholds", "docs/health.md")
     assert problems(local) == []
 
 
@@ -247,7 +250,7 @@ def test_job_permissions_reference_a_job_of_the_stack(local: dict[str, Any]) -> 
         "(jobs declared: nightly-etl)" in found
     )
     assert (
-        "workspace:jobPermissions[3]: give either job (a job of this stack) or job_id, not both"
+        "workspace:jobPermissions[3]: give either job or job_id, not both"
         in found
     )
     assert "workspace:jobPermissions[4].job: required (or job_id)" in found

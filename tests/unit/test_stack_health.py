@@ -8,8 +8,9 @@ import pytest
 import yaml
 
 from providers.apps import METRIC_NUMBER_FIELDS, MetricEntry
-from stacks.config import ConfigError
-from stacks.health import Threshold, evaluate, parse_settings, problems
+from stacks.errors import ConfigError
+from stacks.health import evaluate
+from stacks.health_settings import Threshold, parse_settings, problems
 from tools.pulumi_cli import REPO_ROOT
 
 URLS = {

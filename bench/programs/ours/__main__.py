@@ -10,11 +10,19 @@ import dataclasses
 
 import pulumi
 
-from providers.auth import WorkspaceAuth
-from providers.job import Job, JobArgs, NewClusterArgs, SparkPythonTaskArgs
-from providers.job_permissions import AccessControlArgs, JobPermissions, JobPermissionsArgs
-from providers.secret_scope import SecretScope, SecretScopeArgs
-from providers.service_principal import ServicePrincipal, ServicePrincipalArgs
+from providers import (
+    AccessControlArgs,
+    Job,
+    JobArgs,
+    JobPermissions,
+    JobPermissionsArgs,
+    SecretScope,
+    SecretScopeArgs,
+    ServicePrincipal,
+    ServicePrincipalArgs,
+    WorkspaceAuth,
+)
+from providers.job import NewClusterArgs, SparkPythonTaskArgs
 from stacks.config import auth_args
 
 bench = pulumi.Config("bench")
@@ -22,7 +30,7 @@ count = bench.require_int("count")
 # Service principals need applications registered with the identity provider; the bench
 # driver registers one per principal.
 application_ids = iter(bench.require_object("applicationIds"))
-auth = auth_args(pulumi.Config("workspace"))
+auth = auth_args()
 # `bench:rateLimit` overrides the client's calls per second (0: no limit) for comparisons.
 rate_limit = bench.get_float("rateLimit")
 if rate_limit is not None:

@@ -10,27 +10,14 @@ from dataclasses import fields
 
 import pulumi
 
-from providers.auth import WorkspaceAuth
-from providers.catalog_binding import CatalogBinding, CatalogBindingArgs
+from providers import WorkspaceAuth
 from providers.client import Connection
-from providers.job import Job, JobArgs
-from providers.job_permissions import JobPermissions, JobPermissionsArgs
-from providers.repo_branch import RepoBranch, RepoBranchArgs
-from providers.secret_scope import SecretScope, SecretScopeArgs
-from providers.service_principal import ServicePrincipal, ServicePrincipalArgs
-from stacks.config import NAMESPACE, auth_args, build_args
-
-KINDS = {
-    "Job": (Job, JobArgs),
-    "JobPermissions": (JobPermissions, JobPermissionsArgs),
-    "ServicePrincipal": (ServicePrincipal, ServicePrincipalArgs),
-    "SecretScope": (SecretScope, SecretScopeArgs),
-    "RepoBranch": (RepoBranch, RepoBranchArgs),
-    "CatalogBinding": (CatalogBinding, CatalogBindingArgs),
-}
+from providers.registry import by_name
+from stacks.config import auth_args
+from stacks.errors import NAMESPACE
 
 config = pulumi.Config(NAMESPACE)
-settings = auth_args(config)
+settings = auth_args()
 if config.get_bool("withoutAuth"):
     values = {f.name: getattr(settings, f.name) for f in fields(settings)}
     connection = pulumi.Output.all(**values).apply(
@@ -41,12 +28,12 @@ else:
 
 made: dict[str, pulumi.Resource] = {}
 for kind, item in (config.get_object("objects") or {}).items():
-    resource_class, args_class = KINDS[kind]
+    declared = by_name()[kind]
     # As when a stack refers to its job: the permissions go before the job on destroy.
     job = [made["Job"]] if kind == "JobPermissions" and "Job" in made else []
-    made[kind] = resource_class(
+    made[kind] = declared.resource(
         kind.lower(),
-        build_args(args_class, item["args"], f"objects.{kind}"),
+        declared.args(**item["args"]),
         connection=connection,
         opts=pulumi.ResourceOptions(import_=item.get("id"), depends_on=job),
     )

@@ -1,0 +1,277 @@
+"""One declaration per resource kind.
+
+A kind module writes its input model (pydantic: the schema) and its provider (the service
+calls), then declares the kind once:
+
+    KIND = declare(
+        JobProvider,
+        name="Job",
+        outputs={"job_id": int, "url": str, "creator_user_name": str},
+        config_key="jobs",
+        doc="docs/job.md",
+        summary="a job of the workspace",
+    )
+    Job, JobArgs = KIND.resource, KIND.args
+
+Everything else derives from that: the program-side args class (a dataclass generated from
+the input model, nested models included, every field a `pulumi.Input`), the resource class
+(type token `pulumi-python:dynamic/workspace:<name>`, its outputs as attributes), the
+provider's `computed_keys`, the stack-config list key, the identity fields two items of
+that list may not share, the references from one list to another, whether the kind can be
+imported, and its row in the docs table. `providers.registry.KINDS` lists the kinds; the
+provider host, the stack program, the config checker, the audit and the docs test iterate
+over it. docs/architecture.md explains the choice.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+import typing
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import pulumi
+import pydantic
+
+from providers.lifecycle import WorkspaceProvider
+from providers.resource import WorkspaceResource, deployment_tag
+
+MODULE = "workspace"
+TYPE_PREFIX = f"pulumi-python:dynamic/{MODULE}:"
+
+
+@dataclass(frozen=True)
+class Reference:
+    """A stack-config key that names an item of another list of the same stack.
+
+    `jobPermissions: [{name: p, job: nightly}]` -> the `job_id` input is the id of the Job
+    resource named `nightly` in `workspace:jobs`. The item gives the key or `field` (an
+    existing object's id), never both.
+    """
+
+    target_key: str  # the config list the name points into (e.g. "jobs")
+    field: str  # the input it fills (e.g. "job_id")
+
+
+@dataclass(frozen=True)
+class Lookup:
+    """A stack-config key that names an existing workspace object by something other than
+    its id (a cluster by its name); `resolve(connection, value)` finds the id at program
+    time (a read, in preview too). The item gives the key or `field`, never both."""
+
+    field: str
+    resolve: Callable[[Any, Any], pulumi.Output[Any]]
+    expects: type = str
+
+
+@dataclass(frozen=True, eq=False)
+class Kind:
+    name: str
+    provider: type[WorkspaceProvider]
+    # Computed outputs (not inputs), with their Python types: the resource's attributes.
+    outputs: Mapping[str, type]
+    # Inputs the resource fills in itself from its resource name, never declared by users.
+    stamped: Mapping[str, Callable[[str], Any]]
+    config_key: str | None
+    identity: tuple[str, ...]
+    references: Mapping[str, Reference | Lookup]
+    # Config lists whose resources this kind's resources wait for (job runs after cluster
+    # states).
+    after: tuple[str, ...]
+    importable: bool
+    doc: str
+    summary: str
+    # What the stack program exports of this kind's resources: (output name, value of one
+    # resource); the output maps each resource name to that value.
+    stack_output: tuple[str, Callable[[Any], Any]] | None
+    resource: type[KindResource] = field(init=False)
+    args: type = field(init=False)
+    # Every generated args class by name (`JobArgs`, `NewClusterArgs`, ...).
+    arg_types: dict[str, type] = field(init=False)
+
+    @property
+    def type_token(self) -> str:
+        return TYPE_PREFIX + self.name
+
+    @property
+    def model(self) -> type[pydantic.BaseModel]:
+        return self.provider.args_model
+
+    def input_names(self) -> list[str]:
+        """The inputs a user declares (the model's fields but the stamped ones)."""
+        return [n for n in self.model.model_fields if n not in self.stamped]
+
+
+class KindResource(WorkspaceResource):
+    """The resource class every kind's is generated from: `Kind.resource`."""
+
+    kind: typing.ClassVar[Kind]
+
+    def __init__(
+        self,
+        resource_name: str,
+        args: Any,
+        connection: pulumi.Input[dict],
+        opts: pulumi.ResourceOptions | None = None,
+    ) -> None:
+        inputs = to_props(args)
+        if not isinstance(inputs, dict):
+            raise TypeError(f"{resource_name}: args must be {self.kind.args.__name__} or a dict")
+        for key, make in self.kind.stamped.items():
+            inputs[key] = make(resource_name)
+        super().__init__(
+            self.kind.provider(),
+            resource_name,
+            connection,
+            inputs,
+            outputs=tuple(self.kind.outputs),
+            opts=opts,
+        )
+
+
+def declare(
+    provider: type[WorkspaceProvider],
+    *,
+    name: str,
+    doc: str,
+    summary: str,
+    outputs: Mapping[str, type] | None = None,
+    stamped: Mapping[str, Callable[[str], Any]] | None = None,
+    config_key: str | None = None,
+    identity: tuple[str, ...] = (),
+    references: Mapping[str, Reference | Lookup] | None = None,
+    after: tuple[str, ...] = (),
+    importable: bool = True,
+    stack_output: tuple[str, Callable[[Any], Any]] | None = None,
+) -> Kind:
+    kind = Kind(
+        name=name,
+        provider=provider,
+        outputs=dict(outputs or {}),
+        stamped=dict(stamped or {}),
+        config_key=config_key,
+        identity=identity,
+        references=dict(references or {}),
+        after=after,
+        importable=importable,
+        doc=doc,
+        summary=summary,
+        stack_output=stack_output,
+    )
+    provider.computed_keys = frozenset(kind.outputs) | frozenset(kind.stamped)
+    arg_types: dict[str, type] = {}
+    args = args_class(provider.args_model, f"{name}Args", set(kind.stamped), arg_types)
+    object.__setattr__(kind, "args", args)
+    object.__setattr__(kind, "arg_types", arg_types)
+    object.__setattr__(kind, "resource", _resource_class(kind))
+    return kind
+
+
+# Inputs stamped from the resource name: the deployment tag that lets a retried create find
+# what it made (jobs), or name one run of one deployment (job runs).
+DEPLOYMENT_TAG = {"deployment_tag": deployment_tag}
+
+
+def _resource_class(kind: Kind) -> type[KindResource]:
+    annotations = {key: pulumi.Output[python_type] for key, python_type in kind.outputs.items()}
+    namespace = {
+        "kind": kind,
+        "__annotations__": annotations,
+        "__doc__": f"{kind.summary[:1].upper()}{kind.summary[1:]}. See {kind.doc}.",
+        "__module__": kind.provider.__module__,
+        "__qualname__": kind.name,
+    }
+    return types.new_class(
+        kind.name,
+        (KindResource,),
+        {"module": MODULE, "name": kind.name},
+        lambda ns: ns.update(namespace),
+    )
+
+
+# --- args classes generated from input models -------------------------------------------
+
+
+def args_class(
+    model: type[pydantic.BaseModel],
+    class_name: str,
+    exclude: set[str],
+    made: dict[str, type],
+) -> type:
+    """A dataclass named `class_name` with the model's fields (but `exclude`), each typed
+    `pulumi.Input[...]`; required where the model requires it (those come first). Nested
+    models get args classes of their own (`<Nested>Args`, the model's name without its
+    `Model` suffix), collected in `made`; a nested value may also be given as a dict."""
+    if class_name in made:
+        return made[class_name]
+    required: list[tuple[str, Any]] = []
+    optional: list[tuple[str, Any, Any]] = []
+    for field_name, info in model.model_fields.items():
+        if field_name in exclude:
+            continue
+        annotation = _input_annotation(info.annotation, made)
+        if info.is_required():
+            required.append((field_name, annotation))
+        else:
+            optional.append((field_name, annotation | None, dataclasses.field(default=None)))
+    specs = [*required, *optional]  # required ones first, so they may also be positional
+    made[class_name] = cls = dataclasses.make_dataclass(
+        class_name, specs, namespace={"__doc__": _args_doc(model)}
+    )
+    cls.__module__ = "providers"
+    return cls
+
+
+def nested_args_name(model: type[pydantic.BaseModel]) -> str:
+    return model.__name__.removesuffix("Model") + "Args"
+
+
+def _input_annotation(annotation: Any, made: dict[str, type]) -> Any:
+    if isinstance(annotation, type) and issubclass(annotation, pydantic.BaseModel):
+        nested = args_class(annotation, nested_args_name(annotation), set(), made)
+        return nested | Mapping[str, Any]
+    origin = typing.get_origin(annotation)
+    arguments = typing.get_args(annotation)
+    if origin in (types.UnionType, typing.Union):
+        parts = [_input_annotation(a, made) for a in arguments if a is not type(None)]
+        return _union(parts)
+    if origin is list and arguments:
+        return pulumi.Input[typing.Sequence[_input_annotation(arguments[0], made)]]  # type: ignore[misc]
+    if origin is dict and len(arguments) == 2:
+        return pulumi.Input[Mapping[str, _input_annotation(arguments[1], made)]]  # type: ignore[misc]
+    if origin is typing.Annotated:
+        return _input_annotation(arguments[0], made)
+    return pulumi.Input[annotation]
+
+
+def _union(parts: list[Any]) -> Any:
+    result = parts[0]
+    for part in parts[1:]:
+        result = result | part
+    return result
+
+
+def _args_doc(model: type[pydantic.BaseModel]) -> str:
+    first = (model.__doc__ or "").strip().split("\n\n")[0]
+    return f"Program-side arguments of {model.__name__} (generated). {first}".strip()
+
+
+def to_props(value: Any) -> Any:
+    """Args dataclasses to plain props, leaving Pulumi Inputs/Outputs untouched.
+
+    (`dataclasses.asdict` would deep-copy Outputs.) Unset (None) fields are dropped so
+    the provider's defaults apply.
+    """
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {
+            f.name: to_props(getattr(value, f.name))
+            for f in dataclasses.fields(value)
+            if getattr(value, f.name) is not None
+        }
+    if isinstance(value, list | tuple):
+        return [to_props(v) for v in value]
+    if isinstance(value, dict):
+        return {k: to_props(v) for k, v in value.items() if v is not None}
+    return value

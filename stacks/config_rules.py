@@ -1,0 +1,280 @@
+"""The keys a stack's `workspace:*` config may have and the rules each follows.
+
+`problems` judges the whole namespace without a call to the workspace and returns one line
+per problem, `workspace:<key>: why`, with did-you-mean for unknown keys. The lists are the
+kinds' (providers/registry.py): each item is a kind's inputs plus a unique `name` (the
+resource name) and the kind's references to other lists of the stack.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import pydantic
+
+from providers.client import Connection
+from providers.kind import Kind, Lookup, Reference
+from providers.lifecycle import UNKNOWN
+from providers.registry import by_config_key
+from stacks.errors import NAMESPACE, ConfigError
+from stacks.health_settings import HEALTH_KEY, PASSWORD_KEY
+from stacks.health_settings import problems as health_problems
+
+SECRET_KEY = "clientSecret"
+DEFAULT_WIRE_FORM = "seed"
+
+# Connection settings: config key -> (WorkspaceAuthArgs / Connection field, required).
+CONNECTION_KEYS: dict[str, tuple[str, bool]] = {
+    "baseUrl": ("base_url", True),
+    "authUrl": ("auth_url", True),
+    "tenantId": ("tenant_id", True),
+    "clientId": ("client_id", True),
+    "resource": ("resource", True),
+    "wireForm": ("wire_form", False),
+    "allowInsecureHttp": ("allow_insecure_http", False),
+    "timeoutSeconds": ("timeout_seconds", False),
+    "maxAttempts": ("max_attempts", False),
+    "maxRetrySeconds": ("max_retry_seconds", False),
+    "rateLimitPerSecond": ("rate_limit_per_second", False),
+}
+
+# Keys that are neither the connection nor a kind's list: key -> the doc page describing it.
+EXTENSION_KEYS: dict[str, str] = {
+    HEALTH_KEY: "docs/health.md",
+    PASSWORD_KEY: "docs/health.md",
+    "auditIgnore": "docs/audit.md",
+}
+
+
+def decoded_list(values: Mapping[str, Any], key: str) -> tuple[list[dict[str, Any]], list[str]]:
+    """The list under `key` (the engine passes it as JSON text), or the problems with it."""
+    value = values.get(key)
+    if value is None:
+        return [], []
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except json.JSONDecodeError:
+            return [], [f"{NAMESPACE}:{key}: must be a list of objects, got text"]
+    if not isinstance(value, list):
+        return [], [f"{NAMESPACE}:{key}: must be a list of objects, got {type_name(value)}"]
+    found = [
+        f"{NAMESPACE}:{key}[{index}]: must be an object, got {type_name(item)}"
+        for index, item in enumerate(value)
+        if not isinstance(item, dict)
+    ]
+    return ([] if found else value), found
+
+
+def decoded_object(values: Mapping[str, Any], key: str) -> Any:
+    value = values.get(key)
+    if isinstance(value, str):
+        try:
+            return json.loads(value)
+        except json.JSONDecodeError:
+            return "text"
+    return value
+
+
+def type_name(value: Any) -> str:
+    return {dict: "an object", list: "a list", str: "text", bool: "a boolean"}.get(
+        type(value), "a number" if isinstance(value, int | float) else type(value).__name__
+    )
+
+
+
+
+# --- judging -------------------------------------------------------------------------
+
+
+def suggestion(word: str, choices: Iterable[str]) -> str:
+    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.7)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def problems(values: Mapping[str, Any], secret_keys: Iterable[str] = ()) -> list[str]:
+    """Every problem of a stack's `workspace` config, one line each: `workspace:<key>: why`."""
+    kinds = by_config_key()
+    known = [*CONNECTION_KEYS, SECRET_KEY, *kinds, *EXTENSION_KEYS]
+    found = [
+        f"{NAMESPACE}:{key}: unknown key{suggestion(key, known)}"
+        for key in sorted(values)
+        if key not in known
+    ]
+    if SECRET_KEY in values and SECRET_KEY not in set(secret_keys):
+        found.append(
+            f"{NAMESPACE}:{SECRET_KEY}: stored in plain text; set it with `pulumi config set "
+            f"--secret {NAMESPACE}:{SECRET_KEY} <secret>`"
+        )
+    found += connection_problems(values)
+    lists: dict[str, list[dict[str, Any]]] = {}
+    for key in kinds:
+        items, list_problems = decoded_list(values, key)
+        found += list_problems
+        lists[key] = items
+    names = {key: {i.get("name") for i in items} for key, items in lists.items()}
+    for key, items in lists.items():
+        found += item_problems(kinds[key], items, names)
+    found += health_problems(values, secret_keys)
+    return found
+
+
+def validate(values: Mapping[str, Any], secret_keys: Iterable[str] = ()) -> None:
+    found = problems(values, secret_keys)
+    if found:
+        raise ConfigError(f"the stack's config has {len(found)} problem(s):\n" + "\n".join(found))
+
+
+def connection_problems(values: Mapping[str, Any]) -> list[str]:
+    found = [
+        f"{NAMESPACE}:{key}: required (`pulumi config set {NAMESPACE}:{key} <value>`)"
+        for key, (_, required) in CONNECTION_KEYS.items()
+        if required and values.get(key) in (None, "")
+    ]
+    if found:
+        return found
+    field_to_key = {fieldname: key for key, (fieldname, _) in CONNECTION_KEYS.items()}
+    settings = {f: values[k] for k, (f, _) in CONNECTION_KEYS.items() if k in values}
+    try:
+        # The secret is judged where it is read (WorkspaceAuth), never here.
+        Connection.model_validate({**settings, "client_secret": "not-judged-here"})
+    except pydantic.ValidationError as error:
+        for issue in error.errors(include_url=False):
+            fieldname = str(issue["loc"][0]) if issue["loc"] else ""
+            key = field_to_key.get(fieldname)
+            reason = issue["msg"].removeprefix("Value error, ")
+            if key is None:  # a rule across fields: the reason names them
+                key = "baseUrl" if "base_url" in reason else "authUrl"
+            for fieldname, other in field_to_key.items():
+                reason = reason.replace(fieldname, other)
+            found.append(f"{NAMESPACE}:{key}: {reason}")
+    return found
+
+
+def name_problem(
+    key: str, index: int, item: dict[str, Any], first_at: dict[str, int]
+) -> str | None:
+    """Why item `index` of list `key` has no usable resource name, if it has none; records
+    the name's first place in `first_at` otherwise."""
+    where = f"{NAMESPACE}:{key}[{index}]"
+    name = item.get("name")
+    if not isinstance(name, str) or not name.strip():
+        return f"{where}.name: required (a non-empty string, the resource name)"
+    if name in first_at:
+        return f"{where}.name: {name!r} is declared twice (first at {key}[{first_at[name]}])"
+    first_at[name] = index
+    return None
+
+
+def stack_keys(kind: Kind) -> tuple[str, ...]:
+    """Keys of a list item that belong to the stack, not to the kind: the resource name and
+    the references (unless the kind has a field of that name)."""
+    return tuple(k for k in ("name", *kind.references) if k not in kind.model.model_fields)
+
+
+def item_problems(
+    kind: Kind, items: list[dict[str, Any]], names: Mapping[str, set[Any]]
+) -> list[str]:
+    key = kind.config_key or kind.name
+    own_keys = stack_keys(kind)
+    found: list[str] = []
+    first_name: dict[str, int] = {}
+    first_identity: dict[tuple[str, str], int] = {}
+    for index, item in enumerate(items):
+        where = f"{NAMESPACE}:{key}[{index}]"
+        if problem := name_problem(key, index, item, first_name):
+            found.append(problem)
+        for field in kind.identity:
+            value = item.get(field)
+            if value is None or isinstance(value, dict | list):
+                continue
+            identity = (field, json.dumps(value))
+            if identity in first_identity:
+                found.append(
+                    f"{where}.{field}: {value!r} is also declared by "
+                    f"{key}[{first_identity[identity]}]; one resource per object"
+                )
+            else:
+                first_identity[identity] = index
+        inputs = {k: v for k, v in item.items() if k not in own_keys}
+        for name, reference in kind.references.items():
+            found += reference_problems(kind, where, name, reference, item, names)
+            if name in item:
+                inputs[reference.field] = UNKNOWN  # known once the reference is resolved
+        for failure in kind.provider.input_failures(inputs):
+            reason = failure.reason
+            if reason == "Extra inputs are not permitted":
+                unknown = failure.property.rsplit(".", 1)[-1]
+                reason = f"unknown key{suggestion(unknown, field_names(kind, own_keys))}"
+            found.append(f"{where}.{item_path(failure.property)}: {reason}")
+    return found
+
+
+def reference_problems(
+    kind: Kind,
+    where: str,
+    name: str,
+    reference: Reference | Lookup,
+    item: Mapping[str, Any],
+    names: Mapping[str, set[Any]],
+) -> list[str]:
+    """The one rule of references: the reference or the id it stands for, not both; the
+    reference names an item of its list (or is of the lookup's type)."""
+    direct = reference.field
+    if name in item and direct in item:
+        return [f"{where}: give either {name} or {direct}, not both"]
+    if name not in item:
+        required = kind.model.model_fields[direct].is_required()
+        if direct in item or not required:
+            return []
+        return [f"{where}.{name}: required (or {direct})"]
+    value = item[name]
+    if isinstance(reference, Lookup):
+        if not isinstance(value, reference.expects):
+            return [f"{where}.{name}: must be {type_name(reference.expects())}"]
+        return []
+    declared = sorted(n for n in names.get(reference.target_key, set()) if isinstance(n, str))
+    if value in declared:
+        return []
+    noun = by_config_key()[reference.target_key].name.lower()
+    hint = suggestion(str(value), declared) or (
+        f" ({reference.target_key} declared: {', '.join(declared) or 'none'})"
+    )
+    target = f"{NAMESPACE}:{reference.target_key}"
+    return [f"{where}.{name}: no {noun} named {value!r} in {target}{hint}"]
+
+
+def item_path(dotted: str) -> str:
+    """`access_controls.0.group_name` -> `access_controls[0].group_name`."""
+    path = ""
+    for part in dotted.split("."):
+        path += f"[{part}]" if part.isdigit() else f".{part}"
+    return path.lstrip(".")
+
+
+def field_names(kind: Kind, extra: Iterable[str] = ()) -> set[str]:
+    """Every field name anywhere in the kind's input model (for "did you mean")."""
+    names = set(extra)
+    seen: set[type[pydantic.BaseModel]] = set()
+    pending: list[type[pydantic.BaseModel]] = [kind.model]
+    while pending:
+        current = pending.pop()
+        seen.add(current)
+        for name, info in current.model_fields.items():
+            names.add(name)
+            pending += [t for t in nested_models(info.annotation) if t not in seen]
+    return names - set(kind.stamped)
+
+
+def nested_models(annotation: Any) -> list[type[pydantic.BaseModel]]:
+    if isinstance(annotation, type) and issubclass(annotation, pydantic.BaseModel):
+        return [annotation]
+    return [m for arg in getattr(annotation, "__args__", ()) for m in nested_models(arg)]
+
+
+def object_lists() -> list[str]:
+    """The config keys of the kinds that manage workspace objects (not the actions)."""
+    return [key for key, kind in by_config_key().items() if kind.importable]

@@ -1,0 +1,146 @@
+"""examples/own-program as a user runs it: a Pulumi project of its own, outside this
+repository, with this package pip-installed into the project's virtualenv, under the real
+engine against the emulator: up, a no-op up, destroy."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+from pathlib import Path
+
+import pytest
+
+from emulator.testing import EmulatorInfo
+from providers.client import WorkspaceClient
+from tests.e2e.conftest import emulator_client
+from tools.pulumi_cli import REPO_ROOT, PulumiCli
+
+pytestmark = pytest.mark.engine
+
+EXAMPLE = REPO_ROOT / "examples" / "own-program"
+# What `pip install <checkout>` needs of a checkout: the build file and the packages.
+PACKAGE_SOURCES = ("pyproject.toml", "README.md", "providers", "emulator", "stacks", "tools")
+# A cluster the emulator's workspace comes with.
+CLUSTER_ID = "0101-120000-shared01"
+
+
+def project_virtualenv(project: Path, checkout: Path) -> Path:
+    """The project's `venv`, with this package installed from `checkout` by the example's
+    requirements.txt. Its other requirements (pulumi, requests, ...) are this test run's own
+    packages, reached through a path entry, so nothing else is downloaded or built."""
+    venv = project / "venv"
+    subprocess.run(
+        [sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=60
+    )
+    site_packages = Path(
+        sysconfig.get_path("purelib", vars={"base": str(venv), "platbase": str(venv)})
+    )
+    # A plain path, not the site directory: this run's editable install of the checkout
+    # (a .pth finder there) must not reach the project.
+    (site_packages / "test-run-packages.pth").write_text(sysconfig.get_path("purelib") + "\n")
+    subprocess.run(
+        [
+            str(venv / "bin" / "python"),
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--no-deps",
+            "--ignore-installed",
+            "--disable-pip-version-check",
+            "-r",
+            str(project / "requirements.txt"),
+        ],
+        check=True,
+        timeout=300,
+        env={**outside_env(), "WORKSPACE_IAC_CHECKOUT": str(checkout)},
+    )
+    return venv
+
+
+def outside_env() -> dict[str, str]:
+    """This process's environment without what would put the checkout on the path."""
+    return {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+
+
+def copy_checkout(target: Path) -> Path:
+    """The package's sources, copied: pip builds in the source tree it is given."""
+    target.mkdir()
+    for name in PACKAGE_SOURCES:
+        source = REPO_ROOT / name
+        if source.is_dir():
+            shutil.copytree(source, target / name, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            shutil.copy2(source, target / name)
+    return target
+
+
+def jobs_named(client: WorkspaceClient, name: str) -> list[dict]:
+    return client.get("/api/2.0/jobs/list", {"name": name}).get("jobs", [])
+
+
+def scope_names(client: WorkspaceClient) -> set[str]:
+    return {s["name"] for s in client.get("/api/2.0/secrets/scopes/list").get("scopes", [])}
+
+
+def test_own_program_up_noop_destroy(tmp_path: Path, emulator: EmulatorInfo) -> None:
+    project = tmp_path / "my-workspace"
+    shutil.copytree(EXAMPLE, project, ignore=shutil.ignore_patterns("__pycache__", "venv"))
+    venv = project_virtualenv(project, copy_checkout(tmp_path / "workspace-iac"))
+    where = subprocess.run(
+        [str(venv / "bin" / "python"), "-c", "import providers.host; print(providers.__file__)"],
+        check=True,
+        capture_output=True,
+        text=True,
+        cwd=project,
+        env=outside_env(),
+    ).stdout.strip()
+    assert Path(where).is_relative_to(venv), where
+
+    # No PYTHONPATH: the program and the provider host find this package in the project's
+    # virtualenv only.
+    cli = PulumiCli(project, "dev", tmp_path / "state", extra_env={"PYTHONPATH": ""})
+    cli.select_or_init()
+    for key, value in {
+        "baseUrl": emulator.base_url,
+        "authUrl": emulator.auth_url,
+        "tenantId": emulator.tenant_id,
+        "clientId": emulator.client_id,
+        "resource": emulator.resource,
+        "allowInsecureHttp": "true",
+        "clusterId": CLUSTER_ID,
+    }.items():
+        cli.set_config(f"workspace:{key}", value)
+    cli.set_config("workspace:clientSecret", emulator.client_secret, secret=True)
+    assert emulator.client_secret not in (project / "Pulumi.dev.yaml").read_text()
+
+    up = cli.up()
+    # the stack, the component, its provider, the scope and the job
+    assert "5 created" in up.stdout, up.stdout
+    outputs = cli.outputs()
+    client = emulator_client(emulator, wire_form="public")
+    assert outputs["secret_scope"] == "team-secrets"
+    assert "team-secrets" in scope_names(client)
+    [job] = jobs_named(client, "daily-report")
+    assert job["job_id"] == outputs["job_id"]
+    assert job["settings"]["existing_cluster_id"] == CLUSTER_ID
+    assert job["settings"]["max_retries"] == 1
+
+    # Served by this package's provider host (providers/host.py), not Pulumi's own: bound
+    # resources keep no provider code in their state.
+    kinds = [
+        r for r in cli.export()["deployment"]["resources"] if "dynamic/workspace:" in r["type"]
+    ]
+    assert len(kinds) == 2
+    assert all("__provider" not in r["outputs"] for r in kinds)
+    assert all("pulumi:providers:pulumi-python::workspace::" in r["provider"] for r in kinds)
+
+    again = cli.up("--expect-no-changes")
+    assert "5 unchanged" in again.stdout, again.stdout
+
+    cli.destroy()
+    assert "team-secrets" not in scope_names(client)
+    assert jobs_named(client, "daily-report") == []

@@ -2,7 +2,8 @@
 
     from providers import WorkspaceAuth, WorkspaceAuthArgs, Job, JobArgs, lookups
 
-Every kind, its args, the `WorkspaceAuth` component and the lookups are importable from
+Every registered kind (providers/registry.py), its args classes (nested ones included, such
+as `NewClusterArgs`), the `WorkspaceAuth` component and the lookups are importable from
 here. Names resolve on first use, so importing the client alone does not load every kind.
 """
 
@@ -11,39 +12,33 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-_EXPORTS = {
+_NAMED = {
     "WorkspaceAuth": "providers.auth.component",
     "WorkspaceAuthArgs": "providers.auth.component",
-    "Job": "providers.job",
-    "JobArgs": "providers.job",
-    "JobPermissions": "providers.job_permissions",
-    "JobPermissionsArgs": "providers.job_permissions",
-    "AccessControlArgs": "providers.job_permissions",
-    "ServicePrincipal": "providers.service_principal",
-    "ServicePrincipalArgs": "providers.service_principal",
-    "SecretScope": "providers.secret_scope",
-    "SecretScopeArgs": "providers.secret_scope",
-    "KeyVaultArgs": "providers.secret_scope",
-    "RepoBranch": "providers.repo_branch",
-    "RepoBranchArgs": "providers.repo_branch",
-    "CatalogBinding": "providers.catalog_binding",
-    "CatalogBindingArgs": "providers.catalog_binding",
-    "WorkspaceBindingArgs": "providers.catalog_binding",
-    "ClusterState": "providers.cluster_state",
-    "ClusterStateArgs": "providers.cluster_state",
-    "JobRun": "providers.job_run",
-    "JobRunArgs": "providers.job_run",
     "LookupFailed": "providers.lookups",
 }
 _MODULES = {"lookups": "providers.lookups", "apps": "providers.apps"}
 
-__all__ = sorted([*_EXPORTS, *_MODULES])
+
+def _kind_names() -> dict[str, Any]:
+    from providers.registry import KINDS
+
+    names: dict[str, Any] = {}
+    for kind in KINDS:
+        names[kind.name] = kind.resource
+        names.update(kind.arg_types)
+    return names
 
 
 def __getattr__(name: str) -> Any:
+    if name == "__all__":
+        return sorted([*_NAMED, *_MODULES, *_kind_names()])
     if name in _MODULES:
         return importlib.import_module(_MODULES[name])
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'providers' has no attribute {name!r}")
-    return getattr(importlib.import_module(module), name)
+    if name in _NAMED:
+        return getattr(importlib.import_module(_NAMED[name]), name)
+    if not name.startswith("__"):
+        found = _kind_names().get(name)
+        if found is not None:
+            return found
+    raise AttributeError(f"module 'providers' has no attribute {name!r}")

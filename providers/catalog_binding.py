@@ -255,6 +255,7 @@ KIND = declare(
     identity=("catalog_name",),
     doc="docs/catalog-binding.md",
     summary="a catalog's isolation mode and workspace bindings",
+    import_id="catalog name",
     stack_output=("catalog_bindings", lambda resource: resource.id),
 )
 CatalogBinding = KIND.resource

@@ -364,7 +364,12 @@ KIND = declare(
     config_key="jobs",
     doc="docs/job.md",
     summary="a job: its settings, changed in place",
+    import_id="job id",
     stack_output=("jobs", lambda resource: resource.job_id),
+    inventory=lambda client: (
+        (str(job["job_id"]), (job.get("settings") or {}).get("name") or "")
+        for job in client.list_jobs()
+    ),
 )
 Job = KIND.resource
 JobArgs = KIND.args

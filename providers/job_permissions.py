@@ -252,6 +252,7 @@ KIND = declare(
     references={"job": Reference(target_key="jobs", field="job_id")},
     doc="docs/job-permissions.md",
     summary="the declared access-control entries of one job",
+    import_id="job id",
 )
 JobPermissions = KIND.resource
 JobPermissionsArgs = KIND.args

@@ -28,7 +28,7 @@ from __future__ import annotations
 import dataclasses
 import types
 import typing
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -83,9 +83,14 @@ class Kind:
     importable: bool
     doc: str
     summary: str
+    # What `ResourceOptions(import_=...)` takes, in words ("job id"), for the docs.
+    import_id: str
     # What the stack program exports of this kind's resources: (output name, value of one
     # resource); the output maps each resource name to that value.
     stack_output: tuple[str, Callable[[Any], Any]] | None
+    # Every object of this kind in a workspace, as (id, display name), for the audit of
+    # what no stack manages (stacks/audit.py); None: not audited.
+    inventory: Callable[[Any], Iterable[tuple[str, str]]] | None
     resource: type[KindResource] = field(init=False)
     args: type = field(init=False)
     # Every generated args class by name (`JobArgs`, `NewClusterArgs`, ...).
@@ -94,6 +99,11 @@ class Kind:
     @property
     def type_token(self) -> str:
         return TYPE_PREFIX + self.name
+
+    @property
+    def audit_key(self) -> str:
+        """`ServicePrincipal` -> `service_principal`: the kind's name in the audit."""
+        return "".join(f"_{c.lower()}" if c.isupper() else c for c in self.name).lstrip("_")
 
     @property
     def model(self) -> type[pydantic.BaseModel]:
@@ -137,6 +147,7 @@ def declare(
     name: str,
     doc: str,
     summary: str,
+    import_id: str = "",
     outputs: Mapping[str, type] | None = None,
     stamped: Mapping[str, Callable[[str], Any]] | None = None,
     config_key: str | None = None,
@@ -145,6 +156,7 @@ def declare(
     after: tuple[str, ...] = (),
     importable: bool = True,
     stack_output: tuple[str, Callable[[Any], Any]] | None = None,
+    inventory: Callable[[Any], Iterable[tuple[str, str]]] | None = None,
 ) -> Kind:
     kind = Kind(
         name=name,
@@ -158,7 +170,9 @@ def declare(
         importable=importable,
         doc=doc,
         summary=summary,
+        import_id=import_id,
         stack_output=stack_output,
+        inventory=inventory,
     )
     provider.computed_keys = frozenset(kind.outputs) | frozenset(kind.stamped)
     arg_types: dict[str, type] = {}

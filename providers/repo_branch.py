@@ -214,6 +214,7 @@ KIND = declare(
     identity=("repo_path", "repo_id"),
     doc="docs/repo-branch.md",
     summary="the checked-out branch of an existing repo",
+    import_id="repo id",
     stack_output=("repo_branches", lambda resource: resource.branch),
 )
 RepoBranch = KIND.resource

@@ -180,7 +180,11 @@ KIND = declare(
     identity=("name",),
     doc="docs/secret-scope.md",
     summary="a secret scope, plain or backed by a key vault (every change replaces it)",
+    import_id="scope name",
     stack_output=("secret_scopes", lambda resource: resource.id),
+    inventory=lambda client: (
+        (str(scope["name"]), str(scope["name"])) for scope in client.list_secret_scopes()
+    ),
 )
 SecretScope = KIND.resource
 SecretScopeArgs = KIND.args

@@ -204,7 +204,12 @@ KIND = declare(
     identity=("application_id",),
     doc="docs/service-principal.md",
     summary="a service principal of the workspace (never removed from the identity provider)",
+    import_id="the workspace's principal id",
     stack_output=("service_principals", lambda resource: resource.id),
+    inventory=lambda client: (
+        (str(p["id"]), p.get("displayName") or p.get("applicationId") or "")
+        for p in client.list_service_principals()
+    ),
 )
 ServicePrincipal = KIND.resource
 ServicePrincipalArgs = KIND.args

@@ -26,21 +26,13 @@ from pathlib import Path
 from typing import Any
 
 from providers.client import Connection, WorkspaceClient, WorkspaceError
-from stacks.config import NAMESPACE
+from providers.kind import Kind
+from providers.registry import KINDS
+from stacks.errors import NAMESPACE
 from tools.pulumi_cli import REPO_ROOT, PulumiCli, PulumiError
 
-KINDS = ("job", "service_principal", "secret_scope")
-TYPE_PREFIX = "pulumi-python:dynamic/workspace:"
-KIND_OF_TYPE = {
-    f"{TYPE_PREFIX}Job": "job",
-    f"{TYPE_PREFIX}ServicePrincipal": "service_principal",
-    f"{TYPE_PREFIX}SecretScope": "secret_scope",
-}
 STACK_TYPE = "pulumi:pulumi:Stack"
 IGNORE_KEY = "auditIgnore"
-JOBS_PAGE = 25
-SCIM_PAGE = 100
-SCIM_PATH = "/api/2.0/preview/scim/v2/ServicePrincipals"
 
 EXIT_CLEAN, EXIT_UNMANAGED, EXIT_ERROR = 0, 1, 2
 
@@ -68,44 +60,17 @@ class AuditReport:
 # the workspace side
 
 
+def audited_kinds() -> dict[str, Kind]:
+    """The kinds the audit covers, by their audit key (`job`, `service_principal`, ...)."""
+    return {kind.audit_key: kind for kind in KINDS if kind.inventory is not None}
+
+
 def workspace_objects(client: WorkspaceClient) -> Iterator[WorkspaceObject]:
-    """Every job, service principal and secret scope the list endpoints return."""
-    for job in _all_jobs(client):
-        name = (job.get("settings") or {}).get("name") or ""
-        yield WorkspaceObject("job", str(job["job_id"]), name)
-    for principal in _all_principals(client):
-        yield WorkspaceObject(
-            "service_principal", str(principal["id"]),
-            principal.get("displayName") or principal.get("applicationId") or "",
-        )
-    for scope in client.get("/api/2.0/secrets/scopes/list").get("scopes") or []:
-        yield WorkspaceObject("secret_scope", str(scope["name"]), str(scope["name"]))
-
-
-def _all_jobs(client: WorkspaceClient) -> Iterator[dict[str, Any]]:
-    offset, token = 0, None
-    while True:
-        params: dict[str, Any] = {"limit": JOBS_PAGE}
-        params.update({"page_token": token} if token else {"offset": offset})
-        page = client.get("/api/2.0/jobs/list", params=params)
-        jobs = page.get("jobs") or []
-        yield from jobs
-        if not page.get("has_more") or not jobs:
-            return
-        token = page.get("next_page_token")
-        offset += len(jobs)
-
-
-def _all_principals(client: WorkspaceClient) -> Iterator[dict[str, Any]]:
-    start, seen = 1, 0
-    while True:
-        page = client.get(SCIM_PATH, params={"startIndex": start, "count": SCIM_PAGE})
-        resources = page.get("Resources") or []
-        yield from resources
-        seen += len(resources)
-        if not resources or seen >= int(page.get("totalResults") or 0):
-            return
-        start += len(resources)
+    """Every object of the audited kinds that the list endpoints return."""
+    for key, kind in audited_kinds().items():
+        assert kind.inventory is not None
+        for id_, name in kind.inventory(client):
+            yield WorkspaceObject(key, id_, name)
 
 
 # the stacks side
@@ -114,10 +79,11 @@ def _all_principals(client: WorkspaceClient) -> Iterator[dict[str, Any]]:
 def managed_ids(deployment: dict[str, Any]) -> set[tuple[str, str]]:
     """(kind, id) of every job, principal and scope recorded in one `stack export`."""
     resources = (deployment.get("deployment") or {}).get("resources") or []
+    by_type = {kind.type_token: key for key, kind in audited_kinds().items()}
     return {
-        (KIND_OF_TYPE[r["type"]], str(r["id"]))
+        (by_type[r["type"]], str(r["id"]))
         for r in resources
-        if r.get("type") in KIND_OF_TYPE and r.get("id") and not r.get("delete")
+        if r.get("type") in by_type and r.get("id") and not r.get("delete")
     }
 
 
@@ -187,10 +153,10 @@ def ignore_patterns(values: dict[str, Any]) -> list[str]:
 
 def parse_pattern(pattern: str) -> tuple[str, str]:
     kind, sep, glob = pattern.partition(":")
-    if not sep or not glob or (kind not in KINDS and kind != "*"):
+    if not sep or not glob or (kind not in audited_kinds() and kind != "*"):
         raise AuditError(
             f"ignore pattern {pattern!r} must be KIND:PATTERN with KIND one of "
-            f"{', '.join(KINDS)} or *"
+            f"{', '.join(audited_kinds())} or *"
         )
     return kind, glob
 
@@ -225,7 +191,7 @@ def audit(cli: PulumiCli, extra_ignores: Sequence[str] = ()) -> AuditReport:
         if (obj.kind, obj.id) in managed:
             continue
         (ignored if is_ignored(obj, patterns) else unmanaged).append(obj)
-    counts = {kind: sum(1 for k, _ in managed if k == kind) for kind in KINDS}
+    counts = {kind: sum(1 for k, _ in managed if k == kind) for kind in audited_kinds()}
     return AuditReport(workspace_url, stacks, counts, unmanaged, ignored)
 
 

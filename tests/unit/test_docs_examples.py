@@ -97,7 +97,7 @@ def test_the_surface_check_catches_submodules_and_unknown_names() -> None:
     code = (
         "from providers import Job, NotAName\n"
         "from providers.job import JobArgs\n"
-        "from providers.job import JobArgs, NewClusterArgs\n"
+        "from providers.job import JobArgs, NoSuchArgs\n"
         "import providers.auth\n"
         "from providers import WorkspaceAuth, lookups\n"
     )
@@ -105,7 +105,7 @@ def test_the_surface_check_catches_submodules_and_unknown_names() -> None:
         "x: `providers` exports no NotAName",
         "x: `from providers.job import ...` (a submodule)",
         "x: `from providers.job import ...` (a submodule); not exported by providers: "
-        "NewClusterArgs",
+        "NoSuchArgs",
         "x: `import providers.auth` (a submodule)",
     ]
 

@@ -9,7 +9,6 @@ from responses import matchers
 
 from providers.client import WorkspaceClient
 from stacks.audit import (
-    SCIM_PATH,
     AuditError,
     AuditReport,
     WorkspaceObject,
@@ -111,12 +110,12 @@ def workspace():
 
 def test_workspace_objects_follow_every_page(workspace: responses.RequestsMock) -> None:
     jobs = f"{BASE_URL}/api/2.0/jobs/list"
-    workspace.get(jobs, match=[matchers.query_param_matcher({"limit": "25", "offset": "0"})],
+    workspace.get(jobs, match=[matchers.query_param_matcher({"limit": "100"})],
                   json={"jobs": [{"job_id": 2, "settings": {"name": "b"}}], "has_more": True,
                         "next_page_token": "t2"})
-    workspace.get(jobs, match=[matchers.query_param_matcher({"limit": "25", "page_token": "t2"})],
+    workspace.get(jobs, match=[matchers.query_param_matcher({"limit": "100", "page_token": "t2"})],
                   json={"jobs": [{"job_id": 1, "settings": {"name": "a"}}], "has_more": False})
-    scim = f"{BASE_URL}{SCIM_PATH}"
+    scim = f"{BASE_URL}/api/2.0/preview/scim/v2/ServicePrincipals"
     workspace.get(scim, match=[matchers.query_param_matcher({"startIndex": "1", "count": "100"})],
                   json={"totalResults": 2, "Resources": [{"id": "7", "displayName": "p7"}]})
     workspace.get(scim, match=[matchers.query_param_matcher({"startIndex": "2", "count": "100"})],
@@ -124,10 +123,10 @@ def test_workspace_objects_follow_every_page(workspace: responses.RequestsMock) 
     workspace.get(f"{BASE_URL}/api/2.0/secrets/scopes/list", json={"scopes": [{"name": "s"}]})
 
     found = list(workspace_objects(WorkspaceClient(connection())))
-    assert found == [
+    assert sorted(found, key=repr) == sorted([
         WorkspaceObject("job", "2", "b"),
         WorkspaceObject("job", "1", "a"),
         WorkspaceObject("service_principal", "7", "p7"),
         WorkspaceObject("service_principal", "8", "app-8"),
         WorkspaceObject("secret_scope", "s", "s"),
-    ]
+    ], key=repr)

@@ -1,0 +1,148 @@
+"""A kind is declared once and registered in one place: a small extra kind, registered by
+this test, is found by the flat surface, the provider host, the stack's config rules, the
+audit and the docs tables, with nothing else written for it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pydantic import BaseModel, ConfigDict, Field
+
+import providers
+from providers.host import kind_of
+from providers.kind import Kind, Reference, declare
+from providers.lifecycle import WorkspaceProvider
+from providers.registry import KINDS, by_config_key, register, unregister
+from stacks import audit
+from stacks.config_rules import problems
+from tools import kinds_table
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+WIDGET_URN = "urn:pulumi:dev::workspace::pulumi-python:dynamic/workspace:Widget::w"
+
+
+class GearModel(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    teeth: int = Field(ge=3)
+
+
+class WidgetModel(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    name: str
+    job_id: int | None = None
+    gear: GearModel | None = None
+
+
+class WidgetProvider(WorkspaceProvider):
+    args_model = WidgetModel
+
+    @classmethod
+    def rules(cls, inputs: Any) -> list[tuple[str, str]]:
+        return [("name", "must not be 'forbidden'")] if inputs.get("name") == "forbidden" else []
+
+
+def make_widget() -> Kind:
+    return declare(
+        WidgetProvider,
+        name="Widget",
+        outputs={"serial": str},
+        config_key="widgets",
+        identity=("name",),
+        references={"job": Reference(target_key="jobs", field="job_id")},
+        doc="docs/widget.md",
+        summary="a widget",
+        import_id="widget name",
+        inventory=lambda client: [("w-1", "first widget")],
+    )
+
+
+@pytest.fixture()
+def widget() -> Iterator[Kind]:
+    kind = make_widget()
+    register(kind)
+    yield kind
+    unregister(kind)
+
+
+def test_every_registered_kind_has_one_declaration_and_a_doc_page() -> None:
+    names = [kind.name for kind in KINDS]
+    assert len(names) == len(set(names))
+    keys = [kind.config_key for kind in KINDS if kind.config_key]
+    assert len(keys) == len(set(keys))
+    for kind in KINDS:
+        assert (REPO_ROOT / kind.doc).is_file(), kind.doc
+        assert kind.summary and kind.args.__name__ == f"{kind.name}Args"
+        assert kind.provider.computed_keys == set(kind.outputs) | set(kind.stamped)
+
+
+def test_the_docs_tables_are_the_registrys() -> None:
+    assert kinds_table.stale() == []
+
+
+def test_the_flat_surface_has_every_kind_and_its_args(widget: Kind) -> None:
+    for kind in KINDS:
+        assert getattr(providers, kind.name) is kind.resource
+        assert getattr(providers, f"{kind.name}Args") is kind.args
+        assert {kind.name, f"{kind.name}Args"} <= set(providers.__all__)
+    assert providers.GearArgs is widget.arg_types["GearArgs"]
+
+
+def test_generated_args_follow_the_model(widget: Kind) -> None:
+    args = widget.args(name="w", gear=widget.arg_types["GearArgs"](teeth=5))
+    assert args.name == "w" and args.job_id is None and args.gear.teeth == 5
+    with pytest.raises(TypeError):
+        widget.args(nme="w")  # an unknown argument is refused by name
+    assert widget.resource.__name__ == "Widget"
+    assert widget.type_token == "pulumi-python:dynamic/workspace:Widget"
+
+
+def test_the_provider_host_serves_it(widget: Kind) -> None:
+    assert kind_of(WIDGET_URN) is widget
+
+
+def test_the_stack_config_knows_its_list(widget: Kind) -> None:
+    assert by_config_key()["widgets"] is widget
+    values = {
+        "widgets": [
+            {"name": "a", "gear": {"teeth": 2}},
+            {"name": "a", "job": "nightly"},
+            {"name": "forbidden"},
+        ],
+        "widgetz": [],
+    }
+    found = problems(values)
+    assert "workspace:widgetz: unknown key (did you mean 'widgets'?)" in found
+    assert "workspace:widgets[0].gear.teeth: Input should be greater than or equal to 3" in found
+    assert "workspace:widgets[1].name: 'a' is declared twice (first at widgets[0])" in found
+    assert any(p.startswith("workspace:widgets[1].job: no job named 'nightly'") for p in found)
+    assert "workspace:widgets[2].name: must not be 'forbidden'" in found
+
+
+def test_the_audit_lists_its_objects(widget: Kind) -> None:
+    assert audit.audited_kinds()["widget"] is widget
+    listed = list(audit.workspace_objects(_NoCalls()))
+    assert audit.WorkspaceObject("widget", "w-1", "first widget") in listed
+
+
+def test_the_docs_tables_name_it(widget: Kind) -> None:
+    stale = kinds_table.stale()
+    assert stale == ["docs/README.md", "README.md"]
+    table = kinds_table.reference_table(KINDS)
+    assert "| `Widget` | [widget.md](widget.md) | a widget | widget name |" in table
+    assert "| `widgets` | `Widget` |" in kinds_table.config_table(KINDS)
+
+
+class _NoCalls:
+    """A client whose list calls return nothing, for the inventories of the real kinds."""
+
+    def list_jobs(self) -> list[Any]:
+        return []
+
+    def list_service_principals(self) -> list[Any]:
+        return []
+
+    def list_secret_scopes(self) -> list[Any]:
+        return []

@@ -1,0 +1,89 @@
+"""The tables of kinds in docs/README.md and README.md, generated from the registry.
+
+    python -m tools.kinds_table          # rewrites both tables in place
+    python -m tools.kinds_table --check  # exit 1 when a table is out of date
+
+Each table sits between `<!-- kinds:<name>:begin -->` and `<!-- kinds:<name>:end -->`.
+tests/unit/test_registry.py fails when a table differs from what the registry gives.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+from providers.kind import Kind, Lookup, Reference
+from providers.registry import KINDS
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+
+
+def reference_table(kinds: Iterable[Kind]) -> str:
+    """docs/README.md: one row per kind, its page, what it is, how to import it."""
+    rows = ["| Kind | Page | What it manages | Import id |", "|---|---|---|---|"]
+    for kind in kinds:
+        page = Path(kind.doc).name
+        importable = kind.import_id if kind.importable else "not importable (an action)"
+        rows.append(f"| `{kind.name}` | [{page}]({page}) | {kind.summary} | {importable} |")
+    return "\n".join(rows)
+
+
+def config_table(kinds: Iterable[Kind]) -> str:
+    """README.md: one row per stack-config list."""
+    rows = ["| Key | Kind | Arguments | Identity |", "|---|---|---|---|"]
+    for kind in kinds:
+        if not kind.config_key:
+            continue
+        notes = [f"[{kind.doc}]({kind.doc})"]
+        for key, reference in kind.references.items():
+            if isinstance(reference, Reference):
+                notes.append(f"`{key}: <a name in {reference.target_key}>` or `{reference.field}`")
+            elif isinstance(reference, Lookup):
+                notes.append(f"`{key}: <its name>` or `{reference.field}`")
+        identity = " / ".join(f"`{field}`" for field in kind.identity)
+        rows.append(f"| `{kind.config_key}` | `{kind.name}` | {'; '.join(notes)} | {identity} |")
+    return "\n".join(rows)
+
+
+TABLES: dict[str, tuple[Path, Callable[[Iterable[Kind]], str]]] = {
+    "reference": (REPO_ROOT / "docs" / "README.md", reference_table),
+    "config": (REPO_ROOT / "README.md", config_table),
+}
+
+
+def rendered(name: str, text: str, kinds: Iterable[Kind]) -> str:
+    """`text` with the table `name` replaced by the one `kinds` give."""
+    _, make = TABLES[name]
+    pattern = re.compile(
+        rf"(<!-- kinds:{name}:begin -->\n)(?:.*?\n)?(<!-- kinds:{name}:end -->)", re.S
+    )
+    if not pattern.search(text):
+        raise ValueError(f"no <!-- kinds:{name}:begin/end --> markers")
+    return pattern.sub(lambda m: m.group(1) + make(kinds) + "\n" + m.group(2), text)
+
+
+def stale(kinds: Iterable[Kind] = KINDS) -> list[str]:
+    """The files whose table differs from what `kinds` give."""
+    kinds = list(kinds)
+    return [
+        str(path.relative_to(REPO_ROOT))
+        for name, (path, _) in TABLES.items()
+        if rendered(name, path.read_text(), kinds) != path.read_text()
+    ]
+
+
+def main(argv: list[str]) -> int:
+    if "--check" in argv:
+        found = stale()
+        for path in found:
+            print(f"{path}: the table of kinds is out of date: run python -m tools.kinds_table")
+        return 1 if found else 0
+    for name, (path, _) in TABLES.items():
+        path.write_text(rendered(name, path.read_text(), KINDS))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,4 +1,4 @@
-"""The three error body shapes of shared/API.md part D, and which surface uses which."""
+"""The three error body shapes of docs/api.md#errors, and which surface uses which."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Errors of the workspace domain, independent of HTTP.
 
-Each carries the service's error code (shared/API.md part D); the HTTP layer decides the
+Each carries the service's error code (docs/api.md#errors); the HTTP layer decides the
 status and the body shape (REST, SCIM) for its surface.
 """
 

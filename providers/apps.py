@@ -1,5 +1,5 @@
 """Lookups on the services beside the platform: the sample application's resource, its
-metrics, and the flow controller's root process group (shared/API.md parts A, B and D).
+metrics, and the flow controller's root process group (docs/api.md#metrics, #flow-controller).
 
 These are not platform calls: no workspace token. The sample application and its admin
 address take no credentials; the flow controller wants a bearer token from its own login

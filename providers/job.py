@@ -1,6 +1,6 @@
 """Job: a single-task job of the workspace (a Python file on a new or existing cluster).
 
-Inputs are accepted in either nesting of shared/API.md part C: the specification's (seed:
+Inputs are accepted in either nesting of docs/api.md#wire-forms: the specification's (seed:
 `timeout_seconds`, `max_retries`, `spark_python_task` and `libraries` inside `new_cluster`,
 `spark_env_vars` inside `new_cluster.cluster_log_conf`) or the public service's. Both
 normalise to the public nesting, so switching nesting is no change; the body goes out in

@@ -1,6 +1,6 @@
 """The shapes lookups return: one pydantic model per kind, read from the service's answer.
 
-A model keeps the documented fields (shared/API.md part D) and drops the rest; the lookup
+A model keeps the documented fields (docs/api.md#errors) and drops the rest; the lookup
 hands out `model_dump(mode="json")`, a plain dict, so it can be exported or passed to
 resources as is. Ids are ints where the service's ids are 64-bit numbers.
 """

@@ -86,7 +86,7 @@ def create_platform_app(
     app = FastAPI(
         title="Workspace platform API (emulator)",
         version="1.0",
-        description="The workspace REST API of shared/API.md parts A and B, both wire forms.",
+        description="The workspace REST API of docs/api.md, both wire forms.",
         strict_content_type=False,  # like the service: a body without a content type is JSON
         exception_handlers={
             ServiceError: _service_error,

@@ -111,7 +111,7 @@ def fetch_token(
 def parse_token_response(
     body: Any, resource: str, *, now: Callable[[], float] = time.time
 ) -> AccessToken:
-    """The token response of shared/API.md part D (its numbers are strings)."""
+    """The token response of docs/api.md#token (its numbers are strings)."""
     if not isinstance(body, dict):
         raise ValueError("expected a JSON object")
     value = body.get("access_token")

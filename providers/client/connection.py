@@ -24,7 +24,7 @@ from pydantic import (
 
 
 class WireForm(StrEnum):
-    """Which spelling of the API (shared/API.md part C) the providers send."""
+    """Which spelling of the API (docs/api.md#wire-forms) the providers send."""
 
     SEED = "seed"
     PUBLIC = "public"

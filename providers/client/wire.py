@@ -1,6 +1,6 @@
 """The one table of differences between the seed form and the public form of the API.
 
-shared/API.md part C lists every place where the specification ("seed form") and the
+docs/api.md#wire-forms lists every place where the specification ("seed form") and the
 public service spell the same thing differently. Each row is a field or method of
 ``WireProfile``; ``profile(form)`` is the one switch. Providers keep their state in the
 public nesting (``normalise_job_settings``) and convert only at the wire.

@@ -86,7 +86,7 @@ class WorkspaceClient:
         """Any method by name, for wire-dependent verbs (e.g. ``wire.repo_update_method``)."""
         return self._call(method, path, params=params, body=body, idempotent=idempotent)
 
-    # --- typed calls of shared/API.md (lookups and actions) -----------------------------
+    # --- typed calls of docs/api.md (lookups and actions) -----------------------------
     def list_clusters(self) -> list[dict[str, Any]]:
         return self.get("/api/2.0/clusters/list").get("clusters") or []
 

@@ -87,7 +87,7 @@ def api_as(emulator: EmulatorInfo, application: dict) -> Api:
 
 
 def seed_job_body(name: str, **overrides: Any) -> dict:
-    """A create-job body in the seed form of shared/API.md part A."""
+    """A create-job body in the seed form of docs/api.md#create-job-body."""
     body = {
         "name": name,
         "new_cluster": {
@@ -109,7 +109,7 @@ def seed_job_body(name: str, **overrides: Any) -> dict:
 
 
 def public_job_body(name: str) -> dict:
-    """The same job in the public form (shared/API.md part C)."""
+    """The same job in the public form (docs/api.md#wire-forms)."""
     return {
         "name": name,
         "new_cluster": {

@@ -471,7 +471,7 @@ def test_resource_sends_typed_args_and_its_deployment_tag(connection):
 
 def spec_nesting_inputs(name: str) -> dict[str, Any]:
     """seed_inputs with the libraries inside new_cluster, as the specification's body has
-    them (shared/API.md part A)."""
+    them (docs/api.md#create-job-body)."""
     inputs = seed_inputs(name)
     inputs["new_cluster"]["libraries"] = inputs.pop("libraries")
     return inputs

@@ -1,4 +1,4 @@
-"""Both wire forms of every row of shared/API.md part C."""
+"""Both wire forms of every row of docs/api.md#wire-forms."""
 
 from __future__ import annotations
 

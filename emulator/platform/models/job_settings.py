@@ -1,4 +1,4 @@
-"""Job settings: the two wire forms of shared/API.md part C, defaults and validation.
+"""Job settings: the two wire forms of docs/api.md#wire-forms, defaults and validation.
 
 Settings are stored in the public form. The seed form keeps `timeout_seconds`,
 `max_retries` and `spark_python_task` inside `new_cluster`, and `spark_env_vars` inside

@@ -1,6 +1,6 @@
 """Secret scopes: workspace-backed (DATABRICKS) or key-vault backed; immutable once made.
 
-The key-vault backend has two spellings (shared/API.md part C): seed CLOUD_KEYVAULT with
+The key-vault backend has two spellings (docs/api.md#wire-forms): seed CLOUD_KEYVAULT with
 `backend_cloud_keyvault`, public AZURE_KEYVAULT with `backend_azure_keyvault`. A scope is
 listed with the spelling it was created with.
 """

@@ -1,0 +1,107 @@
+"""Job settings between the canonical multi-task shape and the legacy single-task shapes.
+
+Kinds speak one shape: the public Jobs 2.2 `settings` (tasks keyed by `task_key`). Two
+legacy shapes still reach the client and are lifted to it, one task keyed
+``LEGACY_TASK_KEY``:
+
+- the public Jobs 2.0 single-task shape: the task's fields (`new_cluster` or
+  `existing_cluster_id`, a task type such as `spark_python_task`, `libraries`,
+  `max_retries`, `min_retry_interval_millis`, `retry_on_timeout`, `timeout_seconds`) at
+  job level, next to the job's own (`name`, `tags`, `schedule`, ...);
+- the seed nesting of the specification, the same with four of the task's fields and
+  `spark_env_vars` nested in `new_cluster` (``normalise_job_settings`` undoes that).
+
+Lowering goes the other way for the seed wire form only: a job that is exactly a lifted
+legacy job the seed nesting can express goes out in it, anything else as it is (Jobs 2.0
+accepts the multi-task shape too).
+"""
+
+from __future__ import annotations
+
+import copy
+import typing
+from collections.abc import Mapping
+from typing import Any
+
+from databricks.sdk.service import jobs
+
+from providers.client.connection import WireForm
+from providers.client.wire import normalise_job_settings, profile
+
+LEGACY_TASK_KEY = "main"
+
+# Every task type the SDK knows (`notebook_task`, `spark_python_task`, ...).
+TASK_TYPES = tuple(
+    sorted(name for name in typing.get_type_hints(jobs.Task) if name.endswith("_task"))
+)
+LEGACY_CLUSTER_FIELDS = ("new_cluster", "existing_cluster_id")
+# The task's own fields in the Jobs 2.0 single-task shape, besides its cluster and type.
+LEGACY_TASK_SETTINGS = (
+    "libraries",
+    "max_retries",
+    "min_retry_interval_millis",
+    "retry_on_timeout",
+    "timeout_seconds",
+)
+
+# What the seed nesting can carry: the task's part of the specification's create body ...
+SEED_TASK_FIELDS = frozenset(
+    {"task_key", *LEGACY_CLUSTER_FIELDS, "spark_python_task", "libraries", "max_retries",
+     "timeout_seconds"}
+)
+# ... and the job-level fields of a Jobs 2.0 single-task job.
+SEED_JOB_FIELDS = frozenset(
+    {"name", "tags", "max_concurrent_runs", "email_notifications", "schedule", "tasks"}
+)
+
+
+def is_legacy_single_task(settings: Mapping[str, Any]) -> bool:
+    """True for settings in a single-task shape: no `tasks`, and a task type or a cluster
+    at job level."""
+    if settings.get("tasks") is not None:
+        return False
+    return any(settings.get(name) is not None for name in (*TASK_TYPES, *LEGACY_CLUSTER_FIELDS))
+
+
+def lift(settings: Mapping[str, Any]) -> dict[str, Any]:
+    """Settings in any accepted shape -> a new dict in the canonical multi-task shape.
+
+    Settings already in it come back as a copy; a single-task job becomes one task keyed
+    ``LEGACY_TASK_KEY`` (its `format` marker is dropped: the result is multi-task).
+    """
+    if not is_legacy_single_task(settings):
+        return copy.deepcopy(dict(settings))
+    job = normalise_job_settings(dict(settings))
+    task: dict[str, Any] = {"task_key": LEGACY_TASK_KEY}
+    for name in (*TASK_TYPES, *LEGACY_CLUSTER_FIELDS, *LEGACY_TASK_SETTINGS):
+        if name in job:
+            task[name] = job.pop(name)
+    job.pop("format", None)
+    job["tasks"] = [task]
+    return job
+
+
+def legacy_single_task(settings: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The Jobs 2.0 single-task shape (public nesting) of canonical settings that are a
+    lifted legacy job the seed nesting can express, else None."""
+    tasks = settings.get("tasks")
+    if not isinstance(tasks, list) or len(tasks) != 1 or not isinstance(tasks[0], Mapping):
+        return None
+    task = tasks[0]
+    if task.get("task_key") != LEGACY_TASK_KEY or not set(task) <= SEED_TASK_FIELDS:
+        return None
+    if not set(settings) <= SEED_JOB_FIELDS:
+        return None
+    job = {name: copy.deepcopy(value) for name, value in settings.items() if name != "tasks"}
+    job.update({name: copy.deepcopy(value) for name, value in task.items() if name != "task_key"})
+    return job
+
+
+def to_wire(settings: Mapping[str, Any], form: WireForm) -> dict[str, Any]:
+    """Full settings (create, reset) in the body the wire form sends, as a new dict."""
+    canonical = lift(settings)
+    if form is WireForm.SEED:
+        legacy = legacy_single_task(canonical)
+        if legacy is not None:
+            return profile(WireForm.SEED).job_settings_to_wire(legacy)
+    return canonical

@@ -348,7 +348,7 @@ class JobProvider(WorkspaceProvider):
             return None
         ids = [
             int(job["job_id"])
-            for job in client.list_jobs(name)
+            for job in client.jobs.list(name)
             if ((job.get("settings") or {}).get("tags") or {}).get(DEPLOYMENT_TAG_KEY) == tag
         ]
         return min(ids, default=None)
@@ -368,7 +368,7 @@ KIND = declare(
     stack_output=("jobs", lambda resource: resource.job_id),
     inventory=lambda client: (
         (str(job["job_id"]), (job.get("settings") or {}).get("name") or "")
-        for job in client.list_jobs()
+        for job in client.jobs.list()
     ),
 )
 Job = KIND.resource

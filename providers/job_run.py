@@ -96,7 +96,9 @@ class JobRunProvider(WorkspaceProvider):
 
     def create_object(self, client: WorkspaceClient, args: JobRunModel, spec: Spec):
         token = idempotency_token(args.deployment_tag, spec)
-        started = client.run_now(args.job_id, args.python_params, token)
+        started = client.jobs.run_now(
+            args.job_id, python_params=args.python_params, idempotency_token=token
+        )
         run_id = int(started["run_id"])
         run = wait_for_run(client, run_id, args.timeout_seconds or DEFAULT_TIMEOUT_SECONDS)
         if run["result_state"] != "SUCCESS":

@@ -184,18 +184,18 @@ def find_job(client: WorkspaceClient, *, name: str | None = None, job_id: Any = 
     if job_id is not None:
         what = f"job with job_id {job_id!r}"
         try:
-            return JobInfo.from_service(client.get_job(_as_id(job_id, "job_id"))).as_output()
+            return JobInfo.from_service(client.jobs.get(_as_id(job_id, "job_id"))).as_output()
         except (NotFound, InvalidParameter) as error:
             if is_gone(error):
                 raise _nothing(client, what) from None
             raise
-    named = [j for j in client.list_jobs(name) if (j.get("settings") or {}).get("name") == name]
+    named = [j for j in client.jobs.list(name) if (j.get("settings") or {}).get("name") == name]
     return JobInfo.from_service(_only(client, named, f"job named {name!r}", "job_id")).as_output()
 
 
 def find_job_run(client: WorkspaceClient, *, run_id: Any) -> Result:
     try:
-        return JobRunInfo.from_service(client.get_run(_as_id(run_id, "run_id"))).as_output()
+        return JobRunInfo.from_service(client.jobs.get_run(_as_id(run_id, "run_id"))).as_output()
     except (NotFound, InvalidParameter) as error:
         if is_gone(error):
             raise _nothing(client, f"job run with run_id {run_id!r}") from None

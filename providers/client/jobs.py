@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from providers.client.connection import WireForm
 from providers.client.errors import InvalidParameter, NotFound, WorkspaceError
 from providers.client.job_wire import lift, to_wire
-from providers.client.workspace import WorkspaceClient
+
+if TYPE_CHECKING:
+    from providers.client.workspace import WorkspaceClient
 
 JOBS_PATHS = {WireForm.PUBLIC: "/api/2.2/jobs", WireForm.SEED: "/api/2.0/jobs"}
 LIST_PAGE_SIZE = 100

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from typing import Any
 from urllib.parse import quote, urlsplit
 
@@ -19,6 +19,7 @@ from providers.auth import token as auth_token
 from providers.client import http, ratelimit
 from providers.client.connection import Connection
 from providers.client.errors import WorkspaceError, error_from_response
+from providers.client.jobs import JobsApi
 from providers.client.wire import (
     SCIM_SERVICE_PRINCIPALS,
     WireProfile,
@@ -47,6 +48,7 @@ class WorkspaceClient:
     def __init__(self, connection: Connection) -> None:
         self.connection = connection
         self.wire: WireProfile = profile(connection.wire_form)
+        self.jobs = JobsApi(self)
         self._policy = http.CallPolicy(
             timeout_seconds=connection.timeout_seconds,
             max_attempts=connection.max_attempts,
@@ -101,38 +103,6 @@ class WorkspaceClient:
     def stop_cluster(self, cluster_id: str) -> None:
         """Terminate (the path depends on the wire form); stopping a stopped cluster is a no-op."""
         self.post(self.wire.cluster_stop_path, {"cluster_id": cluster_id}, idempotent=True)
-
-    def get_job(self, job_id: int) -> dict[str, Any]:
-        return self.get("/api/2.0/jobs/get", {"job_id": job_id})
-
-    def list_jobs(self, name: str | None = None) -> Iterator[dict[str, Any]]:
-        """Every job (named `name`, when given), page by page (token or offset paging)."""
-        base: dict[str, Any] = {"limit": LIST_PAGE_SIZE}
-        if name is not None:
-            base["name"] = name
-        params, offset = dict(base), 0
-        while True:
-            page = self.get("/api/2.0/jobs/list", params)
-            jobs = page.get("jobs") or []
-            yield from jobs
-            if not page.get("has_more") or not jobs:
-                return
-            offset += len(jobs)
-            token = page.get("next_page_token")
-            params = {**base, **({"page_token": token} if token else {"offset": offset})}
-
-    def run_now(
-        self, job_id: int, python_params: Sequence[str], idempotency_token: str | None = None
-    ) -> dict[str, Any]:
-        """Start a run; with a token the service starts at most one run per token, so the
-        call may then be repeated after a lost answer."""
-        body: dict[str, Any] = {"job_id": job_id, "python_params": list(python_params)}
-        if idempotency_token is not None:
-            body["idempotency_token"] = idempotency_token
-        return self.post("/api/2.0/jobs/run-now", body, idempotent=idempotency_token is not None)
-
-    def get_run(self, run_id: int) -> dict[str, Any]:
-        return self.get("/api/2.0/jobs/runs/get", {"run_id": run_id})
 
     def list_service_principals(self, scim_filter: str | None = None) -> list[dict[str, Any]]:
         """SCIM resources (matching `scim_filter`, e.g. `displayName eq "etl"`), all pages."""

@@ -30,7 +30,7 @@ LOCAL: dict[str, Any] = {
 
 
 def job_settings(client: WorkspaceClient, job_id: int) -> dict[str, Any]:
-    return normalise_job_settings(client.get_job(job_id)["settings"])
+    return normalise_job_settings(client.jobs.get(job_id)["settings"])
 
 
 def job_acl(client: WorkspaceClient, job_id: int) -> dict[str, str]:
@@ -128,5 +128,5 @@ def test_local_stack_up_noop_change_destroy(
     stack.destroy()
     assert scope_names(client) == scopes_before
     assert len(client.list_service_principals()) == principals_before
-    assert not list(client.list_jobs("nightly-etl"))
+    assert not list(client.jobs.list("nightly-etl"))
     assert next(client.list_repos("/Repos/iac/data-pipelines"))["branch"] == "main"

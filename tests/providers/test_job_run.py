@@ -63,7 +63,7 @@ def run_nows(emulator: EmulatorInfo) -> int:
 
 def runs_so_far(client: WorkspaceClient, job_id: int) -> int:
     """How many runs the job has had: one less than the number a probe run gets."""
-    return int(client.run_now(job_id, [])["number_in_job"]) - 1
+    return int(client.jobs.run_now(job_id, python_params=[])["number_in_job"]) - 1
 
 
 @pytest.mark.parametrize(
@@ -88,7 +88,7 @@ def test_check_accepts_unknowns(provider, props) -> None:
 def test_run_is_waited_for_and_its_outputs_recorded(provider, props, client, emulator) -> None:
     clear_request_log(emulator)
     created = provider.create(props)
-    run = client.get_run(int(created.id))
+    run = client.jobs.get_run(int(created.id))
     assert run["state"]["life_cycle_state"] == "TERMINATED"
     assert run["overriding_parameters"]["python_params"] == ["--date", "2024-06-01"]
     assert created.outs["run_id"] == int(created.id)
@@ -131,7 +131,9 @@ def test_a_retried_create_never_starts_a_second_run(provider, props, client, emu
             provider.args_model(**{k: v for k, v in props.items() if k != CONNECTION_KEY})
         ),
     )
-    first = client.run_now(props["job_id"], props["python_params"], token)["run_id"]
+    first = client.jobs.run_now(
+        props["job_id"], python_params=props["python_params"], idempotency_token=token
+    )["run_id"]
     created = provider.create(props)
     assert int(created.id) == first
     again = provider.create(props)

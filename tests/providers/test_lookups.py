@@ -86,7 +86,7 @@ def test_missing_job_is_named(client: WorkspaceClient) -> None:
 
 def test_job_run_by_id(client: WorkspaceClient) -> None:
     job_id = make_job(client, unique("lookup-run"))
-    run_id = client.run_now(job_id, ["--date", "2024-01-01"])["run_id"]
+    run_id = client.jobs.run_now(job_id, python_params=["--date", "2024-01-01"])["run_id"]
     run = lookups.find_job_run(client, run_id=run_id)
     assert run["run_id"] == run_id and run["job_id"] == job_id
     assert run["python_params"] == ["--date", "2024-01-01"]

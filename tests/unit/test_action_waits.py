@@ -43,7 +43,11 @@ class ScriptedClient:
     def stop_cluster(self, cluster_id: str) -> None:
         self.calls.append("stop")
 
-    def run_now(self, job_id: int, params: list[str], token: str | None) -> dict[str, Any]:
+    @property
+    def jobs(self) -> ScriptedClient:
+        return self  # the runs' calls are the jobs area's
+
+    def run_now(self, job_id: int, **params: Any) -> dict[str, Any]:
         self.calls.append("run-now")
         return {"run_id": 9}
 

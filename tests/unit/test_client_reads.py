@@ -84,7 +84,9 @@ def test_run_now_with_a_token_sends_it_and_may_be_repeated(mocked):
     mocked.post(
         path, json={"run_id": 9, "number_in_job": 1}, match=[matchers.json_params_matcher(body)]
     )
-    assert client_for(connection()).run_now(7, ["--x"], "tok") == {"run_id": 9, "number_in_job": 1}
+    assert client_for(connection()).jobs.run_now(
+        7, python_params=["--x"], idempotency_token="tok"
+    ) == {"run_id": 9, "number_in_job": 1}
 
 
 def test_run_now_without_a_token_is_not_repeated_after_a_503(mocked):
@@ -96,7 +98,7 @@ def test_run_now_without_a_token_is_not_repeated_after_a_503(mocked):
         match=[matchers.json_params_matcher({"job_id": 7, "python_params": []})],
     )
     with pytest.raises(TemporarilyUnavailable):
-        client_for(connection()).run_now(7, [])
+        client_for(connection()).jobs.run_now(7, python_params=[])
     assert len([c for c in mocked.calls if c.request.url == path]) == 1
 
 
@@ -112,8 +114,8 @@ def test_get_run_and_get_job(mocked):
         match=[matchers.query_param_matcher({"job_id": "7"})],
     )
     client = client_for(connection())
-    assert client.get_run(9) == {"run_id": 9}
-    assert client.get_job(7) == {"job_id": 7}
+    assert client.jobs.get_run(9) == {"run_id": 9}
+    assert client.jobs.get(7)["job_id"] == 7
 
 
 def test_list_jobs_follows_page_tokens_and_offsets(mocked):
@@ -133,7 +135,7 @@ def test_list_jobs_follows_page_tokens_and_offsets(mocked):
         json={"jobs": [{"job_id": 3}], "has_more": False},
         match=[matchers.query_param_matcher({"limit": "100", "name": "etl", "offset": "2"})],
     )
-    assert [j["job_id"] for j in client_for(connection()).list_jobs("etl")] == [1, 2, 3]
+    assert [j["job_id"] for j in client_for(connection()).jobs.list("etl")] == [1, 2, 3]
 
 
 def test_list_service_principals_filters_and_pages(mocked):

@@ -138,7 +138,11 @@ def test_the_docs_tables_name_it(widget: Kind) -> None:
 class _NoCalls:
     """A client whose list calls return nothing, for the inventories of the real kinds."""
 
-    def list_jobs(self) -> list[Any]:
+    @property
+    def jobs(self) -> _NoCalls:
+        return self
+
+    def list(self) -> list[Any]:
         return []
 
     def list_service_principals(self) -> list[Any]:

@@ -27,6 +27,7 @@ from typing import Annotated, Any
 from databricks.sdk.service import compute, jobs
 from pydantic import AfterValidator, BaseModel, ValidationError, model_validator
 
+from providers.client import job_wire
 from providers.client.wire import JOB_FIELDS_IN_SEED_CLUSTER
 from providers.sdk_schema import ClassRules, model_at, model_of
 
@@ -187,8 +188,9 @@ def _has_legacy_fields(settings: Any) -> bool:
 
 def lift_legacy(settings: Mapping[str, Any]) -> dict[str, Any]:
     """Settings in either legacy single-task shape -> the same job with one task keyed
-    `LEGACY_TASK_KEY` (new dicts; the argument is not changed). Settings in the multi-task shape
-    come back as they are. Raises LegacyShapeError."""
+    `LEGACY_TASK_KEY` (new dicts; the argument is not changed), as the client lifts what it
+    reads (`job_wire.lift`). Settings in the multi-task shape come back as they are. Raises
+    LegacyShapeError where a value is given twice or legacy fields stand beside `tasks`."""
     stray = [name for name in LEGACY_TASK_FIELDS if name in settings]
     if not stray:
         return dict(settings)
@@ -202,56 +204,33 @@ def lift_legacy(settings: Mapping[str, Any]) -> dict[str, Any]:
         raise LegacyShapeError(
             f"{name} is a single-task field, and this job has tasks: move it into {where}"
         )
-    # In a single-task job, the job-level timeout is the task's too.
-    moved = (*LEGACY_TASK_FIELDS, "timeout_seconds")
-    lifted = {k: v for k, v in settings.items() if k not in moved}
-    task = {"task_key": LEGACY_TASK_KEY, **{k: settings[k] for k in moved if k in settings}}
     cluster = settings.get("new_cluster")
     if isinstance(cluster, Mapping):
-        task["new_cluster"] = _lift_seed_cluster(cluster, task)
-    lifted["tasks"] = [task]
+        _refuse_given_twice(settings, cluster)
+    lifted = job_wire.lift(settings)
+    if "tasks" not in lifted:  # task fields without a task type or a cluster
+        moved = (*LEGACY_TASK_FIELDS, "timeout_seconds")
+        task = {"task_key": LEGACY_TASK_KEY, **{k: lifted.pop(k) for k in moved if k in lifted}}
+        lifted["tasks"] = [task]
     return lifted
 
 
-def _lift_seed_cluster(cluster: Mapping[str, Any], task: dict[str, Any]) -> dict[str, Any]:
-    """The seed nesting's new_cluster -> the public one; its task fields move into `task`."""
-    public = dict(cluster)
-    for name in JOB_FIELDS_IN_SEED_CLUSTER:
-        if name in public:
-            _place(task, name, public.pop(name), f"new_cluster.{name}", name)
-    log_conf = public.get("cluster_log_conf")
-    if isinstance(log_conf, Mapping) and "spark_env_vars" in log_conf:
-        log_conf = dict(log_conf)
-        env = log_conf.pop("spark_env_vars")
-        if log_conf:
-            public["cluster_log_conf"] = log_conf
-        else:
-            del public["cluster_log_conf"]
-        _place(
-            public,
-            "spark_env_vars",
-            env,
-            "new_cluster.cluster_log_conf.spark_env_vars",
-            "new_cluster.spark_env_vars",
-        )
-    if "name" in public:
-        _place(
-            public,
-            "cluster_name",
-            public.pop("name"),
-            "new_cluster.name",
-            "new_cluster.cluster_name",
-        )
-    return public
-
-
-def _place(target: dict[str, Any], key: str, value: Any, seed_place: str, place: str) -> None:
-    if key in target and target[key] != value:
-        raise LegacyShapeError(
-            f"{place} and {seed_place} (seed nesting) are both given, with different values; "
-            "give it once"
-        )
-    target[key] = value
+def _refuse_given_twice(settings: Mapping[str, Any], cluster: Mapping[str, Any]) -> None:
+    """The seed nesting puts some of a job's fields in `new_cluster`: each in one place."""
+    places = [(name, f"new_cluster.{name}", settings.get(name), cluster.get(name))
+              for name in JOB_FIELDS_IN_SEED_CLUSTER]
+    log_conf = cluster.get("cluster_log_conf")
+    seed_env = log_conf.get("spark_env_vars") if isinstance(log_conf, Mapping) else None
+    places.append(("new_cluster.spark_env_vars", "new_cluster.cluster_log_conf.spark_env_vars",
+                   cluster.get("spark_env_vars"), seed_env))
+    places.append(("new_cluster.cluster_name", "new_cluster.name",
+                   cluster.get("cluster_name"), cluster.get("name")))
+    for place, seed_place, value, seed_value in places:
+        if value is not None and seed_value is not None and value != seed_value:
+            raise LegacyShapeError(
+                f"{place} and {seed_place} (seed nesting) are both given, with different "
+                "values; give it once"
+            )
 
 
 # --- the model -------------------------------------------------------------------------

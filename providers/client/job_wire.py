@@ -76,6 +76,10 @@ def lift(settings: Mapping[str, Any]) -> dict[str, Any]:
     for name in (*TASK_TYPES, *LEGACY_CLUSTER_FIELDS, *LEGACY_TASK_SETTINGS):
         if name in job:
             task[name] = job.pop(name)
+    cluster = task.get("new_cluster")
+    if isinstance(cluster, dict) and "name" in cluster:
+        # The specification's cluster `name` is the public cluster spec's `cluster_name`.
+        cluster.setdefault("cluster_name", cluster.pop("name"))
     job.pop("format", None)
     job["tasks"] = [task]
     return job

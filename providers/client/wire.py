@@ -143,6 +143,8 @@ def _seed_job_settings(public: dict[str, Any]) -> dict[str, Any]:
     if "spark_env_vars" in cluster:
         log_conf = cluster.setdefault("cluster_log_conf", {})
         log_conf["spark_env_vars"] = cluster.pop("spark_env_vars")
+    if "cluster_name" in cluster:  # the public spelling of the seed's `name`
+        cluster["name"] = cluster.pop("cluster_name")
     return result
 
 

@@ -38,7 +38,7 @@ LIFTED: dict[str, Any] = {
         {
             "task_key": LEGACY_TASK_KEY,
             "new_cluster": {
-                "name": "nightly",
+                "cluster_name": "nightly",
                 "spark_version": "13.3.x-scala2.12",
                 "node_type_id": "Standard_DS3_v2",
                 "autoscale": {"min_workers": 1, "max_workers": 4},

@@ -233,7 +233,12 @@ class WorkspaceProviderHost(ResourceProviderServicer):
         kind = self._bound_kind(request.urn)
         olds = self._completed(kind, rpc.deserialize_properties(request.olds))
         news = self._completed(kind, rpc.deserialize_properties(request.news))
-        result = _provider_in(news).update(request.id, olds, news)
+        provider = _provider_in(news)
+        if isinstance(provider, WorkspaceProvider):
+            old_inputs = rpc.deserialize_properties(request.old_inputs)
+            result = provider.update(request.id, olds, news, old_inputs=old_inputs)
+        else:
+            result = provider.update(request.id, olds, news)
         outs = {**(result.outs or {}), PROVIDER_KEY: news[PROVIDER_KEY]}
         return proto.UpdateResponse(properties=_serialize(self._recorded(kind, outs)))
 

@@ -39,3 +39,12 @@ def canonical_id(value: object) -> str:
 
 
 Int64Id = Annotated[str, BeforeValidator(canonical_id)]
+
+
+def parse_int64_id(value: object, what: str) -> int:
+    """An id the service keeps as a 64-bit number (a job id, a run id) -> int; ValueError
+    naming `what` otherwise (an import by a malformed id says so)."""
+    try:
+        return int(canonical_id(value))
+    except ValueError:
+        raise ValueError(f"a {what} is a number, got {value!r}") from None

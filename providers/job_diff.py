@@ -35,9 +35,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, is_dataclass
 from typing import Any, Literal
 
-from databricks.sdk.service import compute, jobs
-
 from providers.client.job_wire import lift
+from providers.client.sdk_services import compute, jobs
 
 DEPLOYMENT_TAG_KEY = "pulumi-deployment"
 

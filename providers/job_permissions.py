@@ -16,7 +16,8 @@ from typing import Any, ClassVar
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from providers.client import InvalidParameter, NotFound, WorkspaceClient
-from providers.job import is_gone, parse_job_id
+from providers.client.jobs import is_gone
+from providers.ids import parse_int64_id
 from providers.kind import Reference, declare
 from providers.lifecycle import Spec, WorkspaceProvider
 
@@ -153,7 +154,7 @@ class JobPermissionsProvider(WorkspaceProvider):
         return str(args.job_id), observed, {}
 
     def read_object(self, client: WorkspaceClient, id_: str, recorded: Mapping[str, Any]):
-        job_id = parse_job_id(id_)
+        job_id = parse_int64_id(id_, "job id")
         try:
             current = self._get(client, job_id)
         except (NotFound, InvalidParameter) as error:
@@ -181,7 +182,7 @@ class JobPermissionsProvider(WorkspaceProvider):
         return self._observe(client, args.job_id, answer, declared_principals(spec)), {}
 
     def delete_object(self, client: WorkspaceClient, id_: str, recorded: Mapping[str, Any]) -> None:
-        job_id = parse_job_id(id_)
+        job_id = parse_int64_id(id_, "job id")
         try:
             current = self._get(client, job_id)
         except (NotFound, InvalidParameter) as error:

@@ -24,10 +24,10 @@ import zoneinfo
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Annotated, Any
 
-from databricks.sdk.service import compute, jobs
 from pydantic import AfterValidator, BaseModel, ValidationError, model_validator
 
 from providers.client import job_wire
+from providers.client.sdk_services import compute, jobs
 from providers.client.wire import JOB_FIELDS_IN_SEED_CLUSTER
 from providers.sdk_schema import ClassRules, model_at, model_of
 
@@ -174,7 +174,12 @@ JOB_RULES: dict[str, ClassRules] = {
 
 class LegacyShapeError(ValueError):
     """Legacy single-task settings that cannot be lifted (a value given twice, or legacy
-    fields beside `tasks`). The message names every place involved."""
+    fields beside `tasks`). The message names every place involved; `path` is where the
+    check reports it."""
+
+    def __init__(self, message: str, path: str) -> None:
+        super().__init__(message)
+        self.path = path
 
 
 def is_legacy(settings: Any) -> bool:
@@ -202,7 +207,7 @@ def lift_legacy(settings: Mapping[str, Any]) -> dict[str, Any]:
             else f"the task(s) that use it (tasks[].{name})"
         )
         raise LegacyShapeError(
-            f"{name} is a single-task field, and this job has tasks: move it into {where}"
+            f"{name} is a single-task field, and this job has tasks: move it into {where}", name
         )
     cluster = settings.get("new_cluster")
     if isinstance(cluster, Mapping):
@@ -229,7 +234,8 @@ def _refuse_given_twice(settings: Mapping[str, Any], cluster: Mapping[str, Any])
         if value is not None and seed_value is not None and value != seed_value:
             raise LegacyShapeError(
                 f"{place} and {seed_place} (seed nesting) are both given, with different "
-                "values; give it once"
+                "values; give it once",
+                "new_cluster",
             )
 
 
@@ -256,9 +262,16 @@ def check_settings(
         settings = JobSettingsModel.model_validate(inputs)
     except ValidationError as error:
         return None, [
-            (error_path(e["loc"], inputs), _reason(e)) for e in error.errors(include_url=False)
+            (_where(e, inputs), _reason(e)) for e in error.errors(include_url=False)
         ]
     return settings, problems(settings, inputs)
+
+
+def _where(error: Any, inputs: Mapping[str, Any]) -> str:
+    cause = (error.get("ctx") or {}).get("error")
+    if isinstance(cause, LegacyShapeError):  # raised before any field had a place
+        return cause.path
+    return error_path(error["loc"], inputs)
 
 
 def _reason(error: Any) -> str:
@@ -266,14 +279,15 @@ def _reason(error: Any) -> str:
     if kind == "value_error":
         return str(error["ctx"]["error"])
     if kind == "missing":
-        return "is required"
+        return "Field required"
     if kind == "extra_forbidden":
         loc = tuple(error["loc"])
         parent = model_at(JobSettingsModel, loc[:-1])
         if parent is not None:
-            hint = _did_you_mean(str(loc[-1]), parent.model_fields)
-            return f"unknown field{hint or f' (not a field of {parent.__name__})'}"
-        return "unknown field"
+            known = [*parent.model_fields, *(LEGACY_TASK_FIELDS if len(loc) == 1 else ())]
+            hint = _did_you_mean(str(loc[-1]), known)
+            return f"unknown key{hint or f' (not a field of {parent.__name__})'}"
+        return "unknown key"
     return str(error["msg"])
 
 

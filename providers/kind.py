@@ -157,6 +157,7 @@ def declare(
     importable: bool = True,
     stack_output: tuple[str, Callable[[Any], Any]] | None = None,
     inventory: Callable[[Any], Iterable[tuple[str, str]]] | None = None,
+    arg_aliases: Mapping[str, str] | None = None,
 ) -> Kind:
     kind = Kind(
         name=name,
@@ -177,6 +178,8 @@ def declare(
     provider.computed_keys = frozenset(kind.outputs) | frozenset(kind.stamped)
     arg_types: dict[str, type] = {}
     args = args_class(provider.args_model, f"{name}Args", set(kind.stamped), arg_types)
+    # Other names of generated classes, kept for programs written against them.
+    arg_types.update({alias: arg_types[target] for alias, target in (arg_aliases or {}).items()})
     object.__setattr__(kind, "args", args)
     object.__setattr__(kind, "arg_types", arg_types)
     object.__setattr__(kind, "resource", _resource_class(kind))
@@ -220,6 +223,7 @@ def args_class(
     `Model` suffix), collected in `made`; a nested value may also be given as a dict."""
     if class_name in made:
         return made[class_name]
+    made[class_name] = _IN_PROGRESS  # a model nesting itself (a for-each task's task)
     required: list[tuple[str, Any]] = []
     optional: list[tuple[str, Any, Any]] = []
     for field_name, info in model.model_fields.items():
@@ -238,6 +242,10 @@ def args_class(
     return cls
 
 
+class _IN_PROGRESS:
+    """Stands for an args class while its own fields are being made."""
+
+
 def nested_args_name(model: type[pydantic.BaseModel]) -> str:
     return model.__name__.removesuffix("Model") + "Args"
 
@@ -245,6 +253,8 @@ def nested_args_name(model: type[pydantic.BaseModel]) -> str:
 def _input_annotation(annotation: Any, made: dict[str, type]) -> Any:
     if isinstance(annotation, type) and issubclass(annotation, pydantic.BaseModel):
         nested = args_class(annotation, nested_args_name(annotation), set(), made)
+        if nested is _IN_PROGRESS:
+            return Mapping[str, Any]
         return nested | Mapping[str, Any]
     origin = typing.get_origin(annotation)
     arguments = typing.get_args(annotation)

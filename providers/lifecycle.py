@@ -108,11 +108,13 @@ def undone_on_failure(undo: Callable[[], None]) -> Iterator[None]:
 
 
 class KeyedDiffResult(DiffResult):
-    """A DiffResult that also names the top-level keys that change."""
+    """A DiffResult that also names the top-level keys that change, and where a kind can
+    tell, each change at field level (`tasks[ingest].max_retries: 2 → 5`)."""
 
     def __init__(self, changed_keys: list[str], **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.changed_keys = changed_keys
+        self.field_changes: list[str] = []
 
 
 class WorkspaceProvider(ResourceProvider):
@@ -181,7 +183,7 @@ class WorkspaceProvider(ResourceProvider):
         olds: dict[str, Any],
         news: dict[str, Any],
         old_inputs: Mapping[str, Any] | None = None,
-    ) -> DiffResult:
+    ) -> KeyedDiffResult:
         """`old_inputs`: the inputs of the last deployment, when known (the provider host
         passes them). A recorded setting they did not declare is the service's own, as an
         imported resource records everything the service showed; it is not a change.
@@ -253,7 +255,14 @@ class WorkspaceProvider(ResourceProvider):
         like = recorded or observed
         return ReadResult(id_, self._outputs(props, like, observed, computed))
 
-    def update(self, id_: str, olds: dict[str, Any], news: dict[str, Any]) -> UpdateResult:
+    def update(
+        self,
+        id_: str,
+        olds: dict[str, Any],
+        news: dict[str, Any],
+        old_inputs: Mapping[str, Any] | None = None,
+    ) -> UpdateResult:
+        """`old_inputs`: the last deployment's inputs, where the provider host passes them."""
         args = self.args_model.model_validate(user_inputs(news))
         spec = self.spec(args)
         observed, computed = self.update_object(self._client(news), id_, olds, args, spec)

@@ -26,7 +26,7 @@ from typing import Any
 import pulumi
 
 from providers.client import Connection, InvalidParameter, NotFound, WorkspaceClient, client_for
-from providers.job import is_gone
+from providers.client.jobs import is_gone
 from providers.lookups_results import (
     CatalogBindingInfo,
     CatalogBindingsInfo,

@@ -23,9 +23,8 @@ import typing
 from collections.abc import Mapping
 from typing import Any
 
-from databricks.sdk.service import jobs
-
 from providers.client.connection import WireForm
+from providers.client.sdk_services import jobs
 from providers.client.wire import normalise_job_settings, profile
 
 LEGACY_TASK_KEY = "main"

@@ -425,13 +425,13 @@ def test_a_value_given_in_two_places_differently_names_both(change, places):
     with pytest.raises(LegacyShapeError, match=places):
         lift_legacy(settings)
     [(path, reason)] = found(settings)
-    assert path == ""
+    assert path == "new_cluster"  # the seed nesting's holder
     assert places in reason and "give it once" in reason
 
 
 def test_legacy_fields_beside_tasks_say_where_they_go():
     [(path, reason)] = found(job(notebook("a"), new_cluster=CLUSTER))
-    assert path == ""
+    assert path == "new_cluster"
     assert "new_cluster is a single-task field, and this job has tasks" in reason
     assert "job_clusters" in reason
     [(_, reason)] = found(job(notebook("a"), max_retries=3))
@@ -473,7 +473,7 @@ def test_errors_in_a_legacy_shape_are_named_where_they_were_given():
 
 
 def test_a_job_needs_a_name_that_is_not_blank():
-    assert found({"tasks": [notebook("a")]}) == [("name", "is required")]
+    assert found({"tasks": [notebook("a")]}) == [("name", "Field required")]
     assert found(job(name="  ")) == [("name", "must not be blank: give the job a name")]
 
 
@@ -497,17 +497,17 @@ def test_pypi_libraries_pin_one_exact_version(package):
 def test_unknown_fields_suggest_the_field_meant():
     settings = job({"task_key": "a", "notebok_task": {"notebook_path": "/x"}}, max_concurrent_run=2)
     assert set(found(settings)) == {
-        ("max_concurrent_run", "unknown field (did you mean 'max_concurrent_runs'?)"),
-        ("tasks[a].notebok_task", "unknown field (did you mean 'notebook_task'?)"),
+        ("max_concurrent_run", "unknown key (did you mean 'max_concurrent_runs'?)"),
+        ("tasks[a].notebok_task", "unknown key (did you mean 'notebook_task'?)"),
     }
     assert found(job(python("a", new_cluster={**CLUSTER, "zzz": 1}, job_cluster_key=None))) == [
-        ("tasks[a].new_cluster.zzz", "unknown field (not a field of ClusterSpec)")
+        ("tasks[a].new_cluster.zzz", "unknown key (not a field of ClusterSpec)")
     ]
 
 
 def test_pydantic_errors_name_keyed_items_by_key():
     settings = job(notebook("ingest"), {"task_key": "transform", "notebook_task": {}})
-    assert found(settings) == [("tasks[transform].notebook_task.notebook_path", "is required")]
+    assert found(settings) == [("tasks[transform].notebook_task.notebook_path", "Field required")]
     [(path, reason)] = found(job(schedule=schedule(pause_status="STOPPED")))
     assert path == "schedule.pause_status"
     assert reason == "Input should be 'PAUSED' or 'UNPAUSED'"
@@ -743,7 +743,7 @@ INVALID = [
         "git_url": "git@github.com:a/b.git", "git_provider": "gitHub", "git_branch": "main"}),
      "git_source.git_url", "give the repository's https:// URL"),
     ("git provider", job(git_source={"git_url": "https://github.com/a/b", "git_branch": "main"}),
-     "git_source.git_provider", "is required"),
+     "git_source.git_provider", "Field required"),
     # schedules and triggers
     ("unix cron", job(schedule=schedule("30 2 * * *")), "schedule.quartz_cron_expression",
      "has 5 fields; a Quartz expression has 6 or 7"),

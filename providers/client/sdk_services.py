@@ -1,0 +1,39 @@
+"""The official SDK's service modules whose dataclasses are our schemas (jobs, compute).
+
+`import databricks.sdk` runs the package's `__init__`, which loads all of its ~40 services
+and its HTTP stack: about 2 s, paid by every `pulumi` run's program and provider host. Only
+two dataclass modules are needed here, so they are loaded under a bare stand-in for the
+package, which is then taken away again: a later `import databricks.sdk` (a test using the
+SDK's client) runs the real `__init__`, which finds these same modules already loaded.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+import types
+from pathlib import Path
+
+_PACKAGE = "databricks.sdk"
+
+
+def _load_without_package_init() -> None:
+    if _PACKAGE in sys.modules:
+        return
+    namespace = importlib.util.find_spec("databricks")
+    if namespace is None or not namespace.submodule_search_locations:
+        return  # not installed: the plain import below says so
+    stand_in = types.ModuleType(_PACKAGE)
+    stand_in.__path__ = [str(Path(next(iter(namespace.submodule_search_locations))) / "sdk")]
+    sys.modules[_PACKAGE] = stand_in
+    try:
+        importlib.import_module(f"{_PACKAGE}.service.jobs")
+    finally:
+        del sys.modules[_PACKAGE]
+
+
+_load_without_package_init()
+
+from databricks.sdk.service import compute, jobs  # noqa: E402
+
+__all__ = ["compute", "jobs"]

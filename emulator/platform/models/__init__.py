@@ -34,13 +34,14 @@ class Workspace:
         base_url: str, transition_seconds: float,
     ) -> Workspace:
         directory = Directory(db, identity.application_display_name)
+        clusters = Clusters(db, transition_seconds)
         return cls(
             workspace_id=workspace_id,
             base_url=base_url,
             identity=identity,
             directory=directory,
-            clusters=Clusters(db, transition_seconds),
-            jobs=Jobs(db, directory, transition_seconds, base_url, workspace_id),
+            clusters=clusters,
+            jobs=Jobs(db, directory, clusters, transition_seconds, base_url, workspace_id),
             secret_scopes=SecretScopes(db),
             ip_access_lists=IpAccessLists(db),
             repos=Repos(db),

@@ -84,6 +84,11 @@ class Clusters:
     def get(self, cluster_id: str) -> dict[str, Any]:
         return public_view(self._current(cluster_id))
 
+    def exists(self, cluster_id: str) -> bool:
+        with self._db.read() as conn:
+            return conn.execute("SELECT 1 FROM clusters WHERE cluster_id = ?",
+                                (cluster_id,)).fetchone() is not None
+
     def _current(self, cluster_id: str) -> dict[str, Any]:
         with self._db.read() as conn:
             row = conn.execute("SELECT doc FROM clusters WHERE cluster_id = ?",

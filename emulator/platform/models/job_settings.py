@@ -1,9 +1,11 @@
-"""Job settings: the two wire forms of docs/api.md#wire-forms, defaults and validation.
+"""Job settings as a client sends them: the two nestings of the legacy single-task shape
+(docs/api.md#wire-forms) and the checks of every value, naming the field.
 
-Settings are stored in the public form. The seed form keeps `timeout_seconds`,
-`max_retries` and `spark_python_task` inside `new_cluster`, and `spark_env_vars` inside
-`new_cluster.cluster_log_conf`; the public form has the first three at job level and
-`spark_env_vars` directly in `new_cluster`.
+The seed form keeps `timeout_seconds`, `max_retries` and `spark_python_task` inside
+`new_cluster`, and `spark_env_vars` inside `new_cluster.cluster_log_conf`; the public form
+has the first three at job level and `spark_env_vars` directly in `new_cluster`. How a
+legacy job becomes the canonical multi-task form is job_format's business; the rules that
+tie tasks together (keys, dependencies) are job_graph's.
 """
 
 from __future__ import annotations
@@ -17,7 +19,9 @@ SEED_FORM = "seed"
 PUBLIC_FORM = "public"
 SEED_CLUSTER_FIELDS = ("timeout_seconds", "max_retries", "spark_python_task")
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
-DEFAULT_JOB_NAME = "Untitled"
+RUN_IF_CONDITIONS = ("ALL_SUCCESS", "AT_LEAST_ONE_SUCCESS", "NONE_FAILED", "ALL_DONE",
+                     "AT_LEAST_ONE_FAILED", "ALL_FAILED")
+RUN_AS_FIELDS = ("user_name", "service_principal_name", "group_name")
 
 
 def detect_form(settings: dict[str, Any]) -> str:
@@ -78,36 +82,26 @@ def render(public: dict[str, Any], form: str) -> dict[str, Any]:
     return to_seed_form(public) if form == SEED_FORM else dict(public)
 
 
-def with_server_defaults(settings: dict[str, Any]) -> dict[str, Any]:
-    """Fields the service fills in when a client leaves them out."""
-    filled = dict(settings)
-    filled.setdefault("name", DEFAULT_JOB_NAME)
-    filled.setdefault("max_concurrent_runs", 1)
-    filled.setdefault("email_notifications", {})
-    filled.setdefault("format", "MULTI_TASK" if "tasks" in filled else "SINGLE_TASK")
-    return filled
-
-
 # validation (of the public form)
 
-def _fail(field: str, problem: str) -> InvalidParameter:
+def field_error(field: str, problem: str) -> InvalidParameter:
     return InvalidParameter(f"Invalid value for '{field}': {problem}")
 
 
-def _expect(value: Any, kind: type | tuple[type, ...], field: str) -> Any:
+def expect(value: Any, kind: type | tuple[type, ...], field: str) -> Any:
     if isinstance(value, bool) and kind is int:
-        raise _fail(field, "expected an integer")
+        raise field_error(field, "expected an integer")
     if not isinstance(value, kind):
         name = {int: "an integer", str: "a string", dict: "an object", list: "a list"}.get(
             kind if isinstance(kind, type) else object, "a value of another type")
-        raise _fail(field, f"expected {name}")
+        raise field_error(field, f"expected {name}")
     return value
 
 
 def _expect_int(value: Any, field: str, minimum: int) -> int:
-    _expect(value, int, field)
+    expect(value, int, field)
     if value < minimum:
-        raise _fail(field, f"must be at least {minimum}")
+        raise field_error(field, f"must be at least {minimum}")
     return value
 
 
@@ -116,10 +110,10 @@ def _check_json_values(value: Any, field: str) -> None:
         return
     if isinstance(value, int):
         if not INT64_MIN <= value <= INT64_MAX:
-            raise _fail(field, "integer out of the 64-bit range")
+            raise field_error(field, "integer out of the 64-bit range")
     elif isinstance(value, float):
         if not math.isfinite(value):
-            raise _fail(field, "numbers must be finite")
+            raise field_error(field, "numbers must be finite")
     elif isinstance(value, dict):
         for key, item in value.items():
             _check_json_values(item, f"{field}.{key}")
@@ -129,45 +123,47 @@ def _check_json_values(value: Any, field: str) -> None:
 
 
 def _check_dbfs(destination: Any, field: str) -> None:
-    _expect(destination, str, field)
+    expect(destination, str, field)
     if not destination.startswith("dbfs:/"):
-        raise _fail(field, "must start with 'dbfs:/'")
+        raise field_error(field, "must start with 'dbfs:/'")
 
 
 def _check_string_map(value: Any, field: str) -> None:
-    _expect(value, dict, field)
+    expect(value, dict, field)
     for key, item in value.items():
-        _expect(item, str, f"{field}.{key}")
+        expect(item, str, f"{field}.{key}")
 
 
 def _check_cluster(cluster: Any, field: str) -> None:
-    _expect(cluster, dict, field)
-    _expect(cluster.get("spark_version"), str, f"{field}.spark_version")
-    if "instance_pool_id" not in cluster:
-        _expect(cluster.get("node_type_id"), str, f"{field}.node_type_id")
+    expect(cluster, dict, field)
+    # A cluster policy may supply the runtime and the node type, a pool the node type.
+    if "policy_id" not in cluster:
+        expect(cluster.get("spark_version"), str, f"{field}.spark_version")
+    if not {"instance_pool_id", "policy_id"} & cluster.keys():
+        expect(cluster.get("node_type_id"), str, f"{field}.node_type_id")
     if "autoscale" in cluster:
-        autoscale = _expect(cluster["autoscale"], dict, f"{field}.autoscale")
+        autoscale = expect(cluster["autoscale"], dict, f"{field}.autoscale")
         low = _expect_int(autoscale.get("min_workers"), f"{field}.autoscale.min_workers", 0)
         high = _expect_int(autoscale.get("max_workers"), f"{field}.autoscale.max_workers", 1)
         if low > high:
-            raise _fail(f"{field}.autoscale", "min_workers must not exceed max_workers")
+            raise field_error(f"{field}.autoscale", "min_workers must not exceed max_workers")
     elif "num_workers" in cluster:
         _expect_int(cluster["num_workers"], f"{field}.num_workers", 0)
     else:
-        raise _fail(field, "give either num_workers or autoscale")
-    for index, script in enumerate(_expect(cluster.get("init_scripts", []), list,
-                                           f"{field}.init_scripts")):
+        raise field_error(field, "give either num_workers or autoscale")
+    for index, script in enumerate(expect(cluster.get("init_scripts", []), list,
+                                          f"{field}.init_scripts")):
         where = f"{field}.init_scripts[{index}]"
-        _expect(script, dict, where)
+        expect(script, dict, where)
         if len(script) != 1:
-            raise _fail(where, "give exactly one destination kind (e.g. dbfs)")
+            raise field_error(where, "give exactly one destination kind (e.g. dbfs)")
         if "dbfs" in script:
-            _check_dbfs(_expect(script["dbfs"], dict, f"{where}.dbfs").get("destination"),
+            _check_dbfs(expect(script["dbfs"], dict, f"{where}.dbfs").get("destination"),
                         f"{where}.dbfs.destination")
     if "cluster_log_conf" in cluster:
-        log_conf = _expect(cluster["cluster_log_conf"], dict, f"{field}.cluster_log_conf")
+        log_conf = expect(cluster["cluster_log_conf"], dict, f"{field}.cluster_log_conf")
         if "dbfs" in log_conf:
-            dbfs = _expect(log_conf["dbfs"], dict, f"{field}.cluster_log_conf.dbfs")
+            dbfs = expect(log_conf["dbfs"], dict, f"{field}.cluster_log_conf.dbfs")
             _check_dbfs(dbfs.get("destination"), f"{field}.cluster_log_conf.dbfs.destination")
     if "spark_env_vars" in cluster:
         _check_string_map(cluster["spark_env_vars"], f"{field}.spark_env_vars")
@@ -178,34 +174,93 @@ def _check_cluster(cluster: Any, field: str) -> None:
 
 
 def _check_libraries(libraries: Any, field: str) -> None:
-    for index, library in enumerate(_expect(libraries, list, field)):
+    for index, library in enumerate(expect(libraries, list, field)):
         where = f"{field}[{index}]"
-        _expect(library, dict, where)
+        expect(library, dict, where)
         if "pypi" in library:
-            pypi = _expect(library["pypi"], dict, f"{where}.pypi")
-            package = _expect(pypi.get("package"), str, f"{where}.pypi.package")
+            pypi = expect(library["pypi"], dict, f"{where}.pypi")
+            package = expect(pypi.get("package"), str, f"{where}.pypi.package")
             if not package.strip():
-                raise _fail(f"{where}.pypi.package", "must not be empty")
+                raise field_error(f"{where}.pypi.package", "must not be empty")
 
 
 def _check_python_task(task: Any, field: str) -> None:
-    _expect(task, dict, field)
-    _expect(task.get("python_file"), str, f"{field}.python_file")
-    for index, parameter in enumerate(_expect(task.get("parameters", []), list,
-                                              f"{field}.parameters")):
-        _expect(parameter, str, f"{field}.parameters[{index}]")
+    expect(task, dict, field)
+    expect(task.get("python_file"), str, f"{field}.python_file")
+    for index, parameter in enumerate(expect(task.get("parameters", []), list,
+                                             f"{field}.parameters")):
+        expect(parameter, str, f"{field}.parameters[{index}]")
+
+
+def _check_dependencies(depends_on: Any, field: str) -> None:
+    for index, dependency in enumerate(expect(depends_on, list, field)):
+        where = f"{field}[{index}]"
+        expect(dependency, dict, where)
+        key = expect(dependency.get("task_key"), str, f"{where}.task_key")
+        if not key:
+            raise field_error(f"{where}.task_key", "must not be empty")
+
+
+def _check_task(task: Any, field: str) -> None:
+    """One entry of `tasks`; how tasks refer to each other is checked by job_graph."""
+    expect(task, dict, field)
+    key = expect(task.get("task_key"), str, f"{field}.task_key")
+    if not key:
+        raise field_error(f"{field}.task_key", "must not be empty")
+    if "new_cluster" in task:
+        _check_cluster(task["new_cluster"], f"{field}.new_cluster")
+    for name in ("existing_cluster_id", "job_cluster_key", "environment_key"):
+        if name in task:
+            expect(task[name], str, f"{field}.{name}")
+    if "spark_python_task" in task:
+        _check_python_task(task["spark_python_task"], f"{field}.spark_python_task")
+    if "libraries" in task:
+        _check_libraries(task["libraries"], f"{field}.libraries")
+    if "timeout_seconds" in task:
+        _expect_int(task["timeout_seconds"], f"{field}.timeout_seconds", 0)
+    if "max_retries" in task:
+        _expect_int(task["max_retries"], f"{field}.max_retries", -1)
+    if "min_retry_interval_millis" in task:
+        _expect_int(task["min_retry_interval_millis"], f"{field}.min_retry_interval_millis", 0)
+    if "depends_on" in task:
+        _check_dependencies(task["depends_on"], f"{field}.depends_on")
+    if "run_if" in task and task["run_if"] not in RUN_IF_CONDITIONS:
+        raise field_error(f"{field}.run_if", f"must be one of {', '.join(RUN_IF_CONDITIONS)}")
+
+
+def _check_job_cluster(job_cluster: Any, field: str) -> None:
+    expect(job_cluster, dict, field)
+    key = expect(job_cluster.get("job_cluster_key"), str, f"{field}.job_cluster_key")
+    if not key:
+        raise field_error(f"{field}.job_cluster_key", "must not be empty")
+    _check_cluster(job_cluster.get("new_cluster"), f"{field}.new_cluster")
+
+
+def _check_run_as(run_as: Any) -> None:
+    expect(run_as, dict, "run_as")
+    named = [name for name in RUN_AS_FIELDS if run_as.get(name) is not None]
+    if len(named) != 1:
+        raise field_error("run_as", f"give exactly one of {', '.join(RUN_AS_FIELDS)}")
+    expect(run_as[named[0]], str, f"run_as.{named[0]}")
+
+
+def _check_queue(queue: Any) -> None:
+    expect(queue, dict, "queue")
+    if not isinstance(queue.get("enabled"), bool):
+        raise field_error("queue.enabled", "required, true or false")
 
 
 def validate(settings: Any) -> dict[str, Any]:
-    """Checks public-form settings; returns them unchanged or raises InvalidParameter."""
-    _expect(settings, dict, "settings")
+    """Checks settings (public nesting, legacy or multi-task); returns them unchanged or
+    raises InvalidParameter naming the field."""
+    expect(settings, dict, "settings")
     _check_json_values(settings, "settings")
     if "name" in settings:
-        _expect(settings["name"], str, "name")
+        expect(settings["name"], str, "name")
     if "new_cluster" in settings:
         _check_cluster(settings["new_cluster"], "new_cluster")
     if "existing_cluster_id" in settings:
-        _expect(settings["existing_cluster_id"], str, "existing_cluster_id")
+        expect(settings["existing_cluster_id"], str, "existing_cluster_id")
     if "libraries" in settings:
         _check_libraries(settings["libraries"], "libraries")
     if "timeout_seconds" in settings:
@@ -218,27 +273,13 @@ def validate(settings: Any) -> dict[str, Any]:
         _check_python_task(settings["spark_python_task"], "spark_python_task")
     if "tags" in settings:
         _check_string_map(settings["tags"], "tags")
-    if "tasks" in settings:
-        keys = set()
-        for index, task in enumerate(_expect(settings["tasks"], list, "tasks")):
-            where = f"tasks[{index}]"
-            _expect(task, dict, where)
-            key = _expect(task.get("task_key"), str, f"{where}.task_key")
-            if key in keys:
-                raise _fail(f"{where}.task_key", f"duplicate task_key '{key}'")
-            keys.add(key)
-            if "new_cluster" in task:
-                _check_cluster(task["new_cluster"], f"{where}.new_cluster")
-            if "spark_python_task" in task:
-                _check_python_task(task["spark_python_task"], f"{where}.spark_python_task")
-            if "libraries" in task:
-                _check_libraries(task["libraries"], f"{where}.libraries")
+    if "run_as" in settings:
+        _check_run_as(settings["run_as"])
+    if "queue" in settings:
+        _check_queue(settings["queue"])
+    for index, task in enumerate(expect(settings.get("tasks", []), list, "tasks")):
+        _check_task(task, f"tasks[{index}]")
+    for index, job_cluster in enumerate(expect(settings.get("job_clusters", []), list,
+                                               "job_clusters")):
+        _check_job_cluster(job_cluster, f"job_clusters[{index}]")
     return settings
-
-
-def normalise(settings: Any) -> tuple[dict[str, Any], str]:
-    """(public-form settings with server defaults, the form the client used)."""
-    _expect(settings, dict, "settings")
-    form = detect_form(settings)
-    public = validate(to_public_form(settings))
-    return with_server_defaults(public), form

@@ -1,10 +1,14 @@
-"""Jobs under /api/2.0, /api/2.1 and /api/2.2: CRUD, run-now and runs/get."""
+"""Jobs under /api/2.0, /api/2.1 and /api/2.2: CRUD, run-now, runs get, list and cancel.
+
+One router serves the three versions; where they differ (how a job is shown, paging of its
+arrays, default queueing) the model gets the version from the path.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Depends, Request
 from fastapi.responses import JSONResponse
 from pydantic import Field
 
@@ -12,6 +16,14 @@ from emulator.platform.auth import CallerDep, WorkspaceDep
 from emulator.platform.wire import Id64, Int64, Open, ok
 
 router = APIRouter(tags=["jobs"])
+
+
+async def _api_version(request: Request) -> str:
+    # The router is mounted under /api/<version>: "/api/2.1/jobs/get" -> "2.1".
+    return request.url.path.split("/")[2]
+
+
+VersionDep = Annotated[str, Depends(_api_version)]
 
 
 class Autoscale(Open):
@@ -61,16 +73,23 @@ class NewCluster(Open):
 
 
 class JobSettings(Open):
+    """Either the legacy single-task shape (task settings at job level, seed or public
+    nesting) or the multi-task shape (`tasks`, `job_clusters`); any other field of the
+    public JobSettings is accepted and kept."""
+
     name: str | None = None
-    new_cluster: NewCluster | None = None
-    existing_cluster_id: str | None = None
-    libraries: list[Library] | None = None
+    new_cluster: NewCluster | None = Field(None, description="Legacy single-task shape.")
+    existing_cluster_id: str | None = Field(None, description="Legacy single-task shape.")
+    libraries: list[Library] | None = Field(None, description="Legacy single-task shape.")
     timeout_seconds: Int64 | None = None
-    max_retries: Int64 | None = None
+    max_retries: Int64 | None = Field(None, description="Legacy single-task shape.")
     max_concurrent_runs: Int64 | None = None
-    spark_python_task: PythonTask | None = None
+    spark_python_task: PythonTask | None = Field(None, description="Legacy single-task shape.")
     tags: dict[str, str] | None = None
     tasks: list[dict[str, Any]] | None = None
+    job_clusters: list[dict[str, Any]] | None = None
+    run_as: dict[str, Any] | None = None
+    queue: dict[str, Any] | None = None
 
 
 class AclRequestEntry(Open):
@@ -101,53 +120,68 @@ class UpdateJobBody(Open):
 
 class RunNowBody(Open):
     job_id: Id64
-    python_params: list[str] | None = None
     idempotency_token: str | None = None
+    job_parameters: dict[str, str] | None = None
+    python_params: list[str] | None = None
+    jar_params: list[str] | None = None
+    spark_submit_params: list[str] | None = None
+    dbt_commands: list[str] | None = None
+    notebook_params: dict[str, str] | None = None
+    python_named_params: dict[str, str] | None = None
+    sql_params: dict[str, str] | None = None
+    pipeline_params: dict[str, Any] | None = None
+
+
+class RunIdBody(Open):
+    run_id: Id64
+
+
+class CancelAllRunsBody(Open):
+    job_id: Id64 | None = None
+    all_queued_runs: bool | None = None
 
 
 @router.post("/jobs/create")
 async def create_job(
-    body: CreateJobBody, ws: WorkspaceDep,
-    caller: CallerDep,
+    body: CreateJobBody, ws: WorkspaceDep, caller: CallerDep, version: VersionDep,
 ) -> JSONResponse:
     settings = body.as_request()
     acl = settings.pop("access_control_list", None)
-    return ok({"job_id": ws.jobs.create(settings, acl, caller)})
+    return ok({"job_id": ws.jobs.create(settings, acl, caller, version)})
 
 
 @router.get("/jobs/get")
 async def get_job(
-    job_id: Id64, ws: WorkspaceDep,
-    caller: CallerDep,
+    job_id: Id64, ws: WorkspaceDep, caller: CallerDep, version: VersionDep,
+    page_token: str | None = None,
 ) -> JSONResponse:
-    return ok(ws.jobs.get(job_id, caller))
+    return ok(ws.jobs.get(job_id, caller, version, page_token))
 
 
 @router.get("/jobs/list")
 async def list_jobs(
-    ws: WorkspaceDep, caller: CallerDep,
+    ws: WorkspaceDep, caller: CallerDep, version: VersionDep,
     limit: Int64 | None = None, offset: Int64 | None = None, name: str | None = None,
-    page_token: str | None = None, expand_tasks: bool | None = None,
+    page_token: str | None = None, expand_tasks: bool = False,
 ) -> JSONResponse:
-    return ok(ws.jobs.page(caller, limit=limit, offset=offset, name=name, page_token=page_token))
+    return ok(ws.jobs.page(caller, version, limit=limit, offset=offset, name=name,
+                           page_token=page_token, expand_tasks=expand_tasks))
 
 
 @router.post("/jobs/reset")
 async def reset_job(
-    body: ResetJobBody, ws: WorkspaceDep,
-    caller: CallerDep,
+    body: ResetJobBody, ws: WorkspaceDep, caller: CallerDep, version: VersionDep,
 ) -> JSONResponse:
-    ws.jobs.reset(body.job_id, body.new_settings.as_request(), caller)
+    ws.jobs.reset(body.job_id, body.new_settings.as_request(), caller, version)
     return ok()
 
 
 @router.post("/jobs/update")
 async def update_job(
-    body: UpdateJobBody, ws: WorkspaceDep,
-    caller: CallerDep,
+    body: UpdateJobBody, ws: WorkspaceDep, caller: CallerDep, version: VersionDep,
 ) -> JSONResponse:
     new_settings = body.new_settings.as_request() if body.new_settings else None
-    ws.jobs.update(body.job_id, new_settings, body.fields_to_remove, caller)
+    ws.jobs.update(body.job_id, new_settings, body.fields_to_remove, caller, version)
     return ok()
 
 
@@ -171,7 +205,36 @@ async def run_now(
 
 @router.get("/jobs/runs/get")
 async def get_run(
-    run_id: Id64, ws: WorkspaceDep,
-    caller: CallerDep,
+    run_id: Id64, ws: WorkspaceDep, caller: CallerDep, version: VersionDep,
+    page_token: str | None = None,
 ) -> JSONResponse:
-    return ok(ws.jobs.get_run(run_id, caller))
+    return ok(ws.jobs.get_run(run_id, caller, version, page_token))
+
+
+@router.get("/jobs/runs/list")
+async def list_runs(
+    ws: WorkspaceDep, caller: CallerDep, version: VersionDep,
+    job_id: Id64 | None = None, active_only: bool = False, completed_only: bool = False,
+    limit: Int64 | None = None, offset: Int64 | None = None, page_token: str | None = None,
+    expand_tasks: bool = False, start_time_from: Int64 | None = None,
+    start_time_to: Int64 | None = None, run_type: str | None = None,
+) -> JSONResponse:
+    return ok(ws.jobs.list_runs(
+        caller, version, job_id=job_id, active_only=active_only,
+        completed_only=completed_only, limit=limit, offset=offset, page_token=page_token,
+        expand_tasks=expand_tasks, start_time_from=start_time_from,
+        start_time_to=start_time_to, run_type=run_type))
+
+
+@router.post("/jobs/runs/cancel")
+async def cancel_run(body: RunIdBody, ws: WorkspaceDep, caller: CallerDep) -> JSONResponse:
+    ws.jobs.cancel_run(body.run_id, caller)
+    return ok()
+
+
+@router.post("/jobs/runs/cancel-all")
+async def cancel_all_runs(
+    body: CancelAllRunsBody, ws: WorkspaceDep, caller: CallerDep,
+) -> JSONResponse:
+    ws.jobs.cancel_all_runs(body.job_id, bool(body.all_queued_runs), caller)
+    return ok()

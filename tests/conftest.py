@@ -1,5 +1,5 @@
 """Session-wide test settings, and what every test folder shares: emulator fixtures made by
-one factory.
+one factory, the bootstrap principal's connection to an emulator.
 
 A folder's conftest (or a test module needing other emulator options) names its emulator:
 
@@ -15,9 +15,11 @@ from collections.abc import Callable, Iterator
 from typing import Any, Literal
 
 import pytest
+from pydantic import SecretStr
 
 from emulator.testing import EmulatorInfo, running_emulator
 from providers.auth.token_store import CACHE_DIR_ENV
+from providers.client import Connection, WireForm, WorkspaceClient, client_for
 
 # Tokens shared between processes live in a directory of this test session only, so tests
 # (and the engines they start) never reuse a token of another run or of the user.
@@ -39,3 +41,24 @@ def emulator_fixture(scope: Scope, **options: Any) -> Callable[..., Iterator[Emu
             yield info
 
     return emulator
+
+
+def emulator_connection(info: EmulatorInfo, wire_form: str = "seed") -> Connection:
+    """The bootstrap principal's connection to the emulator: plain HTTP, unthrottled."""
+    return Connection(
+        base_url=info.base_url,
+        auth_url=info.auth_url,
+        tenant_id=info.tenant_id,
+        client_id=info.client_id,
+        client_secret=SecretStr(info.client_secret),
+        resource=info.resource,
+        wire_form=WireForm(wire_form),
+        allow_insecure_http=True,
+        rate_limit_per_second=0,
+    )
+
+
+def emulator_client(info: EmulatorInfo, wire_form: str = "seed") -> WorkspaceClient:
+    """A client of the emulator's platform API on `emulator_connection`, for a test's own
+    look at the workspace."""
+    return client_for(emulator_connection(info, wire_form))

@@ -1,5 +1,6 @@
 """Session-wide test settings, and what every test folder shares: emulator fixtures made by
-one factory, the bootstrap principal's connection to an emulator.
+one factory, the bootstrap principal's connection to an emulator, and clean client
+caches.
 
 A folder's conftest (or a test module needing other emulator options) names its emulator:
 
@@ -18,8 +19,11 @@ import pytest
 from pydantic import SecretStr
 
 from emulator.testing import EmulatorInfo, running_emulator
+from providers.auth import component as auth_component
+from providers.auth import token as auth_token
 from providers.auth.token_store import CACHE_DIR_ENV
-from providers.client import Connection, WireForm, WorkspaceClient, client_for
+from providers.client import Connection, WireForm, WorkspaceClient, client_for, ratelimit
+from providers.client import workspace as client_workspace
 
 # Tokens shared between processes live in a directory of this test session only, so tests
 # (and the engines they start) never reuse a token of another run or of the user.
@@ -62,3 +66,20 @@ def emulator_client(info: EmulatorInfo, wire_form: str = "seed") -> WorkspaceCli
     """A client of the emulator's platform API on `emulator_connection`, for a test's own
     look at the workspace."""
     return client_for(emulator_connection(info, wire_form))
+
+
+def reset_client_caches() -> None:
+    """Forgets what the client modules keep per process: tokens, clients, rate limiters and
+    the WorkspaceAuth providers of a program."""
+    auth_token.tokens.clear()
+    client_workspace.reset_clients()
+    ratelimit.reset()
+    auth_component._providers.clear()
+
+
+@pytest.fixture
+def fresh_client_caches() -> Iterator[None]:
+    """The test starts with empty client caches and leaves them empty."""
+    reset_client_caches()
+    yield
+    reset_client_caches()

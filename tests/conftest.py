@@ -1,6 +1,6 @@
 """Session-wide test settings, and what every test folder shares: emulator fixtures made by
-one factory, the bootstrap principal's connection to an emulator, and clean client
-caches.
+one factory, the bootstrap principal's connection to an emulator, clean client caches, and
+scenarios written as ordered steps.
 
 A folder's conftest (or a test module needing other emulator options) names its emulator:
 
@@ -12,7 +12,7 @@ import atexit
 import os
 import shutil
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from typing import Any, Literal
 
 import pytest
@@ -83,3 +83,62 @@ def fresh_client_caches() -> Iterator[None]:
     reset_client_caches()
     yield
     reset_client_caches()
+
+
+# --- scenarios in steps ----------------------------------------------------------------------
+#
+# A long scenario is a class marked `steps`: each test method is one step, run in the order
+# written, sharing class-scoped fixtures (the deployed stack). A failure names its step, and
+# each later step fails at once naming the step it waits for instead of running on a
+# workspace left half-way.
+
+STEPS_MARKER = "steps"
+_passed_steps = pytest.StashKey[set[tuple[str, str, str]]]()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        f"{STEPS_MARKER}: the class's test methods are the steps of one scenario, run in the "
+        "order written; a step runs only once every step before it has passed",
+    )
+    config.stash[_passed_steps] = set()
+
+
+def _step_key(item: pytest.Function, name: str) -> tuple[str, str, str]:
+    """The step `name` of the same class and the same parameters as `item`."""
+    callspec = getattr(item, "callspec", None)
+    return item.parent.nodeid if item.parent else "", name, callspec.id if callspec else ""
+
+
+def _steps_before(item: pytest.Function) -> list[str]:
+    """The names of the steps written before `item` in its class (base classes first)."""
+    names: list[str] = []
+    for cls in reversed(item.cls.__mro__ if item.cls else ()):
+        names += [name for name in vars(cls) if name.startswith("test") and name not in names]
+    return names[: names.index(item.originalname)]
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    if not isinstance(item, pytest.Function) or item.get_closest_marker(STEPS_MARKER) is None:
+        return
+    passed = item.config.stash[_passed_steps]
+    for name in _steps_before(item):
+        if _step_key(item, name) not in passed:
+            pytest.fail(f"not run: the step before it, {name}, did not pass", pytrace=False)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    report = yield
+    if (
+        report.when == "call"
+        and report.passed
+        and isinstance(item, pytest.Function)
+        and item.get_closest_marker(STEPS_MARKER) is not None
+    ):
+        item.config.stash[_passed_steps].add(_step_key(item, item.originalname))
+    return report

@@ -155,7 +155,8 @@ def _workers_in_order(autoscale: Any) -> None:
 # Rules on compute classes hold wherever a cluster is declared (a Cluster kind reuses them).
 COMPUTE_RULES: dict[str, ClassRules] = {
     "PythonPyPiLibrary": ClassRules(fields={"package": Annotated[str, AfterValidator(_pinned)]}),
-    "AutoScale": ClassRules(validators=(_workers_in_order,)),
+    # The service refuses an autoscale range without its upper end.
+    "AutoScale": ClassRules(required=("max_workers",), validators=(_workers_in_order,)),
 }
 JOB_RULES: dict[str, ClassRules] = {
     **COMPUTE_RULES,

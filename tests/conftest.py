@@ -1,14 +1,144 @@
-"""Session-wide test settings."""
+"""Session-wide test settings, and what every test folder shares: emulator fixtures made by
+one factory, the bootstrap principal's connection to an emulator, clean client caches, and
+scenarios written as ordered steps.
+
+A folder's conftest (or a test module needing other emulator options) names its emulator:
+
+    emulator = emulator_fixture("session")
+    emulator = emulator_fixture("module", transition_seconds=1)
+"""
 
 import atexit
 import os
 import shutil
 import tempfile
+from collections.abc import Callable, Generator, Iterator
+from typing import Any, Literal
 
+import pytest
+from pydantic import SecretStr
+
+from emulator.testing import EmulatorInfo, running_emulator
+from providers.auth import component as auth_component
+from providers.auth import token as auth_token
 from providers.auth.token_store import CACHE_DIR_ENV
+from providers.client import Connection, WireForm, WorkspaceClient, client_for, ratelimit
+from providers.client import workspace as client_workspace
 
 # Tokens shared between processes live in a directory of this test session only, so tests
 # (and the engines they start) never reuse a token of another run or of the user.
 _token_dir = tempfile.mkdtemp(prefix="workspace-tokens-")
 os.environ[CACHE_DIR_ENV] = _token_dir
 atexit.register(shutil.rmtree, _token_dir, ignore_errors=True)
+
+Scope = Literal["session", "package", "module", "class", "function"]
+
+
+def emulator_fixture(scope: Scope, **options: Any) -> Callable[..., Iterator[EmulatorInfo]]:
+    """A fixture of one emulator per `scope`, started with `options` (the keyword flags of
+    `running_emulator`, e.g. transition_seconds=1). The fixture's name is the name it is
+    assigned to in a conftest or test module."""
+
+    @pytest.fixture(scope=scope)
+    def emulator() -> Iterator[EmulatorInfo]:
+        with running_emulator(**options) as info:
+            yield info
+
+    return emulator
+
+
+def emulator_connection(info: EmulatorInfo, wire_form: str = "seed") -> Connection:
+    """The bootstrap principal's connection to the emulator: plain HTTP, unthrottled."""
+    return Connection(
+        base_url=info.base_url,
+        auth_url=info.auth_url,
+        tenant_id=info.tenant_id,
+        client_id=info.client_id,
+        client_secret=SecretStr(info.client_secret),
+        resource=info.resource,
+        wire_form=WireForm(wire_form),
+        allow_insecure_http=True,
+        rate_limit_per_second=0,
+    )
+
+
+def emulator_client(info: EmulatorInfo, wire_form: str = "seed") -> WorkspaceClient:
+    """A client of the emulator's platform API on `emulator_connection`, for a test's own
+    look at the workspace."""
+    return client_for(emulator_connection(info, wire_form))
+
+
+def reset_client_caches() -> None:
+    """Forgets what the client modules keep per process: tokens, clients, rate limiters and
+    the WorkspaceAuth providers of a program."""
+    auth_token.tokens.clear()
+    client_workspace.reset_clients()
+    ratelimit.reset()
+    auth_component._providers.clear()
+
+
+@pytest.fixture
+def fresh_client_caches() -> Iterator[None]:
+    """The test starts with empty client caches and leaves them empty."""
+    reset_client_caches()
+    yield
+    reset_client_caches()
+
+
+# --- scenarios in steps ----------------------------------------------------------------------
+#
+# A long scenario is a class marked `steps`: each test method is one step, run in the order
+# written, sharing class-scoped fixtures (the deployed stack). A failure names its step, and
+# each later step fails at once naming the step it waits for instead of running on a
+# workspace left half-way.
+
+STEPS_MARKER = "steps"
+_passed_steps = pytest.StashKey[set[tuple[str, str, str]]]()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        f"{STEPS_MARKER}: the class's test methods are the steps of one scenario, run in the "
+        "order written; a step runs only once every step before it has passed",
+    )
+    config.stash[_passed_steps] = set()
+
+
+def _step_key(item: pytest.Function, name: str) -> tuple[str, str, str]:
+    """The step `name` of the same class and the same parameters as `item`."""
+    callspec = getattr(item, "callspec", None)
+    return item.parent.nodeid if item.parent else "", name, callspec.id if callspec else ""
+
+
+def _steps_before(item: pytest.Function) -> list[str]:
+    """The names of the steps written before `item` in its class (base classes first)."""
+    names: list[str] = []
+    for cls in reversed(item.cls.__mro__ if item.cls else ()):
+        names += [name for name in vars(cls) if name.startswith("test") and name not in names]
+    return names[: names.index(item.originalname)]
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    if not isinstance(item, pytest.Function) or item.get_closest_marker(STEPS_MARKER) is None:
+        return
+    passed = item.config.stash[_passed_steps]
+    for name in _steps_before(item):
+        if _step_key(item, name) not in passed:
+            pytest.fail(f"not run: the step before it, {name}, did not pass", pytrace=False)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    report = yield
+    if (
+        report.when == "call"
+        and report.passed
+        and isinstance(item, pytest.Function)
+        and item.get_closest_marker(STEPS_MARKER) is not None
+    ):
+        item.config.stash[_passed_steps].add(_step_key(item, item.originalname))
+    return report

@@ -1,17 +1,18 @@
 """Lookups and the two actions under the real engine against an emulator over HTTP, whose
 clusters and runs take a second per transition.
 
-One stack of the project's program walks through: clusters started, stopped and left
-alone; a job run waited for; a no-op up that starts nothing; a new trigger that starts one
-new run; a failing run that fails the up with its message; destroy leaving clusters as they
-are. A scratch program calls every lookup at preview and at up."""
+One stack of the project's program walks through, a test per step: clusters started,
+stopped and left alone; a job run waited for; a no-op up that starts nothing; a new trigger
+that starts one new run; a failing run that fails the up with its message; destroy leaving
+clusters as they are. A scratch program calls every lookup at preview and at up."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import textwrap
-from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -21,9 +22,10 @@ from emulator.testing import (
     auth_headers,
     clear_request_log,
     request_log,
-    running_emulator,
 )
-from tests.e2e.conftest import StackFactory, connection_config, write_config
+from tests.conftest import emulator_fixture
+from tests.e2e.conftest import StackFactory, write_config
+from tools.drills.local_stack import connection_config
 from tools.pulumi_cli import REPO_ROOT, PulumiCli
 
 pytestmark = pytest.mark.engine
@@ -38,10 +40,7 @@ JOB = {
 }
 
 
-@pytest.fixture()
-def emulator() -> Iterator[EmulatorInfo]:
-    with running_emulator(transition_seconds=1) as info:
-        yield info
+emulator = emulator_fixture("class", transition_seconds=1)
 
 
 def cluster_state(info: EmulatorInfo, cluster_id: str) -> str:
@@ -65,87 +64,118 @@ def writes(info: EmulatorInfo) -> list[tuple[str, str]]:
     ]
 
 
-def test_cluster_states_and_job_runs(workspace_stack: StackFactory, emulator: EmulatorInfo) -> None:
+@dataclasses.dataclass
+class Actions:
+    """The stack of cluster states and a job run, and what each step hands on to the next."""
+
+    stack: PulumiCli
+    cluster_states: list[dict[str, Any]]
+    runs: list[dict[str, Any]]
+    first_run: dict[str, Any] = dataclasses.field(default_factory=dict)
+
+
+@pytest.fixture(scope="class")
+def actions(workspace_stack: StackFactory) -> Actions:
     cluster_states = [
         {"name": "etl-up", "cluster_name": "etl-nightly", "state": "RUNNING"},
         {"name": "shared-down", "cluster_id": SHARED, "state": "TERMINATED"},
         {"name": "adhoc-down", "cluster_id": ADHOC, "state": "TERMINATED"},  # already there
     ]
     runs = [{"name": "smoke", "job": "smoke-job", "python_params": ["--day", "1"], "trigger": 1}]
-    # A bad item fails before anything is registered: not even the job is made.
     typo = [{**runs[0], "job": "smoke-jbo"}]
     stack = workspace_stack(jobs=[JOB], clusterStates=cluster_states, jobRuns=typo)
-    clear_request_log(emulator)
-    refused = stack.up(check=False)
-    assert refused.returncode != 0
-    assert "workspace:jobRuns[0].job: no job named 'smoke-jbo'" in refused.stdout
-    assert writes(emulator) == []
-    write_config(stack, {"workspace:jobRuns": runs})
+    return Actions(stack, cluster_states, runs)
 
-    clear_request_log(emulator)
-    first_up = stack.up()
-    # Progress while waiting, as the engine shows it.
-    assert f"cluster {ETL} (desired RUNNING): PENDING" in first_up.stdout
-    assert "TERMINATED SUCCESS" in first_up.stdout
-    assert cluster_state(emulator, ETL) == "RUNNING"
-    assert cluster_state(emulator, SHARED) == "TERMINATED"
-    assert cluster_state(emulator, ADHOC) == "TERMINATED"
-    done = writes(emulator)
-    assert done.count(("POST", "/api/2.0/clusters/start")) == 1
-    assert done.count(("POST", "/api/2.0/clusters/stop")) == 1  # SHARED only
-    assert done.count(("POST", "/api/2.0/jobs/run-now")) == 1
-    outputs = stack.outputs()
-    assert outputs["cluster_states"] == {
-        "etl-up": "RUNNING",
-        "shared-down": "TERMINATED",
-        "adhoc-down": "TERMINATED",
-    }
-    first = outputs["job_runs"]["smoke"]
-    assert first["result_state"] == "SUCCESS"
-    assert first["run_page_url"].endswith(f"/run/{first['run_id']}")
 
-    clear_request_log(emulator)
-    stack.up("--expect-no-changes")
-    assert writes(emulator) == []
+@pytest.mark.steps
+class TestClusterStatesAndJobRuns:
+    def test_1_a_bad_item_fails_before_anything_is_made(
+        self, actions: Actions, emulator: EmulatorInfo
+    ) -> None:
+        # A bad item fails before anything is registered: not even the job is made.
+        clear_request_log(emulator)
+        refused = actions.stack.up(check=False)
+        assert refused.returncode != 0
+        assert "workspace:jobRuns[0].job: no job named 'smoke-jbo'" in refused.stdout
+        assert writes(emulator) == []
 
-    # A change of the job alone updates the job: its run previews as unchanged (the run is
-    # fed the job's id, known in preview) and the up starts no run.
-    changed_job = {**JOB, "spark_python_task": {"python_file": "dbfs:/jobs/smoke_v2.py"}}
-    write_config(stack, {"workspace:jobs": [changed_job]})
-    steps = json.loads(stack.preview("--json").stdout)["steps"]
-    ops = {step["urn"].rsplit("::", 1)[-1]: step["op"] for step in steps}
-    assert ops["smoke-job"] == "update" and ops.get("smoke", "same") == "same", ops
-    clear_request_log(emulator)
-    stack.up()
-    assert writes(emulator) == [("POST", "/api/2.0/jobs/reset")]
+    def test_2_up_starts_stops_and_waits(self, actions: Actions, emulator: EmulatorInfo) -> None:
+        stack = actions.stack
+        write_config(stack, {"workspace:jobRuns": actions.runs})
+        clear_request_log(emulator)
+        first_up = stack.up()
+        # Progress while waiting, as the engine shows it.
+        assert f"cluster {ETL} (desired RUNNING): PENDING" in first_up.stdout
+        assert "TERMINATED SUCCESS" in first_up.stdout
+        assert cluster_state(emulator, ETL) == "RUNNING"
+        assert cluster_state(emulator, SHARED) == "TERMINATED"
+        assert cluster_state(emulator, ADHOC) == "TERMINATED"
+        done = writes(emulator)
+        assert done.count(("POST", "/api/2.0/clusters/start")) == 1
+        assert done.count(("POST", "/api/2.0/clusters/stop")) == 1  # SHARED only
+        assert done.count(("POST", "/api/2.0/jobs/run-now")) == 1
+        outputs = stack.outputs()
+        assert outputs["cluster_states"] == {
+            "etl-up": "RUNNING",
+            "shared-down": "TERMINATED",
+            "adhoc-down": "TERMINATED",
+        }
+        first = actions.first_run = outputs["job_runs"]["smoke"]
+        assert first["result_state"] == "SUCCESS"
+        assert first["run_page_url"].endswith(f"/run/{first['run_id']}")
 
-    # A new trigger starts one new run; a new desired state stops the cluster.
-    cluster_states[0]["state"] = "TERMINATED"
-    runs[0]["trigger"] = 2
-    write_config(stack, {"workspace:clusterStates": cluster_states, "workspace:jobRuns": runs})
-    preview = stack.preview("--diff")
-    assert "+-" in preview.stdout and "smoke" in preview.stdout
-    clear_request_log(emulator)
-    stack.up()
-    assert cluster_state(emulator, ETL) == "TERMINATED"
-    assert writes(emulator).count(("POST", "/api/2.0/jobs/run-now")) == 1
-    second = stack.outputs()["job_runs"]["smoke"]
-    assert second["run_id"] != first["run_id"] and second["result_state"] == "SUCCESS"
+    def test_3_a_second_up_writes_nothing(self, actions: Actions, emulator: EmulatorInfo) -> None:
+        clear_request_log(emulator)
+        actions.stack.up("--expect-no-changes")
+        assert writes(emulator) == []
 
-    # A failing run fails the up with the run's state message.
-    runs.append({"name": "broken", "job": "smoke-job", "python_params": ["--fail"]})
-    write_config(stack, {"workspace:jobRuns": runs})
-    failed = stack.up(check=False)
-    output = failed.stdout + failed.stderr
-    assert failed.returncode != 0
-    assert "python_params contained '--fail'" in output
-    assert "Change `trigger` to start a new run" in output
+    def test_4_a_job_change_starts_no_run(self, actions: Actions, emulator: EmulatorInfo) -> None:
+        # A change of the job alone updates the job: its run previews as unchanged (the run
+        # is fed the job's id, known in preview) and the up starts no run.
+        stack = actions.stack
+        changed_job = {**JOB, "spark_python_task": {"python_file": "dbfs:/jobs/smoke_v2.py"}}
+        write_config(stack, {"workspace:jobs": [changed_job]})
+        steps = json.loads(stack.preview("--json").stdout)["steps"]
+        ops = {step["urn"].rsplit("::", 1)[-1]: step["op"] for step in steps}
+        assert ops["smoke-job"] == "update" and ops.get("smoke", "same") == "same", ops
+        clear_request_log(emulator)
+        stack.up()
+        assert writes(emulator) == [("POST", "/api/2.0/jobs/reset")]
 
-    # Destroy deletes the job only: clusters and runs are left as they are.
-    clear_request_log(emulator)
-    stack.destroy()
-    assert writes(emulator) == [("POST", "/api/2.0/jobs/delete")]
-    assert cluster_state(emulator, SHARED) == "TERMINATED"
+    def test_5_a_new_trigger_starts_one_run_and_a_new_state_stops_the_cluster(
+        self, actions: Actions, emulator: EmulatorInfo
+    ) -> None:
+        stack, runs = actions.stack, actions.runs
+        actions.cluster_states[0]["state"] = "TERMINATED"
+        runs[0]["trigger"] = 2
+        write_config(
+            stack, {"workspace:clusterStates": actions.cluster_states, "workspace:jobRuns": runs}
+        )
+        preview = stack.preview("--diff")
+        assert "+-" in preview.stdout and "smoke" in preview.stdout
+        clear_request_log(emulator)
+        stack.up()
+        assert cluster_state(emulator, ETL) == "TERMINATED"
+        assert writes(emulator).count(("POST", "/api/2.0/jobs/run-now")) == 1
+        second = stack.outputs()["job_runs"]["smoke"]
+        assert second["run_id"] != actions.first_run["run_id"]
+        assert second["result_state"] == "SUCCESS"
+
+    def test_6_a_failing_run_fails_the_up_with_its_message(self, actions: Actions) -> None:
+        actions.runs.append({"name": "broken", "job": "smoke-job", "python_params": ["--fail"]})
+        write_config(actions.stack, {"workspace:jobRuns": actions.runs})
+        failed = actions.stack.up(check=False)
+        output = failed.stdout + failed.stderr
+        assert failed.returncode != 0
+        assert "python_params contained '--fail'" in output
+        assert "Change `trigger` to start a new run" in output
+
+    def test_7_destroy_deletes_the_job_only(self, actions: Actions, emulator: EmulatorInfo) -> None:
+        # Clusters and runs are left as they are.
+        clear_request_log(emulator)
+        actions.stack.destroy()
+        assert writes(emulator) == [("POST", "/api/2.0/jobs/delete")]
+        assert cluster_state(emulator, SHARED) == "TERMINATED"
 
 
 LOOKUP_PROGRAM = textwrap.dedent(

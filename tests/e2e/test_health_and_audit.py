@@ -8,22 +8,25 @@ every stack of the project are not; exit codes 1, 0 once all are ignored, 2 on e
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import subprocess
 import sys
+from typing import Any
 
 import pytest
 import requests
 
 from emulator.testing import EmulatorInfo, auth_headers, clear_request_log, request_log
-from tests.e2e.conftest import StackFactory, connection_config, write_config
+from tests.e2e.conftest import StackFactory, write_config
+from tools.drills.local_stack import connection_config
 from tools.pulumi_cli import REPO_ROOT, PulumiCli
 
 pytestmark = pytest.mark.engine
 
 COMPANION_SERVICES = {"app", "admin", "flow"}
 REPORTING_APP = "da574234-e5b2-4774-83f7-ea6a8b63f956"  # a seed application, not yet a principal
-JOB = {
+JOB: dict[str, Any] = {
     "existing_cluster_id": "0101-120000-shared01",
     "spark_python_task": {"python_file": "dbfs:/jobs/audit.py"},
 }
@@ -115,7 +118,10 @@ def test_health_gate_passes_exports_and_fails_on_threshold(
     assert "workspace:flowPassword: stored in plain text" in result.stdout + result.stderr
 
 
-def run_audit(stack, *flags: str) -> subprocess.CompletedProcess[str]:
+def run_audit(
+    stack: PulumiCli, *flags: str, stack_name: str | None = None
+) -> subprocess.CompletedProcess[str]:
+    """`python -m stacks.audit` on the stack's project and state (another stack by name)."""
     return subprocess.run(
         [
             sys.executable,
@@ -124,7 +130,7 @@ def run_audit(stack, *flags: str) -> subprocess.CompletedProcess[str]:
             "--project-dir",
             str(stack.project_dir),
             "--stack",
-            stack.stack,
+            stack_name or stack.stack,
             "--state-dir",
             str(stack.state_dir),
             *flags,
@@ -137,9 +143,17 @@ def run_audit(stack, *flags: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-def test_audit_lists_unmanaged_objects_only(
-    workspace_stack: StackFactory, emulator: EmulatorInfo
-) -> None:
+@dataclasses.dataclass
+class Audited:
+    """Two stacks of the project deployed on the workspace, and objects made by hand."""
+
+    stack: PulumiCli
+    hand_job_id: str
+    report: dict[str, Any] = dataclasses.field(default_factory=dict)  # the JSON report
+
+
+@pytest.fixture(scope="class")
+def audited(workspace_stack: StackFactory, emulator: EmulatorInfo) -> Audited:
     stack = workspace_stack(
         secretScopes=[{"name": "managed-scope"}],
         jobs=[{"name": "managed-job", **JOB}],
@@ -174,55 +188,44 @@ def test_audit_lists_unmanaged_objects_only(
         timeout=10,
     )
     hand_job.raise_for_status()
+    return Audited(stack, str(hand_job.json()["job_id"]))
 
-    result = run_audit(stack, "--json")
-    assert result.returncode == 1, result.stderr
-    report = json.loads(result.stdout)
-    unmanaged = {(o["kind"], o["name"]) for o in report["unmanaged"]}
-    assert {("secret_scope", "made-by-hand"), ("job", "hand-made-job")} <= unmanaged
-    assert {o["id"] for o in report["unmanaged"] if o["kind"] == "job"} == {
-        str(hand_job.json()["job_id"])
-    }
-    assert (
-        not {
-            ("secret_scope", "managed-scope"),
-            ("job", "managed-job"),
-            ("service_principal", "reporting"),
-        }
-        & unmanaged
-    )
-    assert ("secret_scope", "second-stack-scope") not in unmanaged
-    assert report["stacks"] == ["e2e", "e2e-second"]
-    assert report["managed_counts"] == {"job": 1, "service_principal": 1, "secret_scope": 2}
-    assert emulator.client_secret not in result.stdout + result.stderr
 
-    table = run_audit(stack)
-    assert table.returncode == 1
-    assert "made-by-hand" in table.stdout and "hand-made-job" in table.stdout
-    assert "managed-scope" not in table.stdout and "managed-job" not in table.stdout
+@pytest.mark.steps
+class TestAuditListsUnmanagedObjectsOnly:
+    def test_1_the_json_report(self, audited: Audited, emulator: EmulatorInfo) -> None:
+        result = run_audit(audited.stack, "--json")
+        assert result.returncode == 1, result.stderr
+        report = audited.report = json.loads(result.stdout)
+        unmanaged = {(o["kind"], o["name"]) for o in report["unmanaged"]}
+        assert {("secret_scope", "made-by-hand"), ("job", "hand-made-job")} <= unmanaged
+        assert {o["id"] for o in report["unmanaged"] if o["kind"] == "job"} == {audited.hand_job_id}
+        assert (
+            not {
+                ("secret_scope", "managed-scope"),
+                ("job", "managed-job"),
+                ("service_principal", "reporting"),
+            }
+            & unmanaged
+        )
+        assert ("secret_scope", "second-stack-scope") not in unmanaged
+        assert report["stacks"] == ["e2e", "e2e-second"]
+        assert report["managed_counts"] == {"job": 1, "service_principal": 1, "secret_scope": 2}
+        assert emulator.client_secret not in result.stdout + result.stderr
 
-    everything = [f"{o['kind']}:{o['id']}" for o in report["unmanaged"]]
-    ignored = run_audit(stack, *(f"--ignore={pattern}" for pattern in everything))
-    assert ignored.returncode == 0, ignored.stdout + ignored.stderr
-    assert "nothing unmanaged" in ignored.stdout
+    def test_2_the_table(self, audited: Audited) -> None:
+        table = run_audit(audited.stack)
+        assert table.returncode == 1
+        assert "made-by-hand" in table.stdout and "hand-made-job" in table.stdout
+        assert "managed-scope" not in table.stdout and "managed-job" not in table.stdout
 
-    missing = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "stacks.audit",
-            "--project-dir",
-            str(stack.project_dir),
-            "--stack",
-            "no-such-stack",
-            "--state-dir",
-            str(stack.state_dir),
-        ],
-        cwd=REPO_ROOT,
-        env=stack.env(),
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert missing.returncode == 2
-    assert missing.stderr.startswith("audit: ") and "no-such-stack" in missing.stderr
+    def test_3_all_ignored_exits_0(self, audited: Audited) -> None:
+        everything = [f"{o['kind']}:{o['id']}" for o in audited.report["unmanaged"]]
+        ignored = run_audit(audited.stack, *(f"--ignore={pattern}" for pattern in everything))
+        assert ignored.returncode == 0, ignored.stdout + ignored.stderr
+        assert "nothing unmanaged" in ignored.stdout
+
+    def test_4_an_unknown_stack_exits_2(self, audited: Audited) -> None:
+        missing = run_audit(audited.stack, stack_name="no-such-stack")
+        assert missing.returncode == 2
+        assert missing.stderr.startswith("audit: ") and "no-such-stack" in missing.stderr

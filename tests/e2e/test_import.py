@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -22,11 +21,12 @@ from emulator.testing import (
     clear_request_log,
     register_application,
     request_log,
-    running_emulator,
 )
 from providers.client import NotFound, WorkspaceClient
 from providers.service_principal import SCIM_PATH
-from tests.e2e.conftest import connection_config, emulator_client, write_config
+from tests.conftest import emulator_client
+from tests.e2e.conftest import write_config
+from tools.drills.local_stack import connection_config
 from tools.pulumi_cli import REPO_ROOT, PulumiCli
 
 pytestmark = pytest.mark.engine
@@ -36,12 +36,6 @@ ANALYSTS = "100000000000004"
 REPO_ID = "3000000000000002"
 CATALOG = "sandbox"
 OTHER_WORKSPACE = "2345678901234567"
-
-
-@pytest.fixture()
-def emulator() -> Iterator[EmulatorInfo]:
-    with running_emulator() as info:
-        yield info
 
 
 def import_stack(tmp_path: Path, info: EmulatorInfo, wire_form: str) -> PulumiCli:

@@ -9,24 +9,15 @@ import copy
 from typing import Any
 
 import pytest
-import yaml
 
 from emulator.testing import EmulatorInfo, clear_request_log, request_log
 from providers.client import WorkspaceClient, normalise_job_settings
-from stacks.config_rules import object_lists
 from stacks.demo import describe_changes, last_update_changes
-from tests.e2e.conftest import StackFactory, emulator_client, write_config
-from tools.pulumi_cli import REPO_ROOT, PulumiCli
+from tests.conftest import emulator_client
+from tests.e2e.conftest import LOCAL_OBJECTS, StackFactory, write_config
+from tools.pulumi_cli import PulumiCli
 
 pytestmark = pytest.mark.engine
-
-LOCAL: dict[str, Any] = {
-    key.removeprefix("workspace:"): value
-    for key, value in yaml.safe_load((REPO_ROOT / "Pulumi.local.yaml").read_text())[
-        "config"
-    ].items()
-    if key.removeprefix("workspace:") in object_lists()
-}
 
 
 def job_settings(client: WorkspaceClient, job_id: int) -> dict[str, Any]:
@@ -71,7 +62,7 @@ def test_local_stack_up_noop_change_destroy(
     client = emulator_client(emulator)
     scopes_before = scope_names(client)
     principals_before = len(client.list_service_principals())
-    stack = workspace_stack(**LOCAL)
+    stack = workspace_stack(**LOCAL_OBJECTS)
 
     # up: every declared object exists as declared
     stack.up()
@@ -104,7 +95,7 @@ def test_local_stack_up_noop_change_destroy(
     )
 
     # a config change: in-place updates of the job, its permissions and the branch
-    changed = copy.deepcopy(LOCAL)
+    changed = copy.deepcopy(LOCAL_OBJECTS)
     changed["jobs"][0]["new_cluster"]["autoscale"]["max_workers"] = 8
     changed["jobs"][0]["new_cluster"]["max_retries"] = 3
     changed["jobPermissions"][0]["access_controls"][1]["permission_level"] = "CAN_MANAGE_RUN"

@@ -10,23 +10,13 @@ import subprocess
 import sys
 
 import pytest
-import yaml
 
 from emulator.testing import EmulatorInfo
-from stacks.config_rules import object_lists
-from tests.e2e.conftest import StackFactory, write_config
+from tests.e2e.conftest import LOCAL_OBJECTS, StackFactory, write_config
 from tests.unit.test_preview_summary import rows
 from tools.pulumi_cli import REPO_ROOT
 
 pytestmark = pytest.mark.engine
-
-LOCAL = {
-    key.removeprefix("workspace:"): value
-    for key, value in yaml.safe_load((REPO_ROOT / "Pulumi.local.yaml").read_text())[
-        "config"
-    ].items()
-    if key.removeprefix("workspace:") in object_lists()
-}
 
 
 def summary_of(preview_json: str) -> str:
@@ -43,21 +33,22 @@ def summary_of(preview_json: str) -> str:
 
 
 def test_summary_of_real_previews(workspace_stack: StackFactory, emulator: EmulatorInfo) -> None:
-    stack = workspace_stack(**LOCAL)
-    declared = sum(len(items) for items in LOCAL.values())
+    stack = workspace_stack(**LOCAL_OBJECTS)
+    declared = sum(len(items) for items in LOCAL_OBJECTS.values())
 
     created = summary_of(stack.preview("--json").stdout)
     # + the WorkspaceAuth; its explicit provider is plumbing and left out of the summary
     assert f"**{declared + 1} to create** (0 unchanged)" in created
     table = rows(created)
-    assert set(table) == {"workspace"} | {i["name"] for items in LOCAL.values() for i in items}
+    names = {item["name"] for items in LOCAL_OBJECTS.values() for item in items}
+    assert set(table) == {"workspace"} | names
     assert all(row.startswith("| `+` create |") for row in table.values())
     assert table["nightly-etl"].startswith("| `+` create | `nightly-etl` | Job |")
 
     stack.up()
     assert "No changes" in summary_of(stack.preview("--json").stdout)
 
-    changed = copy.deepcopy(LOCAL)
+    changed = copy.deepcopy(LOCAL_OBJECTS)
     changed["jobs"][0]["new_cluster"]["max_retries"] = 5
     changed["repoBranches"][0]["branch"] = "main"
     changed["catalogBindings"][0]["catalog_name"] = "sandbox"

@@ -2,11 +2,13 @@
 preview, up, a no-op up without writes, in-place updates, replacements, drift found by
 refresh and undone by up, objects deleted out of band, and a destroy that leaves the seed.
 
-One stack per wire form walks through every step; each assert names its step."""
+One stack per wire form walks through the steps, a test each (a class per wire form): a
+failure names its step, and the steps after it do not run."""
 
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 from typing import Any
 
@@ -52,7 +54,7 @@ KINDS = {
 def job_item(wire_form: str) -> dict[str, Any]:
     """The job in the nesting that matches the wire form: the specification's nesting for
     the seed form, the public service's for the public form."""
-    public = {
+    public: dict[str, Any] = {
         "name": JOB_NAME,
         "new_cluster": {
             "spark_version": "13.3.x-scala2.12",
@@ -174,7 +176,8 @@ class Workspace:
         return entries
 
     def branches(self) -> dict[int, str]:
-        branches, params = {}, {}
+        branches: dict[int, str] = {}
+        params: dict[str, str] = {}
         while True:
             page = self.call("GET", "/api/2.0/repos", params=params)
             branches.update({r["id"]: r["branch"] for r in page["repos"]})
@@ -266,233 +269,305 @@ def reconfigure(stack: PulumiCli, objects: dict[str, Any]) -> None:
 # --- the scenario ----------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("wire_form", ["seed", "public"])
-def test_six_kinds_through_their_lifecycle(
-    workspace_stack: StackFactory, emulator: EmulatorInfo, wire_form: str
-) -> None:
+@dataclasses.dataclass
+class Lifecycle:
+    """One stack of the six kinds, and what each step hands on to the next."""
+
+    wire_form: str
+    workspace: Workspace
+    seed: dict[str, Any]  # the workspace before the stack
+    apps: list[dict[str, str]]
+    stack: PulumiCli
+    objects: dict[str, Any]  # as declared now
+    job: dict[str, Any] = dataclasses.field(default_factory=dict)  # as last read
+
+
+@pytest.fixture(scope="class")
+def lifecycle(
+    request: pytest.FixtureRequest, workspace_stack: StackFactory, emulator: EmulatorInfo
+) -> Lifecycle:
+    wire_form = request.cls.wire_form
     workspace = Workspace(emulator)
     seed = workspace.snapshot()
     apps = seed_applications()
     objects = declared(wire_form, apps)
     stack = workspace_stack(wire_form=wire_form, **objects)
+    return Lifecycle(wire_form, workspace, seed, apps, stack, objects)
 
-    # 1. preview lists the creates
-    assert ops(stack) == {name: "create" for name in KINDS}, "1. preview: six creates"
-    assert workspace.snapshot() == seed, "1. preview changed the workspace"
 
-    # 2. up makes the objects as declared
-    stack.up()
-    job = workspace.job_named(JOB_NAME)
-    assert job["max_retries"] == 1 and job["timeout_seconds"] == 3600, "2. up: job settings"
-    assert job["new_cluster"]["spark_env_vars"] == {"ENVIRONMENT": "e2e"}, "2. up: job env"
-    # The specification nests libraries in new_cluster; the public service has them at job
-    # level. Each form's body keeps them where its form has them.
-    libraries = (job["new_cluster"] if wire_form == "seed" else job).get("libraries") or []
-    assert sorted(lib["pypi"]["package"] for lib in libraries) == [
-        "pandas==2.2.2",
-        "requests==2.32.3",
-    ], f"2. up: job libraries where the {wire_form} form has them, got {job}"
-    assert workspace.principals()[apps[0]["client_id"]] == {
-        "display_name": "reporting",
-        "entitlements": ["workspace-access"],
-        "groups": ["100000000000004"],
-    }, "2. up: service principal"
-    assert "e2e-scope" in workspace.scopes(), "2. up: scope"
-    permissions = workspace.permissions(job["job_id"])
-    assert permissions["data-engineers"] == "CAN_MANAGE_RUN", "2. up: permissions"
-    assert permissions["analysts"] == "CAN_VIEW", "2. up: permissions"
-    assert workspace.branches()[REPO_ID] == "develop", "2. up: branch"
-    assert workspace.catalogs()["finance"] == {
-        "isolation_mode": "ISOLATED",
-        "bindings": {OTHER_WORKSPACE: "BINDING_TYPE_READ_WRITE"},
-    }, "2. up: catalog binding"
+@pytest.mark.steps
+class SixKindsLifecycle:
+    """The steps, in order, of one stack in the wire form `wire_form` (a subclass each)."""
 
-    # 3. a second up changes nothing and writes nothing
-    assert_no_changes(stack, workspace, "3.")
+    wire_form: str
 
-    # 3b. nor does the other wire form: whichever nesting and spelling the service echoes,
-    # refresh reads the same objects and up has nothing to do
-    other_form = "public" if wire_form == "seed" else "seed"
-    write_config(stack, {"workspace:wireForm": other_form})
-    refreshed = refresh(stack)
-    assert {name: op for name, (op, _) in refreshed.items()} == {name: "same" for name in KINDS}, (
-        f"3b. refresh in the {other_form} form reads every object unchanged"
-    )
-    assert_no_changes(stack, workspace, "3b.")
-    write_config(stack, {"workspace:wireForm": wire_form})
+    def test_1_preview_lists_the_creates(self, lifecycle: Lifecycle) -> None:
+        workspace, stack = lifecycle.workspace, lifecycle.stack
+        assert ops(stack) == {name: "create" for name in KINDS}, "1. preview: six creates"
+        assert workspace.snapshot() == lifecycle.seed, "1. preview changed the workspace"
 
-    # 4. an updatable field of each kind (a scope has none) is updated in place
-    updated = copy.deepcopy(objects)
-    updated["servicePrincipals"][0]["entitlements"] = ["databricks-sql-access", "workspace-access"]
-    job_settings = updated["jobs"][0]
-    (job_settings["new_cluster"] if wire_form == "seed" else job_settings)["max_retries"] = 3
-    # The job alone first: its permissions refer to it, yet are not changed by its update.
-    reconfigure(stack, {"jobs": updated["jobs"]})
-    assert ops(stack) == {JOB_NAME: "update"}, "4. preview: a job update changes nothing else"
-    updated["jobPermissions"][0]["access_controls"][1]["permission_level"] = "CAN_MANAGE_RUN"
-    updated["repoBranches"][0]["branch"] = "release/2024.06"
-    updated["catalogBindings"][0]["bindings"].append(
-        {"workspace_id": THIRD_WORKSPACE, "binding_type": "BINDING_TYPE_READ_ONLY"}
-    )
-    reconfigure(stack, updated)
-    preview = steps(stack.preview("--json").stdout)
-    expected_changes = {
-        "reporting": "entitlements",
-        JOB_NAME: "new_cluster" if wire_form == "seed" else "max_retries",
-        "e2e-etl-access": "access_controls",
-        "pipelines": "branch",
-        "finance": "bindings",
-    }
-    assert {n: s["op"] for n, s in preview.items()} == {
-        name: "update" for name in expected_changes
-    }, "4. preview: one in-place update per kind, nothing else"
-    for name, key in expected_changes.items():
-        old, new = preview[name]["oldState"]["inputs"], preview[name]["newState"]["inputs"]
-        changed = {k for k in set(old) | set(new) if old.get(k) != new.get(k)}
-        assert changed == {key}, f"4. preview: {name} changes {changed}, expected {key}"
-    stack.up()
-    job = workspace.job_named(JOB_NAME)
-    assert job["max_retries"] == 3, "4. up: job updated"
-    assert workspace.principals()[apps[0]["client_id"]]["entitlements"] == [
-        "databricks-sql-access",
-        "workspace-access",
-    ], "4. up: principal updated"
-    assert workspace.permissions(job["job_id"])["analysts"] == "CAN_MANAGE_RUN", "4. up"
-    assert workspace.branches()[REPO_ID] == "release/2024.06", "4. up: branch updated"
-    assert workspace.catalogs()["finance"]["bindings"] == {
-        OTHER_WORKSPACE: "BINDING_TYPE_READ_WRITE",
-        THIRD_WORKSPACE: "BINDING_TYPE_READ_ONLY",
-    }, "4. up: binding added"
-    assert_no_changes(stack, workspace, "4.")
+    def test_2_up_makes_the_objects_as_declared(self, lifecycle: Lifecycle) -> None:
+        workspace, apps, wire_form = lifecycle.workspace, lifecycle.apps, lifecycle.wire_form
+        lifecycle.stack.up()
+        job = workspace.job_named(JOB_NAME)
+        assert job["max_retries"] == 1 and job["timeout_seconds"] == 3600, "2. up: job settings"
+        assert job["new_cluster"]["spark_env_vars"] == {"ENVIRONMENT": "e2e"}, "2. up: job env"
+        # The specification nests libraries in new_cluster; the public service has them at
+        # job level. Each form's body keeps them where its form has them.
+        libraries = (job["new_cluster"] if wire_form == "seed" else job).get("libraries") or []
+        assert sorted(lib["pypi"]["package"] for lib in libraries) == [
+            "pandas==2.2.2",
+            "requests==2.32.3",
+        ], f"2. up: job libraries where the {wire_form} form has them, got {job}"
+        assert workspace.principals()[apps[0]["client_id"]] == {
+            "display_name": "reporting",
+            "entitlements": ["workspace-access"],
+            "groups": ["100000000000004"],
+        }, "2. up: service principal"
+        assert "e2e-scope" in workspace.scopes(), "2. up: scope"
+        permissions = workspace.permissions(job["job_id"])
+        assert permissions["data-engineers"] == "CAN_MANAGE_RUN", "2. up: permissions"
+        assert permissions["analysts"] == "CAN_VIEW", "2. up: permissions"
+        assert workspace.branches()[REPO_ID] == "develop", "2. up: branch"
+        assert workspace.catalogs()["finance"] == {
+            "isolation_mode": "ISOLATED",
+            "bindings": {OTHER_WORKSPACE: "BINDING_TYPE_READ_WRITE"},
+        }, "2. up: catalog binding"
 
-    # 5. replacing fields: a principal's application id, a scope's backend, a catalog's name,
-    # the repo. (A scope's name is its resource name in this stack: another name is another
-    # resource.)
-    replaced = copy.deepcopy(updated)
-    replaced["servicePrincipals"][0]["application_id"] = apps[1]["client_id"]
-    replaced["secretScopes"][0]["keyvault"] = KEYVAULT
-    replaced["catalogBindings"][0]["catalog_name"] = "sandbox"
-    replaced["repoBranches"][0] = {
-        "name": "pipelines",
-        "repo_id": str(MODELS_REPO_ID),
-        "branch": "experiment",
-    }
-    reconfigure(stack, replaced)
-    preview = steps(stack.preview("--json").stdout)
-    assert {n: (s["op"], s.get("replaceReasons")) for n, s in preview.items()} == {
-        "reporting": ("replace", ["application_id"]),
-        "e2e-scope": ("replace", ["keyvault"]),
-        "finance": ("replace", ["catalog_name"]),
-        "pipelines": ("replace", ["repo_id", "repo_path"]),
-    }, "5. preview: four replacements"
-    stack.up()
-    principals = workspace.principals()
-    assert apps[0]["client_id"] not in principals, "5. up: old principal removed"
-    assert principals[apps[1]["client_id"]]["entitlements"] == [
-        "databricks-sql-access",
-        "workspace-access",
-    ], "5. up: new principal"
-    assert workspace.scopes()["e2e-scope"] == KEYVAULT, "5. up: scope now backed by a vault"
-    catalogs = workspace.catalogs()
-    assert catalogs["finance"] == seed["catalogs"]["finance"], "5. up: finance restored"
-    assert catalogs["sandbox"]["isolation_mode"] == "ISOLATED", "5. up: sandbox isolated"
-    assert set(catalogs["sandbox"]["bindings"]) == {OTHER_WORKSPACE, THIRD_WORKSPACE}, "5. up"
-    branches = workspace.branches()
-    assert branches[REPO_ID] == "main", "5. up: the first repo's branch restored"
-    assert branches[MODELS_REPO_ID] == "experiment", "5. up: the other repo's branch set"
-    assert_no_changes(stack, workspace, "5.")
+    def test_3_a_second_up_changes_nothing(self, lifecycle: Lifecycle) -> None:
+        assert_no_changes(lifecycle.stack, lifecycle.workspace, "3.")
 
-    # 6. out-of-band changes show in refresh; the next up restores the declared values
-    job = workspace.job_named(JOB_NAME)
-    drifted = {k: v for k, v in job.items() if k != "job_id"}
-    drifted["timeout_seconds"] = 60
-    workspace.call(
-        "POST", "/api/2.0/jobs/reset", json={"job_id": job["job_id"], "new_settings": drifted}
-    )
-    workspace.call(
-        "PATCH",
-        f"/api/2.0/permissions/jobs/{job['job_id']}",
-        json={"access_control_list": [{"group_name": "analysts", "permission_level": "CAN_VIEW"}]},
-    )
-    workspace.call("POST", f"/api/2.0/repos/{MODELS_REPO_ID}", json={"branch": "main"})
-    workspace.call(
-        "PATCH", "/api/2.1/unity-catalog/catalogs/sandbox", json={"isolation_mode": "OPEN"}
-    )
-    workspace.call(
-        "PATCH",
-        "/api/2.1/unity-catalog/bindings/catalog/sandbox",
-        json={"unassign_workspaces": [OTHER_WORKSPACE]},
-    )
-    principal_id = workspace.principal_id(apps[1]["client_id"])
-    workspace.call(
-        "PATCH",
-        f"/api/2.0/preview/scim/v2/ServicePrincipals/{principal_id}",
-        json={
-            "schemas": ["urn:ietf:params:scim:api:messages:2.0:PatchOp"],
-            "Operations": [{"op": "replace", "path": "displayName", "value": "renamed"}],
-        },
-    )
-    refreshed = refresh(stack)
-    assert {name: op for name, (op, _) in refreshed.items()} == {
-        "reporting": "update",
-        "e2e-scope": "same",
-        JOB_NAME: "update",
-        "e2e-etl-access": "update",
-        "pipelines": "update",
-        "finance": "update",
-    }, "6. refresh: the five drifted objects are read as changed, the scope not"
-    assert refreshed["reporting"][1]["display_name"] == "renamed", "6. refresh: principal"
-    assert refreshed[JOB_NAME][1]["timeout_seconds"] == 60, "6. refresh: job timeout"
-    assert {"group_name": "analysts", "permission_level": "CAN_VIEW"} in refreshed[
-        "e2e-etl-access"
-    ][1]["access_controls"], "6. refresh: permission entry"
-    assert refreshed["pipelines"][1]["branch"] == "main", "6. refresh: branch"
-    assert refreshed["finance"][1]["isolation_mode"] == "OPEN", "6. refresh: isolation"
-    assert [b["workspace_id"] for b in refreshed["finance"][1]["bindings"]] == [THIRD_WORKSPACE], (
-        "6. refresh: binding removed"
-    )
-    assert {n: s["op"] for n, s in steps(stack.preview("--json").stdout).items()} == {
-        "reporting": "update",
-        JOB_NAME: "update",
-        "e2e-etl-access": "update",
-        "pipelines": "update",
-        "finance": "update",
-    }, "6. preview after refresh: the five drifted objects update"
-    stack.up()
-    job = workspace.job_named(JOB_NAME)
-    assert job["timeout_seconds"] == 3600, "6. up: job timeout restored"
-    assert workspace.permissions(job["job_id"])["analysts"] == "CAN_MANAGE_RUN", "6. up"
-    assert workspace.branches()[MODELS_REPO_ID] == "experiment", "6. up: branch restored"
-    assert workspace.catalogs()["sandbox"] == {
-        "isolation_mode": "ISOLATED",
-        "bindings": {
+    def test_3b_nor_does_the_other_wire_form(self, lifecycle: Lifecycle) -> None:
+        # Whichever nesting and spelling the service echoes, refresh reads the same objects
+        # and up has nothing to do.
+        stack, wire_form = lifecycle.stack, lifecycle.wire_form
+        other_form = "public" if wire_form == "seed" else "seed"
+        write_config(stack, {"workspace:wireForm": other_form})
+        refreshed = refresh(stack)
+        assert {name: op for name, (op, _) in refreshed.items()} == {
+            name: "same" for name in KINDS
+        }, f"3b. refresh in the {other_form} form reads every object unchanged"
+        assert_no_changes(stack, lifecycle.workspace, "3b.")
+        write_config(stack, {"workspace:wireForm": wire_form})
+
+    def test_4a_a_job_update_changes_nothing_else(self, lifecycle: Lifecycle) -> None:
+        # An updatable field of each kind (a scope has none) is updated in place; the job
+        # alone first: its permissions refer to it, yet are not changed by its update.
+        updated = copy.deepcopy(lifecycle.objects)
+        updated["servicePrincipals"][0]["entitlements"] = [
+            "databricks-sql-access",
+            "workspace-access",
+        ]
+        job_settings = updated["jobs"][0]
+        (job_settings["new_cluster"] if lifecycle.wire_form == "seed" else job_settings)[
+            "max_retries"
+        ] = 3
+        lifecycle.objects = updated
+        reconfigure(lifecycle.stack, {"jobs": updated["jobs"]})
+        assert ops(lifecycle.stack) == {JOB_NAME: "update"}, (
+            "4. preview: a job update changes nothing else"
+        )
+
+    def test_4b_preview_one_in_place_update_per_kind(self, lifecycle: Lifecycle) -> None:
+        stack, updated = lifecycle.stack, lifecycle.objects
+        updated["jobPermissions"][0]["access_controls"][1]["permission_level"] = "CAN_MANAGE_RUN"
+        updated["repoBranches"][0]["branch"] = "release/2024.06"
+        updated["catalogBindings"][0]["bindings"].append(
+            {"workspace_id": THIRD_WORKSPACE, "binding_type": "BINDING_TYPE_READ_ONLY"}
+        )
+        reconfigure(stack, updated)
+        preview = steps(stack.preview("--json").stdout)
+        expected_changes = {
+            "reporting": "entitlements",
+            JOB_NAME: "new_cluster" if lifecycle.wire_form == "seed" else "max_retries",
+            "e2e-etl-access": "access_controls",
+            "pipelines": "branch",
+            "finance": "bindings",
+        }
+        assert {n: s["op"] for n, s in preview.items()} == {
+            name: "update" for name in expected_changes
+        }, "4. preview: one in-place update per kind, nothing else"
+        for name, key in expected_changes.items():
+            old, new = preview[name]["oldState"]["inputs"], preview[name]["newState"]["inputs"]
+            changed = {k for k in set(old) | set(new) if old.get(k) != new.get(k)}
+            assert changed == {key}, f"4. preview: {name} changes {changed}, expected {key}"
+
+    def test_4c_up_updates_in_place(self, lifecycle: Lifecycle) -> None:
+        workspace, apps = lifecycle.workspace, lifecycle.apps
+        lifecycle.stack.up()
+        job = workspace.job_named(JOB_NAME)
+        assert job["max_retries"] == 3, "4. up: job updated"
+        assert workspace.principals()[apps[0]["client_id"]]["entitlements"] == [
+            "databricks-sql-access",
+            "workspace-access",
+        ], "4. up: principal updated"
+        assert workspace.permissions(job["job_id"])["analysts"] == "CAN_MANAGE_RUN", "4. up"
+        assert workspace.branches()[REPO_ID] == "release/2024.06", "4. up: branch updated"
+        assert workspace.catalogs()["finance"]["bindings"] == {
             OTHER_WORKSPACE: "BINDING_TYPE_READ_WRITE",
             THIRD_WORKSPACE: "BINDING_TYPE_READ_ONLY",
-        },
-    }, "6. up: isolation and binding restored"
-    assert workspace.principals()[apps[1]["client_id"]]["display_name"] == "reporting", "6. up"
-    assert_no_changes(stack, workspace, "6.")
+        }, "4. up: binding added"
+        assert_no_changes(lifecycle.stack, workspace, "4.")
 
-    # 7. objects deleted out of band: refresh drops them, up makes them again
-    workspace.call("POST", "/api/2.0/jobs/delete", json={"job_id": job["job_id"]})
-    workspace.call("POST", "/api/2.0/secrets/scopes/delete", json={"scope": "e2e-scope"})
-    principal_id = workspace.principal_id(apps[1]["client_id"])
-    workspace.call("DELETE", f"/api/2.0/preview/scim/v2/ServicePrincipals/{principal_id}")
-    dropped = {name for name, (op, _) in refresh(stack).items() if op == "delete"}
-    assert dropped == {"reporting", JOB_NAME, "e2e-etl-access", "e2e-scope"}, "7. refresh"
-    assert {n: s["op"] for n, s in steps(stack.preview("--json").stdout).items()} == {
-        "reporting": "create",
-        JOB_NAME: "create",
-        "e2e-etl-access": "create",
-        "e2e-scope": "create",
-    }, "7. preview after refresh: the deleted objects are created again"
-    stack.up()
-    job = workspace.job_named(JOB_NAME)
-    assert workspace.permissions(job["job_id"])["analysts"] == "CAN_MANAGE_RUN", "7. up"
-    assert "e2e-scope" in workspace.scopes(), "7. up: scope made again"
-    assert apps[1]["client_id"] in workspace.principals(), "7. up: principal added again"
-    assert_no_changes(stack, workspace, "7.")
+    def test_5a_preview_replacements(self, lifecycle: Lifecycle) -> None:
+        # Replacing fields: a principal's application id, a scope's backend, a catalog's
+        # name, the repo. (A scope's name is its resource name in this stack: another name
+        # is another resource.)
+        replaced = copy.deepcopy(lifecycle.objects)
+        replaced["servicePrincipals"][0]["application_id"] = lifecycle.apps[1]["client_id"]
+        replaced["secretScopes"][0]["keyvault"] = KEYVAULT
+        replaced["catalogBindings"][0]["catalog_name"] = "sandbox"
+        replaced["repoBranches"][0] = {
+            "name": "pipelines",
+            "repo_id": str(MODELS_REPO_ID),
+            "branch": "experiment",
+        }
+        lifecycle.objects = replaced
+        reconfigure(lifecycle.stack, replaced)
+        preview = steps(lifecycle.stack.preview("--json").stdout)
+        assert {n: (s["op"], s.get("replaceReasons")) for n, s in preview.items()} == {
+            "reporting": ("replace", ["application_id"]),
+            "e2e-scope": ("replace", ["keyvault"]),
+            "finance": ("replace", ["catalog_name"]),
+            "pipelines": ("replace", ["repo_id", "repo_path"]),
+        }, "5. preview: four replacements"
 
-    # 8. destroy leaves the seed data only
-    stack.destroy()
-    assert workspace.snapshot() == seed, "8. destroy: the workspace is back to its seed"
+    def test_5b_up_replaces(self, lifecycle: Lifecycle) -> None:
+        workspace, apps = lifecycle.workspace, lifecycle.apps
+        lifecycle.stack.up()
+        principals = workspace.principals()
+        assert apps[0]["client_id"] not in principals, "5. up: old principal removed"
+        assert principals[apps[1]["client_id"]]["entitlements"] == [
+            "databricks-sql-access",
+            "workspace-access",
+        ], "5. up: new principal"
+        assert workspace.scopes()["e2e-scope"] == KEYVAULT, "5. up: scope now backed by a vault"
+        catalogs = workspace.catalogs()
+        assert catalogs["finance"] == lifecycle.seed["catalogs"]["finance"], (
+            "5. up: finance restored"
+        )
+        assert catalogs["sandbox"]["isolation_mode"] == "ISOLATED", "5. up: sandbox isolated"
+        assert set(catalogs["sandbox"]["bindings"]) == {OTHER_WORKSPACE, THIRD_WORKSPACE}, "5. up"
+        branches = workspace.branches()
+        assert branches[REPO_ID] == "main", "5. up: the first repo's branch restored"
+        assert branches[MODELS_REPO_ID] == "experiment", "5. up: the other repo's branch set"
+        assert_no_changes(lifecycle.stack, workspace, "5.")
+
+    def test_6a_refresh_reads_out_of_band_changes(self, lifecycle: Lifecycle) -> None:
+        workspace, stack = lifecycle.workspace, lifecycle.stack
+        job = workspace.job_named(JOB_NAME)
+        drifted = {k: v for k, v in job.items() if k != "job_id"}
+        drifted["timeout_seconds"] = 60
+        workspace.call(
+            "POST", "/api/2.0/jobs/reset", json={"job_id": job["job_id"], "new_settings": drifted}
+        )
+        workspace.call(
+            "PATCH",
+            f"/api/2.0/permissions/jobs/{job['job_id']}",
+            json={
+                "access_control_list": [{"group_name": "analysts", "permission_level": "CAN_VIEW"}]
+            },
+        )
+        workspace.call("POST", f"/api/2.0/repos/{MODELS_REPO_ID}", json={"branch": "main"})
+        workspace.call(
+            "PATCH", "/api/2.1/unity-catalog/catalogs/sandbox", json={"isolation_mode": "OPEN"}
+        )
+        workspace.call(
+            "PATCH",
+            "/api/2.1/unity-catalog/bindings/catalog/sandbox",
+            json={"unassign_workspaces": [OTHER_WORKSPACE]},
+        )
+        principal_id = workspace.principal_id(lifecycle.apps[1]["client_id"])
+        workspace.call(
+            "PATCH",
+            f"/api/2.0/preview/scim/v2/ServicePrincipals/{principal_id}",
+            json={
+                "schemas": ["urn:ietf:params:scim:api:messages:2.0:PatchOp"],
+                "Operations": [{"op": "replace", "path": "displayName", "value": "renamed"}],
+            },
+        )
+        refreshed = refresh(stack)
+        assert {name: op for name, (op, _) in refreshed.items()} == {
+            "reporting": "update",
+            "e2e-scope": "same",
+            JOB_NAME: "update",
+            "e2e-etl-access": "update",
+            "pipelines": "update",
+            "finance": "update",
+        }, "6. refresh: the five drifted objects are read as changed, the scope not"
+        assert refreshed["reporting"][1]["display_name"] == "renamed", "6. refresh: principal"
+        assert refreshed[JOB_NAME][1]["timeout_seconds"] == 60, "6. refresh: job timeout"
+        assert {"group_name": "analysts", "permission_level": "CAN_VIEW"} in refreshed[
+            "e2e-etl-access"
+        ][1]["access_controls"], "6. refresh: permission entry"
+        assert refreshed["pipelines"][1]["branch"] == "main", "6. refresh: branch"
+        assert refreshed["finance"][1]["isolation_mode"] == "OPEN", "6. refresh: isolation"
+        assert [b["workspace_id"] for b in refreshed["finance"][1]["bindings"]] == [
+            THIRD_WORKSPACE
+        ], "6. refresh: binding removed"
+        assert {n: s["op"] for n, s in steps(stack.preview("--json").stdout).items()} == {
+            "reporting": "update",
+            JOB_NAME: "update",
+            "e2e-etl-access": "update",
+            "pipelines": "update",
+            "finance": "update",
+        }, "6. preview after refresh: the five drifted objects update"
+
+    def test_6b_up_restores_the_declared_values(self, lifecycle: Lifecycle) -> None:
+        workspace = lifecycle.workspace
+        lifecycle.stack.up()
+        job = lifecycle.job = workspace.job_named(JOB_NAME)
+        assert job["timeout_seconds"] == 3600, "6. up: job timeout restored"
+        assert workspace.permissions(job["job_id"])["analysts"] == "CAN_MANAGE_RUN", "6. up"
+        assert workspace.branches()[MODELS_REPO_ID] == "experiment", "6. up: branch restored"
+        assert workspace.catalogs()["sandbox"] == {
+            "isolation_mode": "ISOLATED",
+            "bindings": {
+                OTHER_WORKSPACE: "BINDING_TYPE_READ_WRITE",
+                THIRD_WORKSPACE: "BINDING_TYPE_READ_ONLY",
+            },
+        }, "6. up: isolation and binding restored"
+        assert (
+            workspace.principals()[lifecycle.apps[1]["client_id"]]["display_name"] == "reporting"
+        ), "6. up"
+        assert_no_changes(lifecycle.stack, workspace, "6.")
+
+    def test_7a_refresh_drops_objects_deleted_out_of_band(self, lifecycle: Lifecycle) -> None:
+        workspace, stack = lifecycle.workspace, lifecycle.stack
+        workspace.call("POST", "/api/2.0/jobs/delete", json={"job_id": lifecycle.job["job_id"]})
+        workspace.call("POST", "/api/2.0/secrets/scopes/delete", json={"scope": "e2e-scope"})
+        principal_id = workspace.principal_id(lifecycle.apps[1]["client_id"])
+        workspace.call("DELETE", f"/api/2.0/preview/scim/v2/ServicePrincipals/{principal_id}")
+        dropped = {name for name, (op, _) in refresh(stack).items() if op == "delete"}
+        assert dropped == {"reporting", JOB_NAME, "e2e-etl-access", "e2e-scope"}, "7. refresh"
+        assert {n: s["op"] for n, s in steps(stack.preview("--json").stdout).items()} == {
+            "reporting": "create",
+            JOB_NAME: "create",
+            "e2e-etl-access": "create",
+            "e2e-scope": "create",
+        }, "7. preview after refresh: the deleted objects are created again"
+
+    def test_7b_up_makes_them_again(self, lifecycle: Lifecycle) -> None:
+        workspace = lifecycle.workspace
+        lifecycle.stack.up()
+        job = workspace.job_named(JOB_NAME)
+        assert workspace.permissions(job["job_id"])["analysts"] == "CAN_MANAGE_RUN", "7. up"
+        assert "e2e-scope" in workspace.scopes(), "7. up: scope made again"
+        assert lifecycle.apps[1]["client_id"] in workspace.principals(), (
+            "7. up: principal added again"
+        )
+        assert_no_changes(lifecycle.stack, workspace, "7.")
+
+    def test_8_destroy_leaves_the_seed(self, lifecycle: Lifecycle) -> None:
+        lifecycle.stack.destroy()
+        assert lifecycle.workspace.snapshot() == lifecycle.seed, (
+            "8. destroy: the workspace is back to its seed"
+        )
+
+
+class TestSixKindsInTheSeedForm(SixKindsLifecycle):
+    wire_form = "seed"
+
+
+class TestSixKindsInThePublicForm(SixKindsLifecycle):
+    wire_form = "public"

@@ -17,7 +17,8 @@ from emulator.testing import EmulatorInfo, clear_request_log, request_log
 from providers.client import Connection
 from providers.lifecycle import CONNECTION_KEY, PROVIDER_KEY
 from providers.registry import by_name
-from tests.e2e.conftest import StackFactory, emulator_client, write_config
+from tests.conftest import emulator_client
+from tests.e2e.conftest import StackFactory, write_config
 from tools.pulumi_cli import PulumiCli
 
 pytestmark = pytest.mark.engine

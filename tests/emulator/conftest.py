@@ -2,18 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
-from emulator.testing import EmulatorInfo, fetch_token, running_emulator
+from emulator.testing import EmulatorInfo, fetch_token
+from tests.conftest import emulator_fixture
 from tests.emulator.support import Api
 
-
-@pytest.fixture(scope="session")
-def emulator() -> Iterator[EmulatorInfo]:
-    with running_emulator() as info:
-        yield info
+emulator = emulator_fixture("session")
 
 
 @pytest.fixture(scope="session")

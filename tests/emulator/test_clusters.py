@@ -6,7 +6,8 @@ import time
 
 import pytest
 
-from emulator.testing import fetch_token, running_emulator
+from emulator.testing import EmulatorInfo, fetch_token
+from tests.conftest import emulator_fixture
 from tests.emulator.support import Api, expect_error
 
 RUNNING = "0101-120000-shared01"
@@ -15,11 +16,12 @@ SHAPE = {"cluster_id", "cluster_name", "spark_version", "node_type_id", "state",
          "state_message", "start_time", "creator_user_name"}
 
 
+slow_emulator = emulator_fixture("module", transition_seconds=1)  # state moves take a second
+
+
 @pytest.fixture(scope="module")
-def slow_api():
-    """An emulator whose state moves take a second."""
-    with running_emulator(transition_seconds=1) as info:
-        yield Api(info.base_url, fetch_token(info))
+def slow_api(slow_emulator: EmulatorInfo) -> Api:
+    return Api(slow_emulator.base_url, fetch_token(slow_emulator))
 
 
 def _state(api: Api, cluster_id: str) -> str:

@@ -8,7 +8,8 @@ import time
 import pytest
 import requests
 
-from emulator.testing import fetch_token, get_faults, request_log, running_emulator, set_faults
+from emulator.testing import fetch_token, get_faults, request_log, set_faults
+from tests.conftest import emulator_fixture
 from tests.emulator.support import Api, create_job
 
 LIST = "/api/2.0/clusters/list"
@@ -24,12 +25,8 @@ def _statuses(api: Api, count: int, path: str = LIST) -> list[int | str]:
     return outcomes
 
 
-@pytest.fixture(scope="module")
-def faulty():
-    options = {"fault_rate_429": 0.2, "fault_rate_500": 0.2, "fault_rate_503": 0.1,
-               "fault_seed": 11, "fault_paths": "/api/2.0/clusters/*"}
-    with running_emulator(**options) as info:
-        yield info
+faulty = emulator_fixture("module", fault_rate_429=0.2, fault_rate_500=0.2, fault_rate_503=0.1,
+                          fault_seed=11, fault_paths="/api/2.0/clusters/*")
 
 
 def test_seeded_rates_from_flags_give_each_status(faulty):

@@ -13,7 +13,8 @@ import schemathesis
 from hypothesis import HealthCheck, settings
 
 from emulator.platform.app import openapi_document
-from emulator.testing import fetch_token, running_emulator
+from emulator.testing import fetch_token
+from tests.conftest import emulator_fixture
 
 MAX_EXAMPLES = 12
 REQUEST_TIMEOUT = 5
@@ -21,11 +22,8 @@ REQUEST_TIMEOUT = 5
 schema = schemathesis.openapi.from_dict(openapi_document())
 
 
-@pytest.fixture(scope="module")
-def fuzzed_emulator():
-    # Its own emulator: the run creates, changes and deletes things at random.
-    with running_emulator() as info:
-        yield info
+# Its own emulator: the run creates, changes and deletes things at random.
+fuzzed_emulator = emulator_fixture("module")
 
 
 @pytest.fixture(scope="module")

@@ -2,19 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pulumi
 import pytest
 
-from emulator.testing import EmulatorInfo, running_emulator
+from emulator.testing import EmulatorInfo
 from providers import apps
+from tests.conftest import emulator_fixture
 
-
-@pytest.fixture(scope="module")
-def emulator() -> Iterator[EmulatorInfo]:
-    with running_emulator() as info:
-        yield info
+emulator = emulator_fixture("module")
 
 
 def test_sample_value_counts_calls_and_metrics_follow(emulator: EmulatorInfo) -> None:

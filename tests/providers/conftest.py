@@ -1,40 +1,37 @@
-"""Shared fixtures of the provider tests: one emulator per session, and the bootstrap
-principal's connection props in both wire forms."""
+"""Shared fixtures of the provider tests: one emulator per session, the bootstrap
+principal's connection props in both wire forms, and the create a diff test starts from."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from emulator.testing import EmulatorInfo, running_emulator
-from providers.client import Connection, WorkspaceClient, client_for
+from emulator.testing import EmulatorInfo
+from providers.client import WorkspaceClient
+from providers.lifecycle import WorkspaceProvider
+from tests.conftest import emulator_connection, emulator_fixture
+from tests.providers.support import client_of
 
-
-@pytest.fixture(scope="session")
-def emulator() -> Iterator[EmulatorInfo]:
-    with running_emulator() as info:
-        yield info
+emulator = emulator_fixture("session")
 
 
 @pytest.fixture(params=["seed", "public"])
 def connection(request: pytest.FixtureRequest, emulator: EmulatorInfo) -> dict[str, Any]:
     """The props of a `providers.client.Connection` for the bootstrap principal."""
-    return Connection(
-        base_url=emulator.base_url,
-        auth_url=emulator.auth_url,
-        tenant_id=emulator.tenant_id,
-        client_id=emulator.client_id,
-        client_secret=emulator.client_secret,
-        resource=emulator.resource,
-        wire_form=request.param,
-        allow_insecure_http=True,
-        rate_limit_per_second=0,
-    ).to_props()
+    return emulator_connection(emulator, request.param).to_props()
 
 
 @pytest.fixture
 def client(connection: dict[str, Any]) -> WorkspaceClient:
     """A plain client on the same connection, to look at the emulator beside the provider."""
-    return client_for(Connection.from_props(connection))
+    return client_of(connection)
+
+
+@pytest.fixture
+def created(
+    provider: WorkspaceProvider, props: dict[str, Any]
+) -> tuple[str, dict[str, Any] | None]:
+    """(id, outputs) of the module's `props` created through its `provider`."""
+    result = provider.create(props)
+    return result.id, result.outs

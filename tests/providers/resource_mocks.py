@@ -9,8 +9,10 @@ import pulumi
 
 
 class RecordingMocks(pulumi.runtime.Mocks):
-    def __init__(self, computed: dict[str, Any]) -> None:
-        self.computed = computed
+    """Records each registration; its outputs are its inputs plus `computed`."""
+
+    def __init__(self, computed: dict[str, Any] | None = None) -> None:
+        self.computed = computed or {}
         self.registered: list[pulumi.runtime.MockResourceArgs] = []
 
     def new_resource(self, args: pulumi.runtime.MockResourceArgs):

@@ -3,16 +3,16 @@ wire forms: start, stop, waiting, a cluster already there left alone, timeouts."
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from emulator.testing import EmulatorInfo, clear_request_log, request_log, running_emulator
+from emulator.testing import EmulatorInfo, clear_request_log, request_log
 from providers import polling
 from providers.client import WorkspaceClient
 from providers.cluster_state import ClusterStateError, ClusterStateProvider, converge
 from providers.lifecycle import CONNECTION_KEY, UNKNOWN
+from tests.conftest import emulator_fixture
 from tests.providers.support import failures
 
 CLUSTER = "0101-120000-adhoc003"  # seeded TERMINATED, used by no other provider test
@@ -20,10 +20,7 @@ START = "/api/2.0/clusters/start"
 STOPS = {"/api/2.0/clusters/stop", "/api/2.0/clusters/delete"}
 
 
-@pytest.fixture(scope="module")
-def emulator() -> Iterator[EmulatorInfo]:
-    with running_emulator(transition_seconds=1) as info:
-        yield info
+emulator = emulator_fixture("module", transition_seconds=1)
 
 
 @pytest.fixture

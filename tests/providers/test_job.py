@@ -12,11 +12,9 @@ import pytest
 
 from providers import job as job_module
 from providers.client import (
-    Connection,
     NotFound,
     ServerError,
     WorkspaceClient,
-    client_for,
 )
 from providers.client import workspace as workspace_module
 from providers.job import (
@@ -33,6 +31,8 @@ from providers.job import (
     SparkPythonTaskArgs,
 )
 from providers.lifecycle import UNKNOWN
+from tests.providers.resource_mocks import RecordingMocks
+from tests.providers.support import client_of
 
 provider = JobProvider()
 
@@ -80,10 +80,6 @@ def unique_name() -> str:
     return f"job-{uuid.uuid4().hex[:10]}"
 
 
-def client_of(connection: dict[str, Any]) -> WorkspaceClient:
-    return client_for(Connection.from_props(connection))
-
-
 def get_job(connection: dict[str, Any], job_id: str) -> dict[str, Any]:
     return client_of(connection).get("/api/2.0/jobs/get", {"job_id": int(job_id)})
 
@@ -102,7 +98,7 @@ def made(connection: dict[str, Any]) -> Iterator[list[str]]:
 
 
 @pytest.fixture
-def created(connection, made) -> tuple[str, dict[str, Any], dict[str, Any]]:
+def created(connection, made) -> tuple[str, dict[str, Any], dict[str, Any] | None]:
     """(id, inputs, outputs) of a job created through the provider from seed-nesting input."""
     inputs = seed_inputs(unique_name())
     result = provider.create(with_connection(inputs, connection))
@@ -422,18 +418,6 @@ def test_create_reraises_an_ambiguous_failure_when_nothing_was_made(connection, 
 
 
 # --- the resource (program side) ---------------------------------------------------------
-
-
-class RecordingMocks(pulumi.runtime.Mocks):
-    def __init__(self) -> None:
-        self.registered: list[pulumi.runtime.MockResourceArgs] = []
-
-    def new_resource(self, args: pulumi.runtime.MockResourceArgs):
-        self.registered.append(args)
-        return [f"{args.name}-id", args.inputs]
-
-    def call(self, args: pulumi.runtime.MockCallArgs):
-        return {}
 
 
 def test_resource_sends_typed_args_and_its_deployment_tag(connection):

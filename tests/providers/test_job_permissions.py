@@ -11,11 +11,9 @@ import pulumi
 import pytest
 
 from providers.client import (
-    Connection,
     InvalidParameter,
     NotFound,
     WorkspaceClient,
-    client_for,
 )
 from providers.job_permissions import (
     AccessControlArgs,
@@ -25,7 +23,8 @@ from providers.job_permissions import (
     direct_entries,
 )
 from providers.lifecycle import UNKNOWN
-from tests.providers.test_job import RecordingMocks
+from tests.providers.resource_mocks import RecordingMocks
+from tests.providers.support import client_of
 
 provider = JobPermissionsProvider()
 
@@ -34,10 +33,6 @@ ANALYSTS = {"group_name": "analysts", "permission_level": "CAN_VIEW"}
 ALICE = {"user_name": "alice@example.com", "permission_level": "CAN_MANAGE"}
 # Someone else's entry, added out of band.
 BOB = {"user_name": "bob@example.com", "permission_level": "CAN_VIEW"}
-
-
-def client_of(connection: dict[str, Any]) -> WorkspaceClient:
-    return client_for(Connection.from_props(connection))
 
 
 def props(connection: dict[str, Any], job_id: Any, *entries: dict[str, str]) -> dict[str, Any]:

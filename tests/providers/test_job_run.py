@@ -5,25 +5,22 @@ the create is retried, and a new run only for new inputs."""
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from emulator.testing import EmulatorInfo, clear_request_log, request_log, running_emulator
+from emulator.testing import EmulatorInfo, clear_request_log, request_log
 from providers import polling
 from providers.client import WorkspaceClient
 from providers.job_run import JobRunFailed, JobRunProvider, idempotency_token
 from providers.lifecycle import CONNECTION_KEY, UNKNOWN
+from tests.conftest import emulator_fixture
 from tests.providers.support import failures
 
 RUN_NOW = ("POST", "/api/2.0/jobs/run-now")
 
 
-@pytest.fixture(scope="module")
-def emulator() -> Iterator[EmulatorInfo]:
-    with running_emulator(transition_seconds=1) as info:
-        yield info
+emulator = emulator_fixture("module", transition_seconds=1)
 
 
 @pytest.fixture

@@ -106,12 +106,6 @@ def test_check_does_not_judge_unknown_values(provider, props, unknown):
 # --- diff ----------------------------------------------------------------------------
 
 
-@pytest.fixture
-def created(provider, props):
-    result = provider.create(props)
-    return result.id, result.outs
-
-
 def test_diff_same_input_is_no_change(provider, props, created):
     id_, outs = created
     assert not provider.diff(id_, outs, props).changes

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from emulator.testing import EmulatorInfo, request_log, running_emulator
+from emulator.testing import EmulatorInfo, request_log
+from tests.conftest import emulator_fixture
 from tests.reliability.bad_inputs import Batch, item_batch, setting_batch
 from tools.drills.local_stack import connection_config, scratch_stack, write_stack_config
 from tools.pulumi_cli import PulumiCli
@@ -22,10 +23,7 @@ pytestmark = pytest.mark.engine
 PROBLEM_COUNT = re.compile(r"the stack's config has (\d+) problem\(s\)")
 
 
-@pytest.fixture(scope="module")
-def emulator() -> EmulatorInfo:
-    with running_emulator() as info:
-        yield info
+emulator = emulator_fixture("module")
 
 
 @pytest.fixture(scope="module")

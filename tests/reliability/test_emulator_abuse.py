@@ -8,11 +8,11 @@ from __future__ import annotations
 import json
 import re
 
-import pytest
 import requests
 
 from emulator.platform.app import openapi_document
-from emulator.testing import EmulatorInfo, fetch_token, running_emulator
+from emulator.testing import fetch_token
+from tests.conftest import emulator_fixture
 
 TIMEOUT_SECONDS = 10
 WRITE_METHODS = ("post", "put", "patch")
@@ -52,10 +52,7 @@ def write_operations() -> list[tuple[str, str]]:
     return operations
 
 
-@pytest.fixture(scope="module")
-def emulator() -> EmulatorInfo:
-    with running_emulator() as info:
-        yield info
+emulator = emulator_fixture("module")
 
 
 def test_every_write_operation_refuses_hostile_bodies_with_a_4xx(emulator) -> None:

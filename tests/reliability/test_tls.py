@@ -15,10 +15,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from pydantic import SecretStr
 
-from providers.auth import token as auth_token
 from providers.client import Connection, WorkspaceError, WorkspaceUnreachable, client_for
-from providers.client.workspace import reset_clients
+from tests.conftest import reset_client_caches
 
 
 class NotFoundHandler(http.server.BaseHTTPRequestHandler):
@@ -59,10 +59,9 @@ def untrusted_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple
 
 
 def call(url: str, **settings) -> WorkspaceError:
-    reset_clients()
-    auth_token.tokens.clear()
+    reset_client_caches()  # every call is a first one: no client or token of the one before
     connection = Connection(base_url=url, auth_url=url, tenant_id="t", client_id="c",
-                            client_secret="s", resource="r", max_attempts=1, **settings)
+                            client_secret=SecretStr("s"), resource="r", max_attempts=1, **settings)
     with pytest.raises(WorkspaceError) as caught:
         client_for(connection).get("/api/2.0/clusters/list")
     return caught.value

@@ -21,9 +21,7 @@ import pytest
 from urllib3.connectionpool import HTTPConnectionPool
 from urllib3.response import HTTPResponse
 
-from providers.auth import token as token_module
-from providers.client import http, ratelimit, retry
-from providers.client import workspace as workspace_module
+from providers.client import retry
 from providers.client.connection import Connection
 
 BASE_URL = "https://adb-123.example.net"
@@ -67,12 +65,6 @@ def token_body(
         "resource": resource,
         "access_token": access_token,
     }
-
-
-def reset_module_state() -> None:
-    token_module.tokens.clear()
-    workspace_module.reset_clients()
-    ratelimit.reset()
 
 
 @dataclass
@@ -153,11 +145,6 @@ class ScriptedTransport:
             pool=pool,
             connection=kwargs.get("response_conn"),
         )
-
-
-def fresh_sessions(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Sessions are cached per policy; a test that patches urllib3 starts from new ones."""
-    monkeypatch.setattr(http, "_sessions", {})
 
 
 ErrorFactory = Callable[[], BaseException]

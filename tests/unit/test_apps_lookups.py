@@ -7,7 +7,6 @@ import pytest
 import responses
 
 from providers import apps
-from providers.client import retry
 
 APP = "https://app.example.net"
 ADMIN = "https://admin.example.net"
@@ -34,9 +33,7 @@ def root_entity() -> dict:
     }
 
 
-@pytest.fixture(autouse=True)
-def no_sleep(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(retry, "sleep", lambda seconds: None)
+pytestmark = pytest.mark.usefixtures("no_retry_sleep")
 
 
 @responses.activate

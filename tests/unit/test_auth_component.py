@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pulumi
 import pytest
 import responses
 from pulumi.runtime import rpc
 
-from providers.auth import component
 from providers.auth.component import (
     UnboundConnectionError,
     WorkspaceAuth,
@@ -25,7 +26,6 @@ from tests.unit.client_support import (
     RESOURCE,
     TENANT,
     TOKEN_URL,
-    reset_module_state,
     token_body,
 )
 
@@ -51,17 +51,12 @@ class Mocks(pulumi.runtime.Mocks):
         return {}
 
 
-@pytest.fixture(autouse=True)
-def _clean():
-    reset_module_state()
-    component._providers.clear()  # each test is a program of its own
-    yield
-    reset_module_state()
-    component._providers.clear()
+# Each test is a program of its own: no WorkspaceAuth provider of another test is known.
+pytestmark = pytest.mark.usefixtures("fresh_client_caches")
 
 
 def args(**overrides) -> WorkspaceAuthArgs:
-    values = {
+    values: dict[str, Any] = {
         "base_url": BASE_URL,
         "auth_url": AUTH_URL,
         "tenant_id": TENANT,

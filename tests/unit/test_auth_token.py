@@ -29,16 +29,10 @@ from tests.unit.client_support import (
     TOKEN_URL,
     FakeClock,
     connection,
-    reset_module_state,
     token_body,
 )
 
-
-@pytest.fixture(autouse=True)
-def _clean():
-    reset_module_state()
-    yield
-    reset_module_state()
+pytestmark = pytest.mark.usefixtures("fresh_client_caches")
 
 
 def seed_query(resource: str = RESOURCE) -> dict[str, str]:

@@ -24,7 +24,6 @@ from tests.unit.client_support import (
     BASE_URL,
     TOKEN_URL,
     connection,
-    reset_module_state,
     token_body,
 )
 
@@ -84,10 +83,8 @@ MULTI_TASK: dict[str, Any] = {
 
 
 @pytest.fixture(autouse=True)
-def _clean():
-    reset_module_state()
-    yield
-    reset_module_state()
+def _clean(fresh_client_caches: None) -> None:
+    """Every test starts with empty client caches (the root conftest's fixture)."""
 
 
 @pytest.fixture(params=[WireForm.SEED, WireForm.PUBLIC], ids=lambda f: f.value)

@@ -15,16 +15,10 @@ from tests.unit.client_support import (
     TOKEN_URL,
     FakeClock,
     connection,
-    reset_module_state,
     token_body,
 )
 
-
-@pytest.fixture(autouse=True)
-def _clean():
-    reset_module_state()
-    yield
-    reset_module_state()
+pytestmark = pytest.mark.usefixtures("fresh_client_caches")
 
 
 def test_burst_then_spaced_one_over_rate():

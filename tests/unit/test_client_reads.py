@@ -13,27 +13,13 @@ from tests.unit.client_support import (
     BASE_URL,
     TOKEN_URL,
     connection,
-    reset_module_state,
     token_body,
 )
 
 SCIM = f"{BASE_URL}/api/2.0/preview/scim/v2/ServicePrincipals"
 
 
-@pytest.fixture(autouse=True)
-def _clean(monkeypatch):
-    reset_module_state()
-    # Retries here must not wait.
-    monkeypatch.setattr("providers.client.retry.sleep", lambda seconds: None)
-    yield
-    reset_module_state()
-
-
-@pytest.fixture
-def mocked():
-    with responses.RequestsMock() as rsps:
-        rsps.get(TOKEN_URL, json=token_body())
-        yield rsps
+pytestmark = pytest.mark.usefixtures("fresh_client_caches", "no_retry_sleep")
 
 
 def test_clusters_list_and_get(mocked):

@@ -28,8 +28,6 @@ from tests.unit.client_support import (
     Answer,
     ScriptedTransport,
     connection,
-    fresh_sessions,
-    reset_module_state,
     token_body,
     use_fake_retry_clock,
 )
@@ -39,12 +37,7 @@ CREATE_URL = f"{BASE_URL}/api/2.0/jobs/create"
 JITTER = http.BACKOFF_JITTER
 
 
-@pytest.fixture(autouse=True)
-def _clean(monkeypatch: pytest.MonkeyPatch):
-    reset_module_state()
-    fresh_sessions(monkeypatch)
-    yield
-    reset_module_state()
+pytestmark = pytest.mark.usefixtures("fresh_client_caches", "fresh_http_sessions")
 
 
 def policy(max_attempts: int = 6, max_retry_seconds: float = 300.0) -> http.CallPolicy:

@@ -16,25 +16,13 @@ from tests.unit.client_support import (
     CLIENT_SECRET,
     TOKEN_URL,
     connection,
-    reset_module_state,
     token_body,
 )
 
 BEARER = {"Authorization": f"Bearer {ACCESS_TOKEN}"}
 
 
-@pytest.fixture(autouse=True)
-def _clean():
-    reset_module_state()
-    yield
-    reset_module_state()
-
-
-@pytest.fixture
-def mocked():
-    with responses.RequestsMock() as rsps:
-        rsps.get(TOKEN_URL, json=token_body())
-        yield rsps
+pytestmark = pytest.mark.usefixtures("fresh_client_caches")
 
 
 def test_get_sends_the_bearer_token_and_query(mocked):

@@ -21,10 +21,7 @@ from stacks.audit import (
 )
 from tests.unit.client_support import (
     BASE_URL,
-    TOKEN_URL,
     connection,
-    reset_module_state,
-    token_body,
 )
 
 
@@ -99,28 +96,19 @@ def test_missing_connection_key_is_named() -> None:
         connection_of(broken)
 
 
-@pytest.fixture
-def workspace():
-    reset_module_state()
-    with responses.RequestsMock() as mocked:
-        mocked.get(TOKEN_URL, json=token_body())
-        yield mocked
-    reset_module_state()
-
-
-def test_workspace_objects_follow_every_page(workspace: responses.RequestsMock) -> None:
+def test_workspace_objects_follow_every_page(mocked: responses.RequestsMock) -> None:
     jobs = f"{BASE_URL}/api/2.0/jobs/list"
-    workspace.get(jobs, match=[matchers.query_param_matcher({"limit": "100"})],
-                  json={"jobs": [{"job_id": 2, "settings": {"name": "b"}}], "has_more": True,
-                        "next_page_token": "t2"})
-    workspace.get(jobs, match=[matchers.query_param_matcher({"limit": "100", "page_token": "t2"})],
-                  json={"jobs": [{"job_id": 1, "settings": {"name": "a"}}], "has_more": False})
+    mocked.get(jobs, match=[matchers.query_param_matcher({"limit": "100"})],
+               json={"jobs": [{"job_id": 2, "settings": {"name": "b"}}], "has_more": True,
+                     "next_page_token": "t2"})
+    mocked.get(jobs, match=[matchers.query_param_matcher({"limit": "100", "page_token": "t2"})],
+               json={"jobs": [{"job_id": 1, "settings": {"name": "a"}}], "has_more": False})
     scim = f"{BASE_URL}/api/2.0/preview/scim/v2/ServicePrincipals"
-    workspace.get(scim, match=[matchers.query_param_matcher({"startIndex": "1", "count": "100"})],
-                  json={"totalResults": 2, "Resources": [{"id": "7", "displayName": "p7"}]})
-    workspace.get(scim, match=[matchers.query_param_matcher({"startIndex": "2", "count": "100"})],
-                  json={"totalResults": 2, "Resources": [{"id": "8", "applicationId": "app-8"}]})
-    workspace.get(f"{BASE_URL}/api/2.0/secrets/scopes/list", json={"scopes": [{"name": "s"}]})
+    mocked.get(scim, match=[matchers.query_param_matcher({"startIndex": "1", "count": "100"})],
+               json={"totalResults": 2, "Resources": [{"id": "7", "displayName": "p7"}]})
+    mocked.get(scim, match=[matchers.query_param_matcher({"startIndex": "2", "count": "100"})],
+               json={"totalResults": 2, "Resources": [{"id": "8", "applicationId": "app-8"}]})
+    mocked.get(f"{BASE_URL}/api/2.0/secrets/scopes/list", json={"scopes": [{"name": "s"}]})
 
     found = list(workspace_objects(WorkspaceClient(connection())))
     assert sorted(found, key=repr) == sorted([

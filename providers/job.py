@@ -113,6 +113,15 @@ class JobProvider(WorkspaceProvider):
         _, found = check_settings(settings)
         return failures + [CheckFailure(path or "(inputs)", reason) for path, reason in found]
 
+    @classmethod
+    def field_changes(cls, old_inputs, new_inputs):
+        try:
+            old = cls.args_model.model_validate(user_inputs(old_inputs)).settings()
+            new = cls.args_model.model_validate(user_inputs(new_inputs)).settings()
+        except pydantic.ValidationError:
+            return None
+        return [(c.path, c.old, c.new) for c in changes(canonical(old), canonical(new))]
+
     def spec(self, args: JobModel) -> Spec:
         spec = canonical(args.settings())
         if args.authoritative:

@@ -165,6 +165,16 @@ class WorkspaceProvider(ResourceProvider):
         """(path, reason) per broken rule across fields, for inputs the model accepted."""
         return []
 
+    @classmethod
+    def field_changes(
+        cls, old_inputs: Mapping[str, Any], new_inputs: Mapping[str, Any]
+    ) -> list[tuple[str, Any, Any]] | None:
+        """(path, before, after) per changed field, where the kind has a better view than a
+        comparison of the raw inputs (keyed lists, normal forms); None: compare the inputs.
+        The pull-request summary (tools/preview_summary.py) asks this. `_MISSING`-free:
+        an added field has before None, a removed one after None."""
+        return None
+
     # --- the dynamic-provider protocol ---------------------------------------------
     def check(self, _olds: dict[str, Any], news: dict[str, Any]) -> CheckResult:
         failures = self.input_failures(user_inputs(news))

@@ -19,6 +19,8 @@ import sys
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from providers.registry import by_name
+
 # The placeholder the engine writes for a value only known once the update runs.
 UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"
 # Inputs every workspace resource carries that are not the user's (never diffed).
@@ -116,12 +118,31 @@ def step_fields(op: str, step: Mapping[str, Any]) -> list[str]:
     new = user_inputs(step.get("newState"))
     replace_reasons = set(step.get("replaceReasons") or [])
     fields = []
-    for path, before, after in differences(old, new):
+    for path, before, after in kind_changes(step, old, new):
         note = (
             " (forces replacement)" if path.split(".")[0].split("[")[0] in replace_reasons else ""
         )
         fields.append(f"`{path}`: {describe(before, after)}{note}")
     return fields
+
+
+def kind_changes(
+    step: Mapping[str, Any], old: dict[str, Any], new: dict[str, Any]
+) -> Iterator[tuple[str, Any, Any]]:
+    """The changed fields as the resource's kind names them (a job's by task key, in its
+    normal form), else as a comparison of the inputs finds them."""
+    kind = by_name().get(kind_of(type_of(step.get("urn", ""))))
+    if kind is not None and UNKNOWN not in json.dumps(new):
+        found = kind.provider.field_changes(old, new)
+        if found is not None:
+            for path, before, after in found:
+                yield (
+                    path,
+                    _MISSING if before is None else before,
+                    _MISSING if after is None else after,
+                )
+            return
+    yield from differences(old, new)
 
 
 def user_inputs(state: Mapping[str, Any] | None) -> dict[str, Any]:

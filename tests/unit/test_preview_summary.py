@@ -49,8 +49,10 @@ def test_counts_and_changed_fields_of_a_real_preview() -> None:
         f"{engine['delete']} to delete** ({engine['same']} unchanged)" in markdown
     )
     table = rows(markdown)
+    # A job's fields are named in its normal form: the single task of a job declared in
+    # the specification's nesting is `tasks[main]`.
     assert table["nightly-etl"] == (
-        "| `~` update | `nightly-etl` | Job | `new_cluster.max_retries`: `2` → `5` |"
+        "| `~` update | `nightly-etl` | Job | `tasks[main].max_retries`: `2` → `5` |"
     )
     assert '`branch`: `"develop"` → `"main"`' in table["data-pipelines"]
     assert '`catalog_name`: `"finance"` → `"sandbox"` (forces replacement)' in table["finance"]

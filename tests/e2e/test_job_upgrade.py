@@ -1,0 +1,110 @@
+"""A stack deployed by the code before Jobs at full depth moves over without a change.
+
+The state is made honestly: the tree of the last commit before the rewrite
+(`OLD_COMMIT`, taken with `git archive`) deploys the local stack's job as it was then (the
+single-task shape in the seed nesting: `new_cluster` holding `timeout_seconds`,
+`max_retries`, `spark_python_task`, and `spark_env_vars` inside `cluster_log_conf`) with
+its own program and provider host. Then this checkout's program and provider host, on the
+same state and emulator, preview no change, up without a write, refresh (which records the
+job in the new normal form) and preview no change again, and apply a change of the lifted
+task in place.
+"""
+
+from __future__ import annotations
+
+import io
+import subprocess
+import tarfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from emulator.testing import EmulatorInfo, clear_request_log, request_log
+from tests.conftest import emulator_client
+from tests.e2e.conftest import StackFactory, write_config
+from tools.pulumi_cli import REPO_ROOT, PulumiCli
+
+pytestmark = pytest.mark.engine
+
+# The parent of "Job at the full depth of Jobs API 2.2": the single-task Job.
+OLD_COMMIT = "206480b7ec7e911aa4e1c86616f8c7475958ea0b"
+
+
+def old_tree(destination: Path) -> Path:
+    """The files of OLD_COMMIT under `destination`, with this checkout's virtualenv."""
+    archive = subprocess.run(
+        ["git", "-C", str(REPO_ROOT), "archive", OLD_COMMIT],
+        capture_output=True,
+        check=True,
+    ).stdout
+    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+        tar.extractall(destination, filter="data")
+    (destination / ".venv").symlink_to(REPO_ROOT / ".venv")
+    return destination
+
+
+def old_local_job(tree: Path) -> dict[str, Any]:
+    config = yaml.safe_load((tree / "Pulumi.local.yaml").read_text())["config"]
+    [job] = config["workspace:jobs"]
+    return job
+
+
+def run_program_of(stack: PulumiCli, tree: Path) -> None:
+    """Points the stack's project at the program of `tree`, and its provider host at the
+    same code."""
+    project = stack.project_dir / "Pulumi.yaml"
+    document = yaml.safe_load(project.read_text())
+    document["main"] = str(tree / "stacks")
+    project.write_text(yaml.safe_dump(document))
+    stack.extra_env["PYTHONPATH"] = str(tree)
+
+
+def job_outputs(stack: PulumiCli) -> dict[str, Any]:
+    [job] = [r for r in stack.export()["deployment"]["resources"] if r["type"].endswith(":Job")]
+    return job["outputs"]
+
+
+def writes(info: EmulatorInfo) -> list[str]:
+    return [
+        f"{r['method']} {r['path']}"
+        for r in request_log(info)
+        if r["service"] == "platform" and r["method"] != "GET"
+    ]
+
+
+@pytest.mark.parametrize("wire_form", ["seed", "public"])
+def test_a_single_task_job_deployed_before_full_depth_is_no_change(
+    workspace_stack: StackFactory, emulator: EmulatorInfo, tmp_path: Path, wire_form: str
+) -> None:
+    tree = old_tree(tmp_path / "old")
+    job = old_local_job(tree)
+    assert "timeout_seconds" in job["new_cluster"]  # the seed nesting, as it was
+    stack = workspace_stack(wire_form=wire_form, jobs=[job])
+    run_program_of(stack, tree)
+    stack.up()
+    assert "tasks" not in job_outputs(stack)  # the old single-task state
+    job_id = int(stack.outputs()["jobs"][job["name"]])
+
+    run_program_of(stack, REPO_ROOT)
+    clear_request_log(emulator)
+    stack.preview("--expect-no-changes")
+    stack.up("--expect-no-changes")
+    assert writes(emulator) == []
+    # A refresh records the job in the new normal form (one task keyed "main"): the same job.
+    stack.refresh()
+    assert [t["task_key"] for t in job_outputs(stack)["tasks"]] == ["main"]
+    stack.preview("--expect-no-changes")
+
+    # The job is one task keyed "main" now: a change of it applies in place.
+    job["new_cluster"]["max_retries"] = 3
+    write_config(stack, {"workspace:jobs": [job]})
+    clear_request_log(emulator)
+    stack.up()
+    assert len(writes(emulator)) == 1, writes(emulator)
+    assert int(stack.outputs()["jobs"][job["name"]]) == job_id
+    [task] = emulator_client(emulator, wire_form).jobs.get(job_id)["settings"]["tasks"]
+    assert (task["task_key"], task["max_retries"]) == ("main", 3)
+    stack.preview("--expect-no-changes")
+    stack.destroy()

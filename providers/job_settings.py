@@ -379,6 +379,9 @@ class _Job:
     environment_keys: list[str]
     variable_keys: list[str]
     has_git_source: bool
+    # Declared in a legacy single-task shape, whose task type is optional (a job of a
+    # cluster and settings only, as Jobs 2.0 has it).
+    legacy: bool = False
 
 
 def problems(
@@ -386,12 +389,12 @@ def problems(
 ) -> list[tuple[str, str]]:
     """Every rule across fields that `settings` breaks, as (path, reason). Paths are rendered
     against `inputs` when given (so a legacy shape is named as written), else `settings`."""
-    found = list(_job_problems(settings))
+    found = list(_job_problems(settings, legacy=inputs is not None and is_legacy(inputs)))
     root = inputs if inputs is not None else settings
     return [(error_path(loc, root), reason) for loc, reason in found]
 
 
-def _job_problems(settings: Any) -> Found:
+def _job_problems(settings: Any, *, legacy: bool = False) -> Found:
     tasks = settings.tasks or []
     job = _Job(
         tasks={t.task_key: t for t in tasks},
@@ -399,6 +402,7 @@ def _job_problems(settings: Any) -> Found:
         environment_keys=[e.environment_key for e in settings.environments or []],
         variable_keys=[v.environment_variables_key for v in settings.environment_variables or []],
         has_git_source=settings.git_source is not None,
+        legacy=legacy,
     )
     if len(tasks) > MAX_TASKS:
         yield ("tasks",), f"has {len(tasks)} tasks; a job holds at most {MAX_TASKS}"
@@ -462,10 +466,14 @@ def _keys(
 
 def _task_problems(task: Any, loc: Loc, job: _Job, *, nested: bool = False) -> Found:
     types = _given(task, TASK_TYPES)
-    if not types:
+    if not types and not (job.legacy and not nested):
         yield loc, f"no task type: give one of {_one_of(TASK_TYPES)}"
     elif len(types) > 1:
-        yield loc, f"gives {len(types)} task types ({', '.join(types)}); a task has one"
+        # Named at a field the user wrote, also where a legacy job gives it at job level.
+        yield (
+            (*loc, types[-1]),
+            f"gives {len(types)} task types ({', '.join(types)}); a task has one",
+        )
     yield from _compute_problems(task, loc, types, job)
     if not nested:
         yield from _dependency_problems(task, loc, job)
@@ -493,11 +501,14 @@ def _task_problems(task: Any, loc: Loc, job: _Job, *, nested: bool = False) -> F
 def _compute_problems(task: Any, loc: Loc, types: list[str], job: _Job) -> Found:
     clusters = _given(task, CLUSTER_FIELDS)
     if len(clusters) > 1:
-        yield loc, f"gives {len(clusters)} computes ({', '.join(clusters)}); give one"
+        yield (
+            (*loc, clusters[-1]),
+            f"gives {len(clusters)} computes ({', '.join(clusters)}); give one",
+        )
     for task_type in types:
         if task_type in NEEDS_COMPUTE and not clusters and task.environment_key is None:
             yield (
-                loc,
+                (*loc, task_type),
                 (
                     f"{task_type} needs compute: give job_cluster_key, existing_cluster_id, "
                     "new_cluster, or environment_key (serverless)"
@@ -505,7 +516,7 @@ def _compute_problems(task: Any, loc: Loc, types: list[str], job: _Job) -> Found
             )
         if task_type == "spark_submit_task" and clusters in ([], ["existing_cluster_id"]):
             yield (
-                loc,
+                (*loc, task_type),
                 "spark_submit_task runs only on a new cluster: give new_cluster or a job cluster",
             )
     yield from _reference(

@@ -429,6 +429,14 @@ def test_a_value_given_in_two_places_differently_names_both(change, places):
     assert places in reason and "give it once" in reason
 
 
+def test_a_legacy_job_may_have_no_task_type():
+    # Jobs 2.0 single-task jobs may be a cluster and settings only; stacks declare such jobs.
+    legacy = {"name": "n", "new_cluster": CLUSTER, "max_retries": 1}
+    assert found(legacy) == []
+    # Its lifted form is the multi-task shape, where every task says what it runs.
+    assert [path for path, _ in found(lift_legacy(legacy))] == [f"tasks[{LEGACY_TASK_KEY}]"]
+
+
 def test_legacy_fields_beside_tasks_say_where_they_go():
     [(path, reason)] = found(job(notebook("a"), new_cluster=CLUSTER))
     assert path == "new_cluster"
@@ -570,21 +578,23 @@ INVALID = [
      ALL_TYPES_HINT + "ai_runtime_task"),
     ("two task types", job({**notebook("a"), "sql_task": {"query": {"query_id": "q"},
                                                           "warehouse_id": "w"}}),
-     "tasks[a]", "gives 2 task types (notebook_task, sql_task); a task has one"),
-    ("python without compute", job(python("a", job_cluster_key=None)), "tasks[a]",
+     "tasks[a].sql_task", "gives 2 task types (notebook_task, sql_task); a task has one"),
+    ("python without compute", job(python("a", job_cluster_key=None)),
+     "tasks[a].spark_python_task",
      "spark_python_task needs compute: give job_cluster_key, existing_cluster_id, new_cluster, "
      "or environment_key (serverless)"),
     ("wheel without compute", job({"task_key": "w", "python_wheel_task": {
-        "package_name": "p", "entry_point": "e"}}), "tasks[w]", "python_wheel_task needs compute"),
+        "package_name": "p", "entry_point": "e"}}), "tasks[w].python_wheel_task",
+     "python_wheel_task needs compute"),
     ("jar without compute", job({"task_key": "j", "spark_jar_task": {"main_class_name": "M"}}),
-     "tasks[j]", "spark_jar_task needs compute"),
+     "tasks[j].spark_jar_task", "spark_jar_task needs compute"),
     ("dbt without compute", job({"task_key": "d", "dbt_task": {"commands": ["dbt run"]}}),
-     "tasks[d]", "dbt_task needs compute"),
-    ("two computes", job(python("a", existing_cluster_id="0923-1")), "tasks[a]",
+     "tasks[d].dbt_task", "dbt_task needs compute"),
+    ("two computes", job(python("a", existing_cluster_id="0923-1")), "tasks[a].job_cluster_key",
      "gives 2 computes (existing_cluster_id, job_cluster_key); give one"),
     ("spark submit on an existing cluster", job({"task_key": "s", "spark_submit_task": {},
                                                  "existing_cluster_id": "0923-1"}),
-     "tasks[s]", "spark_submit_task runs only on a new cluster"),
+     "tasks[s].spark_submit_task", "spark_submit_task runs only on a new cluster"),
     # paths
     ("relative notebook path", job(notebook("a", "etl/nb")), "tasks[a].notebook_task.notebook_path",
      "a workspace path is absolute, e.g. '/Workspace/Users/me@example.com/etl'; a relative path "

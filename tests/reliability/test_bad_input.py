@@ -49,7 +49,9 @@ def assert_each_reported(output: str, batch: Batch) -> None:
 
 def test_invalid_items_of_every_kind(stack: PulumiCli, emulator: EmulatorInfo) -> None:
     batch = item_batch()
-    assert len(batch.expected) >= 60
+    assert len(batch.expected) >= 120
+    # Jobs at full depth: the legacy shapes and every family of a multi-task job's settings.
+    assert sum(case.kind == "jobs" for case, _ in batch.expected) >= 80
     assert {case.kind for case, _ in batch.expected} == {
         "jobs", "servicePrincipals", "secretScopes", "jobPermissions", "repoBranches",
         "catalogBindings"}

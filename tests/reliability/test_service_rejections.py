@@ -1,6 +1,7 @@
 """Rejections only the service can make fail `pulumi up` with the service's own message and
 leave no partial object: a group the workspace lacks (principal, job permissions), a branch
-the repo's remote lacks, a catalog that does not exist. One stack walks through them."""
+the repo's remote lacks, a catalog that does not exist, a job's cluster or run_as principal
+the workspace lacks. One stack walks through them (a job's, in each wire form)."""
 
 from __future__ import annotations
 
@@ -23,8 +24,8 @@ JOB = {"name": "rejections-job",
        "spark_python_task": {"python_file": "dbfs:/jobs/main.py"}}
 
 
-def failed_up(stack: PulumiCli, info: EmulatorInfo, **objects) -> str:
-    write_stack_config(stack, {**connection_config(info),
+def failed_up(stack: PulumiCli, info: EmulatorInfo, wire_form: str = "seed", **objects) -> str:
+    write_stack_config(stack, {**connection_config(info, wire_form),
                                **{f"workspace:{k}": v for k, v in objects.items()}})
     result = stack.up(check=False)
     assert result.returncode != 0, result.stdout
@@ -71,3 +72,49 @@ def test_service_only_rejections(tmp_path: Path) -> None:
         assert [j["job_id"] for j in after.jobs] == [j["job_id"] for j in before.jobs]
         assert after.principals == before.principals
         assert after.scopes == before.scopes
+
+
+MULTI_TASK_JOB = {
+    "name": "rejected-multi-task-job",
+    "job_clusters": [{"job_cluster_key": "etl", "new_cluster": {
+        "spark_version": "15.4.x-scala2.12", "node_type_id": "Standard_D4ds_v5",
+        "num_workers": 1}}],
+    "tasks": [
+        {"task_key": "ingest", "job_cluster_key": "etl",
+         "spark_python_task": {"python_file": "/Workspace/Shared/etl/ingest.py"}},
+        {"task_key": "report", "depends_on": [{"task_key": "ingest"}],
+         "existing_cluster_id": "0101-120000-shared01",
+         "notebook_task": {"notebook_path": "/Workspace/Shared/etl/report"}},
+    ],
+}
+UNKNOWN_CLUSTER = "0101-999999-gone0000"
+UNKNOWN_PRINCIPAL = "0f0f0f0f-0000-4000-8000-000000000000"  # registered nowhere
+
+
+@pytest.mark.parametrize("wire_form", ["seed", "public"])
+def test_service_refuses_a_job_naming_objects_it_lacks(tmp_path: Path, wire_form: str) -> None:
+    """A cluster or a run_as principal the workspace lacks passes every check (only the
+    service knows its objects): up fails with the service's message and makes no job."""
+    with running_emulator() as info:
+        stack = scratch_stack(tmp_path, info, objects={}, wire_form=wire_form)
+        before = [j["job_id"] for j in inventory.take(info).jobs]
+        connection = connection_config(info, wire_form)
+
+        gone_cluster = {**MULTI_TASK_JOB, "tasks": [
+            MULTI_TASK_JOB["tasks"][0],
+            {**MULTI_TASK_JOB["tasks"][1], "existing_cluster_id": UNKNOWN_CLUSTER}]}
+        write_stack_config(stack, {**connection, "workspace:jobs": [gone_cluster]})
+        stack.preview()  # passes: only the service knows its clusters
+        output = failed_up(stack, info, wire_form, jobs=[gone_cluster])
+        assert f"Job ({MULTI_TASK_JOB['name']})" in output
+        assert f"Cluster {UNKNOWN_CLUSTER} does not exist" in output
+        assert [j["job_id"] for j in inventory.take(info).jobs] == before
+
+        stranger = {**MULTI_TASK_JOB, "run_as": {"service_principal_name": UNKNOWN_PRINCIPAL}}
+        output = failed_up(stack, info, wire_form, jobs=[stranger])
+        assert f"Principal: ServicePrincipalName({UNKNOWN_PRINCIPAL}) does not exist" in output
+        assert [j["job_id"] for j in inventory.take(info).jobs] == before
+
+        # Nothing was recorded either: the stack without the job has nothing to delete.
+        write_stack_config(stack, connection)
+        stack.up("--expect-no-changes")

@@ -6,12 +6,13 @@ single-task shape in the seed nesting: `new_cluster` holding `timeout_seconds`,
 `max_retries`, `spark_python_task`, and `spark_env_vars` inside `cluster_log_conf`) with
 its own program and provider host. Then this checkout's program and provider host, on the
 same state and emulator, preview no change, up without a write, refresh (which records the
-job in the new normal form) and preview no change again, and apply a change of the lifted
-task in place.
+job in the new normal form) and preview no change again, apply a change of the lifted
+task in place, and turn it into a multi-task job in place.
 """
 
 from __future__ import annotations
 
+import copy
 import io
 import subprocess
 import tarfile
@@ -22,6 +23,7 @@ import pytest
 import yaml
 
 from emulator.testing import EmulatorInfo, clear_request_log, request_log
+from providers.job_diff import canonical
 from tests.conftest import emulator_client
 from tests.e2e.conftest import StackFactory, write_config
 from tools.pulumi_cli import REPO_ROOT, PulumiCli
@@ -107,4 +109,37 @@ def test_a_single_task_job_deployed_before_full_depth_is_no_change(
     [task] = emulator_client(emulator, wire_form).jobs.get(job_id)["settings"]["tasks"]
     assert (task["task_key"], task["max_retries"]) == ("main", 3)
     stack.preview("--expect-no-changes")
+
+    # And it becomes a multi-task job in place, as the local stack's job does.
+    multi_task = as_multi_task(job)
+    write_config(stack, {"workspace:jobs": [multi_task]})
+    clear_request_log(emulator)
+    stack.up()
+    assert len(writes(emulator)) == 1, writes(emulator)
+    assert int(stack.outputs()["jobs"][job["name"]]) == job_id
+    live = emulator_client(emulator, wire_form).jobs.get(job_id)["settings"]
+    assert canonical(live, declared=multi_task) == canonical(multi_task)
+    stack.preview("--expect-no-changes")
+    stack.refresh()
+    stack.preview("--expect-no-changes")
     stack.destroy()
+
+
+def as_multi_task(seed_job: dict[str, Any]) -> dict[str, Any]:
+    """The seed-nested single-task job as two tasks on a shared job cluster: its task, now
+    keyed `ingest`, and a report after it."""
+    cluster = copy.deepcopy(seed_job["new_cluster"])
+    task_fields = {name: cluster.pop(name) for name in ("spark_python_task", "timeout_seconds",
+                                                          "max_retries")}
+    cluster["spark_env_vars"] = cluster["cluster_log_conf"].pop("spark_env_vars")
+    return {
+        "name": seed_job["name"],
+        "job_clusters": [{"job_cluster_key": "etl", "new_cluster": cluster}],
+        "tasks": [
+            {"task_key": "ingest", "job_cluster_key": "etl",
+             "libraries": seed_job["libraries"], **task_fields},
+            {"task_key": "report", "depends_on": [{"task_key": "ingest"}],
+             "job_cluster_key": "etl",
+             "notebook_task": {"notebook_path": "/Workspace/Shared/reports/nightly"}},
+        ],
+    }

@@ -37,6 +37,11 @@ pytestmark = pytest.mark.engine
 JOB_NAME = "full-depth-etl"
 JOB_TYPE = "pulumi-python:dynamic/workspace:Job"
 SHARED_CLUSTER = "0101-120000-shared01"  # a cluster of the emulator's seed
+AUDIT_TASK = {
+    "task_key": "audit",
+    "existing_cluster_id": SHARED_CLUSTER,
+    "notebook_task": {"notebook_path": "/Workspace/Shared/audit", "source": "WORKSPACE"},
+}
 OUT_OF_BAND_SCHEDULE = {
     "quartz_cron_expression": "0 0 5 ? * MON-FRI",
     "timezone_id": "UTC",
@@ -303,16 +308,20 @@ class FullDepthJobLifecycle:
         fewer["tasks"] = [t for t in fewer["tasks"] if t["task_key"] != "report"]
         scenario.declare(fewer)
         assert job_ops(scenario.stack.preview("--json").stdout) == {JOB_NAME: "update"}
+        # A task someone added outside the stack, which a reset (or a new task list) would
+        # take away too.
+        scenario.client.jobs.update(scenario.job_id, {"tasks": [AUDIT_TASK]})
         clear_request_log(scenario.info)
         scenario.stack.up()
         # One jobs/update: it merges tasks by key, so only `fields_to_remove: ["tasks/report"]`
-        # can have taken the task away.
+        # can have taken that task away, and the other one stays.
         assert writes(scenario.info) == [f"POST {scenario.update_path}"]
         live = scenario.live()
         assert sorted(t["task_key"] for t in live["tasks"]) == [
-            "export", "has_rows", "ingest", "transform"
+            "audit", "export", "has_rows", "ingest", "transform"
         ]
-        assert_live_as_declared(live, fewer)
+        scenario.client.jobs.update(scenario.job_id, {}, ["tasks/audit"])
+        assert_live_as_declared(scenario.live(), fewer)
         scenario.stack.preview("--expect-no-changes")
 
     def test_08_a_schedule_added_out_of_band_survives(self, scenario: Scenario) -> None:

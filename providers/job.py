@@ -260,6 +260,7 @@ KIND = declare(
     outputs={"job_id": int, "url": str, "creator_user_name": str},
     stamped=DEPLOYMENT_TAG,
     config_key="jobs",
+    after=("servicePrincipals",),  # a job may run as one of the stack's principals
     doc="docs/job.md",
     summary="a job at the full depth of Jobs API 2.2, changed in place",
     import_id="job id",

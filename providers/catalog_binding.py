@@ -104,10 +104,7 @@ class CatalogBindingProvider(WorkspaceProvider):
 
     def read_object(self, client: WorkspaceClient, id_: str, recorded: Mapping[str, Any]):
         declared = bindings_of(recorded["bindings"]) if "bindings" in recorded else None
-        try:
-            observed = self._observed(client, id_, declared)
-        except NotFound:
-            return None
+        observed = self._observed(client, id_, declared)
         computed = self._computed(recorded)
         if declared is None:
             # Nothing recorded (import): every binding found is someone else's to keep.

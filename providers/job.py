@@ -31,7 +31,6 @@ from pulumi.dynamic import CheckFailure, UpdateResult
 from pydantic import create_model
 
 from providers.client import WorkspaceClient
-from providers.client.jobs import is_gone
 from providers.client.sdk_services import compute, jobs
 from providers.create_or_adopt import create_or_adopt
 from providers.ids import parse_int64_id
@@ -159,12 +158,7 @@ class JobProvider(WorkspaceProvider):
         return str(job_id), spec, self._computed(client, job_id, client.connection.client_id, tag)
 
     def read_object(self, client: WorkspaceClient, id_: str, recorded: Mapping[str, Any]):
-        try:
-            job = client.jobs.get(parse_int64_id(id_, "job id"))
-        except Exception as error:
-            if is_gone(error):
-                return None
-            raise
+        job = client.jobs.get(parse_int64_id(id_, "job id"))
         settings = job.get("settings") or {}
         declared = _settings_of(self._recorded_spec(recorded))
         authoritative = bool(recorded.get("authoritative"))

@@ -16,6 +16,7 @@ from providers.client.errors import (
     WorkspaceError,
     WorkspaceUnreachable,
     error_from_response,
+    is_gone,
 )
 from providers.client.wire import (
     WireProfile,
@@ -46,6 +47,7 @@ __all__ = [
     "WorkspaceUnreachable",
     "client_for",
     "error_from_response",
+    "is_gone",
     "normalise_job_settings",
     "parse_binding_workspace_id",
     "profile",

@@ -13,7 +13,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from providers.client.connection import WireForm
-from providers.client.errors import InvalidParameter, NotFound, WorkspaceError
+from providers.client.errors import WorkspaceError, is_gone
 from providers.client.job_wire import lift, to_wire
 
 if TYPE_CHECKING:
@@ -26,14 +26,6 @@ RUNS_PAGE_SIZE = 25  # the most runs/list returns per page
 PAGED_JOB_ARRAYS = ("tasks", "job_clusters", "parameters", "environments")
 # Likewise for a run (a for-each task's run pages its iterations instead of its tasks).
 PAGED_RUN_ARRAYS = ("job_clusters", "job_parameters", "repair_history")
-
-
-def is_gone(error: Exception) -> bool:
-    """True for the answers the service gives about a job or run that does not exist: 404,
-    or (the public service, for a deleted id) INVALID_PARAMETER_VALUE "... does not exist"."""
-    return isinstance(error, NotFound) or (
-        isinstance(error, InvalidParameter) and "does not exist" in error.message
-    )
 
 
 class JobsApi:

@@ -24,9 +24,9 @@ from typing import Any
 import pulumi
 from pydantic import ValidationError
 
-from providers.auth.token import tokens
 from providers.client.connection import Connection, WireForm
 from providers.client.errors import InvalidClientCredentials, WorkspaceError
+from providers.client.token import tokens
 
 TYPE = "workspace:auth:WorkspaceAuth"
 # The package of the dynamic provider plugin that serves every workspace kind.

@@ -1,4 +1,5 @@
-"""The workspace REST client: connection settings, wire forms, transport, typed errors."""
+"""The workspace REST client: connection settings, wire forms, access tokens and their cache,
+transport, typed errors."""
 
 from providers.client.connection import Connection, InsecureUrlError, WireForm
 from providers.client.errors import (
@@ -17,6 +18,14 @@ from providers.client.errors import (
     WorkspaceUnreachable,
     error_from_response,
 )
+from providers.client.token import (
+    MANAGEMENT_RESOURCE,
+    AccessToken,
+    TokenCache,
+    fetch_token,
+    parse_token_response,
+    tokens,
+)
 from providers.client.wire import (
     WireProfile,
     normalise_job_settings,
@@ -26,6 +35,8 @@ from providers.client.wire import (
 from providers.client.workspace import WorkspaceClient, client_for
 
 __all__ = [
+    "MANAGEMENT_RESOURCE",
+    "AccessToken",
     "AlreadyExists",
     "Connection",
     "IdentityError",
@@ -38,6 +49,7 @@ __all__ = [
     "RateLimited",
     "ServerError",
     "TemporarilyUnavailable",
+    "TokenCache",
     "Unauthenticated",
     "WireForm",
     "WireProfile",
@@ -46,7 +58,10 @@ __all__ = [
     "WorkspaceUnreachable",
     "client_for",
     "error_from_response",
+    "fetch_token",
     "normalise_job_settings",
     "parse_binding_workspace_id",
+    "parse_token_response",
     "profile",
+    "tokens",
 ]

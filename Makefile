@@ -38,4 +38,5 @@ audit: setup
 
 lint: setup
 	$(BIN)/ruff check .
+	$(BIN)/lint-imports
 	$(BIN)/mypy providers emulator

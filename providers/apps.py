@@ -307,11 +307,14 @@ def get_root_process_group(
     )
 
 
-def _lookup(find: Callable[..., dict[str, Any]], *inputs: pulumi.Input[Any]) -> pulumi.Output:
-    # The results carry no credential, only the password that went in was secret.
-    result = pulumi.Output.unsecret(
-        pulumi.Output.all(*inputs).apply(lambda values: in_thread(_run, find, values))
+def _lookup(
+    find: Callable[..., dict[str, Any]], *inputs: pulumi.Input[Any]
+) -> pulumi.Output[dict[str, Any]]:
+    found: pulumi.Output[dict[str, Any]] = pulumi.Output.all(*inputs).apply(
+        lambda values: in_thread(_run, find, values)
     )
+    # The results carry no credential, only the password that went in was secret.
+    result = pulumi.Output.unsecret(found)
     _report_failure_once(result)
     return result
 

@@ -70,7 +70,11 @@ def gate(stack: StackSettings) -> None:
     def check(values: list[Any]) -> Awaitable[dict[str, Any]]:
         return in_thread(check_health, settings, username, values[0], insecure)
 
-    report = pulumi.Output.from_input(all_registered()).apply(deployed).apply(check)
+    resources: pulumi.Output[list[pulumi.CustomResource]] = pulumi.Output.from_input(
+        all_registered()
+    )
+    password_and_ids: pulumi.Output[list[Any]] = resources.apply(deployed)
+    report: pulumi.Output[dict[str, Any]] = password_and_ids.apply(check)
     # The report holds no secret; only the password that went into it was one.
     pulumi.export(HEALTH_KEY, pulumi.Output.unsecret(report))
 

@@ -39,4 +39,4 @@ audit: setup
 lint: setup
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports
-	$(BIN)/mypy providers emulator
+	$(BIN)/mypy providers emulator stacks tools bench tests

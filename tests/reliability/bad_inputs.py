@@ -4,7 +4,8 @@ an otherwise valid config, with the field the error must name and a piece of its
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass, field
+import dataclasses
+from dataclasses import dataclass
 from typing import Any
 
 GOOD_JOB = {
@@ -26,11 +27,11 @@ class Case:
 
     kind: str
     label: str
-    field: str            # the path the message must name, relative to the item or key
-    reason: str           # a piece of the reason the message must give
-    change: dict[str, Any] = field(default_factory=dict)   # merged into the good item
-    drop: tuple[str, ...] = ()                              # keys removed from it
-    value: Any = None                                       # a setting's value
+    field: str  # the path the message must name, relative to the item or key
+    reason: str  # a piece of the reason the message must give
+    change: dict[str, Any] = dataclasses.field(default_factory=dict)  # merged into the good item
+    drop: tuple[str, ...] = ()  # keys removed from it
+    value: Any = None  # a setting's value
 
 
 def nested(path: str, value: Any) -> dict[str, Any]:

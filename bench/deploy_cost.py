@@ -45,7 +45,7 @@ from emulator.testing import (  # noqa: E402
     request_log,
     running_emulator,
 )
-from providers.auth.token_store import CACHE_DIR_ENV  # noqa: E402
+from providers.client.token_store import CACHE_DIR_ENV  # noqa: E402
 from tools.pulumi_cli import PulumiCli  # noqa: E402
 
 PROGRAMS = ROOT / "bench" / "programs"

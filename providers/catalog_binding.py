@@ -19,7 +19,7 @@ from urllib.parse import quote
 
 from pydantic import BaseModel, ConfigDict, field_validator
 
-from providers.client import NotFound, WorkspaceClient, parse_binding_workspace_id
+from providers.client import NotFound, WorkspaceClient
 from providers.ids import Int64Id
 from providers.kind import declare
 from providers.lifecycle import Spec, WorkspaceProvider, undone_on_failure
@@ -158,10 +158,9 @@ class CatalogBindingProvider(WorkspaceProvider):
         return f"{BINDINGS_PATH}/{quote(name, safe='')}"
 
     def _live_bindings(self, client: WorkspaceClient, name: str) -> Bindings:
-        listed = client.get(self._bindings_path(name)).get("bindings") or []
         return {
-            str(parse_binding_workspace_id(b["workspace_id"])): b.get("binding_type", READ_WRITE)
-            for b in listed
+            str(b["workspace_id"]): b.get("binding_type", READ_WRITE)
+            for b in client.get_catalog_bindings(name)
         }
 
     def _set_isolation(self, client: WorkspaceClient, name: str, mode: str) -> None:

@@ -102,6 +102,7 @@ def created(connection, made) -> tuple[str, dict[str, Any], dict[str, Any] | Non
     """(id, inputs, outputs) of a job created through the provider from seed-nesting input."""
     inputs = seed_inputs(unique_name())
     result = provider.create(with_connection(inputs, connection))
+    assert result.outs is not None
     made.append(result.id)
     return result.id, inputs, result.outs
 
@@ -294,6 +295,7 @@ def test_read_shows_out_of_band_changes_of_declared_fields_only(connection, crea
     )
 
     read = provider.read(id_, outs)
+    assert read.outs is not None
     assert read.outs["timeout_seconds"] == 60
     assert "max_concurrent_runs" not in read.outs
     diff = provider.diff(id_, read.outs, with_connection(inputs, connection))
@@ -310,6 +312,7 @@ def test_read_of_a_missing_job_is_gone(connection, created):
 def test_read_for_import_takes_the_whole_job(connection, created):
     id_, inputs, _outs = created
     read = provider.read(id_, {"connection": connection})
+    assert read.outs is not None
     assert read.id == id_
     assert read.outs["name"] == inputs["name"]
     assert read.outs["new_cluster"]["spark_env_vars"] == {"ENVIRONMENT": "test"}
@@ -325,6 +328,7 @@ def test_update_resets_the_settings_and_keeps_the_tag(connection, created):
     news["deployment_tag"] = inputs["deployment_tag"]
     news["max_retries"] = 0
     result = provider.update(id_, outs, with_connection(news, connection))
+    assert result.outs is not None
 
     settings = job_module.normalise_job_settings(get_job(connection, id_)["settings"])
     assert settings["name"] == news["name"]
@@ -466,6 +470,7 @@ def test_libraries_in_new_cluster_are_accepted_sent_in_the_wire_form_and_stable(
     assert provider.check({}, with_connection(inputs, connection)).failures == []
 
     result = provider.create(with_connection(inputs, connection))
+    assert result.outs is not None
     made.append(result.id)
 
     settings = get_job(connection, result.id)["settings"]

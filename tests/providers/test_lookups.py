@@ -80,7 +80,7 @@ def test_missing_job_is_named(client: WorkspaceClient) -> None:
         lookups.find_job(client, name="no-such-job-x1")
     with pytest.raises(LookupFailed, match="no job with job_id 999"):
         lookups.find_job(client, job_id=999)
-    with pytest.raises(LookupFailed, match="job_id must be a number, got 'abc'"):
+    with pytest.raises(LookupFailed, match="a job id is a number, got 'abc'"):
         lookups.find_job(client, job_id="abc")
 
 

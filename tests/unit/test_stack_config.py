@@ -261,7 +261,7 @@ def test_job_permissions_reference_a_job_of_the_stack(local: dict[str, Any]) -> 
     )
     assert "workspace:jobPermissions[4].job: required (or job_id)" in found
     assert (
-        "workspace:jobPermissions[5].job_id: must be a job id: an integer, or a string of digits"
+        "workspace:jobPermissions[5].job_id: must be a positive integer or a string of digits"
         in found
     )
 

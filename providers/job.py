@@ -143,13 +143,13 @@ class JobProvider(WorkspaceProvider):
     def create_object(self, client: WorkspaceClient, args: JobModel, spec: Spec):
         tag = args.deployment_tag
         body = _tagged(args.settings(), tag)
-        job_id = self._find_tagged(client, args.name, tag)
-        if job_id is None:
+        found = self._find_tagged(client, args.name, tag)
+        if found is None:
             job_id, adopted = create_or_adopt(
                 lambda: client.jobs.create(body), lambda: self._find_tagged(client, args.name, tag)
             )
         else:
-            adopted = True
+            job_id, adopted = found, True
         if adopted:
             # Made by an interrupted earlier create of this resource: it is ours whole.
             client.jobs.reset(job_id, body)

@@ -28,7 +28,6 @@ from pydantic import AfterValidator, BaseModel, ValidationError, model_validator
 
 from providers.client import job_wire
 from providers.client.sdk_services import compute, jobs
-from providers.client.wire import JOB_FIELDS_IN_SEED_CLUSTER
 from providers.sdk_schema import ClassRules, model_at, model_of
 
 LEGACY_TASK_KEY = "main"
@@ -223,21 +222,12 @@ def lift_legacy(settings: Mapping[str, Any]) -> dict[str, Any]:
 
 def _refuse_given_twice(settings: Mapping[str, Any], cluster: Mapping[str, Any]) -> None:
     """The seed nesting puts some of a job's fields in `new_cluster`: each in one place."""
-    places = [(name, f"new_cluster.{name}", settings.get(name), cluster.get(name))
-              for name in JOB_FIELDS_IN_SEED_CLUSTER]
-    log_conf = cluster.get("cluster_log_conf")
-    seed_env = log_conf.get("spark_env_vars") if isinstance(log_conf, Mapping) else None
-    places.append(("new_cluster.spark_env_vars", "new_cluster.cluster_log_conf.spark_env_vars",
-                   cluster.get("spark_env_vars"), seed_env))
-    places.append(("new_cluster.cluster_name", "new_cluster.name",
-                   cluster.get("cluster_name"), cluster.get("name")))
-    for place, seed_place, value, seed_value in places:
-        if value is not None and seed_value is not None and value != seed_value:
-            raise LegacyShapeError(
-                f"{place} and {seed_place} (seed nesting) are both given, with different "
-                "values; give it once",
-                "new_cluster",
-            )
+    for place, seed_place in job_wire.given_twice(settings):
+        raise LegacyShapeError(
+            f"{place} and {seed_place} (seed nesting) are both given, with different "
+            "values; give it once",
+            "new_cluster",
+        )
 
 
 # --- the model -------------------------------------------------------------------------

@@ -64,7 +64,8 @@ def test_job_by_name_and_id_and_ambiguous_name(client: WorkspaceClient) -> None:
     job_id = make_job(client, name)
     by_name = lookups.find_job(client, name=name)
     assert by_name["job_id"] == job_id
-    assert by_name["settings"]["spark_python_task"]["python_file"] == "dbfs:/scripts/etl.py"
+    (task,) = by_name["settings"]["tasks"]  # the full settings, in the canonical shape
+    assert task["spark_python_task"]["python_file"] == "dbfs:/scripts/etl.py"
     assert lookups.find_job(client, job_id=str(job_id))["name"] == name
 
     twin = make_job(client, name)

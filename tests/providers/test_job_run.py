@@ -12,12 +12,14 @@ import pytest
 from emulator.testing import EmulatorInfo, clear_request_log, request_log
 from providers import polling
 from providers.client import WorkspaceClient
+from providers.client.jobs import JOBS_PATHS
 from providers.job_run import JobRunFailed, JobRunProvider, idempotency_token
 from providers.lifecycle import CONNECTION_KEY, UNKNOWN
 from tests.conftest import emulator_fixture
 from tests.providers.support import failures
 
-RUN_NOW = ("POST", "/api/2.0/jobs/run-now")
+# run-now in either wire form (Jobs 2.0 or 2.2).
+RUN_NOW = {("POST", f"{base}/run-now") for base in JOBS_PATHS.values()}
 
 
 emulator = emulator_fixture("module", transition_seconds=1)
@@ -54,7 +56,7 @@ def run_nows(emulator: EmulatorInfo) -> int:
     return sum(
         1
         for r in request_log(emulator)
-        if r["service"] == "platform" and (r["method"], r["path"]) == RUN_NOW
+        if r["service"] == "platform" and (r["method"], r["path"]) in RUN_NOW
     )
 
 

@@ -180,16 +180,18 @@ def find_cluster(
 
 
 def find_job(client: WorkspaceClient, *, name: str | None = None, job_id: Any = None) -> Result:
-    if job_id is not None:
-        what = f"job with job_id {job_id!r}"
-        try:
-            return JobInfo.from_service(client.jobs.get(_as_id(job_id, "job id"))).as_output()
-        except (NotFound, InvalidParameter) as error:
-            if is_gone(error):
-                raise _nothing(client, what) from None
-            raise
-    named = [j for j in client.jobs.list(name) if (j.get("settings") or {}).get("name") == name]
-    return JobInfo.from_service(_only(client, named, f"job named {name!r}", "job_id")).as_output()
+    """The job with its full settings (every task and job cluster, in the canonical
+    multi-task shape)."""
+    if job_id is None:
+        # A listing leaves tasks and job clusters out: it only tells the id.
+        named = [j for j in client.jobs.list(name) if (j.get("settings") or {}).get("name") == name]
+        job_id = _only(client, named, f"job named {name!r}", "job_id")["job_id"]
+    try:
+        return JobInfo.from_service(client.jobs.get(_as_id(job_id, "job id"))).as_output()
+    except (NotFound, InvalidParameter) as error:
+        if is_gone(error):
+            raise _nothing(client, f"job with job_id {job_id!r}") from None
+        raise
 
 
 def find_job_run(client: WorkspaceClient, *, run_id: Any) -> Result:

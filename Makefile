@@ -38,4 +38,5 @@ audit: setup
 
 lint: setup
 	$(BIN)/ruff check .
-	$(BIN)/mypy providers emulator
+	$(BIN)/lint-imports
+	$(BIN)/mypy providers emulator stacks tools bench tests

@@ -45,7 +45,7 @@ from emulator.testing import (  # noqa: E402
     request_log,
     running_emulator,
 )
-from providers.auth.token_store import CACHE_DIR_ENV  # noqa: E402
+from providers.client.token_store import CACHE_DIR_ENV  # noqa: E402
 from tools.pulumi_cli import PulumiCli  # noqa: E402
 
 PROGRAMS = ROOT / "bench" / "programs"
@@ -129,6 +129,8 @@ class StateSize:
     entry_bytes_per_resource: float
     provider_bytes_per_resource: float
     connection_bytes_per_resource: float
+    # One job's entry (ours: a 5-task job with a job cluster and a schedule).
+    entry_bytes_per_job: float
 
 
 # --- stacks --------------------------------------------------------------------------------
@@ -233,7 +235,12 @@ def state_size(cli: PulumiCli, variant: str, count: int) -> StateSize:
         entry_bytes_per_resource=sum(_size(r) for r in mine) / count,
         provider_bytes_per_resource=bytes_of("__provider"),
         connection_bytes_per_resource=bytes_of("connection"),
+        entry_bytes_per_job=_mean([_size(r) for r in mine if r["type"].endswith(":Job")]),
     )
+
+
+def _mean(values: list[int]) -> float:
+    return sum(values) / len(values) if values else 0.0
 
 
 def _size(value: Any) -> int:

@@ -27,6 +27,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import requests
 import uvicorn
@@ -39,7 +40,7 @@ from emulator.testing import EmulatorProcess, fetch_token  # noqa: E402
 
 LIST = "/api/2.0/jobs/list"
 CREATE = "/api/2.0/jobs/create"
-JOB_BODY = {
+JOB_BODY: dict[str, Any] = {
     "name": "bench-job",
     "new_cluster": {"spark_version": "13.3.x-scala2.12", "node_type_id": "Standard_DS3_v2",
                     "num_workers": 2, "timeout_seconds": 600,
@@ -152,7 +153,7 @@ def summary(samples: list[Sample]) -> dict[str, float]:
 
 def run(storage: str, seconds: float, rounds: int, threads: int) -> dict[str, dict]:
     data_dir = tempfile.mkdtemp(prefix="emulator-bench-")
-    options = {"in_memory": True} if storage == "memory" else {"data_dir": data_dir}
+    options: dict[str, Any] = {"in_memory": True} if storage == "memory" else {"data_dir": data_dir}
     emulator = EmulatorProcess(**options)
     info = emulator.start()
     baseline, baseline_url = start_baseline()

@@ -29,6 +29,7 @@ import requests
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from providers.client import http
+from providers.client.blocking import in_thread
 from providers.client.connection import require_secure_url
 from providers.client.errors import WorkspaceUnreachable, redact_text
 
@@ -306,13 +307,14 @@ def get_root_process_group(
     )
 
 
-def _lookup(find: Callable[..., dict[str, Any]], *inputs: pulumi.Input[Any]) -> pulumi.Output:
-    def in_thread(values: list[Any]) -> Any:
-        # The calls block; keep them off the event loop that runs the program.
-        return asyncio.get_running_loop().run_in_executor(None, _run, find, values)
-
+def _lookup(
+    find: Callable[..., dict[str, Any]], *inputs: pulumi.Input[Any]
+) -> pulumi.Output[dict[str, Any]]:
+    found: pulumi.Output[dict[str, Any]] = pulumi.Output.all(*inputs).apply(
+        lambda values: in_thread(_run, find, values)
+    )
     # The results carry no credential, only the password that went in was secret.
-    result = pulumi.Output.unsecret(pulumi.Output.all(*inputs).apply(in_thread))
+    result = pulumi.Output.unsecret(found)
     _report_failure_once(result)
     return result
 

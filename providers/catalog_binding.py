@@ -19,7 +19,7 @@ from urllib.parse import quote
 
 from pydantic import BaseModel, ConfigDict, field_validator
 
-from providers.client import NotFound, WorkspaceClient, parse_binding_workspace_id
+from providers.client import NotFound, WorkspaceClient
 from providers.ids import Int64Id
 from providers.kind import declare
 from providers.lifecycle import Spec, WorkspaceProvider, undone_on_failure
@@ -104,10 +104,7 @@ class CatalogBindingProvider(WorkspaceProvider):
 
     def read_object(self, client: WorkspaceClient, id_: str, recorded: Mapping[str, Any]):
         declared = bindings_of(recorded["bindings"]) if "bindings" in recorded else None
-        try:
-            observed = self._observed(client, id_, declared)
-        except NotFound:
-            return None
+        observed = self._observed(client, id_, declared)
         computed = self._computed(recorded)
         if declared is None:
             # Nothing recorded (import): every binding found is someone else's to keep.
@@ -161,10 +158,9 @@ class CatalogBindingProvider(WorkspaceProvider):
         return f"{BINDINGS_PATH}/{quote(name, safe='')}"
 
     def _live_bindings(self, client: WorkspaceClient, name: str) -> Bindings:
-        listed = client.get(self._bindings_path(name)).get("bindings") or []
         return {
-            str(parse_binding_workspace_id(b["workspace_id"])): b.get("binding_type", READ_WRITE)
-            for b in listed
+            str(b["workspace_id"]): b.get("binding_type", READ_WRITE)
+            for b in client.get_catalog_bindings(name)
         }
 
     def _set_isolation(self, client: WorkspaceClient, name: str, mode: str) -> None:

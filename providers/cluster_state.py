@@ -99,11 +99,7 @@ class ClusterStateProvider(WorkspaceProvider):
         return args.cluster_id, *self._converge(client, args, spec)
 
     def read_object(self, client: WorkspaceClient, id_: str, recorded: Mapping[str, Any]):
-        try:
-            cluster = client.get_cluster(id_)
-        except NotFound:
-            return None
-        return self._observed(cluster, recorded)
+        return self._observed(client.get_cluster(id_), recorded)
 
     def update_object(self, client, id_, recorded, args: ClusterStateModel, spec: Spec):
         return self._converge(client, args, spec)

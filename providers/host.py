@@ -38,7 +38,7 @@ import dill
 import grpc
 import pydantic
 from google.protobuf import empty_pb2, struct_pb2
-from pulumi.dynamic import ResourceProvider
+from pulumi.dynamic import DiffResult, ResourceProvider
 from pulumi.dynamic.dynamic import serialize_provider
 from pulumi.output import Unknown
 from pulumi.runtime import proto, rpc
@@ -183,6 +183,7 @@ class WorkspaceProviderHost(ResourceProviderServicer):
         news = self._completed(kind, rpc.deserialize_properties(request.news, True))
         old_inputs = rpc.deserialize_properties(request.old_inputs, True)
         provider = _provider_of(olds, news)
+        result: DiffResult
         if isinstance(provider, WorkspaceProvider):
             result = provider.diff(request.id, olds, news, old_inputs=old_inputs)
         else:

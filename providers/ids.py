@@ -1,8 +1,10 @@
-"""Numeric ids of the service (repo ids, workspace ids), validated and kept as strings.
+"""Numeric ids of the service (job, run, repo and workspace ids): the one parser of them.
 
 Pulumi carries numbers as 64-bit floats, so an id above 2**53 would lose digits on its way
 through the engine or the state file. Ids are therefore accepted as integers (up to 2**53)
-or as strings of digits, and kept in canonical form as a string of digits.
+or as strings of digits. `Int64Id` keeps one in canonical form as a string of digits (repo
+and workspace ids); `IntId` and `parse_int64_id` give it as an int, for the ids the service takes
+as JSON numbers (job and run ids).
 """
 
 from __future__ import annotations
@@ -48,3 +50,6 @@ def parse_int64_id(value: object, what: str) -> int:
         return int(canonical_id(value))
     except ValueError:
         raise ValueError(f"a {what} is a number, got {value!r}") from None
+
+
+IntId = Annotated[int, BeforeValidator(lambda value: int(canonical_id(value)))]

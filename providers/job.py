@@ -18,20 +18,26 @@ refresh lists each setting the reset will remove.
 A job has no natural key (names are not unique), so the resource tags it with its
 deployment (`<project>/<stack>/<resource name>` under `tags["pulumi-deployment"]`). A
 create first looks for a job carrying its tag and adopts it, so an interrupted run never
-leaves a duplicate. The tag is bookkeeping: it never shows as a change.
+leaves a duplicate. One listing of the workspace's jobs answers that for every create of a
+deployment (`TaggedJobs`), so N creates cost N + 1 calls where the jobs fit one page. The
+tag is bookkeeping: it never shows as a change.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import itertools
+import threading
+import time
+from collections.abc import Callable, Hashable, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 import pydantic
-from pulumi.dynamic import CheckFailure, UpdateResult
+from pulumi.dynamic import CheckFailure, ReadResult, UpdateResult
 from pydantic import create_model
 
 from providers.client import WorkspaceClient
-from providers.client.jobs import is_gone
+from providers.client import jobs as jobs_api
 from providers.client.sdk_services import compute, jobs
 from providers.create_or_adopt import create_or_adopt
 from providers.ids import parse_int64_id
@@ -129,6 +135,8 @@ class JobProvider(WorkspaceProvider):
         return spec
 
     def diff(self, _id, olds, news, old_inputs=None):
+        if news.get("authoritative") is True:
+            old_inputs = None  # the stack owns every setting recorded, declared or not
         result = super().diff(_id, olds, news, old_inputs=old_inputs)
         if result.changes and not contains_unknown(dict(news)):
             recorded = self._recorded_spec(olds)
@@ -144,27 +152,23 @@ class JobProvider(WorkspaceProvider):
     def create_object(self, client: WorkspaceClient, args: JobModel, spec: Spec):
         tag = args.deployment_tag
         body = _tagged(args.settings(), tag)
-        job_id = self._find_tagged(client, args.name, tag)
-        if job_id is None:
+        left_over = tagged_jobs.find(client, args.name, tag)
+        if left_over is None:
             job_id, adopted = create_or_adopt(
-                lambda: client.jobs.create(body), lambda: self._find_tagged(client, args.name, tag)
+                lambda: client.jobs.create(body), lambda: _find_by_name(client, args.name, tag)
             )
         else:
-            adopted = True
+            job_id, adopted = left_over, True
         if adopted:
             # Made by an interrupted earlier create of this resource: it is ours whole.
             client.jobs.reset(job_id, body)
+        tagged_jobs.made(client, tag, job_id)
         # No read-back: the service stores the settings as sent (plus defaults of its own,
         # which the normal form leaves out), and the creator of a job is the caller.
         return str(job_id), spec, self._computed(client, job_id, client.connection.client_id, tag)
 
     def read_object(self, client: WorkspaceClient, id_: str, recorded: Mapping[str, Any]):
-        try:
-            job = client.jobs.get(parse_int64_id(id_, "job id"))
-        except Exception as error:
-            if is_gone(error):
-                return None
-            raise
+        job = client.jobs.get(parse_int64_id(id_, "job id"))
         settings = job.get("settings") or {}
         declared = _settings_of(self._recorded_spec(recorded))
         authoritative = bool(recorded.get("authoritative"))
@@ -173,6 +177,17 @@ class JobProvider(WorkspaceProvider):
             observed["authoritative"] = True
         tag = (settings.get("tags") or {}).get(DEPLOYMENT_TAG_KEY, recorded.get("deployment_tag"))
         return observed, self._computed(client, job["job_id"], job.get("creator_user_name"), tag)
+
+    def read(self, id_: str, props: dict[str, Any]) -> ReadResult:
+        if not self._recorded_spec(props).get("authoritative"):
+            return super().read(id_, props)
+        # The stack owns the whole job: record every setting the service shows, so that a
+        # preview lists what the next reset removes.
+        found = self.read_object(self._client(props), id_, props)
+        if found is None:
+            return ReadResult(None, {})
+        observed, computed = found
+        return ReadResult(id_, self._outputs(props, observed, observed, computed))
 
     def update(self, id_, olds, news, old_inputs=None) -> UpdateResult:
         args = self.args_model.model_validate(_user_settings(news))
@@ -183,7 +198,7 @@ class JobProvider(WorkspaceProvider):
         if args.authoritative:
             client.jobs.reset(job_id, _tagged(args.settings(), tag))
         else:
-            before = _tagged(self._declared_before(olds, old_inputs), tag)
+            before = _tagged(self._owned_before(olds, old_inputs, desired), tag)
             request = update_request(before, _tagged(args.settings(), tag))
             client.jobs.update(job_id, request["new_settings"], request["fields_to_remove"])
         computed = {key: olds.get(key) for key in self.computed_keys}
@@ -192,7 +207,9 @@ class JobProvider(WorkspaceProvider):
         return UpdateResult(self._outputs(news, desired, desired, computed))
 
     def delete_object(self, client: WorkspaceClient, id_: str, recorded: Mapping[str, Any]) -> None:
-        client.jobs.delete(parse_int64_id(id_, "job id"))
+        job_id = parse_int64_id(id_, "job id")
+        client.jobs.delete(job_id)
+        tagged_jobs.gone(client, job_id)
 
     # --- helpers ------------------------------------------------------------------
     def _recorded_spec(self, outputs: Mapping[str, Any]) -> Spec:
@@ -203,15 +220,17 @@ class JobProvider(WorkspaceProvider):
             spec["authoritative"] = True
         return spec
 
-    def _declared_before(
-        self, olds: Mapping[str, Any], old_inputs: Mapping[str, Any] | None
+    def _owned_before(
+        self, olds: Mapping[str, Any], old_inputs: Mapping[str, Any] | None, desired: Spec
     ) -> dict[str, Any]:
-        """What the last deployment declared: its inputs where the engine passes them (none
-        for an imported job: nothing declared yet), else its recorded declared state."""
-        if old_inputs is not None:
-            inputs = _user_settings(old_inputs)
-            return self.args_model.model_validate(inputs).settings() if inputs else {}
-        return _settings_of(self._recorded_spec(olds))
+        """The recorded settings (the service's, as of the last refresh) the stack owns: those
+        it declares now, and those the last deployment declared (its inputs, where the engine
+        passes them: none for an imported job). The update sends what differs from these and
+        removes what the stack no longer declares, as the preview's diff showed."""
+        recorded = _settings_of(self._recorded_spec(olds))
+        declared_before = self._declared_keys(old_inputs)
+        owned = set(desired) | (set(recorded) if declared_before is None else declared_before)
+        return {name: value for name, value in recorded.items() if name in owned}
 
     @staticmethod
     def _computed(
@@ -224,17 +243,107 @@ class JobProvider(WorkspaceProvider):
             "deployment_tag": tag,
         }
 
-    @staticmethod
-    def _find_tagged(client: WorkspaceClient, name: str, tag: str | None) -> int | None:
-        """The oldest job named `name` that carries this deployment's tag, if any."""
+
+# --- finding the job an interrupted create left ----------------------------------------
+
+
+def _tag_of(job: Mapping[str, Any]) -> str | None:
+    return ((job.get("settings") or {}).get("tags") or {}).get(DEPLOYMENT_TAG_KEY)
+
+
+def _find_by_name(client: WorkspaceClient, name: str, tag: str | None) -> int | None:
+    """The oldest job named `name` that carries the deployment tag `tag`, if any."""
+    if not tag:
+        return None
+    return min(
+        (int(job["job_id"]) for job in client.jobs.list(name) if _tag_of(job) == tag), default=None
+    )
+
+
+@dataclass
+class _Listed:
+    taken_at: float
+    ids_by_tag: dict[str, set[int]] = field(default_factory=dict)
+    complete: bool = True  # False: the workspace has more jobs than one page holds
+
+
+class TaggedJobs:
+    """Which job carries which deployment tag, from one listing of a workspace's jobs.
+
+    Every create asks whether an interrupted earlier create of its resource left a tagged job.
+    One listing answers that for all the creates of a deployment: the stack's lock keeps any
+    other deployment of it from tagging a job meanwhile, and this process notes the jobs it
+    makes and deletes. Only a listing of at most one page is used; a bigger workspace is
+    searched by name per create (one page listing costs what one search does). A listing
+    older than `max_age_seconds` is not used, so a process that outlives one deployment lists
+    again; `forget` drops every listing (tests starting another deployment call it).
+    Thread-safe: concurrent creates wait for one listing.
+    """
+
+    def __init__(
+        self, *, max_age_seconds: float = 120.0, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        self.max_age_seconds = max_age_seconds
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._listed: dict[Hashable, _Listed] = {}
+        self._key_locks: dict[Hashable, threading.Lock] = {}
+
+    def find(self, client: WorkspaceClient, name: str, tag: str | None) -> int | None:
+        """The oldest job carrying `tag` (named `name`, when the listing cannot tell)."""
         if not tag:
             return None
-        ids = [
-            int(job["job_id"])
-            for job in client.jobs.list(name)
-            if ((job.get("settings") or {}).get("tags") or {}).get(DEPLOYMENT_TAG_KEY) == tag
-        ]
-        return min(ids, default=None)
+        key = client.connection.cache_key()
+        with self._key_lock(key):
+            listed = self._fresh(key)
+            if listed is None:
+                listed = self._list(client)
+                with self._lock:
+                    self._listed[key] = listed
+            if listed.complete:
+                return min(listed.ids_by_tag.get(tag, ()), default=None)
+        return _find_by_name(client, name, tag)
+
+    def made(self, client: WorkspaceClient, tag: str | None, job_id: int) -> None:
+        with self._lock:
+            listed = self._listed.get(client.connection.cache_key())
+            if listed is not None and tag:
+                listed.ids_by_tag.setdefault(tag, set()).add(int(job_id))
+
+    def gone(self, client: WorkspaceClient, job_id: int) -> None:
+        with self._lock:
+            listed = self._listed.get(client.connection.cache_key())
+            for ids in listed.ids_by_tag.values() if listed is not None else ():
+                ids.discard(int(job_id))
+
+    def forget(self) -> None:
+        with self._lock:
+            self._listed.clear()
+
+    def _list(self, client: WorkspaceClient) -> _Listed:
+        # One item past the first page tells whether there is more than one page.
+        page = jobs_api.LIST_PAGE_SIZE
+        found = list(itertools.islice(client.jobs.list(), page + 1))
+        listed = _Listed(self._clock(), complete=len(found) <= page)
+        for job in found:
+            tag = _tag_of(job)
+            if tag:
+                listed.ids_by_tag.setdefault(tag, set()).add(int(job["job_id"]))
+        return listed
+
+    def _fresh(self, key: Hashable) -> _Listed | None:
+        with self._lock:
+            listed = self._listed.get(key)
+            if listed is None or self._clock() - listed.taken_at > self.max_age_seconds:
+                return None
+            return listed
+
+    def _key_lock(self, key: Hashable) -> threading.Lock:
+        with self._lock:
+            return self._key_locks.setdefault(key, threading.Lock())
+
+
+tagged_jobs = TaggedJobs()
 
 
 def _tagged(settings: Mapping[str, Any], tag: str | None) -> dict[str, Any]:
@@ -260,6 +369,7 @@ KIND = declare(
     outputs={"job_id": int, "url": str, "creator_user_name": str},
     stamped=DEPLOYMENT_TAG,
     config_key="jobs",
+    after=("servicePrincipals",),  # a job may run as one of the stack's principals
     doc="docs/job.md",
     summary="a job at the full depth of Jobs API 2.2, changed in place",
     import_id="job id",

@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from providers.client import InvalidParameter, NotFound, WorkspaceClient
 from providers.client.jobs import is_gone
-from providers.ids import parse_int64_id
+from providers.ids import IntId, parse_int64_id
 from providers.kind import Reference, declare
 from providers.lifecycle import Spec, WorkspaceProvider
 
@@ -68,20 +68,8 @@ class AccessControlModel(BaseModel):
 class JobPermissionsModel(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    job_id: int = Field(gt=0)
+    job_id: IntId
     access_controls: list[AccessControlModel] = Field(min_length=1)
-
-    @field_validator("job_id", mode="before")
-    @classmethod
-    def integer_or_digits(cls, value: Any) -> Any:
-        # Pulumi sends numbers as floats; a job's `id` output is a string of digits.
-        if isinstance(value, str) and value.isdigit():
-            return int(value)
-        if isinstance(value, float) and value.is_integer():
-            return int(value)
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise ValueError("must be a job id: an integer, or a string of digits")
-        return value
 
     @field_validator("access_controls")
     @classmethod

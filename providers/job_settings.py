@@ -15,6 +15,7 @@ both and returns the same pairs for pydantic's own errors.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import difflib
 import functools
@@ -24,11 +25,10 @@ import zoneinfo
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Annotated, Any
 
-from pydantic import AfterValidator, BaseModel, ValidationError, model_validator
+from pydantic import AfterValidator, BaseModel, TypeAdapter, ValidationError, model_validator
 
 from providers.client import job_wire
 from providers.client.sdk_services import compute, jobs
-from providers.client.wire import JOB_FIELDS_IN_SEED_CLUSTER
 from providers.sdk_schema import ClassRules, model_at, model_of
 
 LEGACY_TASK_KEY = "main"
@@ -91,6 +91,10 @@ MAX_ENVIRONMENT_VARIABLE_ENTRIES = 10
 MAX_INLINE_VARIABLES = 20
 MAX_DBT_COMMANDS = 10
 MIN_TRIGGER_SECONDS = 60
+# Objects that rules elsewhere look at (a job's git_source, a task's condition_task): a check
+# never judges the rest without them.
+REFERENCED_OBJECTS = frozenset({"git_source", "condition_task"})
+_MAX_CUT_ROUNDS = 4
 KEY_PATTERN = re.compile(r"^[\w-]{1,100}$", re.ASCII)  # task and job cluster keys
 KEY_RULE = "1 to 100 letters, digits, '_' or '-'"
 PARAMETER_NAME = re.compile(r"^[A-Za-z0-9_.-]+$")
@@ -223,21 +227,12 @@ def lift_legacy(settings: Mapping[str, Any]) -> dict[str, Any]:
 
 def _refuse_given_twice(settings: Mapping[str, Any], cluster: Mapping[str, Any]) -> None:
     """The seed nesting puts some of a job's fields in `new_cluster`: each in one place."""
-    places = [(name, f"new_cluster.{name}", settings.get(name), cluster.get(name))
-              for name in JOB_FIELDS_IN_SEED_CLUSTER]
-    log_conf = cluster.get("cluster_log_conf")
-    seed_env = log_conf.get("spark_env_vars") if isinstance(log_conf, Mapping) else None
-    places.append(("new_cluster.spark_env_vars", "new_cluster.cluster_log_conf.spark_env_vars",
-                   cluster.get("spark_env_vars"), seed_env))
-    places.append(("new_cluster.cluster_name", "new_cluster.name",
-                   cluster.get("cluster_name"), cluster.get("name")))
-    for place, seed_place, value, seed_value in places:
-        if value is not None and seed_value is not None and value != seed_value:
-            raise LegacyShapeError(
-                f"{place} and {seed_place} (seed nesting) are both given, with different "
-                "values; give it once",
-                "new_cluster",
-            )
+    for place, seed_place in job_wire.given_twice(settings):
+        raise LegacyShapeError(
+            f"{place} and {seed_place} (seed nesting) are both given, with different "
+            "values; give it once",
+            "new_cluster",
+        )
 
 
 # --- the model -------------------------------------------------------------------------
@@ -262,10 +257,77 @@ def check_settings(
     try:
         settings = JobSettingsModel.model_validate(inputs)
     except ValidationError as error:
-        return None, [
-            (_where(e, inputs), _reason(e)) for e in error.errors(include_url=False)
-        ]
+        errors = error.errors(include_url=False)
+        found = [(_where(e, inputs), _reason(e)) for e in errors]
+        return None, found + _problems_beside(inputs, errors)
     return settings, problems(settings, inputs)
+
+
+def _problems_beside(inputs: Mapping[str, Any], errors: Sequence[Any]) -> list[tuple[str, str]]:
+    """The rules across fields, judged on the settings without the values pydantic refused,
+    so that one check names every problem. A refused value is left out, and so is an object
+    its absence leaves without a required field; a problem in the object that held a value
+    left out, or at or above it, is not reported (it may be only that absence). Nothing is
+    judged where leaving out would renumber a list or remove what other rules refer to."""
+    if any(isinstance((e.get("ctx") or {}).get("error"), LegacyShapeError) for e in errors):
+        return []
+    rest = copy.deepcopy(lift_legacy(inputs) if _has_legacy_fields(inputs) else dict(inputs))
+    cuts: list[Loc] = []
+    pending = [(tuple(e["loc"]), e["type"]) for e in errors]
+    fields: dict[str, Any] = {}
+    for _ in range(_MAX_CUT_ROUNDS):
+        for loc, kind in pending:
+            place = loc[:-1] if kind == "missing" else loc
+            if not place and kind == "missing":
+                continue  # a required field of the job: absent, and reported
+            if not place or place[-1] in REFERENCED_OBJECTS or not _cut_out(rest, place):
+                return []
+            cuts.append(place)
+        pending, fields = [], {}
+        for name, value in rest.items():
+            adapter = _field_adapter(name)
+            if adapter is None:
+                return []
+            try:
+                fields[name] = adapter.validate_python(value)
+            except ValidationError as error:
+                pending += [((name, *e["loc"]), e["type"]) for e in error.errors()]
+        if not pending:
+            break
+    else:
+        return []
+    settings = JobSettingsModel.model_construct(**fields)
+    return [
+        (error_path(loc, inputs), reason)
+        for loc, reason in _job_problems(settings)
+        if not any(_near(loc, cut) for cut in cuts)
+    ]
+
+
+def _near(loc: Loc, cut: Loc) -> bool:
+    """Whether a problem at `loc` may come from leaving out the value at `cut`."""
+    holder = cut[:-1]
+    return loc == cut[: len(loc)] or (bool(holder) and loc[: len(holder)] == holder)
+
+
+def _cut_out(data: Any, loc: Loc) -> bool:
+    """Removes the value at `loc` (a key of a mapping) from `data`; False where it cannot."""
+    *parents, last = loc
+    node = data
+    for part in parents:
+        node = _child(node, part)
+    if not isinstance(node, dict) or not isinstance(last, str):
+        return False  # a list item: removing it would renumber the others
+    node.pop(last, None)
+    return True
+
+
+@functools.cache
+def _field_adapter(name: str) -> TypeAdapter[Any] | None:
+    field = JobSettingsModel.model_fields.get(name)
+    if field is None:
+        return None
+    return TypeAdapter(field.rebuild_annotation())
 
 
 def _where(error: Any, inputs: Mapping[str, Any]) -> str:
@@ -745,6 +807,16 @@ def _library_problems(library: Any, loc: Loc) -> Found:
 
 def _cluster_problems(cluster: Any, loc: Loc) -> Found:
     yield from _range(cluster.num_workers, (*loc, "num_workers"), 0)
+    if cluster.autoscale is not None:
+        yield from _range(cluster.autoscale.min_workers, (*loc, "autoscale", "min_workers"), 0)
+        yield from _range(cluster.autoscale.max_workers, (*loc, "autoscale", "max_workers"), 1)
+    elif cluster.num_workers is None and cluster.policy_id is None:
+        # A policy may fix the size; without one the service needs it.
+        yield (
+            loc,
+            "give num_workers (e.g. 2; 0 for a single node) or autoscale {min_workers, "
+            "max_workers}",
+        )
     for index, script in enumerate(cluster.init_scripts or []):
         yield from _storage_problems(
             script, INIT_SCRIPT_KINDS, (*loc, "init_scripts", index), "init script destination"

@@ -192,7 +192,7 @@ DEPLOYMENT_TAG = {"deployment_tag": deployment_tag}
 
 
 def _resource_class(kind: Kind) -> type[KindResource]:
-    annotations = {key: pulumi.Output[python_type] for key, python_type in kind.outputs.items()}
+    annotations = {key: _OUTPUT[python_type] for key, python_type in kind.outputs.items()}
     namespace = {
         "kind": kind,
         "__annotations__": annotations,
@@ -234,12 +234,20 @@ def args_class(
             required.append((field_name, annotation))
         else:
             optional.append((field_name, annotation | None, dataclasses.field(default=None)))
-    specs = [*required, *optional]  # required ones first, so they may also be positional
+    # Required ones first, so they may also be positional.
+    specs: list[tuple[str, Any] | tuple[str, Any, Any]] = [*required, *optional]
     made[class_name] = cls = dataclasses.make_dataclass(
         class_name, specs, namespace={"__doc__": _args_doc(model)}
     )
     cls.__module__ = "providers"
     return cls
+
+
+# Pulumi's type aliases, subscripted at run time with types only known then.
+_INPUT: Any = pulumi.Input
+_OUTPUT: Any = pulumi.Output
+_SEQUENCE: Any = typing.Sequence
+_MAPPING: Any = Mapping
 
 
 class _IN_PROGRESS:
@@ -262,12 +270,12 @@ def _input_annotation(annotation: Any, made: dict[str, type]) -> Any:
         parts = [_input_annotation(a, made) for a in arguments if a is not type(None)]
         return _union(parts)
     if origin is list and arguments:
-        return pulumi.Input[typing.Sequence[_input_annotation(arguments[0], made)]]  # type: ignore[misc]
+        return _INPUT[_SEQUENCE[_input_annotation(arguments[0], made)]]
     if origin is dict and len(arguments) == 2:
-        return pulumi.Input[Mapping[str, _input_annotation(arguments[1], made)]]  # type: ignore[misc]
+        return _INPUT[_MAPPING[str, _input_annotation(arguments[1], made)]]
     if origin is typing.Annotated:
         return _input_annotation(arguments[0], made)
-    return pulumi.Input[annotation]
+    return _INPUT[annotation]
 
 
 def _union(parts: list[Any]) -> Any:

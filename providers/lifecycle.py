@@ -8,7 +8,8 @@ A kind subclasses `WorkspaceProvider` and supplies:
   (lists that are sets sorted, server defaults left out). `diff` compares this with the
   state recorded at the last create/update/read, so nesting variants, reordered lists and
   server-filled defaults never show as changes.
-- `create_object`, `read_object`, `update_object`, `delete_object`: the service calls. They
+- `create_object`, `read_object`, `update_object`, `delete_object`: the service calls (an
+  object the service says is gone reads as gone and is deleted already: handled here). They
   return the *observed* state in spec form; the base class keeps only the keys the user
   declared (`project_onto`) and records that, so a refresh shows out-of-band changes of
   declared fields and nothing else.
@@ -38,7 +39,7 @@ from pulumi.dynamic import (
 )
 from pulumi.output import Unknown
 
-from providers.client import Connection, WorkspaceClient, client_for
+from providers.client import Connection, WorkspaceClient, WorkspaceError, client_for, is_gone
 
 CONNECTION_KEY = "connection"
 PROVIDER_KEY = "__provider"
@@ -258,7 +259,12 @@ class WorkspaceProvider(ResourceProvider):
 
     def read(self, id_: str, props: dict[str, Any]) -> ReadResult:
         recorded = self._recorded_spec(props)
-        found = self.read_object(self._client(props), id_, props)
+        try:
+            found = self.read_object(self._client(props), id_, props)
+        except WorkspaceError as error:
+            if not is_gone(error):
+                raise
+            found = None
         if found is None:
             return ReadResult(None, {})
         observed, computed = found
@@ -279,7 +285,11 @@ class WorkspaceProvider(ResourceProvider):
         return UpdateResult(self._outputs(news, spec, observed, computed))
 
     def delete(self, id_: str, props: dict[str, Any]) -> None:
-        self.delete_object(self._client(props), id_, props)
+        try:
+            self.delete_object(self._client(props), id_, props)
+        except WorkspaceError as error:
+            if not is_gone(error):  # already gone: deleted
+                raise
 
     # --- helpers ------------------------------------------------------------------
     @staticmethod

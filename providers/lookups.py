@@ -19,14 +19,15 @@ The `find_*` functions do the same against a `WorkspaceClient`, for code outside
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 from typing import Any
 
 import pulumi
 
 from providers.client import Connection, InvalidParameter, NotFound, WorkspaceClient, client_for
+from providers.client.blocking import in_thread
 from providers.client.jobs import is_gone
+from providers.ids import parse_int64_id
 from providers.lookups_results import (
     CatalogBindingInfo,
     CatalogBindingsInfo,
@@ -155,13 +156,11 @@ def _lookup(connection: pulumi.Input[dict], find: Callable[..., Any], **keys: An
         client = client_for(Connection.from_props(values.pop("connection")))
         return find(client, **values)
 
-    def in_thread(values: dict[str, Any]) -> Any:
-        # The calls block; keep them off the event loop that runs the program.
-        return asyncio.get_running_loop().run_in_executor(None, run, dict(values))
-
     # The connection's secrecy is not passed on (it never leaves `run`); a key's is.
     plain_connection = pulumi.Output.unsecret(pulumi.Output.from_input(connection))
-    return pulumi.Output.all(connection=plain_connection, **given).apply(in_thread)
+    return pulumi.Output.all(connection=plain_connection, **given).apply(
+        lambda values: in_thread(run, dict(values))
+    )
 
 
 # --- against a client: plain values ------------------------------------------------------
@@ -181,21 +180,23 @@ def find_cluster(
 
 
 def find_job(client: WorkspaceClient, *, name: str | None = None, job_id: Any = None) -> Result:
-    if job_id is not None:
-        what = f"job with job_id {job_id!r}"
-        try:
-            return JobInfo.from_service(client.jobs.get(_as_id(job_id, "job_id"))).as_output()
-        except (NotFound, InvalidParameter) as error:
-            if is_gone(error):
-                raise _nothing(client, what) from None
-            raise
-    named = [j for j in client.jobs.list(name) if (j.get("settings") or {}).get("name") == name]
-    return JobInfo.from_service(_only(client, named, f"job named {name!r}", "job_id")).as_output()
+    """The job with its full settings (every task and job cluster, in the canonical
+    multi-task shape)."""
+    if job_id is None:
+        # A listing leaves tasks and job clusters out: it only tells the id.
+        named = [j for j in client.jobs.list(name) if (j.get("settings") or {}).get("name") == name]
+        job_id = _only(client, named, f"job named {name!r}", "job_id")["job_id"]
+    try:
+        return JobInfo.from_service(client.jobs.get(_as_id(job_id, "job id"))).as_output()
+    except (NotFound, InvalidParameter) as error:
+        if is_gone(error):
+            raise _nothing(client, f"job with job_id {job_id!r}") from None
+        raise
 
 
 def find_job_run(client: WorkspaceClient, *, run_id: Any) -> Result:
     try:
-        return JobRunInfo.from_service(client.jobs.get_run(_as_id(run_id, "run_id"))).as_output()
+        return JobRunInfo.from_service(client.jobs.get_run(_as_id(run_id, "run id"))).as_output()
     except (NotFound, InvalidParameter) as error:
         if is_gone(error):
             raise _nothing(client, f"job run with run_id {run_id!r}") from None
@@ -261,7 +262,7 @@ def find_ip_access_list(
 def find_repo(client: WorkspaceClient, *, repo_id: Any = None, path: str | None = None) -> Result:
     if repo_id is not None:
         try:
-            return RepoInfo.model_validate(client.get_repo(_as_id(repo_id, "repo_id"))).as_output()
+            return RepoInfo.model_validate(client.get_repo(_as_id(repo_id, "repo id"))).as_output()
         except NotFound:
             raise _nothing(client, f"repo with repo_id {repo_id!r}") from None
     at_path = [r for r in client.list_repos(path_prefix=path) if r.get("path") == path]
@@ -308,10 +309,11 @@ def _nothing(client: WorkspaceClient, what: str) -> LookupFailed:
     return LookupFailed(f"no {what} in the workspace {client.connection.base_url}")
 
 
-def _as_id(value: Any, field: str) -> int:
-    if isinstance(value, bool) or not str(value).strip().isdigit():
-        raise LookupFailed(f"{field} must be a number, got {value!r}")
-    return int(str(value).strip())
+def _as_id(value: Any, what: str) -> int:
+    try:
+        return parse_int64_id(value, what)
+    except ValueError as exc:
+        raise LookupFailed(str(exc)) from None
 
 
 def _scim_quoted(value: str) -> str:

@@ -51,6 +51,26 @@ class JobInfo(_Result):
         return cls.model_validate({**job, "name": settings.get("name", ""), "settings": settings})
 
 
+def _states(item: dict[str, Any]) -> dict[str, Any]:
+    """The life-cycle state, result and message of a run or of one task's run."""
+    state = item.get("state") or {}
+    return {name: state.get(name) for name in ("life_cycle_state", "result_state", "state_message")}
+
+
+class JobRunTaskInfo(_Result):
+    """The run of one task of a job's run."""
+
+    task_key: str
+    run_id: int | None = None
+    life_cycle_state: str | None = None
+    result_state: str | None = None
+    state_message: str | None = None
+
+    @classmethod
+    def from_service(cls, task: dict[str, Any]) -> JobRunTaskInfo:
+        return cls.model_validate({**task, **_states(task)})
+
+
 class JobRunInfo(_Result):
     run_id: int
     job_id: int
@@ -62,20 +82,32 @@ class JobRunInfo(_Result):
     start_time: int | None = None
     end_time: int | None = None
     python_params: list[str] = Field(default_factory=list)
+    # name -> the value the run used (the job parameter's default where none was given).
+    job_parameters: dict[str, str] = Field(default_factory=dict)
+    tasks: list[JobRunTaskInfo] = Field(default_factory=list)
 
     @classmethod
     def from_service(cls, run: dict[str, Any]) -> JobRunInfo:
-        state = run.get("state") or {}
-        params = (run.get("overriding_parameters") or {}).get("python_params") or []
+        overriding = run.get("overriding_parameters") or {}
         return cls.model_validate(
             {
                 **run,
-                "life_cycle_state": state.get("life_cycle_state"),
-                "result_state": state.get("result_state"),
-                "state_message": state.get("state_message"),
-                "python_params": params,
+                **_states(run),
+                "python_params": overriding.get("python_params") or [],
+                "job_parameters": _job_parameters(run),
+                "tasks": [JobRunTaskInfo.from_service(task) for task in run.get("tasks") or []],
             }
         )
+
+
+def _job_parameters(run: dict[str, Any]) -> dict[str, str]:
+    """A run lists every job parameter with its default and the value given (Jobs 2.1+);
+    without that list, the values run-now gave are what is known."""
+    listed = run.get("job_parameters")
+    if not isinstance(listed, list):
+        return dict((run.get("overriding_parameters") or {}).get("job_parameters") or {})
+    values = {p.get("name"): p.get("value", p.get("default")) for p in listed}
+    return {name: value for name, value in values.items() if name and value is not None}
 
 
 class ServicePrincipalInfo(_Result):

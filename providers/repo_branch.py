@@ -104,10 +104,7 @@ class RepoBranchProvider(WorkspaceProvider):
         return repo_id, self._spec_of(repo, spec), computed
 
     def read_object(self, client: WorkspaceClient, id_: str, recorded: Mapping[str, Any]):
-        try:
-            repo = self._get(client, id_)
-        except NotFound:
-            return None
+        repo = self._get(client, id_)
         like = recorded if "branch" in recorded else {"repo_id": id_}
         return self._spec_of(repo, like), self._computed(recorded, repo)
 

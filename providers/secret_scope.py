@@ -13,7 +13,7 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from providers.client import AlreadyExists, NotFound, WorkspaceClient
+from providers.client import AlreadyExists, WorkspaceClient
 from providers.client.listing import Listing
 from providers.create_or_adopt import create_or_adopt
 from providers.kind import declare
@@ -126,11 +126,8 @@ class SecretScopeProvider(WorkspaceProvider):
         raise AssertionError("every change of a secret scope replaces it")
 
     def delete_object(self, client: WorkspaceClient, id_: str, recorded: Mapping[str, Any]) -> None:
-        try:
-            client.post("/api/2.0/secrets/scopes/delete", {"scope": id_}, idempotent=True)
-        except NotFound:
-            pass
         listed_scopes.forget(client)
+        client.post("/api/2.0/secrets/scopes/delete", {"scope": id_}, idempotent=True)
 
     @staticmethod
     def _find(client: WorkspaceClient, name: str) -> dict | None:

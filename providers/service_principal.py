@@ -19,7 +19,6 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, StrictBool, field_va
 
 from providers.client import (
     AlreadyExists,
-    NotFound,
     WorkspaceClient,
 )
 from providers.create_or_adopt import create_or_adopt
@@ -126,11 +125,7 @@ class ServicePrincipalProvider(WorkspaceProvider):
         return made["id"], self._spec_of(made), {}
 
     def read_object(self, client: WorkspaceClient, id_: str, recorded: Mapping[str, Any]):
-        try:
-            found = client.get(f"{SCIM_PATH}/{id_}")
-        except NotFound:
-            return None
-        return self._spec_of(found), {}
+        return self._spec_of(client.get(f"{SCIM_PATH}/{id_}")), {}
 
     def update_object(self, client, id_, recorded, args, spec):
         current = client.get(f"{SCIM_PATH}/{id_}")
@@ -138,10 +133,7 @@ class ServicePrincipalProvider(WorkspaceProvider):
 
     def delete_object(self, client: WorkspaceClient, id_: str, recorded: Mapping[str, Any]) -> None:
         path = client.wire.principal_delete_path(recorded["application_id"], id_)
-        try:
-            client.delete(path)
-        except NotFound:
-            pass
+        client.delete(path)
 
     # --- helpers ------------------------------------------------------------------
     @staticmethod

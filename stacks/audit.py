@@ -186,7 +186,8 @@ def audit(cli: PulumiCli, extra_ignores: Sequence[str] = ()) -> AuditReport:
             stacks.append(name)
             managed |= managed_ids(deployment)
 
-    unmanaged, ignored = [], []
+    unmanaged: list[WorkspaceObject] = []
+    ignored: list[WorkspaceObject] = []
     for obj in workspace_objects(WorkspaceClient(connection)):
         if (obj.kind, obj.id) in managed:
             continue

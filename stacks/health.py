@@ -29,6 +29,7 @@ from typing import Any
 import pulumi
 
 from providers import apps
+from providers.client.blocking import in_thread
 from stacks.config import StackSettings
 from stacks.errors import NAMESPACE
 from stacks.health_settings import HEALTH_KEY, HealthSettings, Threshold
@@ -67,12 +68,13 @@ def gate(stack: StackSettings) -> None:
         return pulumi.Output.all(password, *(resource.id for resource in resources))
 
     def check(values: list[Any]) -> Awaitable[dict[str, Any]]:
-        # The reads block; keep them off the event loop that runs the program.
-        return asyncio.get_running_loop().run_in_executor(
-            None, check_health, settings, username, values[0], insecure
-        )
+        return in_thread(check_health, settings, username, values[0], insecure)
 
-    report = pulumi.Output.from_input(all_registered()).apply(deployed).apply(check)
+    resources: pulumi.Output[list[pulumi.CustomResource]] = pulumi.Output.from_input(
+        all_registered()
+    )
+    password_and_ids: pulumi.Output[list[Any]] = resources.apply(deployed)
+    report: pulumi.Output[dict[str, Any]] = password_and_ids.apply(check)
     # The report holds no secret; only the password that went into it was one.
     pulumi.export(HEALTH_KEY, pulumi.Output.unsecret(report))
 

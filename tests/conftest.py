@@ -20,10 +20,10 @@ from pydantic import SecretStr
 
 from emulator.testing import EmulatorInfo, running_emulator
 from providers.auth import component as auth_component
-from providers.auth import token as auth_token
-from providers.auth.token_store import CACHE_DIR_ENV
 from providers.client import Connection, WireForm, WorkspaceClient, client_for, ratelimit
+from providers.client import token as auth_token
 from providers.client import workspace as client_workspace
+from providers.client.token_store import CACHE_DIR_ENV
 
 # Tokens shared between processes live in a directory of this test session only, so tests
 # (and the engines they start) never reuse a token of another run or of the user.

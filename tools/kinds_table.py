@@ -77,8 +77,8 @@ def stale(kinds: Iterable[Kind] = KINDS) -> list[str]:
 def main(argv: list[str]) -> int:
     if "--check" in argv:
         found = stale()
-        for path in found:
-            print(f"{path}: the table of kinds is out of date: run python -m tools.kinds_table")
+        for outdated in found:
+            print(f"{outdated}: the table of kinds is out of date: run python -m tools.kinds_table")
         return 1 if found else 0
     for name, (path, _) in TABLES.items():
         path.write_text(rendered(name, path.read_text(), KINDS))

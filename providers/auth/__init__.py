@@ -1,4 +1,5 @@
-"""Authentication: access tokens for a service principal, and the WorkspaceAuth component."""
+"""The WorkspaceAuth component: checks a service principal's credentials and hands out the
+connection (the tokens themselves are the client's: providers.client.token)."""
 
 from providers.auth.component import (
     WorkspaceAuth,
@@ -6,24 +7,10 @@ from providers.auth.component import (
     WorkspaceAuthError,
     check_credentials,
 )
-from providers.auth.token import (
-    MANAGEMENT_RESOURCE,
-    AccessToken,
-    TokenCache,
-    fetch_token,
-    parse_token_response,
-    tokens,
-)
 
 __all__ = [
-    "MANAGEMENT_RESOURCE",
-    "AccessToken",
-    "TokenCache",
     "WorkspaceAuth",
     "WorkspaceAuthArgs",
     "WorkspaceAuthError",
     "check_credentials",
-    "fetch_token",
-    "parse_token_response",
-    "tokens",
 ]

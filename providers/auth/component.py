@@ -17,16 +17,16 @@ from __future__ import annotations
 
 import asyncio
 import operator
-from collections.abc import Awaitable
 from dataclasses import dataclass, fields
 from typing import Any
 
 import pulumi
 from pydantic import ValidationError
 
-from providers.auth.token import tokens
+from providers.client.blocking import in_thread
 from providers.client.connection import Connection, WireForm
 from providers.client.errors import InvalidClientCredentials, WorkspaceError
+from providers.client.token import tokens
 
 TYPE = "workspace:auth:WorkspaceAuth"
 # The package of the dynamic provider plugin that serves every workspace kind.
@@ -75,7 +75,7 @@ class WorkspaceAuth(pulumi.ComponentResource):
         # Not dataclasses.asdict: it would deep-copy the Outputs.
         inputs = {f.name: getattr(args, f.name) for f in fields(args)}
         checked: pulumi.Output[tuple[dict[str, Any], float]] = pulumi.Output.all(**inputs).apply(
-            _check_in_thread
+            lambda values: in_thread(check_credentials, values)
         )
         self.connection = pulumi.Output.secret(checked.apply(lambda result: result[0]))
         self.token_expires_on = pulumi.Output.unsecret(checked.apply(lambda result: result[1]))
@@ -150,11 +150,6 @@ def _report_failure_once(output: pulumi.Output[Any]) -> None:
             task.exception()
 
     asyncio.ensure_future(output.future()).add_done_callback(consume)
-
-
-def _check_in_thread(values: dict[str, Any]) -> Awaitable[tuple[dict[str, Any], float]]:
-    # The token request blocks; keep it off the event loop that runs the program.
-    return asyncio.get_running_loop().run_in_executor(None, check_credentials, values)
 
 
 def check_credentials(values: dict[str, Any]) -> tuple[dict[str, Any], float]:

@@ -1,4 +1,5 @@
-"""The workspace REST client: connection settings, wire forms, transport, typed errors."""
+"""The workspace REST client: connection settings, wire forms, access tokens and their cache,
+transport, typed errors."""
 
 from providers.client.connection import Connection, InsecureUrlError, WireForm
 from providers.client.errors import (
@@ -16,6 +17,15 @@ from providers.client.errors import (
     WorkspaceError,
     WorkspaceUnreachable,
     error_from_response,
+    is_gone,
+)
+from providers.client.token import (
+    MANAGEMENT_RESOURCE,
+    AccessToken,
+    TokenCache,
+    fetch_token,
+    parse_token_response,
+    tokens,
 )
 from providers.client.wire import (
     WireProfile,
@@ -26,6 +36,8 @@ from providers.client.wire import (
 from providers.client.workspace import WorkspaceClient, client_for
 
 __all__ = [
+    "MANAGEMENT_RESOURCE",
+    "AccessToken",
     "AlreadyExists",
     "Connection",
     "IdentityError",
@@ -38,6 +50,7 @@ __all__ = [
     "RateLimited",
     "ServerError",
     "TemporarilyUnavailable",
+    "TokenCache",
     "Unauthenticated",
     "WireForm",
     "WireProfile",
@@ -46,7 +59,11 @@ __all__ = [
     "WorkspaceUnreachable",
     "client_for",
     "error_from_response",
+    "fetch_token",
+    "is_gone",
     "normalise_job_settings",
     "parse_binding_workspace_id",
+    "parse_token_response",
     "profile",
+    "tokens",
 ]

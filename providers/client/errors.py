@@ -261,3 +261,11 @@ def redact_text(text: str, secrets: Iterable[str | None]) -> str:
         if secret:
             text = text.replace(secret, _REDACTED)
     return text
+
+
+def is_gone(error: Exception) -> bool:
+    """Whether the service says the object does not exist: 404, or (the public service, for a
+    deleted job or run id) INVALID_PARAMETER_VALUE "... does not exist"."""
+    return isinstance(error, NotFound) or (
+        isinstance(error, InvalidParameter) and "does not exist" in error.message
+    )

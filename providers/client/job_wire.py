@@ -25,7 +25,7 @@ from typing import Any
 
 from providers.client.connection import WireForm
 from providers.client.sdk_services import jobs
-from providers.client.wire import normalise_job_settings, profile
+from providers.client.wire import JOB_FIELDS_IN_SEED_CLUSTER, normalise_job_settings, profile
 
 LEGACY_TASK_KEY = "main"
 
@@ -82,6 +82,34 @@ def lift(settings: Mapping[str, Any]) -> dict[str, Any]:
     job.pop("format", None)
     job["tasks"] = [task]
     return job
+
+
+def given_twice(settings: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """(public place, seed place) of each value a legacy job gives in both nestings with
+    different values: lifting would have to drop one of them."""
+    cluster = settings.get("new_cluster")
+    if not isinstance(cluster, Mapping):
+        return []
+    log_conf = cluster.get("cluster_log_conf")
+    places = [
+        (name, f"new_cluster.{name}", settings.get(name), cluster.get(name))
+        for name in JOB_FIELDS_IN_SEED_CLUSTER
+    ]
+    places += [
+        (
+            "new_cluster.spark_env_vars",
+            "new_cluster.cluster_log_conf.spark_env_vars",
+            cluster.get("spark_env_vars"),
+            log_conf.get("spark_env_vars") if isinstance(log_conf, Mapping) else None,
+        ),
+        ("new_cluster.cluster_name", "new_cluster.name", cluster.get("cluster_name"),
+         cluster.get("name")),
+    ]
+    return [
+        (place, seed_place)
+        for place, seed_place, value, seed_value in places
+        if value is not None and seed_value is not None and value != seed_value
+    ]
 
 
 def legacy_single_task(settings: Mapping[str, Any]) -> dict[str, Any] | None:

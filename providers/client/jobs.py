@@ -10,14 +10,12 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from providers.client.connection import WireForm
-from providers.client.errors import InvalidParameter, NotFound, WorkspaceError
+from providers.client.errors import WorkspaceError, is_gone
 from providers.client.job_wire import lift, to_wire
-
-if TYPE_CHECKING:
-    from providers.client.workspace import WorkspaceClient
+from providers.client.wire import WireProfile
 
 JOBS_PATHS = {WireForm.PUBLIC: "/api/2.2/jobs", WireForm.SEED: "/api/2.0/jobs"}
 LIST_PAGE_SIZE = 100
@@ -28,18 +26,23 @@ PAGED_JOB_ARRAYS = ("tasks", "job_clusters", "parameters", "environments")
 PAGED_RUN_ARRAYS = ("job_clusters", "job_parameters", "repair_history")
 
 
-def is_gone(error: Exception) -> bool:
-    """True for the answers the service gives about a job or run that does not exist: 404,
-    or (the public service, for a deleted id) INVALID_PARAMETER_VALUE "... does not exist"."""
-    return isinstance(error, NotFound) or (
-        isinstance(error, InvalidParameter) and "does not exist" in error.message
-    )
+class Calls(Protocol):
+    """What the jobs area needs of a client (`WorkspaceClient` has it; naming that class here
+    would make the two modules import each other)."""
+
+    wire: WireProfile
+
+    def get(self, path: str, params: dict[str, Any] | None = None) -> dict[str, Any]: ...
+
+    def post(
+        self, path: str, body: dict[str, Any] | None = None, *, idempotent: bool = False
+    ) -> dict[str, Any]: ...
 
 
 class JobsApi:
     """Jobs and their runs, over an existing client."""
 
-    def __init__(self, client: WorkspaceClient) -> None:
+    def __init__(self, client: Calls) -> None:
         self.client = client
         self.form = client.wire.form
         self.base = JOBS_PATHS[self.form]

@@ -15,11 +15,11 @@ from urllib.parse import quote, urlsplit
 import requests
 from requests.auth import AuthBase
 
-from providers.auth import token as auth_token
 from providers.client import http, ratelimit
 from providers.client.connection import Connection
 from providers.client.errors import WorkspaceError, error_from_response
 from providers.client.jobs import JobsApi
+from providers.client.token import AccessToken, tokens
 from providers.client.wire import (
     SCIM_SERVICE_PRINCIPALS,
     WireProfile,
@@ -157,7 +157,6 @@ class WorkspaceClient:
         idempotent: bool = True,
     ) -> dict[str, Any]:
         self._url(path)  # refuses anything but a path before a token is fetched
-        tokens = auth_token.tokens
         token = tokens.get(self.connection)
         response = self._send(method, path, token, params, body, idempotent)
         if response.status_code == 401:
@@ -173,7 +172,7 @@ class WorkspaceClient:
         self,
         method: str,
         path: str,
-        token: auth_token.AccessToken,
+        token: AccessToken,
         params: dict[str, Any] | None,
         body: dict[str, Any] | None,
         idempotent: bool,

@@ -80,6 +80,8 @@ def test_state_is_measured_per_resource(results: dict):
     # the floor's dynamic resources still carry `__provider`.
     assert ours["connection_bytes_per_resource"] == 0 and ours["provider_bytes_per_resource"] == 0
     assert ours["entry_bytes_per_resource"] < 2048
+    # A job of the mix has 5 tasks, a shared job cluster and a schedule.
+    assert 0 < ours["entry_bytes_per_job"] <= 4096
     assert sizes["floor"]["provider_bytes_per_resource"] > 0
 
 

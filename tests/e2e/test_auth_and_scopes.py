@@ -3,6 +3,7 @@ credentials at preview, secret scopes go through up, no-op up and destroy, and t
 secret never reaches the state in plain text."""
 
 import json
+from typing import Any
 
 import pytest
 import requests
@@ -12,7 +13,7 @@ from tests.e2e.conftest import StackFactory
 
 pytestmark = pytest.mark.engine
 
-SCOPES = [
+SCOPES: list[dict[str, Any]] = [
     {"name": "etl-secrets"},
     {
         "name": "vault-secrets",

@@ -72,8 +72,12 @@ def test_local_stack_up_noop_change_destroy(
     outputs = stack.outputs()
     job_id = int(outputs["jobs"]["nightly-etl"])
     settings = job_settings(client, job_id)
-    assert settings["name"] == "nightly-etl" and settings["max_retries"] == 2
-    assert settings["new_cluster"]["autoscale"] == {"min_workers": 1, "max_workers": 4}
+    tasks = {task["task_key"]: task for task in settings["tasks"]}
+    assert settings["name"] == "nightly-etl" and tasks["ingest"]["max_retries"] == 2
+    assert set(tasks) == {"ingest", "transform", "quality_gate"}
+    assert settings["schedule"]["quartz_cron_expression"] == "0 0 2 * * ?"
+    [cluster] = settings["job_clusters"]
+    assert cluster["new_cluster"]["autoscale"] == {"min_workers": 1, "max_workers": 4}
     assert job_acl(client, job_id) == {"data-engineers": "CAN_MANAGE_RUN", "analysts": "CAN_VIEW"}
     assert {"etl-secrets", "vault-secrets"} <= scope_names(client)
     [principal] = client.list_service_principals(
@@ -96,8 +100,8 @@ def test_local_stack_up_noop_change_destroy(
 
     # a config change: in-place updates of the job, its permissions and the branch
     changed = copy.deepcopy(LOCAL_OBJECTS)
-    changed["jobs"][0]["new_cluster"]["autoscale"]["max_workers"] = 8
-    changed["jobs"][0]["new_cluster"]["max_retries"] = 3
+    changed["jobs"][0]["job_clusters"][0]["new_cluster"]["autoscale"]["max_workers"] = 8
+    changed["jobs"][0]["tasks"][0]["max_retries"] = 3
     changed["jobPermissions"][0]["access_controls"][1]["permission_level"] = "CAN_MANAGE_RUN"
     changed["repoBranches"][0]["branch"] = "main"
     write_config(stack, {f"workspace:{k}": v for k, v in changed.items()})
@@ -106,8 +110,9 @@ def test_local_stack_up_noop_change_destroy(
     assert last_update_changes(stack) == {"update": 3, "same": total - 3}
     assert int(stack.outputs()["jobs"]["nightly-etl"]) == job_id  # same job, changed in place
     settings = job_settings(client, job_id)
-    assert settings["max_retries"] == 3
-    assert settings["new_cluster"]["autoscale"]["max_workers"] == 8
+    tasks = {task["task_key"]: task for task in settings["tasks"]}
+    assert tasks["ingest"]["max_retries"] == 3 and tasks["transform"]["max_retries"] == 2
+    assert settings["job_clusters"][0]["new_cluster"]["autoscale"]["max_workers"] == 8
     assert job_acl(client, job_id) == {
         "data-engineers": "CAN_MANAGE_RUN",
         "analysts": "CAN_MANAGE_RUN",

@@ -15,7 +15,7 @@ import pytest
 
 from emulator.testing import EmulatorInfo
 from providers.client import WorkspaceClient
-from tests.e2e.conftest import emulator_client
+from tests.conftest import emulator_client
 from tools.pulumi_cli import REPO_ROOT, PulumiCli
 
 pytestmark = pytest.mark.engine

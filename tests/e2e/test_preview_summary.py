@@ -49,7 +49,7 @@ def test_summary_of_real_previews(workspace_stack: StackFactory, emulator: Emula
     assert "No changes" in summary_of(stack.preview("--json").stdout)
 
     changed = copy.deepcopy(LOCAL_OBJECTS)
-    changed["jobs"][0]["new_cluster"]["max_retries"] = 5
+    changed["jobs"][0]["tasks"][0]["max_retries"] = 5
     changed["repoBranches"][0]["branch"] = "main"
     changed["catalogBindings"][0]["catalog_name"] = "sandbox"
     changed["secretScopes"] = [{"name": "etl-secrets"}, {"name": "reporting-secrets"}]
@@ -66,7 +66,7 @@ def test_summary_of_real_previews(workspace_stack: StackFactory, emulator: Emula
     assert engine_counts["create"] == 1 and engine_counts["delete"] == 1
     table = rows(summary)
     assert table["nightly-etl"] == (
-        "| `~` update | `nightly-etl` | Job | `new_cluster.max_retries`: `2` → `5` |"
+        "| `~` update | `nightly-etl` | Job | `tasks[ingest].max_retries`: `2` → `5` |"
     )
     assert table["data-pipelines"] == (
         '| `~` update | `data-pipelines` | RepoBranch | `branch`: `"develop"` → `"main"` |'

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from typing import Any
 
 import pytest
 
@@ -60,7 +61,7 @@ def test_both_forms_describe_the_same_job(api):
 
 
 def test_multi_task_jobs_are_kept_as_given(api):
-    body = {"name": unique("tasks"), "tasks": [
+    body: dict[str, Any] = {"name": unique("tasks"), "tasks": [
         {"task_key": "a", "spark_python_task": {"python_file": "dbfs:/a.py"},
          "existing_cluster_id": "0101-120000-shared01"},
         {"task_key": "b", "depends_on": [{"task_key": "a"}],

@@ -68,9 +68,10 @@ def test_program_lookups_are_plain_outputs_even_with_a_secret_password(
             emulator.flow_api_base, emulator.client_id,
             pulumi.Output.secret(emulator.client_secret), allow_insecure_http=True,
         )
-        assert (await sample.future())["value"] >= 1
-        assert (await metrics.future())["runTest"]["count"] >= 1
-        group = await root.future()
+        found, counted, group = await sample.future(), await metrics.future(), await root.future()
+        assert found and counted and group, "an up knows every value"
+        assert found["value"] >= 1
+        assert counted["runTest"]["count"] >= 1
         assert group["name"] == "NiFi Flow" and group["id"]
         assert not await root.is_secret()
 

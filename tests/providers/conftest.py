@@ -9,11 +9,19 @@ import pytest
 
 from emulator.testing import EmulatorInfo
 from providers.client import WorkspaceClient
+from providers.job import tagged_jobs
 from providers.lifecycle import WorkspaceProvider
 from tests.conftest import emulator_connection, emulator_fixture
 from tests.providers.support import client_of
 
 emulator = emulator_fixture("session")
+
+
+@pytest.fixture(autouse=True)
+def one_deployment_per_test() -> None:
+    """A test is a deployment of its own: job creates list the workspace afresh, as in a new
+    provider process, instead of trusting the listing of a test before."""
+    tagged_jobs.forget()
 
 
 @pytest.fixture(params=["seed", "public"])

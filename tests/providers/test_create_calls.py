@@ -3,7 +3,8 @@
 Creates record their outputs from the request and the service's answer instead of reading
 the object back; a read right afterwards must show exactly the same outputs (otherwise the
 first refresh would report a change nobody made), and the inputs must diff clean against
-them. Both wire forms (the `connection` fixture)."""
+them. Both wire forms (the `connection` fixture), on a workspace of this module's own (a
+job create's listing is one page while the workspace holds at most a page of jobs)."""
 
 from __future__ import annotations
 
@@ -13,12 +14,17 @@ from typing import Any
 import pytest
 
 from emulator.testing import EmulatorInfo, clear_request_log, register_application, request_log
+from providers.client import WireForm
+from providers.client.jobs import JOBS_PATHS
 from providers.job import JobProvider
 from providers.lifecycle import CONNECTION_KEY, WorkspaceProvider
 from providers.secret_scope import SecretScopeProvider
 from providers.service_principal import SCIM_PATH, ServicePrincipalProvider
+from tests.conftest import emulator_fixture
 from tests.providers.test_job import public_inputs, seed_inputs, unique_name
 from tests.providers.test_secret_scope import VAULT
+
+emulator = emulator_fixture("module")
 
 
 def platform_calls(emulator: EmulatorInfo) -> list[tuple[str, str]]:
@@ -51,7 +57,8 @@ def test_job_create_lists_its_tag_and_creates(emulator, connection, nesting) -> 
     props = {**nesting(unique_name()), CONNECTION_KEY: connection}
     result, calls = create_counted(emulator, provider, props)
     try:
-        assert calls == [("GET", "/api/2.0/jobs/list"), ("POST", "/api/2.0/jobs/create")]
+        jobs = JOBS_PATHS[WireForm(connection["wire_form"])]
+        assert calls == [("GET", f"{jobs}/list"), ("POST", f"{jobs}/create")]
         assert result.outs["creator_user_name"] == connection["client_id"]
         assert_read_shows_the_outputs(provider, result, props)
     finally:

@@ -127,14 +127,14 @@ def test_diff_of_an_imported_job_ignores_settings_nobody_declared(connection, cl
     settings = {
         "name": f"host-job-{uuid.uuid4().hex[:8]}",
         "new_cluster": {"spark_version": "13.3.x-scala2.12", "node_type_id": "n", "num_workers": 1},
+        "spark_python_task": {"python_file": "dbfs:/jobs/etl.py"},
     }
-    job_id = str(
-        client.post("/api/2.0/jobs/create", client.wire.job_settings_to_wire(settings))["job_id"]
-    )
+    made_elsewhere = {"max_concurrent_runs": 3}  # set outside the stack, never declared
+    job_id = str(client.jobs.create({**settings, **made_elsewhere}))
     host = configured(connection)
     imported = host.Read(proto.ReadRequest(urn=JOB_URN, id=job_id), Context())
     outputs = props_of(imported.properties)
-    assert outputs["max_concurrent_runs"] == 1  # a server default, recorded at import
+    assert outputs["max_concurrent_runs"] == 3  # recorded at import
     news = dict(settings)
 
     def diff(old_inputs: struct_pb2.Struct, desired: dict[str, Any]) -> Any:
@@ -151,7 +151,7 @@ def test_diff_of_an_imported_job_ignores_settings_nobody_declared(connection, cl
     assert same.changes == proto.DiffResponse.DIFF_NONE
     assert same.hasDetailedDiff and not same.detailedDiff
     # Declared before and dropped now: a change, as for any created resource.
-    declared = struct({**news, "max_concurrent_runs": 1})
+    declared = struct({**news, **made_elsewhere})
     assert diff(declared, news).changes == proto.DiffResponse.DIFF_SOME
     renamed = diff(imported.inputs, {**news, "name": "other"})
     assert renamed.changes == proto.DiffResponse.DIFF_SOME

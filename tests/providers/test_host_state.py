@@ -84,6 +84,7 @@ def test_an_update_of_a_bound_resource_records_no_connection(connection, client)
     settings = {
         "name": f"state-job-{uuid.uuid4().hex[:8]}",
         "new_cluster": {"spark_version": "13.3.x-scala2.12", "node_type_id": "n", "num_workers": 1},
+        "spark_python_task": {"python_file": "dbfs:/jobs/etl.py"},
         "max_retries": 1,
     }
 
@@ -110,9 +111,11 @@ def test_an_update_of_a_bound_resource_records_no_connection(connection, client)
     assert diff.changes == proto.DiffResponse.DIFF_SOME and not diff.replaces
     updated = call("Update", proto.UpdateRequest, id=made.id, olds=made.properties, news=news)
     outputs = props_of(updated.properties)
-    assert outputs["max_retries"] == 3 and not PLUMBING & set(outputs)
+    (task,) = outputs["tasks"]  # recorded in the normal form: the legacy job's one task
+    assert task["max_retries"] == 3 and not PLUMBING & set(outputs)
     read = call("Read", proto.ReadRequest, id=made.id, properties=updated.properties, inputs=news)
-    assert props_of(read.properties)["max_retries"] == 3  # as the service shows it now
+    (task,) = props_of(read.properties)["tasks"]
+    assert task["max_retries"] == 3  # as the service shows it now
     call("Delete", proto.DeleteRequest, id=made.id, properties=updated.properties)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import re
 import uuid
 from collections.abc import Iterator
 from typing import Any
@@ -10,13 +11,13 @@ from typing import Any
 import pulumi
 import pytest
 
-from providers import job as job_module
 from providers.client import (
     NotFound,
     ServerError,
     WorkspaceClient,
 )
-from providers.client import workspace as workspace_module
+from providers.client import jobs as jobs_api
+from providers.client.job_wire import lift
 from providers.job import (
     DEPLOYMENT_TAG_KEY,
     AutoscaleArgs,
@@ -30,6 +31,7 @@ from providers.job import (
     PypiLibraryArgs,
     SparkPythonTaskArgs,
 )
+from providers.job_diff import canonical
 from providers.lifecycle import UNKNOWN
 from tests.providers.resource_mocks import RecordingMocks
 from tests.providers.support import client_of
@@ -81,7 +83,20 @@ def unique_name() -> str:
 
 
 def get_job(connection: dict[str, Any], job_id: str) -> dict[str, Any]:
+    """The job as the service stores it, read through Jobs 2.0 (a legacy job in its shape)."""
     return client_of(connection).get("/api/2.0/jobs/get", {"job_id": int(job_id)})
+
+
+def settings_of(connection: dict[str, Any], job_id: str) -> dict[str, Any]:
+    """The job's settings in the canonical multi-task shape."""
+    return lift(get_job(connection, job_id)["settings"])
+
+
+def main_task(settings: dict[str, Any]) -> dict[str, Any]:
+    """The one task a legacy single-task job is lifted to."""
+    (task,) = settings["tasks"]
+    assert task["task_key"] == "main"
+    return task
 
 
 def jobs_named(connection: dict[str, Any], name: str) -> list[dict[str, Any]]:
@@ -102,11 +117,17 @@ def created(connection, made) -> tuple[str, dict[str, Any], dict[str, Any] | Non
     """(id, inputs, outputs) of a job created through the provider from seed-nesting input."""
     inputs = seed_inputs(unique_name())
     result = provider.create(with_connection(inputs, connection))
+    assert result.outs is not None
     made.append(result.id)
     return result.id, inputs, result.outs
 
 
 # --- check ---------------------------------------------------------------------------
+
+
+def bracketed(path: str) -> str:
+    """A dotted path as check names it: `libraries.0.pypi.package` -> `libraries[0]...`."""
+    return re.sub(r"\.(\d+)(?=\.|$)", r"[\1]", path)
 
 
 def _set(inputs: dict[str, Any], path: str, value: Any) -> None:
@@ -124,14 +145,14 @@ BAD_FIELDS = [
     # (form of the input, field set to a bad value, the value, the failure's property)
     ("public", "name", "  ", "name"),
     ("public", "new_cluster.init_scripts.1.dbfs.destination", "s3://b/a.sh", None),
-    ("public", "spark_python_task.python_file", "/jobs/etl.py", None),
+    ("public", "spark_python_task.python_file", "jobs/etl.py", None),
     ("seed", "new_cluster.spark_python_task.python_file", "jobs/etl.py", None),
-    ("public", "new_cluster.cluster_log_conf.dbfs.destination", "dbfs:/logs", None),
+    ("public", "new_cluster.cluster_log_conf.dbfs.destination", "/mnt/logs", None),
     ("public", "libraries.0.pypi.package", "requests", None),
     ("public", "libraries.1.pypi.package", "pandas>=2", None),
     ("public", "libraries.1.pypi.package", "pandas==2.*", None),
     ("public", "new_cluster.autoscale.min_workers", -1, None),
-    ("public", "new_cluster.autoscale.min_workers", 5, None),
+    ("public", "new_cluster.autoscale.min_workers", 5, "new_cluster.autoscale"),
     ("public", "timeout_seconds", -1, None),
     ("seed", "new_cluster.timeout_seconds", -5, None),
     ("public", "max_retries", -2, None),
@@ -155,22 +176,34 @@ def test_check_names_the_bad_field(connection, form, path, value, reported):
     inputs = (seed_inputs if form == "seed" else public_inputs)("j")
     _set(inputs, path, value)
     failures = provider.check({}, with_connection(inputs, connection)).failures
-    assert [f.property for f in failures] == [reported or path]
+    assert [f.property for f in failures] == [reported or bracketed(path)]
     assert failures[0].reason
+
+
+def test_check_accepts_the_paths_the_service_takes(connection):
+    inputs = public_inputs("j")
+    inputs["spark_python_task"]["python_file"] = "/Workspace/Shared/jobs/etl.py"
+    inputs["new_cluster"]["cluster_log_conf"]["dbfs"]["destination"] = "dbfs:/logs"
+    del inputs["new_cluster"]["spark_version"]  # a policy or pool may give these
+    del inputs["new_cluster"]["node_type_id"]
+    assert provider.check({}, with_connection(inputs, connection)).failures == []
+    inputs["spark_python_task"]["python_file"] = "/Volumes/main/default/jobs/etl.py"
+    assert provider.check({}, with_connection(inputs, connection)).failures == []
 
 
 def test_check_reports_cluster_size_and_duplicate_placement(connection):
     inputs = public_inputs("j")
     del inputs["new_cluster"]["autoscale"]
     inputs["new_cluster"]["timeout_seconds"] = 60  # seed place, other value than job level
-    failures = provider.check({}, with_connection(inputs, connection)).failures
-    assert [f.property for f in failures] == ["new_cluster"]
-    assert "num_workers" in failures[0].reason
-
-    inputs["new_cluster"]["num_workers"] = 2
+    # Lifting the legacy shape comes first: a value given twice is named before the rest.
     failures = provider.check({}, with_connection(inputs, connection)).failures
     assert [f.property for f in failures] == ["new_cluster"]
     assert "timeout_seconds" in failures[0].reason
+
+    del inputs["new_cluster"]["timeout_seconds"]
+    failures = provider.check({}, with_connection(inputs, connection)).failures
+    assert [f.property for f in failures] == ["new_cluster"]
+    assert "num_workers" in failures[0].reason
 
 
 def test_check_reports_every_bad_field_once(connection):
@@ -179,7 +212,7 @@ def test_check_reports_every_bad_field_once(connection):
     inputs["libraries"][0]["pypi"]["package"] = "requests"
     failures = provider.check({}, with_connection(inputs, connection)).failures
     assert sorted(f.property for f in failures) == [
-        "libraries.0.pypi.package",
+        "libraries[0].pypi.package",
         "name",
         "timeout_seconds",
     ]
@@ -266,13 +299,19 @@ def test_create_makes_the_job_in_the_wire_form(connection, created):
     settings = job["settings"]
     assert settings["name"] == inputs["name"]
     assert settings["tags"][DEPLOYMENT_TAG_KEY] == inputs["deployment_tag"]
-    timeout_holder = settings["new_cluster"] if connection["wire_form"] == "seed" else settings
-    assert timeout_holder["timeout_seconds"] == 3600
+    if connection["wire_form"] == "seed":  # the legacy job in the seed nesting
+        assert settings["format"] == "SINGLE_TASK"
+        assert settings["new_cluster"]["timeout_seconds"] == 3600
+    else:  # Jobs 2.2 multi-task settings
+        assert settings["format"] == "MULTI_TASK"
+        assert main_task(settings)["timeout_seconds"] == 3600
     assert outs["job_id"] == int(id_)
     assert outs["url"].endswith(f"#job/{id_}")
     assert outs["creator_user_name"] == connection["client_id"]
-    # Recorded in the public nesting, without the tag and without server defaults.
-    assert outs["timeout_seconds"] == 3600
+    # Recorded in the normal form, without the tag and without server defaults.
+    recorded = canonical({k: v for k, v in inputs.items() if k != "deployment_tag"})
+    assert {k: outs[k] for k in recorded} == recorded
+    assert main_task(outs)["timeout_seconds"] == 3600
     assert "tags" not in outs and "max_concurrent_runs" not in outs
 
 
@@ -285,16 +324,14 @@ def test_read_returns_the_recorded_spec(connection, created):
 
 def test_read_shows_out_of_band_changes_of_declared_fields_only(connection, created):
     id_, inputs, outs = created
-    settings = copy.deepcopy(get_job(connection, id_)["settings"])
-    settings = job_module.normalise_job_settings(settings)
-    settings["timeout_seconds"] = 60
+    settings = settings_of(connection, id_)
+    main_task(settings)["timeout_seconds"] = 60
     settings["max_concurrent_runs"] = 5  # not declared: not ours to report
-    client_of(connection).post(
-        "/api/2.0/jobs/reset", {"job_id": int(id_), "new_settings": settings}
-    )
+    client_of(connection).jobs.reset(int(id_), settings)
 
     read = provider.read(id_, outs)
-    assert read.outs["timeout_seconds"] == 60
+    assert read.outs is not None
+    assert main_task(read.outs)["timeout_seconds"] == 60
     assert "max_concurrent_runs" not in read.outs
     diff = provider.diff(id_, read.outs, with_connection(inputs, connection))
     assert diff.changes is True
@@ -310,25 +347,27 @@ def test_read_of_a_missing_job_is_gone(connection, created):
 def test_read_for_import_takes_the_whole_job(connection, created):
     id_, inputs, _outs = created
     read = provider.read(id_, {"connection": connection})
+    assert read.outs is not None
     assert read.id == id_
     assert read.outs["name"] == inputs["name"]
-    assert read.outs["new_cluster"]["spark_env_vars"] == {"ENVIRONMENT": "test"}
+    assert main_task(read.outs)["new_cluster"]["spark_env_vars"] == {"ENVIRONMENT": "test"}
     assert read.outs["deployment_tag"] == inputs["deployment_tag"]
 
 
 # --- update, delete --------------------------------------------------------------------
 
 
-def test_update_resets_the_settings_and_keeps_the_tag(connection, created):
+def test_update_changes_the_settings_and_keeps_the_tag(connection, created):
     id_, inputs, outs = created
     news = public_inputs("renamed-" + inputs["name"])
     news["deployment_tag"] = inputs["deployment_tag"]
-    news["max_retries"] = 0
+    news["max_retries"] = 1
     result = provider.update(id_, outs, with_connection(news, connection))
+    assert result.outs is not None
 
-    settings = job_module.normalise_job_settings(get_job(connection, id_)["settings"])
+    settings = settings_of(connection, id_)
     assert settings["name"] == news["name"]
-    assert settings["max_retries"] == 0
+    assert main_task(settings)["max_retries"] == 1
     assert settings["tags"][DEPLOYMENT_TAG_KEY] == inputs["deployment_tag"]
     assert result.outs["name"] == news["name"]
     assert provider.diff(id_, result.outs, with_connection(news, connection)).changes is False
@@ -362,8 +401,7 @@ def test_create_adopts_a_job_left_by_an_interrupted_create(connection, made):
 
     assert result.id == str(left_over)
     assert [j["job_id"] for j in jobs_named(connection, inputs["name"])] == [left_over]
-    settings = job_module.normalise_job_settings(get_job(connection, result.id)["settings"])
-    assert settings["max_retries"] == 0
+    assert main_task(settings_of(connection, result.id)).get("max_retries", 0) == 0
 
 
 def test_create_does_not_adopt_another_deployments_job(connection, made):
@@ -376,7 +414,7 @@ def test_create_does_not_adopt_another_deployments_job(connection, made):
 
 
 def test_create_finds_its_job_on_a_later_page(connection, made, monkeypatch):
-    monkeypatch.setattr(workspace_module, "LIST_PAGE_SIZE", 2)
+    monkeypatch.setattr(jobs_api, "LIST_PAGE_SIZE", 2)
     inputs = public_inputs(unique_name())
     ours = _create_directly(connection, inputs)  # the oldest: listed last
     made.append(str(ours))
@@ -388,9 +426,10 @@ def test_create_finds_its_job_on_a_later_page(connection, made, monkeypatch):
 def _failing_create(monkeypatch, *, after_sending: bool) -> None:
     """jobs/create answers 500: after the service made the job, or before."""
     real_post = WorkspaceClient.post
+    creates = {f"{base}/create" for base in jobs_api.JOBS_PATHS.values()}
 
     def post(self, path, body=None, *, idempotent=False):
-        if path == "/api/2.0/jobs/create":
+        if path in creates:
             if after_sending:
                 real_post(self, path, body, idempotent=idempotent)
             raise ServerError(
@@ -466,12 +505,15 @@ def test_libraries_in_new_cluster_are_accepted_sent_in_the_wire_form_and_stable(
     assert provider.check({}, with_connection(inputs, connection)).failures == []
 
     result = provider.create(with_connection(inputs, connection))
+    assert result.outs is not None
     made.append(result.id)
 
     settings = get_job(connection, result.id)["settings"]
-    holder, other = (settings["new_cluster"], settings)
-    if connection["wire_form"] == "public":
-        holder, other = other, holder
+    if connection["wire_form"] == "seed":  # the seed nesting: in new_cluster
+        holder, other = settings["new_cluster"], settings
+    else:  # Jobs 2.2: the task's
+        holder = main_task(settings)
+        other = holder["new_cluster"]
     assert sorted(lib["pypi"]["package"] for lib in holder["libraries"]) == [
         "pandas==2.2.2",
         "requests==2.32.3",

@@ -220,6 +220,7 @@ def test_read_shows_out_of_band_removal_and_level_change_only_of_ours(connection
     client.put(path, {"access_control_list": kept})
 
     read = provider.read(id_, outs)
+    assert read.outs is not None
     assert read.outs["access_controls"] == [{**ENGINEERS, "permission_level": "CAN_VIEW"}]
     news = props(connection, int(id_), ENGINEERS, ANALYSTS)
     assert provider.diff(id_, read.outs, news).changes is True
@@ -234,6 +235,7 @@ def test_read_of_a_missing_job_is_gone(connection, created):
 def test_read_for_import_takes_every_direct_entry_but_the_owners(connection, created):
     id_, _outs = created
     read = provider.read(id_, {"connection": connection})
+    assert read.outs is not None
     assert read.outs["access_controls"] == [ANALYSTS, ENGINEERS]
 
 
@@ -248,6 +250,7 @@ def test_update_changes_adds_and_removes_only_declared_entries(connection, job_i
     promoted = {**ENGINEERS, "permission_level": "CAN_MANAGE"}
 
     result = provider.update(id_, outs, props(connection, job_id, promoted, ALICE))
+    assert result.outs is not None
 
     entries = entries_on(connection, job_id)
     assert entries == {
@@ -262,6 +265,7 @@ def test_update_changes_adds_and_removes_only_declared_entries(connection, job_i
 def test_update_with_only_additions_patches(connection, job_id, created):
     id_, outs = created
     result = provider.update(id_, outs, props(connection, job_id, ENGINEERS, ANALYSTS, ALICE))
+    assert result.outs is not None
     assert entries_on(connection, job_id)[("user_name", "alice@example.com")] == "CAN_MANAGE"
     assert len(result.outs["access_controls"]) == 3
 
@@ -335,6 +339,7 @@ def test_read_after_all_ours_were_removed_claims_nobody_elses(connection, job_id
     client_of(connection).put(path, {"access_control_list": [BOB]})
 
     read = provider.read(id_, outs)
+    assert read.outs is not None
     assert read.outs["access_controls"] == []
     provider.delete(id_, read.outs)
     assert entries_on(connection, job_id) == {

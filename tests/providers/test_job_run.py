@@ -4,6 +4,8 @@ the create is retried, and a new run only for new inputs."""
 
 from __future__ import annotations
 
+import hashlib
+import json
 import uuid
 from typing import Any
 
@@ -12,12 +14,14 @@ import pytest
 from emulator.testing import EmulatorInfo, clear_request_log, request_log
 from providers import polling
 from providers.client import WorkspaceClient
+from providers.client.jobs import JOBS_PATHS
 from providers.job_run import JobRunFailed, JobRunProvider, idempotency_token
 from providers.lifecycle import CONNECTION_KEY, UNKNOWN
 from tests.conftest import emulator_fixture
 from tests.providers.support import failures
 
-RUN_NOW = ("POST", "/api/2.0/jobs/run-now")
+# run-now in either wire form (Jobs 2.0 or 2.2).
+RUN_NOW = {("POST", f"{base}/run-now") for base in JOBS_PATHS.values()}
 
 
 emulator = emulator_fixture("module", transition_seconds=1)
@@ -54,7 +58,7 @@ def run_nows(emulator: EmulatorInfo) -> int:
     return sum(
         1
         for r in request_log(emulator)
-        if r["service"] == "platform" and (r["method"], r["path"]) == RUN_NOW
+        if r["service"] == "platform" and (r["method"], r["path"]) in RUN_NOW
     )
 
 
@@ -180,6 +184,16 @@ def test_a_numeric_trigger_is_text(provider, given, recorded) -> None:
     assert provider.spec(args)["trigger"] == recorded
 
 
+def test_a_run_keeps_its_token_when_parameters_are_added() -> None:
+    # The first JobRun named a run by these keys, null where absent: a create retried after
+    # an upgrade finds the run it started before.
+    for spec in ({"job_id": 7, "python_params": ["--x"], "trigger": "v1"}, {"job_id": 7}):
+        first = {"deployment": "p/s/r", "job_id": 7, "python_params": None, "trigger": None}
+        first.update(spec)
+        expected = hashlib.sha256(json.dumps(first, sort_keys=True).encode()).hexdigest()
+        assert idempotency_token("p/s/r", spec) == expected
+
+
 def test_tokens_differ_per_deployment_and_inputs() -> None:
     spec = {"job_id": 1, "python_params": [], "trigger": "a"}
     token = idempotency_token("p/s/r", spec)
@@ -188,3 +202,113 @@ def test_tokens_differ_per_deployment_and_inputs() -> None:
     assert token != idempotency_token("p/s/other", spec)
     assert token != idempotency_token("p/s/r", {**spec, "trigger": "b"})
     assert token != idempotency_token("p/s/r", {**spec, "python_params": ["x"]})
+
+
+# --- multi-task jobs -------------------------------------------------------------------------
+
+SHARED_CLUSTER = "0101-120000-shared01"
+
+
+@pytest.fixture
+def chain_job_id(client: WorkspaceClient) -> int:
+    """A chain of three tasks, a -> b -> c; b is the one Python task, and the job has a
+    parameter `date`."""
+
+    def on_cluster(key: str, task_type: dict[str, Any], *upstream: str) -> dict[str, Any]:
+        task = {"task_key": key, "existing_cluster_id": SHARED_CLUSTER, **task_type}
+        return {**task, "depends_on": [{"task_key": k} for k in upstream]} if upstream else task
+
+    return client.jobs.create(
+        {
+            "name": f"chain-{uuid.uuid4().hex[:8]}",
+            "tasks": [
+                on_cluster("a", {"notebook_task": {"notebook_path": "/Workspace/etl/a"}}),
+                on_cluster("b", {"spark_python_task": {"python_file": "dbfs:/etl/b.py"}}, "a"),
+                on_cluster("c", {"notebook_task": {"notebook_path": "/Workspace/etl/c"}}, "b"),
+            ],
+            "parameters": [{"name": "date", "default": "2024-01-01"}],
+        }
+    )
+
+
+@pytest.fixture
+def chain_props(props: dict[str, Any], chain_job_id: int) -> dict[str, Any]:
+    return {
+        **{k: v for k, v in props.items() if k != "python_params"},
+        "job_id": chain_job_id,
+        "job_parameters": {"date": "2024-06-01"},
+        "notebook_params": {"mode": "full"},
+    }
+
+
+def test_a_multi_task_run_takes_job_and_task_parameters_and_records_each_task(
+    provider, chain_props, client
+) -> None:
+    created = provider.create(chain_props)
+    run = client.jobs.get_run(int(created.id))
+    assert run["overriding_parameters"] == {
+        "job_parameters": {"date": "2024-06-01"},
+        "notebook_params": {"mode": "full"},
+    }
+    assert created.outs["result_state"] == "SUCCESS"
+    assert created.outs["task_results"] == {"a": "SUCCESS", "b": "SUCCESS", "c": "SUCCESS"}
+    assert created.outs["run_page_url"] == run["run_page_url"]
+
+    refreshed = provider.read(created.id, created.outs)
+    assert refreshed.outs["task_results"] == created.outs["task_results"]
+    assert not provider.diff(created.id, refreshed.outs, chain_props).changes
+
+
+def test_a_failed_task_fails_the_run_naming_it_and_what_did_not_run(
+    provider, chain_props, client
+) -> None:
+    # python_params reach the Python task only: b fails, c never runs.
+    failing = {**chain_props, "python_params": ["--fail"]}
+    with pytest.raises(JobRunFailed) as raised:
+        provider.create(failing)
+    message = str(raised.value)
+    assert "ended TERMINATED FAILED: task 'b' FAILED: python_params contained '--fail'" in message
+    assert "not run: 'c' UPSTREAM_FAILED" in message
+    assert "'a'" not in message
+    assert "Change `trigger`" in message
+
+    run_id = int(message.split("job run ")[1].split()[0])
+    states = {
+        t["task_key"]: t["state"]["result_state"] for t in client.jobs.get_run(run_id)["tasks"]
+    }
+    assert states == {"a": "SUCCESS", "b": "FAILED", "c": "UPSTREAM_FAILED"}
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"job_parameters": {"date": "2024-06-02"}},
+        {"notebook_params": {"mode": "delta"}},
+        {"jar_params": ["--x"]},
+        {"pipeline_params": {"full_refresh": True}},
+    ],
+    ids=lambda change: next(iter(change)),
+)
+def test_new_job_or_task_parameters_start_a_new_run(provider, chain_props, change) -> None:
+    created = provider.create(chain_props)
+    diff = provider.diff(created.id, created.outs, {**chain_props, **change})
+    assert diff.changes and diff.replaces == list(change)
+    token = idempotency_token("d", provider.spec(provider.args_model(job_id=1)))
+    assert token != idempotency_token("d", provider.spec(provider.args_model(job_id=1, **change)))
+
+
+def test_check_names_a_bad_parameter(provider, chain_props) -> None:
+    assert (
+        "valid dictionary"
+        in failures(provider, {**chain_props, "job_parameters": ["x"]})["job_parameters"]
+    )
+    assert (
+        "valid string"
+        in failures(provider, {**chain_props, "notebook_params": {"a": 1}})["notebook_params.a"]
+    )
+    assert (
+        "valid boolean"
+        in failures(provider, {**chain_props, "pipeline_params": {"full_refresh": "maybe"}})[
+            "pipeline_params.full_refresh"
+        ]
+    )

@@ -64,7 +64,8 @@ def test_job_by_name_and_id_and_ambiguous_name(client: WorkspaceClient) -> None:
     job_id = make_job(client, name)
     by_name = lookups.find_job(client, name=name)
     assert by_name["job_id"] == job_id
-    assert by_name["settings"]["spark_python_task"]["python_file"] == "dbfs:/scripts/etl.py"
+    (task,) = by_name["settings"]["tasks"]  # the full settings, in the canonical shape
+    assert task["spark_python_task"]["python_file"] == "dbfs:/scripts/etl.py"
     assert lookups.find_job(client, job_id=str(job_id))["name"] == name
 
     twin = make_job(client, name)
@@ -80,7 +81,7 @@ def test_missing_job_is_named(client: WorkspaceClient) -> None:
         lookups.find_job(client, name="no-such-job-x1")
     with pytest.raises(LookupFailed, match="no job with job_id 999"):
         lookups.find_job(client, job_id=999)
-    with pytest.raises(LookupFailed, match="job_id must be a number, got 'abc'"):
+    with pytest.raises(LookupFailed, match="a job id is a number, got 'abc'"):
         lookups.find_job(client, job_id="abc")
 
 
@@ -94,6 +95,57 @@ def test_job_run_by_id(client: WorkspaceClient) -> None:
     assert run["run_page_url"].endswith(f"/run/{run_id}")
     with pytest.raises(LookupFailed, match="no job run with run_id 12345"):
         lookups.find_job_run(client, run_id=12345)
+
+
+def make_multi_task_job(client: WorkspaceClient, name: str) -> int:
+    """Two tasks on a job cluster, the second failing (`--fail`), and a job parameter."""
+    cluster = {"spark_version": "15.4.x-scala2.12", "node_type_id": "n", "num_workers": 1}
+    return client.jobs.create(
+        {
+            "name": name,
+            "job_clusters": [{"job_cluster_key": "etl", "new_cluster": cluster}],
+            "tasks": [
+                {
+                    "task_key": "load",
+                    "job_cluster_key": "etl",
+                    "notebook_task": {"notebook_path": "/Workspace/etl/load"},
+                },
+                {
+                    "task_key": "check",
+                    "depends_on": [{"task_key": "load"}],
+                    "job_cluster_key": "etl",
+                    "spark_python_task": {"python_file": "dbfs:/etl/--fail.py"},
+                },
+            ],
+            "parameters": [{"name": "date", "default": "2024-01-01"}],
+        }
+    )
+
+
+def test_multi_task_job_comes_with_its_full_settings(client: WorkspaceClient) -> None:
+    name = unique("lookup-multi")
+    job_id = make_multi_task_job(client, name)
+    for found in (lookups.find_job(client, job_id=job_id), lookups.find_job(client, name=name)):
+        assert found["job_id"] == job_id and found["name"] == name
+        settings = found["settings"]
+        assert [t["task_key"] for t in settings["tasks"]] == ["load", "check"]
+        assert settings["tasks"][1]["depends_on"] == [{"task_key": "load"}]
+        assert settings["job_clusters"][0]["job_cluster_key"] == "etl"
+        assert settings["parameters"] == [{"name": "date", "default": "2024-01-01"}]
+
+
+def test_job_run_of_a_multi_task_job_lists_its_tasks(client: WorkspaceClient) -> None:
+    job_id = make_multi_task_job(client, unique("lookup-multi-run"))
+    run_id = client.jobs.run_now(job_id, job_parameters={"date": "2024-06-01"})["run_id"]
+    run = lookups.find_job_run(client, run_id=run_id)
+    assert run["result_state"] == "FAILED"
+    assert run["job_parameters"] == {"date": "2024-06-01"}
+    load, check = run["tasks"]
+    assert load["task_key"] == "load" and load["result_state"] == "SUCCESS"
+    assert check["task_key"] == "check" and check["result_state"] == "FAILED"
+    assert "contained '--fail'" in check["state_message"]
+    assert check["life_cycle_state"] == "TERMINATED"
+    assert isinstance(check["run_id"], int) and check["run_id"] not in (load["run_id"], run_id)
 
 
 def test_service_principal_by_application_id_and_name(

@@ -4,7 +4,8 @@ an otherwise valid config, with the field the error must name and a piece of its
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass, field
+import dataclasses
+from dataclasses import dataclass
 from typing import Any
 
 GOOD_JOB = {
@@ -42,11 +43,11 @@ class Case:
 
     kind: str
     label: str
-    field: str            # the path the message must name, relative to the item or key
-    reason: str           # a piece of the reason the message must give
-    change: dict[str, Any] = field(default_factory=dict)   # merged into the good item
-    drop: tuple[str, ...] = ()                              # keys removed from it
-    value: Any = None                                       # a setting's value
+    field: str  # the path the message must name, relative to the item or key
+    reason: str  # a piece of the reason the message must give
+    change: dict[str, Any] = dataclasses.field(default_factory=dict)  # merged into the good item
+    drop: tuple[str, ...] = ()  # keys removed from it
+    value: Any = None  # a setting's value
 
 
 def nested(path: str, value: Any) -> dict[str, Any]:
@@ -388,8 +389,9 @@ ITEM_CASES = [
     permission("principal twice", "access_controls", "give each principal once",
                {"access_controls": GOOD_ACL + [{"group_name": "analysts",
                                                 "permission_level": "CAN_MANAGE_RUN"}]}),
-    permission("job id as words", "job_id", "must be a job id", {"job_id": "abc"}),
-    permission("job id zero", "job_id", "greater than 0", {"job_id": 0}),
+    permission("job id as words", "job_id", "must be a positive integer or a string of digits",
+               {"job_id": "abc"}),
+    permission("job id zero", "job_id", "must be a positive 64-bit integer", {"job_id": 0}),
     permission("blank group", "access_controls[0]", "group_name must not be empty",
                {"access_controls": [{"group_name": " ", "permission_level": "CAN_VIEW"}]}),
     permission("unknown job", "job", "no job named", {"job": "no-such-job"},

@@ -82,6 +82,7 @@ def test_connection_is_a_secret_dict_of_the_connection_and_expiry_is_not_secret(
         assert await auth.connection.is_secret()
         assert not await auth.token_expires_on.is_secret()
         props = await auth.connection.future()
+        assert props is not None
         assert Connection.from_props(props).client_secret.get_secret_value() == CLIENT_SECRET
         assert props["base_url"] == BASE_URL and props["wire_form"] == "seed"
         assert await auth.token_expires_on.future() == 1_900_000_000.0
@@ -117,7 +118,7 @@ def test_registers_the_workspace_provider_and_binds_resources_given_its_connecti
     assert Connection.from_props(settings).client_secret.get_secret_value() == CLIENT_SECRET
     assert settings["base_url"] == BASE_URL
     scope = next(r for r in mocks.registered if r.name == "scope")
-    assert scope.provider.startswith(
+    assert scope.provider is not None and scope.provider.startswith(
         "urn:pulumi:stack::project::workspace:auth:WorkspaceAuth$pulumi:providers:pulumi-python::auth::"
     )
 
@@ -170,6 +171,7 @@ def test_public_form_and_tuning_knobs_reach_the_connection():
             "auth", args(wire_form="public", max_attempts=3, rate_limit_per_second=0)
         )
         props = await auth.connection.future()
+        assert props is not None
         assert (props["wire_form"], props["max_attempts"], props["rate_limit_per_second"]) == (
             "public",
             3,

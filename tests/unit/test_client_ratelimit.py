@@ -72,6 +72,7 @@ def test_concurrent_callers_are_spaced_not_bunched():
 
 def test_one_bucket_per_base_url_and_zero_switches_it_off():
     a = limiter_for("https://a", 5)
+    assert a is not None
     assert limiter_for("https://a", 5) is a
     assert limiter_for("https://b", 5) is not a
     assert limiter_for("https://a", 0) is None
@@ -81,7 +82,12 @@ def test_one_bucket_per_base_url_and_zero_switches_it_off():
 
 def test_workspace_calls_go_through_the_bucket(monkeypatch):
     calls: list[tuple[str, float]] = []
-    monkeypatch.setattr(ratelimit, "throttle", lambda key, rate: calls.append((key, rate)) or 0.0)
+
+    def throttle(key: str, rate: float) -> float:
+        calls.append((key, rate))
+        return 0.0
+
+    monkeypatch.setattr(ratelimit, "throttle", throttle)
     with responses.RequestsMock() as mocked:
         mocked.get(TOKEN_URL, json=token_body())
         mocked.get(f"{BASE_URL}/api/2.0/clusters/list", json={"clusters": []})

@@ -1,12 +1,14 @@
 """A non-idempotent create after an ambiguous failure: adopt what the lookup finds, else
 create again, a bounded number of times; other failures pass straight through."""
 
+from typing import Any
+
 import pytest
 
 from providers.client import InvalidParameter, ServerError, WorkspaceUnreachable
 from providers.create_or_adopt import CREATE_ATTEMPTS, create_or_adopt
 
-POST = {"method": "POST", "path": "/api/2.0/jobs/create"}
+POST: dict[str, Any] = {"method": "POST", "path": "/api/2.0/jobs/create"}
 
 
 def server_error() -> ServerError:

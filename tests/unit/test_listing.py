@@ -24,12 +24,18 @@ class Service:
             return {name: dict(value) for name, value in self.objects.items()}
 
 
+def taken(listing: Listing, client: WorkspaceClient, name: str) -> dict[str, Any]:
+    found = listing.take(client, name)
+    assert found is not None, f"{name} is not listed"
+    return found
+
+
 def test_one_list_call_serves_a_read_of_every_object():
     service = Service(a=1, b=1, c=1)
     listing = Listing(service.list)
     client = WorkspaceClient(connection())
 
-    assert [listing.take(client, n)["name"] for n in "abc"] == ["a", "b", "c"]
+    assert [taken(listing, client, n)["name"] for n in "abc"] == ["a", "b", "c"]
     assert service.calls == 1
 
 
@@ -37,10 +43,10 @@ def test_reading_an_object_again_lists_again_and_sees_the_change():
     service = Service(a=1, b=1)
     listing = Listing(service.list)
     client = WorkspaceClient(connection())
-    assert listing.take(client, "a")["version"] == 1
+    assert taken(listing, client, "a")["version"] == 1
 
     service.objects["a"]["version"] = 2
-    assert listing.take(client, "a")["version"] == 2
+    assert taken(listing, client, "a")["version"] == 2
     assert service.calls == 2
 
 
@@ -82,7 +88,7 @@ def test_concurrent_reads_share_one_list_call():
     service = Service(**{f"o{i}": 1 for i in range(40)})
     listing = Listing(service.list)
     client = WorkspaceClient(connection())
-    found: list[dict] = []
+    found: list[dict | None] = []
 
     def read(name: str) -> None:
         found.append(listing.take(client, name))

@@ -4,14 +4,15 @@ audit and the docs tables, with nothing else written for it."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from pydantic import BaseModel, ConfigDict, Field
 
 import providers
+from providers.client import WorkspaceClient
 from providers.host import kind_of
 from providers.kind import Kind, Reference, declare
 from providers.lifecycle import WorkspaceProvider
@@ -123,7 +124,7 @@ def test_the_stack_config_knows_its_list(widget: Kind) -> None:
 
 def test_the_audit_lists_its_objects(widget: Kind) -> None:
     assert audit.audited_kinds()["widget"] is widget
-    listed = list(audit.workspace_objects(_NoCalls()))
+    listed = list(audit.workspace_objects(cast(WorkspaceClient, _NoCalls())))
     assert audit.WorkspaceObject("widget", "w-1", "first widget") in listed
 
 
@@ -136,17 +137,18 @@ def test_the_docs_tables_name_it(widget: Kind) -> None:
 
 
 class _NoCalls:
-    """A client whose list calls return nothing, for the inventories of the real kinds."""
+    """A client whose list calls return nothing, for the inventories of the real kinds (the
+    only calls the audit makes: it stands in for a WorkspaceClient)."""
 
     @property
     def jobs(self) -> _NoCalls:
         return self
 
-    def list(self) -> list[Any]:
+    def list(self) -> Sequence[Any]:
         return []
 
-    def list_service_principals(self) -> list[Any]:
+    def list_service_principals(self) -> Sequence[Any]:
         return []
 
-    def list_secret_scopes(self) -> list[Any]:
+    def list_secret_scopes(self) -> Sequence[Any]:
         return []

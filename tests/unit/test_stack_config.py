@@ -194,7 +194,7 @@ def test_two_items_for_one_workspace_object_are_refused(local: dict[str, Any]) -
 def test_kind_arguments_are_judged_by_the_kinds_own_rules(local: dict[str, Any]) -> None:
     job = local["jobs"][0]
     job["max_concurrent_runs"] = "two"
-    job["new_clustr"] = job.pop("new_cluster")
+    job["job_clustrs"] = job.pop("job_clusters")
     local["repoBranches"][0]["branch"] = "bad..name"
     local["servicePrincipals"][0]["entitlements"].append("root")
     found = problems(local)
@@ -202,7 +202,7 @@ def test_kind_arguments_are_judged_by_the_kinds_own_rules(local: dict[str, Any])
         "workspace:jobs[0].max_concurrent_runs: Input should be a valid integer, "
         "unable to parse string as an integer" in found
     )
-    assert "workspace:jobs[0].new_clustr: unknown key (did you mean 'new_cluster'?)" in found
+    assert "workspace:jobs[0].job_clustrs: unknown key (did you mean 'job_clusters'?)" in found
     assert any(p.startswith("workspace:repoBranches[0].branch: ") for p in found)
     assert any(
         p.startswith("workspace:servicePrincipals[0].entitlements[2]: Input should be")
@@ -211,14 +211,20 @@ def test_kind_arguments_are_judged_by_the_kinds_own_rules(local: dict[str, Any])
 
 
 def test_nested_paths_and_unknown_nested_keys(local: dict[str, Any]) -> None:
-    local["jobs"][0]["new_cluster"]["autoscale"] = {"min_workers": 5, "max_workerz": 4}
+    local["jobs"][0]["job_clusters"][0]["new_cluster"]["autoscale"] = {
+        "min_workers": 5,
+        "max_workerz": 4,
+    }
     local["jobPermissions"][0]["access_controls"][1]["permision_level"] = "CAN_VIEW"
     found = problems(local)
     assert (
-        "workspace:jobs[0].new_cluster.autoscale.max_workerz: unknown key "
+        "workspace:jobs[0].job_clusters[etl].new_cluster.autoscale.max_workerz: unknown key "
         "(did you mean 'max_workers'?)" in found
     )
-    assert "workspace:jobs[0].new_cluster.autoscale.max_workers: Field required" in found
+    assert (
+        "workspace:jobs[0].job_clusters[etl].new_cluster.autoscale.max_workers: Field required"
+        in found
+    )
     assert (
         "workspace:jobPermissions[0].access_controls[1].permision_level: unknown key "
         "(did you mean 'permission_level'?)" in found
@@ -255,7 +261,7 @@ def test_job_permissions_reference_a_job_of_the_stack(local: dict[str, Any]) -> 
     )
     assert "workspace:jobPermissions[4].job: required (or job_id)" in found
     assert (
-        "workspace:jobPermissions[5].job_id: must be a job id: an integer, or a string of digits"
+        "workspace:jobPermissions[5].job_id: must be a positive integer or a string of digits"
         in found
     )
 

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 import responses
 
-from providers.auth.token import TokenCache
-from providers.auth.token_store import CACHE_DIR_ENV, SharedTokenStore
+from providers.client.token import TokenCache
+from providers.client.token_store import CACHE_DIR_ENV, SharedTokenStore
 from tests.unit.client_support import (
     ACCESS_TOKEN,
     CLIENT_SECRET,

@@ -22,12 +22,13 @@ import time
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import requests
 
 from emulator.testing import EmulatorInfo, EmulatorProcess, fetch_token
 
-JOB = {"name": "memory-drill", "new_cluster": {
+JOB: dict[str, Any] = {"name": "memory-drill", "new_cluster": {
     "spark_version": "13.3.x-scala2.12", "node_type_id": "Standard_DS3_v2", "num_workers": 1}}
 BIG_BODY = b'{"name": "' + b"x" * (2 * 1024 * 1024) + b'"}'
 
@@ -86,14 +87,14 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--settled-round", type=int, default=7)
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="drill-memory-") as tmp:
-        options = {"data_dir": Path(tmp)} if args.storage == "disk" else {}
+        options: dict[str, Any] = {"data_dir": Path(tmp)} if args.storage == "disk" else {}
         emulator = EmulatorProcess(**options)
         info = emulator.start()
         try:
             assert emulator.process is not None
             pid = emulator.process.pid
             headers = {"Authorization": f"Bearer {fetch_token(info)}"}
-            rows = [{"round": 0, "rss_mb": round(rss_mb(pid), 1)}]
+            rows: list[dict[str, Any]] = [{"round": 0, "rss_mb": round(rss_mb(pid), 1)}]
             print(json.dumps(rows[0]), flush=True)
             for round_ in range(1, args.rounds + 1):
                 started = time.monotonic()

@@ -28,6 +28,7 @@ import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any
 
 from emulator.testing import (
     EmulatorInfo,
@@ -199,7 +200,7 @@ def acknowledged_missing(cli: PulumiCli, info: EmulatorInfo) -> list[str]:
 def emulator_kill_trial(workdir: Path, seed: int, total_requests: int,
                         at_first_create: bool = False) -> Trial:
     started = time.monotonic()
-    options = {"data_dir": workdir / "emulator", "port": free_port_block(),
+    options: dict[str, Any] = {"data_dir": workdir / "emulator", "port": free_port_block(),
                "fault_latency_ms": LATENCY_MS}
     first = EmulatorProcess(**options)
     info = first.start()

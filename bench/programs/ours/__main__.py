@@ -22,7 +22,6 @@ from providers import (
     ServicePrincipalArgs,
     WorkspaceAuth,
 )
-from providers.job import NewClusterArgs, SparkPythonTaskArgs
 from stacks.config import auth_args
 
 bench = pulumi.Config("bench")
@@ -65,15 +64,33 @@ for index in range(count):
             connection=connection,
         )
     else:
+        # A multi-task job: five tasks in a chain on one shared job cluster, scheduled.
+        tasks = [
+            {
+                "task_key": f"step_{step}",
+                "job_cluster_key": "shared",
+                "spark_python_task": {"python_file": f"dbfs:/jobs/bench_{step}.py"},
+                "max_retries": 1,
+                **({"depends_on": [{"task_key": f"step_{step - 1}"}]} if step else {}),
+            }
+            for step in range(5)
+        ]
         last_job = Job(
             name,
             JobArgs(
                 name=name,
-                new_cluster=NewClusterArgs(
-                    spark_version="13.3.x-scala2.12", node_type_id="Standard_DS3_v2", num_workers=1
-                ),
-                spark_python_task=SparkPythonTaskArgs(python_file="dbfs:/jobs/bench.py"),
-                max_retries=1,
+                job_clusters=[
+                    {
+                        "job_cluster_key": "shared",
+                        "new_cluster": {
+                            "spark_version": "13.3.x-scala2.12",
+                            "node_type_id": "Standard_DS3_v2",
+                            "num_workers": 1,
+                        },
+                    }
+                ],
+                tasks=tasks,
+                schedule={"quartz_cron_expression": "0 0 2 * * ?", "timezone_id": "UTC"},
             ),
             connection=connection,
         )

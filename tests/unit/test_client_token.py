@@ -10,15 +10,15 @@ import requests
 import responses
 from responses import matchers
 
-from providers.auth.token import (
+from providers.client.connection import InsecureUrlError
+from providers.client.errors import IdentityError, InvalidClientCredentials, WorkspaceUnreachable
+from providers.client.token import (
     MANAGEMENT_RESOURCE,
     AccessToken,
     TokenCache,
     fetch_token,
     parse_token_response,
 )
-from providers.client.connection import InsecureUrlError
-from providers.client.errors import IdentityError, InvalidClientCredentials, WorkspaceUnreachable
 from tests.unit.client_support import (
     ACCESS_TOKEN,
     AUTH_URL,

@@ -18,7 +18,6 @@ from urllib.parse import quote
 
 from pydantic import SecretStr
 
-from providers.auth.token_store import SharedTokenStore
 from providers.client import http
 from providers.client.connection import Connection, WireForm, require_secure_url
 from providers.client.errors import (
@@ -26,6 +25,7 @@ from providers.client.errors import (
     InvalidClientCredentials,
     error_from_response,
 )
+from providers.client.token_store import SharedTokenStore
 from providers.client.wire import profile
 
 MANAGEMENT_RESOURCE = "https://management.core.windows.net/"

@@ -1,0 +1,1 @@
+"""The platform service: the workspace REST API (app.py builds it)."""

@@ -527,7 +527,6 @@ def update_request(
     new_declared: Mapping[str, Any],
     *,
     authoritative: bool = False,
-    observed: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The body of `jobs/update` (without `job_id`) that takes a job from the settings the
     stack declared before to those it declares now, and changes nothing it never declared.
@@ -539,11 +538,6 @@ def update_request(
     for items no longer declared. Tags replace the job's whole: callers put the deployment
     tag in both declarations.
 
-    `observed`: the job's settings as last read (the state after a refresh), when known. A
-    keyed item that differs from it is sent as well, though the declarations agree on it, so
-    that an update restores a task changed outside the stack (top-level fields are always
-    sent whole, and converge anyway).
-
     With `authoritative=True`, the body of `jobs/reset` instead: `{new_settings}` with
     every declared setting; `removed_by_reset` names what that removes.
     """
@@ -552,7 +546,6 @@ def update_request(
         return {"new_settings": new}
     old = _declared_fields(old_declared)
     old_form, new_form = canonical(old), canonical(new)
-    seen = canonical(observed, declared=new) if observed is not None else None
     new_settings: dict[str, Any] = {}
     for name, value in new.items():
         if name in _READ_ONLY.get(jobs.JobSettings, _NO_NAMES):
@@ -563,13 +556,7 @@ def update_request(
             continue
         before = _by_key(old_form.get(name), key) or {}
         after = _by_key(new_form.get(name), key) or {}
-        live = (_by_key(seen.get(name), key) or {}) if seen is not None else None
-        changed = [
-            entry
-            for entry in value
-            if _item_changed(entry, key, before, after)
-            or (live is not None and _item_changed(entry, key, live, after))
-        ]
+        changed = [entry for entry in value if _item_changed(entry, key, before, after)]
         if changed:
             new_settings[name] = changed
     fields_to_remove = [name for name in old if name not in new]

@@ -7,8 +7,9 @@ rules, job parameters, a Git source, a queue, `run_as` a service principal of th
 workspace, tags, a timeout and `max_concurrent_runs`. The steps: preview and up; a no-op up
 that writes nothing; one task's field changed in place (named by `preview --diff` and by the
 pull-request summary); reordered tasks are no change; a removed task goes alone; a schedule
-added out of band survives; a declared field changed out of band shows in a refresh and is
-restored by up; import by id shows no diff; destroy deletes the job.
+added out of band survives; declared fields changed out of band (a task's among them) show
+in a refresh and are restored by up; import by id shows no diff; destroy deletes the job.
+What no preview shows yet, the field changed out of band, is a strict xfail at the end.
 """
 
 from __future__ import annotations
@@ -349,11 +350,14 @@ class FullDepthJobLifecycle:
     def test_09_declared_fields_changed_out_of_band_are_restored(
         self, scenario: Scenario
     ) -> None:
+        transform = copy.deepcopy(task(scenario.live(), "transform"))
+        transform["notebook_task"]["notebook_path"] = "notebooks/transform_hotfix"
         drift = {
             "max_concurrent_runs": 9,
             "health": {
                 "rules": [{"metric": "RUN_DURATION_SECONDS", "op": "GREATER_THAN", "value": 60}]
             },
+            "tasks": [transform],
         }
         scenario.client.jobs.update(scenario.job_id, drift)
         stack = scenario.stack
@@ -362,6 +366,9 @@ class FullDepthJobLifecycle:
         assert op == "update"
         assert read["max_concurrent_runs"] == 9
         assert read["health"] == drift["health"]
+        assert task(read, "transform")["notebook_task"]["notebook_path"] == (
+            "notebooks/transform_hotfix"
+        )
         assert job_ops(stack.preview("--json").stdout) == {JOB_NAME: "update"}
 
         clear_request_log(scenario.info)
@@ -407,7 +414,7 @@ class TestFullDepthJobInThePublicForm(FullDepthJobLifecycle):
     wire_form = "public"
 
 
-# --- a task changed out of band --------------------------------------------------------------
+# --- what a preview says of a change made out of band -----------------------------------------
 
 
 def drift_a_task(workspace_stack: StackFactory, emulator: EmulatorInfo) -> Scenario:
@@ -421,27 +428,9 @@ def drift_a_task(workspace_stack: StackFactory, emulator: EmulatorInfo) -> Scena
     drifted = copy.deepcopy(task(scenario.live(), "transform"))
     drifted["notebook_task"]["notebook_path"] = "notebooks/transform_hotfix"
     scenario.client.jobs.update(scenario.job_id, {"tasks": [drifted]})
-    op, read = refreshed_job(stack)
+    op, _ = refreshed_job(stack)
     assert op == "update"
-    assert task(read, "transform")["notebook_task"]["notebook_path"] == (
-        "notebooks/transform_hotfix"
-    )
     return scenario
-
-
-@pytest.mark.xfail(
-    strict=True,
-    reason="providers/job.py update() gives job_diff.update_request only the two "
-    "declarations, which agree on the task, so jobs/update leaves the drifted task as it is "
-    "(fix: pass observed=_settings_of(self._recorded_spec(olds)))",
-)
-def test_a_task_changed_out_of_band_is_restored_by_up(
-    workspace_stack: StackFactory, emulator: EmulatorInfo
-) -> None:
-    scenario = drift_a_task(workspace_stack, emulator)
-    assert job_ops(scenario.stack.preview("--json").stdout) == {JOB_NAME: "update"}
-    scenario.stack.up()
-    assert_live_as_declared(scenario.live(), scenario.declared)
 
 
 @pytest.mark.xfail(

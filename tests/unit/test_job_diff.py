@@ -649,17 +649,3 @@ def test_the_corpus_covers_the_settings_the_brief_lists():
                   "queue", "job_clusters"]:
         assert field in text, field
     assert len(CORPUS) >= 10
-
-
-def test_a_task_changed_outside_the_stack_is_sent_when_the_read_is_given():
-    declared = job(INGEST, CLEAN, tags=TAGS)
-    drifted = copy.deepcopy(declared)
-    drifted["tasks"][1]["notebook_task"]["notebook_path"] = "/clean_hotfix"
-    drifted["tasks"][0]["run_if"] = "ALL_SUCCESS"  # a server default: no drift
-    body = update_request(declared, declared, observed=drifted)
-    assert body["new_settings"]["tasks"] == [CLEAN]
-    assert body["fields_to_remove"] == []
-    # A task deleted outside the stack is sent again; without the read, nothing is.
-    gone = job(INGEST, tags=TAGS)
-    assert update_request(declared, declared, observed=gone)["new_settings"]["tasks"] == [CLEAN]
-    assert "tasks" not in update_request(declared, declared)["new_settings"]

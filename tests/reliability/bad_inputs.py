@@ -14,16 +14,17 @@ GOOD_JOB = {
     "spark_python_task": {"python_file": "dbfs:/jobs/main.py"},
 }
 # A multi-task job: the base of the `multi(...)` cases.
-ETL_CLUSTER = {"job_cluster_key": "etl", "new_cluster": {
+ETL_CLUSTER: dict[str, Any] = {"job_cluster_key": "etl", "new_cluster": {
     "spark_version": "15.4.x-scala2.12", "node_type_id": "Standard_D4ds_v5", "num_workers": 2}}
-INGEST = {"task_key": "ingest", "job_cluster_key": "etl",
-          "spark_python_task": {"python_file": "/Workspace/Shared/etl/ingest.py"}}
-TRANSFORM = {"task_key": "transform", "depends_on": [{"task_key": "ingest"}],
-             "job_cluster_key": "etl",
-             "notebook_task": {"notebook_path": "/Workspace/Shared/etl/transform"}}
-GOOD_MULTI_TASK_JOB = {"job_clusters": [ETL_CLUSTER], "tasks": [INGEST, TRANSFORM]}
-GIT_SOURCE = {"git_url": "https://github.com/example-org/etl.git", "git_provider": "gitHub",
-              "git_branch": "main"}
+INGEST: dict[str, Any] = {
+    "task_key": "ingest", "job_cluster_key": "etl",
+    "spark_python_task": {"python_file": "/Workspace/Shared/etl/ingest.py"}}
+TRANSFORM: dict[str, Any] = {
+    "task_key": "transform", "depends_on": [{"task_key": "ingest"}], "job_cluster_key": "etl",
+    "notebook_task": {"notebook_path": "/Workspace/Shared/etl/transform"}}
+GOOD_MULTI_TASK_JOB: dict[str, Any] = {"job_clusters": [ETL_CLUSTER], "tasks": [INGEST, TRANSFORM]}
+GIT_SOURCE: dict[str, Any] = {"git_url": "https://github.com/example-org/etl.git",
+                              "git_provider": "gitHub", "git_branch": "main"}
 # The multi-task job's tasks with paths in the repository of GIT_SOURCE.
 GIT_TASKS = [
     {**INGEST, "spark_python_task": {"python_file": "etl/ingest.py"}},

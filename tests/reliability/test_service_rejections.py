@@ -6,6 +6,7 @@ the workspace lacks. One stack walks through them (a job's, in each wire form)."
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -74,7 +75,7 @@ def test_service_only_rejections(tmp_path: Path) -> None:
         assert after.scopes == before.scopes
 
 
-MULTI_TASK_JOB = {
+MULTI_TASK_JOB: dict[str, Any] = {
     "name": "rejected-multi-task-job",
     "job_clusters": [{"job_cluster_key": "etl", "new_cluster": {
         "spark_version": "15.4.x-scala2.12", "node_type_id": "Standard_D4ds_v5",

@@ -21,7 +21,7 @@ class EmulatorOptions:
     port: int = DEFAULT_PORT
     data_dir: Path = DEFAULT_DATA_DIR
     in_memory: bool = False
-    seed: Path | None = None
+    initial_data: Path | None = None
     transition_seconds: float = 3.0
     token_lifetime: int = 3599
     faults: FaultSettings = field(default_factory=FaultSettings)
@@ -58,8 +58,9 @@ def build_parser(env: Mapping[str, str]) -> argparse.ArgumentParser:
     option("--data-dir", type=Path, default=DEFAULT_DATA_DIR,
            help="directory of the SQLite database (default .emulator/)")
     option("--in-memory", action="store_true", help="keep state in memory only")
-    option("--seed", type=Path, default=None,
-           help="seed fixture JSON, applied when the database is new (default: packaged)")
+    option("--initial-data", type=Path, default=None,
+           help="the workspace's initial objects (JSON), applied when the database is new "
+                "(default: the packaged initial_data.json)")
     option("--transition-seconds", type=float, default=3.0,
            help="time a cluster state move or a job run takes (0 = immediate)")
     option("--token-lifetime", type=int, default=3599, help="access token lifetime, seconds")
@@ -119,7 +120,7 @@ def parse_options(argv: Sequence[str] | None = None,
         port=port,
         data_dir=Path(args.data_dir),
         in_memory=bool(args.in_memory),
-        seed=None if args.seed is None else Path(args.seed),
+        initial_data=None if args.initial_data is None else Path(args.initial_data),
         transition_seconds=transition,
         token_lifetime=lifetime,
         faults=faults,

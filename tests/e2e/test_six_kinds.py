@@ -20,8 +20,8 @@ from emulator.testing import (
     EmulatorInfo,
     auth_headers,
     clear_request_log,
+    initial_applications,
     request_log,
-    seed_applications,
 )
 from tests.e2e.conftest import StackFactory, write_config
 from tools.pulumi_cli import PulumiCli
@@ -289,7 +289,7 @@ def lifecycle(
     wire_form = request.cls.wire_form
     workspace = Workspace(emulator)
     seed = workspace.snapshot()
-    apps = seed_applications()
+    apps = initial_applications()
     objects = declared(wire_form, apps)
     stack = workspace_stack(wire_form=wire_form, **objects)
     return Lifecycle(wire_form, workspace, seed, apps, stack, objects)

@@ -70,7 +70,8 @@ def build_parser(env: Mapping[str, str]) -> argparse.ArgumentParser:
     option("--fault-rate-drop", type=float, default=0.0,
            help="share of requests whose connection is closed without a response")
     option("--fault-latency-ms", type=float, default=0.0, help="latency added to requests")
-    option("--fault-seed", type=int, default=None, help="seed of the fault generator")
+    option("--fault-random-state", type=int, default=None,
+           help="fixed random state of the fault draws, so a run repeats (default: random)")
     option("--fault-paths", default="",
            help="comma-separated path globs the faults apply to (default: all paths)")
     option("--rate-limit", type=float, default=None,
@@ -101,7 +102,7 @@ def parse_options(argv: Sequence[str] | None = None,
             rate_503=convert("fault_rate_503", float),
             rate_drop=convert("fault_rate_drop", float),
             latency_ms=convert("fault_latency_ms", float),
-            seed=convert("fault_seed", int),
+            random_state=convert("fault_random_state", int),
             paths=parse_path_globs(args.fault_paths or ""),
         )
     except ValueError as exc:

@@ -181,7 +181,7 @@ def clear_request_log(info: EmulatorInfo) -> None:
 
 def set_faults(info: EmulatorInfo, **settings: Any) -> dict[str, Any]:
     """Replaces the fault settings: rate_429, rate_500, rate_503, rate_drop, latency_ms,
-    seed, paths (list of globs). Calling it with nothing turns faults off."""
+    random_state, paths (list of globs). Calling it with nothing turns faults off."""
     response = requests.post(f"{info.base_url}/_emulator/faults", json=settings, timeout=10)
     response.raise_for_status()
     return response.json()

@@ -74,11 +74,11 @@ def test_fixed_port_puts_services_on_consecutive_ports():
 
 
 def test_options_can_come_from_the_environment():
-    env = {"EMULATOR_FAULT_RATE_503": "0.25", "EMULATOR_FAULT_SEED": "5",
+    env = {"EMULATOR_FAULT_RATE_503": "0.25", "EMULATOR_FAULT_RANDOM_STATE": "5",
            "EMULATOR_FAULT_PATHS": "/api/2.0/jobs/*"}
     with running_emulator(env=env) as info:
         faults = requests.get(f"{info.base_url}/_emulator/faults", timeout=5).json()
-    assert faults["rate_503"] == 0.25 and faults["seed"] == 5
+    assert faults["rate_503"] == 0.25 and faults["random_state"] == 5
     assert faults["paths"] == ["/api/2.0/jobs/*"]
 
 

@@ -33,7 +33,8 @@ def create_admin_router(
 
     @router.post("/faults")
     async def set_faults(request: Request) -> JSONResponse:
-        """Replaces the fault settings (fields left out are zero/none) and reseeds."""
+        """Replaces the fault settings (fields left out are zero/none); the draws start again
+        from the given random_state."""
         body = await _json_object(request)
         if isinstance(body, JSONResponse):
             return body

@@ -16,12 +16,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         stream=sys.stderr, level=options.log_level.upper(),
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
+    from emulator.initial_data import InitialDataError
     from emulator.runner import serve
-    from emulator.seed import SeedError
 
     try:
         return asyncio.run(serve(options))
-    except SeedError as exc:
+    except InitialDataError as exc:
         print(f"workspace-emulator: {exc}", file=sys.stderr)
         return 2
     except OSError as exc:

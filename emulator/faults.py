@@ -1,8 +1,9 @@
 """Injected faults: error statuses, added latency and dropped connections, on request.
 
 A fault is decided before the request reaches its handler, so an injected error never
-has a side effect: the client may safely retry. One uniform draw per matching request
-from a seeded generator makes a sequential run repeat exactly.
+has a side effect: the client may safely retry. One uniform draw per matching request,
+from a generator with a fixed random state (`random_state`), makes a sequential run repeat
+exactly.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ class FaultSettings:
     rate_503: float = 0.0
     rate_drop: float = 0.0
     latency_ms: float = 0.0
-    seed: int | None = None
+    random_state: int | None = None
     paths: tuple[str, ...] = field(default_factory=tuple)
 
     def __post_init__(self) -> None:
@@ -59,9 +60,9 @@ class FaultSettings:
                 if isinstance(value, bool) or not isinstance(value, int | float):
                     raise ValueError(f"{name} must be a number")
                 values[name] = float(value)
-        seed = values.get("seed")
-        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
-            raise ValueError("seed must be an integer")
+        state = values.get("random_state")
+        if state is not None and (isinstance(state, bool) or not isinstance(state, int)):
+            raise ValueError("random_state must be an integer")
         return cls(**values)
 
     def to_dict(self) -> dict[str, Any]:
@@ -102,7 +103,7 @@ class FaultInjector:
     def configure(self, settings: FaultSettings) -> None:
         with self._lock:
             self._settings = settings
-            self._random = random.Random(settings.seed)
+            self._random = random.Random(settings.random_state)
 
     def applies_to(self, path: str) -> bool:
         if path.startswith(ADMIN_PREFIX):

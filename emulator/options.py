@@ -21,7 +21,7 @@ class EmulatorOptions:
     port: int = DEFAULT_PORT
     data_dir: Path = DEFAULT_DATA_DIR
     in_memory: bool = False
-    seed: Path | None = None
+    initial_data: Path | None = None
     transition_seconds: float = 3.0
     token_lifetime: int = 3599
     faults: FaultSettings = field(default_factory=FaultSettings)
@@ -58,8 +58,9 @@ def build_parser(env: Mapping[str, str]) -> argparse.ArgumentParser:
     option("--data-dir", type=Path, default=DEFAULT_DATA_DIR,
            help="directory of the SQLite database (default .emulator/)")
     option("--in-memory", action="store_true", help="keep state in memory only")
-    option("--seed", type=Path, default=None,
-           help="seed fixture JSON, applied when the database is new (default: packaged)")
+    option("--initial-data", type=Path, default=None,
+           help="the workspace's initial objects (JSON), applied when the database is new "
+                "(default: the packaged initial_data.json)")
     option("--transition-seconds", type=float, default=3.0,
            help="time a cluster state move or a job run takes (0 = immediate)")
     option("--token-lifetime", type=int, default=3599, help="access token lifetime, seconds")
@@ -69,7 +70,8 @@ def build_parser(env: Mapping[str, str]) -> argparse.ArgumentParser:
     option("--fault-rate-drop", type=float, default=0.0,
            help="share of requests whose connection is closed without a response")
     option("--fault-latency-ms", type=float, default=0.0, help="latency added to requests")
-    option("--fault-seed", type=int, default=None, help="seed of the fault generator")
+    option("--fault-random-state", type=int, default=None,
+           help="fixed random state of the fault draws, so a run repeats (default: random)")
     option("--fault-paths", default="",
            help="comma-separated path globs the faults apply to (default: all paths)")
     option("--rate-limit", type=float, default=None,
@@ -100,7 +102,7 @@ def parse_options(argv: Sequence[str] | None = None,
             rate_503=convert("fault_rate_503", float),
             rate_drop=convert("fault_rate_drop", float),
             latency_ms=convert("fault_latency_ms", float),
-            seed=convert("fault_seed", int),
+            random_state=convert("fault_random_state", int),
             paths=parse_path_globs(args.fault_paths or ""),
         )
     except ValueError as exc:
@@ -119,7 +121,7 @@ def parse_options(argv: Sequence[str] | None = None,
         port=port,
         data_dir=Path(args.data_dir),
         in_memory=bool(args.in_memory),
-        seed=None if args.seed is None else Path(args.seed),
+        initial_data=None if args.initial_data is None else Path(args.initial_data),
         transition_seconds=transition,
         token_lifetime=lifetime,
         faults=faults,

@@ -26,18 +26,18 @@ from emulator.edge import ServiceEdge
 from emulator.faults import FaultInjector
 from emulator.identity import IdentityProvider
 from emulator.identity.responses import create_identity_app
+from emulator.initial_data import (
+    apply_initial_data,
+    config_from_initial_data,
+    load_initial_data,
+    store_config,
+    stored_config,
+)
 from emulator.options import EmulatorOptions
 from emulator.platform.app import create_platform_app
 from emulator.platform.models import Workspace
 from emulator.rate_limit import RateLimiter
 from emulator.request_log import RequestLog
-from emulator.seed import (
-    apply_seed,
-    config_from_seed,
-    load_seed,
-    store_config,
-    stored_config,
-)
 from emulator.storage import Database
 
 logger = logging.getLogger("emulator")
@@ -91,11 +91,11 @@ def open_database(options: EmulatorOptions) -> Database:
 
 def assemble(options: EmulatorOptions, urls: dict[str, str]) -> Emulator:
     db = open_database(options)
-    seed = None
+    initial_data = None
     config = stored_config(db)
     if db.is_new or config is None:
-        seed = load_seed(options.seed)
-        config = config_from_seed(seed)
+        initial_data = load_initial_data(options.initial_data)
+        config = config_from_initial_data(initial_data)
         store_config(db, config)
     identity = IdentityProvider(
         db, config.tenant_id, (config.resource, config.management_resource),
@@ -105,8 +105,8 @@ def assemble(options: EmulatorOptions, urls: dict[str, str]) -> Emulator:
         db, identity, config.workspace_id, config.metastore_id, urls["base_url"],
         options.transition_seconds,
     )
-    if seed is not None:
-        apply_seed(db, seed, config, workspace)
+    if initial_data is not None:
+        apply_initial_data(db, initial_data, config, workspace)
 
     faults = FaultInjector(options.faults)
     request_log = RequestLog()

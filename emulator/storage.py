@@ -16,6 +16,10 @@ from pathlib import Path
 from typing import Any
 
 DATABASE_FILE = "workspace.sqlite3"
+# Set once the workspace's initial data is in; databases written before the rename carry
+# the legacy key instead, and count as initialised too.
+INITIALISED_KEY = "initialised"
+LEGACY_INITIALISED_KEY = "seeded"
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -76,8 +80,8 @@ class Database:
             self._conn.execute("PRAGMA journal_mode=WAL")
             self._conn.execute("PRAGMA synchronous=FULL")
         self._conn.executescript(SCHEMA)
-        if not self.is_new and self.get_meta("seeded") is None:
-            self.is_new = True  # created but never seeded (e.g. killed during the first start)
+        if not self.is_new and not self.is_initialised():
+            self.is_new = True  # initial data never applied (e.g. killed during the first start)
 
     @classmethod
     def in_directory(cls, data_dir: Path) -> Database:
@@ -92,7 +96,8 @@ class Database:
     def write(self) -> Iterator[sqlite3.Connection]:
         """A transaction: committed (and synced) on success, rolled back on any error.
 
-        Nested calls join the outermost transaction (e.g. applying the seed as one unit).
+        Nested calls join the outermost transaction (e.g. applying the initial data as one
+        unit).
         """
         with self._lock:
             if self._depth:
@@ -123,6 +128,10 @@ class Database:
             (counter, value),
         )
         return value
+
+    def is_initialised(self) -> bool:
+        return any(self.get_meta(key) is not None
+                   for key in (INITIALISED_KEY, LEGACY_INITIALISED_KEY))
 
     def get_meta(self, key: str) -> Any:
         with self.read() as conn:

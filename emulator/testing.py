@@ -181,7 +181,7 @@ def clear_request_log(info: EmulatorInfo) -> None:
 
 def set_faults(info: EmulatorInfo, **settings: Any) -> dict[str, Any]:
     """Replaces the fault settings: rate_429, rate_500, rate_503, rate_drop, latency_ms,
-    seed, paths (list of globs). Calling it with nothing turns faults off."""
+    random_state, paths (list of globs). Calling it with nothing turns faults off."""
     response = requests.post(f"{info.base_url}/_emulator/faults", json=settings, timeout=10)
     response.raise_for_status()
     return response.json()
@@ -201,8 +201,9 @@ def register_application(info: EmulatorInfo, display_name: str | None = None) ->
     return response.json()
 
 
-def seed_applications(seed_path: Path | None = None) -> list[dict[str, str]]:
-    """The extra (non-bootstrap) applications of a seed file, default the packaged one."""
-    from emulator.seed import load_seed
+def initial_applications(initial_data: Path | None = None) -> list[dict[str, str]]:
+    """The extra (non-bootstrap) applications of an initial-data file, default the packaged
+    one."""
+    from emulator.initial_data import load_initial_data
 
-    return list(load_seed(seed_path)["identity"].get("applications", []))
+    return list(load_initial_data(initial_data)["identity"].get("applications", []))

@@ -7,8 +7,9 @@ The workspace is the one the `--stack` stack's config names (`workspace:baseUrl`
 credentials, as the stack program reads them). Managed objects are the jobs, service
 principals and secret scopes recorded in the state of every stack of the project in the
 backend (`pulumi stack export`) that targets the same workspace. The workspace side comes
-from the list endpoints. Everything else is unmanaged, seed objects included, unless an
-`--ignore` pattern or the stack's `workspace:auditIgnore` list matches it.
+from the list endpoints. Everything else is unmanaged, the workspace's initial objects
+included, unless an `--ignore` pattern or the stack's `workspace:auditIgnore` list matches
+it.
 
 Exit status: 0 nothing unmanaged, 1 unmanaged objects found, 2 the audit could not run.
 """

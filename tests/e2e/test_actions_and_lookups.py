@@ -30,9 +30,9 @@ from tools.pulumi_cli import REPO_ROOT, PulumiCli
 
 pytestmark = pytest.mark.engine
 
-ETL = "0101-120000-etl00002"  # seeded TERMINATED
-SHARED = "0101-120000-shared01"  # seeded RUNNING
-ADHOC = "0101-120000-adhoc003"  # seeded TERMINATED
+ETL = "0101-120000-etl00002"  # TERMINATED in the initial data
+SHARED = "0101-120000-shared01"  # RUNNING in the initial data
+ADHOC = "0101-120000-adhoc003"  # TERMINATED in the initial data
 JOB = {
     "name": "smoke-job",
     "existing_cluster_id": ETL,

@@ -25,7 +25,7 @@ from tools.pulumi_cli import REPO_ROOT, PulumiCli
 pytestmark = pytest.mark.engine
 
 COMPANION_SERVICES = {"app", "admin", "flow"}
-REPORTING_APP = "da574234-e5b2-4774-83f7-ea6a8b63f956"  # a seed application, not yet a principal
+REPORTING_APP = "da574234-e5b2-4774-83f7-ea6a8b63f956"  # an initial app, not yet a principal
 JOB: dict[str, Any] = {
     "existing_cluster_id": "0101-120000-shared01",
     "spark_python_task": {"python_file": "dbfs:/jobs/audit.py"},

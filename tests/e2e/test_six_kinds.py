@@ -1,6 +1,6 @@
 """All six kinds in one stack under the real engine against the emulator, in both wire forms:
 preview, up, a no-op up without writes, in-place updates, replacements, drift found by
-refresh and undone by up, objects deleted out of band, and a destroy that leaves the seed.
+refresh and undone by up, objects deleted out of band, and a destroy that leaves the initial data.
 
 One stack per wire form walks through the steps, a test each (a class per wire form): a
 failure names its step, and the steps after it do not run."""
@@ -20,8 +20,8 @@ from emulator.testing import (
     EmulatorInfo,
     auth_headers,
     clear_request_log,
+    initial_applications,
     request_log,
-    seed_applications,
 )
 from tests.e2e.conftest import StackFactory, write_config
 from tools.pulumi_cli import PulumiCli
@@ -29,8 +29,8 @@ from tools.pulumi_cli import PulumiCli
 pytestmark = pytest.mark.engine
 
 TYPE_PREFIX = "pulumi-python:dynamic/workspace:"
-REPO_ID = 3000000000000001  # /Repos/iac/data-pipelines, seeded on main
-MODELS_REPO_ID = 3000000000000002  # /Repos/iac/ml-models, seeded on main
+REPO_ID = 3000000000000001  # /Repos/iac/data-pipelines, on main initially
+MODELS_REPO_ID = 3000000000000002  # /Repos/iac/ml-models, on main initially
 OTHER_WORKSPACE = "2345678901234567"
 THIRD_WORKSPACE = "3456789012345678"
 JOB_NAME = "e2e-etl"
@@ -197,7 +197,7 @@ class Workspace:
         return {str(b["workspace_id"]): b["binding_type"] for b in listed.get("bindings") or []}
 
     def snapshot(self) -> dict[str, Any]:
-        """Everything the stack may touch, for comparing with the seed."""
+        """Everything the stack may touch, for comparing with the workspace before the stack."""
         assert not self.call("GET", "/api/2.0/jobs/list")["has_more"]
         return {
             "jobs": self.jobs(),
@@ -275,7 +275,7 @@ class Lifecycle:
 
     wire_form: str
     workspace: Workspace
-    seed: dict[str, Any]  # the workspace before the stack
+    before: dict[str, Any]  # the workspace before the stack
     apps: list[dict[str, str]]
     stack: PulumiCli
     objects: dict[str, Any]  # as declared now
@@ -288,11 +288,11 @@ def lifecycle(
 ) -> Lifecycle:
     wire_form = request.cls.wire_form
     workspace = Workspace(emulator)
-    seed = workspace.snapshot()
-    apps = seed_applications()
+    before = workspace.snapshot()
+    apps = initial_applications()
     objects = declared(wire_form, apps)
     stack = workspace_stack(wire_form=wire_form, **objects)
-    return Lifecycle(wire_form, workspace, seed, apps, stack, objects)
+    return Lifecycle(wire_form, workspace, before, apps, stack, objects)
 
 
 @pytest.mark.steps
@@ -304,7 +304,7 @@ class SixKindsLifecycle:
     def test_1_preview_lists_the_creates(self, lifecycle: Lifecycle) -> None:
         workspace, stack = lifecycle.workspace, lifecycle.stack
         assert ops(stack) == {name: "create" for name in KINDS}, "1. preview: six creates"
-        assert workspace.snapshot() == lifecycle.seed, "1. preview changed the workspace"
+        assert workspace.snapshot() == lifecycle.before, "1. preview changed the workspace"
 
     def test_2_up_makes_the_objects_as_declared(self, lifecycle: Lifecycle) -> None:
         workspace, apps, wire_form = lifecycle.workspace, lifecycle.apps, lifecycle.wire_form
@@ -443,7 +443,7 @@ class SixKindsLifecycle:
         ], "5. up: new principal"
         assert workspace.scopes()["e2e-scope"] == KEYVAULT, "5. up: scope now backed by a vault"
         catalogs = workspace.catalogs()
-        assert catalogs["finance"] == lifecycle.seed["catalogs"]["finance"], (
+        assert catalogs["finance"] == lifecycle.before["catalogs"]["finance"], (
             "5. up: finance restored"
         )
         assert catalogs["sandbox"]["isolation_mode"] == "ISOLATED", "5. up: sandbox isolated"
@@ -558,10 +558,10 @@ class SixKindsLifecycle:
         )
         assert_no_changes(lifecycle.stack, workspace, "7.")
 
-    def test_8_destroy_leaves_the_seed(self, lifecycle: Lifecycle) -> None:
+    def test_8_destroy_leaves_the_workspace_as_before(self, lifecycle: Lifecycle) -> None:
         lifecycle.stack.destroy()
-        assert lifecycle.workspace.snapshot() == lifecycle.seed, (
-            "8. destroy: the workspace is back to its seed"
+        assert lifecycle.workspace.snapshot() == lifecycle.before, (
+            "8. destroy: the workspace is back to its initial data"
         )
 
 

@@ -6,7 +6,7 @@ from typing import Any
 
 from tests.emulator.support import Api, unique
 
-SHARED_CLUSTER = "0101-120000-shared01"  # seeded clusters
+SHARED_CLUSTER = "0101-120000-shared01"  # clusters of the initial data
 ETL_CLUSTER = "0101-120000-etl00002"
 SMALL_CLUSTER = {"spark_version": "13.3.x-scala2.12", "node_type_id": "Standard_DS3_v2",
                  "num_workers": 1}

@@ -1,4 +1,4 @@
-"""Helpers of the emulator tests: an HTTP client, seed constants, common requests."""
+"""Helpers of the emulator tests: an HTTP client, ids of the initial data, common requests."""
 
 from __future__ import annotations
 

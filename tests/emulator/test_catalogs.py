@@ -9,7 +9,7 @@ from tests.emulator.support import OTHER_WORKSPACE_IDS, WORKSPACE_ID, expect_err
 UC = "/api/2.1/unity-catalog"
 
 
-def test_seeded_catalogs_are_open(api):
+def test_catalogs_of_the_initial_data_are_open(api):
     catalogs = api.get(f"{UC}/catalogs").json()["catalogs"]
     assert "main" in {c["name"] for c in catalogs}
     assert {c["isolation_mode"] for c in catalogs} == {"OPEN"}

@@ -96,7 +96,7 @@ def test_stop_a_terminated_cluster_changes_nothing(api):
 
 
 def test_immediate_transitions_with_zero_seconds(api):
-    cluster = "0101-120000-mlgpu004"  # seeded PENDING
+    cluster = "0101-120000-mlgpu004"  # PENDING in the initial data
     assert _state(api, cluster) == "RUNNING"
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import requests
 
-from emulator.testing import fetch_token, seed_applications
+from emulator.testing import fetch_token, initial_applications
 
 
 def test_sample_app_and_metrics(emulator):
@@ -31,7 +31,7 @@ def test_flow_login_with_registered_applications(emulator):
     login = f"{emulator.flow_api_base}/access/token"
     for client_id, secret in [(emulator.client_id, emulator.client_secret),
                               *((a["client_id"], a["client_secret"])
-                                for a in seed_applications()[:2])]:
+                                for a in initial_applications()[:2])]:
         response = requests.post(login, data={"username": client_id, "password": secret},
                                  timeout=5)
         assert response.status_code == 201, response.text

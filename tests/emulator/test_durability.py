@@ -1,8 +1,12 @@
 """State survives restarts: a clean SIGTERM, and a SIGKILL right after an acknowledged write.
-The seed is applied only to a new database."""
+The initial data goes only into a new database, never again into one an earlier version
+filled."""
 
 from __future__ import annotations
 
+import sqlite3
+
+from emulator.storage import DATABASE_FILE, INITIALISED_KEY, LEGACY_INITIALISED_KEY
 from emulator.testing import EmulatorProcess, fetch_token
 from tests.emulator.support import Api, create_job, seed_job_body, unique
 
@@ -38,7 +42,7 @@ def test_state_survives_sigterm_and_restart(tmp_path):
         assert any(e.get("group_name") == "analysts" for e in acl)
         scopes = {s["name"] for s in api.get("/api/2.0/secrets/scopes/list").json()["scopes"]}
         assert name in scopes
-        assert "platform-shared" not in scopes  # the seed did not come back
+        assert "platform-shared" not in scopes  # the initial data was not applied again
         assert api.get("/api/2.1/unity-catalog/catalogs/main").json()[
             "isolation_mode"] == "ISOLATED"
         assert api.get("/api/2.0/clusters/get", params={"cluster_id": "0101-120000-etl00002"}
@@ -82,5 +86,26 @@ def test_tokens_and_credentials_survive_restart(tmp_path):
         info2 = second.start()
         assert info2.client_secret == info.client_secret
         assert Api(info2.base_url, token).get("/api/2.0/clusters/list").status_code == 200
+    finally:
+        second.close()
+
+
+def test_a_database_marked_with_the_legacy_key_is_not_filled_again(tmp_path):
+    first = EmulatorProcess(data_dir=tmp_path)
+    try:
+        _client(first).post("/api/2.0/secrets/scopes/delete", json={"scope": "platform-shared"})
+    finally:
+        assert first.stop() == 0
+        first.close()
+    with sqlite3.connect(tmp_path / DATABASE_FILE) as conn:  # as earlier versions marked it
+        changed = conn.execute("UPDATE meta SET key = ? WHERE key = ?",
+                               (LEGACY_INITIALISED_KEY, INITIALISED_KEY)).rowcount
+    assert changed == 1
+
+    second = EmulatorProcess(data_dir=tmp_path)
+    try:
+        api = _client(second)
+        scopes = {s["name"] for s in api.get("/api/2.0/secrets/scopes/list").json()["scopes"]}
+        assert "platform-shared" not in scopes
     finally:
         second.close()

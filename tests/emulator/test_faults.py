@@ -1,5 +1,5 @@
-"""Injected faults: seeded rates repeat, 429 carries Retry-After, drops close the
-connection, latency is added, the admin endpoint changes faults while running."""
+"""Injected faults: draws from a fixed random state repeat, 429 carries Retry-After, drops
+close the connection, latency is added, the admin endpoint changes faults while running."""
 
 from __future__ import annotations
 
@@ -26,21 +26,21 @@ def _statuses(api: Api, count: int, path: str = LIST) -> list[int | str]:
 
 
 faulty = emulator_fixture("module", fault_rate_429=0.2, fault_rate_500=0.2, fault_rate_503=0.1,
-                          fault_seed=11, fault_paths="/api/2.0/clusters/*")
+                          fault_random_state=11, fault_paths="/api/2.0/clusters/*")
 
 
-def test_seeded_rates_from_flags_give_each_status(faulty):
+def test_rates_from_flags_give_each_status(faulty):
     api = Api(faulty.base_url, fetch_token(faulty))  # the token path is not faulted
-    set_faults(faulty, **{**get_faults(faulty), "seed": 11})
+    set_faults(faulty, **{**get_faults(faulty), "random_state": 11})
     outcomes = _statuses(api, 120)
     counts = {status: outcomes.count(status) for status in set(outcomes)}
     assert set(counts) == {200, 429, 500, 503}
     assert 10 <= counts[429] <= 40 and 10 <= counts[500] <= 40 and counts[503] >= 3
 
 
-def test_same_seed_repeats_the_sequence(faulty):
+def test_same_random_state_repeats_the_sequence(faulty):
     api = Api(faulty.base_url, fetch_token(faulty))
-    settings = {"rate_500": 0.5, "seed": 99, "paths": ["/api/2.0/clusters/*"]}
+    settings = {"rate_500": 0.5, "random_state": 99, "paths": ["/api/2.0/clusters/*"]}
     set_faults(faulty, **settings)
     first = _statuses(api, 30)
     set_faults(faulty, **settings)
@@ -112,7 +112,7 @@ def test_admin_endpoints_are_never_faulted(faulty):
 
 @pytest.mark.parametrize("settings", [{"rate_500": 2}, {"rate_500": 0.7, "rate_429": 0.7},
                                       {"rate_500": "x"}, {"latency_ms": -1}, {"bogus": 1},
-                                      {"paths": [1]}, {"seed": 1.5}])
+                                      {"paths": [1]}, {"random_state": 1.5}])
 def test_admin_refuses_bad_fault_settings(faulty, settings):
     response = requests.post(f"{faulty.base_url}/_emulator/faults", json=settings, timeout=5)
     assert response.status_code == 400

@@ -7,7 +7,7 @@ import time
 import pytest
 import requests
 
-from emulator.testing import seed_applications
+from emulator.testing import initial_applications
 from tests.emulator.support import TIMEOUT
 
 IDENTITY_ERROR_FIELDS = {"error", "error_description", "error_codes", "timestamp", "trace_id",
@@ -72,7 +72,7 @@ def test_tokens_are_distinct(emulator):
 
 
 def test_extra_registered_applications_get_tokens(emulator):
-    for application in seed_applications():
+    for application in initial_applications():
         params = _params(emulator, client_id=application["client_id"],
                          client_secret=application["client_secret"])
         assert requests.post(emulator.token_url, data=params, timeout=TIMEOUT).ok

@@ -37,8 +37,8 @@ def test_bad_environment_values_exit(env):
     assert exit_info.value.code == 2
 
 
-def test_fault_draws_repeat_with_a_seed():
-    settings = FaultSettings(rate_429=0.3, rate_500=0.3, rate_drop=0.1, seed=4)
+def test_fault_draws_repeat_with_a_fixed_random_state():
+    settings = FaultSettings(rate_429=0.3, rate_500=0.3, rate_drop=0.1, random_state=4)
     injector_a, injector_b = FaultInjector(settings), FaultInjector(settings)
     labels_a = [injector_a.decide("/x").label for _ in range(200)]
     labels_b = [injector_b.decide("/x").label for _ in range(200)]

@@ -151,7 +151,8 @@ def test_catalogs_and_bindings(sdk):
 
 def test_sdk_retries_injected_throttling(sdk, emulator):
     try:
-        set_faults(emulator, rate_429=0.5, seed=1, paths=["/api/2.0/secrets/scopes/list"])
+        set_faults(emulator, rate_429=0.5, random_state=1,
+                   paths=["/api/2.0/secrets/scopes/list"])
         for _ in range(2):
             sdk.secrets.list_scopes()
     finally:

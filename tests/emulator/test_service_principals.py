@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from emulator.testing import register_application, seed_applications
+from emulator.testing import initial_applications, register_application
 from tests.emulator.support import (
     ADMINS_GROUP_ID,
     ANALYSTS_GROUP_ID,
@@ -37,8 +37,8 @@ def test_list_holds_the_bootstrap_admin(api, emulator):
         bootstrap["groups"][0].items()
 
 
-def test_create_with_a_seeded_application(api, emulator):
-    application = seed_applications()[0]
+def test_create_with_an_application_of_the_initial_data(api, emulator):
+    application = initial_applications()[0]
     response = api.post(BASE, json={
         "schemas": [SP_SCHEMA], "applicationId": application["client_id"],
         "displayName": "etl", "groups": [{"value": DATA_ENGINEERS_GROUP_ID}],

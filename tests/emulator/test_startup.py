@@ -10,7 +10,7 @@ import sys
 import pytest
 import requests
 
-from emulator.seed import load_seed
+from emulator.initial_data import load_initial_data
 from emulator.testing import INFO_FIELDS, EmulatorProcess, auth_headers, running_emulator
 
 
@@ -74,11 +74,11 @@ def test_fixed_port_puts_services_on_consecutive_ports():
 
 
 def test_options_can_come_from_the_environment():
-    env = {"EMULATOR_FAULT_RATE_503": "0.25", "EMULATOR_FAULT_SEED": "5",
+    env = {"EMULATOR_FAULT_RATE_503": "0.25", "EMULATOR_FAULT_RANDOM_STATE": "5",
            "EMULATOR_FAULT_PATHS": "/api/2.0/jobs/*"}
     with running_emulator(env=env) as info:
         faults = requests.get(f"{info.base_url}/_emulator/faults", timeout=5).json()
-    assert faults["rate_503"] == 0.25 and faults["seed"] == 5
+    assert faults["rate_503"] == 0.25 and faults["random_state"] == 5
     assert faults["paths"] == ["/api/2.0/jobs/*"]
 
 
@@ -96,23 +96,24 @@ def test_bad_options_are_refused(args):
     assert "error" in result.stderr
 
 
-def test_an_unreadable_seed_is_reported(tmp_path):
-    seed = tmp_path / "seed.json"
-    seed.write_text("{not json")
+def test_an_unreadable_initial_data_file_is_reported(tmp_path):
+    path = tmp_path / "initial_data.json"
+    path.write_text("{not json")
     result = subprocess.run(
-        [sys.executable, "-m", "emulator", "--in-memory", "--port", "0", "--seed", str(seed)],
+        [sys.executable, "-m", "emulator", "--in-memory", "--port", "0",
+         "--initial-data", str(path)],
         capture_output=True, text=True, timeout=30)
     assert result.returncode == 2
     assert "not valid JSON" in result.stderr
 
 
-def test_a_replacement_seed_is_used(tmp_path):
-    seed = load_seed(None)
-    seed["clusters"] = seed["clusters"][:1]
-    seed["catalogs"].append({"name": "extra", "owner": "admins"})
-    path = tmp_path / "seed.json"
-    path.write_text(json.dumps(seed))
-    with running_emulator(seed=path) as info:
+def test_a_replacement_initial_data_file_is_used(tmp_path):
+    data = load_initial_data(None)
+    data["clusters"] = data["clusters"][:1]
+    data["catalogs"].append({"name": "extra", "owner": "admins"})
+    path = tmp_path / "initial_data.json"
+    path.write_text(json.dumps(data))
+    with running_emulator(initial_data=path) as info:
         headers = auth_headers(info)
         clusters = requests.get(f"{info.base_url}/api/2.0/clusters/list", headers=headers,
                                 timeout=5).json()["clusters"]

@@ -1,4 +1,4 @@
-"""CatalogBinding against the emulator's seeded catalogs, in both wire forms."""
+"""CatalogBinding against the catalogs of the emulator's initial data, in both wire forms."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ from providers.lifecycle import CONNECTION_KEY, UNKNOWN
 from tests.providers.resource_mocks import register
 from tests.providers.support import failures
 
-CATALOG = "finance"  # seeded OPEN, without bindings
+CATALOG = "finance"  # OPEN in the initial data, without bindings
 HOME = 1234567890123456  # the emulated workspace
 OTHER, THIRD, FOURTH = 2345678901234567, 3456789012345678, 4567890123456789
 READ_WRITE, READ_ONLY = "BINDING_TYPE_READ_WRITE", "BINDING_TYPE_READ_ONLY"
@@ -35,7 +35,7 @@ def provider() -> CatalogBindingProvider:
 @pytest.fixture
 def client(client: WorkspaceClient) -> Iterator[WorkspaceClient]:
     yield client
-    # Put the shared seed back: open, no bindings.
+    # Put the shared initial data back: open, no bindings.
     client.patch(f"{CATALOGS_PATH}/{CATALOG}", {"isolation_mode": "OPEN"})
     bound = [b["workspace_id"] for b in bindings_of(client)]
     if bound:
@@ -295,12 +295,12 @@ def unavailable(path: str) -> TemporarilyUnavailable:
     )
 
 
-def test_a_failed_create_undoes_its_bindings_so_the_next_records_the_seed(
+def test_a_failed_create_undoes_its_bindings_so_the_next_records_the_initial_state(
     provider, props, client, monkeypatch
 ):
     """Isolating fails after the bindings were made: the create unbinds them before failing,
     so the retried create records OPEN and no preexisting bindings, and its delete leaves
-    the catalog as seeded."""
+    the catalog as it was in the initial data."""
 
     def isolation_unavailable(self, client, name, mode):
         raise unavailable(f"{CATALOGS_PATH}/{name}")

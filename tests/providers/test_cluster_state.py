@@ -15,7 +15,7 @@ from providers.lifecycle import CONNECTION_KEY, UNKNOWN
 from tests.conftest import emulator_fixture
 from tests.providers.support import failures
 
-CLUSTER = "0101-120000-adhoc003"  # seeded TERMINATED, used by no other provider test
+CLUSTER = "0101-120000-adhoc003"  # TERMINATED in the initial data, used by no other provider test
 START = "/api/2.0/clusters/start"
 STOPS = {"/api/2.0/clusters/stop", "/api/2.0/clusters/delete"}
 

@@ -1,4 +1,4 @@
-"""RepoBranch against the emulator's seeded repos, in both wire forms."""
+"""RepoBranch against the repos of the emulator's initial data, in both wire forms."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ PIPELINES_PATH = "/Repos/iac/data-pipelines"
 DASHBOARDS_ID = "3000000000000003"  # /Repos/analytics/dashboards, on master
 MISSING_ID = "3000000000000099"
 DEVELOP_HEAD = "b2c3d4e5f60718293a4b5c6d7e8f901234567890"
-SEEDED_BRANCHES = {PIPELINES_ID: "main", DASHBOARDS_ID: "master"}
+INITIAL_BRANCHES = {PIPELINES_ID: "main", DASHBOARDS_ID: "master"}
 
 
 @pytest.fixture
@@ -31,7 +31,7 @@ def provider() -> RepoBranchProvider:
 @pytest.fixture
 def client(client: WorkspaceClient) -> Iterator[WorkspaceClient]:
     yield client
-    for repo_id, branch in SEEDED_BRANCHES.items():  # put the shared seed back
+    for repo_id, branch in INITIAL_BRANCHES.items():  # put the shared initial data back
         client.patch(f"{REPOS_PATH}/{repo_id}", {"branch": branch})
 
 
@@ -274,7 +274,7 @@ def test_a_failed_create_puts_the_branch_back_so_the_next_records_the_old_one(
 ):
     """The checkout happens but its answer is lost: the create checks the old branch out
     again before failing, so the retried create records `main` as the branch to restore,
-    not `develop`, and its delete leaves the repo as seeded."""
+    not `develop`, and its delete leaves the repo as it was in the initial data."""
     checkout = RepoBranchProvider._checkout
 
     def checkout_then_answer_lost(client, repo_id, branch):

@@ -13,7 +13,7 @@ pytestmark = pytest.mark.engine
 
 
 def test_local_stack_converges_under_faults(tmp_path: Path) -> None:
-    result = deploy(tmp_path, rate=0.2, seed=11)
+    result = deploy(tmp_path, rate=0.2, random_state=11)
     assert result.up_ok, result.up_output[-3000:]
     assert result.problems == []
     assert (result.duplicates, result.orphans, result.lost_permissions) == (0, 0, 0)

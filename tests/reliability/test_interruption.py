@@ -1,6 +1,6 @@
 """Interrupted deployments converge: the `pulumi` process SIGKILLed, or the emulator
 SIGKILLed and restarted, the moment the first create of the local stack is acknowledged
-(the stack's state cannot record it yet). The seeded random-point trials and their figures
+(the stack's state cannot record it yet). The random-point trials and their figures
 come from `python -m tools.drills.interruption` (docs/RELIABILITY.md)."""
 
 from pathlib import Path
@@ -17,7 +17,7 @@ pytestmark = pytest.mark.engine
 
 
 def test_pulumi_killed_mid_create_then_resumed(tmp_path: Path) -> None:
-    trial = pulumi_kill_trial(tmp_path, seed=0, total_requests=0,
+    trial = pulumi_kill_trial(tmp_path, random_state=0, total_requests=0,
                               at_first_create=True)
     assert trial.killed_mid_up
     assert trial.made_but_unrecorded >= 1  # the acknowledged create, unknown to the state
@@ -30,7 +30,7 @@ def test_pulumi_killed_mid_create_then_resumed(tmp_path: Path) -> None:
 
 
 def test_emulator_killed_mid_create_then_restarted(tmp_path: Path) -> None:
-    trial = emulator_kill_trial(tmp_path, seed=0, total_requests=0,
+    trial = emulator_kill_trial(tmp_path, random_state=0, total_requests=0,
                                 at_first_create=True)
     assert trial.killed_mid_up
     assert trial.acknowledged_lost == 0
@@ -41,7 +41,7 @@ def test_emulator_killed_mid_create_then_restarted(tmp_path: Path) -> None:
 
 
 def test_checkpoint_cut_short_is_restored_from_its_backup(tmp_path: Path) -> None:
-    """When the kill truncates the checkpoint file itself (seen once in the seeded drill),
+    """When the kill truncates the checkpoint file itself (seen once in the random-point drill),
     the previous checkpoint, `<stack>.json.bak`, is put back and the next up converges."""
     with running_emulator() as info:
         stack = scratch_stack(tmp_path, info, objects={"secretScopes": [{"name": "kept"}]})

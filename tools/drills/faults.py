@@ -1,10 +1,12 @@
 """Drill: the whole `local` stack deployed while the emulator injects faults on every
 endpoint (platform and identity provider), side by side with a fault-free deployment.
 
-    .venv/bin/python -m tools.drills.faults [--runs 3] [--rate 0.2] [--seed 1]
+    .venv/bin/python -m tools.drills.faults [--runs 3] [--rate 0.2] [--random-state 1]
 
 `--rate` is the share of requests that get a fault, split evenly between 429 (with
-Retry-After), 500, 503 and a dropped connection. Each run deploys on a fresh emulator:
+Retry-After), 500, 503 and a dropped connection. The faults are drawn from a fixed random
+state (`--random-state` for the first faulty run, one more for each next), so a run can be
+repeated. Each run deploys on a fresh emulator:
 one `pulumi up` must converge, the emulator must then hold exactly the declared objects,
 and a second up (faults still on) must report no changes.
 """
@@ -30,7 +32,7 @@ FAULT_KINDS = ("429", "500", "503", "drop")
 
 @dataclass
 class Deployment:
-    seed: int | None
+    random_state: int | None
     rate: float
     up_ok: bool
     up_seconds: float
@@ -49,13 +51,13 @@ class Deployment:
         return self.up_ok and self.second_up_no_changes and not self.problems
 
 
-def fault_settings(rate: float, seed: int | None) -> dict[str, Any]:
+def fault_settings(rate: float, random_state: int | None) -> dict[str, Any]:
     share = rate / len(FAULT_KINDS)
     return {"rate_429": share, "rate_500": share, "rate_503": share, "rate_drop": share,
-            "seed": seed}
+            "random_state": random_state}
 
 
-def deploy(workdir: Path, rate: float, seed: int | None) -> Deployment:
+def deploy(workdir: Path, rate: float, random_state: int | None) -> Deployment:
     """One deployment of the local stack on a fresh emulator, faults at `rate`."""
     objects = local_objects()
     with running_emulator() as info:
@@ -63,7 +65,7 @@ def deploy(workdir: Path, rate: float, seed: int | None) -> Deployment:
         before = inventory.take(info, CATALOGS)
         clear_request_log(info)
         if rate:
-            set_faults(info, **fault_settings(rate, seed))
+            set_faults(info, **fault_settings(rate, random_state))
         started = time.monotonic()
         up = cli.up(check=False)
         up_seconds = time.monotonic() - started
@@ -76,7 +78,8 @@ def deploy(workdir: Path, rate: float, seed: int | None) -> Deployment:
                                   f"workspace/{cli.stack}/")
     faults = Counter(entry["fault"] for entry in log if entry["fault"])
     return Deployment(
-        seed=seed, rate=rate, up_ok=up.returncode == 0, up_seconds=round(up_seconds, 2),
+        random_state=random_state, rate=rate, up_ok=up.returncode == 0,
+        up_seconds=round(up_seconds, 2),
         requests=len(log), faults={kind: faults.get(kind, 0) for kind in FAULT_KINDS},
         second_up_no_changes=second.returncode == 0, second_up_seconds=round(second_seconds, 2),
         duplicates=verdict.duplicates, orphans=verdict.orphans,
@@ -89,14 +92,15 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--rate", type=float, default=0.2)
-    parser.add_argument("--seed", type=int, default=1, help="seed of the first faulty run")
+    parser.add_argument("--random-state", type=int, default=1,
+                        help="random state of the faults of the first faulty run")
     args = parser.parse_args(argv)
     rows = []
     with tempfile.TemporaryDirectory(prefix="drill-faults-") as tmp:
         for run in range(args.runs):
             # Interleaved, so drift on a shared machine hits both alike.
-            for rate, seed in ((0.0, None), (args.rate, args.seed + run)):
-                result = deploy(Path(tmp) / f"{run}-{rate}", rate, seed)
+            for rate, random_state in ((0.0, None), (args.rate, args.random_state + run)):
+                result = deploy(Path(tmp) / f"{run}-{rate}", rate, random_state)
                 row = {k: v for k, v in asdict(result).items() if k != "up_output"}
                 row["converged"] = result.converged
                 rows.append(row)

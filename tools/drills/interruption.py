@@ -1,11 +1,11 @@
 """Drill: interrupted deployments of the whole `local` stack.
 
-    .venv/bin/python -m tools.drills.interruption [--trials 10] [--seed 1]
+    .venv/bin/python -m tools.drills.interruption [--trials 10] [--random-state 1]
                                                   [--emulator-trials 3]
 
-Pulumi trials: SIGKILL the `pulumi` process at a seeded random point of an up (right
-after its n-th platform request, n uniform over the requests an uninterrupted up makes),
-take the
+Pulumi trials: SIGKILL the `pulumi` process at a random point of an up (right
+after its n-th platform request, n uniform over the requests an uninterrupted up makes,
+drawn from a fixed random state: `--random-state`, one more for each next trial), take the
 steps a user takes (tools/drills/interrupt.py), and require the next up to converge: the
 emulator holds exactly the declared objects, nothing twice, and a further up changes
 nothing. Emulator trials: SIGKILL the emulator (SQLite data dir) in the middle of an up
@@ -50,7 +50,7 @@ WAIT_LIMIT_SECONDS = 600.0
 @dataclass
 class Trial:
     kind: str
-    seed: int
+    random_state: int
     kill_after_request: int  # the n-th platform request of the up; 0: the first create
     killed_mid_up: bool
     resources_recorded_after_kill: int = 0
@@ -105,26 +105,27 @@ def finish(trial: Trial, cli: PulumiCli, info: EmulatorInfo, before: inventory.I
     trial.lost_permissions, trial.problems = verdict.lost_permissions, verdict.problems
 
 
-def kill_condition(info: EmulatorInfo, seed: int, total_requests: int,
+def kill_condition(info: EmulatorInfo, random_state: int, total_requests: int,
                    at_first_create: bool) -> tuple[int, Callable[[], bool]]:
-    """(n, condition): right after the n-th platform request (n seeded, 1..total), or
-    (`at_first_create`, n = 0) the moment the emulator acknowledges the first create."""
+    """(n, condition): right after the n-th platform request (n in 1..total, drawn from
+    `random_state`), or (`at_first_create`, n = 0) the moment the emulator acknowledges the
+    first create."""
     if at_first_create:
         return 0, lambda: interrupt.first_create_acknowledged(info)
-    n = random.Random(seed).randint(1, total_requests)
+    n = random.Random(random_state).randint(1, total_requests)
     return n, lambda: platform_requests(info) >= n
 
 
-def pulumi_kill_trial(workdir: Path, seed: int, total_requests: int,
+def pulumi_kill_trial(workdir: Path, random_state: int, total_requests: int,
                       at_first_create: bool = False) -> Trial:
     started = time.monotonic()
     with running_emulator(fault_latency_ms=LATENCY_MS) as info:
         cli = scratch_stack(workdir, info)
         before = inventory.take(info, CATALOGS)
         clear_request_log(info)  # count the up's own requests only
-        n, condition = kill_condition(info, seed, total_requests, at_first_create)
+        n, condition = kill_condition(info, random_state, total_requests, at_first_create)
         up = interrupt.start_up(cli)
-        trial = Trial("pulumi", seed, n, interrupt.kill_pulumi(up, WAIT_LIMIT_SECONDS,
+        trial = Trial("pulumi", random_state, n, interrupt.kill_pulumi(up, WAIT_LIMIT_SECONDS,
                                                                condition))
         recorded = managed_resources(cli)
         trial.resources_recorded_after_kill = len(recorded)
@@ -197,7 +198,7 @@ def acknowledged_missing(cli: PulumiCli, info: EmulatorInfo) -> list[str]:
     return missing
 
 
-def emulator_kill_trial(workdir: Path, seed: int, total_requests: int,
+def emulator_kill_trial(workdir: Path, random_state: int, total_requests: int,
                         at_first_create: bool = False) -> Trial:
     started = time.monotonic()
     options: dict[str, Any] = {"data_dir": workdir / "emulator", "port": free_port_block(),
@@ -209,9 +210,9 @@ def emulator_kill_trial(workdir: Path, seed: int, total_requests: int,
         cli = scratch_stack(workdir, info)
         before = inventory.take(info, CATALOGS)
         clear_request_log(info)  # count the up's own requests only
-        n, condition = kill_condition(info, seed, total_requests, at_first_create)
+        n, condition = kill_condition(info, random_state, total_requests, at_first_create)
         up = interrupt.start_up(cli)
-        trial = Trial("emulator", seed, n,
+        trial = Trial("emulator", random_state, n,
                       interrupt.wait_until(up, WAIT_LIMIT_SECONDS, condition))
         first.kill()
         time.sleep(OUTAGE_SECONDS)
@@ -240,16 +241,18 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--trials", type=int, default=10)
     parser.add_argument("--emulator-trials", type=int, default=3)
-    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--random-state", type=int, default=1,
+                        help="random state of the first trial's kill point")
     args = parser.parse_args(argv)
     trials: list[Trial] = []
     with tempfile.TemporaryDirectory(prefix="drill-interruption-") as tmp:
         total = reference_platform_requests(Path(tmp) / "reference")
         print(json.dumps({"reference_platform_requests": total}), flush=True)
-        runs = [(pulumi_kill_trial, args.seed + n) for n in range(args.trials)]
-        runs += [(emulator_kill_trial, 1000 + args.seed + n) for n in range(args.emulator_trials)]
-        for index, (run, seed) in enumerate(runs):
-            trial = run(Path(tmp) / f"trial-{index}", seed, total)
+        runs = [(pulumi_kill_trial, args.random_state + n) for n in range(args.trials)]
+        runs += [(emulator_kill_trial, 1000 + args.random_state + n)
+                 for n in range(args.emulator_trials)]
+        for index, (run, random_state) in enumerate(runs):
+            trial = run(Path(tmp) / f"trial-{index}", random_state, total)
             trials.append(trial)
             print(json.dumps({k: v for k, v in asdict(trial).items() if k != "output"}),
                   flush=True)

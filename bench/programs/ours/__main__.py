@@ -3,7 +3,8 @@
 Config: `bench:count` (N), `bench:applicationIds` and the `workspace:*` connection settings
 of the stack program.
 Kinds cycle job, job permissions (on the job just before), secret scope, service principal,
-so every N holds about N/4 of each; these four kinds scale without seed data.
+so every N holds about N/4 of each; these four kinds need no objects already in the
+workspace, so they scale freely.
 """
 
 import dataclasses

@@ -40,7 +40,7 @@ class Catalogs:
         self._directory = directory
         self._metastore_id = metastore_id
 
-    def add_seeded(self, conn, spec: dict[str, Any]) -> None:
+    def add_initial(self, conn, spec: dict[str, Any]) -> None:
         now = clock.now_ms()
         doc = {
             "name": spec["name"], "full_name": spec["name"],

@@ -1,4 +1,4 @@
-"""Clusters: the workspace comes with them (seeded); they can be started and terminated.
+"""Clusters come with the workspace's initial data; they can be started and terminated.
 
 A transitional state (PENDING, RESTARTING, RESIZING, TERMINATING) moves on by itself once
 its transition time has passed. The move is computed from stored timestamps whenever the
@@ -54,10 +54,11 @@ class Clusters:
         self._db = db
         self._transition_ms = int(transition_seconds * 1000)
 
-    def add_seeded(self, conn, spec: dict[str, Any]) -> None:
+    def add_initial(self, conn, spec: dict[str, Any]) -> None:
         state = spec.get("state", "TERMINATED")
         if state not in STATES:
-            raise InvalidParameter(f"Seed cluster {spec.get('cluster_id')}: unknown state {state}")
+            raise InvalidParameter(
+                f"Initial-data cluster {spec.get('cluster_id')}: unknown state {state}")
         now = clock.now_ms()
         doc = {key: spec[key] for key in SHAPE_FIELDS if key in spec}
         doc.update(

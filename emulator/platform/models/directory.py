@@ -95,7 +95,7 @@ class Directory:
         # The identity provider's registry: display name of an application, None if unknown.
         self._application_name = application_name
 
-    # groups and users (seeded, read-only through the API)
+    # groups and users (from the initial data, read-only through the API)
 
     def add_group(self, conn: sqlite3.Connection, group: Group) -> None:
         conn.execute("INSERT INTO groups (id, display_name) VALUES (?, ?)",

@@ -1,4 +1,4 @@
-"""IP access lists (seeded; read through the API)."""
+"""IP access lists (from the initial data; read through the API)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ class IpAccessLists:
     def __init__(self, db: Database) -> None:
         self._db = db
 
-    def add_seeded(self, conn, spec: dict[str, Any]) -> None:
+    def add_initial(self, conn, spec: dict[str, Any]) -> None:
         now = clock.now_ms()
         addresses = list(spec.get("ip_addresses", []))
         doc = {

@@ -1,4 +1,5 @@
-"""Repos (Git folders): seeded with the branches their remote has and each branch's head.
+"""Repos (Git folders): the initial data gives each the branches its remote has and each
+branch's head.
 
 Checking out a branch moves the repo's head to that branch's commit; a branch the remote
 does not have is refused.
@@ -23,11 +24,12 @@ class Repos:
     def __init__(self, db: Database) -> None:
         self._db = db
 
-    def add_seeded(self, conn, spec: dict[str, Any]) -> None:
+    def add_initial(self, conn, spec: dict[str, Any]) -> None:
         branches = dict(spec["remote_branches"])
         branch = spec.get("branch") or next(iter(branches))
         if branch not in branches:
-            raise InvalidParameter(f"Seed repo {spec['id']}: branch {branch} not on the remote")
+            raise InvalidParameter(
+                f"Initial-data repo {spec['id']}: branch {branch} not on the remote")
         doc = {
             "id": int(spec["id"]), "path": spec["path"], "url": spec["url"],
             "provider": spec.get("provider", "gitHub"), "branch": branch,

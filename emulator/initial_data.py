@@ -1,8 +1,9 @@
-"""The seed fixture: what a new workspace database starts with.
+"""The workspace's initial data: what a new workspace database starts with.
 
-The file (default: the packaged seed.json) is read only when the database is new. The
-identity and workspace settings it names are stored with the data, so a later start with
-another seed file keeps talking to the same tenant with the same bootstrap credentials.
+The file (default: the packaged initial_data.json) is read only when the database is new.
+The identity and workspace settings it names are stored with the data, so a later start
+with another initial-data file keeps talking to the same tenant with the same bootstrap
+credentials.
 """
 
 from __future__ import annotations
@@ -15,14 +16,13 @@ from typing import Any
 
 from emulator.platform.models import Workspace
 from emulator.platform.models.directory import Group, ServicePrincipalSpec, User
-from emulator.storage import Database
+from emulator.storage import INITIALISED_KEY, Database
 
 CONFIG_KEY = "config"
-SEEDED_KEY = "seeded"
 REQUIRED_SECTIONS = ("workspace", "identity", "groups")
 
 
-class SeedError(ValueError):
+class InitialDataError(ValueError):
     pass
 
 
@@ -37,29 +37,30 @@ class StoredConfig:
     metastore_id: str
 
 
-def default_seed_path() -> Path:
-    return Path(str(resources.files("emulator").joinpath("seed.json")))
+def default_initial_data_path() -> Path:
+    return Path(str(resources.files("emulator").joinpath("initial_data.json")))
 
 
-def load_seed(path: Path | None) -> dict[str, Any]:
-    path = path or default_seed_path()
+def load_initial_data(path: Path | None) -> dict[str, Any]:
+    path = path or default_initial_data_path()
     try:
-        seed = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:
-        raise SeedError(f"cannot read seed file {path}: {exc}") from exc
+        raise InitialDataError(f"cannot read initial-data file {path}: {exc}") from exc
     except json.JSONDecodeError as exc:
-        raise SeedError(f"seed file {path} is not valid JSON: {exc}") from exc
-    if not isinstance(seed, dict):
-        raise SeedError(f"seed file {path} must hold a JSON object")
-    missing = [s for s in REQUIRED_SECTIONS if s not in seed]
+        raise InitialDataError(f"initial-data file {path} is not valid JSON: {exc}") from exc
+    if not isinstance(data, dict):
+        raise InitialDataError(f"initial-data file {path} must hold a JSON object")
+    missing = [s for s in REQUIRED_SECTIONS if s not in data]
     if missing:
-        raise SeedError(f"seed file {path} lacks section(s): {', '.join(missing)}")
-    return seed
+        raise InitialDataError(
+            f"initial-data file {path} lacks section(s): {', '.join(missing)}")
+    return data
 
 
-def config_from_seed(seed: dict[str, Any]) -> StoredConfig:
+def config_from_initial_data(data: dict[str, Any]) -> StoredConfig:
     try:
-        identity, bootstrap = seed["identity"], seed["identity"]["bootstrap_application"]
+        identity, bootstrap = data["identity"], data["identity"]["bootstrap_application"]
         return StoredConfig(
             tenant_id=identity["tenant_id"],
             resource=identity["resource"],
@@ -67,11 +68,12 @@ def config_from_seed(seed: dict[str, Any]) -> StoredConfig:
                                              "https://management.core.windows.net/"),
             client_id=bootstrap["client_id"],
             client_secret=bootstrap["client_secret"],
-            workspace_id=int(seed["workspace"]["id"]),
-            metastore_id=seed["workspace"].get("metastore_id", "emulated-metastore"),
+            workspace_id=int(data["workspace"]["id"]),
+            metastore_id=data["workspace"].get("metastore_id", "emulated-metastore"),
         )
     except (KeyError, TypeError, ValueError) as exc:
-        raise SeedError(f"seed identity/workspace settings incomplete: {exc!r}") from exc
+        raise InitialDataError(
+            f"initial data's identity/workspace settings incomplete: {exc!r}") from exc
 
 
 def stored_config(db: Database) -> StoredConfig | None:
@@ -84,19 +86,20 @@ def store_config(db: Database, config: StoredConfig) -> None:
         db.set_meta(conn, CONFIG_KEY, asdict(config))
 
 
-def apply_seed(db: Database, seed: dict[str, Any], config: StoredConfig, ws: Workspace) -> None:
-    """Fills a new database from the seed, as one transaction."""
+def apply_initial_data(db: Database, data: dict[str, Any], config: StoredConfig,
+                       ws: Workspace) -> None:
+    """Fills a new database with the initial data, as one transaction."""
     try:
         with db.write() as conn:
-            _apply(conn, seed, config, ws)
-            db.set_meta(conn, SEEDED_KEY, True)
+            _apply(conn, data, config, ws)
+            db.set_meta(conn, INITIALISED_KEY, True)
     except (KeyError, TypeError, ValueError) as exc:
-        raise SeedError(f"seed data rejected: {exc!r}") from exc
+        raise InitialDataError(f"initial data rejected: {exc!r}") from exc
 
 
-def _apply(conn, seed: dict[str, Any], config: StoredConfig,
+def _apply(conn, data: dict[str, Any], config: StoredConfig,
            ws: Workspace) -> None:
-    identity = seed["identity"]
+    identity = data["identity"]
     bootstrap = identity["bootstrap_application"]
     ws.identity.register_application(config.client_id, config.client_secret,
                                      bootstrap.get("display_name", "bootstrap"))
@@ -104,20 +107,20 @@ def _apply(conn, seed: dict[str, Any], config: StoredConfig,
         ws.identity.register_application(app["client_id"], app["client_secret"],
                                          app.get("display_name", app["client_id"]))
 
-    for workspace_id in [config.workspace_id, *seed["workspace"].get("other_workspace_ids", [])]:
+    for workspace_id in [config.workspace_id, *data["workspace"].get("other_workspace_ids", [])]:
         ws.catalogs.add_workspace(conn, workspace_id)
 
     group_ids = {}
-    for group in seed["groups"]:
+    for group in data["groups"]:
         ws.directory.add_group(conn, Group(str(group["id"]), group["display_name"]))
         group_ids[group["display_name"]] = str(group["id"])
-    for user in seed.get("users", []):
+    for user in data.get("users", []):
         ws.directory.add_user(conn, User(
             id=str(user["id"]), user_name=user["user_name"],
             display_name=user.get("display_name", user["user_name"]),
             group_ids=tuple(group_ids[name] for name in user.get("groups", [])),
         ))
-    for principal in seed.get("service_principals", []):
+    for principal in data.get("service_principals", []):
         ws.directory.create_service_principal(principal["application_id"], ServicePrincipalSpec(
             display_name=principal.get("display_name"),
             active=principal.get("active", True),
@@ -125,13 +128,13 @@ def _apply(conn, seed: dict[str, Any], config: StoredConfig,
             entitlements=tuple(principal.get("entitlements", [])),
         ), conn=conn)
 
-    for cluster in seed.get("clusters", []):
-        ws.clusters.add_seeded(conn, cluster)
-    for repo in seed.get("repos", []):
-        ws.repos.add_seeded(conn, repo)
-    for catalog in seed.get("catalogs", []):
-        ws.catalogs.add_seeded(conn, catalog)
-    for access_list in seed.get("ip_access_lists", []):
-        ws.ip_access_lists.add_seeded(conn, access_list)
-    for scope in seed.get("secret_scopes", []):
-        ws.secret_scopes.create(scope, created_by="seed")
+    for cluster in data.get("clusters", []):
+        ws.clusters.add_initial(conn, cluster)
+    for repo in data.get("repos", []):
+        ws.repos.add_initial(conn, repo)
+    for catalog in data.get("catalogs", []):
+        ws.catalogs.add_initial(conn, catalog)
+    for access_list in data.get("ip_access_lists", []):
+        ws.ip_access_lists.add_initial(conn, access_list)
+    for scope in data.get("secret_scopes", []):
+        ws.secret_scopes.create(scope, created_by="initial data")

@@ -3,7 +3,7 @@
 then holds each job as declared (apart from what it fills in itself), a second up and a
 refresh change nothing, and destroy removes them all.
 
-The fixtures name only objects the emulator's seed has (clusters, principals), since the
+The fixtures name only objects of the emulator's initial data (clusters, principals): the
 service refuses a job naming others."""
 
 from __future__ import annotations

@@ -37,7 +37,7 @@ pytestmark = pytest.mark.engine
 
 JOB_NAME = "full-depth-etl"
 JOB_TYPE = "pulumi-python:dynamic/workspace:Job"
-SHARED_CLUSTER = "0101-120000-shared01"  # a cluster of the emulator's seed
+SHARED_CLUSTER = "0101-120000-shared01"  # a cluster of the emulator's initial data
 AUDIT_TASK = {
     "task_key": "audit",
     "existing_cluster_id": SHARED_CLUSTER,

@@ -67,7 +67,7 @@ class PulumiCli:
     def run(
         self, *args: str, check: bool = True, timeout: float = 900
     ) -> subprocess.CompletedProcess[str]:
-        argv = ["pulumi", *args, "--non-interactive"]
+        argv = ["pulumi", "--non-interactive", *args]  # before any "--" of args
         result = subprocess.run(
             argv,
             cwd=self.project_dir,
@@ -85,7 +85,8 @@ class PulumiCli:
 
     def set_config(self, key: str, value: str, secret: bool = False) -> None:
         self.run(
-            "config", "set", key, value, "--stack", self.stack, *(["--secret"] if secret else [])
+            "config", "set", "--stack", self.stack, *(["--secret"] if secret else []),
+            "--", key, value,  # a value may start with "-"
         )
 
     def up(self, *flags: str, check: bool = True) -> subprocess.CompletedProcess[str]:

@@ -37,10 +37,17 @@ report = Job(
     "daily-report",
     JobArgs(
         name="daily-report",
-        existing_cluster_id=config.require("clusterId"),
-        timeout_seconds=1800,
-        max_retries=1,
         tags={"team": "analytics"},
+        timeout_seconds=1800,
+        tasks=[
+            {
+                "task_key": "report",
+                "existing_cluster_id": config.require("clusterId"),
+                "notebook_task": {"notebook_path": "/Workspace/reports/daily"},
+                "max_retries": 1,
+            }
+        ],
+        schedule={"quartz_cron_expression": "0 0 7 * * ?", "timezone_id": "UTC"},
     ),
     connection=auth.connection,
 )

@@ -140,7 +140,7 @@ class TestClusterStatesAndJobRuns:
         assert ops["smoke-job"] == "update" and ops.get("smoke", "same") == "same", ops
         clear_request_log(emulator)
         stack.up()
-        assert writes(emulator) == [("POST", "/api/2.0/jobs/reset")]
+        assert writes(emulator) == [("POST", "/api/2.0/jobs/update")]  # one write, no run
 
     def test_5_a_new_trigger_starts_one_run_and_a_new_state_stops_the_cluster(
         self, actions: Actions, emulator: EmulatorInfo

@@ -49,7 +49,10 @@ def test_bad_config_fails_preview_with_key_and_reason(
     jobs = local["workspace:jobs"]
     stack = workspace_stack(
         jobz=jobs,  # a typo of `jobs`
-        jobs=[{**jobs[0], "max_retries": "twice"}, {**jobs[0], "timeout_seconds": 60}],
+        jobs=[
+            {**jobs[0], "tasks": [{**jobs[0]["tasks"][0], "max_retries": "twice"}]},
+            {**jobs[0], "timeout_seconds": 60},
+        ],
         jobPermissions=[{**local["workspace:jobPermissions"][0], "job": "nightly-etI"}],
         secretScopes=local["workspace:secretScopes"],
     )
@@ -59,7 +62,7 @@ def test_bad_config_fails_preview_with_key_and_reason(
     assert result.returncode != 0
     for line in (
         "workspace:jobz: unknown key (did you mean 'jobs'?)",
-        "workspace:jobs[0].max_retries: Input should be a valid integer",
+        "workspace:jobs[0].tasks[ingest].max_retries: Input should be a valid integer",
         "workspace:jobs[1].name: 'nightly-etl' is declared twice (first at jobs[0])",
         "workspace:jobPermissions[0].job: no job named 'nightly-etI' in workspace:jobs "
         "(did you mean 'nightly-etl'?)",

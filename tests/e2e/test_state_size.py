@@ -32,7 +32,8 @@ SECRET_SIG = {"4dabf18193072939515e22adb298388d": "1b47061264138c4ac30d75fd1eb44
 
 def job(num_workers: int) -> dict[str, Any]:
     cluster = {"spark_version": "13.3.x-scala2.12", "node_type_id": "n", "num_workers": num_workers}
-    return {"name": "size-etl", "new_cluster": cluster}
+    task = {"python_file": "dbfs:/jobs/size.py"}
+    return {"name": "size-etl", "new_cluster": cluster, "spark_python_task": task}
 
 
 def objects(num_workers: int = 1) -> dict[str, Any]:

@@ -59,6 +59,21 @@ WORKERS = 4
 MAX_MESSAGE_BYTES = 400 * 1024 * 1024
 
 
+# (a change's kind, whether it replaces) -> the engine's kind of property diff.
+_PROPERTY_DIFF_KINDS = {
+    ("add", False): proto.PropertyDiff.ADD,
+    ("add", True): proto.PropertyDiff.ADD_REPLACE,
+    ("update", False): proto.PropertyDiff.UPDATE,
+    ("update", True): proto.PropertyDiff.UPDATE_REPLACE,
+    ("delete", False): proto.PropertyDiff.DELETE,
+    ("delete", True): proto.PropertyDiff.DELETE_REPLACE,
+}
+
+
+def _top_level(path: str) -> str:
+    return path.split("[")[0].split(".")[0]
+
+
 class ImportRefused(Exception):
     """An import that cannot proceed; the message says why and names the id."""
 
@@ -199,19 +214,29 @@ class WorkspaceProviderHost(ResourceProviderServicer):
             )
         fields: dict[str, Any] = {}
         changed = getattr(result, "changed_keys", None)
-        if changed and not user_inputs(old_inputs):
-            # An import: the engine would compare the read's inputs (none) with the program's
-            # and name every declared key; name the ones that differ instead.
-            replaced = proto.PropertyDiff.UPDATE_REPLACE
+        detailed = getattr(result, "detailed_paths", None)
+        replaced = set(result.replaces or [])
+        if detailed:
+            # Field by field, as the kind sees it (a job's task by key), so `preview --diff`
+            # names the field also where the inputs did not change (drift read by refresh).
             fields.update(
                 diffs=changed,
                 hasDetailedDiff=True,
                 detailedDiff={
-                    key: proto.PropertyDiff(
-                        kind=replaced
-                        if key in (result.replaces or [])
-                        else proto.PropertyDiff.UPDATE
+                    path: proto.PropertyDiff(
+                        kind=_PROPERTY_DIFF_KINDS[kind, _top_level(path) in replaced]
                     )
+                    for path, kind in detailed.items()
+                },
+            )
+        elif changed and not user_inputs(old_inputs):
+            # An import: the engine would compare the read's inputs (none) with the program's
+            # and name every declared key; name the ones that differ instead.
+            fields.update(
+                diffs=changed,
+                hasDetailedDiff=True,
+                detailedDiff={
+                    key: proto.PropertyDiff(kind=_PROPERTY_DIFF_KINDS["update", key in replaced])
                     for key in changed
                 },
             )

@@ -26,6 +26,7 @@ tag is bookkeeping: it never shows as a change.
 from __future__ import annotations
 
 import itertools
+import re
 import threading
 import time
 from collections.abc import Callable, Hashable, Mapping
@@ -120,13 +121,13 @@ class JobProvider(WorkspaceProvider):
         return failures + [CheckFailure(path or "(inputs)", reason) for path, reason in found]
 
     @classmethod
-    def field_changes(cls, old_inputs, new_inputs):
+    def field_changes(cls, recorded, new_inputs):
         try:
-            old = cls.args_model.model_validate(user_inputs(old_inputs)).settings()
             new = cls.args_model.model_validate(user_inputs(new_inputs)).settings()
         except pydantic.ValidationError:
             return None
-        return [(c.path, c.old, c.new) for c in changes(canonical(old), canonical(new))]
+        old = _settings_of(cls()._recorded_spec(recorded))
+        return [(c.path, c.old, c.new) for c in changes(old, canonical(new))]
 
     def spec(self, args: JobModel) -> Spec:
         spec = canonical(args.settings())
@@ -142,11 +143,16 @@ class JobProvider(WorkspaceProvider):
             recorded = self._recorded_spec(olds)
             desired = self.spec(self.args_model.model_validate(_user_settings(news)))
             keys = set(result.changed_keys)
-            result.field_changes = [
-                str(change)
+            found = [
+                change
                 for change in changes(_settings_of(recorded), _settings_of(desired))
                 if change.path.split("[")[0].split(".")[0] in keys
             ]
+            result.field_changes = [str(change) for change in found]
+            inputs = _user_settings(news)
+            result.detailed_paths = {
+                engine_path(change.path, inputs, olds): change.kind for change in found
+            }
         return result
 
     def create_object(self, client: WorkspaceClient, args: JobModel, spec: Spec):
@@ -212,6 +218,11 @@ class JobProvider(WorkspaceProvider):
         tagged_jobs.gone(client, job_id)
 
     # --- helpers ------------------------------------------------------------------
+    def _outputs(self, props, like, observed, computed):
+        # Recorded in the order the inputs declare (read: as recorded before), so a detailed
+        # diff's indexes name the same task in the state and in the inputs.
+        return in_declared_order(super()._outputs(props, like, observed, computed), props)
+
     def _recorded_spec(self, outputs: Mapping[str, Any]) -> Spec:
         # A state recorded before the full-depth settings holds the single-task shape.
         recorded = super()._recorded_spec(outputs)
@@ -344,6 +355,70 @@ class TaggedJobs:
 
 
 tagged_jobs = TaggedJobs()
+
+
+def engine_path(path: str, inputs: Mapping[str, Any], recorded: Mapping[str, Any]) -> str:
+    """A change's path (`tasks[ingest].max_retries`) as the engine's property path into the
+    inputs (`tasks[0].max_retries`), where the inputs have the item; else cut at the last
+    place both have. Keyed items are found by their key; map entries are quoted."""
+    parts = re.findall(r"([^.\[\]]+)|\[([^\]]*)\]", path)
+    found, node, other = "", inputs, recorded  # type: tuple[str, Any, Any]
+    for name, key in parts:
+        if name:
+            if not (isinstance(node, Mapping) and name in node):
+                break
+            found, node = f"{found}.{name}" if found else name, node[name]
+            other = other.get(name) if isinstance(other, Mapping) else None
+        elif isinstance(node, Mapping):
+            if key not in node:
+                break
+            found, node = f'{found}["{key}"]', node[key]
+            other = other.get(key) if isinstance(other, Mapping) else None
+        else:
+            index = _index_of(node, key)
+            if index is None or index != _index_of(other, key):
+                break  # the old state holds the item elsewhere: name the whole list
+            found, node, other = f"{found}[{index}]", node[index], other[index]  # type: ignore[index]
+    return found or path.split("[")[0].split(".")[0]
+
+
+def _index_of(items: Any, key: str) -> int | None:
+    if not isinstance(items, list):
+        return None
+    for index, item in enumerate(items):
+        if isinstance(item, Mapping) and key in (
+            str(item.get(field)) for field in KEY_FIELDS if field in item
+        ):
+            return index
+    return None
+
+
+def in_declared_order(spec: Mapping[str, Any], inputs: Mapping[str, Any]) -> dict[str, Any]:
+    """`spec` (normal form: keyed lists by key) with each keyed list of the top level in the
+    order the inputs declare it, so the state's items and the inputs' share their indexes
+    (the engine shows a detailed diff by index)."""
+    ordered = dict(spec)
+    for name, items in spec.items():
+        declared = inputs.get(name)
+        if not (isinstance(items, list) and isinstance(declared, list)):
+            continue
+        position = {_key_of(item): index for index, item in enumerate(declared)}
+        if None in position or len(position) != len(declared):
+            continue
+        ordered[name] = sorted(items, key=lambda item: position.get(_key_of(item), len(position)))
+    return ordered
+
+
+def _key_of(item: Any) -> str | None:
+    if isinstance(item, Mapping):
+        for field in KEY_FIELDS:
+            if field in item:
+                return str(item[field])
+    return None
+
+
+# The fields that name an item of a keyed list (tasks, job clusters, environments, ...).
+KEY_FIELDS = ("task_key", "job_cluster_key", "environment_key", "environment_variables_key")
 
 
 def _tagged(settings: Mapping[str, Any], tag: str | None) -> dict[str, Any]:

@@ -116,6 +116,8 @@ class KeyedDiffResult(DiffResult):
         super().__init__(**kwargs)
         self.changed_keys = changed_keys
         self.field_changes: list[str] = []
+        # Engine property paths (into the inputs) of the changed fields -> add/update/delete.
+        self.detailed_paths: dict[str, str] = {}
 
 
 class WorkspaceProvider(ResourceProvider):
@@ -168,12 +170,13 @@ class WorkspaceProvider(ResourceProvider):
 
     @classmethod
     def field_changes(
-        cls, old_inputs: Mapping[str, Any], new_inputs: Mapping[str, Any]
+        cls, recorded: Mapping[str, Any], new_inputs: Mapping[str, Any]
     ) -> list[tuple[str, Any, Any]] | None:
-        """(path, before, after) per changed field, where the kind has a better view than a
-        comparison of the raw inputs (keyed lists, normal forms); None: compare the inputs.
-        The pull-request summary (tools/preview_summary.py) asks this. `_MISSING`-free:
-        an added field has before None, a removed one after None."""
+        """(path, before, after) per changed field between the recorded state (outputs) and
+        the new inputs, where the kind has a better view than a comparison of the raw inputs
+        (keyed lists, normal forms, drift read by a refresh); None: compare the inputs. The
+        pull-request summary (tools/preview_summary.py) asks this. An added field has
+        before None, a removed one after None."""
         return None
 
     # --- the dynamic-provider protocol ---------------------------------------------

@@ -114,11 +114,10 @@ def kind_of(type_token: str) -> str:
 def step_fields(op: str, step: Mapping[str, Any]) -> list[str]:
     if op not in ("update", "replace"):
         return []
-    old = user_inputs(step.get("oldState"))
     new = user_inputs(step.get("newState"))
     replace_reasons = set(step.get("replaceReasons") or [])
     fields = []
-    for path, before, after in kind_changes(step, old, new):
+    for path, before, after in kind_changes(step, new):
         note = (
             " (forces replacement)" if path.split(".")[0].split("[")[0] in replace_reasons else ""
         )
@@ -126,14 +125,14 @@ def step_fields(op: str, step: Mapping[str, Any]) -> list[str]:
     return fields
 
 
-def kind_changes(
-    step: Mapping[str, Any], old: dict[str, Any], new: dict[str, Any]
-) -> Iterator[tuple[str, Any, Any]]:
-    """The changed fields as the resource's kind names them (a job's by task key, in its
-    normal form), else as a comparison of the inputs finds them."""
+def kind_changes(step: Mapping[str, Any], new: dict[str, Any]) -> Iterator[tuple[str, Any, Any]]:
+    """The changed fields as the resource's kind names them, between its recorded state and
+    the new inputs (a job's by task key, in its normal form, drift read by a refresh
+    included), else as a comparison of the old and new inputs finds them."""
     kind = by_name().get(kind_of(type_of(step.get("urn", ""))))
-    if kind is not None and UNKNOWN not in json.dumps(new):
-        found = kind.provider.field_changes(old, new)
+    recorded = (step.get("oldState") or {}).get("outputs")
+    if kind is not None and recorded and UNKNOWN not in json.dumps(new):
+        found = kind.provider.field_changes(recorded, new)
         if found is not None:
             for path, before, after in found:
                 yield (
@@ -142,7 +141,7 @@ def kind_changes(
                     _MISSING if after is None else after,
                 )
             return
-    yield from differences(old, new)
+    yield from differences(user_inputs(step.get("oldState")), new)
 
 
 def user_inputs(state: Mapping[str, Any] | None) -> dict[str, Any]:

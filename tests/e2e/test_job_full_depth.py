@@ -9,7 +9,7 @@ that writes nothing; one task's field changed in place (named by `preview --diff
 pull-request summary); reordered tasks are no change; a removed task goes alone; a schedule
 added out of band survives; declared fields changed out of band (a task's among them) show
 in a refresh and are restored by up; import by id shows no diff; destroy deletes the job.
-What no preview shows yet, the field changed out of band, is a strict xfail at the end.
+A field changed out of band is named by the preview too (the provider's detailed diff).
 """
 
 from __future__ import annotations
@@ -433,11 +433,6 @@ def drift_a_task(workspace_stack: StackFactory, emulator: EmulatorInfo) -> Scena
     return scenario
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the provider host's Diff returns no detailedDiff (only for imports), so the "
-    "engine shows the update without the drifted field, and the summary compares inputs only",
-)
 def test_the_preview_names_a_field_changed_out_of_band(
     workspace_stack: StackFactory, emulator: EmulatorInfo
 ) -> None:

@@ -82,7 +82,8 @@ def props_of(settings: dict[str, Any], connection: dict[str, Any]) -> dict[str, 
 
 
 def recorded_settings(outputs: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in outputs.items() if k not in COMPUTED}
+    """The recorded settings in normal form (the state keeps the declared order of tasks)."""
+    return canonical({k: v for k, v in outputs.items() if k not in COMPUTED})
 
 
 def declared_settings(settings: dict[str, Any]) -> dict[str, Any]:

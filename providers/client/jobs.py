@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any, Protocol
+from typing import Any
 
+from providers.client.calls import Calls
 from providers.client.connection import WireForm
 from providers.client.errors import WorkspaceError, is_gone
 from providers.client.job_wire import lift, to_wire
-from providers.client.wire import WireProfile
 
 JOBS_PATHS = {WireForm.PUBLIC: "/api/2.2/jobs", WireForm.SEED: "/api/2.0/jobs"}
 LIST_PAGE_SIZE = 100
@@ -24,19 +24,6 @@ RUNS_PAGE_SIZE = 25  # the most runs/list returns per page
 PAGED_JOB_ARRAYS = ("tasks", "job_clusters", "parameters", "environments")
 # Likewise for a run (a for-each task's run pages its iterations instead of its tasks).
 PAGED_RUN_ARRAYS = ("job_clusters", "job_parameters", "repair_history")
-
-
-class Calls(Protocol):
-    """What the jobs area needs of a client (`WorkspaceClient` has it; naming that class here
-    would make the two modules import each other)."""
-
-    wire: WireProfile
-
-    def get(self, path: str, params: dict[str, Any] | None = None) -> dict[str, Any]: ...
-
-    def post(
-        self, path: str, body: dict[str, Any] | None = None, *, idempotent: bool = False
-    ) -> dict[str, Any]: ...
 
 
 class JobsApi:

@@ -1,0 +1,67 @@
+"""The service principals area of the REST API (SCIM): one call per operation.
+
+Resources go in and come out as SCIM resources (`applicationId`, `displayName`, ...). Only
+a delete differs between the wire forms: it names the principal by its application id in
+the seed form, by the workspace's own id in the public form.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+from urllib.parse import quote
+
+from providers.client.calls import Calls
+from providers.client.wire import SCIM_SERVICE_PRINCIPALS
+
+SCIM_SCHEMA = "urn:ietf:params:scim:schemas:core:2.0:ServicePrincipal"
+PATCH_OP_SCHEMA = "urn:ietf:params:scim:api:messages:2.0:PatchOp"
+LIST_PAGE_SIZE = 100
+
+
+class ServicePrincipalsApi:
+    def __init__(self, client: Calls) -> None:
+        self.client = client
+
+    def __repr__(self) -> str:
+        return f"ServicePrincipalsApi({self.client!r})"
+
+    def list(self, scim_filter: str | None = None) -> list[dict[str, Any]]:
+        """Every resource (matching `scim_filter`, e.g. `displayName eq "etl"`), all pages."""
+        found: list[dict[str, Any]] = []
+        while True:
+            params: dict[str, Any] = {"startIndex": len(found) + 1, "count": LIST_PAGE_SIZE}
+            if scim_filter is not None:
+                params["filter"] = scim_filter
+            page = self.client.get(SCIM_SERVICE_PRINCIPALS, params)
+            resources = page.get("Resources") or []
+            found += resources
+            if not resources or len(found) >= int(page.get("totalResults") or 0):
+                return found
+
+    def get(self, principal_id: str) -> dict[str, Any]:
+        return self.client.get(_path(principal_id))
+
+    def create(self, resource: Mapping[str, Any]) -> dict[str, Any]:
+        """Add the principal; the resource made. Not repeated after a lost answer (the
+        workspace holds one principal per application id: a second try answers 409)."""
+        return self.client.post(SCIM_SERVICE_PRINCIPALS, dict(resource))
+
+    def patch(self, principal_id: str, operations: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+        """Apply SCIM PatchOp operations (`{op, path, value}`)."""
+        body = {"schemas": [PATCH_OP_SCHEMA], "Operations": [dict(op) for op in operations]}
+        return self.client.patch(_path(principal_id), body)
+
+    def replace(self, principal_id: str, resource: Mapping[str, Any]) -> dict[str, Any]:
+        """PUT the whole resource; the resource as it then stands (read back when the
+        service answers without it)."""
+        replaced = self.client.put(_path(principal_id), dict(resource))
+        return replaced or self.get(principal_id)
+
+    def delete(self, principal_id: str, application_id: str) -> None:
+        """Remove the principal from the workspace (never from the identity provider)."""
+        self.client.delete(self.client.wire.principal_delete_path(application_id, principal_id))
+
+
+def _path(principal_id: str) -> str:
+    return f"{SCIM_SERVICE_PRINCIPALS}/{quote(str(principal_id), safe='')}"

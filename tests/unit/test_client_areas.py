@@ -1,0 +1,212 @@
+"""The client's areas as the kinds write through them: each operation's path, method and
+body in each wire form, what it answers, and whether it is repeated after a lost answer.
+(The reads of lookups and actions: test_client_reads.py; the jobs area: test_client_jobs.py.)"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+import responses
+from responses import matchers
+
+from providers.client.errors import TemporarilyUnavailable
+from providers.client.secret_scopes import KeyVault
+from providers.client.workspace import WorkspaceClient, client_for
+from tests.unit.client_support import BASE_URL, TOKEN_URL, connection, token_body
+
+SCIM = f"{BASE_URL}/api/2.0/preview/scim/v2/ServicePrincipals"
+SCOPES = f"{BASE_URL}/api/2.0/secrets/scopes"
+BUSY = {"error_code": "TEMPORARILY_UNAVAILABLE", "message": "busy"}
+VAULT = KeyVault(
+    "/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/rg"
+    "/providers/Microsoft.KeyVault/vaults/kv1",
+    "https://kv1.vault.azure.net/",
+)
+
+pytestmark = pytest.mark.usefixtures("fresh_client_caches", "no_retry_sleep")
+
+
+@pytest.fixture(params=["seed", "public"])
+def wire_form(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+@pytest.fixture
+def service(wire_form: str) -> Iterator[responses.RequestsMock]:
+    """The service mocked; the token endpoint answers with the wire form's method."""
+    with responses.RequestsMock() as mocked:
+        mocked.add("GET" if wire_form == "seed" else "POST", TOKEN_URL, json=token_body())
+        yield mocked
+
+
+@pytest.fixture
+def client(wire_form: str) -> WorkspaceClient:
+    return client_for(connection(wire_form=wire_form))
+
+
+def body_is(body: dict) -> list:
+    return [matchers.json_params_matcher(body, strict_match=True)]
+
+
+def calls_to(mocked: responses.RequestsMock, url: str) -> int:
+    return len([c for c in mocked.calls if c.request.url == url])
+
+
+# --- service principals --------------------------------------------------------------
+
+
+def test_principal_create_posts_the_resource_once(service, client):
+    resource = {"schemas": ["s"], "applicationId": "app-1", "active": True}
+    service.post(SCIM, status=503, json=BUSY, match=body_is(resource))
+    with pytest.raises(TemporarilyUnavailable):
+        client.service_principals.create(resource)
+    assert calls_to(service, SCIM) == 1
+
+
+def test_principal_create_answers_the_resource_made(service, client):
+    service.post(SCIM, status=201, json={"id": "42", "applicationId": "app-1"})
+    assert client.service_principals.create({"applicationId": "app-1"})["id"] == "42"
+
+
+def test_principal_get_names_it_by_the_workspace_id(service, client):
+    service.get(f"{SCIM}/42", json={"id": "42"})
+    assert client.service_principals.get("42") == {"id": "42"}
+
+
+def test_principal_patch_sends_scim_patch_operations(service, client):
+    operation = {"op": "replace", "path": "displayName", "value": "by hand"}
+    body = {"schemas": ["urn:ietf:params:scim:api:messages:2.0:PatchOp"], "Operations": [operation]}
+    service.patch(f"{SCIM}/42", json={"id": "42", "displayName": "by hand"}, match=body_is(body))
+    assert client.service_principals.patch("42", [operation])["displayName"] == "by hand"
+
+
+def test_principal_replace_puts_the_resource_and_answers_it(service, client):
+    service.put(f"{SCIM}/42", json={"id": "42", "active": False}, match=body_is({"active": False}))
+    assert client.service_principals.replace("42", {"active": False}) == {
+        "id": "42",
+        "active": False,
+    }
+
+
+def test_principal_replace_answered_empty_reads_the_resource_back(service, client):
+    service.put(f"{SCIM}/42", status=204)
+    service.get(f"{SCIM}/42", json={"id": "42", "active": True})
+    assert client.service_principals.replace("42", {"active": True})["active"] is True
+
+
+def test_principal_delete_names_it_as_the_wire_form_does(service, client, wire_form):
+    named = "app-1" if wire_form == "seed" else "42"
+    service.delete(f"{SCIM}/{named}", status=204)
+    client.service_principals.delete("42", application_id="app-1")
+
+
+# --- secret scopes -------------------------------------------------------------------
+
+
+def test_a_plain_scope_create_answers_the_scope_as_listed(service, client):
+    service.post(f"{SCOPES}/create", json={}, match=body_is({"scope": "s"}))
+    assert client.secret_scopes.create("s") == {"name": "s", "backend_type": "DATABRICKS"}
+
+
+def test_a_plain_scope_may_grant_manage_to_all_users(service, client):
+    body = {"scope": "s", "initial_manage_principal": "users"}
+    service.post(f"{SCOPES}/create", json={}, match=body_is(body))
+    client.secret_scopes.create("s", initial_manage_principal="users")
+
+
+def test_a_keyvault_scope_create_spells_the_vault_as_the_wire_form_does(
+    service, client, wire_form
+):
+    backend, field = (
+        ("CLOUD_KEYVAULT", "backend_cloud_keyvault")
+        if wire_form == "seed"
+        else ("AZURE_KEYVAULT", "backend_azure_keyvault")
+    )
+    vault = {"resource_id": VAULT.resource_id, "dns_name": VAULT.dns_name}
+    body = {
+        "scope": "s",
+        "scope_backend_type": backend,
+        field: vault,
+        "initial_manage_principal": "users",
+    }
+    service.post(f"{SCOPES}/create", json={}, match=body_is(body))
+    assert client.secret_scopes.create("s", keyvault=VAULT) == {
+        "name": "s",
+        "backend_type": backend,
+        "keyvault_metadata": vault,
+    }
+
+
+def test_a_scope_create_is_not_repeated_after_a_lost_answer(service, client):
+    service.post(f"{SCOPES}/create", status=503, json=BUSY)
+    with pytest.raises(TemporarilyUnavailable):
+        client.secret_scopes.create("s")
+    assert calls_to(service, f"{SCOPES}/create") == 1
+
+
+def test_a_scope_delete_is_repeated_after_a_lost_answer(service, client):
+    service.post(f"{SCOPES}/delete", status=503, json=BUSY, match=body_is({"scope": "s"}))
+    service.post(f"{SCOPES}/delete", json={}, match=body_is({"scope": "s"}))
+    client.secret_scopes.delete("s")
+    assert calls_to(service, f"{SCOPES}/delete") == 2
+
+
+# --- job permissions -----------------------------------------------------------------
+
+
+def test_job_permissions_read_add_and_replace(service, client):
+    path = f"{BASE_URL}/api/2.0/permissions/jobs/7"
+    entries = [{"group_name": "g", "permission_level": "CAN_VIEW"}]
+    answer = {"object_id": "/jobs/7", "access_control_list": []}
+    service.get(path, json=answer)
+    service.patch(path, json=answer, match=body_is({"access_control_list": entries}))
+    service.put(path, json=answer, match=body_is({"access_control_list": []}))
+    assert client.job_permissions.get(7) == answer
+    assert client.job_permissions.update(7, entries) == answer
+    assert client.job_permissions.set(7, []) == answer
+
+
+# --- repos ---------------------------------------------------------------------------
+
+
+def test_a_checkout_uses_the_wire_forms_method(service, client, wire_form):
+    method = "POST" if wire_form == "seed" else "PATCH"
+    path = f"{BASE_URL}/api/2.0/repos/3"
+    service.add(method, path, status=200, body=b"", match=body_is({"branch": "dev"}))
+    client.repos.update_branch(3, "dev")
+
+
+# --- catalogs ------------------------------------------------------------------------
+
+
+def test_catalog_isolation(service, client):
+    service.patch(
+        f"{BASE_URL}/api/2.1/unity-catalog/catalogs/fin%20ance",
+        json={"name": "fin ance", "isolation_mode": "OPEN"},
+        match=body_is({"isolation_mode": "OPEN"}),
+    )
+    client.catalogs.update_isolation("fin ance", "OPEN")
+
+
+def test_bind_and_unbind_in_the_wire_forms_bodies(service, client, wire_form):
+    path = f"{BASE_URL}/api/2.1/unity-catalog/bindings/catalog/finance"
+    read_only = "BINDING_TYPE_READ_ONLY"
+    bind: dict[str, Any]
+    unbind: dict[str, Any]
+    if wire_form == "seed":
+        bind = {"add": [{"workspace_id": "1", "binding_type": read_only}], "remove": []}
+        unbind = {"unassign_workspaces": ["1", "2"]}
+    else:
+        bind = {"add": [{"workspace_id": 1, "binding_type": read_only}], "remove": []}
+        unbind = {
+            "remove": [
+                {"workspace_id": 1, "binding_type": "BINDING_TYPE_READ_WRITE"},
+                {"workspace_id": 2, "binding_type": "BINDING_TYPE_READ_WRITE"},
+            ]
+        }
+    service.patch(path, json={"bindings": []}, match=body_is(bind))
+    service.patch(path, json={"bindings": []}, match=body_is(unbind))
+    client.catalogs.bind("finance", [1], read_only)
+    client.catalogs.unbind("finance", [1, 2])

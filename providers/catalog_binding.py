@@ -15,7 +15,6 @@ import re
 from collections.abc import Iterable, Mapping
 from itertools import groupby
 from typing import Any, ClassVar, Final, Literal
-from urllib.parse import quote
 
 from pydantic import BaseModel, ConfigDict, field_validator
 
@@ -24,8 +23,6 @@ from providers.ids import Int64Id
 from providers.kind import declare
 from providers.lifecycle import Spec, WorkspaceProvider, undone_on_failure
 
-CATALOGS_PATH = "/api/2.1/unity-catalog/catalogs"
-BINDINGS_PATH = "/api/2.1/unity-catalog/bindings/catalog"
 CATALOG_NAME = re.compile(r"^[A-Za-z0-9_-]{1,255}$")
 READ_WRITE: Final = "BINDING_TYPE_READ_WRITE"
 
@@ -88,7 +85,7 @@ class CatalogBindingProvider(WorkspaceProvider):
 
     def create_object(self, client: WorkspaceClient, args: CatalogBindingModel, spec: Spec):
         name = args.catalog_name
-        catalog = client.get(self._catalog_path(name))  # an unknown catalog fails here
+        catalog = client.catalogs.get(name)  # an unknown catalog fails here
         live = self._live_bindings(client, name)
         desired = bindings_of(spec["bindings"])
         previous_mode = catalog.get("isolation_mode")
@@ -115,7 +112,7 @@ class CatalogBindingProvider(WorkspaceProvider):
         desired = bindings_of(spec["bindings"])
         declared_before = bindings_of(recorded.get("bindings"))
         preexisting = bindings_of(recorded.get("preexisting_bindings"))
-        mode_now = client.get(self._catalog_path(id_)).get("isolation_mode")
+        mode_now = client.catalogs.get(id_).get("isolation_mode")
         live = self._live_bindings(client, id_)
         # A newly declared workspace that someone else had already bound stays theirs.
         for w, t in live.items():
@@ -134,7 +131,7 @@ class CatalogBindingProvider(WorkspaceProvider):
 
     def delete_object(self, client: WorkspaceClient, id_: str, recorded: Mapping[str, Any]) -> None:
         try:
-            mode_now = client.get(self._catalog_path(id_)).get("isolation_mode")
+            mode_now = client.catalogs.get(id_).get("isolation_mode")
             self._converge(
                 client,
                 id_,
@@ -149,22 +146,11 @@ class CatalogBindingProvider(WorkspaceProvider):
             return
 
     # --- helpers ------------------------------------------------------------------
-    @staticmethod
-    def _catalog_path(name: str) -> str:
-        return f"{CATALOGS_PATH}/{quote(name, safe='')}"
-
-    @staticmethod
-    def _bindings_path(name: str) -> str:
-        return f"{BINDINGS_PATH}/{quote(name, safe='')}"
-
     def _live_bindings(self, client: WorkspaceClient, name: str) -> Bindings:
         return {
             str(b["workspace_id"]): b.get("binding_type", READ_WRITE)
-            for b in client.get_catalog_bindings(name)
+            for b in client.catalogs.get_bindings(name)
         }
-
-    def _set_isolation(self, client: WorkspaceClient, name: str, mode: str) -> None:
-        client.patch(self._catalog_path(name), {"isolation_mode": mode})
 
     def _converge(
         self,
@@ -182,10 +168,10 @@ class CatalogBindingProvider(WorkspaceProvider):
         part of its bindings."""
         new_mode = mode if mode is not None and mode != mode_now else None
         if new_mode == "OPEN":
-            self._set_isolation(client, name, new_mode)
+            client.catalogs.update_isolation(name, new_mode)
         self._apply(client, name, live, desired, preexisting, dropped)
         if new_mode is not None and new_mode != "OPEN":
-            self._set_isolation(client, name, new_mode)
+            client.catalogs.update_isolation(name, new_mode)
 
     def _apply(
         self,
@@ -209,14 +195,14 @@ class CatalogBindingProvider(WorkspaceProvider):
             elif live[w] != preexisting[w]:
                 bind[w] = preexisting[w]
         for binding_type, ids in _by_type(bind):
-            client.patch(self._bindings_path(name), client.wire.bind_body(ids, binding_type))
+            client.catalogs.bind(name, ids, binding_type)
         for binding_type, ids in _by_type(unbind):
-            client.patch(self._bindings_path(name), client.wire.unbind_body(ids, binding_type))
+            client.catalogs.unbind(name, ids, binding_type)
 
     def _observed(self, client: WorkspaceClient, name: str, declared: Bindings | None) -> Spec:
         """The catalog in spec form: only the declared workspaces' bindings (all of them
         when nothing is declared yet, as on import)."""
-        catalog = client.get(self._catalog_path(name))
+        catalog = client.catalogs.get(name)
         live = self._live_bindings(client, name)
         if declared is not None:
             live = {w: t for w, t in live.items() if w in declared}

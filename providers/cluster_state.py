@@ -61,7 +61,7 @@ def converge(
     deadline = Deadline(timeout_seconds)
     progress = Progress(f"cluster {cluster_id} (desired {desired})", deadline)
     while True:
-        cluster = client.get_cluster(cluster_id)
+        cluster = client.clusters.get(cluster_id)
         state = cluster.get("state", "UNKNOWN")
         if state == desired:
             if deadline.elapsed() > 0.5:
@@ -83,9 +83,9 @@ def converge(
         progress.observe(state)
         try:
             if action == "start":
-                client.start_cluster(cluster_id)
+                client.clusters.start(cluster_id)
             elif action == "stop":
-                client.stop_cluster(cluster_id)
+                client.clusters.stop(cluster_id)
         except InvalidState:
             pass  # It moved since we looked (another start, say): look again.
         deadline.pause()
@@ -99,7 +99,7 @@ class ClusterStateProvider(WorkspaceProvider):
         return args.cluster_id, *self._converge(client, args, spec)
 
     def read_object(self, client: WorkspaceClient, id_: str, recorded: Mapping[str, Any]):
-        return self._observed(client.get_cluster(id_), recorded)
+        return self._observed(client.clusters.get(id_), recorded)
 
     def update_object(self, client, id_, recorded, args: ClusterStateModel, spec: Spec):
         return self._converge(client, args, spec)

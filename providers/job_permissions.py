@@ -135,16 +135,16 @@ class JobPermissionsProvider(WorkspaceProvider):
     def create_object(self, client: WorkspaceClient, args: JobPermissionsModel, spec: Spec):
         # Read before the PATCH: a PATCH naming the owner at a lower level would demote it
         # and leave the job without an owner, so the owner is refused before any write.
-        current = self._get(client, args.job_id)
+        current = client.job_permissions.get(args.job_id)
         self._refuse_owner(current, spec, args.job_id)
-        answer = client.patch(_path(args.job_id), {"access_control_list": spec["access_controls"]})
+        answer = client.job_permissions.update(args.job_id, spec["access_controls"])
         observed = self._observe(client, args.job_id, answer, declared_principals(spec))
         return str(args.job_id), observed, {}
 
     def read_object(self, client: WorkspaceClient, id_: str, recorded: Mapping[str, Any]):
         job_id = parse_int64_id(id_, "job id")
         try:
-            current = self._get(client, job_id)
+            current = client.job_permissions.get(job_id)
         except (NotFound, InvalidParameter) as error:
             if is_gone(error):
                 return None
@@ -156,23 +156,21 @@ class JobPermissionsProvider(WorkspaceProvider):
         return self._spec_of(job_id, current, ours), {}
 
     def update_object(self, client, id_, recorded, args: JobPermissionsModel, spec: Spec):
-        current = self._get(client, args.job_id)
+        current = client.job_permissions.get(args.job_id)
         self._refuse_owner(current, spec, args.job_id)
         removed = declared_principals(recorded) - declared_principals(spec)
         if removed:
             entries = self._without(current, removed)
             entries.update({p: e for e in spec["access_controls"] if (p := principal_of(e))})
-            answer = client.put(_path(args.job_id), {"access_control_list": [*entries.values()]})
+            answer = client.job_permissions.set(args.job_id, entries.values())
         else:
-            answer = client.patch(
-                _path(args.job_id), {"access_control_list": spec["access_controls"]}
-            )
+            answer = client.job_permissions.update(args.job_id, spec["access_controls"])
         return self._observe(client, args.job_id, answer, declared_principals(spec)), {}
 
     def delete_object(self, client: WorkspaceClient, id_: str, recorded: Mapping[str, Any]) -> None:
         job_id = parse_int64_id(id_, "job id")
         try:
-            current = self._get(client, job_id)
+            current = client.job_permissions.get(job_id)
         except (NotFound, InvalidParameter) as error:
             if is_gone(error):
                 return
@@ -180,17 +178,13 @@ class JobPermissionsProvider(WorkspaceProvider):
         entries = self._without(current, declared_principals(recorded))
         if len(entries) < len(direct_entries(current)):
             try:
-                client.put(_path(job_id), {"access_control_list": [*entries.values()]})
+                client.job_permissions.set(job_id, entries.values())
             except (NotFound, InvalidParameter) as error:
                 # The job went between the read and the write (its own delete, unordered).
                 if not is_gone(error):
                     raise
 
     # --- helpers ------------------------------------------------------------------
-    @staticmethod
-    def _get(client: WorkspaceClient, job_id: int) -> dict[str, Any]:
-        return client.get(_path(job_id))
-
     @staticmethod
     def _without(current: Mapping[str, Any], principals: set[Principal]) -> dict[Principal, Entry]:
         """The direct entries minus `principals`; the owner's entry always stays."""
@@ -212,7 +206,7 @@ class JobPermissionsProvider(WorkspaceProvider):
     def _observe(
         self, client: WorkspaceClient, job_id: int, answer: Mapping[str, Any], ours: set
     ) -> Spec:
-        current = answer if "access_control_list" in answer else self._get(client, job_id)
+        current = answer if "access_control_list" in answer else client.job_permissions.get(job_id)
         return self._spec_of(job_id, current, ours)
 
     @staticmethod
@@ -223,10 +217,6 @@ class JobPermissionsProvider(WorkspaceProvider):
             "job_id": job_id,
             "access_controls": sorted_entries(present[p] for p in ours if p in present),
         }
-
-
-def _path(job_id: int) -> str:
-    return f"/api/2.0/permissions/jobs/{job_id}"
 
 
 # --- the resource ----------------------------------------------------------------------

@@ -171,10 +171,10 @@ def find_cluster(
 ) -> Result:
     if cluster_id is not None:
         try:
-            return ClusterInfo.model_validate(client.get_cluster(cluster_id)).as_output()
+            return ClusterInfo.model_validate(client.clusters.get(cluster_id)).as_output()
         except NotFound:
             raise _nothing(client, f"cluster with cluster_id {cluster_id!r}") from None
-    named = [c for c in client.list_clusters() if c.get("cluster_name") == name]
+    named = [c for c in client.clusters.list() if c.get("cluster_name") == name]
     found = _only(client, named, f"cluster named {name!r}", "cluster_id")
     return ClusterInfo.model_validate(found).as_output()
 
@@ -222,7 +222,7 @@ def find_service_principal(
         if application_id is not None
         else f"service principal named {display_name!r}"
     )
-    listed = client.list_service_principals(f'{key} eq "{_scim_quoted(value)}"')
+    listed = client.service_principals.list(f'{key} eq "{_scim_quoted(value)}"')
     # The filter is a first cut: `eq` may ignore case; the match must be exact.
     exact = [p for p in listed if p.get(key) == value]
     found = _only(client, exact, what, "application_id", key_of=lambda p: p.get("applicationId"))
@@ -230,7 +230,7 @@ def find_service_principal(
 
 
 def find_secret_scope(client: WorkspaceClient, *, name: str) -> Result:
-    named = [s for s in client.list_secret_scopes() if s.get("name") == name]
+    named = [s for s in client.secret_scopes.list() if s.get("name") == name]
     return SecretScopeInfo.model_validate(
         _only(client, named, f"secret scope named {name!r}", "name")
     ).as_output()
@@ -238,14 +238,14 @@ def find_secret_scope(client: WorkspaceClient, *, name: str) -> Result:
 
 def find_ip_access_lists(client: WorkspaceClient) -> list[Result]:
     return [
-        IpAccessListInfo.model_validate(item).as_output() for item in client.list_ip_access_lists()
+        IpAccessListInfo.model_validate(item).as_output() for item in client.ip_access_lists.list()
     ]
 
 
 def find_ip_access_list(
     client: WorkspaceClient, *, label: str | None = None, list_id: str | None = None
 ) -> Result:
-    lists = client.list_ip_access_lists()
+    lists = client.ip_access_lists.list()
     if list_id is not None:
         matches, what = (
             [x for x in lists if x.get("list_id") == list_id],
@@ -262,10 +262,10 @@ def find_ip_access_list(
 def find_repo(client: WorkspaceClient, *, repo_id: Any = None, path: str | None = None) -> Result:
     if repo_id is not None:
         try:
-            return RepoInfo.model_validate(client.get_repo(_as_id(repo_id, "repo id"))).as_output()
+            return RepoInfo.model_validate(client.repos.get(_as_id(repo_id, "repo id"))).as_output()
         except NotFound:
             raise _nothing(client, f"repo with repo_id {repo_id!r}") from None
-    at_path = [r for r in client.list_repos(path_prefix=path) if r.get("path") == path]
+    at_path = [r for r in client.repos.list(path_prefix=path) if r.get("path") == path]
     return RepoInfo.model_validate(
         _only(client, at_path, f"repo at path {path!r}", "id")
     ).as_output()
@@ -273,8 +273,8 @@ def find_repo(client: WorkspaceClient, *, repo_id: Any = None, path: str | None 
 
 def find_catalog_bindings(client: WorkspaceClient, *, catalog: str) -> Result:
     try:
-        info = client.get_catalog(catalog)
-        bindings = client.get_catalog_bindings(catalog)
+        info = client.catalogs.get(catalog)
+        bindings = client.catalogs.get_bindings(catalog)
     except NotFound:
         raise _nothing(client, f"catalog named {catalog!r}") from None
     return CatalogBindingsInfo(

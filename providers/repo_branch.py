@@ -8,17 +8,17 @@ records the branch it replaced (`previous_branch`); delete checks that branch ou
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
 from providers.client import InvalidParameter, NotFound, WorkspaceClient
+from providers.client.repos import REPOS_PATH
 from providers.ids import Int64Id
 from providers.kind import declare
 from providers.lifecycle import Spec, WorkspaceProvider, undone_on_failure
 
-REPOS_PATH = "/api/2.0/repos"
 REPO_PATH_PREFIXES = ("/Repos/", "/Workspace/")
 # What `git check-ref-format --branch` refuses anywhere in a name.
 REF_FORBIDDEN = re.compile(r"[\x00-\x20\x7f~^:?*\[\\]|\.\.|@\{|//")
@@ -94,7 +94,7 @@ class RepoBranchProvider(WorkspaceProvider):
 
     def create_object(self, client: WorkspaceClient, args: RepoBranchModel, spec: Spec):
         repo_id = args.repo_id or self._resolve_path(client, str(args.repo_path))
-        repo = self._get(client, repo_id)
+        repo = client.repos.get(repo_id)
         previous = repo.get("branch")
         if previous != args.branch:
             record = {"previous_branch": previous, "on_delete": "restore"}
@@ -104,12 +104,12 @@ class RepoBranchProvider(WorkspaceProvider):
         return repo_id, self._spec_of(repo, spec), computed
 
     def read_object(self, client: WorkspaceClient, id_: str, recorded: Mapping[str, Any]):
-        repo = self._get(client, id_)
+        repo = client.repos.get(id_)
         like = recorded if "branch" in recorded else {"repo_id": id_}
         return self._spec_of(repo, like), self._computed(recorded, repo)
 
     def update_object(self, client, id_, recorded, args, spec):
-        repo = self._get(client, id_)
+        repo = client.repos.get(id_)
         if repo.get("branch") != args.branch:
             repo = self._checkout(client, id_, args.branch)
         return self._spec_of(repo, spec), self._computed(recorded, repo)
@@ -119,7 +119,7 @@ class RepoBranchProvider(WorkspaceProvider):
         if recorded.get("on_delete", "restore") != "restore" or not previous:
             return
         try:
-            repo = self._get(client, id_)
+            repo = client.repos.get(id_)
             if repo.get("branch") != previous:
                 self._checkout(client, id_, previous)
         except NotFound:
@@ -134,28 +134,18 @@ class RepoBranchProvider(WorkspaceProvider):
 
     # --- helpers ------------------------------------------------------------------
     @staticmethod
-    def _get(client: WorkspaceClient, repo_id: str) -> dict:
-        return client.get(f"{REPOS_PATH}/{repo_id}")
+    def _checkout(client: WorkspaceClient, repo_id: str, branch: str) -> dict:
+        """Check out `branch`; the repo read back (its new head commit)."""
+        client.repos.update_branch(repo_id, branch)
+        return client.repos.get(repo_id)
 
     @staticmethod
-    def _checkout(client: WorkspaceClient, repo_id: str, branch: str) -> dict:
-        wire = client.wire
-        client.request(
-            wire.repo_update_method,
-            wire.repo_update_path(repo_id),
-            {"branch": branch},
-            idempotent=True,
-        )
-        # The public service answers with an empty body: read the head the checkout moved to.
-        return client.get(f"{REPOS_PATH}/{repo_id}")
-
-    @classmethod
-    def _resolve_path(cls, client: WorkspaceClient, path: str) -> str:
+    def _resolve_path(client: WorkspaceClient, path: str) -> str:
         candidates = [path]
         if path.startswith("/Workspace/Repos/"):
             candidates.append(path.removeprefix("/Workspace"))
         for prefix in candidates:
-            for repo in cls._list(client, prefix):
+            for repo in client.repos.list(prefix):
                 if same_workspace_path(repo.get("path", ""), path):
                     return str(repo["id"])
         raise NotFound(
@@ -165,17 +155,6 @@ class RepoBranchProvider(WorkspaceProvider):
             method="GET",
             path=REPOS_PATH,
         )
-
-    @staticmethod
-    def _list(client: WorkspaceClient, path_prefix: str) -> Iterator[dict]:
-        params: dict[str, Any] = {"path_prefix": path_prefix}
-        while True:
-            page = client.get(REPOS_PATH, params=params)
-            yield from page.get("repos") or []
-            token = page.get("next_page_token")
-            if not token:
-                return
-            params["next_page_token"] = token
 
     @staticmethod
     def _spec_of(repo: Mapping[str, Any], like: Mapping[str, Any]) -> Spec:

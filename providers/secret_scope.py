@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from providers.client import AlreadyExists, WorkspaceClient
 from providers.client.listing import Listing
+from providers.client.secret_scopes import KeyVault
 from providers.create_or_adopt import create_or_adopt
 from providers.kind import declare
 from providers.lifecycle import Spec, WorkspaceProvider
@@ -24,8 +25,6 @@ KEYVAULT_RESOURCE_ID = re.compile(
     r"^/subscriptions/[0-9a-fA-F-]{36}/resourceGroups/[\w.()-]{1,90}"
     r"/providers/Microsoft\.KeyVault/vaults/[A-Za-z0-9-]{3,24}$"
 )
-# What the service records for a scope created without `scope_backend_type`.
-DEFAULT_BACKEND = "DATABRICKS"
 KEYVAULT_DNS_NAME = re.compile(r"^https://[A-Za-z0-9-]{3,24}\.vault\.azure\.net/?$")
 
 
@@ -71,7 +70,7 @@ class SecretScopeModel(BaseModel):
 
 
 def _scopes_by_name(client: WorkspaceClient) -> dict[str, dict[str, Any]]:
-    return {scope["name"]: scope for scope in client.list_secret_scopes() if "name" in scope}
+    return {scope["name"]: scope for scope in client.secret_scopes.list() if "name" in scope}
 
 
 listed_scopes = Listing(_scopes_by_name)
@@ -88,31 +87,24 @@ class SecretScopeProvider(WorkspaceProvider):
         return "name" not in changed
 
     def create_object(self, client: WorkspaceClient, args: SecretScopeModel, spec: Spec):
+        vault = None
         if args.keyvault:
-            body = client.wire.keyvault_scope_body(
-                args.name,
-                args.keyvault.resource_id,
-                args.keyvault.dns_name,
-                args.initial_manage_principal or "users",
+            vault = KeyVault(args.keyvault.resource_id, args.keyvault.dns_name)
+
+        def create() -> dict[str, Any]:
+            return client.secret_scopes.create(
+                args.name, keyvault=vault, initial_manage_principal=args.initial_manage_principal
             )
-        else:
-            body = {"scope": args.name}
-            if args.initial_manage_principal:
-                body["initial_manage_principal"] = args.initial_manage_principal
+
         try:
-            found, _adopted = create_or_adopt(
-                lambda: self._create(client, body), lambda: self._find(client, args.name)
-            )
+            found, _adopted = create_or_adopt(create, lambda: self._find(client, args.name))
         except AlreadyExists:
             # Made by an interrupted earlier create: adopt it if it is the declared scope.
-            found = self._find(client, args.name)
-            if found is None or self._spec_of(found, spec) != spec:
+            left = self._find(client, args.name)
+            if left is None or self._spec_of(left, spec) != spec:
                 raise
+            found = left
         listed_scopes.forget(client)
-        if found is None:
-            # Created as sent: the service stores a scope's name, backend and vault as given,
-            # so the listing would only echo the request back.
-            found = self._listed_form(client, body)
         return args.name, self._spec_of(found, spec), {"backend_type": found.get("backend_type")}
 
     def read_object(self, client: WorkspaceClient, id_: str, recorded: Mapping[str, Any]):
@@ -127,30 +119,11 @@ class SecretScopeProvider(WorkspaceProvider):
 
     def delete_object(self, client: WorkspaceClient, id_: str, recorded: Mapping[str, Any]) -> None:
         listed_scopes.forget(client)
-        client.post("/api/2.0/secrets/scopes/delete", {"scope": id_}, idempotent=True)
+        client.secret_scopes.delete(id_)
 
     @staticmethod
     def _find(client: WorkspaceClient, name: str) -> dict | None:
-        scopes = client.get("/api/2.0/secrets/scopes/list").get("scopes", [])
-        return next((s for s in scopes if s.get("name") == name), None)
-
-    @staticmethod
-    def _create(client: WorkspaceClient, body: Mapping[str, Any]) -> dict | None:
-        """Creates the scope; None: nothing was found to adopt."""
-        client.post("/api/2.0/secrets/scopes/create", dict(body))
-        return None
-
-    @staticmethod
-    def _listed_form(client: WorkspaceClient, body: Mapping[str, Any]) -> dict[str, Any]:
-        """The scope as the service lists it after creating it from `body`."""
-        listed: dict[str, Any] = {
-            "name": body["scope"],
-            "backend_type": body.get("scope_backend_type") or DEFAULT_BACKEND,
-        }
-        vault = body.get(client.wire.keyvault_field)
-        if vault:
-            listed["keyvault_metadata"] = dict(vault)
-        return listed
+        return next((s for s in client.secret_scopes.list() if s.get("name") == name), None)
 
     @staticmethod
     def _spec_of(listed: Mapping[str, Any], like: Mapping[str, Any]) -> Spec:
@@ -180,7 +153,7 @@ KIND = declare(
     import_id="scope name",
     stack_output=("secret_scopes", lambda resource: resource.id),
     inventory=lambda client: (
-        (str(scope["name"]), str(scope["name"])) for scope in client.list_secret_scopes()
+        (str(scope["name"]), str(scope["name"])) for scope in client.secret_scopes.list()
     ),
 )
 SecretScope = KIND.resource

@@ -17,16 +17,12 @@ from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, StrictBool, field_validator
 
-from providers.client import (
-    AlreadyExists,
-    WorkspaceClient,
-)
+from providers.client import AlreadyExists, WorkspaceClient
+from providers.client.service_principals import SCIM_SCHEMA
 from providers.create_or_adopt import create_or_adopt
 from providers.kind import declare
 from providers.lifecycle import Spec, WorkspaceProvider
 
-SCIM_PATH = "/api/2.0/preview/scim/v2/ServicePrincipals"
-SCIM_SCHEMA = "urn:ietf:params:scim:schemas:core:2.0:ServicePrincipal"
 GUID = re.compile(r"^[0-9a-fA-F]{8}-([0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}$")
 
 Entitlement = Literal[
@@ -112,7 +108,7 @@ class ServicePrincipalProvider(WorkspaceProvider):
         # before the create.
         try:
             made, adopted = create_or_adopt(
-                lambda: client.post(SCIM_PATH, self._create_body(spec)),
+                lambda: client.service_principals.create(self._create_body(spec)),
                 lambda: self._find(client, args.application_id),
             )
         except AlreadyExists:
@@ -125,24 +121,23 @@ class ServicePrincipalProvider(WorkspaceProvider):
         return made["id"], self._spec_of(made), {}
 
     def read_object(self, client: WorkspaceClient, id_: str, recorded: Mapping[str, Any]):
-        return self._spec_of(client.get(f"{SCIM_PATH}/{id_}")), {}
+        return self._spec_of(client.service_principals.get(id_)), {}
 
     def update_object(self, client, id_, recorded, args, spec):
-        current = client.get(f"{SCIM_PATH}/{id_}")
+        current = client.service_principals.get(id_)
         return self._spec_of(self._replace(client, current, spec)), {}
 
     def delete_object(self, client: WorkspaceClient, id_: str, recorded: Mapping[str, Any]) -> None:
-        path = client.wire.principal_delete_path(recorded["application_id"], id_)
-        client.delete(path)
+        client.service_principals.delete(id_, recorded["application_id"])
 
     # --- helpers ------------------------------------------------------------------
     @staticmethod
     def _find(client: WorkspaceClient, application_id: str) -> dict | None:
-        listed = client.get(SCIM_PATH, params={"filter": f'applicationId eq "{application_id}"'})
+        listed = client.service_principals.list(f'applicationId eq "{application_id}"')
         return next(
             (
                 p
-                for p in listed.get("Resources") or []
+                for p in listed
                 if str(p.get("applicationId", "")).lower() == application_id.lower()
             ),
             None,
@@ -174,8 +169,7 @@ class ServicePrincipalProvider(WorkspaceProvider):
         body["groups"] = [{"value": g} for g in spec.get("groups", direct_groups(current))]
         if "entitlements" in spec:
             body["entitlements"] = [{"value": e} for e in spec["entitlements"]]
-        replaced = client.put(f"{SCIM_PATH}/{current['id']}", body)
-        return replaced or client.get(f"{SCIM_PATH}/{current['id']}")
+        return client.service_principals.replace(current["id"], body)
 
     @staticmethod
     def _spec_of(resource: Mapping[str, Any]) -> Spec:
@@ -200,7 +194,7 @@ KIND = declare(
     stack_output=("service_principals", lambda resource: resource.id),
     inventory=lambda client: (
         (str(p["id"]), p.get("displayName") or p.get("applicationId") or "")
-        for p in client.list_service_principals()
+        for p in client.service_principals.list()
     ),
 )
 ServicePrincipal = KIND.resource

@@ -94,9 +94,6 @@ class WireProfile:
             "initial_manage_principal": initial_manage_principal,
         }
 
-    def repo_update_path(self, repo_id: int | str) -> str:
-        return f"/api/2.0/repos/{quote(str(repo_id), safe='')}"
-
 
 def profile(form: WireForm | str) -> WireProfile:
     return _PROFILES[WireForm(form)]

@@ -8,9 +8,8 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Iterator
 from typing import Any
-from urllib.parse import quote, urlsplit
+from urllib.parse import urlsplit
 
 import requests
 from requests.auth import AuthBase
@@ -27,14 +26,7 @@ from providers.client.repos import ReposApi
 from providers.client.secret_scopes import SecretScopesApi
 from providers.client.service_principals import ServicePrincipalsApi
 from providers.client.token import AccessToken, tokens
-from providers.client.wire import (
-    SCIM_SERVICE_PRINCIPALS,
-    WireProfile,
-    parse_binding_workspace_id,
-    profile,
-)
-
-LIST_PAGE_SIZE = 100
+from providers.client.wire import WireProfile, profile
 
 
 class BearerAuth(AuthBase):
@@ -102,65 +94,6 @@ class WorkspaceClient:
     ) -> dict[str, Any]:
         """Any method by name, for wire-dependent verbs (e.g. ``wire.repo_update_method``)."""
         return self._call(method, path, params=params, body=body, idempotent=idempotent)
-
-    # --- typed calls of docs/api.md (lookups and actions) -----------------------------
-    def list_clusters(self) -> list[dict[str, Any]]:
-        return self.get("/api/2.0/clusters/list").get("clusters") or []
-
-    def get_cluster(self, cluster_id: str) -> dict[str, Any]:
-        return self.get("/api/2.0/clusters/get", {"cluster_id": cluster_id})
-
-    def start_cluster(self, cluster_id: str) -> None:
-        """Start a TERMINATED cluster. Repeated after a lost answer, the second start fails
-        with INVALID_STATE (the cluster is already starting): callers re-read the state."""
-        self.post("/api/2.0/clusters/start", {"cluster_id": cluster_id}, idempotent=True)
-
-    def stop_cluster(self, cluster_id: str) -> None:
-        """Terminate (the path depends on the wire form); stopping a stopped cluster is a no-op."""
-        self.post(self.wire.cluster_stop_path, {"cluster_id": cluster_id}, idempotent=True)
-
-    def list_service_principals(self, scim_filter: str | None = None) -> list[dict[str, Any]]:
-        """SCIM resources (matching `scim_filter`, e.g. `displayName eq "etl"`), all pages."""
-        found: list[dict[str, Any]] = []
-        while True:
-            params: dict[str, Any] = {"startIndex": len(found) + 1, "count": LIST_PAGE_SIZE}
-            if scim_filter is not None:
-                params["filter"] = scim_filter
-            page = self.get(SCIM_SERVICE_PRINCIPALS, params)
-            resources = page.get("Resources") or []
-            found += resources
-            if not resources or len(found) >= int(page.get("totalResults") or 0):
-                return found
-
-    def list_secret_scopes(self) -> list[dict[str, Any]]:
-        return self.get("/api/2.0/secrets/scopes/list").get("scopes") or []
-
-    def list_ip_access_lists(self) -> list[dict[str, Any]]:
-        return self.get("/api/2.0/ip-access-lists").get("ip_access_lists") or []
-
-    def list_repos(self, path_prefix: str | None = None) -> Iterator[dict[str, Any]]:
-        params: dict[str, Any] = {} if path_prefix is None else {"path_prefix": path_prefix}
-        while True:
-            page = self.get("/api/2.0/repos", params)
-            yield from page.get("repos") or []
-            token = page.get("next_page_token")
-            if not token:
-                return
-            params = {**params, "next_page_token": token}
-
-    def get_repo(self, repo_id: int) -> dict[str, Any]:
-        return self.get(f"/api/2.0/repos/{quote(str(repo_id), safe='')}")
-
-    def get_catalog(self, name: str) -> dict[str, Any]:
-        return self.get(f"/api/2.1/unity-catalog/catalogs/{quote(name, safe='')}")
-
-    def get_catalog_bindings(self, name: str) -> list[dict[str, Any]]:
-        """The catalog's workspace bindings, workspace ids as ints in either wire form."""
-        path = f"/api/2.1/unity-catalog/bindings/catalog/{quote(name, safe='')}"
-        return [
-            {**binding, "workspace_id": parse_binding_workspace_id(binding["workspace_id"])}
-            for binding in self.get(path).get("bindings") or []
-        ]
 
     def _call(
         self,

@@ -23,7 +23,7 @@ from emulator.testing import (
     request_log,
 )
 from providers.client import NotFound, WorkspaceClient
-from providers.service_principal import SCIM_PATH
+from providers.client.service_principals import SCIM_SCHEMA
 from tests.conftest import emulator_client
 from tests.e2e.conftest import write_config
 from tools.drills.local_stack import connection_config
@@ -75,18 +75,15 @@ def make_objects_out_of_band(info: EmulatorInfo, client: WorkspaceClient) -> dic
         },
         "max_retries": 1,
     }
-    job_id = str(
-        client.post("/api/2.0/jobs/create", client.wire.job_settings_to_wire(settings))["job_id"]
-    )
+    job_id = str(client.jobs.create(settings))
 
     entry = {"group_name": "analysts", "permission_level": "CAN_VIEW"}
-    client.patch(f"/api/2.0/permissions/jobs/{job_id}", {"access_control_list": [entry]})
+    client.job_permissions.update(int(job_id), [entry])
 
     application = register_application(info, f"imported-app-{suffix}")
-    principal = client.post(
-        SCIM_PATH,
+    principal = client.service_principals.create(
         {
-            "schemas": ["urn:ietf:params:scim:schemas:core:2.0:ServicePrincipal"],
+            "schemas": [SCIM_SCHEMA],
             "applicationId": application["client_id"],
             "displayName": f"imported {suffix}",
             "entitlements": [{"value": "workspace-access"}],
@@ -95,18 +92,10 @@ def make_objects_out_of_band(info: EmulatorInfo, client: WorkspaceClient) -> dic
     )
 
     scope = f"imported-scope-{suffix}"
-    client.post("/api/2.0/secrets/scopes/create", {"scope": scope})
-
-    wire = client.wire
-    client.request(
-        wire.repo_update_method, wire.repo_update_path(REPO_ID), {"branch": "experiment"}
-    )
-
-    client.patch(f"/api/2.1/unity-catalog/catalogs/{CATALOG}", {"isolation_mode": "ISOLATED"})
-    client.patch(
-        f"/api/2.1/unity-catalog/bindings/catalog/{CATALOG}",
-        wire.bind_body([int(OTHER_WORKSPACE)]),
-    )
+    client.secret_scopes.create(scope)
+    client.repos.update_branch(REPO_ID, "experiment")
+    client.catalogs.update_isolation(CATALOG, "ISOLATED")
+    client.catalogs.bind(CATALOG, [int(OTHER_WORKSPACE)])
 
     return {
         "Job": {"id": job_id, "args": settings},
@@ -198,14 +187,14 @@ def test_import_every_kind(tmp_path: Path, emulator: EmulatorInfo, wire_form: st
     with pytest.raises(NotFound):
         client.get("/api/2.0/jobs/get", {"job_id": job_id})
     with pytest.raises(NotFound):
-        client.get(f"{SCIM_PATH}/{imports['ServicePrincipal']['id']}")
-    scopes = client.get("/api/2.0/secrets/scopes/list").get("scopes", [])
+        client.service_principals.get(imports["ServicePrincipal"]["id"])
+    scopes = client.secret_scopes.list()
     assert imports["SecretScope"]["id"] not in {s["name"] for s in scopes}
     # The repo and the catalog are not the resources' own: an import recorded no earlier
     # branch to restore, and every binding found at import stays.
-    assert client.get(f"/api/2.0/repos/{REPO_ID}")["branch"] == "experiment"
-    bindings = client.get(f"/api/2.1/unity-catalog/bindings/catalog/{CATALOG}")["bindings"]
-    assert int(OTHER_WORKSPACE) in [int(b["workspace_id"]) for b in bindings]
+    assert client.repos.get(REPO_ID)["branch"] == "experiment"
+    bindings = client.catalogs.get_bindings(CATALOG)
+    assert int(OTHER_WORKSPACE) in [b["workspace_id"] for b in bindings]
 
 
 def test_import_of_a_missing_id_or_of_other_settings_fails_saying_so(

@@ -26,7 +26,7 @@ def job_settings(client: WorkspaceClient, job_id: int) -> dict[str, Any]:
 
 def job_acl(client: WorkspaceClient, job_id: int) -> dict[str, str]:
     """The levels of the two groups the stack declares (admins keep theirs, undeclared)."""
-    acl = client.get(f"/api/2.0/permissions/jobs/{job_id}")["access_control_list"]
+    acl = client.job_permissions.get(job_id)["access_control_list"]
     return {
         entry["group_name"]: entry["all_permissions"][0]["permission_level"]
         for entry in acl
@@ -35,7 +35,7 @@ def job_acl(client: WorkspaceClient, job_id: int) -> dict[str, str]:
 
 
 def scope_names(client: WorkspaceClient) -> set[str]:
-    return {scope["name"] for scope in client.list_secret_scopes()}
+    return {scope["name"] for scope in client.secret_scopes.list()}
 
 
 def counted_resources(stack: PulumiCli) -> int:
@@ -61,7 +61,7 @@ def test_local_stack_up_noop_change_destroy(
 ) -> None:
     client = emulator_client(emulator)
     scopes_before = scope_names(client)
-    principals_before = len(client.list_service_principals())
+    principals_before = len(client.service_principals.list())
     stack = workspace_stack(**LOCAL_OBJECTS)
 
     # up: every declared object exists as declared
@@ -80,14 +80,15 @@ def test_local_stack_up_noop_change_destroy(
     assert cluster["new_cluster"]["autoscale"] == {"min_workers": 1, "max_workers": 4}
     assert job_acl(client, job_id) == {"data-engineers": "CAN_MANAGE_RUN", "analysts": "CAN_VIEW"}
     assert {"etl-secrets", "vault-secrets"} <= scope_names(client)
-    [principal] = client.list_service_principals(
+    [principal] = client.service_principals.list(
         'applicationId eq "b946402c-4f47-469a-bead-ef6610b453f5"'
     )
     assert principal["displayName"] == "etl-pipeline"
     assert outputs["repo_branches"] == {"data-pipelines": "develop"}
-    repo = next(client.list_repos("/Repos/iac/data-pipelines"))
+    repo = next(client.repos.list("/Repos/iac/data-pipelines"))
     assert repo["branch"] == "develop"
-    assert [b["workspace_id"] for b in client.get_catalog_bindings("finance")] == [1234567890123456]
+    bindings = client.catalogs.get_bindings("finance")
+    assert [b["workspace_id"] for b in bindings] == [1234567890123456]
 
     # up again: no changes, and not one write to the workspace
     clear_request_log(emulator)
@@ -117,12 +118,12 @@ def test_local_stack_up_noop_change_destroy(
         "data-engineers": "CAN_MANAGE_RUN",
         "analysts": "CAN_MANAGE_RUN",
     }
-    assert next(client.list_repos("/Repos/iac/data-pipelines"))["branch"] == "main"
+    assert next(client.repos.list("/Repos/iac/data-pipelines"))["branch"] == "main"
     assert not [w for w in writes(emulator) if "create" in w or w.startswith("DELETE")]
 
     # destroy: the workspace is back to what it was before the stack
     stack.destroy()
     assert scope_names(client) == scopes_before
-    assert len(client.list_service_principals()) == principals_before
+    assert len(client.service_principals.list()) == principals_before
     assert not list(client.jobs.list("nightly-etl"))
-    assert next(client.list_repos("/Repos/iac/data-pipelines"))["branch"] == "main"
+    assert next(client.repos.list("/Repos/iac/data-pipelines"))["branch"] == "main"

@@ -9,14 +9,13 @@ import pytest
 from pulumi.output import Unknown
 
 from providers.catalog_binding import (
-    BINDINGS_PATH,
-    CATALOGS_PATH,
     CatalogBinding,
     CatalogBindingArgs,
     CatalogBindingProvider,
     WorkspaceBindingArgs,
 )
 from providers.client import NotFound, TemporarilyUnavailable, WorkspaceClient
+from providers.client.catalogs import CATALOGS_PATH, CatalogsApi
 from providers.lifecycle import CONNECTION_KEY, UNKNOWN
 from tests.providers.resource_mocks import register
 from tests.providers.support import failures
@@ -36,10 +35,9 @@ def provider() -> CatalogBindingProvider:
 def client(client: WorkspaceClient) -> Iterator[WorkspaceClient]:
     yield client
     # Put the shared initial data back: open, no bindings.
-    client.patch(f"{CATALOGS_PATH}/{CATALOG}", {"isolation_mode": "OPEN"})
-    bound = [b["workspace_id"] for b in bindings_of(client)]
-    if bound:
-        client.patch(f"{BINDINGS_PATH}/{CATALOG}", {"unassign_workspaces": bound})
+    client.catalogs.update_isolation(CATALOG, "OPEN")
+    for binding in bindings_of(client):
+        client.catalogs.unbind(CATALOG, [binding["workspace_id"]], binding["binding_type"])
 
 
 @pytest.fixture
@@ -55,20 +53,19 @@ def props(connection: dict[str, Any], client: WorkspaceClient) -> dict[str, Any]
 
 
 def bindings_of(client: WorkspaceClient, catalog: str = CATALOG) -> list[dict]:
-    return client.get(f"{BINDINGS_PATH}/{catalog}")["bindings"]
+    return client.catalogs.get_bindings(catalog)
 
 
 def bound(client: WorkspaceClient) -> dict[int, str]:
-    return {int(b["workspace_id"]): b["binding_type"] for b in bindings_of(client)}
+    return {b["workspace_id"]: b["binding_type"] for b in bindings_of(client)}
 
 
 def isolation_of(client: WorkspaceClient) -> str:
-    return client.get(f"{CATALOGS_PATH}/{CATALOG}")["isolation_mode"]
+    return client.catalogs.get(CATALOG)["isolation_mode"]
 
 
 def bind_by_hand(client: WorkspaceClient, workspace_id: int, binding_type: str = READ_WRITE):
-    body = {"add": [{"workspace_id": workspace_id, "binding_type": binding_type}]}
-    client.patch(f"{BINDINGS_PATH}/{CATALOG}", body)
+    client.catalogs.bind(CATALOG, [workspace_id], binding_type)
 
 
 # --- check ---------------------------------------------------------------------------
@@ -197,7 +194,7 @@ def test_read_equals_what_create_recorded(provider, created):
 
 def test_read_shows_out_of_band_changes_of_declared_state_only(provider, props, created, client):
     id_, outs = created
-    client.patch(f"{BINDINGS_PATH}/{CATALOG}", {"unassign_workspaces": [str(OTHER)]})
+    client.catalogs.unbind(CATALOG, [OTHER], READ_ONLY)
     bind_by_hand(client, THIRD)
     read = provider.read(id_, outs)
     assert read.outs["bindings"] == [{"workspace_id": str(HOME), "binding_type": READ_WRITE}]
@@ -237,7 +234,7 @@ def test_delete_unbinds_its_own_and_restores_the_isolation_mode(provider, create
 
 
 def test_delete_restores_an_isolated_catalog(provider, props, client):
-    client.patch(f"{CATALOGS_PATH}/{CATALOG}", {"isolation_mode": "ISOLATED"})
+    client.catalogs.update_isolation(CATALOG, "ISOLATED")
     result = provider.create({**props, "isolation_mode": "OPEN"})
     assert isolation_of(client) == "OPEN"
     provider.delete(result.id, result.outs)
@@ -302,11 +299,11 @@ def test_a_failed_create_undoes_its_bindings_so_the_next_records_the_initial_sta
     so the retried create records OPEN and no preexisting bindings, and its delete leaves
     the catalog as it was in the initial data."""
 
-    def isolation_unavailable(self, client, name, mode):
+    def isolation_unavailable(self, name, isolation_mode):
         raise unavailable(f"{CATALOGS_PATH}/{name}")
 
     with monkeypatch.context() as patched:
-        patched.setattr(CatalogBindingProvider, "_set_isolation", isolation_unavailable)
+        patched.setattr(CatalogsApi, "update_isolation", isolation_unavailable)
         with pytest.raises(TemporarilyUnavailable):
             provider.create(props)
     assert bindings_of(client) == []

@@ -33,7 +33,7 @@ def props(connection: dict[str, Any], state: str, **more: Any) -> dict[str, Any]
 
 
 def state_of(client: WorkspaceClient) -> str:
-    return client.get_cluster(CLUSTER)["state"]
+    return client.clusters.get(CLUSTER)["state"]
 
 
 def writes(emulator: EmulatorInfo) -> list[tuple[str, str]]:
@@ -85,7 +85,7 @@ def test_start_stop_and_a_cluster_already_there(provider, connection, client, em
     updated = provider.update(CLUSTER, created.outs, props(connection, "TERMINATED"))
     assert updated.outs["state"] == "TERMINATED"
     assert state_of(client) == "TERMINATED"
-    stop_path = client.wire.cluster_stop_path
+    stop_path = "/api/2.0/clusters/" + ("stop" if connection["wire_form"] == "seed" else "delete")
     assert writes(emulator) == [("POST", stop_path)]
 
     clear_request_log(emulator)
@@ -97,7 +97,7 @@ def test_starting_a_terminating_cluster_waits_for_it_to_stop_first(
     provider, connection, client, emulator
 ) -> None:
     converge(client, CLUSTER, "RUNNING", 30)
-    client.stop_cluster(CLUSTER)
+    client.clusters.stop(CLUSTER)
     assert state_of(client) == "TERMINATING"
     clear_request_log(emulator)
     created = provider.create(props(connection, "RUNNING"))

@@ -16,10 +16,11 @@ import pytest
 from emulator.testing import EmulatorInfo, clear_request_log, register_application, request_log
 from providers.client import WireForm
 from providers.client.jobs import JOBS_PATHS
+from providers.client.wire import SCIM_SERVICE_PRINCIPALS
 from providers.job import JobProvider
 from providers.lifecycle import CONNECTION_KEY, WorkspaceProvider
 from providers.secret_scope import SecretScopeProvider
-from providers.service_principal import SCIM_PATH, ServicePrincipalProvider
+from providers.service_principal import ServicePrincipalProvider
 from tests.conftest import emulator_fixture
 from tests.providers.test_job import public_inputs, seed_inputs, unique_name
 from tests.providers.test_secret_scope import VAULT
@@ -90,7 +91,7 @@ def test_principal_create_is_one_call(emulator, connection) -> None:
     }
     result, calls = create_counted(emulator, provider, props)
     try:
-        assert calls == [("POST", SCIM_PATH)]
+        assert calls == [("POST", SCIM_SERVICE_PRINCIPALS)]
         assert_read_shows_the_outputs(provider, result, props)
     finally:
         provider.delete(result.id, result.outs)

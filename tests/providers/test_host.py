@@ -63,7 +63,7 @@ def props_of(message: struct_pb2.Struct) -> dict[str, Any]:
 @pytest.fixture
 def scope(client: WorkspaceClient) -> str:
     name = f"host-{uuid.uuid4().hex[:10]}"
-    client.post("/api/2.0/secrets/scopes/create", {"scope": name})
+    client.secret_scopes.create(name)
     return name
 
 

@@ -48,7 +48,7 @@ def create(host: WorkspaceProviderHost, inputs: struct_pb2.Struct) -> Any:
 
 
 def scope_names(client: WorkspaceClient) -> set[str]:
-    return {s["name"] for s in client.get("/api/2.0/secrets/scopes/list").get("scopes", [])}
+    return {s["name"] for s in client.secret_scopes.list()}
 
 
 def test_a_bound_resource_keeps_no_connection_nor_provider_code(connection, client):
@@ -193,7 +193,7 @@ def test_the_secret_markers_of_a_program_connection_do_not_reach_the_state(conne
 def test_an_action_bound_to_the_provider_keeps_no_connection_nor_provider_code(connection, client):
     """ClusterState, held at the state its cluster is in already (so nothing is started)."""
     host = configured(connection)
-    cluster = next(c for c in client.list_clusters() if c["state"] in ("RUNNING", "TERMINATED"))
+    cluster = next(c for c in client.clusters.list() if c["state"] in ("RUNNING", "TERMINATED"))
     urn = "urn:pulumi:dev::workspace::pulumi-python:dynamic/workspace:ClusterState::held"
     news = struct(
         {

@@ -10,11 +10,8 @@ from typing import Any
 import pulumi
 import pytest
 
-from providers.client import (
-    InvalidParameter,
-    NotFound,
-    WorkspaceClient,
-)
+from providers.client import InvalidParameter, NotFound
+from providers.client.permissions import JobPermissionsApi
 from providers.job_permissions import (
     AccessControlArgs,
     JobPermissions,
@@ -45,7 +42,7 @@ def props(connection: dict[str, Any], job_id: Any, *entries: dict[str, str]) -> 
 
 def entries_on(connection: dict[str, Any], job_id: int) -> dict[tuple[str, str], str]:
     """principal -> direct level, as the service shows them."""
-    answer = client_of(connection).get(f"/api/2.0/permissions/jobs/{job_id}")
+    answer = client_of(connection).job_permissions.get(job_id)
     return {p: e["permission_level"] for p, e in direct_entries(answer).items()}
 
 
@@ -211,13 +208,10 @@ def test_read_returns_the_recorded_spec(connection, created):
 def test_read_shows_out_of_band_removal_and_level_change_only_of_ours(connection, created):
     id_, outs = created
     client = client_of(connection)
-    path = f"/api/2.0/permissions/jobs/{id_}"
-    client.patch(
-        path, {"access_control_list": [{**ENGINEERS, "permission_level": "CAN_VIEW"}, BOB]}
-    )
-    current = client.get(path)
+    client.job_permissions.update(int(id_), [{**ENGINEERS, "permission_level": "CAN_VIEW"}, BOB])
+    current = client.job_permissions.get(int(id_))
     kept = [e for p, e in direct_entries(current).items() if p != ("group_name", "analysts")]
-    client.put(path, {"access_control_list": kept})
+    client.job_permissions.set(int(id_), kept)
 
     read = provider.read(id_, outs)
     assert read.outs is not None
@@ -244,9 +238,7 @@ def test_read_for_import_takes_every_direct_entry_but_the_owners(connection, cre
 
 def test_update_changes_adds_and_removes_only_declared_entries(connection, job_id, owner, created):
     id_, outs = created
-    client_of(connection).patch(
-        f"/api/2.0/permissions/jobs/{job_id}", {"access_control_list": [BOB]}
-    )
+    client_of(connection).job_permissions.update(job_id, [BOB])
     promoted = {**ENGINEERS, "permission_level": "CAN_MANAGE"}
 
     result = provider.update(id_, outs, props(connection, job_id, promoted, ALICE))
@@ -272,9 +264,7 @@ def test_update_with_only_additions_patches(connection, job_id, created):
 
 def test_delete_removes_only_declared_entries(connection, job_id, owner, created):
     id_, outs = created
-    client_of(connection).patch(
-        f"/api/2.0/permissions/jobs/{job_id}", {"access_control_list": [BOB]}
-    )
+    client_of(connection).job_permissions.update(job_id, [BOB])
     provider.delete(id_, outs)
     assert entries_on(connection, job_id) == {
         owner: "IS_OWNER",
@@ -294,17 +284,18 @@ def test_delete_when_the_job_goes_between_read_and_write_succeeds(
 ):
     """A destroy that deletes the job alongside, with nothing ordering the two."""
     id_, outs = created
-    read = JobPermissionsProvider._get
+    read = JobPermissionsApi.get
 
-    def read_then_job_deleted(client: WorkspaceClient, job: int) -> dict[str, Any]:
-        current = read(client, job)
-        client.post("/api/2.0/jobs/delete", {"job_id": job})
+    def read_then_job_deleted(area: JobPermissionsApi, job: int) -> dict[str, Any]:
+        current = read(area, job)
+        client_of(connection).jobs.delete(job)
         return current
 
-    monkeypatch.setattr(JobPermissionsProvider, "_get", staticmethod(read_then_job_deleted))
-    provider.delete(id_, outs)
+    with monkeypatch.context() as patched:
+        patched.setattr(JobPermissionsApi, "get", read_then_job_deleted)
+        provider.delete(id_, outs)
     with pytest.raises((NotFound, InvalidParameter)):
-        client_of(connection).get(f"/api/2.0/permissions/jobs/{job_id}")
+        client_of(connection).job_permissions.get(job_id)
 
 
 def test_resource_sends_typed_args(connection):
@@ -335,8 +326,7 @@ def test_diff_with_unknown_entries_does_not_replace_for_a_job_id_in_digits(conne
 
 def test_read_after_all_ours_were_removed_claims_nobody_elses(connection, job_id, owner, created):
     id_, outs = created
-    path = f"/api/2.0/permissions/jobs/{job_id}"
-    client_of(connection).put(path, {"access_control_list": [BOB]})
+    client_of(connection).job_permissions.set(job_id, [BOB])
 
     read = provider.read(id_, outs)
     assert read.outs is not None

@@ -39,8 +39,7 @@ def job_id(client: WorkspaceClient) -> int:
         "existing_cluster_id": "0101-120000-shared01",
         "spark_python_task": {"python_file": "dbfs:/scripts/etl.py"},
     }
-    created = client.post("/api/2.0/jobs/create", client.wire.job_settings_to_wire(settings))
-    return int(created["job_id"])
+    return client.jobs.create(settings)
 
 
 @pytest.fixture

@@ -25,9 +25,7 @@ def make_job(client: WorkspaceClient, name: str) -> int:
         "existing_cluster_id": SHARED_CLUSTER,
         "spark_python_task": {"python_file": "dbfs:/scripts/etl.py"},
     }
-    return int(
-        client.post("/api/2.0/jobs/create", client.wire.job_settings_to_wire(settings))["job_id"]
-    )
+    return client.jobs.create(settings)
 
 
 def unique(prefix: str) -> str:
@@ -191,10 +189,8 @@ def test_repo_by_id_and_path(client: WorkspaceClient) -> None:
 
 
 def test_catalog_bindings(client: WorkspaceClient) -> None:
-    catalog_path = "/api/2.1/unity-catalog/catalogs/sandbox"
-    bindings_path = "/api/2.1/unity-catalog/bindings/catalog/sandbox"
-    client.patch(catalog_path, {"isolation_mode": "ISOLATED"})
-    client.patch(bindings_path, client.wire.bind_body([OTHER_WORKSPACE]))
+    client.catalogs.update_isolation("sandbox", "ISOLATED")
+    client.catalogs.bind("sandbox", [OTHER_WORKSPACE])
     try:
         found = lookups.find_catalog_bindings(client, catalog="sandbox")
         assert found["isolation_mode"] == "ISOLATED"
@@ -202,8 +198,8 @@ def test_catalog_bindings(client: WorkspaceClient) -> None:
             found["bindings"]
         )
     finally:
-        client.patch(bindings_path, client.wire.unbind_body([OTHER_WORKSPACE]))
-        client.patch(catalog_path, {"isolation_mode": "OPEN"})
+        client.catalogs.unbind("sandbox", [OTHER_WORKSPACE])
+        client.catalogs.update_isolation("sandbox", "OPEN")
     with pytest.raises(LookupFailed, match="no catalog named 'no_such_catalog'"):
         lookups.find_catalog_bindings(client, catalog="no_such_catalog")
 

@@ -10,8 +10,9 @@ from pulumi.output import Unknown
 
 from emulator.testing import clear_request_log, request_log
 from providers.client import InvalidParameter, NotFound, TemporarilyUnavailable, WorkspaceClient
+from providers.client.repos import REPOS_PATH
 from providers.lifecycle import CONNECTION_KEY, UNKNOWN
-from providers.repo_branch import REPOS_PATH, RepoBranch, RepoBranchArgs, RepoBranchProvider
+from providers.repo_branch import RepoBranch, RepoBranchArgs, RepoBranchProvider
 from tests.providers.resource_mocks import register
 from tests.providers.support import failures
 
@@ -32,7 +33,7 @@ def provider() -> RepoBranchProvider:
 def client(client: WorkspaceClient) -> Iterator[WorkspaceClient]:
     yield client
     for repo_id, branch in INITIAL_BRANCHES.items():  # put the shared initial data back
-        client.patch(f"{REPOS_PATH}/{repo_id}", {"branch": branch})
+        client.repos.update_branch(repo_id, branch)
 
 
 @pytest.fixture
@@ -41,7 +42,7 @@ def props(connection: dict[str, Any], client: WorkspaceClient) -> dict[str, Any]
 
 
 def branch_of(client: WorkspaceClient, repo_id: str) -> str | None:
-    return client.get(f"{REPOS_PATH}/{repo_id}").get("branch")
+    return client.repos.get(repo_id).get("branch")
 
 
 # --- check ---------------------------------------------------------------------------
@@ -176,7 +177,7 @@ def test_create_by_path_resolves_the_repo(provider, connection, client):
 
 
 def test_repo_listing_follows_next_page_token(client):
-    listed = list(RepoBranchProvider._list(client, "/Repos/"))
+    listed = list(client.repos.list("/Repos/"))
     assert len(listed) == 3  # the emulator pages by two
 
 
@@ -193,7 +194,7 @@ def test_create_with_a_branch_the_remote_lacks_fails_and_changes_nothing(provide
 
 
 def test_create_again_after_an_interrupted_create_converges(provider, props, client):
-    client.patch(f"{REPOS_PATH}/{PIPELINES_ID}", {"branch": "develop"})  # the first try got here
+    client.repos.update_branch(PIPELINES_ID, "develop")  # the first try got here
     result = provider.create(props)
     assert branch_of(client, PIPELINES_ID) == "develop"
     assert not provider.diff(result.id, result.outs, props).changes
@@ -207,7 +208,7 @@ def test_read_equals_what_create_recorded(provider, created):
 
 def test_read_shows_an_out_of_band_checkout(provider, props, created, client):
     id_, outs = created
-    client.patch(f"{REPOS_PATH}/{id_}", {"branch": "release/2024.06"})
+    client.repos.update_branch(id_, "release/2024.06")
     read = provider.read(id_, outs)
     assert read.outs["branch"] == "release/2024.06"
     assert read.outs["previous_branch"] == "main"
@@ -283,7 +284,7 @@ def test_a_failed_create_puts_the_branch_back_so_the_next_records_the_old_one(
             raise TemporarilyUnavailable(
                 status=None, code="CONNECTION_DROPPED", message="lost", method="POST", path=""
             )
-        return client.get(f"{REPOS_PATH}/{repo_id}")
+        return client.repos.get(repo_id)
 
     with monkeypatch.context() as patched:
         patched.setattr(RepoBranchProvider, "_checkout", staticmethod(checkout_then_answer_lost))

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from providers.client import AlreadyExists, WorkspaceClient
+from providers.client.secret_scopes import KeyVault
 from providers.lifecycle import CONNECTION_KEY, UNKNOWN
 from providers.secret_scope import SecretScopeProvider
 from tests.providers.support import failures
@@ -34,7 +35,7 @@ def props(connection: dict[str, Any]) -> dict[str, Any]:
 
 
 def listed(client: WorkspaceClient) -> dict[str, dict]:
-    return {s["name"]: s for s in client.get("/api/2.0/secrets/scopes/list").get("scopes", [])}
+    return {s["name"]: s for s in client.secret_scopes.list()}
 
 
 @pytest.mark.parametrize(
@@ -118,9 +119,7 @@ def test_diff_replaces_on_every_change_and_ignores_credentials(provider, props) 
 
 
 def test_create_adopts_a_scope_left_by_an_interrupted_create(provider, props, client) -> None:
-    client.post(
-        "/api/2.0/secrets/scopes/create", client.wire.keyvault_scope_body(props["name"], **VAULT)
-    )
+    client.secret_scopes.create(props["name"], keyvault=KeyVault(**VAULT))
     created = provider.create(props)
     try:
         assert created.id == props["name"]
@@ -130,9 +129,9 @@ def test_create_adopts_a_scope_left_by_an_interrupted_create(provider, props, cl
 
 
 def test_create_refuses_a_different_scope_of_the_same_name(provider, props, client) -> None:
-    client.post("/api/2.0/secrets/scopes/create", {"scope": props["name"]})
+    client.secret_scopes.create(props["name"])
     try:
         with pytest.raises(AlreadyExists):
             provider.create(props)
     finally:
-        client.post("/api/2.0/secrets/scopes/delete", {"scope": props["name"]})
+        client.secret_scopes.delete(props["name"])

@@ -9,10 +9,10 @@ from pulumi.output import Unknown
 
 from emulator.testing import clear_request_log, fetch_token, register_application, request_log
 from providers.client import InvalidParameter, NotFound, WorkspaceClient
+from providers.client.service_principals import SCIM_SCHEMA
+from providers.client.wire import SCIM_SERVICE_PRINCIPALS
 from providers.lifecycle import CONNECTION_KEY, UNKNOWN
 from providers.service_principal import (
-    SCIM_PATH,
-    SCIM_SCHEMA,
     ServicePrincipal,
     ServicePrincipalArgs,
     ServicePrincipalProvider,
@@ -51,8 +51,7 @@ def without_connection(outs: dict[str, Any]) -> dict[str, Any]:
 
 
 def principals_of(client: WorkspaceClient, application_id: str) -> list[dict]:
-    listed = client.get(SCIM_PATH, params={"filter": f'applicationId eq "{application_id}"'})
-    return listed.get("Resources") or []
+    return client.service_principals.list(f'applicationId eq "{application_id}"')
 
 
 # --- check ---------------------------------------------------------------------------
@@ -191,12 +190,8 @@ def test_read_equals_what_create_recorded(provider, created):
 
 def test_read_shows_an_out_of_band_change(provider, props, created, client):
     id_, outs = created
-    client.patch(
-        f"{SCIM_PATH}/{id_}",
-        {
-            "schemas": ["urn:ietf:params:scim:api:messages:2.0:PatchOp"],
-            "Operations": [{"op": "replace", "path": "displayName", "value": "by hand"}],
-        },
+    client.service_principals.patch(
+        id_, [{"op": "replace", "path": "displayName", "value": "by hand"}]
     )
     read = provider.read(id_, outs)
     assert read.outs["display_name"] == "by hand"
@@ -205,7 +200,7 @@ def test_read_shows_an_out_of_band_change(provider, props, created, client):
 
 def test_read_of_a_removed_principal_is_gone(provider, created, client):
     id_, outs = created
-    client.delete(f"{SCIM_PATH}/{id_}")
+    client.service_principals.delete(id_, outs["application_id"])
     assert provider.read(id_, outs).id is None
 
 
@@ -219,7 +214,7 @@ def test_update_brings_the_principal_to_the_new_state(provider, props, created, 
         "groups": [ANALYSTS],
     }
     result = provider.update(id_, outs, news)
-    principal = client.get(f"{SCIM_PATH}/{id_}")
+    principal = client.service_principals.get(id_)
     assert principal["displayName"] == "etl pipeline v2"
     assert principal["active"] is False
     assert [e["value"] for e in principal["entitlements"]] == ["databricks-sql-access"]
@@ -231,7 +226,7 @@ def test_update_keeps_undeclared_fields(provider, props, created, client):
     id_, outs = created
     news = {k: v for k, v in props.items() if k != "groups"}
     provider.update(id_, outs, {**news, "display_name": "renamed"})
-    principal = client.get(f"{SCIM_PATH}/{id_}")
+    principal = client.service_principals.get(id_)
     assert sorted(g["value"] for g in principal["groups"]) == [DATA_ENGINEERS, ANALYSTS]
 
 
@@ -242,18 +237,18 @@ def test_delete_removes_it_from_the_workspace_only(
     clear_request_log(emulator)
     provider.delete(id_, outs)
     with pytest.raises(NotFound):
-        client.get(f"{SCIM_PATH}/{id_}")
+        client.service_principals.get(id_)
     # The wire form decides how the principal is named in the DELETE path.
     named = props["application_id"] if connection["wire_form"] == "seed" else id_
     deletes = [e["path"] for e in request_log(emulator) if e["method"] == "DELETE"]
-    assert deletes == [f"{SCIM_PATH}/{named}"]
+    assert deletes == [f"{SCIM_SERVICE_PRINCIPALS}/{named}"]
     # The application is still registered with the identity provider.
     assert fetch_token(emulator, application["client_id"], application["client_secret"])
 
 
 def test_delete_of_a_missing_principal_succeeds(provider, created, client):
     id_, outs = created
-    client.delete(f"{SCIM_PATH}/{id_}")
+    client.service_principals.delete(id_, outs["application_id"])
     provider.delete(id_, outs)
 
 
@@ -261,8 +256,7 @@ def test_delete_of_a_missing_principal_succeeds(provider, created, client):
 
 
 def test_create_adopts_a_principal_left_by_an_interrupted_create(provider, props, client):
-    existing = client.post(
-        SCIM_PATH,
+    existing = client.service_principals.create(
         {
             "schemas": [SCIM_SCHEMA],
             "applicationId": props["application_id"],
@@ -278,8 +272,8 @@ def test_create_adopts_a_principal_left_by_an_interrupted_create(provider, props
 
 
 def test_create_answered_409_looks_up_and_adopts(provider, props, client, monkeypatch):
-    existing = client.post(
-        SCIM_PATH, {"schemas": [SCIM_SCHEMA], "applicationId": props["application_id"]}
+    existing = client.service_principals.create(
+        {"schemas": [SCIM_SCHEMA], "applicationId": props["application_id"]}
     )
     real_find = ServicePrincipalProvider._find
     lookups: list[str] = []
@@ -303,7 +297,7 @@ def test_fresh_create_makes_one_call(provider, props, client, monkeypatch):
     )
     result = provider.create(props)
     assert lookups == []
-    assert client.get(f"{SCIM_PATH}/{result.id}")["applicationId"] == props["application_id"]
+    assert client.service_principals.get(result.id)["applicationId"] == props["application_id"]
     assert result.outs["application_id"] == props["application_id"]
 
 
@@ -326,15 +320,19 @@ def test_resource_registers_typed_args(provider, props, connection):
 
 
 class RecordingPut:
-    """Stands in for the client where the service under test cannot show the case: the
-    emulator has no nested groups, so no indirect memberships."""
+    """Stands in for the client and its principals area where the service under test cannot
+    show the case: the emulator has no nested groups, so no indirect memberships."""
 
     def __init__(self) -> None:
         self.bodies: list[dict[str, Any]] = []
 
-    def put(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
-        self.bodies.append(body)
-        return body
+    @property
+    def service_principals(self) -> RecordingPut:
+        return self
+
+    def replace(self, principal_id: str, resource: dict[str, Any]) -> dict[str, Any]:
+        self.bodies.append(resource)
+        return resource
 
 
 def test_update_without_declared_groups_puts_back_direct_memberships_only():

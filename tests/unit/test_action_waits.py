@@ -15,7 +15,8 @@ from providers.job_run import JobRunFailed, JobRunModel, JobRunProvider
 
 
 class ScriptedClient:
-    """Answers get_cluster / get_run with the next scripted state; records the writes."""
+    """Answers clusters.get / jobs.get_run with the next scripted state; records the writes.
+    It stands in for the client and for both of its areas."""
 
     def __init__(self, states: list[str], start_fails_with: Exception | None = None) -> None:
         self.states = states
@@ -25,7 +26,11 @@ class ScriptedClient:
     def _next(self) -> str:
         return self.states.pop(0) if len(self.states) > 1 else self.states[0]
 
-    def get_cluster(self, cluster_id: str) -> dict[str, Any]:
+    @property
+    def clusters(self) -> ScriptedClient:
+        return self
+
+    def get(self, cluster_id: str) -> dict[str, Any]:
         state = self._next()
         return {
             "cluster_id": cluster_id,
@@ -34,13 +39,13 @@ class ScriptedClient:
             "state_message": f"message of {state}",
         }
 
-    def start_cluster(self, cluster_id: str) -> None:
+    def start(self, cluster_id: str) -> None:
         self.calls.append("start")
         if self.start_fails_with is not None:
             error, self.start_fails_with = self.start_fails_with, None
             raise error
 
-    def stop_cluster(self, cluster_id: str) -> None:
+    def stop(self, cluster_id: str) -> None:
         self.calls.append("stop")
 
     @property

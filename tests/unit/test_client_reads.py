@@ -1,5 +1,5 @@
-"""WorkspaceClient's typed calls for lookups and actions: paths, queries, bodies, paging,
-and which of them may be repeated after a lost answer."""
+"""The client's areas as lookups and actions use them: paths, queries, bodies, paging, and
+which calls may be repeated after a lost answer. (The kinds' writes: test_client_areas.py.)"""
 
 from __future__ import annotations
 
@@ -30,13 +30,13 @@ def test_clusters_list_and_get(mocked):
         match=[matchers.query_param_matcher({"cluster_id": "c1"})],
     )
     client = client_for(connection())
-    assert client.list_clusters() == [{"cluster_id": "c1"}]
-    assert client.get_cluster("c1")["state"] == "RUNNING"
+    assert client.clusters.list() == [{"cluster_id": "c1"}]
+    assert client.clusters.get("c1")["state"] == "RUNNING"
 
 
 def test_an_empty_cluster_list_is_an_empty_list(mocked):
     mocked.get(f"{BASE_URL}/api/2.0/clusters/list", json={})
-    assert client_for(connection()).list_clusters() == []
+    assert client_for(connection()).clusters.list() == []
 
 
 @pytest.mark.parametrize(
@@ -50,15 +50,15 @@ def test_start_and_stop_in_each_wire_form(wire_form, token_method, stop_path):
         mocked.post(f"{BASE_URL}/api/2.0/clusters/start", json={}, match=body)
         mocked.post(f"{BASE_URL}{stop_path}", json={}, match=body)
         client = client_for(connection(wire_form=wire_form))
-        client.start_cluster("c1")
-        client.stop_cluster("c1")
+        client.clusters.start("c1")
+        client.clusters.stop("c1")
 
 
 def test_stop_is_repeated_after_a_503(mocked):
     path = f"{BASE_URL}/api/2.0/clusters/stop"
     mocked.post(path, status=503, json={"error_code": "TEMPORARILY_UNAVAILABLE", "message": "x"})
     mocked.post(path, json={})
-    client_for(connection()).stop_cluster("c1")
+    client_for(connection()).clusters.stop("c1")
     assert len([c for c in mocked.calls if c.request.url == path]) == 2
 
 
@@ -124,7 +124,7 @@ def test_list_jobs_follows_page_tokens_and_offsets(mocked):
     assert [j["job_id"] for j in client_for(connection()).jobs.list("etl")] == [1, 2, 3]
 
 
-def test_list_service_principals_filters_and_pages(mocked):
+def test_service_principals_list_filters_and_pages(mocked):
     flt = 'displayName eq "etl"'
     mocked.get(
         SCIM,
@@ -136,7 +136,7 @@ def test_list_service_principals_filters_and_pages(mocked):
         json={"totalResults": 2, "Resources": [{"id": "2"}]},
         match=[matchers.query_param_matcher({"filter": flt, "startIndex": "2", "count": "100"})],
     )
-    found = client_for(connection()).list_service_principals(flt)
+    found = client_for(connection()).service_principals.list(flt)
     assert [p["id"] for p in found] == ["1", "2"]
 
 
@@ -144,8 +144,8 @@ def test_scopes_and_ip_access_lists(mocked):
     mocked.get(f"{BASE_URL}/api/2.0/secrets/scopes/list", json={"scopes": [{"name": "s"}]})
     mocked.get(f"{BASE_URL}/api/2.0/ip-access-lists", json={"ip_access_lists": [{"label": "a"}]})
     client = client_for(connection())
-    assert client.list_secret_scopes() == [{"name": "s"}]
-    assert client.list_ip_access_lists() == [{"label": "a"}]
+    assert client.secret_scopes.list() == [{"name": "s"}]
+    assert client.ip_access_lists.list() == [{"label": "a"}]
 
 
 def test_repos_list_follows_next_page_token_and_get(mocked):
@@ -162,8 +162,8 @@ def test_repos_list_follows_next_page_token_and_get(mocked):
     )
     mocked.get(f"{path}/2", json={"id": 2, "branch": "main"})
     client = client_for(connection())
-    assert [r["id"] for r in client.list_repos("/Repos/a")] == [1, 2]
-    assert client.get_repo(2)["branch"] == "main"
+    assert [r["id"] for r in client.repos.list("/Repos/a")] == [1, 2]
+    assert client.repos.get(2)["branch"] == "main"
 
 
 @pytest.mark.parametrize(("wire_form", "token_method"), [("seed", "GET"), ("public", "POST")])
@@ -180,7 +180,7 @@ def test_catalog_and_bindings_with_integer_workspace_ids(wire_form, token_method
             json={"bindings": listed},
         )
         client = client_for(connection(wire_form=wire_form))
-        assert client.get_catalog("fin ance")["isolation_mode"] == "ISOLATED"
-        assert client.get_catalog_bindings("fin ance") == [
+        assert client.catalogs.get("fin ance")["isolation_mode"] == "ISOLATED"
+        assert client.catalogs.get_bindings("fin ance") == [
             {"workspace_id": 2345678901234567, "binding_type": "BINDING_TYPE_READ_ONLY"}
         ]

@@ -155,7 +155,6 @@ def test_principal_path_is_quoted():
 def test_row_repo_branch():
     assert SEED.repo_update_method == "POST"
     assert PUBLIC.repo_update_method == "PATCH"
-    assert SEED.repo_update_path(42) == PUBLIC.repo_update_path(42) == "/api/2.0/repos/42"
 
 
 def test_row_stop_cluster():

@@ -137,18 +137,20 @@ def test_the_docs_tables_name_it(widget: Kind) -> None:
 
 
 class _NoCalls:
-    """A client whose list calls return nothing, for the inventories of the real kinds (the
-    only calls the audit makes: it stands in for a WorkspaceClient)."""
+    """A client whose areas' list calls return nothing, for the inventories of the real kinds
+    (the only calls the audit makes: it stands in for a WorkspaceClient and its areas)."""
 
     @property
     def jobs(self) -> _NoCalls:
         return self
 
+    @property
+    def service_principals(self) -> _NoCalls:
+        return self
+
+    @property
+    def secret_scopes(self) -> _NoCalls:
+        return self
+
     def list(self) -> Sequence[Any]:
-        return []
-
-    def list_service_principals(self) -> Sequence[Any]:
-        return []
-
-    def list_secret_scopes(self) -> Sequence[Any]:
         return []

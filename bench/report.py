@@ -208,13 +208,14 @@ def routes_table(rows: list[dict[str, Any]], count: int) -> list[str]:
 def state_table(state: list[dict[str, Any]]) -> list[str]:
     lines = [
         "| variant | N | export bytes | export bytes / N | one resource's entry "
-        "| of which `__provider` | of which `connection` |",
-        "|---|---:|---:|---:|---:|---:|---:|",
+        "| a job's entry (5 tasks) | of which `__provider` | of which `connection` |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for size in state:
         lines.append(
             f"| {size['variant']} | {size['count']} | {size['total_bytes']} "
             f"| {size['bytes_per_resource']:.0f} | {size['entry_bytes_per_resource']:.0f} "
+            f"| {size.get('entry_bytes_per_job', 0):.0f} "
             f"| {size['provider_bytes_per_resource']:.0f} "
             f"| {size['connection_bytes_per_resource']:.0f} |"
         )

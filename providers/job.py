@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pydantic
-from pulumi.dynamic import CheckFailure, ReadResult, UpdateResult
+from pulumi.dynamic import CheckFailure, UpdateResult
 from pydantic import create_model
 
 from providers.client import WorkspaceClient
@@ -100,10 +100,11 @@ class JobModel(JobSettingsModel):
         return self.model_dump(mode="json", exclude_none=True, exclude=set(OWN_FIELDS))
 
 
-class _OwnFieldsModel(pydantic.BaseModel):
-    model_config = pydantic.ConfigDict(extra="ignore")
-    authoritative: bool | None = None
-    deployment_tag: str | None = None
+# The provider's own fields of the model, judged apart from the job's settings.
+_OwnFieldsModel: Any = pydantic.create_model(
+    "_OwnFieldsModel",
+    **{name: (JobModel.model_fields[name].annotation, None) for name in OWN_FIELDS},  # type: ignore[call-overload]  # field types known at run time
+)
 
 
 class JobProvider(WorkspaceProvider):
@@ -138,22 +139,20 @@ class JobProvider(WorkspaceProvider):
     def diff(self, _id, olds, news, old_inputs=None):
         if news.get("authoritative") is True:
             old_inputs = None  # the stack owns every setting recorded, declared or not
-        result = super().diff(_id, olds, news, old_inputs=old_inputs)
-        if result.changes and not contains_unknown(dict(news)):
-            recorded = self._recorded_spec(olds)
-            desired = self.spec(self.args_model.model_validate(_user_settings(news)))
-            keys = set(result.changed_keys)
-            found = [
-                change
-                for change in changes(_settings_of(recorded), _settings_of(desired))
-                if change.path.split("[")[0].split(".")[0] in keys
-            ]
-            result.field_changes = [str(change) for change in found]
-            inputs = _user_settings(news)
-            result.detailed_paths = {
-                engine_path(change.path, inputs, olds): change.kind for change in found
-            }
-        return result
+        return super().diff(_id, olds, news, old_inputs=old_inputs)
+
+    def describe_changes(self, result, recorded, desired, news, olds) -> None:
+        keys = set(result.changed_keys)
+        found = [
+            change
+            for change in changes(_settings_of(recorded), _settings_of(desired))
+            if change.path.split("[")[0].split(".")[0] in keys
+        ]
+        result.field_changes = [str(change) for change in found]
+        inputs = user_inputs(news)
+        result.detailed_paths = {
+            engine_path(change.path, inputs, olds): change.kind for change in found
+        }
 
     def create_object(self, client: WorkspaceClient, args: JobModel, spec: Spec):
         tag = args.deployment_tag
@@ -184,19 +183,15 @@ class JobProvider(WorkspaceProvider):
         tag = (settings.get("tags") or {}).get(DEPLOYMENT_TAG_KEY, recorded.get("deployment_tag"))
         return observed, self._computed(client, job["job_id"], job.get("creator_user_name"), tag)
 
-    def read(self, id_: str, props: dict[str, Any]) -> ReadResult:
-        if not self._recorded_spec(props).get("authoritative"):
-            return super().read(id_, props)
-        # The stack owns the whole job: record every setting the service shows, so that a
-        # preview lists what the next reset removes.
-        found = self.read_object(self._client(props), id_, props)
-        if found is None:
-            return ReadResult(None, {})
-        observed, computed = found
-        return ReadResult(id_, self._outputs(props, observed, observed, computed))
+    def _recorded_shape(self, recorded: Spec, observed: Spec) -> Spec:
+        # An authoritative job: the stack owns it whole, so a read records every setting the
+        # service shows, and a preview lists what the next reset removes.
+        if recorded.get("authoritative"):
+            return observed
+        return super()._recorded_shape(recorded, observed)
 
     def update(self, id_, olds, news, old_inputs=None) -> UpdateResult:
-        args = self.args_model.model_validate(_user_settings(news))
+        args = self.args_model.model_validate(user_inputs(news))
         desired = self.spec(args)
         client = self._client(news)
         job_id = parse_int64_id(id_, "job id")
@@ -430,10 +425,6 @@ def _tagged(settings: Mapping[str, Any], tag: str | None) -> dict[str, Any]:
 
 def _settings_of(spec: Mapping[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in spec.items() if k not in OWN_FIELDS}
-
-
-def _user_settings(props: Mapping[str, Any]) -> dict[str, Any]:
-    return user_inputs(props)
 
 
 # --- the kind ------------------------------------------------------------------------

@@ -214,25 +214,18 @@ def lift_legacy(settings: Mapping[str, Any]) -> dict[str, Any]:
         raise LegacyShapeError(
             f"{name} is a single-task field, and this job has tasks: move it into {where}", name
         )
-    cluster = settings.get("new_cluster")
-    if isinstance(cluster, Mapping):
-        _refuse_given_twice(settings, cluster)
+    for place, seed_place in job_wire.given_twice(settings)[:1]:
+        raise LegacyShapeError(
+            f"{place} and {seed_place} (seed nesting) are both given, with different "
+            "values; give it once",
+            "new_cluster",
+        )
     lifted = job_wire.lift(settings)
     if "tasks" not in lifted:  # task fields without a task type or a cluster
         moved = (*LEGACY_TASK_FIELDS, "timeout_seconds")
         task = {"task_key": LEGACY_TASK_KEY, **{k: lifted.pop(k) for k in moved if k in lifted}}
         lifted["tasks"] = [task]
     return lifted
-
-
-def _refuse_given_twice(settings: Mapping[str, Any], cluster: Mapping[str, Any]) -> None:
-    """The seed nesting puts some of a job's fields in `new_cluster`: each in one place."""
-    for place, seed_place in job_wire.given_twice(settings):
-        raise LegacyShapeError(
-            f"{place} and {seed_place} (seed nesting) are both given, with different "
-            "values; give it once",
-            "new_cluster",
-        )
 
 
 # --- the model -------------------------------------------------------------------------

@@ -204,14 +204,29 @@ class WorkspaceProvider(ResourceProvider):
         Without them, every recorded setting counts."""
         recorded = self._recorded_spec(olds)
         owned = self._declared_keys(old_inputs)
-        changed = sorted(self._changed_keys(recorded, user_inputs(news), owned))
+        changed_keys, desired = self._changed_keys(recorded, user_inputs(news), owned)
+        changed = sorted(changed_keys)
         replaces = [k for k in changed if k in self.replace_keys]
-        return KeyedDiffResult(
+        result = KeyedDiffResult(
             changed,
             changes=bool(changed),
             replaces=replaces,
             delete_before_replace=bool(replaces) and self.must_delete_first(changed),
         )
+        if changed and desired is not None:
+            self.describe_changes(result, recorded, desired, news, olds)
+        return result
+
+    def describe_changes(
+        self,
+        result: KeyedDiffResult,
+        recorded: Spec,
+        desired: Spec,
+        news: Mapping[str, Any],
+        olds: Mapping[str, Any],
+    ) -> None:
+        """Where a kind can name its changes field by field, it fills `result.field_changes`
+        and `result.detailed_paths` here (from the normal forms the diff compared)."""
 
     def _declared_keys(self, old_inputs: Mapping[str, Any] | None) -> set[str] | None:
         """The spec keys the old inputs declared; None where that cannot be told."""
@@ -227,9 +242,10 @@ class WorkspaceProvider(ResourceProvider):
 
     def _changed_keys(
         self, recorded: Spec, inputs: dict[str, Any], owned: set[str] | None = None
-    ) -> set[str]:
-        """Top-level spec keys whose desired value differs from the recorded one. Of the
-        recorded keys the desired state lacks, only the `owned` ones (default: all) count.
+    ) -> tuple[set[str], Spec | None]:
+        """Top-level spec keys whose desired value differs from the recorded one, and the
+        desired spec (None while an input is unknown). Of the recorded keys the desired state
+        lacks, only the `owned` ones (default: all) count.
 
         A top-level input still unknown (during preview) counts as changed; the known
         inputs are normalised as usual, the recorded value standing in for each unknown one,
@@ -245,9 +261,11 @@ class WorkspaceProvider(ResourceProvider):
                 raise
             # An unknown nested deeper than the top level, or no recorded stand-in: the
             # raw comparison is the best the preview can do.
-            return unknown | {k for k in set(inputs) | owned if inputs.get(k) != recorded.get(k)}
+            changed = {k for k in set(inputs) | owned if inputs.get(k) != recorded.get(k)}
+            return unknown | changed, None
         desired = self.spec(model)
-        return unknown | {k for k in set(desired) | owned if desired.get(k) != recorded.get(k)}
+        changed = {k for k in set(desired) | owned if desired.get(k) != recorded.get(k)}
+        return unknown | changed, None if unknown else desired
 
     def must_delete_first(self, changed: list[str]) -> bool:
         """Whether a replacement must delete the old object before creating the new one:
@@ -271,8 +289,13 @@ class WorkspaceProvider(ResourceProvider):
         if found is None:
             return ReadResult(None, {})
         observed, computed = found
-        like = recorded or observed
+        like = self._recorded_shape(recorded, observed)
         return ReadResult(id_, self._outputs(props, like, observed, computed))
+
+    def _recorded_shape(self, recorded: Spec, observed: Spec) -> Spec:
+        """What a read records of the observed state: the keys recorded before (the declared
+        ones), or everything where nothing was (an import)."""
+        return recorded or observed
 
     def update(
         self,

@@ -19,14 +19,21 @@ The `find_*` functions do the same against a `WorkspaceClient`, for code outside
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pulumi
 
-from providers.client import Connection, InvalidParameter, NotFound, WorkspaceClient, client_for
+from providers.client import (
+    Connection,
+    NotFound,
+    WorkspaceClient,
+    WorkspaceError,
+    client_for,
+    is_gone,
+)
 from providers.client.blocking import in_thread
-from providers.client.jobs import is_gone
 from providers.ids import parse_int64_id
 from providers.lookups_results import (
     CatalogBindingInfo,
@@ -186,21 +193,13 @@ def find_job(client: WorkspaceClient, *, name: str | None = None, job_id: Any = 
         # A listing leaves tasks and job clusters out: it only tells the id.
         named = [j for j in client.jobs.list(name) if (j.get("settings") or {}).get("name") == name]
         job_id = _only(client, named, f"job named {name!r}", "job_id")["job_id"]
-    try:
+    with _nothing_if_gone(client, f"job with job_id {job_id!r}"):
         return JobInfo.from_service(client.jobs.get(_as_id(job_id, "job id"))).as_output()
-    except (NotFound, InvalidParameter) as error:
-        if is_gone(error):
-            raise _nothing(client, f"job with job_id {job_id!r}") from None
-        raise
 
 
 def find_job_run(client: WorkspaceClient, *, run_id: Any) -> Result:
-    try:
+    with _nothing_if_gone(client, f"job run with run_id {run_id!r}"):
         return JobRunInfo.from_service(client.jobs.get_run(_as_id(run_id, "run id"))).as_output()
-    except (NotFound, InvalidParameter) as error:
-        if is_gone(error):
-            raise _nothing(client, f"job run with run_id {run_id!r}") from None
-        raise
 
 
 def find_service_principal(
@@ -303,6 +302,17 @@ def _only(
             f"({ids}); look it up by {id_field}"
         )
     return matches[0]
+
+
+@contextlib.contextmanager
+def _nothing_if_gone(client: WorkspaceClient, what: str) -> Iterator[None]:
+    """A lookup of an object the service says is gone fails as "no <what>"."""
+    try:
+        yield
+    except WorkspaceError as error:
+        if is_gone(error):
+            raise _nothing(client, what) from None
+        raise
 
 
 def _nothing(client: WorkspaceClient, what: str) -> LookupFailed:

@@ -15,6 +15,7 @@ problem naming the key and the reason (stacks/config_problems.py).
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -132,15 +133,11 @@ def load(
 def load_from_engine() -> StackSettings:
     """The running program's settings, secrets as the engine's secret Outputs."""
     values, secret_keys = namespace_values()
-    settings = load(values, secret_keys)
     config = pulumi.Config(NAMESPACE)
-    return StackSettings(
-        values=settings.values,
-        lists=settings.lists,
-        health=settings.health,
+    return dataclasses.replace(
+        load(values, secret_keys),
         client_secret=config.get_secret(SECRET_KEY),
         flow_password=config.get_secret(PASSWORD_KEY),
-        secret_keys=settings.secret_keys,
     )
 
 

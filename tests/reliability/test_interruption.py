@@ -15,13 +15,12 @@ from tools.drills.local_stack import connection_config, scratch_stack, write_sta
 pytestmark = pytest.mark.engine
 
 
-
 def test_pulumi_killed_mid_create_then_resumed(tmp_path: Path) -> None:
     trial = pulumi_kill_trial(tmp_path, random_state=0, total_requests=0,
                               at_first_create=True)
     assert trial.killed_mid_up
     assert trial.made_but_unrecorded >= 1  # the acknowledged create, unknown to the state
-    assert trial.recovery_steps[0] == "pulumi cancel --yes"  # the file backend's stale lock
+    assert "pulumi cancel --yes" in trial.recovery_steps  # the file backend's stale lock
     assert trial.converged, trial.output
     assert trial.problems == []
     assert (trial.duplicates, trial.orphans, trial.lost_permissions) == (0, 0, 0)

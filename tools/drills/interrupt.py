@@ -5,8 +5,8 @@ After a SIGKILL the file backend keeps the stack's lock file, and the checkpoint
 pending operations (creates the engine started but never saw finish). The user's way out,
 as the CLI's own messages advise:
 
-1. `pulumi cancel --yes`    removes the stale lock (the next command says the stack is
-                            locked and names this command);
+1. `pulumi cancel --yes`    removes the stale lock (the first command that takes the lock
+                            says the stack is locked and names this command);
 2. `pulumi refresh --yes`   when the checkpoint has pending operations, as the warning
                             about them advises; it reconciles what the state records. In
                             3.79 a non-interactive refresh leaves pending *creates* in place
@@ -154,6 +154,29 @@ def restore_checkpoint_backup(cli: PulumiCli) -> None:
             (stacks / f"{cli.stack}.json{suffix}").write_bytes(backup.read_bytes())
 
 
+def cancel_if_locked(cli: PulumiCli, recovery: Recovery,
+                     result: subprocess.CompletedProcess[str]) -> bool:
+    """`pulumi cancel --yes` when `result` failed on the stale lock; whether it did."""
+    if result.returncode == 0 or LOCKED not in result.stdout + result.stderr:
+        return False
+    recovery.lock_left = True
+    recovery.steps.append("pulumi cancel --yes")
+    cli.run("cancel", "--yes", "--stack", cli.stack)
+    return True
+
+
+def run_step(cli: PulumiCli, recovery: Recovery,
+             step: Callable[[], subprocess.CompletedProcess[str]]) -> (
+        subprocess.CompletedProcess[str]):
+    """Runs a recovery step; once more after `pulumi cancel` when the stale lock stops it.
+    The lock may show only at a later step: with a checkpoint the kill cut short, the first
+    up fails on loading it before it asks for the lock."""
+    result = step()
+    if cancel_if_locked(cli, recovery, result):
+        result = step()
+    return result
+
+
 def resume(cli: PulumiCli) -> tuple[Recovery, subprocess.CompletedProcess[str]]:
     """What a user does after the crash, up to and including the up that converges: each
     step only when the CLI shows its reason."""
@@ -163,10 +186,7 @@ def resume(cli: PulumiCli) -> tuple[Recovery, subprocess.CompletedProcess[str]]:
         recovery.steps.append("pulumi up")
         recovery.pending_after_up = len(pending_operations(cli))
         return recovery, result
-    if LOCKED in result.stdout + result.stderr:
-        recovery.lock_left = True
-        recovery.steps.append("pulumi cancel --yes")
-        cli.run("cancel", "--yes", "--stack", cli.stack)
+    cancel_if_locked(cli, recovery, result)
     if checkpoint_broken(cli):
         recovery.checkpoint_restored = True
         recovery.steps.append("restore <stack>.json.bak")
@@ -174,14 +194,17 @@ def resume(cli: PulumiCli) -> tuple[Recovery, subprocess.CompletedProcess[str]]:
     recovery.pending_after_crash = len(pending_operations(cli))
     if recovery.pending_after_crash:
         recovery.steps.append("pulumi refresh --yes")
-        cli.refresh()
+        refreshed = run_step(cli, recovery, lambda: cli.run(
+            "refresh", "--yes", "--skip-preview", "--stack", cli.stack, check=False))
+        if refreshed.returncode != 0:
+            return recovery, refreshed
         recovery.pending_after_refresh = len(pending_operations(cli))
     if recovery.pending_after_refresh:
         recovery.steps.append("pulumi stack export | drop pending_operations | "
                               "pulumi stack import")
         clear_pending_operations(cli)
     recovery.steps.append("pulumi up")
-    result = cli.up(check=False)
+    result = run_step(cli, recovery, lambda: cli.up(check=False))
     if result.returncode == 0:
         recovery.pending_after_up = len(pending_operations(cli))
     return recovery, result

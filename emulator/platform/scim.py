@@ -118,6 +118,8 @@ def _values(items: Any, attribute: str) -> tuple[str, ...]:
         raise InvalidParameter(f"'{attribute}' must be a list of {{value}} objects")
     values = []
     for item in items:
+        if item == {}:
+            continue  # a widely used provider sends [{}] for "none"; the service ignores it
         value = item.get("value") if isinstance(item, dict) else None
         if not isinstance(value, str) or not value:
             raise InvalidParameter(f"every entry of '{attribute}' needs a string 'value'")
@@ -140,6 +142,10 @@ def _optional_string(value: Any, attribute: str) -> str | None:
 
 
 def require_schema(body: dict, schema: str) -> None:
+    """`schemas`, when the body has it, names `schema`. The service accepts a body without
+    `schemas` (the official CLI's flag forms and the Python SDK send none)."""
+    if "schemas" not in body:
+        return
     schemas = body.get("schemas")
     if not isinstance(schemas, list) or schema not in schemas:
         raise InvalidParameter(f"'schemas' must contain \"{schema}\"")
@@ -203,8 +209,7 @@ def _apply(spec: ServicePrincipalSpec, op: str, path: str, value: Any) -> Servic
 
 
 def patched_spec(principal: ServicePrincipal, body: dict) -> ServicePrincipalSpec:
-    if "schemas" in body:
-        require_schema(body, PATCH_SCHEMA)
+    require_schema(body, PATCH_SCHEMA)
     operations = body.get("Operations", body.get("operations"))
     if not isinstance(operations, list) or not operations:
         raise InvalidParameter("'Operations' must be a non-empty list")

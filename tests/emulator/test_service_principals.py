@@ -70,7 +70,6 @@ def test_unknown_application_is_refused(api):
 
 
 @pytest.mark.parametrize("change", [
-    {"schemas": None},
     {"schemas": ["urn:ietf:params:scim:schemas:core:2.0:User"]},
     {"groups": [{"value": "999"}]},
     {"entitlements": [{"value": "be-superuser"}]},

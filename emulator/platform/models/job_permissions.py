@@ -37,6 +37,19 @@ class AclEntry:
         return cls(doc["kind"], doc["name"], doc["level"])
 
 
+def _principal_kind(kind: str, name: str, directory: Directory) -> str:
+    """A `user_name` that is a service principal's application id names that principal.
+
+    The service's SCIM `Me` gives a service principal's application id as its `userName`,
+    and clients name the caller by it (the Terraform provider adds the caller, or a job's
+    creator, as `user_name`); the service resolves it to the service principal.
+    """
+    if kind == "user" and directory.user_by_name(name) is None and \
+            directory.principal_exists("service_principal", name):
+        return "service_principal"
+    return kind
+
+
 def parse_request(entries: Any, directory: Directory) -> list[AclEntry]:
     """The entries of an access_control_list request, validated."""
     if not isinstance(entries, list):
@@ -59,7 +72,7 @@ def parse_request(entries: Any, directory: Directory) -> list[AclEntry]:
             raise InvalidParameter(
                 f"{where}.permission_level must be one of {', '.join(LEVELS)}, got {level!r}"
             )
-        kind = KIND_BY_FIELD[field]
+        kind = _principal_kind(KIND_BY_FIELD[field], name, directory)
         if not directory.principal_exists(kind, name):
             raise InvalidParameter(f"Principal: {field}={name} does not exist")
         if kind == "group" and level == OWNER:

@@ -66,6 +66,12 @@ class Repos:
         with self._db.read() as conn:
             return _view(self._load(conn, repo_id))
 
+    def paths(self) -> dict[str, int]:
+        """Each repo's workspace path and its id."""
+        with self._db.read() as conn:
+            rows = conn.execute("SELECT doc FROM repos").fetchall()
+        return {doc["path"]: doc["id"] for doc in map(from_json, (row["doc"] for row in rows))}
+
     def checkout(self, repo_id: int, branch: Any = None, tag: Any = None) -> dict[str, Any]:
         if (branch is None) == (tag is None):
             raise InvalidParameter("Give exactly one of 'branch' or 'tag'.")

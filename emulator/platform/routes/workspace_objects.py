@@ -1,4 +1,4 @@
-"""Secret scopes, IP access lists and repos."""
+"""Secret scopes, IP access lists, repos and the status of a workspace path."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ from fastapi import APIRouter
 from fastapi.responses import JSONResponse
 
 from emulator.platform.auth import CallerDep, WorkspaceDep
+from emulator.platform.models import workspace_tree
 from emulator.platform.wire import Id64, Open, ok
 
 router = APIRouter(prefix="/api/2.0")
@@ -101,3 +102,10 @@ async def checkout_repo(
     _: CallerDep,
 ) -> JSONResponse:
     return ok(ws.repos.checkout(repo_id, body.branch, body.tag))
+
+
+@router.get("/workspace/get-status", tags=["workspace"])
+async def get_workspace_status(
+    path: str, ws: WorkspaceDep, _: CallerDep,
+) -> JSONResponse:
+    return ok(workspace_tree.get_status(ws.repos, path))

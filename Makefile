@@ -3,12 +3,14 @@
 #   make test   set up and run every test (unit, emulator, providers, end to end on the real engine)
 # Everything they need is installed by `make setup`: the project virtualenv (.venv) and the
 # pinned Pulumi engine, built once per machine from the Go module proxy (tools/engine).
+# `make test` also builds the service's own CLI the same way (tools/databricks_cli), which
+# the CLI compatibility tests (tests/cli) drive against the emulator.
 
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: setup engine test demo demo-down lint audit
+.PHONY: setup engine databricks-cli test demo demo-down lint audit
 
 setup: $(VENV)/.installed engine
 
@@ -21,7 +23,10 @@ $(VENV)/.installed: pyproject.toml
 engine:
 	@tools/engine/ensure.sh >/dev/null
 
-test: setup
+databricks-cli:
+	@tools/databricks_cli/ensure.sh >/dev/null
+
+test: setup databricks-cli
 	$(BIN)/pytest
 
 demo: setup

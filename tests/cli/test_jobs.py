@@ -138,6 +138,14 @@ class TestJobLifecycle:
         run = cli.ok("jobs", "get-run", job["finished_run"])
         assert run["state"]["result_state"] == "SUCCESS"
 
+    def test_cancel_all_runs(self, cli: Cli, job: dict) -> None:
+        started = {str(cli.ok("jobs", "run-now", job["id"], "--no-wait")["run_id"])
+                   for _ in range(2)}
+        active = cli.ok("jobs", "list-runs", "--job-id", job["id"], "--active-only")
+        assert {str(r["run_id"]) for r in active} == started
+        assert cli.ok("jobs", "cancel-all-runs", "--job-id", job["id"]) is None
+        assert cli.ok("jobs", "list-runs", "--job-id", job["id"], "--active-only") in (None, [])
+
     def test_permissions_get_and_levels(self, cli: Cli, emulator, job: dict) -> None:
         acl = cli.ok("permissions", "get", "jobs", job["id"])
         assert acl["object_id"] == f"/jobs/{job['id']}"

@@ -26,8 +26,9 @@ GROUP_SCHEMA = "urn:ietf:params:scim:schemas:core:2.0:Group"
 LIST_SCHEMA = "urn:ietf:params:scim:api:messages:2.0:ListResponse"
 PATCH_SCHEMA = "urn:ietf:params:scim:api:messages:2.0:PatchOp"
 
-_CLAUSE = re.compile(r'\s*([A-Za-z][\w.]*)\s+(eq|ne|co|sw)\s+"((?:[^"\\]|\\.)*)"\s*',
-                     re.IGNORECASE)
+# The value is in double quotes, or in single quotes as the Terraform provider writes it.
+_CLAUSE = re.compile(r'\s*([A-Za-z][\w.]*)\s+(eq|ne|co|sw)\s+'
+                     r'(?:"((?:[^"\\]|\\.)*)"|\'([^\']*)\')\s*', re.IGNORECASE)
 _AND = re.compile(r"\s+and\s+", re.IGNORECASE)
 _PATCH_PATH = re.compile(r'([A-Za-z]+)(?:\[\s*value\s+eq\s+"([^"]*)"\s*\])?')
 
@@ -95,7 +96,9 @@ def parse_filter(text: str | None) -> Callable[[dict], bool]:
             raise InvalidParameter(
                 f"Unsupported filter '{text}': use attribute eq|ne|co|sw \"value\" clauses "
                 "joined by 'and'.")
-        clauses.append(match.groups())
+        attribute, operator, double_quoted, single_quoted = match.groups()
+        value = double_quoted if double_quoted is not None else single_quoted
+        clauses.append((attribute, operator, value))
     return lambda resource: all(_matches(resource, *clause) for clause in clauses)
 
 

@@ -93,6 +93,18 @@ def test_malformed_entitlements_are_still_refused(api, emulator, entitlements):
     assert response.status_code == 400, response.text
 
 
+# --- SCIM filters in single quotes ------------------------------------------------------------
+
+def test_terraform_provider_filter_in_single_quotes(api, emulator):
+    # databricks_service_principal (force import) looks the principal up so.
+    application, created = add_service_principal(api, emulator)
+    response = api.get(SERVICE_PRINCIPALS, params={
+        "filter": f"applicationId eq '{application['client_id']}'",
+        "excludedAttributes": "roles"})
+    assert response.status_code == 200, response.text
+    assert [r["id"] for r in response.json()["Resources"]] == [created["id"]]
+
+
 # --- job permissions naming a service principal by its /Me userName ------------------------
 
 @pytest.fixture

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import pytest
 from databricks.sdk import WorkspaceClient
+from databricks.sdk.errors import NotFound
+from databricks.sdk.service import jobs, workspace
 
 from emulator.testing import fetch_token, register_application
 from tests.emulator.support import (
@@ -147,6 +149,20 @@ def test_put_naming_the_caller_as_owner_by_its_user_name(caller):
         ("group_name", "analysts"): "CAN_VIEW"}
 
 
+def test_sdk_sets_the_caller_as_owner_by_its_user_name(caller, emulator):
+    application, _, job_id = caller
+    sdk = WorkspaceClient(host=emulator.base_url, token=fetch_token(
+        emulator, application["client_id"], application["client_secret"]))
+    me = sdk.current_user.me().user_name
+    acl = sdk.jobs.set_permissions(str(job_id), access_control_list=[
+        jobs.JobAccessControlRequest(user_name=me,
+                                     permission_level=jobs.JobPermissionLevel.IS_OWNER)])
+    owners = [entry.service_principal_name for entry in acl.access_control_list or []
+              if any(p.permission_level == jobs.JobPermissionLevel.IS_OWNER
+                     for p in entry.all_permissions or [])]
+    assert owners == [application["client_id"]]
+
+
 def test_patch_naming_another_service_principal_by_user_name(api, emulator, caller):
     # Terraform's "current user keeps CAN_MANAGE" entry, for a principal that is not the owner.
     other, _ = add_service_principal(api, emulator)
@@ -173,6 +189,14 @@ def test_get_status_of_a_repo_path(api):
     assert response.status_code == 200, response.text
     assert response.json() == {"object_type": "REPO", "path": REPO_PATH, "object_id": REPO_ID,
                                "resource_id": str(REPO_ID)}
+
+
+def test_sdk_get_status(emulator):
+    sdk = WorkspaceClient(host=emulator.base_url, token=fetch_token(emulator))
+    status = sdk.workspace.get_status(REPO_PATH)
+    assert status.object_type == workspace.ObjectType.REPO and status.object_id == REPO_ID
+    with pytest.raises(NotFound, match=r"Path \(/Repos/none\) doesn't exist\."):
+        sdk.workspace.get_status("/Repos/none")
 
 
 def test_get_status_with_the_workspace_prefix(api):

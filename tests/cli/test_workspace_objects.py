@@ -1,5 +1,5 @@
-"""`databricks secrets` (scopes), `ip-access-lists`, `repos`, `catalogs` and
-`workspace-bindings` (the legacy catalog API and the securable one)."""
+"""`databricks secrets` (scopes), `ip-access-lists`, `repos`, `workspace get-status`,
+`catalogs` and `workspace-bindings` (the legacy catalog API and the securable one)."""
 
 from __future__ import annotations
 
@@ -62,6 +62,14 @@ def test_repos_get_by_id_and_by_path(cli: Cli) -> None:
     assert [x.path for x in sent][-2:] == [
         f"/api/2.0/workspace/get-status?path={PIPELINES_PATH}",
         f"/api/2.0/repos/{PIPELINES_REPO}"]
+
+
+def test_workspace_get_status(cli: Cli) -> None:
+    repo = cli.ok("workspace", "get-status", PIPELINES_PATH)
+    assert repo["object_type"] == "REPO" and str(repo["object_id"]) == PIPELINES_REPO
+    assert cli.ok("workspace", "get-status", "/Repos/iac")["object_type"] == "DIRECTORY"
+    missing = cli.fails("workspace", "get-status", "/Shared/nothing")
+    assert (missing.status, missing.message) == (404, "Path (/Shared/nothing) doesn't exist.")
 
 
 def test_repos_get_by_path_refusals(cli: Cli) -> None:

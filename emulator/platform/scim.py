@@ -122,7 +122,7 @@ def _values(items: Any, attribute: str) -> tuple[str, ...]:
     values = []
     for item in items:
         if item == {}:
-            continue  # a widely used provider sends [{}] for "none"; the service ignores it
+            continue  # the Terraform provider sends [{}] for "none"; the service ignores it
         value = item.get("value") if isinstance(item, dict) else None
         if not isinstance(value, str) or not value:
             raise InvalidParameter(f"every entry of '{attribute}' needs a string 'value'")

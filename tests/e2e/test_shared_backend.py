@@ -195,7 +195,9 @@ def test_pull_request_workflow_previews_dev_on_the_shared_backend(
     assert preview["changeSummary"]["create"] == declared + 3
     summary = (checkout / "summary-dev.md").read_text()
     assert summary.startswith("### Pulumi preview: `dev`")
-    assert f"{declared} to create" in summary and "nightly-etl-dev" in summary
+    # the objects and the WorkspaceAuth component (the summary leaves out stack and provider)
+    assert f"**{declared + 1} to create**" in summary
+    assert "| `+` create | `nightly-etl-dev` | Job |" in summary
     assert summary_page.read_text() == summary
     for text in (diff, summary, steps["Preview"].stderr):
         assert emulator.client_secret not in text

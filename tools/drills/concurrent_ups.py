@@ -32,6 +32,7 @@ from tools.drills.interruption import (
     LATENCY_MS,
     WAIT_LIMIT_SECONDS,
     kill_condition,
+    made_but_unrecorded,
     managed_resources,
     reference_platform_requests,
 )
@@ -124,6 +125,7 @@ class Trial:
     killed_mid_up: bool = False
     locks_left_after_kill: int = 0
     resources_recorded_after_kill: int = 0
+    made_but_unrecorded: int = 0  # objects the killed up made that its state lacks: adopted
     recovery_steps: list[str] = field(default_factory=list)
     pending_after_crash: int = 0
     pending_after_up: int = 0
@@ -160,7 +162,9 @@ def trial(workdir: Path, store: ObjectStore, random_state: int, total_requests: 
         result.killed_mid_up = interrupt.kill_pulumi(
             contest.holder.process, WAIT_LIMIT_SECONDS, condition)
         result.locks_left_after_kill = len(lock_keys(store, prefix))
-        result.resources_recorded_after_kill = len(managed_resources(cli))
+        recorded = managed_resources(cli)
+        result.resources_recorded_after_kill = len(recorded)
+        result.made_but_unrecorded = len(made_but_unrecorded(info, before, recorded))
         recovery, up = interrupt.resume(cli)
         result.recovery_steps = recovery.steps
         result.pending_after_crash = recovery.pending_after_crash
@@ -187,6 +191,7 @@ def summary(trials: list[Trial]) -> dict[str, object]:
         "killed_mid_up": sum(t.killed_mid_up for t in trials),
         "stale_locks_left": sum(t.locks_left_after_kill for t in trials),
         "resources_recorded_after_kill": [t.resources_recorded_after_kill for t in trials],
+        "interrupted_creates_adopted": sum(t.made_but_unrecorded for t in trials),
         "pending_operations_seen": sum(t.pending_after_crash for t in trials),
         "converged": sum(t.converged and t.second_up_no_changes and not t.problems
                          for t in trials),

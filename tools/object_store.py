@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -129,6 +130,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--port", type=int, default=9000)
     parser.add_argument("--bucket", default=DEFAULT_BUCKET)
     args = parser.parse_args(argv)
+    # SIGTERM too stops the server it started (sys.exit unwinds the context manager)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     with running_object_store(args.bucket, args.port) as store:
         print(f"pulumi login '{store.backend_url()}'")
         for name, value in store.env().items():

@@ -42,7 +42,7 @@ from tools.pulumi_cli import ENGINE_LOCK_MESSAGE, PulumiCli
 
 # What `pulumi up` prints once it holds the lock (3.79 takes it before anything else).
 HOLDING_LOCK = "Updating ("
-RACE_ROUNDS = 3
+RACE_ROUNDS = 5  # each race refuses both ups about one time in seven (drill 7)
 REFUSAL_SECONDS = 120.0
 
 

@@ -24,6 +24,7 @@ from providers.client import Connection, WireForm, WorkspaceClient, client_for, 
 from providers.client import token as auth_token
 from providers.client import workspace as client_workspace
 from providers.client.token_store import CACHE_DIR_ENV
+from tools.object_store import ObjectStore, running_object_store
 
 # Tokens shared between processes live in a directory of this test session only, so tests
 # (and the engines they start) never reuse a token of another run or of the user.
@@ -45,6 +46,14 @@ def emulator_fixture(scope: Scope, **options: Any) -> Callable[..., Iterator[Emu
             yield info
 
     return emulator
+
+
+@pytest.fixture(scope="session")
+def object_store() -> Iterator[ObjectStore]:
+    """One S3-compatible server on loopback for the session (tools/object_store.py); each
+    test keeps its state under a prefix of its own."""
+    with running_object_store() as store:
+        yield store
 
 
 def emulator_connection(info: EmulatorInfo, wire_form: str = "seed") -> Connection:

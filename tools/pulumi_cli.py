@@ -1,9 +1,17 @@
-"""Runs the real Pulumi CLI with the project's engine and a local file backend.
+"""Runs the real Pulumi CLI with the project's engine and a self-managed state backend.
 
 One place for the environment every caller (tests, the demo, benchmarks) needs:
-the pinned engine on PATH, state in a file backend, no update checks, no hosted
-service. The `local` stack's passphrase is a development value, documented in
-README.md; real environments set PULUMI_CONFIG_PASSPHRASE themselves.
+the pinned engine on PATH, state in a file backend (or the shared object store a caller
+names), no update checks, no hosted service. The `local` stack's passphrase is a
+development value, documented in README.md; real environments set
+PULUMI_CONFIG_PASSPHRASE themselves.
+
+Locking: the 3.79 engine locks a stack of a self-managed backend (file, `s3://`,
+`azblob://`, `gs://`) for every `up`, `refresh`, `destroy`, `import` and stack
+create/remove, unconditionally, so nothing needs setting here (the opt-in
+PULUMI_SELF_MANAGED_STATE_LOCKING of early 3.x engines is gone since 3.20; a preview takes
+no lock). A second `up` of a locked stack fails with ENGINE_LOCK_MESSAGE and changes
+nothing; a lock left by a killed process goes with `pulumi cancel --yes`.
 """
 
 from __future__ import annotations
@@ -18,6 +26,7 @@ from pathlib import Path
 REPO_ROOT = Path(__file__).resolve().parent.parent
 ENSURE_ENGINE = REPO_ROOT / "tools" / "engine" / "ensure.sh"
 LOCAL_PASSPHRASE = "local-development-only"
+ENGINE_LOCK_MESSAGE = "the stack is currently locked by"
 
 
 @cache
@@ -27,13 +36,15 @@ def engine_bin_dir() -> Path:
     return Path(result.stdout.strip().splitlines()[-1])
 
 
-def engine_env(state_dir: Path, passphrase: str = LOCAL_PASSPHRASE) -> dict[str, str]:
-    """Environment for a pulumi process whose state lives under state_dir."""
+def engine_env(state_dir: Path, passphrase: str = LOCAL_PASSPHRASE,
+               backend_url: str | None = None) -> dict[str, str]:
+    """Environment for a pulumi process whose state lives under state_dir (a file backend),
+    or at `backend_url` (then state_dir keeps only the engine's home)."""
     state_dir.mkdir(parents=True, exist_ok=True)
     env = dict(os.environ)
     env.update(
         PATH=f"{engine_bin_dir()}{os.pathsep}{env.get('PATH', '')}",
-        PULUMI_BACKEND_URL=state_dir.resolve().as_uri(),
+        PULUMI_BACKEND_URL=backend_url or state_dir.resolve().as_uri(),
         PULUMI_HOME=str((state_dir / ".pulumi-home").resolve()),
         PULUMI_SKIP_UPDATE_CHECK="true",
         PULUMI_DIY_BACKEND_NO_LEGACY_WARNING="true",
@@ -60,9 +71,10 @@ class PulumiCli:
     stack: str
     state_dir: Path
     extra_env: dict[str, str] = field(default_factory=dict)
+    backend_url: str | None = None  # None: the file backend in state_dir
 
     def env(self) -> dict[str, str]:
-        return {**engine_env(self.state_dir), **self.extra_env}
+        return {**engine_env(self.state_dir, backend_url=self.backend_url), **self.extra_env}
 
     def run(
         self, *args: str, check: bool = True, timeout: float = 900

@@ -12,6 +12,7 @@ from typing import Any
 
 import yaml
 
+from tests.e2e.team_support import applies, expand
 from tools.pulumi_cli import REPO_ROOT
 
 WORKFLOW = REPO_ROOT / ".github" / "workflows" / "preview.yml"
@@ -83,3 +84,18 @@ def test_demo_knows_the_preview_command_and_its_arguments() -> None:
         text=True,
     )
     assert usage.returncode == 1 and "preview [--json FILE]" in usage.stderr
+
+
+def test_every_step_condition_and_expression_is_one_the_e2e_runner_judges() -> None:
+    """tests/e2e/test_shared_backend.py runs the job's steps from this file; a condition or
+    expression its runner cannot judge would fail there, so it fails here first, offline."""
+    context = {"matrix": {"stack": "dev"}, "vars": {}, "secrets": {}}
+    job = workflow()["jobs"]["preview"]
+    for step in job["steps"]:
+        for stack in job["strategy"]["matrix"]["stack"]:
+            applies(step, {"stack": stack})
+        for value in [*step.get("env", {}).values(), step.get("run", "")]:
+            assert "${{" not in expand(str(value), context), step.get("name")
+    assert expand("${{ matrix.stack }}/${{ vars.X }}", {**context, "vars": {"X": "x"}}) == "dev/x"
+    assert not applies({"if": "matrix.stack == 'local'"}, {"stack": "dev"})
+    assert applies({"if": "always() && matrix.stack != 'local'"}, {"stack": "dev"})

@@ -31,6 +31,7 @@ class Verdict:
     duplicates: int = 0
     orphans: int = 0
     lost_permissions: int = 0
+    missing: int = 0  # declared objects the workspace lacks (lost ones)
 
     @property
     def converged(self) -> bool:
@@ -113,6 +114,8 @@ def judge(before: Inventory, after: Inventory, objects: dict[str, Any],
             verdict.orphans += 1
         elif kind == "permission":
             verdict.lost_permissions += 1
+        elif kind == "missing":
+            verdict.missing += 1
 
     old_jobs = {j["job_id"] for j in before.jobs}
     new_jobs = [j for j in after.jobs if j["job_id"] not in old_jobs]

@@ -42,10 +42,10 @@ def connection_config(info: EmulatorInfo, wire_form: str = "seed") -> dict[str, 
 
 def scratch_stack(workdir: Path, info: EmulatorInfo, objects: dict[str, Any] | None = None,
                   stack: str = "local", secret: str | None = None,
-                  wire_form: str = "seed", extra_env: dict[str, str] | None = None
-                  ) -> PulumiCli:
+                  wire_form: str = "seed", extra_env: dict[str, str] | None = None,
+                  backend_url: str | None = None) -> PulumiCli:
     """A stack of the project's program (stacks/) declaring `objects` (default: the local
-    stack's), its project file and state under `workdir`."""
+    stack's), its project file under `workdir`, its state there too or at `backend_url`."""
     project = workdir / "project"
     project.mkdir(parents=True, exist_ok=True)
     (project / "Pulumi.yaml").write_text(yaml.safe_dump({
@@ -59,6 +59,7 @@ def scratch_stack(workdir: Path, info: EmulatorInfo, objects: dict[str, Any] | N
         stack=stack,
         state_dir=workdir / "state",
         extra_env=extra_env or {},
+        backend_url=backend_url,
     )
     cli.select_or_init()
     write_stack_config(cli, {

@@ -1,0 +1,116 @@
+"""What the team-workflow tests share: a scratch directory laid out like a checkout (so the
+README's and the workflow's commands run there as written), an environment stack made from
+a committed Pulumi.<env>.yaml pointed at the emulator, and the steps of the pull-request
+workflow read from .github/workflows/preview.yml and run with bash."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from emulator.testing import EmulatorInfo
+from tools.drills.local_stack import connection_config
+from tools.pulumi_cli import REPO_ROOT, PulumiCli
+
+WORKFLOW = REPO_ROOT / ".github" / "workflows" / "preview.yml"
+# What a checkout's commands reach: the packages, the engine's tools, the virtualenv.
+CHECKOUT_LINKS = ("providers", "stacks", "tools", "emulator", ".venv")
+
+
+def checkout_like(directory: Path) -> Path:
+    """`directory` with the project file and links to the checkout's packages and
+    virtualenv: `pulumi`, `tools/engine/ensure.sh` and `.venv/bin/python -m ...` work there
+    as in a clone, while stack files and state stay in `directory`."""
+    directory.mkdir(parents=True, exist_ok=True)
+    shutil.copy(REPO_ROOT / "Pulumi.yaml", directory / "Pulumi.yaml")
+    for name in CHECKOUT_LINKS:
+        (directory / name).symlink_to(REPO_ROOT / name)
+    return directory
+
+
+def environment_stack(checkout: Path, environment: str, info: EmulatorInfo,
+                      backend_url: str | None = None,
+                      extra_env: Mapping[str, str] | None = None) -> PulumiCli:
+    """The committed Pulumi.<environment>.yaml with its workspace swapped for the emulator's
+    (the objects and the wire form kept), as a new stack with the passphrase provider and
+    the client secret set as a secret: the README's "To bring up an environment"."""
+    document = yaml.safe_load((REPO_ROOT / f"Pulumi.{environment}.yaml").read_text())
+    wire_form = document["config"]["workspace:wireForm"]
+    document["config"].update(connection_config(info, wire_form))
+    (checkout / f"Pulumi.{environment}.yaml").write_text(yaml.safe_dump(document))
+    cli = PulumiCli(project_dir=checkout, stack=environment,
+                    state_dir=checkout / ".pulumi-state", extra_env=dict(extra_env or {}),
+                    backend_url=backend_url)
+    cli.run("stack", "init", environment, "--secrets-provider", "passphrase")
+    cli.set_config("workspace:clientSecret", info.client_secret, secret=True)
+    return cli
+
+
+# --- the pull-request workflow ---------------------------------------------------------------
+
+EXPRESSION = re.compile(r"\$\{\{\s*([^}]+?)\s*\}\}")
+CONDITION = re.compile(r"^matrix\.(\w+)\s*(==|!=)\s*'([^']*)'$")
+
+
+def workflow_job(name: str) -> dict[str, Any]:
+    return yaml.safe_load(WORKFLOW.read_text())["jobs"][name]
+
+
+def expand(text: str, context: Mapping[str, Mapping[str, str]]) -> str:
+    """`${{ matrix.stack }}`, `${{ vars.NAME }}`, `${{ secrets.NAME }}` from `context`
+    (a name the context lacks expands to "", as on the runner)."""
+
+    def value(match: re.Match[str]) -> str:
+        scope, _, name = match.group(1).partition(".")
+        if scope not in context:
+            raise ValueError(f"the test runner knows no `{match.group(1)}`")
+        return context[scope].get(name, "")
+
+    return EXPRESSION.sub(value, text)
+
+
+def applies(step: Mapping[str, Any], matrix: Mapping[str, str]) -> bool:
+    """A step's `if:` for one matrix entry: `always()`, `matrix.<key> ==|!= '<value>'`,
+    joined by `&&` (what the workflow uses)."""
+    for term in str(step.get("if", "always()")).split("&&"):
+        term = term.strip()
+        if term == "always()":
+            continue
+        match = CONDITION.match(term)
+        if match is None:
+            raise ValueError(f"the test runner cannot judge `if: {step['if']}`")
+        key, operator, expected = match.groups()
+        if (matrix[key] == expected) != (operator == "=="):
+            return False
+    return True
+
+
+def run_workflow_steps(job: str, names: list[str], workdir: Path,
+                       context: Mapping[str, Mapping[str, str]],
+                       env: Mapping[str, str]) -> dict[str, subprocess.CompletedProcess[str]]:
+    """Runs the `run:` scripts of the steps of `job` whose names start with one of `names`,
+    in order and when their `if:` holds for `context["matrix"]`, with bash in `workdir` and
+    the job's and the step's `env:` expanded over `env`. Returns each run step's result."""
+    definition = workflow_job(job)
+    job_env = {k: expand(str(v), context) for k, v in definition.get("env", {}).items()}
+    results: dict[str, subprocess.CompletedProcess[str]] = {}
+    for step in definition["steps"]:
+        name = step.get("name", "")
+        if "run" not in step or not any(name.startswith(n) for n in names):
+            continue
+        if not applies(step, context["matrix"]):
+            continue
+        step_env = {k: expand(str(v), context) for k, v in step.get("env", {}).items()}
+        results[name] = subprocess.run(
+            ["bash", "-e", "-c", step["run"]], cwd=workdir,
+            env={**os.environ, **env, **job_env, **step_env},
+            capture_output=True, text=True, timeout=900,
+        )
+    return results

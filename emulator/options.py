@@ -74,6 +74,9 @@ def build_parser(env: Mapping[str, str]) -> argparse.ArgumentParser:
            help="fixed random state of the fault draws, so a run repeats (default: random)")
     option("--fault-paths", default="",
            help="comma-separated path globs the faults apply to (default: all paths)")
+    option("--fault-after-write", action="store_true",
+           help="answer the 500, 503 and drop faults after the request was applied "
+                "(its answer is lost), not before it reached the handler")
     option("--rate-limit", type=float, default=None,
            help="requests per second per client before real 429s (default: no limit)")
     option("--info-file", type=Path, default=None,
@@ -104,6 +107,7 @@ def parse_options(argv: Sequence[str] | None = None,
             latency_ms=convert("fault_latency_ms", float),
             random_state=convert("fault_random_state", int),
             paths=parse_path_globs(args.fault_paths or ""),
+            after_write=bool(args.fault_after_write),
         )
     except ValueError as exc:
         parser.error(str(exc))

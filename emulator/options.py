@@ -8,6 +8,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from emulator.clock import MODES as CLOCK_MODES
+from emulator.clock import REAL as REAL_CLOCK
 from emulator.faults import FaultSettings, parse_path_globs
 
 DEFAULT_PORT = 8765
@@ -23,6 +25,7 @@ class EmulatorOptions:
     in_memory: bool = False
     initial_data: Path | None = None
     transition_seconds: float = 3.0
+    clock: str = REAL_CLOCK
     token_lifetime: int = 3599
     faults: FaultSettings = field(default_factory=FaultSettings)
     rate_limit: float | None = None
@@ -63,6 +66,10 @@ def build_parser(env: Mapping[str, str]) -> argparse.ArgumentParser:
                 "(default: the packaged initial_data.json)")
     option("--transition-seconds", type=float, default=3.0,
            help="time a cluster state move or a job run takes (0 = immediate)")
+    option("--clock", default=REAL_CLOCK, choices=CLOCK_MODES,
+           help="real: the wall clock; manual: time stands still from the start and moves "
+                "only by POST /_emulator/clock/advance {\"seconds\": n}, so cluster state "
+                "moves, job runs and token expiry step when a test says")
     option("--token-lifetime", type=int, default=3599, help="access token lifetime, seconds")
     option("--fault-rate-429", type=float, default=0.0, help="share of requests answered 429")
     option("--fault-rate-500", type=float, default=0.0, help="share of requests answered 500")
@@ -117,6 +124,8 @@ def parse_options(argv: Sequence[str] | None = None,
     rate_limit = convert("rate_limit", float)
     if rate_limit is not None and rate_limit <= 0:
         parser.error("--rate-limit must be positive")
+    if args.clock not in CLOCK_MODES:  # a default from the environment skips `choices`
+        parser.error(f"--clock must be one of {', '.join(CLOCK_MODES)}, not {args.clock!r}")
     transition = convert("transition_seconds", float)
     lifetime = convert("token_lifetime", int)
     if transition < 0 or lifetime <= 0:
@@ -127,6 +136,7 @@ def parse_options(argv: Sequence[str] | None = None,
         in_memory=bool(args.in_memory),
         initial_data=None if args.initial_data is None else Path(args.initial_data),
         transition_seconds=transition,
+        clock=args.clock,
         token_lifetime=lifetime,
         faults=faults,
         rate_limit=rate_limit,

@@ -23,6 +23,7 @@ class EmulatorOptions:
     port: int = DEFAULT_PORT
     data_dir: Path = DEFAULT_DATA_DIR
     in_memory: bool = False
+    fsync: bool = False
     initial_data: Path | None = None
     transition_seconds: float = 3.0
     clock: str = REAL_CLOCK
@@ -61,6 +62,10 @@ def build_parser(env: Mapping[str, str]) -> argparse.ArgumentParser:
     option("--data-dir", type=Path, default=DEFAULT_DATA_DIR,
            help="directory of the SQLite database (default .emulator/)")
     option("--in-memory", action="store_true", help="keep state in memory only")
+    option("--fsync", action="store_true",
+           help="sync every commit to the disk (SQLite synchronous=FULL), so an acknowledged "
+                "write survives a power loss too; without it a write survives a kill of the "
+                "emulator, not of the machine")
     option("--initial-data", type=Path, default=None,
            help="the workspace's initial objects (JSON), applied when the database is new "
                 "(default: the packaged initial_data.json)")
@@ -134,6 +139,7 @@ def parse_options(argv: Sequence[str] | None = None,
         port=port,
         data_dir=Path(args.data_dir),
         in_memory=bool(args.in_memory),
+        fsync=bool(args.fsync),
         initial_data=None if args.initial_data is None else Path(args.initial_data),
         transition_seconds=transition,
         clock=args.clock,

@@ -87,7 +87,7 @@ def service_urls(sockets: dict[str, socket.socket]) -> dict[str, str]:
 def open_database(options: EmulatorOptions) -> Database:
     if options.in_memory:
         return Database(None)
-    return Database.in_directory(options.data_dir)
+    return Database.in_directory(options.data_dir, options.fsync)
 
 
 def assemble(options: EmulatorOptions, urls: dict[str, str]) -> Emulator:
@@ -166,6 +166,7 @@ async def serve(options: EmulatorOptions) -> int:
     servers = {
         name: _Server(uvicorn.Config(
             app, log_config=None, access_log=False, lifespan="auto", http="h11", ws="none",
+            proxy_headers=False,  # nothing stands between the client and the emulator
             timeout_graceful_shutdown=3, log_level=options.log_level,
         ))
         for name, app in emulator.apps.items()

@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import secrets
 import uuid
+from collections.abc import Callable
 from typing import Any
 
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 
+from emulator import clock
 from emulator.faults import FaultInjector, FaultSettings
 from emulator.identity import IdentityProvider
 from emulator.request_log import RequestLog
@@ -19,7 +21,7 @@ from emulator.request_log import RequestLog
 
 def create_admin_router(
     faults: FaultInjector, request_log: RequestLog, identity: IdentityProvider,
-    service_urls: dict[str, str],
+    service_urls: dict[str, str], reset_workspace: Callable[[], None],
 ) -> APIRouter:
     router = APIRouter(prefix="/_emulator", include_in_schema=False)
 
@@ -54,6 +56,39 @@ def create_admin_router(
         request_log.clear()
         return JSONResponse({})
 
+    @router.post("/reset")
+    def reset() -> JSONResponse:
+        """Returns the workspace to its initial data and empties the request log, without a
+        restart. Kept: fault settings, the clock, the identity provider's applications and
+        tokens."""
+        try:
+            reset_workspace()
+        except ValueError as exc:  # the initial-data file became unreadable or invalid
+            return JSONResponse({"error_code": "INTERNAL_ERROR",
+                                 "message": f"cannot reset: {exc}"}, status_code=500)
+        request_log.clear()
+        return JSONResponse({})
+
+    @router.get("/clock")
+    async def get_clock() -> JSONResponse:
+        return JSONResponse(_clock_state())
+
+    @router.post("/clock/advance")
+    async def advance_clock(request: Request) -> JSONResponse:
+        """Moves the manual clock on by {"seconds": n}; answers the new time."""
+        body = await _json_object(request)
+        if isinstance(body, JSONResponse):
+            return body
+        seconds = body.get("seconds")
+        if isinstance(seconds, bool) or not isinstance(seconds, int | float) or seconds < 0:
+            return _bad_request("seconds must be a number >= 0, e.g. {\"seconds\": 30}")
+        try:
+            clock.advance(float(seconds))
+        except clock.ClockIsReal as exc:
+            return JSONResponse({"error_code": "INVALID_STATE", "message": str(exc)},
+                                status_code=409)
+        return JSONResponse(_clock_state())
+
     @router.post("/applications", status_code=201)
     async def register_application(request: Request) -> JSONResponse:
         """Registers an application with the identity provider (not with the workspace)."""
@@ -70,6 +105,10 @@ def create_admin_router(
                              "display_name": display_name}, status_code=201)
 
     return router
+
+
+def _clock_state() -> dict[str, Any]:
+    return {"mode": clock.mode(), "now_ms": clock.now_ms()}
 
 
 def _bad_request(message: str) -> JSONResponse:

@@ -61,6 +61,10 @@ def _drop_connection(send: Send) -> None:
     cycle.disconnected = True
 
 
+async def _discard(message: Message) -> None:
+    """The send of a request whose answer an after-write fault replaces."""
+
+
 def _header(scope: Scope, name: bytes) -> bytes | None:
     for key, value in scope.get("headers", ()):
         if key == name:
@@ -107,6 +111,8 @@ class ServiceEdge:
         try:
             if decision.latency_seconds:
                 await asyncio.sleep(decision.latency_seconds)
+            if decision.after_write:
+                await self._within_body_limit(scope, receive, _discard)
             if decision.drop:
                 _drop_connection(send)
             elif decision.status is not None:

@@ -1,9 +1,12 @@
 """Injected faults: error statuses, added latency and dropped connections, on request.
 
-A fault is decided before the request reaches its handler, so an injected error never
-has a side effect: the client may safely retry. One uniform draw per matching request,
-from a generator with a fixed random state (`random_state`), makes a sequential run repeat
-exactly.
+By default a fault is decided and answered before the request reaches its handler, so an
+injected error never has a side effect: the client may safely retry. With `after_write`
+the 500s, 503s and dropped connections come after the handler ran instead: the operation
+is applied and its answer lost, the case a client cannot tell from a failure before the
+write (429 stays before: a service throttles before it works). One uniform draw per
+matching request, from a generator with a fixed random state (`random_state`), makes a
+sequential run repeat exactly.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ class FaultSettings:
     latency_ms: float = 0.0
     random_state: int | None = None
     paths: tuple[str, ...] = field(default_factory=tuple)
+    after_write: bool = False
 
     def __post_init__(self) -> None:
         for name in ("rate_429", "rate_500", "rate_503", "rate_drop"):
@@ -60,6 +64,8 @@ class FaultSettings:
                 if isinstance(value, bool) or not isinstance(value, int | float):
                     raise ValueError(f"{name} must be a number")
                 values[name] = float(value)
+        if not isinstance(values.get("after_write", False), bool):
+            raise ValueError("after_write must be true or false")
         state = values.get("random_state")
         if state is not None and (isinstance(state, bool) or not isinstance(state, int)):
             raise ValueError("random_state must be an integer")
@@ -80,12 +86,13 @@ class FaultDecision:
     latency_seconds: float = 0.0
     status: int | None = None  # 429, 500 or 503
     drop: bool = False
+    after_write: bool = False  # the handler runs first and its answer is replaced
 
     @property
     def label(self) -> str | None:
-        if self.drop:
-            return "drop"
-        return None if self.status is None else str(self.status)
+        """"500", "drop", ...; "500 after write" when the handler ran first."""
+        kind = "drop" if self.drop else None if self.status is None else str(self.status)
+        return f"{kind} after write" if kind and self.after_write else kind
 
 
 NO_FAULT = FaultDecision()
@@ -125,7 +132,9 @@ class FaultInjector:
                              (503, settings.rate_503)):
             threshold += rate
             if draw < threshold:
-                return FaultDecision(latency_seconds=latency, status=status)
+                return FaultDecision(latency_seconds=latency, status=status,
+                                     after_write=settings.after_write and status != 429)
         if draw < threshold + settings.rate_drop:
-            return FaultDecision(latency_seconds=latency, drop=True)
+            return FaultDecision(latency_seconds=latency, drop=True,
+                                 after_write=settings.after_write)
         return FaultDecision(latency_seconds=latency)

@@ -18,6 +18,11 @@ from emulator.platform.models import Workspace
 from emulator.platform.models.directory import Group, ServicePrincipalSpec, User
 from emulator.storage import INITIALISED_KEY, Database
 
+# What a reset keeps: the stored settings and the identity provider's applications and
+# issued tokens (the identity provider is no part of the workspace, and a test's client
+# keeps its token across a reset).
+KEPT_ON_RESET = ("meta", "applications", "tokens")
+
 CONFIG_KEY = "config"
 REQUIRED_SECTIONS = ("workspace", "identity", "groups")
 
@@ -93,6 +98,23 @@ def apply_initial_data(db: Database, data: dict[str, Any], config: StoredConfig,
         with db.write() as conn:
             _apply(conn, data, config, ws)
             db.set_meta(conn, INITIALISED_KEY, True)
+    except (KeyError, TypeError, ValueError) as exc:
+        raise InitialDataError(f"initial data rejected: {exc!r}") from exc
+
+
+def reset_workspace(db: Database, data: dict[str, Any], config: StoredConfig,
+                    ws: Workspace) -> None:
+    """Empties every workspace table (and the id counters, so ids repeat) and applies the
+    initial data again, as one transaction: a reader sees the old or the new workspace."""
+    try:
+        with db.write() as conn:
+            tables = [row["name"] for row in conn.execute(
+                "SELECT name FROM sqlite_master WHERE type = 'table' "
+                "AND name NOT LIKE 'sqlite_%'")]
+            for table in tables:
+                if table not in KEPT_ON_RESET:
+                    conn.execute(f'DELETE FROM "{table}"')
+            _apply(conn, data, config, ws)
     except (KeyError, TypeError, ValueError) as exc:
         raise InitialDataError(f"initial data rejected: {exc!r}") from exc
 

@@ -8,6 +8,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from emulator.clock import MODES as CLOCK_MODES
+from emulator.clock import REAL as REAL_CLOCK
 from emulator.faults import FaultSettings, parse_path_globs
 
 DEFAULT_PORT = 8765
@@ -21,8 +23,10 @@ class EmulatorOptions:
     port: int = DEFAULT_PORT
     data_dir: Path = DEFAULT_DATA_DIR
     in_memory: bool = False
+    fsync: bool = False
     initial_data: Path | None = None
     transition_seconds: float = 3.0
+    clock: str = REAL_CLOCK
     token_lifetime: int = 3599
     faults: FaultSettings = field(default_factory=FaultSettings)
     rate_limit: float | None = None
@@ -58,11 +62,19 @@ def build_parser(env: Mapping[str, str]) -> argparse.ArgumentParser:
     option("--data-dir", type=Path, default=DEFAULT_DATA_DIR,
            help="directory of the SQLite database (default .emulator/)")
     option("--in-memory", action="store_true", help="keep state in memory only")
+    option("--fsync", action="store_true",
+           help="sync every commit to the disk (SQLite synchronous=FULL), so an acknowledged "
+                "write survives a power loss too; without it a write survives a kill of the "
+                "emulator, not of the machine")
     option("--initial-data", type=Path, default=None,
            help="the workspace's initial objects (JSON), applied when the database is new "
                 "(default: the packaged initial_data.json)")
     option("--transition-seconds", type=float, default=3.0,
            help="time a cluster state move or a job run takes (0 = immediate)")
+    option("--clock", default=REAL_CLOCK, choices=CLOCK_MODES,
+           help="real: the wall clock; manual: time stands still from the start and moves "
+                "only by POST /_emulator/clock/advance {\"seconds\": n}, so cluster state "
+                "moves, job runs and token expiry step when a test says")
     option("--token-lifetime", type=int, default=3599, help="access token lifetime, seconds")
     option("--fault-rate-429", type=float, default=0.0, help="share of requests answered 429")
     option("--fault-rate-500", type=float, default=0.0, help="share of requests answered 500")
@@ -74,6 +86,9 @@ def build_parser(env: Mapping[str, str]) -> argparse.ArgumentParser:
            help="fixed random state of the fault draws, so a run repeats (default: random)")
     option("--fault-paths", default="",
            help="comma-separated path globs the faults apply to (default: all paths)")
+    option("--fault-after-write", action="store_true",
+           help="answer the 500, 503 and drop faults after the request was applied "
+                "(its answer is lost), not before it reached the handler")
     option("--rate-limit", type=float, default=None,
            help="requests per second per client before real 429s (default: no limit)")
     option("--info-file", type=Path, default=None,
@@ -104,6 +119,7 @@ def parse_options(argv: Sequence[str] | None = None,
             latency_ms=convert("fault_latency_ms", float),
             random_state=convert("fault_random_state", int),
             paths=parse_path_globs(args.fault_paths or ""),
+            after_write=bool(args.fault_after_write),
         )
     except ValueError as exc:
         parser.error(str(exc))
@@ -113,6 +129,8 @@ def parse_options(argv: Sequence[str] | None = None,
     rate_limit = convert("rate_limit", float)
     if rate_limit is not None and rate_limit <= 0:
         parser.error("--rate-limit must be positive")
+    if args.clock not in CLOCK_MODES:  # a default from the environment skips `choices`
+        parser.error(f"--clock must be one of {', '.join(CLOCK_MODES)}, not {args.clock!r}")
     transition = convert("transition_seconds", float)
     lifetime = convert("token_lifetime", int)
     if transition < 0 or lifetime <= 0:
@@ -121,8 +139,10 @@ def parse_options(argv: Sequence[str] | None = None,
         port=port,
         data_dir=Path(args.data_dir),
         in_memory=bool(args.in_memory),
+        fsync=bool(args.fsync),
         initial_data=None if args.initial_data is None else Path(args.initial_data),
         transition_seconds=transition,
+        clock=args.clock,
         token_lifetime=lifetime,
         faults=faults,
         rate_limit=rate_limit,

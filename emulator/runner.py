@@ -20,7 +20,7 @@ from pathlib import Path
 
 import uvicorn
 
-from emulator import companions
+from emulator import clock, companions
 from emulator.admin import create_admin_router
 from emulator.edge import ServiceEdge
 from emulator.faults import FaultInjector
@@ -30,6 +30,7 @@ from emulator.initial_data import (
     apply_initial_data,
     config_from_initial_data,
     load_initial_data,
+    reset_workspace,
     store_config,
     stored_config,
 )
@@ -86,10 +87,11 @@ def service_urls(sockets: dict[str, socket.socket]) -> dict[str, str]:
 def open_database(options: EmulatorOptions) -> Database:
     if options.in_memory:
         return Database(None)
-    return Database.in_directory(options.data_dir)
+    return Database.in_directory(options.data_dir, options.fsync)
 
 
 def assemble(options: EmulatorOptions, urls: dict[str, str]) -> Emulator:
+    clock.use(options.clock)
     db = open_database(options)
     initial_data = None
     config = stored_config(db)
@@ -118,9 +120,15 @@ def assemble(options: EmulatorOptions, urls: dict[str, str]) -> Emulator:
         "resource": config.resource,
         "management_resource": config.management_resource,
     }
+    stored = config
+
+    def reset() -> None:
+        # The file is read again: a reset after editing it applies the edit.
+        reset_workspace(db, load_initial_data(options.initial_data), stored, workspace)
+
     admin = create_admin_router(
         faults, request_log, identity,
-        {**urls, "workspace_id": str(config.workspace_id)},
+        {**urls, "workspace_id": str(config.workspace_id)}, reset,
     )
     platform = create_platform_app(workspace, config.resource, RateLimiter(options.rate_limit),
                                    admin)
@@ -158,6 +166,7 @@ async def serve(options: EmulatorOptions) -> int:
     servers = {
         name: _Server(uvicorn.Config(
             app, log_config=None, access_log=False, lifespan="auto", http="h11", ws="none",
+            proxy_headers=False,  # nothing stands between the client and the emulator
             timeout_graceful_shutdown=3, log_level=options.log_level,
         ))
         for name, app in emulator.apps.items()

@@ -1,8 +1,11 @@
 """SQLite persistence shared by every service of the emulator.
 
 One connection, guarded by a lock: the emulator serves one workspace, requests are small,
-and a single writer keeps every acknowledged write ordered and durable (WAL journal,
-synchronous=FULL: a commit is on disk before the response leaves).
+and a single writer keeps every acknowledged write ordered and durable. WAL journal; by
+default synchronous=NORMAL: a commit is in the operating system's hands before the response
+leaves, so it survives a kill of the emulator (what tests and drills do), and the database
+is never corrupted; only an OS crash or power loss may drop the last commits. `fsync=True`
+(synchronous=FULL) syncs every commit to the disk too, at a few milliseconds a write.
 """
 
 from __future__ import annotations
@@ -63,7 +66,7 @@ def from_json(text: str) -> Any:
 class Database:
     """A SQLite database, on disk (durable) or in memory (for tests)."""
 
-    def __init__(self, path: Path | None) -> None:
+    def __init__(self, path: Path | None, fsync: bool = False) -> None:
         self.path = path
         if path is None:
             target = ":memory:"
@@ -76,16 +79,19 @@ class Database:
         self._conn.row_factory = sqlite3.Row
         self._lock = threading.RLock()
         self._depth = 0
+        # Counts committed write transactions: what was read at one generation is still
+        # true while it is unchanged, so readers may cache it.
+        self.generation = 0
         if path is not None:
             self._conn.execute("PRAGMA journal_mode=WAL")
-            self._conn.execute("PRAGMA synchronous=FULL")
+            self._conn.execute(f"PRAGMA synchronous={'FULL' if fsync else 'NORMAL'}")
         self._conn.executescript(SCHEMA)
         if not self.is_new and not self.is_initialised():
             self.is_new = True  # initial data never applied (e.g. killed during the first start)
 
     @classmethod
-    def in_directory(cls, data_dir: Path) -> Database:
-        return cls(data_dir / DATABASE_FILE)
+    def in_directory(cls, data_dir: Path, fsync: bool = False) -> Database:
+        return cls(data_dir / DATABASE_FILE, fsync)
 
     @contextmanager
     def read(self) -> Iterator[sqlite3.Connection]:
@@ -116,6 +122,7 @@ class Database:
                 raise
             else:
                 self._conn.execute("COMMIT")
+                self.generation += 1
             finally:
                 self._depth = 0
 

@@ -193,6 +193,20 @@ def get_faults(info: EmulatorInfo) -> dict[str, Any]:
     return response.json()
 
 
+def reset_workspace(info: EmulatorInfo) -> None:
+    """Returns the workspace to its initial data (and empties the request log); tokens,
+    fault settings and the clock are kept."""
+    requests.post(f"{info.base_url}/_emulator/reset", timeout=30).raise_for_status()
+
+
+def advance_clock(info: EmulatorInfo, seconds: float) -> int:
+    """Moves the manual clock (`clock="manual"`) on; returns the new time in ms."""
+    response = requests.post(f"{info.base_url}/_emulator/clock/advance",
+                             json={"seconds": seconds}, timeout=10)
+    response.raise_for_status()
+    return response.json()["now_ms"]
+
+
 def register_application(info: EmulatorInfo, display_name: str | None = None) -> dict[str, str]:
     """A new identity-provider application (client_id, client_secret, display_name)."""
     body = {"display_name": display_name} if display_name else {}

@@ -11,6 +11,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from emulator.error_bodies import is_scim_path, platform_error, scim_error
 from emulator.errors import STATUS_BY_CODE, AlreadyExists, RequestLimitExceeded, ServiceError
+from emulator.platform.auth import KnownCallers
 from emulator.platform.models import Workspace
 from emulator.platform.routes import catalogs, clusters, jobs, permissions, scim, workspace_objects
 from emulator.rate_limit import RateLimiter
@@ -100,6 +101,7 @@ def create_platform_app(
     app.state.workspace = workspace
     app.state.platform_resource = platform_resource
     app.state.rate_limiter = rate_limiter
+    app.state.known_callers = KnownCallers()
     for version in CLUSTERS_VERSIONS:
         app.include_router(clusters.router, prefix=f"/api/{version}")
     for version in JOBS_VERSIONS:

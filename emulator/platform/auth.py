@@ -12,10 +12,48 @@ from typing import Annotated
 from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
+from emulator import clock
 from emulator.edge import CLIENT_ID_KEY
 from emulator.errors import PermissionDenied, RequestLimitExceeded, Unauthenticated
+from emulator.identity.models import TokenGrant
 from emulator.platform.models import Caller, Workspace
 from emulator.rate_limit import RateLimiter, retry_after_header
+
+
+class KnownCallers:
+    """Who a token stands for, without a hash and three queries per call. A token's grant
+    never changes once issued (only its expiry, checked on each use, and a reset keeps
+    tokens), so it is kept; its principal is kept while the database is unchanged (any
+    committed write, e.g. a principal deactivated or moved out of `admins`, makes it
+    stale)."""
+
+    MAX_ENTRIES = 1024
+
+    def __init__(self) -> None:
+        self._grants: dict[str, TokenGrant] = {}
+        self._callers: dict[str, tuple[int, Caller | None]] = {}
+
+    def lookup(self, ws: Workspace, token: str) -> tuple[TokenGrant | None, Caller | None]:
+        grant = self._grants.get(token)
+        if grant is None:
+            grant = ws.identity.resolve(token)
+            if grant is None:
+                return None, None
+            if len(self._grants) >= self.MAX_ENTRIES:
+                self._grants.clear()
+            self._grants[token] = grant
+        elif grant.expires_at <= clock.now():
+            return None, None
+        generation = ws.directory.generation
+        known = self._callers.get(grant.client_id)
+        if known is not None and known[0] == generation:
+            return grant, known[1]
+        caller = ws.directory.caller(grant.client_id)
+        if len(self._callers) >= self.MAX_ENTRIES:
+            self._callers.clear()
+        self._callers[grant.client_id] = (generation, caller)
+        return grant, caller
+
 
 bearer_scheme = HTTPBearer(auto_error=False, description="A token from the emulator's "
                            "identity provider, issued for the platform resource id.")
@@ -32,7 +70,8 @@ async def authenticated_caller(
     ws: Workspace = request.app.state.workspace
     if credentials is None or not credentials.credentials:
         raise Unauthenticated("Missing 'Authorization: Bearer <token>' header.")
-    grant = ws.identity.resolve(credentials.credentials)
+    known: KnownCallers = request.app.state.known_callers
+    grant, caller = known.lookup(ws, credentials.credentials)
     if grant is None:
         raise Unauthenticated("Invalid access token: unknown or expired.")
     request.scope[CLIENT_ID_KEY] = grant.client_id
@@ -46,7 +85,6 @@ async def authenticated_caller(
     if wait:
         raise RequestLimitExceeded(
             "Too many requests from this client; retry later.", retry_after_header(wait))
-    caller = ws.directory.caller(grant.client_id)
     if caller is None:
         raise PermissionDenied(
             f"Service principal {grant.client_id} is not an active member of this workspace."

@@ -2,26 +2,16 @@
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
-from emulator.testing import EmulatorInfo, fetch_token
-from tests.conftest import emulator_fixture
+from emulator.testing import advance_clock
+from tests.emulator.conftest import MANUAL_TRANSITION_SECONDS
 from tests.emulator.support import Api, expect_error
 
 RUNNING = "0101-120000-shared01"
 TERMINATED = "0101-120000-etl00002"
 SHAPE = {"cluster_id", "cluster_name", "spark_version", "node_type_id", "state",
          "state_message", "start_time", "creator_user_name"}
-
-
-slow_emulator = emulator_fixture("module", transition_seconds=1)  # state moves take a second
-
-
-@pytest.fixture(scope="module")
-def slow_api(slow_emulator: EmulatorInfo) -> Api:
-    return Api(slow_emulator.base_url, fetch_token(slow_emulator))
 
 
 def _state(api: Api, cluster_id: str) -> str:
@@ -58,27 +48,30 @@ def test_start_unknown_cluster_is_not_found(api):
     expect_error(api.post("/api/2.0/clusters/start", json={"cluster_id": "nope"}), 404)
 
 
-def test_start_moves_pending_then_running(slow_api):
-    assert _state(slow_api, TERMINATED) == "TERMINATED"
-    assert slow_api.post("/api/2.0/clusters/start", json={"cluster_id": TERMINATED}).json() == {}
-    assert _state(slow_api, TERMINATED) == "PENDING"
-    expect_error(slow_api.post("/api/2.0/clusters/start", json={"cluster_id": TERMINATED}),
+def test_start_moves_pending_then_running(manual, manual_api):
+    assert _state(manual_api, TERMINATED) == "TERMINATED"
+    assert manual_api.post("/api/2.0/clusters/start",
+                           json={"cluster_id": TERMINATED}).json() == {}
+    assert _state(manual_api, TERMINATED) == "PENDING"
+    expect_error(manual_api.post("/api/2.0/clusters/start", json={"cluster_id": TERMINATED}),
                  400, "INVALID_STATE")
-    time.sleep(1.1)
-    assert _state(slow_api, TERMINATED) == "RUNNING"
+    advance_clock(manual, MANUAL_TRANSITION_SECONDS - 1)
+    assert _state(manual_api, TERMINATED) == "PENDING"
+    advance_clock(manual, 1)
+    assert _state(manual_api, TERMINATED) == "RUNNING"
 
 
 @pytest.mark.parametrize("operation", ["/api/2.0/clusters/stop", "/api/2.1/clusters/delete"])
-def test_stop_and_delete_terminate_over_time(slow_api, operation):
+def test_stop_and_delete_terminate_over_time(manual, manual_api, operation):
     cluster = "0101-120000-adhoc003"
-    if _state(slow_api, cluster) == "TERMINATED":
-        slow_api.post("/api/2.0/clusters/start", json={"cluster_id": cluster})
-        time.sleep(1.1)
-    assert _state(slow_api, cluster) == "RUNNING"
-    assert slow_api.post(operation, json={"cluster_id": cluster}).status_code == 200
-    assert _state(slow_api, cluster) == "TERMINATING"
-    time.sleep(1.1)
-    details = slow_api.get("/api/2.0/clusters/get", params={"cluster_id": cluster}).json()
+    assert _state(manual_api, cluster) == "TERMINATED"  # in the initial data
+    manual_api.post("/api/2.0/clusters/start", json={"cluster_id": cluster})
+    advance_clock(manual, MANUAL_TRANSITION_SECONDS)
+    assert _state(manual_api, cluster) == "RUNNING"
+    assert manual_api.post(operation, json={"cluster_id": cluster}).status_code == 200
+    assert _state(manual_api, cluster) == "TERMINATING"
+    advance_clock(manual, MANUAL_TRANSITION_SECONDS)
+    details = manual_api.get("/api/2.0/clusters/get", params={"cluster_id": cluster}).json()
     assert details["state"] == "TERMINATED"
     assert details["terminated_time"] >= details["start_time"]
     assert details["termination_reason"]["code"] == "USER_REQUEST"

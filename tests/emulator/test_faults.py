@@ -128,3 +128,57 @@ def test_the_shared_emulator_can_be_faulted_at_runtime(api, emulator):
         set_faults(emulator)
     assert api.get("/api/2.0/jobs/list").status_code == 200
     create_job(api)
+
+
+# faults after the write: the operation is applied, then its answer is lost
+
+JOB_BODY = {"new_cluster": {"spark_version": "x", "node_type_id": "y", "num_workers": 1}}
+
+
+def _jobs_named(api: Api, name: str) -> list[dict]:
+    return api.get("/api/2.0/jobs/list", params={"name": name}).json().get("jobs", [])
+
+
+@pytest.mark.parametrize("setting", ["rate_500", "rate_503"])
+def test_after_write_errors_come_after_the_write(faulty, setting):
+    api = Api(faulty.base_url, fetch_token(faulty))
+    name = f"after-write-{setting}"
+    set_faults(faulty, **{setting: 1.0}, after_write=True, paths=["/api/2.0/jobs/create"])
+    response = api.post("/api/2.0/jobs/create", json={"name": name, **JOB_BODY})
+    set_faults(faulty)
+    assert response.status_code == int(setting[-3:])
+    assert "injected fault" in response.json()["message"]
+    assert len(_jobs_named(api, name)) == 1  # applied although the answer said otherwise
+    entry = request_log(faulty)[-2]
+    assert entry["path"] == "/api/2.0/jobs/create"
+    assert entry["fault"] == f"{setting[-3:]} after write"
+
+
+def test_after_write_drop_applies_then_closes(faulty):
+    api = Api(faulty.base_url, fetch_token(faulty))
+    set_faults(faulty, rate_drop=1.0, after_write=True, paths=["/api/2.0/jobs/create"])
+    with pytest.raises(requests.ConnectionError):
+        api.post("/api/2.0/jobs/create", json={"name": "after-write-drop", **JOB_BODY})
+    set_faults(faulty)
+    assert len(_jobs_named(api, "after-write-drop")) == 1
+    assert any(e["fault"] == "drop after write" and e["status"] is None
+               for e in request_log(faulty))
+
+
+def test_after_write_429_still_comes_first(faulty):
+    api = Api(faulty.base_url, fetch_token(faulty))
+    set_faults(faulty, rate_429=1.0, after_write=True, paths=["/api/2.0/jobs/create"])
+    response = api.post("/api/2.0/jobs/create", json={"name": "after-write-429", **JOB_BODY})
+    set_faults(faulty)
+    assert response.status_code == 429
+    assert _jobs_named(api, "after-write-429") == []
+
+
+def test_after_write_mode_from_flag_and_admin(faulty):
+    set_faults(faulty, rate_500=0.5, after_write=True, random_state=3)
+    assert get_faults(faulty)["after_write"] is True
+    set_faults(faulty)
+    assert get_faults(faulty)["after_write"] is False
+    response = requests.post(f"{faulty.base_url}/_emulator/faults",
+                             json={"after_write": "yes"}, timeout=5)
+    assert response.status_code == 400 and "after_write" in response.json()["message"]

@@ -4,12 +4,10 @@ and the states a run passes through over the transition time."""
 
 from __future__ import annotations
 
-import time
-from collections.abc import Iterator
-
 import pytest
 
-from emulator.testing import EmulatorInfo, fetch_token, running_emulator
+from emulator.testing import advance_clock
+from tests.emulator.conftest import MANUAL_TRANSITION_SECONDS
 from tests.emulator.jobs_support import (
     create,
     get_run,
@@ -229,18 +227,7 @@ def test_runs_of_jobs_a_caller_may_not_view_are_hidden_and_stay_uncancellable(ap
     expect_error(member.post("/api/2.2/jobs/runs/cancel-all", json={"job_id": others}), 403)
 
 
-# cancelling, on an emulator whose runs take a minute
-
-@pytest.fixture(scope="module")
-def slow() -> Iterator[EmulatorInfo]:
-    with running_emulator(transition_seconds=60) as info:
-        yield info
-
-
-@pytest.fixture(scope="module")
-def slow_api(slow) -> Api:
-    return Api(slow.base_url, fetch_token(slow))
-
+# cancelling, on the manual-clock emulator: a run stays active until the clock moves
 
 def _active_ids(api: Api, job_id: int) -> list[int]:
     runs = api.get("/api/2.2/jobs/runs/list", params={"job_id": job_id,
@@ -248,77 +235,74 @@ def _active_ids(api: Api, job_id: int) -> list[int]:
     return [r["run_id"] for r in runs]
 
 
-def test_cancel_ends_an_active_run_and_its_tasks(slow_api):
-    job_id = create(slow_api, job_body(notebook("a"), notebook("b", "a")))
-    run_id = start_run(slow_api, job_id)
-    run = get_run(slow_api, run_id)
+def test_cancel_ends_an_active_run_and_its_tasks(manual_api):
+    job_id = create(manual_api, job_body(notebook("a"), notebook("b", "a")))
+    run_id = start_run(manual_api, job_id)
+    run = get_run(manual_api, run_id)
     assert _state(run) == ("PENDING", None)
     assert [_state(t) for t in run["tasks"]] == [("PENDING", None), ("BLOCKED", None)]
-    assert _active_ids(slow_api, job_id) == [run_id]
+    assert _active_ids(manual_api, job_id) == [run_id]
 
-    response = slow_api.post("/api/2.2/jobs/runs/cancel", json={"run_id": run_id})
+    response = manual_api.post("/api/2.2/jobs/runs/cancel", json={"run_id": run_id})
     assert response.status_code == 200 and response.json() == {}
-    run = get_run(slow_api, run_id)
+    run = get_run(manual_api, run_id)
     assert _state(run) == ("TERMINATED", "CANCELED")
     assert run["state"]["user_cancelled_or_timedout"] is True
     assert results(run) == {"a": "CANCELED", "b": "UPSTREAM_CANCELED"}
     assert run["end_time"] >= run["start_time"] > 0
-    assert _active_ids(slow_api, job_id) == []
-    completed = slow_api.get("/api/2.2/jobs/runs/list", params={
+    assert _active_ids(manual_api, job_id) == []
+    completed = manual_api.get("/api/2.2/jobs/runs/list", params={
         "job_id": job_id, "completed_only": "true"}).json()["runs"]
     assert [r["run_id"] for r in completed] == [run_id]
 
-    again = slow_api.post("/api/2.2/jobs/runs/cancel", json={"run_id": run_id})
+    again = manual_api.post("/api/2.2/jobs/runs/cancel", json={"run_id": run_id})
     assert again.status_code == 200
-    assert get_run(slow_api, run_id) == run
+    assert get_run(manual_api, run_id) == run
 
 
-def test_cancel_all_ends_every_active_run_of_the_job(slow_api):
-    job_id = create(slow_api, job_body(notebook("a")))
-    other_job = create(slow_api, job_body(notebook("a")))
-    run_ids = [start_run(slow_api, job_id) for _ in range(2)]
-    other_run = start_run(slow_api, other_job)
-    response = slow_api.post("/api/2.1/jobs/runs/cancel-all", json={"job_id": job_id})
+def test_cancel_all_ends_every_active_run_of_the_job(manual_api):
+    job_id = create(manual_api, job_body(notebook("a")))
+    other_job = create(manual_api, job_body(notebook("a")))
+    run_ids = [start_run(manual_api, job_id) for _ in range(2)]
+    other_run = start_run(manual_api, other_job)
+    response = manual_api.post("/api/2.1/jobs/runs/cancel-all", json={"job_id": job_id})
     assert response.status_code == 200, response.text
-    assert {_state(get_run(slow_api, r))[1] for r in run_ids} == {"CANCELED"}
-    assert _active_ids(slow_api, other_job) == [other_run]
+    assert {_state(get_run(manual_api, r))[1] for r in run_ids} == {"CANCELED"}
+    assert _active_ids(manual_api, other_job) == [other_run]
 
 
-def test_cancel_all_needs_a_job_or_all_queued_runs(slow_api):
-    expect_error(slow_api.post("/api/2.2/jobs/runs/cancel-all", json={}), 400,
+def test_cancel_all_needs_a_job_or_all_queued_runs(manual_api):
+    expect_error(manual_api.post("/api/2.2/jobs/runs/cancel-all", json={}), 400,
                  "INVALID_PARAMETER_VALUE")
-    response = slow_api.post("/api/2.2/jobs/runs/cancel-all", json={"all_queued_runs": True})
+    response = manual_api.post("/api/2.2/jobs/runs/cancel-all", json={"all_queued_runs": True})
     assert response.status_code == 200
 
 
-def test_cancel_of_an_unknown_run_is_not_found(slow_api):
-    expect_error(slow_api.post("/api/2.2/jobs/runs/cancel", json={"run_id": 7}), 404,
+def test_cancel_of_an_unknown_run_is_not_found(manual_api):
+    expect_error(manual_api.post("/api/2.2/jobs/runs/cancel", json={"run_id": 7}), 404,
                  "RESOURCE_DOES_NOT_EXIST")
 
 
 # states over time
 
-def _sleep_until(run: dict, seconds_after_start: float) -> None:
-    time.sleep(max(0.0, run["start_time"] / 1000 + seconds_after_start - time.time()))
-
-
-def test_tasks_pass_through_their_states_level_by_level():
-    # 3 s: pending until 1.5 s, then level 0 runs until 2.25 s and level 1 until 3 s.
-    with running_emulator(transition_seconds=3) as info:
-        api = Api(info.base_url, fetch_token(info))
-        run_id = start_run(api, create(api, job_body(notebook("a"), notebook("b", "a"))))
-        run = get_run(api, run_id)
-        expected = [
-            (0.75, ("PENDING", None), [("PENDING", None), ("BLOCKED", None)]),
-            (1.875, ("RUNNING", None), [("RUNNING", None), ("BLOCKED", None)]),
-            (2.625, ("RUNNING", None), [("TERMINATED", "SUCCESS"), ("RUNNING", None)]),
-            (3.4, ("TERMINATED", "SUCCESS"),
-             [("TERMINATED", "SUCCESS"), ("TERMINATED", "SUCCESS")]),
-        ]
-        for at, run_state, task_states in expected:
-            _sleep_until(run, at)
-            seen = get_run(api, run_id)
-            assert (_state(seen), [_state(t) for t in seen["tasks"]]) == (
-                run_state, task_states), f"at {at} s"
-        a, b = seen["tasks"]
-        assert a["end_time"] <= b["start_time"] and b["end_time"] == seen["end_time"]
+def test_tasks_pass_through_their_states_level_by_level(manual, manual_api):
+    # T = 60 s: pending until 30 s, then level 0 runs until 45 s and level 1 until 60 s.
+    api = manual_api
+    run_id = start_run(api, create(api, job_body(notebook("a"), notebook("b", "a"))))
+    expected = [
+        (15, ("PENDING", None), [("PENDING", None), ("BLOCKED", None)]),
+        (37.5, ("RUNNING", None), [("RUNNING", None), ("BLOCKED", None)]),
+        (52.5, ("RUNNING", None), [("TERMINATED", "SUCCESS"), ("RUNNING", None)]),
+        (60, ("TERMINATED", "SUCCESS"),
+         [("TERMINATED", "SUCCESS"), ("TERMINATED", "SUCCESS")]),
+    ]
+    assert MANUAL_TRANSITION_SECONDS == 60
+    elapsed = 0.0
+    for at, run_state, task_states in expected:
+        advance_clock(manual, at - elapsed)
+        elapsed = at
+        seen = get_run(api, run_id)
+        assert (_state(seen), [_state(t) for t in seen["tasks"]]) == (
+            run_state, task_states), f"at {at} s"
+    a, b = seen["tasks"]
+    assert a["end_time"] <= b["start_time"] and b["end_time"] == seen["end_time"]

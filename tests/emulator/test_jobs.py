@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 import pytest
 
 from emulator.platform.models.job_settings import to_public_form
-from emulator.testing import fetch_token, running_emulator
+from emulator.testing import advance_clock
+from tests.emulator.conftest import MANUAL_TRANSITION_SECONDS
 from tests.emulator.support import (
     Api,
     add_service_principal,
@@ -224,21 +224,22 @@ def test_runs_get_unknown_is_not_found(api):
     expect_error(api.get("/api/2.0/jobs/runs/get", params={"run_id": 42}), 404)
 
 
-def test_run_phases_follow_the_transition_time():
-    with running_emulator(transition_seconds=1) as info:
-        api = Api(info.base_url, fetch_token(info))
-        run_id = api.post("/api/2.0/jobs/run-now",
-                          json={"job_id": create_job(api)}).json()["run_id"]
+def test_run_phases_follow_the_transition_time(manual, manual_api):
+    api = manual_api
+    run_id = api.post("/api/2.0/jobs/run-now",
+                      json={"job_id": create_job(api)}).json()["run_id"]
 
-        def phase():
-            return api.get("/api/2.0/jobs/runs/get",
-                           params={"run_id": run_id}).json()["state"]["life_cycle_state"]
+    def phase():
+        return api.get("/api/2.0/jobs/runs/get",
+                       params={"run_id": run_id}).json()["state"]["life_cycle_state"]
 
-        assert phase() == "PENDING"
-        time.sleep(0.55)
-        assert phase() == "RUNNING"
-        time.sleep(0.55)
-        assert phase() == "TERMINATED"
+    assert phase() == "PENDING"
+    advance_clock(manual, MANUAL_TRANSITION_SECONDS / 2 - 1)
+    assert phase() == "PENDING"
+    advance_clock(manual, 1)
+    assert phase() == "RUNNING"
+    advance_clock(manual, MANUAL_TRANSITION_SECONDS / 2)
+    assert phase() == "TERMINATED"
 
 
 def test_non_admin_sees_only_jobs_it_may_view(api, emulator):

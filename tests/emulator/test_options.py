@@ -29,6 +29,17 @@ def test_environment_is_read_and_flags_win():
     assert parse_options(["--port", "0"], env=env).port == 0
 
 
+def test_after_write_faults_from_flag_or_environment():
+    assert not parse_options([], env={}).faults.after_write
+    assert parse_options(["--fault-after-write"], env={}).faults.after_write
+    assert parse_options([], env={"EMULATOR_FAULT_AFTER_WRITE": "1"}).faults.after_write
+    settings = FaultSettings(rate_500=0.5, rate_429=0.5, after_write=True, random_state=1)
+    injector = FaultInjector(settings)
+    decisions = [injector.decide("/x") for _ in range(100)]
+    assert {d.label for d in decisions} == {"429", "500 after write"}
+    assert all(d.after_write == (d.status == 500) for d in decisions)
+
+
 @pytest.mark.parametrize("env", [{"EMULATOR_PORT": "x"}, {"EMULATOR_FAULT_RATE_429": "2"},
                                  {"EMULATOR_RATE_LIMIT": "0"}])
 def test_bad_environment_values_exit(env):

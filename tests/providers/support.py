@@ -2,6 +2,10 @@
 
 from typing import Any
 
+import pytest
+
+from emulator.testing import EmulatorInfo, advance_clock
+from providers import polling
 from providers.client import Connection, WorkspaceClient, client_for
 from providers.lifecycle import WorkspaceProvider
 
@@ -14,3 +18,17 @@ def failures(provider: WorkspaceProvider, props: dict[str, Any]) -> dict[str, st
 def client_of(connection: dict[str, Any]) -> WorkspaceClient:
     """The client of a provider's connection props."""
     return client_for(Connection.from_props(connection))
+
+
+def waits_move_the_emulator_clock(monkeypatch: pytest.MonkeyPatch, info: EmulatorInfo) -> None:
+    """A provider's waits (providers.polling) move the manual clock of the emulator (`clock=
+    "manual"`) instead of sleeping: a state that takes a minute is reached at once, and
+    timeouts count the same time the emulator sees."""
+    now = [0.0]
+
+    def sleep(seconds: float) -> None:
+        advance_clock(info, seconds)
+        now[0] += seconds
+
+    monkeypatch.setattr(polling, "monotonic", lambda: now[0])
+    monkeypatch.setattr(polling, "sleep", sleep)

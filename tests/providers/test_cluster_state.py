@@ -1,5 +1,6 @@
-"""ClusterState against an emulator whose clusters take a second per transition, in both
-wire forms: start, stop, waiting, a cluster already there left alone, timeouts."""
+"""ClusterState against an emulator on a manual clock whose clusters take 10 s per
+transition (the provider's waits move that clock), in both wire forms: start, stop, waiting,
+a cluster already there left alone, timeouts."""
 
 from __future__ import annotations
 
@@ -13,14 +14,19 @@ from providers.client import WorkspaceClient
 from providers.cluster_state import ClusterStateError, ClusterStateProvider, converge
 from providers.lifecycle import CONNECTION_KEY, UNKNOWN
 from tests.conftest import emulator_fixture
-from tests.providers.support import failures
+from tests.providers.support import failures, waits_move_the_emulator_clock
 
 CLUSTER = "0101-120000-adhoc003"  # TERMINATED in the initial data, used by no other provider test
 START = "/api/2.0/clusters/start"
 STOPS = {"/api/2.0/clusters/stop", "/api/2.0/clusters/delete"}
 
 
-emulator = emulator_fixture("module", transition_seconds=1)
+emulator = emulator_fixture("module", clock="manual", transition_seconds=10)
+
+
+@pytest.fixture(autouse=True)
+def waits_on_the_emulator_clock(monkeypatch: pytest.MonkeyPatch, emulator: EmulatorInfo) -> None:
+    waits_move_the_emulator_clock(monkeypatch, emulator)
 
 
 @pytest.fixture

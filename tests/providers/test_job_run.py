@@ -1,4 +1,5 @@
-"""JobRun against an emulator whose runs take a second, in both wire forms: a run waited
+"""JobRun against an emulator on a manual clock whose runs take 10 s (the provider's waits
+move that clock), in both wire forms: a run waited
 for to the end, a failed run failing with its message, one run per create however often
 the create is retried, and a new run only for new inputs."""
 
@@ -18,13 +19,18 @@ from providers.client.jobs import JOBS_PATHS
 from providers.job_run import JobRunFailed, JobRunProvider, idempotency_token
 from providers.lifecycle import CONNECTION_KEY, UNKNOWN
 from tests.conftest import emulator_fixture
-from tests.providers.support import failures
+from tests.providers.support import failures, waits_move_the_emulator_clock
 
 # run-now in either wire form (Jobs 2.0 or 2.2).
 RUN_NOW = {("POST", f"{base}/run-now") for base in JOBS_PATHS.values()}
 
 
-emulator = emulator_fixture("module", transition_seconds=1)
+emulator = emulator_fixture("module", clock="manual", transition_seconds=10)
+
+
+@pytest.fixture(autouse=True)
+def waits_on_the_emulator_clock(monkeypatch: pytest.MonkeyPatch, emulator: EmulatorInfo) -> None:
+    waits_move_the_emulator_clock(monkeypatch, emulator)
 
 
 @pytest.fixture

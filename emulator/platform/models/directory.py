@@ -95,6 +95,11 @@ class Directory:
         # The identity provider's registry: display name of an application, None if unknown.
         self._application_name = application_name
 
+    @property
+    def generation(self) -> int:
+        """Changes with every committed write (see Database.generation)."""
+        return self._db.generation
+
     # groups and users (from the initial data, read-only through the API)
 
     def add_group(self, conn: sqlite3.Connection, group: Group) -> None:

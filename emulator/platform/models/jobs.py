@@ -86,6 +86,9 @@ def _paging_fields(has_more: bool, limit: int, offset: int, kind: str) -> dict[s
     return fields
 
 
+LIST_VIEWS_KEPT = 2048
+
+
 class Jobs:
     def __init__(
         self, db: Database, directory: Directory, clusters: Clusters,
@@ -97,6 +100,9 @@ class Jobs:
         self._transition_ms = int(transition_seconds * 1000)
         self._base_url = base_url
         self._workspace_id = workspace_id
+        # A listed job's view, by its stored text: decoding and rendering each job of a page
+        # was most of a list's own work. Keyed by the text, an entry can never be stale.
+        self._list_views: dict[tuple[str, str, bool], dict[str, Any]] = {}
 
     # storage
 
@@ -249,22 +255,29 @@ class Jobs:
                     f"SELECT doc FROM jobs {where} ORDER BY job_id DESC LIMIT ? OFFSET ?",
                     [*params, limit + 1, offset],
                 ).fetchall()
-                docs = [from_json(row["doc"]) for row in rows]
+                texts = [row["doc"] for row in rows]
             else:
                 rows = conn.execute(f"SELECT doc FROM jobs {where} ORDER BY job_id DESC",
                                     params).fetchall()
-                visible = [doc for doc in (from_json(row["doc"]) for row in rows)
-                           if self._may_view(doc, caller)]
-                docs = visible[offset:offset + limit + 1]
-        page = docs[:limit]
-        fields = _paging_fields(len(docs) > limit, limit, offset, JOBS_PAGE_TOKEN)
-        jobs = []
-        for doc in page:
-            shown = self._render(doc, version, expand_tasks=expand_tasks)
+                visible = [row["doc"] for row in rows
+                           if self._may_view(from_json(row["doc"]), caller)]
+                texts = visible[offset:offset + limit + 1]
+        fields = _paging_fields(len(texts) > limit, limit, offset, JOBS_PAGE_TOKEN)
+        return {"jobs": [self._list_view(text, version, expand_tasks)
+                         for text in texts[:limit]], **fields}
+
+    def _list_view(self, text: str, version: str, expand_tasks: bool) -> dict[str, Any]:
+        """A job as a list shows it (shared: the caller must not change it)."""
+        key = (text, version, expand_tasks)
+        shown = self._list_views.get(key)
+        if shown is None:
+            shown = self._render(from_json(text), version, expand_tasks=expand_tasks)
             if expand_tasks and version == ARRAY_PAGING_VERSION:
                 shown["has_more"] = shown.pop("next_page_token", None) is not None
-            jobs.append(shown)
-        return {"jobs": jobs, **fields}
+            if len(self._list_views) >= LIST_VIEWS_KEPT:
+                self._list_views.clear()
+            self._list_views[key] = shown
+        return shown
 
     def reset(self, job_id: int, new_settings: Any, caller: Caller, version: str) -> None:
         stored = self._checked(job_format.from_request(new_settings, version))

@@ -1,0 +1,139 @@
+"""How faithfully the platform serves each operation, and what it does not serve.
+
+One entry per operation, keyed `"<METHOD> <path>"` with the path as the route declares it
+minus its `/api/<version>` prefix (an operation served under several API versions is one
+entry). `python -m tools.emulator_support` renders this into emulator/README.md, and
+tests/emulator/test_support_list.py fails when a route has no entry, an entry has no
+route, or the README is stale.
+
+Levels:
+- stateful: validated as the service validates (refusals in its status and body), and the
+  change is stored: every later read, through any version or wire form, shows it.
+- validated: checked and answered in the service's shape, nothing stored or changed
+  (fixed answers, e.g. the permission levels a job offers).
+- simulated: the service's effect is played out, not performed: no cluster computes, no
+  run executes; states move over the transition time (or the manual clock) and outcomes
+  follow documented triggers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+Level = Literal["stateful", "validated", "simulated"]
+LEVELS: tuple[Level, ...] = ("stateful", "validated", "simulated")
+
+
+@dataclass(frozen=True)
+class Fidelity:
+    level: Level
+    note: str
+
+
+def _s(note: str) -> Fidelity:
+    return Fidelity("stateful", note)
+
+
+def _v(note: str) -> Fidelity:
+    return Fidelity("validated", note)
+
+
+def _sim(note: str) -> Fidelity:
+    return Fidelity("simulated", note)
+
+
+SUPPORT: dict[str, Fidelity] = {
+    # clusters: from the initial data only
+    "GET /clusters/list": _sim("the initial data's clusters, states settled on read"),
+    "GET /clusters/get": _sim("state computed from stored timestamps"),
+    "POST /clusters/start": _sim("TERMINATED -> PENDING -> RUNNING over the transition time; "
+                                 "other states 400 INVALID_STATE"),
+    "POST /clusters/stop": _sim("-> TERMINATING -> TERMINATED; a terminated cluster unchanged"),
+    "POST /clusters/delete": _sim("as stop (public form); the cluster stays listed"),
+    # jobs
+    "POST /jobs/create": _s("settings validated (task graph, clusters, run_as); 2.2 adds queue"),
+    "GET /jobs/get": _s("the form each version shows; 2.2 pages arrays by 100"),
+    "GET /jobs/list": _s("newest first; limit/offset/page_token, name, expand_tasks"),
+    "POST /jobs/reset": _s("replaces all settings"),
+    "POST /jobs/update": _s("merges tasks/job_clusters by key; fields_to_remove"),
+    "POST /jobs/delete": _s("CAN_MANAGE needed"),
+    "POST /jobs/run-now": _sim("idempotency_token honoured; '--fail' makes a task fail"),
+    "GET /jobs/runs/get": _sim("PENDING -> RUNNING -> TERMINATED, tasks level by level"),
+    "GET /jobs/runs/list": _sim("active_only/completed_only, newest first, paged"),
+    "POST /jobs/runs/cancel": _sim("ends the run and its tasks CANCELED"),
+    "POST /jobs/runs/cancel-all": _sim("every active run of a job, or all queued"),
+    # job permissions
+    "GET /permissions/jobs/{job_id}": _s("owner, admins (inherited) and direct grants"),
+    "PUT /permissions/jobs/{job_id}": _s("replaces the direct grants; principals must exist"),
+    "PATCH /permissions/jobs/{job_id}": _s("adds or changes grants"),
+    "GET /permissions/jobs/{job_id}/permissionLevels": _v("the fixed job permission levels"),
+    # SCIM
+    "GET /preview/scim/v2/Me": _s("the calling service principal"),
+    "GET /preview/scim/v2/Users": _s("initial-data users; filter, paging"),
+    "GET /preview/scim/v2/Users/{user_id}": _s("read only"),
+    "GET /preview/scim/v2/Groups": _s("initial-data groups with their members"),
+    "GET /preview/scim/v2/Groups/{group_id}": _s("read only"),
+    "GET /preview/scim/v2/ServicePrincipals": _s("filter, startIndex/count paging"),
+    "POST /preview/scim/v2/ServicePrincipals": _s("application id registered and unique"),
+    "GET /preview/scim/v2/ServicePrincipals/{principal_id}": _s(""),
+    "PUT /preview/scim/v2/ServicePrincipals/{principal_id}": _s("replaces the principal"),
+    "PATCH /preview/scim/v2/ServicePrincipals/{principal_id}": _s("add/remove/replace ops"),
+    "DELETE /preview/scim/v2/ServicePrincipals/{principal_id}": _s("its tokens stop working"),
+    # secret scopes
+    "POST /secrets/scopes/create": _s("workspace-backed and key-vault-backed scopes"),
+    "POST /secrets/scopes/delete": _s(""),
+    "GET /secrets/scopes/list": _s(""),
+    # repos
+    "GET /repos": _s("initial-data repos; path_prefix"),
+    "GET /repos/{repo_id}": _s(""),
+    "PATCH /repos/{repo_id}": _s("branch or tag checkout among the remote's refs"),
+    "POST /repos/{repo_id}": _s("the same checkout, seed form"),
+    # IP access lists
+    "GET /ip-access-lists": _s("initial-data lists"),
+    "GET /ip-access-lists/{list_id}": _s(""),
+    # Unity Catalog
+    "GET /unity-catalog/catalogs": _s("initial-data catalogs"),
+    "GET /unity-catalog/catalogs/{name}": _s(""),
+    "PATCH /unity-catalog/catalogs/{name}": _s("isolation_mode, owner, comment"),
+    "GET /unity-catalog/bindings/{securable_type}/{name}": _s("catalog bindings"),
+    "PATCH /unity-catalog/bindings/{securable_type}/{name}": _s("add/remove bindings; "
+                                                                "known workspaces only"),
+    "GET /unity-catalog/workspace-bindings/catalogs/{name}": _s("legacy bindings API"),
+    "PATCH /unity-catalog/workspace-bindings/catalogs/{name}": _s("assign/unassign_workspaces"),
+    # discovery
+    "GET /.well-known/databricks-config": _v("unauthenticated; the SDK probes it on start"),
+}
+
+# Operations of the service that clients use and the emulator answers 404
+# ENDPOINT_NOT_FOUND: "<METHOD> <path>" with the path minus its /api/<version> prefix,
+# grouped by area. A test fails when one of them becomes served: move it to SUPPORT.
+NOT_SERVED: dict[str, tuple[str, ...]] = {
+    "Clusters": ("POST /clusters/create", "POST /clusters/edit", "POST /clusters/resize",
+                 "POST /clusters/restart", "POST /clusters/permanent-delete",
+                 "POST /clusters/events", "GET /clusters/spark-versions",
+                 "GET /clusters/list-node-types"),
+    "Cluster policies and instance pools": ("GET /policies/clusters/list",
+                                            "GET /instance-pools/list"),
+    "Jobs": ("POST /jobs/runs/submit", "POST /jobs/runs/delete", "GET /jobs/runs/export",
+             "GET /jobs/runs/get-output", "POST /jobs/runs/repair"),
+    "Permissions of other objects": ("GET /permissions/clusters/{cluster_id}",
+                                     "GET /permissions/repos/{repo_id}",
+                                     "GET /permissions/directories/{directory_id}"),
+    "Secrets and secret ACLs": ("POST /secrets/put", "GET /secrets/list",
+                                "POST /secrets/delete", "POST /secrets/acls/put",
+                                "GET /secrets/acls/list"),
+    "SCIM writes of users and groups": ("POST /preview/scim/v2/Users",
+                                        "POST /preview/scim/v2/Groups",
+                                        "PATCH /preview/scim/v2/Groups/{group_id}"),
+    "IP access list writes": ("POST /ip-access-lists", "PUT /ip-access-lists/{list_id}",
+                              "DELETE /ip-access-lists/{list_id}"),
+    "Repo create and delete": ("POST /repos", "DELETE /repos/{repo_id}"),
+    "Workspace objects": ("GET /workspace/get-status", "GET /workspace/list",
+                          "POST /workspace/import", "GET /workspace/export"),
+    "Unity Catalog beyond catalogs": ("POST /unity-catalog/catalogs",
+                                      "GET /unity-catalog/schemas",
+                                      "GET /unity-catalog/tables"),
+    "Other areas": ("GET /dbfs/list", "GET /sql/warehouses", "GET /token/list",
+                    "GET /pipelines", "GET /libraries/all-cluster-statuses"),
+}

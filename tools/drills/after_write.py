@@ -1,0 +1,242 @@
+"""Drill: the whole `local` stack created, updated and deleted while the emulator answers a
+share of its platform requests with a fault *after* applying them (500, 503 or a dropped
+connection: the write happened, the answer was lost).
+
+    .venv/bin/python -m tools.drills.after_write [--runs 3] [--rate 0.4] [--random-state 1]
+
+Each run, on a fresh emulator with after-write faults on `/api/*` at `--rate` (split evenly
+between 500, 503 and drop; drawn from a fixed random state, `--random-state` for the first
+run and one more for each next), takes three steps, each one `pulumi up` that must
+converge, checked by `tools/drills/inventory.py` (no duplicate, nothing lost, nothing
+undeclared) and by a second `up --expect-no-changes` (faults still on):
+
+1. create every object of the local stack;
+2. update every one of them (the `updated` objects below);
+3. delete them all (an empty stack): none of the stack's jobs, principals or scopes stays.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import json
+import re
+import tempfile
+import time
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import requests
+
+from emulator.testing import (
+    EmulatorInfo,
+    auth_headers,
+    clear_request_log,
+    request_log,
+    running_emulator,
+    set_faults,
+)
+from tools.drills import inventory
+from tools.drills.local_stack import NAMESPACE, local_objects, scratch_stack, write_stack_config
+from tools.drills.local_stack import connection_config as stack_connection
+
+CATALOGS = ("finance",)
+FAULT_KINDS = ("500 after write", "503 after write", "drop after write")
+FAULT_PATHS = ["/api/*"]
+STEPS = ("create", "update", "delete")
+# The initial data's other workspace a catalog can be bound to, and a remote branch.
+OTHER_WORKSPACE_ID = "2345678901234567"
+OTHER_BRANCH = "release/2024.06"
+ID = re.compile(r"(?<=/)(\d{6,}|[0-9a-f]{8}-[0-9a-f-]{27,})(?=/|$)")
+
+
+@dataclass
+class Step:
+    step: str
+    up_ok: bool
+    up_seconds: float
+    requests: int
+    writes: int
+    faults: dict[str, int]
+    faulted_writes: dict[str, int]  # "<METHOD> <path>" (ids as {id}): after-write faults
+    second_up_no_changes: bool
+    duplicates: int
+    orphans: int
+    lost: int
+    problems: list[str] = field(default_factory=list)
+    output: str = field(default="", repr=False)
+
+    @property
+    def converged(self) -> bool:
+        return self.up_ok and self.second_up_no_changes and not self.problems
+
+
+@dataclass
+class Run:
+    random_state: int | None
+    rate: float
+    steps: list[Step]
+
+    @property
+    def converged(self) -> bool:
+        return all(step.converged for step in self.steps)
+
+
+def updated(objects: dict[str, Any]) -> dict[str, Any]:
+    """Every declared object changed in place: names and keys kept, a field changed."""
+    changed = copy.deepcopy(objects)
+    for principal in changed.get("servicePrincipals", []):
+        principal["display_name"] = principal["display_name"] + "-updated"
+        principal["entitlements"] = [e for e in principal.get("entitlements", [])
+                                     if e != "allow-cluster-create"]
+    for job in changed.get("jobs", []):
+        job["max_concurrent_runs"] = job.get("max_concurrent_runs", 1) + 1
+        job["tags"] = {**job.get("tags", {}), "drill": "updated"}
+    for item in changed.get("jobPermissions", []):
+        for entry in item["access_controls"]:
+            if entry["permission_level"] == "CAN_VIEW":
+                entry["permission_level"] = "CAN_MANAGE_RUN"
+    for repo in changed.get("repoBranches", []):
+        repo["branch"] = OTHER_BRANCH
+    for binding in changed.get("catalogBindings", []):
+        binding["bindings"] = [*binding["bindings"], {"workspace_id": OTHER_WORKSPACE_ID}]
+    for scope in changed.get("secretScopes", []):
+        if "keyvault" not in scope:
+            scope["initial_manage_principal"] = "users"
+    return changed
+
+
+def emptied(objects: dict[str, Any]) -> dict[str, Any]:
+    return {kind: [] for kind in objects}
+
+
+def update_problems(info: EmulatorInfo, objects: dict[str, Any], tag_prefix: str) -> list[str]:
+    """Whether the updated fields reached the emulator (the inventory checks the rest)."""
+    headers = auth_headers(info)
+    found = []
+    jobs = requests.get(f"{info.base_url}/api/2.1/jobs/list", headers=headers,
+                        params={"limit": 100}, timeout=30).json().get("jobs", [])
+    by_tag = {(j["settings"].get("tags") or {}).get(inventory.DEPLOYMENT_TAG): j for j in jobs}
+    for job in objects.get("jobs", []):
+        shown = by_tag.get(tag_prefix + job["name"])
+        settings = shown["settings"] if shown else {}
+        if settings.get("max_concurrent_runs") != job["max_concurrent_runs"]:
+            found.append(f"job {job['name']}: max_concurrent_runs not updated")
+        if (settings.get("tags") or {}).get("drill") != "updated":
+            found.append(f"job {job['name']}: tags not updated")
+    principals = requests.get(f"{info.base_url}/api/2.0/preview/scim/v2/ServicePrincipals",
+                              headers=headers, timeout=30).json().get("Resources", [])
+    names = {p.get("applicationId"): p.get("displayName") for p in principals}
+    for principal in objects.get("servicePrincipals", []):
+        if names.get(principal["application_id"]) != principal["display_name"]:
+            found.append(f"service principal {principal['application_id']}: display name "
+                         "not updated")
+    return found
+
+
+def step(cli: Any, info: EmulatorInfo, name: str, objects: dict[str, Any],
+         before: inventory.Inventory, faults: dict[str, Any]) -> Step:
+    write_stack_config(cli, {**stack_connection(info),
+                             **{f"{NAMESPACE}:{k}": v for k, v in objects.items()}})
+    clear_request_log(info)
+    set_faults(info, **faults)
+    started = time.monotonic()
+    up = cli.up(check=False)
+    up_seconds = time.monotonic() - started
+    log = request_log(info)
+    second = cli.up("--expect-no-changes", check=False)
+    set_faults(info)
+    tag_prefix = f"workspace/{cli.stack}/"
+    verdict = inventory.judge(before, inventory.take(info, CATALOGS), objects, tag_prefix)
+    problems = list(verdict.problems)
+    if name == "update":
+        problems += update_problems(info, objects, tag_prefix)
+    platform = [e for e in log if e["service"] == "platform"]
+    counts = Counter(e["fault"] for e in platform if e["fault"])
+    faulted_writes = Counter(f"{e['method']} {ID.sub('{id}', e['path'])}" for e in platform
+                             if e["fault"] and e["method"] != "GET")
+    return Step(
+        step=name, up_ok=up.returncode == 0, up_seconds=round(up_seconds, 2),
+        requests=len(platform), writes=sum(e["method"] != "GET" for e in platform),
+        faults={kind: counts.get(kind, 0) for kind in FAULT_KINDS},
+        faulted_writes=dict(sorted(faulted_writes.items())),
+        second_up_no_changes=second.returncode == 0,
+        duplicates=verdict.duplicates, orphans=verdict.orphans,
+        lost=verdict.lost_permissions + sum("missing" in p or "not updated" in p
+                                            or "is on" in p or "not bound" in p
+                                            for p in problems),
+        problems=problems, output=(up.stdout + up.stderr)[-4000:],
+    )
+
+
+def fault_settings(rate: float, random_state: int | None) -> dict[str, Any]:
+    share = rate / 3
+    return {"rate_500": share, "rate_503": share, "rate_drop": share, "after_write": True,
+            "random_state": random_state, "paths": FAULT_PATHS}
+
+
+def drill(workdir: Path, rate: float, random_state: int | None) -> Run:
+    """Create, update and delete the local stack on a fresh emulator under after-write
+    faults at `rate`."""
+    objects = local_objects()
+    faults = fault_settings(rate, random_state) if rate else {}
+    steps = []
+    with running_emulator() as info:
+        cli = scratch_stack(workdir, info, emptied(objects))
+        before = inventory.take(info, CATALOGS)
+        for name, declared in (("create", objects), ("update", updated(objects)),
+                               ("delete", emptied(objects))):
+            result = step(cli, info, name, declared, before, faults)
+            steps.append(result)
+            if not result.up_ok:
+                break
+    return Run(random_state=random_state, rate=rate, steps=steps)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--rate", type=float, default=0.4)
+    parser.add_argument("--random-state", type=int, default=1,
+                        help="random state of the faults of the first run")
+    args = parser.parse_args(argv)
+    runs = []
+    with tempfile.TemporaryDirectory(prefix="drill-after-write-") as tmp:
+        for number in range(args.runs):
+            run = drill(Path(tmp) / str(number), args.rate, args.random_state + number)
+            runs.append(run)
+            for result in run.steps:
+                row = {k: v for k, v in asdict(result).items() if k != "output"}
+                print(json.dumps({"random_state": run.random_state, **row,
+                                  "converged": result.converged}), flush=True)
+    steps = [s for run in runs for s in run.steps]
+    summary = {
+        "runs": args.runs,
+        "rate": args.rate,
+        "runs_converged": sum(run.converged for run in runs),
+        "steps_converged": f"{sum(s.converged for s in steps)}/{len(STEPS) * args.runs}",
+        "faults_injected": dict(sum((Counter(s.faults) for s in steps), Counter())),
+        "faults_by_step": {name: sum(sum(s.faults.values()) for s in steps if s.step == name)
+                           for name in STEPS},
+        "faulted_writes": {name: dict(sum((Counter(s.faulted_writes) for s in steps
+                                           if s.step == name), Counter()))
+                           for name in STEPS},
+        "requests_by_step_mean": {
+            name: round(sum(s.requests for s in steps if s.step == name) / args.runs, 1)
+            for name in STEPS},
+        "up_seconds_by_step_mean": {
+            name: round(sum(s.up_seconds for s in steps if s.step == name) / args.runs, 1)
+            for name in STEPS},
+        "duplicates": sum(s.duplicates for s in steps),
+        "orphans": sum(s.orphans for s in steps),
+        "lost": sum(s.lost for s in steps),
+    }
+    print(json.dumps({"summary": summary}, indent=2))
+    if summary["runs_converged"] != args.runs:
+        raise SystemExit("not every run converged")
+
+
+if __name__ == "__main__":
+    main()

@@ -21,6 +21,7 @@ from providers.client import NotFound, WorkspaceClient
 from tests.conftest import emulator_client
 from tests.e2e.conftest import StackFactory, write_config
 from tests.e2e.test_import import import_stack
+from tools.drills.local_stack import connection_config, scratch_stack, write_stack_config
 from tools.pulumi_cli import PulumiCli
 
 pytestmark = pytest.mark.engine
@@ -250,6 +251,53 @@ class ClusterKindsLifecycle:
             client.clusters.get(cluster_id)
         with pytest.raises(NotFound):
             client.cluster_policies.get(policy_id)
+
+
+GOOD_CLUSTER = {"spark_version": "15.4.x-scala2.12", "node_type_id": "Standard_DS3_v2",
+                "num_workers": 1}
+# (list, the defect merged over a good item, the field named, a piece of the reason)
+BAD_INPUTS = [
+    ("clusters", {"spark_version": None}, "spark_version", "required"),
+    ("clusters", {"num_workers": -2}, "num_workers", "at least 0"),
+    ("clusters", {"autotermination_minutes": 3}, "autotermination_minutes", "10 and 10000"),
+    ("clusters", {"state": "PAUSED"}, "state", "RUNNING"),
+    ("clusters", {"libraries": [{"pypi": {"package": "pandas"}}]}, "libraries[0].pypi.package",
+     "name==version"),
+    ("clusters", {"custom_tags": {"pulumi-deployment": "x"}}, "custom_tags", "reserved"),
+    ("clusterPolicies", {"definition": "{oops"}, "definition", "not valid JSON"),
+    ("clusterPolicies", {"definition": "[]"}, "definition", "JSON object"),
+    ("clusterPolicies", {"max_clusters_per_user": 0}, "max_clusters_per_user", "at least 1"),
+    ("clusterPolicies", {"policy_family_id": "personal-vm"}, "definition", "inherits"),
+    ("clusterPolicies", {"definition": None, "policy_family_definition_overrides": "{}"},
+     "policy_family_definition_overrides", "policy_family_id"),
+    ("clusterPolicies", {"description": ["not", "text"]}, "description", "string"),
+]
+
+
+def test_invalid_inputs_fail_the_preview_naming_the_field_with_no_call(
+    emulator: EmulatorInfo, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    lists: dict[str, list[dict[str, Any]]] = {"clusters": [], "clusterPolicies": []}
+    expected = []
+    for key, change, field, reason in BAD_INPUTS:
+        items = lists[key]
+        good = GOOD_CLUSTER if key == "clusters" else {"definition": {}}
+        item = {"name": f"bad-{len(items)}", **good, **change}
+        items.append({k: v for k, v in item.items() if v is not None})
+        expected.append((f"workspace:{key}[{len(items) - 1}].{field}: ", reason))
+    stack = scratch_stack(tmp_path_factory.mktemp("bad"), emulator, objects={})
+    write_stack_config(
+        stack, {**connection_config(emulator), **{f"workspace:{k}": v for k, v in lists.items()}}
+    )
+    clear_request_log(emulator)
+    result = stack.preview(check=False)
+    assert result.returncode != 0
+    lines = [line.strip() for line in (result.stdout + result.stderr).splitlines()]
+    for start, reason in expected:
+        assert [line for line in lines if line.startswith(start) and reason in line], (
+            f"no line `{start}...{reason}` in:\n" + "\n".join(lines)
+        )
+    assert request_log(emulator) == []
 
 
 class TestClusterKindsInTheSeedForm(ClusterKindsLifecycle):

@@ -38,7 +38,7 @@ from providers.job_settings import (
     library_problems,
 )
 from providers.kind import DEPLOYMENT_TAG, Reference, declare
-from providers.lifecycle import KeyedDiffResult, Spec, WorkspaceProvider
+from providers.lifecycle import KeyedDiffResult, Spec, WorkspaceProvider, spec_changes
 from providers.polling import Deadline, Progress
 from providers.sdk_schema import ClassRules, model_of
 
@@ -174,6 +174,10 @@ class ClusterProvider(WorkspaceProvider):
             found += library_problems(library, ("libraries", index))
         # The one rule about the whole cluster is its size: named by its first field.
         return [(".".join(str(p) for p in loc) or "num_workers", reason) for loc, reason in found]
+
+    @classmethod
+    def field_changes(cls, recorded, new_inputs):
+        return spec_changes(cls(), recorded, new_inputs)
 
     def spec(self, args: ClusterModel) -> Spec:
         spec = args.model_dump(mode="json", exclude_none=True, exclude={"deployment_tag"})

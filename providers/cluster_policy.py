@@ -26,7 +26,7 @@ from providers.client.sdk_services import compute
 from providers.create_or_adopt import create_or_adopt
 from providers.job_settings import COMPUTE_RULES, library_problems
 from providers.kind import declare
-from providers.lifecycle import Spec, WorkspaceProvider
+from providers.lifecycle import Spec, WorkspaceProvider, spec_changes
 from providers.sdk_schema import ClassRules, model_of
 
 NAME_LENGTH = (1, 100)
@@ -140,6 +140,11 @@ class ClusterPolicyProvider(WorkspaceProvider):
                 for loc, reason in library_problems(library, ("libraries", index))
             ]
         return found
+
+    @classmethod
+    def field_changes(cls, recorded, new_inputs):
+        # A reformatted definition is no change in the pull-request summary either.
+        return spec_changes(cls(), recorded, new_inputs)
 
     def spec(self, args: Any) -> Spec:
         return _normal(args.model_dump(mode="json", exclude_none=True))

@@ -201,3 +201,12 @@ def test_create_adopts_a_cluster_left_by_an_interrupted_create(provider, props, 
 def test_an_unknown_node_type_fails_the_create_with_the_service_message(provider, props):
     with pytest.raises(Exception, match="Huge_VM"):
         provider.create({**props, "node_type_id": "Huge_VM"})
+
+
+def test_summary_field_changes_in_normal_form(provider, props, created) -> None:
+    _, outs = created
+    assert ClusterProvider.field_changes(outs, {**props, "num_workers": 1}) == []
+    assert ClusterProvider.field_changes(outs, {**props, "num_workers": 3}) == [
+        ("num_workers", 1, 3)
+    ]
+    assert ClusterProvider.field_changes(outs, {**props, "num_workers": "x"}) is None

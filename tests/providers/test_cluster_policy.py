@@ -163,3 +163,11 @@ def test_create_adopts_the_same_policy_and_refuses_another(provider, props, clie
         for policy in client.cluster_policies.list():
             if policy["name"] == props["name"] + "-other":
                 client.cluster_policies.delete(policy["policy_id"])
+
+
+def test_summary_field_changes_compare_json(provider, props, created) -> None:
+    _, outs = created
+    compact = json.dumps(DEFINITION, separators=(",", ":"))
+    assert ClusterPolicyProvider.field_changes(outs, {**props, "definition": compact}) == []
+    changed = ClusterPolicyProvider.field_changes(outs, {**props, "max_clusters_per_user": 4})
+    assert changed == [("max_clusters_per_user", 2, 4)]

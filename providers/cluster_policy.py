@@ -166,15 +166,12 @@ class ClusterPolicyProvider(WorkspaceProvider):
             if left is None or not _holds(_normal(left), spec):
                 raise
             policy_id = str(left["policy_id"])
-        # No read-back: the service keeps the fields as sent.
-        return policy_id, spec, {"policy_id": policy_id}
+        # No read-back: the service keeps the fields as sent, and the creator is the caller.
+        return policy_id, spec, _computed(policy_id, client.connection.client_id)
 
     def read_object(self, client: WorkspaceClient, id_: str, recorded: Mapping[str, Any]):
         found = client.cluster_policies.get(id_)
-        return _normal(found), {
-            "policy_id": str(found["policy_id"]),
-            "creator_user_name": found.get("creator_user_name"),
-        }
+        return _normal(found), _computed(str(found["policy_id"]), found.get("creator_user_name"))
 
     def update_object(self, client, id_, recorded, args, spec: Spec):
         current = _normal(client.cluster_policies.get(id_))
@@ -187,10 +184,14 @@ class ClusterPolicyProvider(WorkspaceProvider):
         if "policy_family_id" in kept:
             kept.pop("definition", None)
         client.cluster_policies.edit(id_, _wire({**kept, **spec}))
-        return spec, {"policy_id": id_}
+        return spec, _computed(id_, recorded.get("creator_user_name"))
 
     def delete_object(self, client: WorkspaceClient, id_: str, recorded: Mapping[str, Any]) -> None:
         client.cluster_policies.delete(id_)
+
+
+def _computed(policy_id: str, creator: str | None) -> dict[str, Any]:
+    return {"policy_id": policy_id, "creator_user_name": creator}
 
 
 def _holds(found: Spec, spec: Spec) -> bool:

@@ -253,10 +253,13 @@ class ClusterKindsLifecycle:
             client.cluster_policies.get(policy_id)
 
 
-GOOD_CLUSTER = {"spark_version": "15.4.x-scala2.12", "node_type_id": "Standard_DS3_v2",
-                "num_workers": 1}
+GOOD_CLUSTER: dict[str, Any] = {
+    "spark_version": "15.4.x-scala2.12",
+    "node_type_id": "Standard_DS3_v2",
+    "num_workers": 1,
+}
 # (list, the defect merged over a good item, the field named, a piece of the reason)
-BAD_INPUTS = [
+BAD_INPUTS: list[tuple[str, dict[str, Any], str, str]] = [
     ("clusters", {"spark_version": None}, "spark_version", "required"),
     ("clusters", {"num_workers": -2}, "num_workers", "at least 0"),
     ("clusters", {"autotermination_minutes": 3}, "autotermination_minutes", "10 and 10000"),
@@ -281,7 +284,7 @@ def test_invalid_inputs_fail_the_preview_naming_the_field_with_no_call(
     expected = []
     for key, change, field, reason in BAD_INPUTS:
         items = lists[key]
-        good = GOOD_CLUSTER if key == "clusters" else {"definition": {}}
+        good: dict[str, Any] = GOOD_CLUSTER if key == "clusters" else {"definition": {}}
         item = {"name": f"bad-{len(items)}", **good, **change}
         items.append({k: v for k, v in item.items() if v is not None})
         expected.append((f"workspace:{key}[{len(items) - 1}].{field}: ", reason))

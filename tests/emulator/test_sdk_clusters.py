@@ -43,7 +43,7 @@ def test_cluster_lifecycle(sdk):
     assert cluster.state == compute.State.RUNNING
     assert cluster.cluster_source == compute.ClusterSource.API
     assert cluster.custom_tags == {"team": "data"}
-    assert cluster.default_tags["ClusterId"] == cluster.cluster_id
+    assert (cluster.default_tags or {})["ClusterId"] == cluster.cluster_id
     assert cluster.cluster_id in {c.cluster_id for c in sdk.clusters.list()}
 
     edited = sdk.clusters.edit_and_wait(

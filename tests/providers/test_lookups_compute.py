@@ -119,15 +119,15 @@ def test_program_lookups_give_plain_outputs(connection: dict[str, Any], policy) 
     @pulumi.runtime.test
     def scenario():
         secret_connection = pulumi.Output.secret(connection)
-        node = lookups.get_node_type(secret_connection, min_memory_gb=20, local_disk=None)
+        node = lookups.get_node_type(secret_connection, min_memory_gb=20)
         version = lookups.get_spark_version(secret_connection, long_term_support=True)
         found = lookups.get_cluster_policy(secret_connection, name=policy["name"])
 
         async def inspect():
             seen["secret"] = await node.is_secret()
-            seen["node"] = (await node.future())["node_type_id"]
-            seen["version"] = (await version.future())["key"]
-            seen["policy"] = (await found.future())["policy_id"]
+            seen["node"] = (await node.future() or {})["node_type_id"]
+            seen["version"] = (await version.future() or {})["key"]
+            seen["policy"] = (await found.future() or {})["policy_id"]
 
         return pulumi.Output.from_input(inspect())
 

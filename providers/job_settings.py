@@ -482,7 +482,7 @@ def _job_problems(settings: Any, *, legacy: bool = False) -> Found:
     yield from _dependency_cycles(tasks)
     for index, cluster in enumerate(settings.job_clusters or []):
         if cluster.new_cluster is not None:
-            yield from _cluster_problems(
+            yield from cluster_problems(
                 cluster.new_cluster, ("job_clusters", index, "new_cluster")
             )
     yield from _environment_problems(settings)
@@ -537,9 +537,9 @@ def _task_problems(task: Any, loc: Loc, job: _Job, *, nested: bool = False) -> F
     yield from _range(task.min_retry_interval_millis, (*loc, "min_retry_interval_millis"), 0)
     yield from _health_problems(task.health, (*loc, "health"))
     for index, library in enumerate(task.libraries or []):
-        yield from _library_problems(library, (*loc, "libraries", index))
+        yield from library_problems(library, (*loc, "libraries", index))
     if task.new_cluster is not None:
-        yield from _cluster_problems(task.new_cluster, (*loc, "new_cluster"))
+        yield from cluster_problems(task.new_cluster, (*loc, "new_cluster"))
     yield from _source_problems(task, loc, job)
     if task.condition_task is not None:
         yield from _condition_problems(task.condition_task, (*loc, "condition_task"))
@@ -768,7 +768,7 @@ def _source_problems(task: Any, loc: Loc, job: _Job) -> Found:
             )
 
 
-def _library_problems(library: Any, loc: Loc) -> Found:
+def library_problems(library: Any, loc: Loc) -> Found:
     kinds = _given(library, LIBRARY_KINDS)
     if len(kinds) != 1:
         yield from _exactly_one(library, LIBRARY_KINDS, loc, "library kind")
@@ -798,7 +798,7 @@ def _library_problems(library: Any, loc: Loc) -> Found:
         )
 
 
-def _cluster_problems(cluster: Any, loc: Loc) -> Found:
+def cluster_problems(cluster: Any, loc: Loc) -> Found:
     yield from _range(cluster.num_workers, (*loc, "num_workers"), 0)
     if cluster.autoscale is not None:
         yield from _range(cluster.autoscale.min_workers, (*loc, "autoscale", "min_workers"), 0)

@@ -108,6 +108,21 @@ def undone_on_failure(undo: Callable[[], None]) -> Iterator[None]:
         raise
 
 
+def spec_changes(
+    provider: WorkspaceProvider, recorded: Mapping[str, Any], new_inputs: Mapping[str, Any]
+) -> list[tuple[str, Any, Any]] | None:
+    """(key, before, after) per top-level key whose normal form (`spec`) differs between the
+    recorded state and the new inputs: a `field_changes` for kinds whose normal form is
+    their spec. None where the new inputs do not validate."""
+    try:
+        desired = provider.spec(provider.args_model.model_validate(user_inputs(new_inputs)))
+    except pydantic.ValidationError:
+        return None
+    old = provider._recorded_spec(recorded)
+    keys = sorted(k for k in set(desired) | set(old) if desired.get(k) != old.get(k))
+    return [(key, old.get(key), desired.get(key)) for key in keys]
+
+
 class KeyedDiffResult(DiffResult):
     """A DiffResult that also names the top-level keys that change, and where a kind can
     tell, each change at field level (`tasks[ingest].max_retries: 2 → 5`)."""

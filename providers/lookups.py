@@ -20,6 +20,7 @@ The `find_*` functions do the same against a `WorkspaceClient`, for code outside
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -34,17 +35,26 @@ from providers.client import (
     is_gone,
 )
 from providers.client.blocking import in_thread
+from providers.compute_choice import (
+    NodeTypeCriteria,
+    SparkVersionCriteria,
+    choose_node_type,
+    matching_spark_versions,
+)
 from providers.ids import parse_int64_id
 from providers.lookups_results import (
     CatalogBindingInfo,
     CatalogBindingsInfo,
     ClusterInfo,
+    ClusterPolicyInfo,
     IpAccessListInfo,
     JobInfo,
     JobRunInfo,
+    NodeTypeInfo,
     RepoInfo,
     SecretScopeInfo,
     ServicePrincipalInfo,
+    SparkVersionInfo,
 )
 
 Result = dict[str, Any]
@@ -145,6 +155,69 @@ def get_catalog_bindings(
     ISOLATED)."""
     _exactly_one("get_catalog_bindings", catalog=catalog)
     return _lookup(connection, find_catalog_bindings, catalog=catalog)
+
+
+def get_cluster_policy(
+    connection: pulumi.Input[dict],
+    *,
+    name: pulumi.Input[str] | None = None,
+    policy_id: pulumi.Input[str] | None = None,
+) -> pulumi.Output[Result]:
+    """A cluster policy by `name` (names are unique) or by `policy_id`; its definition as a
+    JSON object."""
+    _exactly_one("get_cluster_policy", name=name, policy_id=policy_id)
+    return _lookup(connection, find_cluster_policy, name=name, policy_id=policy_id)
+
+
+def get_node_type(
+    connection: pulumi.Input[dict],
+    *,
+    min_memory_gb: pulumi.Input[float] | None = None,
+    min_cores: pulumi.Input[float] | None = None,
+    min_gpus: pulumi.Input[int] | None = None,
+    local_disk: pulumi.Input[bool] | None = None,
+    local_disk_min_size_gb: pulumi.Input[int] | None = None,
+    category: pulumi.Input[str] | None = None,
+    photon: pulumi.Input[bool] | None = None,
+) -> pulumi.Output[Result]:
+    """The smallest node type of the workspace that meets every criterion given (none: the
+    smallest of all); deprecated and hidden ones, and GPU ones unless `min_gpus`, never."""
+    return _lookup(
+        connection,
+        find_node_type,
+        min_memory_gb=min_memory_gb,
+        min_cores=min_cores,
+        min_gpus=min_gpus,
+        local_disk=local_disk,
+        local_disk_min_size_gb=local_disk_min_size_gb,
+        category=category,
+        photon=photon,
+    )
+
+
+def get_spark_version(
+    connection: pulumi.Input[dict],
+    *,
+    long_term_support: bool = False,
+    latest: bool = True,
+    ml: bool = False,
+    gpu: bool = False,
+    photon: bool = False,
+    beta: bool = False,
+    scala: str = "2.12",
+    spark_version: pulumi.Input[str] | None = None,
+) -> pulumi.Output[Result]:
+    """A runtime version (`key` for a cluster's `spark_version`, and its `name`): the newest
+    that matches (`latest=False`: the only one, or fail listing them). `spark_version`: the
+    Apache Spark version it must include, e.g. "3.5.0"."""
+    criteria = SparkVersionCriteria(long_term_support, ml, gpu, photon, beta, scala)
+    return _lookup(
+        connection,
+        lambda client, **keys: find_spark_version(
+            client, criteria=criteria, latest=latest, **keys
+        ),
+        spark_version=spark_version,
+    )
 
 
 def _exactly_one(lookup: str, **keys: Any) -> None:
@@ -281,6 +354,47 @@ def find_catalog_bindings(client: WorkspaceClient, *, catalog: str) -> Result:
         isolation_mode=info.get("isolation_mode"),
         bindings=[CatalogBindingInfo.model_validate(b) for b in bindings],
     ).as_output()
+
+
+def find_cluster_policy(
+    client: WorkspaceClient, *, name: str | None = None, policy_id: str | None = None
+) -> Result:
+    if policy_id is not None:
+        with _nothing_if_gone(client, f"cluster policy with policy_id {policy_id!r}"):
+            policy = client.cluster_policies.get(policy_id)
+        return ClusterPolicyInfo.from_service(policy).as_output()
+    named = [p for p in client.cluster_policies.list() if p.get("name") == name]
+    found = _only(client, named, f"cluster policy named {name!r}", "policy_id")
+    return ClusterPolicyInfo.from_service(found).as_output()
+
+
+def find_node_type(client: WorkspaceClient, **criteria: Any) -> Result:
+    wanted = NodeTypeCriteria(**criteria)
+    found = choose_node_type(client.clusters.node_types(), wanted)
+    if found is None:
+        raise _nothing(client, f"node type with {wanted.describe()}")
+    return NodeTypeInfo.from_service(dict(found)).as_output()
+
+
+def find_spark_version(
+    client: WorkspaceClient,
+    *,
+    criteria: SparkVersionCriteria | None = None,
+    latest: bool = True,
+    spark_version: str | None = None,
+) -> Result:
+    wanted = dataclasses.replace(criteria or SparkVersionCriteria(), spark_version=spark_version)
+    found = matching_spark_versions(client.clusters.spark_versions(), wanted)
+    what = f"Spark version with {wanted.describe() or 'no criteria'}"
+    if not found:
+        raise _nothing(client, what)
+    if len(found) > 1 and not latest:
+        keys = ", ".join(repr(v.get("key")) for v in found)
+        raise LookupFailed(
+            f"{len(found)} objects match: {what} in {client.connection.base_url} ({keys}); "
+            "narrow the criteria, or pass latest=True for the newest"
+        )
+    return SparkVersionInfo.model_validate(dict(found[0])).as_output()
 
 
 # --- helpers -----------------------------------------------------------------------------

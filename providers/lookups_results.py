@@ -7,6 +7,7 @@ resources as is. Ids are ints where the service's ids are 64-bit numbers.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -168,3 +169,51 @@ class CatalogBindingsInfo(_Result):
     catalog: str
     isolation_mode: str | None = None
     bindings: list[CatalogBindingInfo] = Field(default_factory=list)
+
+
+class ClusterPolicyInfo(_Result):
+    policy_id: str
+    name: str
+    # The definition as a JSON object (the service keeps it as text).
+    definition: dict[str, Any] = Field(default_factory=dict)
+    description: str | None = None
+    max_clusters_per_user: int | None = None
+    policy_family_id: str | None = None
+    creator_user_name: str | None = None
+    is_default: bool | None = None
+
+    @classmethod
+    def from_service(cls, policy: dict[str, Any]) -> ClusterPolicyInfo:
+        text = policy.get("definition") or "{}"
+        return cls.model_validate({**policy, "definition": json.loads(text)})
+
+
+class NodeTypeInfo(_Result):
+    node_type_id: str
+    memory_mb: int
+    num_cores: float
+    num_gpus: int = 0
+    category: str | None = None
+    local_disks: int = 0
+    local_disk_size_gb: int = 0
+    photon_capable: bool = False
+
+    @classmethod
+    def from_service(cls, node: dict[str, Any]) -> NodeTypeInfo:
+        instance = node.get("node_instance_type") or {}
+        return cls.model_validate(
+            {
+                **node,
+                "num_gpus": node.get("num_gpus") or 0,
+                "local_disks": instance.get("local_disks") or 0,
+                "local_disk_size_gb": instance.get("local_disk_size_gb") or 0,
+                "photon_capable": bool(
+                    node.get("photon_worker_capable") and node.get("photon_driver_capable")
+                ),
+            }
+        )
+
+
+class SparkVersionInfo(_Result):
+    key: str
+    name: str

@@ -7,6 +7,8 @@ The order is the stack program's: a kind comes after the kinds its references po
 from __future__ import annotations
 
 from providers.catalog_binding import KIND as CATALOG_BINDING
+from providers.cluster import KIND as CLUSTER
+from providers.cluster_policy import KIND as CLUSTER_POLICY
 from providers.cluster_state import KIND as CLUSTER_STATE
 from providers.job import KIND as JOB
 from providers.job_permissions import KIND as JOB_PERMISSIONS
@@ -23,6 +25,8 @@ KINDS: list[Kind] = [
     JOB_PERMISSIONS,
     REPO_BRANCH,
     CATALOG_BINDING,
+    CLUSTER_POLICY,
+    CLUSTER,
     CLUSTER_STATE,
     JOB_RUN,
 ]

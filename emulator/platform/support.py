@@ -44,8 +44,31 @@ def _sim(note: str) -> Fidelity:
 
 
 SUPPORT: dict[str, Fidelity] = {
-    # clusters: from the initial data only
-    "GET /clusters/list": _sim("the initial data's clusters, states settled on read"),
+    # clusters
+    "GET /clusters/list": _sim("states settled on read; pinned clusters kept listed"),
+    "POST /clusters/create": _sim("spec validated; PENDING -> RUNNING over the transition time"),
+    "POST /clusters/edit": _sim("replaces the spec; a running cluster RESTARTING -> RUNNING"),
+    "POST /clusters/resize": _sim("a RUNNING cluster: RESIZING -> RUNNING"),
+    "POST /clusters/restart": _sim("RUNNING -> RESTARTING -> RUNNING"),
+    "POST /clusters/permanent-delete": _s("the cluster is gone from every read"),
+    "POST /clusters/pin": _s(""),
+    "POST /clusters/unpin": _s(""),
+    "POST /clusters/events": _sim("the cluster's state changes, paged"),
+    "GET /clusters/list-node-types": _v("a fixed catalogue of node types"),
+    "GET /clusters/spark-versions": _v("a fixed catalogue of runtime versions"),
+    "POST /libraries/install": _sim("INSTALLED while the cluster runs, PENDING otherwise"),
+    "POST /libraries/uninstall": _s("removed from the cluster's libraries"),
+    "GET /libraries/cluster-status": _sim("INSTALLED or PENDING; no INSTALLING/FAILED"),
+    # cluster policies
+    "POST /policies/clusters/create": _s("definition JSON validated; names unique"),
+    "POST /policies/clusters/edit": _s("replaces the policy"),
+    "POST /policies/clusters/delete": _s(""),
+    "GET /policies/clusters/get": _s(""),
+    "GET /policies/clusters/list": _s(""),
+    "GET /policy-families": _v("a fixed set of policy families"),
+    "GET /policy-families/{policy_family_id}": _v(""),
+    # workspace objects
+    "GET /workspace/get-status": _s("REPO (with its id) or DIRECTORY; /Workspace prefix"),
     "GET /clusters/get": _sim("state computed from stored timestamps"),
     "POST /clusters/start": _sim("TERMINATED -> PENDING -> RUNNING over the transition time; "
                                  "other states 400 INVALID_STATE"),
@@ -109,12 +132,7 @@ SUPPORT: dict[str, Fidelity] = {
 # ENDPOINT_NOT_FOUND: "<METHOD> <path>" with the path minus its /api/<version> prefix,
 # grouped by area. A test fails when one of them becomes served: move it to SUPPORT.
 NOT_SERVED: dict[str, tuple[str, ...]] = {
-    "Clusters": ("POST /clusters/create", "POST /clusters/edit", "POST /clusters/resize",
-                 "POST /clusters/restart", "POST /clusters/permanent-delete",
-                 "POST /clusters/events", "GET /clusters/spark-versions",
-                 "GET /clusters/list-node-types"),
-    "Cluster policies and instance pools": ("GET /policies/clusters/list",
-                                            "GET /instance-pools/list"),
+    "Instance pools": ("GET /instance-pools/list",),
     "Jobs": ("POST /jobs/runs/submit", "POST /jobs/runs/delete", "GET /jobs/runs/export",
              "GET /jobs/runs/get-output", "POST /jobs/runs/repair"),
     "Permissions of other objects": ("GET /permissions/clusters/{cluster_id}",
@@ -129,7 +147,7 @@ NOT_SERVED: dict[str, tuple[str, ...]] = {
     "IP access list writes": ("POST /ip-access-lists", "PUT /ip-access-lists/{list_id}",
                               "DELETE /ip-access-lists/{list_id}"),
     "Repo create and delete": ("POST /repos", "DELETE /repos/{repo_id}"),
-    "Workspace objects": ("GET /workspace/get-status", "GET /workspace/list",
+    "Workspace objects": ("GET /workspace/list",
                           "POST /workspace/import", "GET /workspace/export"),
     "Unity Catalog beyond catalogs": ("POST /unity-catalog/catalogs",
                                       "GET /unity-catalog/schemas",

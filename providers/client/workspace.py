@@ -16,6 +16,7 @@ from requests.auth import AuthBase
 
 from providers.client import http, ratelimit
 from providers.client.catalogs import CatalogsApi
+from providers.client.cluster_policies import ClusterPoliciesApi
 from providers.client.clusters import ClustersApi
 from providers.client.connection import Connection
 from providers.client.errors import WorkspaceError, error_from_response
@@ -51,6 +52,7 @@ class WorkspaceClient:
         self.jobs = JobsApi(self)
         self.job_permissions = JobPermissionsApi(self)
         self.clusters = ClustersApi(self)
+        self.cluster_policies = ClusterPoliciesApi(self)
         self.service_principals = ServicePrincipalsApi(self)
         self.secret_scopes = SecretScopesApi(self)
         self.repos = ReposApi(self)

@@ -89,6 +89,10 @@ def test_local_stack_up_noop_change_destroy(
     assert repo["branch"] == "develop"
     bindings = client.catalogs.get_bindings("finance")
     assert [b["workspace_id"] for b in bindings] == [1234567890123456]
+    policy_id = outputs["cluster_policies"]["small-clusters"]
+    assert client.cluster_policies.get(policy_id)["max_clusters_per_user"] == 2
+    analysts = client.clusters.get(outputs["clusters"]["analysts"])
+    assert (analysts["state"], analysts["policy_id"]) == ("TERMINATED", policy_id)
 
     # up again: no changes, and not one write to the workspace
     clear_request_log(emulator)
@@ -126,4 +130,6 @@ def test_local_stack_up_noop_change_destroy(
     assert scope_names(client) == scopes_before
     assert len(client.service_principals.list()) == principals_before
     assert not list(client.jobs.list("nightly-etl"))
+    assert not [p for p in client.cluster_policies.list() if p["name"] == "small-clusters"]
+    assert not [c for c in client.clusters.list() if c.get("cluster_name") == "analysts"]
     assert next(client.repos.list("/Repos/iac/data-pipelines"))["branch"] == "main"

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from emulator.identity import IdentityProvider
 from emulator.platform.models.catalogs import Catalogs
+from emulator.platform.models.cluster_policies import ClusterPolicies
 from emulator.platform.models.clusters import Clusters
 from emulator.platform.models.directory import Caller, Directory
 from emulator.platform.models.ip_access_lists import IpAccessLists
@@ -22,6 +23,7 @@ class Workspace:
     identity: IdentityProvider
     directory: Directory
     clusters: Clusters
+    cluster_policies: ClusterPolicies
     jobs: Jobs
     secret_scopes: SecretScopes
     ip_access_lists: IpAccessLists
@@ -34,13 +36,15 @@ class Workspace:
         base_url: str, transition_seconds: float,
     ) -> Workspace:
         directory = Directory(db, identity.application_display_name)
-        clusters = Clusters(db, transition_seconds)
+        cluster_policies = ClusterPolicies(db)
+        clusters = Clusters(db, transition_seconds, cluster_policies)
         return cls(
             workspace_id=workspace_id,
             base_url=base_url,
             identity=identity,
             directory=directory,
             clusters=clusters,
+            cluster_policies=cluster_policies,
             jobs=Jobs(db, directory, clusters, transition_seconds, base_url, workspace_id),
             secret_scopes=SecretScopes(db),
             ip_access_lists=IpAccessLists(db),

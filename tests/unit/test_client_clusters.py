@@ -1,0 +1,133 @@
+"""The clusters and cluster-policies areas of the client: each operation's path, method and
+body in each wire form, and what it answers (the service mocked)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+import responses
+from responses import matchers
+
+from providers.client.errors import TemporarilyUnavailable
+from providers.client.workspace import WorkspaceClient, client_for
+from tests.unit.client_support import BASE_URL, TOKEN_URL, connection, token_body
+
+CLUSTERS = f"{BASE_URL}/api/2.0/clusters"
+LIBRARIES = f"{BASE_URL}/api/2.0/libraries"
+POLICIES = f"{BASE_URL}/api/2.0/policies/clusters"
+PYPI = {"pypi": {"package": "requests==2.32.3"}}
+
+pytestmark = pytest.mark.usefixtures("fresh_client_caches", "no_retry_sleep")
+
+
+@pytest.fixture(params=["seed", "public"])
+def wire_form(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+@pytest.fixture
+def service(wire_form: str) -> Iterator[responses.RequestsMock]:
+    with responses.RequestsMock() as mocked:
+        mocked.add("GET" if wire_form == "seed" else "POST", TOKEN_URL, json=token_body())
+        yield mocked
+
+
+@pytest.fixture
+def client(wire_form: str) -> WorkspaceClient:
+    return client_for(connection(wire_form=wire_form))
+
+
+def body_is(body: dict) -> list:
+    return [matchers.json_params_matcher(body, strict_match=True)]
+
+
+def test_create_edit_resize_answer_and_send_the_spec(service, client) -> None:
+    spec = {"spark_version": "15.4.x-scala2.12", "num_workers": 1}
+    service.add("POST", f"{CLUSTERS}/create", json={"cluster_id": "c-1"}, match=body_is(spec))
+    service.add("POST", f"{CLUSTERS}/edit", json={}, match=body_is({**spec, "cluster_id": "c-1"}))
+    resize = {"cluster_id": "c-1", "num_workers": 3}
+    service.add("POST", f"{CLUSTERS}/resize", json={}, match=body_is(resize))
+    assert client.clusters.create(spec) == "c-1"
+    client.clusters.edit("c-1", spec)
+    client.clusters.resize("c-1", {"num_workers": 3})
+
+
+def test_stop_path_depends_on_the_wire_form_permanent_delete_does_not(
+    service, client, wire_form
+) -> None:
+    stop = "stop" if wire_form == "seed" else "delete"
+    service.add("POST", f"{CLUSTERS}/{stop}", json={}, match=body_is({"cluster_id": "c-1"}))
+    service.add(
+        "POST", f"{CLUSTERS}/permanent-delete", json={}, match=body_is({"cluster_id": "c-1"})
+    )
+    client.clusters.stop("c-1")
+    client.clusters.permanent_delete("c-1")
+
+
+def test_pins_and_the_pinned_listing(service, client) -> None:
+    service.add("POST", f"{CLUSTERS}/pin", json={}, match=body_is({"cluster_id": "c-1"}))
+    service.add("POST", f"{CLUSTERS}/unpin", json={}, match=body_is({"cluster_id": "c-2"}))
+    service.add(
+        "GET",
+        f"{CLUSTERS}/list",
+        json={"clusters": [{"cluster_id": "c-1"}]},
+        match=[matchers.query_param_matcher({"filter_by.is_pinned": "true"})],
+    )
+    client.clusters.set_pinned("c-1", True)
+    client.clusters.set_pinned("c-2", False)
+    assert client.clusters.is_pinned("c-1") and not client.clusters.is_pinned("c-2")
+
+
+def test_libraries(service, client) -> None:
+    body = {"cluster_id": "c-1", "libraries": [PYPI]}
+    service.add("POST", f"{LIBRARIES}/install", json={}, match=body_is(body))
+    service.add("POST", f"{LIBRARIES}/uninstall", json={}, match=body_is(body))
+    statuses = [{"library": PYPI, "status": "INSTALLED"}]
+    service.add(
+        "GET",
+        f"{LIBRARIES}/cluster-status",
+        json={"cluster_id": "c-1", "library_statuses": statuses},
+        match=[matchers.query_param_matcher({"cluster_id": "c-1"})],
+    )
+    client.clusters.install_libraries("c-1", [PYPI])
+    client.clusters.uninstall_libraries("c-1", [PYPI])
+    assert client.clusters.library_statuses("c-1") == statuses
+
+
+def test_node_types_and_spark_versions(service, client) -> None:
+    service.add("GET", f"{CLUSTERS}/list-node-types", json={"node_types": [{"node_type_id": "n"}]})
+    service.add("GET", f"{CLUSTERS}/spark-versions", json={})
+    assert client.clusters.node_types() == [{"node_type_id": "n"}]
+    assert client.clusters.spark_versions() == []
+
+
+def test_cluster_policies(service, client) -> None:
+    fields = {"name": "small", "definition": "{}"}
+    service.add("POST", f"{POLICIES}/create", json={"policy_id": "P1"}, match=body_is(fields))
+    service.add("POST", f"{POLICIES}/edit", json={}, match=body_is({**fields, "policy_id": "P1"}))
+    service.add(
+        "GET",
+        f"{POLICIES}/get",
+        json={**fields, "policy_id": "P1"},
+        match=[matchers.query_param_matcher({"policy_id": "P1"})],
+    )
+    service.add("GET", f"{POLICIES}/list", json={"policies": [{**fields, "policy_id": "P1"}]})
+    service.add("POST", f"{POLICIES}/delete", json={}, match=body_is({"policy_id": "P1"}))
+    service.add(
+        "GET", f"{BASE_URL}/api/2.0/policy-families", json={"policy_families": [{"name": "f"}]}
+    )
+    assert client.cluster_policies.create(fields) == "P1"
+    client.cluster_policies.edit("P1", fields)
+    assert client.cluster_policies.get("P1")["name"] == "small"
+    assert [p["policy_id"] for p in client.cluster_policies.list()] == ["P1"]
+    client.cluster_policies.delete("P1")
+    assert client.cluster_policies.families() == [{"name": "f"}]
+
+
+def test_a_lost_create_answer_is_not_repeated(service, client) -> None:
+    busy = {"error_code": "TEMPORARILY_UNAVAILABLE", "message": "busy"}
+    service.add("POST", f"{CLUSTERS}/create", status=503, json=busy)
+    with pytest.raises(TemporarilyUnavailable, match="busy"):
+        client.clusters.create({"spark_version": "x"})
+    assert len([c for c in service.calls if c.request.url == f"{CLUSTERS}/create"]) == 1

@@ -8,10 +8,14 @@ from __future__ import annotations
 
 from providers.catalog_binding import KIND as CATALOG_BINDING
 from providers.cluster_state import KIND as CLUSTER_STATE
+from providers.group import KIND as GROUP
+from providers.group_member import KIND as GROUP_MEMBER
+from providers.ip_access_list import KIND as IP_ACCESS_LIST
 from providers.job import KIND as JOB
 from providers.job_permissions import KIND as JOB_PERMISSIONS
 from providers.job_run import KIND as JOB_RUN
 from providers.kind import Kind
+from providers.repo import KIND as REPO
 from providers.repo_branch import KIND as REPO_BRANCH
 from providers.secret_scope import KIND as SECRET_SCOPE
 from providers.service_principal import KIND as SERVICE_PRINCIPAL
@@ -25,6 +29,10 @@ KINDS: list[Kind] = [
     CATALOG_BINDING,
     CLUSTER_STATE,
     JOB_RUN,
+    GROUP,
+    GROUP_MEMBER,
+    REPO,
+    IP_ACCESS_LIST,
 ]
 
 

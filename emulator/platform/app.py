@@ -12,7 +12,15 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from emulator.error_bodies import is_scim_path, platform_error, scim_error
 from emulator.errors import STATUS_BY_CODE, AlreadyExists, RequestLimitExceeded, ServiceError
 from emulator.platform.models import Workspace
-from emulator.platform.routes import catalogs, clusters, jobs, permissions, scim, workspace_objects
+from emulator.platform.routes import (
+    catalogs,
+    clusters,
+    ip_access_lists,
+    jobs,
+    permissions,
+    scim,
+    workspace_objects,
+)
 from emulator.rate_limit import RateLimiter
 
 logger = logging.getLogger("emulator.platform")
@@ -81,7 +89,7 @@ async def _unexpected_error(request: Request, exc: Exception) -> JSONResponse:
 
 def create_platform_app(
     workspace: Workspace, platform_resource: str, rate_limiter: RateLimiter,
-    admin_router: APIRouter | None = None,
+    admin_router: APIRouter | None = None, trust_forwarded_for: bool = False,
 ) -> FastAPI:
     app = FastAPI(
         title="Workspace platform API (emulator)",
@@ -100,11 +108,13 @@ def create_platform_app(
     app.state.workspace = workspace
     app.state.platform_resource = platform_resource
     app.state.rate_limiter = rate_limiter
+    app.state.trust_forwarded_for = trust_forwarded_for
     for version in CLUSTERS_VERSIONS:
         app.include_router(clusters.router, prefix=f"/api/{version}")
     for version in JOBS_VERSIONS:
         app.include_router(jobs.router, prefix=f"/api/{version}")
-    for router in (permissions.router, scim.router, workspace_objects.router, catalogs.router):
+    for router in (permissions.router, scim.router, workspace_objects.router, catalogs.router,
+                   ip_access_lists.router):
         app.include_router(router)
 
     @app.get("/.well-known/databricks-config", include_in_schema=False)

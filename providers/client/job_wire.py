@@ -45,14 +45,8 @@ LEGACY_TASK_SETTINGS = (
 
 # What the seed nesting can carry: the task's part of the specification's create body ...
 SEED_TASK_FIELDS = frozenset(
-    {
-        "task_key",
-        *LEGACY_CLUSTER_FIELDS,
-        "spark_python_task",
-        "libraries",
-        "max_retries",
-        "timeout_seconds",
-    }
+    {"task_key", *LEGACY_CLUSTER_FIELDS, "spark_python_task", "libraries", "max_retries",
+     "timeout_seconds"}
 )
 # ... and the job-level fields of a Jobs 2.0 single-task job.
 SEED_JOB_FIELDS = frozenset(
@@ -108,12 +102,8 @@ def given_twice(settings: Mapping[str, Any]) -> list[tuple[str, str]]:
             cluster.get("spark_env_vars"),
             log_conf.get("spark_env_vars") if isinstance(log_conf, Mapping) else None,
         ),
-        (
-            "new_cluster.cluster_name",
-            "new_cluster.name",
-            cluster.get("cluster_name"),
-            cluster.get("name"),
-        ),
+        ("new_cluster.cluster_name", "new_cluster.name", cluster.get("cluster_name"),
+         cluster.get("name")),
     ]
     return [
         (place, seed_place)

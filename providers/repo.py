@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Annotated, Any, ClassVar
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
 from providers.client import AlreadyExists, WorkspaceClient
 from providers.create_or_adopt import create_or_adopt
@@ -82,14 +82,16 @@ class RepoModel(BaseModel):
     provider: Annotated[str, AfterValidator(_git_provider)]
     path: Annotated[str, AfterValidator(_repo_path)]
     branch: Annotated[str, AfterValidator(_ref)] | None = None
+    # Validated after branch (field order), so it can see whether a branch was given too.
     tag: Annotated[str, AfterValidator(_ref)] | None = None
     sparse_checkout: SparseCheckoutModel | None = None
 
-    @model_validator(mode="after")
-    def _branch_or_tag(self) -> RepoModel:
-        if self.branch is not None and self.tag is not None:
+    @field_validator("tag")
+    @classmethod
+    def _branch_or_tag(cls, value: str | None, info: ValidationInfo) -> str | None:
+        if value is not None and info.data.get("branch") is not None:
             raise ValueError("give branch or tag, not both")
-        return self
+        return value
 
 
 class RepoProvider(WorkspaceProvider):
@@ -128,7 +130,8 @@ class RepoProvider(WorkspaceProvider):
             made = found
         repo_id = str(made["id"])
         with undone_on_failure(lambda: client.repos.delete(repo_id)):
-            repo = self._converge(client, repo_id, client.repos.get(repo_id), spec, None)
+            # The create's answer (or the listing's entry) tells the branch: no read first.
+            repo = self._converge(client, repo_id, made, spec, None)
         return repo_id, self._spec_of(repo, spec), {"head_commit_id": repo.get("head_commit_id")}
 
     def read_object(self, client: WorkspaceClient, id_: str, recorded: Mapping[str, Any]):

@@ -51,7 +51,7 @@ def at_path(client: WorkspaceClient, path: str) -> list[dict]:
         ({"path": "/Repos/too/deep/path"}, "path", "/Repos/<folder>/<name>"),
         ({"path": "/Users/me/repo"}, "path", "workspace path"),
         ({"branch": "bad..name"}, "branch", "git branch name"),
-        ({"tag": "v1"}, "(inputs)", "branch or tag, not both"),
+        ({"tag": "v1"}, "tag", "branch or tag, not both"),
         ({"sparse_checkout": {"patterns": []}}, "sparse_checkout.patterns", "at least 1"),
         ({"sparse_checkout": {"patterns": ["a", "a"]}}, "sparse_checkout.patterns", "more than"),
         ({"colour": "blue"}, "colour", "Extra inputs"),

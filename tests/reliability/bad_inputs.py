@@ -450,7 +450,7 @@ ITEM_CASES = [
     member("group by name", "group_id", "SCIM id", {"group_id": "analysts"}),
     member("member by e-mail", "member_id", "get_user", {"member_id": "bob@example.com"}),
     member("group in itself", "member_id", "member of itself", {"member_id": "100"}),
-    member("no member", "member_id", "required", drop=("member_id",)),
+    member("member as a number", "member_id", "valid string", {"member_id": 7}),
     member("unknown key", "role", "unknown key", {"role": "owner"}),
     repo("ssh remote", "url", "HTTPS URL", {"url": "git@github.com:org/x.git"}),
     repo("unknown provider", "provider", "gitHub", {"provider": "svn"}),

@@ -43,6 +43,10 @@ class PermissionDenied(ServiceError):
     code = "PERMISSION_DENIED"
 
 
+class QuotaExceeded(ServiceError):
+    code = "QUOTA_EXCEEDED"
+
+
 class RequestLimitExceeded(ServiceError):
     code = "REQUEST_LIMIT_EXCEEDED"
 
@@ -56,6 +60,7 @@ STATUS_BY_CODE = {
     "MALFORMED_REQUEST": 400,
     "RESOURCE_ALREADY_EXISTS": 400,
     "INVALID_STATE": 400,
+    "QUOTA_EXCEEDED": 400,
     "UNAUTHENTICATED": 401,
     "PERMISSION_DENIED": 403,
     "RESOURCE_DOES_NOT_EXIST": 404,

@@ -32,6 +32,9 @@ class EmulatorOptions:
     rate_limit: float | None = None
     info_file: Path | None = None
     log_level: str = "warning"
+    # Take the caller's address from X-Forwarded-For (tests of IP access lists), not from
+    # the connection.
+    trust_forwarded_for: bool = False
 
 
 def _env_name(flag: str) -> str:
@@ -95,6 +98,9 @@ def build_parser(env: Mapping[str, str]) -> argparse.ArgumentParser:
            help="also write the start-up JSON line to this file")
     option("--log-level", default="warning", choices=["debug", "info", "warning", "error"],
            help="log level of messages on stderr")
+    option("--trust-forwarded-for", action="store_true",
+           help="take the caller's address (for IP access lists) from the first entry of the "
+                "X-Forwarded-For header instead of the connection; for tests only")
     return parser
 
 
@@ -148,4 +154,5 @@ def parse_options(argv: Sequence[str] | None = None,
         rate_limit=rate_limit,
         info_file=None if args.info_file is None else Path(args.info_file),
         log_level=args.log_level,
+        trust_forwarded_for=bool(args.trust_forwarded_for),
     )

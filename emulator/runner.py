@@ -131,7 +131,7 @@ def assemble(options: EmulatorOptions, urls: dict[str, str]) -> Emulator:
         {**urls, "workspace_id": str(config.workspace_id)}, reset,
     )
     platform = create_platform_app(workspace, config.resource, RateLimiter(options.rate_limit),
-                                   admin)
+                                   admin, trust_forwarded_for=options.trust_forwarded_for)
     sample, sample_admin = companions.sample_apps()
     flow = companions.flow_app(identity.verify_login, identity.verify_bearer)
     raw = {"platform": platform, "identity": create_identity_app(identity), "app": sample,

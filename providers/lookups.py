@@ -47,6 +47,7 @@ from providers.lookups_results import (
     CatalogBindingsInfo,
     ClusterInfo,
     ClusterPolicyInfo,
+    GroupInfo,
     IpAccessListInfo,
     JobInfo,
     JobRunInfo,
@@ -55,6 +56,7 @@ from providers.lookups_results import (
     SecretScopeInfo,
     ServicePrincipalInfo,
     SparkVersionInfo,
+    UserInfo,
 )
 
 Result = dict[str, Any]
@@ -218,6 +220,23 @@ def get_spark_version(
         ),
         spark_version=spark_version,
     )
+def get_group(
+    connection: pulumi.Input[dict],
+    *,
+    display_name: pulumi.Input[str] | None = None,
+    group_id: pulumi.Input[str] | None = None,
+) -> pulumi.Output[Result]:
+    """A group by `display_name` or by its SCIM `group_id`, with its members' ids."""
+    _exactly_one("get_group", display_name=display_name, group_id=group_id)
+    return _lookup(connection, find_group, display_name=display_name, group_id=group_id)
+
+
+def get_user(
+    connection: pulumi.Input[dict], *, user_name: pulumi.Input[str]
+) -> pulumi.Output[Result]:
+    """A user of the workspace by `user_name` (an e-mail address; case does not matter)."""
+    _exactly_one("get_user", user_name=user_name)
+    return _lookup(connection, find_user, user_name=user_name)
 
 
 def _exactly_one(lookup: str, **keys: Any) -> None:
@@ -395,6 +414,22 @@ def find_spark_version(
             "narrow the criteria, or pass latest=True for the newest"
         )
     return SparkVersionInfo.model_validate(dict(found[0])).as_output()
+def find_group(
+    client: WorkspaceClient, *, display_name: str | None = None, group_id: str | None = None
+) -> Result:
+    if group_id is not None:
+        with _nothing_if_gone(client, f"group with group_id {group_id!r}"):
+            return GroupInfo.from_service(client.groups.get(group_id)).as_output()
+    named = client.groups.named(display_name or "")
+    return GroupInfo.from_service(
+        _only(client, named, f"group named {display_name!r}", "id")
+    ).as_output()
+
+
+def find_user(client: WorkspaceClient, *, user_name: str) -> Result:
+    named = client.users.named(user_name)
+    found = _only(client, named, f"user with user_name {user_name!r}", "id")
+    return UserInfo.from_service(found).as_output()
 
 
 # --- helpers -----------------------------------------------------------------------------

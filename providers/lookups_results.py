@@ -131,6 +131,49 @@ class ServicePrincipalInfo(_Result):
         return self.model_dump(mode="json", by_alias=False)
 
 
+def _values(items: list[dict[str, Any]] | None) -> list[str]:
+    return sorted(str(item.get("value")) for item in items or [])
+
+
+class GroupInfo(_Result):
+    id: str
+    display_name: str = Field(alias="displayName")
+    external_id: str | None = Field(default=None, alias="externalId")
+    # Ids of the direct members (users, service principals and groups) and entitlements.
+    members: list[str] = Field(default_factory=list)
+    entitlements: list[str] = Field(default_factory=list)
+
+    @classmethod
+    def from_service(cls, resource: dict[str, Any]) -> GroupInfo:
+        return cls.model_validate(
+            {
+                **resource,
+                "members": _values(resource.get("members")),
+                "entitlements": _values(resource.get("entitlements")),
+            }
+        )
+
+    def as_output(self) -> dict[str, Any]:
+        return self.model_dump(mode="json", by_alias=False)
+
+
+class UserInfo(_Result):
+    id: str
+    user_name: str = Field(alias="userName")
+    display_name: str | None = Field(default=None, alias="displayName")
+    active: bool | None = None
+    # Ids of the groups the user is directly in.
+    groups: list[str] = Field(default_factory=list)
+
+    @classmethod
+    def from_service(cls, resource: dict[str, Any]) -> UserInfo:
+        direct = [g for g in resource.get("groups") or [] if g.get("type") != "indirect"]
+        return cls.model_validate({**resource, "groups": _values(direct)})
+
+    def as_output(self) -> dict[str, Any]:
+        return self.model_dump(mode="json", by_alias=False)
+
+
 class KeyVaultInfo(_Result):
     resource_id: str
     dns_name: str

@@ -10,10 +10,14 @@ from providers.catalog_binding import KIND as CATALOG_BINDING
 from providers.cluster import KIND as CLUSTER
 from providers.cluster_policy import KIND as CLUSTER_POLICY
 from providers.cluster_state import KIND as CLUSTER_STATE
+from providers.group import KIND as GROUP
+from providers.group_member import KIND as GROUP_MEMBER
+from providers.ip_access_list import KIND as IP_ACCESS_LIST
 from providers.job import KIND as JOB
 from providers.job_permissions import KIND as JOB_PERMISSIONS
 from providers.job_run import KIND as JOB_RUN
 from providers.kind import Kind
+from providers.repo import KIND as REPO
 from providers.repo_branch import KIND as REPO_BRANCH
 from providers.secret_scope import KIND as SECRET_SCOPE
 from providers.service_principal import KIND as SERVICE_PRINCIPAL
@@ -29,6 +33,10 @@ KINDS: list[Kind] = [
     CLUSTER,
     CLUSTER_STATE,
     JOB_RUN,
+    GROUP,
+    GROUP_MEMBER,
+    REPO,
+    IP_ACCESS_LIST,
 ]
 
 

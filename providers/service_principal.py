@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Annotated, Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, StrictBool, field_validator
 
@@ -22,42 +22,21 @@ from providers.client.service_principals import SCIM_SCHEMA
 from providers.create_or_adopt import create_or_adopt
 from providers.kind import declare
 from providers.lifecycle import Spec, WorkspaceProvider
+from providers.scim_fields import Entitlement, no_duplicates, not_blank
 
 GUID = re.compile(r"^[0-9a-fA-F]{8}-([0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}$")
 
-Entitlement = Literal[
-    "allow-cluster-create",
-    "allow-instance-pool-create",
-    "databricks-sql-access",
-    "workspace-access",
-]
-
-
-def _not_blank(value: str) -> str:
-    if not value.strip():
-        raise ValueError("must not be empty")
-    return value
-
-
-def _no_duplicates(values: list[str] | None) -> list[str] | None:
-    if values is not None:
-        repeated = sorted({v for v in values if values.count(v) > 1})
-        if repeated:
-            raise ValueError(f"lists {', '.join(map(repr, repeated))} more than once")
-    return values
-
-
-GroupId = Annotated[str, AfterValidator(_not_blank)]
+GroupId = Annotated[str, AfterValidator(not_blank)]
 
 
 class ServicePrincipalModel(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     application_id: str
-    display_name: Annotated[str, AfterValidator(_not_blank)] | None = None
+    display_name: Annotated[str, AfterValidator(not_blank)] | None = None
     active: StrictBool = True
-    entitlements: Annotated[list[Entitlement], AfterValidator(_no_duplicates)] | None = None
-    groups: Annotated[list[GroupId], AfterValidator(_no_duplicates)] | None = None
+    entitlements: Annotated[list[Entitlement], AfterValidator(no_duplicates)] | None = None
+    groups: Annotated[list[GroupId], AfterValidator(no_duplicates)] | None = None
     schemas: list[str] | None = None
 
     @field_validator("application_id")

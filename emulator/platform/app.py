@@ -17,6 +17,7 @@ from emulator.platform.routes import (
     catalogs,
     cluster_policies,
     clusters,
+    ip_access_lists,
     jobs,
     permissions,
     scim,
@@ -90,7 +91,7 @@ async def _unexpected_error(request: Request, exc: Exception) -> JSONResponse:
 
 def create_platform_app(
     workspace: Workspace, platform_resource: str, rate_limiter: RateLimiter,
-    admin_router: APIRouter | None = None,
+    admin_router: APIRouter | None = None, trust_forwarded_for: bool = False,
 ) -> FastAPI:
     app = FastAPI(
         title="Workspace platform API (emulator)",
@@ -110,12 +111,13 @@ def create_platform_app(
     app.state.platform_resource = platform_resource
     app.state.rate_limiter = rate_limiter
     app.state.known_callers = KnownCallers()
+    app.state.trust_forwarded_for = trust_forwarded_for
     for version in CLUSTERS_VERSIONS:
         app.include_router(clusters.router, prefix=f"/api/{version}")
     for version in JOBS_VERSIONS:
         app.include_router(jobs.router, prefix=f"/api/{version}")
     for router in (permissions.router, scim.router, workspace_objects.router, catalogs.router,
-                   cluster_policies.router):
+                   cluster_policies.router, ip_access_lists.router):
         app.include_router(router)
 
     @app.get("/.well-known/databricks-config", include_in_schema=False)

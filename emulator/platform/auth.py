@@ -63,11 +63,23 @@ async def workspace(request: Request) -> Workspace:
     return request.app.state.workspace
 
 
+def caller_address(request: Request) -> str:
+    """The address IP access lists judge: the connection's peer, or where the emulator was
+    started with --trust-forwarded-for, the first X-Forwarded-For entry."""
+    if request.app.state.trust_forwarded_for:
+        forwarded = request.headers.get("x-forwarded-for", "").split(",")[0].strip()
+        if forwarded:
+            return forwarded
+    return request.client.host if request.client else ""
+
+
 async def authenticated_caller(
     request: Request,
     credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer_scheme)],
 ) -> Caller:
     ws: Workspace = request.app.state.workspace
+    # Like the service, the lists are applied before the credentials are looked at.
+    ws.ip_access_lists.refuse_if_blocked(caller_address(request), ws.workspace_id)
     if credentials is None or not credentials.credentials:
         raise Unauthenticated("Missing 'Authorization: Bearer <token>' header.")
     known: KnownCallers = request.app.state.known_callers
@@ -101,4 +113,5 @@ async def admin_caller(caller: Annotated[Caller, Depends(authenticated_caller)])
 
 WorkspaceDep = Annotated[Workspace, Depends(workspace)]
 CallerDep = Annotated[Caller, Depends(authenticated_caller)]
+AddressDep = Annotated[str, Depends(caller_address)]
 AdminDep = Annotated[Caller, Depends(admin_caller)]

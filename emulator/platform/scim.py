@@ -1,7 +1,7 @@
 """SCIM 2.0 protocol pieces: resource rendering, list filters and PatchOp application.
 
-These translate between SCIM documents and the directory's service principals; the
-directory's rules (groups exist, application registered, unique) stay in the model.
+These translate between SCIM documents and the directory's service principals and groups;
+the directory's rules (groups exist, application registered, unique) stay in the model.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from emulator.errors import InvalidParameter
 from emulator.platform.models.directory import (
     Directory,
     Group,
+    GroupSpec,
     ServicePrincipal,
     ServicePrincipalSpec,
     User,
@@ -63,8 +64,20 @@ def render_user(user: User, directory: Directory) -> dict:
     }
 
 
-def render_group(group: Group) -> dict:
-    return {"schemas": [GROUP_SCHEMA], "id": group.id, "displayName": group.display_name}
+def render_group(group: Group, directory: Directory) -> dict:
+    names = {g.id: g.display_name for g in directory.groups()}
+    resource = {
+        "schemas": [GROUP_SCHEMA], "id": group.id, "displayName": group.display_name,
+        "members": [{"value": m.id, "display": m.display, "$ref": f"{m.kind}/{m.id}"}
+                    for m in directory.members(group.id)],
+        "entitlements": [{"value": e} for e in group.entitlements],
+        "groups": [{"value": gid, "display": names.get(gid, gid), "type": "direct",
+                    "$ref": f"Groups/{gid}"} for gid in group.group_ids],
+        "meta": {"resourceType": "WorkspaceGroup"},
+    }
+    if group.external_id:
+        resource["externalId"] = group.external_id
+    return resource
 
 
 # listing
@@ -164,6 +177,19 @@ def spec_from_resource(body: dict) -> ServicePrincipalSpec:
     )
 
 
+def group_spec_from_resource(body: dict) -> GroupSpec:
+    """A POST or PUT body: the members it lists are the group's members."""
+    name = body.get("displayName")
+    if not isinstance(name, str) or not name.strip():
+        raise InvalidParameter("'displayName' is required")
+    return GroupSpec(
+        display_name=name,
+        entitlements=_values(body.get("entitlements"), "entitlements"),
+        external_id=_optional_string(body.get("externalId"), "externalId"),
+        member_ids=_values(body.get("members"), "members"),
+    )
+
+
 def _spec_of(principal: ServicePrincipal) -> ServicePrincipalSpec:
     return ServicePrincipalSpec(
         display_name=principal.display_name, active=principal.active,
@@ -211,12 +237,14 @@ def _apply(spec: ServicePrincipalSpec, op: str, path: str, value: Any) -> Servic
     return replace(spec, external_id=text)
 
 
-def patched_spec(principal: ServicePrincipal, body: dict) -> ServicePrincipalSpec:
+def _operations(body: dict) -> list[tuple[str, str, Any]]:
+    """The (op, path, value) of each operation of a PatchOp body; a path-less operation
+    becomes one per attribute of its value."""
     require_schema(body, PATCH_SCHEMA)
     operations = body.get("Operations", body.get("operations"))
     if not isinstance(operations, list) or not operations:
         raise InvalidParameter("'Operations' must be a non-empty list")
-    spec = _spec_of(principal)
+    found = []
     for operation in operations:
         if not isinstance(operation, dict):
             raise InvalidParameter("every operation must be an object")
@@ -227,12 +255,50 @@ def patched_spec(principal: ServicePrincipal, body: dict) -> ServicePrincipalSpe
         if path is not None and not isinstance(path, str):
             raise InvalidParameter("'path' must be a string")
         if path:
-            spec = _apply(spec, op, path, value)
+            found.append((op, path, value))
         elif op == "remove":
             raise InvalidParameter("a remove operation needs a path")
         elif isinstance(value, dict):
-            for attribute, item in value.items():
-                spec = _apply(spec, op, attribute, item)
+            found += [(op, attribute, item) for attribute, item in value.items()]
         else:
             raise InvalidParameter("an operation without a path needs an object value")
+    return found
+
+
+def patched_spec(principal: ServicePrincipal, body: dict) -> ServicePrincipalSpec:
+    spec = _spec_of(principal)
+    for op, path, value in _operations(body):
+        spec = _apply(spec, op, path, value)
+    return spec
+
+
+_GROUP_ATTRIBUTES = {"displayname": "display_name", "members": "member_ids",
+                     "entitlements": "entitlements", "externalid": "external_id"}
+
+
+def patched_group_spec(group: Group, member_ids: tuple[str, ...], body: dict) -> GroupSpec:
+    """The group after the body's operations: `add` and `remove` of `members` change only
+    the members they name (a `remove` without a value or filter removes them all)."""
+    spec = GroupSpec(group.display_name, group.entitlements, group.external_id, member_ids)
+    for op, path, value in _operations(body):
+        match = _PATCH_PATH.fullmatch(path.strip())
+        field = _GROUP_ATTRIBUTES.get(match.group(1).lower()) if match else None
+        if match is None or field is None:
+            raise InvalidParameter(f"Unsupported patch path '{path}'")
+        selected = match.group(2)
+        if field == "member_ids":
+            spec = replace(spec, member_ids=_apply_multi_valued(
+                spec.member_ids or (), op, path, selected, value))
+        elif field == "entitlements":
+            spec = replace(spec, entitlements=_apply_multi_valued(
+                spec.entitlements, op, path, selected, value))
+        elif selected is not None:
+            raise InvalidParameter(f"'{path}' is not a multi-valued attribute")
+        elif field == "display_name":
+            if op == "remove":
+                raise InvalidParameter("'displayName' cannot be removed")
+            spec = replace(spec, display_name=_optional_string(value, path) or "")
+        else:
+            spec = replace(spec, external_id=None if op == "remove"
+                           else _optional_string(value, path))
     return spec

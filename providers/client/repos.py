@@ -1,5 +1,6 @@
-"""The repos area of the REST API (Git folders): list, read, and check out a branch, which
-the seed form does with POST and the public form with PATCH."""
+"""The repos area of the REST API (Git folders): create, list, read, check out a branch or
+tag (the seed form with POST, the public form with PATCH), change the sparse checkout
+patterns, delete."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ from urllib.parse import quote
 from providers.client.calls import Calls
 
 REPOS_PATH = "/api/2.0/repos"
+# Names the class's own `list` method would shadow in its annotations.
+Patterns = list[str]
 
 
 class ReposApi:
@@ -32,6 +35,39 @@ class ReposApi:
 
     def get(self, repo_id: int | str) -> dict[str, Any]:
         return self.client.get(_path(repo_id))
+
+    def create(
+        self, url: str, provider: str, path: str, sparse_checkout: Patterns | None = None
+    ) -> dict[str, Any]:
+        """Clone `url` at `path` (its default branch); the repo made. Not repeated after a
+        lost answer (a second repo at the path is refused)."""
+        body: dict[str, Any] = {"url": url, "provider": provider, "path": path}
+        if sparse_checkout is not None:
+            body["sparse_checkout"] = {"patterns": sparse_checkout}
+        return self.client.post(REPOS_PATH, body)
+
+    def update(
+        self,
+        repo_id: int | str,
+        *,
+        branch: str | None = None,
+        tag: str | None = None,
+        sparse_checkout: Patterns | None = None,
+    ) -> None:
+        """Check out `branch` or `tag`, or set the sparse checkout patterns (of a repo made
+        with sparse checkout). Read the repo for the head commit it moved to."""
+        body: dict[str, Any] = {}
+        if branch is not None:
+            body["branch"] = branch
+        if tag is not None:
+            body["tag"] = tag
+        if sparse_checkout is not None:
+            body["sparse_checkout"] = {"patterns": sparse_checkout}
+        method = self.client.wire.repo_update_method
+        self.client.request(method, _path(repo_id), body, idempotent=True)
+
+    def delete(self, repo_id: int | str) -> None:
+        self.client.delete(_path(repo_id))
 
     def update_branch(self, repo_id: int | str, branch: str) -> None:
         """Check out `branch`. The public service answers with an empty body: read the repo

@@ -12,11 +12,10 @@ from typing import Any
 from urllib.parse import quote
 
 from providers.client.calls import Calls
+from providers.client.scim import PATCH_OP_SCHEMA, list_resources
 from providers.client.wire import SCIM_SERVICE_PRINCIPALS
 
 SCIM_SCHEMA = "urn:ietf:params:scim:schemas:core:2.0:ServicePrincipal"
-PATCH_OP_SCHEMA = "urn:ietf:params:scim:api:messages:2.0:PatchOp"
-LIST_PAGE_SIZE = 100
 
 
 class ServicePrincipalsApi:
@@ -28,16 +27,7 @@ class ServicePrincipalsApi:
 
     def list(self, scim_filter: str | None = None) -> list[dict[str, Any]]:
         """Every resource (matching `scim_filter`, e.g. `displayName eq "etl"`), all pages."""
-        found: list[dict[str, Any]] = []
-        while True:
-            params: dict[str, Any] = {"startIndex": len(found) + 1, "count": LIST_PAGE_SIZE}
-            if scim_filter is not None:
-                params["filter"] = scim_filter
-            page = self.client.get(SCIM_SERVICE_PRINCIPALS, params)
-            resources = page.get("Resources") or []
-            found += resources
-            if not resources or len(found) >= int(page.get("totalResults") or 0):
-                return found
+        return list_resources(self.client, SCIM_SERVICE_PRINCIPALS, scim_filter)
 
     def get(self, principal_id: str) -> dict[str, Any]:
         return self.client.get(_path(principal_id))

@@ -20,6 +20,7 @@ from providers.client.cluster_policies import ClusterPoliciesApi
 from providers.client.clusters import ClustersApi
 from providers.client.connection import Connection
 from providers.client.errors import WorkspaceError, error_from_response
+from providers.client.groups import GroupsApi, UsersApi
 from providers.client.ip_access_lists import IpAccessListsApi
 from providers.client.jobs import JobsApi
 from providers.client.permissions import JobPermissionsApi
@@ -58,6 +59,8 @@ class WorkspaceClient:
         self.repos = ReposApi(self)
         self.catalogs = CatalogsApi(self)
         self.ip_access_lists = IpAccessListsApi(self)
+        self.groups = GroupsApi(self)
+        self.users = UsersApi(self)
         self._policy = http.CallPolicy(
             timeout_seconds=connection.timeout_seconds,
             max_attempts=connection.max_attempts,

@@ -210,7 +210,9 @@ class TestAuditListsUnmanagedObjectsOnly:
         )
         assert ("secret_scope", "second-stack-scope") not in unmanaged
         assert report["stacks"] == ["e2e", "e2e-second"]
-        assert report["managed_counts"] == {"job": 1, "service_principal": 1, "secret_scope": 2}
+        assert report["managed_counts"] == {
+            "job": 1, "service_principal": 1, "secret_scope": 2, "group": 0, "ip_access_list": 0
+        }
         assert emulator.client_secret not in result.stdout + result.stderr
 
     def test_2_the_table(self, audited: Audited) -> None:

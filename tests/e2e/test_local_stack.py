@@ -1,4 +1,4 @@
-"""The `local` stack's objects (the six kinds of Pulumi.local.yaml; its health gate has its own
+"""The `local` stack's objects (every kind of Pulumi.local.yaml; its health gate has its own
 tests) through the whole life of a stack under the real engine, against the emulator over
 HTTP: up, a no-op up that writes nothing, a config change applied in place, and destroy
 leaving the workspace as it was."""
@@ -18,6 +18,9 @@ from tests.e2e.conftest import LOCAL_OBJECTS, StackFactory, write_config
 from tools.pulumi_cli import PulumiCli
 
 pytestmark = pytest.mark.engine
+
+BOB = "200000000000002"
+DEMO_REPO_PATH = "/Repos/platform/data-pipelines"
 
 
 def job_settings(client: WorkspaceClient, job_id: int) -> dict[str, Any]:
@@ -66,8 +69,9 @@ def test_local_stack_up_noop_change_destroy(
 
     # up: every declared object exists as declared
     stack.up()
-    total = counted_resources(stack)  # the stack, the WorkspaceAuth and the 7 objects (+ provider)
-    assert total >= 9
+    # the stack, the WorkspaceAuth (+ its provider) and the 11 objects
+    total = counted_resources(stack)
+    assert total >= 13
     assert last_update_changes(stack) == {"create": total}
     outputs = stack.outputs()
     job_id = int(outputs["jobs"]["nightly-etl"])
@@ -93,6 +97,14 @@ def test_local_stack_up_noop_change_destroy(
     assert client.cluster_policies.get(policy_id)["max_clusters_per_user"] == 2
     analysts = client.clusters.get(outputs["clusters"]["analysts"])
     assert (analysts["state"], analysts["policy_id"]) == ("TERMINATED", policy_id)
+    [group] = client.groups.named("platform-analysts")
+    assert [m["value"] for m in group["members"]] == [BOB]
+    assert outputs["groups"] == {"platform-analysts": group["id"]}
+    demo_repo = client.repos.get(outputs["repos"]["pipelines-release"])
+    assert (demo_repo["path"], demo_repo.get("branch")) == (DEMO_REPO_PATH, None)  # on a tag
+    assert demo_repo["sparse_checkout"] == {"patterns": ["jobs"]}
+    [demo_list] = [i for i in client.ip_access_lists.list() if i["label"] == "local-demo"]
+    assert "127.0.0.1" in demo_list["ip_addresses"]  # the demo cannot lock itself out
 
     # up again: no changes, and not one write to the workspace
     clear_request_log(emulator)
@@ -133,3 +145,6 @@ def test_local_stack_up_noop_change_destroy(
     assert not [p for p in client.cluster_policies.list() if p["name"] == "small-clusters"]
     assert not [c for c in client.clusters.list() if c.get("cluster_name") == "analysts"]
     assert next(client.repos.list("/Repos/iac/data-pipelines"))["branch"] == "main"
+    assert client.groups.named("platform-analysts") == []
+    assert not [r for r in client.repos.list(DEMO_REPO_PATH) if r["path"] == DEMO_REPO_PATH]
+    assert "local-demo" not in {i["label"] for i in client.ip_access_lists.list()}

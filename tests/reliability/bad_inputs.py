@@ -122,6 +122,22 @@ def binding(label, field, reason, change=None, drop=()):
     return Case("catalogBindings", label, field, reason, change or {}, drop)
 
 
+def group(label, field, reason, change=None, drop=()):
+    return Case("groups", label, field, reason, change or {}, drop)
+
+
+def member(label, field, reason, change=None, drop=()):
+    return Case("groupMembers", label, field, reason, change or {}, drop)
+
+
+def repo(label, field, reason, change=None, drop=()):
+    return Case("repos", label, field, reason, change or {}, drop)
+
+
+def ip_list(label, field, reason, change=None, drop=()):
+    return Case("ipAccessLists", label, field, reason, change or {}, drop)
+
+
 def setting(label, key, reason, value):
     return Case("setting", label, key, reason, value=value)
 
@@ -423,6 +439,33 @@ ITEM_CASES = [
             {"bindings": [{"workspace_id": "1"}, {"workspace_id": "1"}]}),
     binding("catalog missing", "catalog_name", "Field required", drop=("catalog_name",)),
     binding("bindings as text", "bindings", "valid list", {"bindings": "all"}),
+    group("blank name", "display_name", "must not be empty", {"display_name": " "}),
+    group("the workspace's own group", "display_name", "workspace itself",
+          {"display_name": "admins"}),
+    group("unknown entitlement", "entitlements[0]", "allow-cluster-create",
+          {"entitlements": ["be-root"]}),
+    group("entitlement twice", "entitlements", "more than once",
+          {"entitlements": ["workspace-access", "workspace-access"]}),
+    group("members on the group", "members", "unknown key", {"members": ["1"]}),
+    member("group by name", "group_id", "SCIM id", {"group_id": "analysts"}),
+    member("member by e-mail", "member_id", "get_user", {"member_id": "bob@example.com"}),
+    member("group in itself", "member_id", "member of itself", {"member_id": "100"}),
+    member("member as a number", "member_id", "valid string", {"member_id": 7}),
+    member("unknown key", "role", "unknown key", {"role": "owner"}),
+    repo("ssh remote", "url", "HTTPS URL", {"url": "git@github.com:org/x.git"}),
+    repo("unknown provider", "provider", "gitHub", {"provider": "svn"}),
+    repo("path too deep", "path", "/Repos/<folder>/<name>", {"path": "/Repos/a/b/c"}),
+    repo("bad branch", "branch", "git branch name", {"branch": "a..b"}),
+    repo("branch and tag", "tag", "branch or tag", {"tag": "v1"}),
+    repo("no sparse patterns", "sparse_checkout.patterns", "at least 1",
+         {"sparse_checkout": {"patterns": []}}),
+    ip_list("bad address", "ip_addresses", "[1] '10.0.0.300'",
+            {"ip_addresses": ["10.0.0.1", "10.0.0.300"]}),
+    ip_list("IPv6", "ip_addresses", "IPv4 only", {"ip_addresses": ["2001:db8::/32"]}),
+    ip_list("host bits", "ip_addresses", "10.0.0.0/24", {"ip_addresses": ["10.0.0.1/24"]}),
+    ip_list("unknown type", "list_type", "'ALLOW' or 'BLOCK'", {"list_type": "DENY"}),
+    ip_list("blank label", "label", "must not be empty", {"label": ""}),
+    ip_list("enabled as text", "enabled", "valid boolean", {"enabled": "sometimes"}),
 ]
 
 SETTING_CASES = [
@@ -457,6 +500,16 @@ def good_item(kind: str, index: int) -> dict[str, Any]:
     if kind == "catalogBindings":
         return {"name": name, "catalog_name": f"catalog_{index}",
                 "bindings": [{"workspace_id": "1234567890123456"}]}
+    if kind == "groups":
+        return {"name": name, "display_name": f"drill-group-{index}"}
+    if kind == "groupMembers":
+        return {"name": name, "group_id": "100", "member_id": str(200 + index)}
+    if kind == "repos":
+        return {"name": name, "url": "https://github.com/example-org/etl.git",
+                "provider": "gitHub", "path": f"/Repos/drill/made-{index}", "branch": "main"}
+    if kind == "ipAccessLists":
+        return {"name": name, "label": f"drill-{index}", "list_type": "ALLOW",
+                "ip_addresses": ["10.0.0.0/8"]}
     raise ValueError(kind)
 
 

@@ -54,7 +54,7 @@ def test_invalid_items_of_every_kind(stack: PulumiCli, emulator: EmulatorInfo) -
     assert sum(case.kind == "jobs" for case, _ in batch.expected) >= 80
     assert {case.kind for case, _ in batch.expected} == {
         "jobs", "servicePrincipals", "secretScopes", "jobPermissions", "repoBranches",
-        "catalogBindings"}
+        "catalogBindings", "groups", "groupMembers", "repos", "ipAccessLists"}
     output = failed_preview(stack, {**connection_config(emulator), **batch.config})
     assert_each_reported(output, batch)
     assert request_log(emulator) == []

@@ -210,3 +210,108 @@ def test_bind_and_unbind_in_the_wire_forms_bodies(service, client, wire_form):
     service.patch(path, json={"bindings": []}, match=body_is(unbind))
     client.catalogs.bind("finance", [1], read_only)
     client.catalogs.unbind("finance", [1, 2])
+
+
+# --- groups, users, repos made and deleted, IP access lists ---------------------------
+
+GROUPS = f"{BASE_URL}/api/2.0/preview/scim/v2/Groups"
+USERS = f"{BASE_URL}/api/2.0/preview/scim/v2/Users"
+REPOS = f"{BASE_URL}/api/2.0/repos"
+LISTS = f"{BASE_URL}/api/2.0/ip-access-lists"
+PATCH_OP = "urn:ietf:params:scim:api:messages:2.0:PatchOp"
+
+
+def test_group_create_adds_the_schema_and_is_not_repeated(service, client):
+    body = {"schemas": ["urn:ietf:params:scim:schemas:core:2.0:Group"], "displayName": "t"}
+    service.post(GROUPS, status=503, json=BUSY, match=body_is(body))
+    with pytest.raises(TemporarilyUnavailable):
+        client.groups.create({"displayName": "t"})
+    assert calls_to(service, GROUPS) == 1
+
+
+def test_members_change_by_patch_operations_naming_them(service, client):
+    path = f"{GROUPS}/5"
+    add = {"op": "add", "path": "members", "value": [{"value": "7"}]}
+    remove = {"op": "remove", "path": 'members[value eq "7"]'}
+    service.patch(path, status=204, match=body_is({"schemas": [PATCH_OP], "Operations": [add]}))
+    service.patch(path, status=204, match=body_is({"schemas": [PATCH_OP], "Operations": [remove]}))
+    client.groups.add_member("5", "7")
+    client.groups.remove_member("5", "7")
+    assert not [c for c in service.calls if c.request.method == "PUT"]
+
+
+def test_names_are_exact_after_the_filter(service, client):
+    group_filter = {"filter": 'displayName eq "Team \\"A\\""', "startIndex": "1", "count": "100"}
+    service.get(
+        GROUPS,
+        match=[matchers.query_param_matcher(group_filter)],
+        json={
+            "totalResults": 2,
+            "Resources": [
+                {"id": "1", "displayName": 'Team "A"'},
+                {"id": "2", "displayName": 'team "a"'},
+            ],
+        },
+    )
+    assert [g["id"] for g in client.groups.named('Team "A"')] == ["1"]
+    service.get(
+        USERS, json={"totalResults": 1, "Resources": [{"id": "9", "userName": "Bob@Example.com"}]}
+    )
+    assert [u["id"] for u in client.users.named("bob@example.com")] == ["9"]
+
+
+def test_repo_create_update_delete(service, client, wire_form):
+    made = {"id": 3, "path": "/Repos/a/b", "branch": "main"}
+    service.post(
+        REPOS,
+        json=made,
+        match=body_is(
+            {
+                "url": "https://x/y.git",
+                "provider": "gitHub",
+                "path": "/Repos/a/b",
+                "sparse_checkout": {"patterns": ["jobs"]},
+            }
+        ),
+    )
+    assert client.repos.create("https://x/y.git", "gitHub", "/Repos/a/b", ["jobs"]) == made
+    method = "POST" if wire_form == "seed" else "PATCH"
+    service.add(
+        method,
+        f"{REPOS}/3",
+        body=b"",
+        match=body_is({"tag": "v1", "sparse_checkout": {"patterns": ["jobs", "lib"]}}),
+    )
+    client.repos.update(3, tag="v1", sparse_checkout=["jobs", "lib"])
+    service.delete(f"{REPOS}/3", json={})
+    client.repos.delete(3)
+
+
+def test_repo_create_is_not_repeated(service, client):
+    service.post(REPOS, status=503, json=BUSY)
+    with pytest.raises(TemporarilyUnavailable):
+        client.repos.create("https://x/y.git", "gitHub", "/Repos/a/b")
+    assert calls_to(service, REPOS) == 1
+
+
+def test_ip_access_list_calls(service, client):
+    made = {"list_id": "l-1", "label": "o", "list_type": "ALLOW", "ip_addresses": ["10.0.0.1"]}
+    service.post(
+        LISTS,
+        json={"ip_access_list": made},
+        match=body_is({"label": "o", "list_type": "ALLOW", "ip_addresses": ["10.0.0.1"]}),
+    )
+    assert client.ip_access_lists.create("o", "ALLOW", ["10.0.0.1"]) == made
+    service.get(f"{LISTS}/l-1", json={"ip_access_list": made})
+    assert client.ip_access_lists.get("l-1") == made
+    service.patch(f"{LISTS}/l-1", json={}, match=body_is({"enabled": False}))
+    client.ip_access_lists.update("l-1", {"enabled": False})
+    service.delete(f"{LISTS}/l-1", json={})
+    client.ip_access_lists.delete("l-1")
+
+
+def test_ip_access_list_create_is_not_repeated(service, client):
+    service.post(LISTS, status=503, json=BUSY)
+    with pytest.raises(TemporarilyUnavailable):
+        client.ip_access_lists.create("o", "BLOCK", [])
+    assert calls_to(service, LISTS) == 1

@@ -152,5 +152,13 @@ class _NoCalls:
     def secret_scopes(self) -> _NoCalls:
         return self
 
+    @property
+    def groups(self) -> _NoCalls:
+        return self
+
+    @property
+    def ip_access_lists(self) -> _NoCalls:
+        return self
+
     def list(self) -> Sequence[Any]:
         return []

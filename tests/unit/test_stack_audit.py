@@ -109,6 +109,12 @@ def test_workspace_objects_follow_every_page(mocked: responses.RequestsMock) -> 
     mocked.get(scim, match=[matchers.query_param_matcher({"startIndex": "2", "count": "100"})],
                json={"totalResults": 2, "Resources": [{"id": "8", "applicationId": "app-8"}]})
     mocked.get(f"{BASE_URL}/api/2.0/secrets/scopes/list", json={"scopes": [{"name": "s"}]})
+    groups = f"{BASE_URL}/api/2.0/preview/scim/v2/Groups"
+    mocked.get(groups, match=[matchers.query_param_matcher({"startIndex": "1", "count": "100"})],
+               json={"totalResults": 2, "Resources": [{"id": "5", "displayName": "users"},
+                                                      {"id": "6", "displayName": "team"}]})
+    mocked.get(f"{BASE_URL}/api/2.0/ip-access-lists",
+               json={"ip_access_lists": [{"list_id": "l-1", "label": "office"}]})
 
     found = list(workspace_objects(WorkspaceClient(connection())))
     assert sorted(found, key=repr) == sorted([
@@ -117,4 +123,6 @@ def test_workspace_objects_follow_every_page(mocked: responses.RequestsMock) -> 
         WorkspaceObject("service_principal", "7", "p7"),
         WorkspaceObject("service_principal", "8", "app-8"),
         WorkspaceObject("secret_scope", "s", "s"),
+        WorkspaceObject("group", "6", "team"),  # not the workspace's own `users`
+        WorkspaceObject("ip_access_list", "l-1", "office"),
     ], key=repr)

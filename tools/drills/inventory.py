@@ -23,6 +23,10 @@ class Inventory:
     job_acls: dict[int, list[dict[str, Any]]]
     repo_branches: dict[str, str]          # path -> branch
     catalog_bindings: dict[str, list[str]]  # catalog -> workspace ids
+    groups: list[str] = field(default_factory=list)           # display names
+    group_members: dict[str, list[str]] = field(default_factory=dict)  # name -> member ids
+    repo_paths: list[str] = field(default_factory=list)       # every repo, all pages
+    ip_access_lists: list[str] = field(default_factory=list)  # labels
 
 
 @dataclass
@@ -85,7 +89,21 @@ def take(info: EmulatorInfo, catalogs: tuple[str, ...] = ()) -> Inventory:
             f"/api/2.1/unity-catalog/bindings/catalog/{name}").get("bindings", []))
         for name in catalogs
     }
-    return Inventory(jobs, principals, scopes, acls, repos, bindings)
+    groups = api.get("/api/2.0/preview/scim/v2/Groups").get("Resources", [])
+    members = {g["displayName"]: sorted(m["value"] for m in g.get("members") or [])
+               for g in groups}
+    repo_paths: list[str] = []
+    token: dict[str, Any] = {}
+    while True:
+        page = api.get("/api/2.0/repos", **token)
+        repo_paths += [r["path"] for r in page.get("repos", [])]
+        if not page.get("next_page_token"):
+            break
+        token = {"next_page_token": page["next_page_token"]}
+    labels = [item["label"] for item in
+              api.get("/api/2.0/ip-access-lists").get("ip_access_lists", [])]
+    return Inventory(jobs, principals, scopes, acls, repos, bindings,
+                     [g["displayName"] for g in groups], members, repo_paths, labels)
 
 
 def direct_grants(acl: list[dict[str, Any]]) -> set[tuple[str, str]]:
@@ -179,4 +197,25 @@ def judge(before: Inventory, after: Inventory, objects: dict[str, Any],
             if str(binding["workspace_id"]) not in bound:
                 problem("missing", f"catalog {item['catalog_name']} is not bound to "
                                    f"{binding['workspace_id']}")
+
+    # Groups, repos and IP access lists: each declared one once, none made besides.
+    for what, key, field_name, old, new in (
+        ("group", "groups", "display_name", before.groups, after.groups),
+        ("repo", "repos", "path", before.repo_paths, after.repo_paths),
+        ("IP access list", "ipAccessLists", "label", before.ip_access_lists,
+         after.ip_access_lists),
+    ):
+        declared = {item[field_name] for item in objects.get(key, [])}
+        counts = Counter(new)
+        for name in declared:
+            if counts[name] != 1:
+                problem("duplicate" if counts[name] > 1 else "missing",
+                        f"{what} {name} exists {counts[name]} times")
+        for name in set(new) - set(old) - declared:
+            problem("orphan", f"{what} {name} is not declared")
+    declared_groups = {g["name"]: g["display_name"] for g in objects.get("groups", [])}
+    for item in objects.get("groupMembers", []):
+        group = declared_groups.get(item.get("group", ""))
+        if group and not after.group_members.get(group):
+            problem("missing", f"group {group} has no members, {item['name']} declared one")
     return verdict

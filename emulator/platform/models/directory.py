@@ -2,6 +2,9 @@
 
 A service principal is the workspace's record of an identity-provider application; only
 active principals may call the platform. Every principal is implicitly in `users`.
+
+A membership is held by the member: a user's, a service principal's or a group's
+`group_ids` name the groups it is in, so a group's members are the principals naming it.
 """
 
 from __future__ import annotations
@@ -20,12 +23,39 @@ ENTITLEMENTS = frozenset(
      "workspace-access"}
 )
 PRINCIPAL_ID_START = 4_000_000_000_000_001
+GROUP_ID_START = 100_000_000_100_001
+# Groups the workspace itself needs: never deleted or renamed.
+SYSTEM_GROUPS = frozenset({ADMINS_GROUP, USERS_GROUP})
 
 
 @dataclass(frozen=True)
 class Group:
     id: str
     display_name: str
+    entitlements: tuple[str, ...] = ()
+    external_id: str | None = None
+    # The groups this group is a member of.
+    group_ids: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class GroupSpec:
+    """The changeable part of a group; `member_ids` None leaves the members as they are."""
+
+    display_name: str
+    entitlements: tuple[str, ...] = ()
+    external_id: str | None = None
+    member_ids: tuple[str, ...] | None = None
+
+
+@dataclass(frozen=True)
+class Member:
+    """A principal in a group: `kind` is Users, ServicePrincipals or Groups (its SCIM
+    resource type)."""
+
+    kind: str
+    id: str
+    display: str
 
 
 @dataclass(frozen=True)
@@ -105,16 +135,32 @@ class Directory:
     def add_group(self, conn: sqlite3.Connection, group: Group) -> None:
         conn.execute("INSERT INTO groups (id, display_name) VALUES (?, ?)",
                      (group.id, group.display_name))
+        self._store_group_doc(conn, group)
 
     def add_user(self, conn: sqlite3.Connection, user: User) -> None:
         doc = {"display_name": user.display_name, "group_ids": list(user.group_ids)}
         conn.execute("INSERT INTO users (id, user_name, doc) VALUES (?, ?, ?)",
                      (user.id, user.user_name, to_json(doc)))
 
+    @staticmethod
+    def _store_group_doc(conn: sqlite3.Connection, group: Group) -> None:
+        doc = {"entitlements": list(group.entitlements), "external_id": group.external_id,
+               "group_ids": list(group.group_ids)}
+        conn.execute("INSERT INTO group_docs (id, doc) VALUES (?, ?) ON CONFLICT(id) DO UPDATE "
+                     "SET doc = excluded.doc", (group.id, to_json(doc)))
+
     def groups(self) -> list[Group]:
         with self._db.read() as conn:
-            rows = conn.execute("SELECT id, display_name FROM groups ORDER BY display_name")
-            return [Group(row["id"], row["display_name"]) for row in rows]
+            rows = conn.execute(
+                "SELECT g.id, g.display_name, d.doc FROM groups g"
+                " LEFT JOIN group_docs d ON d.id = g.id ORDER BY g.display_name").fetchall()
+        groups = []
+        for row in rows:
+            doc = from_json(row["doc"]) if row["doc"] else {}
+            groups.append(Group(row["id"], row["display_name"],
+                                tuple(doc.get("entitlements", ())), doc.get("external_id"),
+                                tuple(doc.get("group_ids", ()))))
+        return groups
 
     def group(self, group_id: str) -> Group:
         for group in self.groups():
@@ -124,6 +170,128 @@ class Directory:
 
     def group_by_name(self, display_name: str) -> Group | None:
         return next((g for g in self.groups() if g.display_name == display_name), None)
+
+    # groups: made, changed and removed through SCIM
+
+    def members(self, group_id: str) -> list[Member]:
+        """Every direct member of the group, users first, then principals, then groups."""
+        found = [Member("Users", u.id, u.display_name)
+                 for u in self.users() if group_id in u.group_ids]
+        found += [Member("ServicePrincipals", p.id, p.display_name)
+                  for p in self.service_principals() if group_id in p.group_ids]
+        found += [Member("Groups", g.id, g.display_name)
+                  for g in self.groups() if group_id in g.group_ids]
+        return found
+
+    def create_group(self, spec: GroupSpec) -> Group:
+        spec = self._validated_group(spec)
+        with self._db.write() as conn:
+            self._refuse_taken_name(conn, spec.display_name)
+            group_id = str(self._db.next_value(conn, "group_id", GROUP_ID_START))
+            group = Group(group_id, spec.display_name, spec.entitlements, spec.external_id)
+            self.add_group(conn, group)
+            self._set_members(conn, group_id, spec.member_ids or ())
+        return group
+
+    def change_group(self, group_id: str, spec: GroupSpec) -> Group:
+        """Sets the group's fields (and its members, unless `spec.member_ids` is None)."""
+        spec = self._validated_group(spec)
+        with self._db.write() as conn:
+            current = self.group(group_id)
+            if spec.display_name != current.display_name:
+                if current.display_name in SYSTEM_GROUPS:
+                    raise InvalidParameter(
+                        f"The group '{current.display_name}' cannot be renamed.")
+                self._refuse_taken_name(conn, spec.display_name)
+                conn.execute("UPDATE groups SET display_name = ? WHERE id = ?",
+                             (spec.display_name, group_id))
+            group = replace(current, display_name=spec.display_name,
+                            entitlements=spec.entitlements, external_id=spec.external_id)
+            self._store_group_doc(conn, group)
+            if spec.member_ids is not None:
+                self._set_members(conn, group_id, spec.member_ids)
+        return group
+
+    def delete_group(self, group_id: str) -> None:
+        """Removes the group and every membership in it; its members stay."""
+        with self._db.write() as conn:
+            group = self.group(group_id)
+            if group.display_name in SYSTEM_GROUPS:
+                raise InvalidParameter(f"The group '{group.display_name}' cannot be deleted.")
+            self._set_members(conn, group_id, ())
+            conn.execute("DELETE FROM groups WHERE id = ?", (group_id,))
+            conn.execute("DELETE FROM group_docs WHERE id = ?", (group_id,))
+
+    def _refuse_taken_name(self, conn: sqlite3.Connection, display_name: str) -> None:
+        taken = conn.execute("SELECT 1 FROM groups WHERE display_name = ?",
+                             (display_name,)).fetchone()
+        if taken:
+            raise AlreadyExists(f"Group with name {display_name} already exists.")
+
+    def _validated_group(self, spec: GroupSpec) -> GroupSpec:
+        if not isinstance(spec.display_name, str) or not spec.display_name.strip():
+            raise InvalidParameter("'displayName' is required")
+        self._check_entitlements(spec.entitlements)
+        members = spec.member_ids
+        return replace(spec, entitlements=tuple(dict.fromkeys(spec.entitlements)),
+                       member_ids=None if members is None else tuple(dict.fromkeys(members)))
+
+    def _set_members(self, conn: sqlite3.Connection, group_id: str,
+                     member_ids: tuple[str, ...]) -> None:
+        """Makes exactly `member_ids` the group's direct members."""
+        wanted = set(member_ids)
+        known = {m.id for m in self.members(group_id)}
+        for member_id in member_ids:
+            self._principal_kind(member_id)  # unknown ids are refused before any change
+            if member_id == group_id or member_id in self._ancestors(group_id):
+                raise InvalidParameter(
+                    f"Group {member_id} cannot be a member of group {group_id}: a group "
+                    "cannot contain itself.")
+        for member_id in known - wanted:
+            self._move_membership(conn, member_id, group_id, add=False)
+        for member_id in member_ids:
+            if member_id not in known:
+                self._move_membership(conn, member_id, group_id, add=True)
+
+    def _ancestors(self, group_id: str) -> set[str]:
+        """The groups `group_id` is in, directly or through other groups."""
+        parents = {g.id: g.group_ids for g in self.groups()}
+        found: set[str] = set()
+        todo = list(parents.get(group_id, ()))
+        while todo:
+            current = todo.pop()
+            if current not in found:
+                found.add(current)
+                todo += parents.get(current, ())
+        return found
+
+    def _principal_kind(self, principal_id: str) -> str:
+        if any(u.id == principal_id for u in self.users()):
+            return "Users"
+        if any(p.id == principal_id for p in self.service_principals()):
+            return "ServicePrincipals"
+        if any(g.id == principal_id for g in self.groups()):
+            return "Groups"
+        raise InvalidParameter(
+            f"Member {principal_id} is neither a user, a service principal nor a group of "
+            "this workspace.")
+
+    def _move_membership(self, conn: sqlite3.Connection, member_id: str, group_id: str,
+                         add: bool) -> None:
+        def changed(group_ids: tuple[str, ...] | list[str]) -> list[str]:
+            kept = [g for g in group_ids if g != group_id]
+            return [*kept, group_id] if add else kept
+
+        kind = self._principal_kind(member_id)
+        if kind == "Groups":
+            group = self.group(member_id)
+            self._store_group_doc(conn, replace(group, group_ids=tuple(changed(group.group_ids))))
+            return
+        table = "users" if kind == "Users" else "service_principals"
+        row = conn.execute(f"SELECT doc FROM {table} WHERE id = ?", (member_id,)).fetchone()
+        doc = from_json(row["doc"])
+        doc["group_ids"] = changed(doc["group_ids"])
+        conn.execute(f"UPDATE {table} SET doc = ? WHERE id = ?", (to_json(doc), member_id))
 
     def users(self) -> list[User]:
         with self._db.read() as conn:
@@ -234,15 +402,19 @@ class Directory:
         for group_id in spec.group_ids:
             if group_id not in known_groups:
                 raise InvalidParameter(f"Group with id {group_id} does not exist.")
-        for entitlement in spec.entitlements:
-            if entitlement not in ENTITLEMENTS:
-                known = ", ".join(sorted(ENTITLEMENTS))
-                raise InvalidParameter(f"Unknown entitlement '{entitlement}'; known: {known}.")
+        self._check_entitlements(spec.entitlements)
         return replace(
             spec,
             group_ids=tuple(dict.fromkeys(spec.group_ids)),
             entitlements=tuple(dict.fromkeys(spec.entitlements)),
         )
+
+    @staticmethod
+    def _check_entitlements(entitlements: tuple[str, ...]) -> None:
+        for entitlement in entitlements:
+            if entitlement not in ENTITLEMENTS:
+                known = ", ".join(sorted(ENTITLEMENTS))
+                raise InvalidParameter(f"Unknown entitlement '{entitlement}'; known: {known}.")
 
     # callers and principals named in permissions
 

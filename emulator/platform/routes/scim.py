@@ -1,4 +1,4 @@
-"""SCIM: service principals (full CRUD), users and groups (read), and Me."""
+"""SCIM: service principals and groups (full CRUD, PATCH of members), users (read), Me."""
 
 from __future__ import annotations
 
@@ -25,6 +25,14 @@ class ServicePrincipalBody(Open):
     displayName: str | None = None
     active: bool | None = None
     groups: list[ScimValue] | None = None
+    entitlements: list[ScimValue] | None = None
+    externalId: str | None = None
+
+
+class GroupBody(Open):
+    schemas: list[str] | None = None
+    displayName: str | None = None
+    members: list[ScimValue] | None = None
     entitlements: list[ScimValue] | None = None
     externalId: str | None = None
 
@@ -140,15 +148,47 @@ async def list_groups(
     params: Annotated[dict, Depends(_list_params)], ws: WorkspaceDep,
     _: CallerDep,
 ) -> JSONResponse:
-    resources = [scim.render_group(g) for g in ws.directory.groups()]
+    resources = [scim.render_group(g, ws.directory) for g in ws.directory.groups()]
     return ok(scim.list_response(resources, **params))
+
+
+@router.post("/Groups", status_code=201)
+async def create_group(body: GroupBody, ws: WorkspaceDep, _: AdminDep) -> JSONResponse:
+    group = ws.directory.create_group(scim.group_spec_from_resource(body.as_request()))
+    return ok(scim.render_group(group, ws.directory), status_code=201)
 
 
 @router.get("/Groups/{group_id}")
 async def get_group(
     group_id: str, ws: WorkspaceDep, _: CallerDep,
 ) -> JSONResponse:
-    return ok(scim.render_group(ws.directory.group(group_id)))
+    return ok(scim.render_group(ws.directory.group(group_id), ws.directory))
+
+
+@router.put("/Groups/{group_id}")
+async def replace_group(
+    group_id: str, body: GroupBody, ws: WorkspaceDep, _: AdminDep,
+) -> JSONResponse:
+    """The whole group, members included: members the body leaves out are removed."""
+    group = ws.directory.change_group(group_id, scim.group_spec_from_resource(body.as_request()))
+    return ok(scim.render_group(group, ws.directory))
+
+
+@router.patch("/Groups/{group_id}")
+async def patch_group(
+    group_id: str, body: PatchBody, ws: WorkspaceDep, _: AdminDep,
+) -> JSONResponse:
+    current = ws.directory.group(group_id)
+    members = tuple(m.id for m in ws.directory.members(group_id))
+    spec = scim.patched_group_spec(current, members, body.as_request())
+    group = ws.directory.change_group(group_id, spec)
+    return ok(scim.render_group(group, ws.directory))
+
+
+@router.delete("/Groups/{group_id}", status_code=204)
+async def delete_group(group_id: str, ws: WorkspaceDep, _: AdminDep) -> Response:
+    ws.directory.delete_group(group_id)
+    return Response(status_code=204)
 
 
 @router.get("/Me")

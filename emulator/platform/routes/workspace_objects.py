@@ -1,4 +1,4 @@
-"""Secret scopes, IP access lists, repos and the status of a workspace path."""
+"""Secret scopes, repos and the status of a workspace path."""
 
 from __future__ import annotations
 
@@ -29,9 +29,21 @@ class ScopeNameBody(Open):
     scope: str
 
 
+class SparseCheckout(Open):
+    patterns: list[str] | None = None
+
+
 class CheckoutBody(Open):
     branch: str | None = None
     tag: str | None = None
+    sparse_checkout: SparseCheckout | None = None
+
+
+class CreateRepoBody(Open):
+    url: str
+    provider: str
+    path: str | None = None
+    sparse_checkout: SparseCheckout | None = None
 
 
 @router.get("/secrets/scopes/list", tags=["secrets"])
@@ -59,26 +71,23 @@ async def delete_scope(
     return ok()
 
 
-@router.get("/ip-access-lists", tags=["ip-access-lists"])
-async def list_ip_access_lists(
-    ws: WorkspaceDep, _: CallerDep,
-) -> JSONResponse:
-    return ok({"ip_access_lists": ws.ip_access_lists.all()})
-
-
-@router.get("/ip-access-lists/{list_id}", tags=["ip-access-lists"])
-async def get_ip_access_list(
-    list_id: str, ws: WorkspaceDep, _: CallerDep,
-) -> JSONResponse:
-    return ok({"ip_access_list": ws.ip_access_lists.get(list_id)})
-
-
 @router.get("/repos", tags=["repos"])
 async def list_repos(
     ws: WorkspaceDep, _: CallerDep,
     path_prefix: str | None = None, next_page_token: str | None = None,
 ) -> JSONResponse:
     return ok(ws.repos.page(path_prefix, next_page_token))
+
+
+@router.post("/repos", tags=["repos"])
+async def create_repo(body: CreateRepoBody, ws: WorkspaceDep, _: CallerDep) -> JSONResponse:
+    return ok(ws.repos.create(body.as_request()))
+
+
+@router.delete("/repos/{repo_id}", tags=["repos"])
+async def delete_repo(repo_id: Id64, ws: WorkspaceDep, _: CallerDep) -> JSONResponse:
+    ws.repos.delete(repo_id)
+    return ok()
 
 
 @router.get("/repos/{repo_id}", tags=["repos"])
@@ -93,15 +102,16 @@ async def checkout_repo_seed_form(
     repo_id: Id64, body: CheckoutBody, ws: WorkspaceDep,
     _: CallerDep,
 ) -> JSONResponse:
-    return ok(ws.repos.checkout(repo_id, body.branch, body.tag))
+    return ok(ws.repos.update(repo_id, body.as_request()))
 
 
-@router.patch("/repos/{repo_id}", tags=["repos"], summary="Check out a branch (public form)")
-async def checkout_repo(
+@router.patch("/repos/{repo_id}", tags=["repos"],
+              summary="Check out a branch or tag, or change the sparse checkout (public form)")
+async def update_repo(
     repo_id: Id64, body: CheckoutBody, ws: WorkspaceDep,
     _: CallerDep,
 ) -> JSONResponse:
-    return ok(ws.repos.checkout(repo_id, body.branch, body.tag))
+    return ok(ws.repos.update(repo_id, body.as_request()))
 
 
 @router.get("/workspace/get-status", tags=["workspace"])

@@ -1,0 +1,35 @@
+"""What the SCIM areas (service principals, groups, users) share: the PatchOp schema and
+a listing that follows SCIM's 1-based pages."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from providers.client.calls import Calls
+
+SCIM_BASE = "/api/2.0/preview/scim/v2"
+PATCH_OP_SCHEMA = "urn:ietf:params:scim:api:messages:2.0:PatchOp"
+LIST_PAGE_SIZE = 100
+
+
+def list_resources(
+    client: Calls, path: str, scim_filter: str | None = None
+) -> list[dict[str, Any]]:
+    """Every resource at `path` (matching `scim_filter`, e.g. `displayName eq "etl"`), all
+    pages."""
+    found: list[dict[str, Any]] = []
+    while True:
+        params: dict[str, Any] = {"startIndex": len(found) + 1, "count": LIST_PAGE_SIZE}
+        if scim_filter is not None:
+            params["filter"] = scim_filter
+        page = client.get(path, params)
+        resources = page.get("Resources") or []
+        found += resources
+        if not resources or len(found) >= int(page.get("totalResults") or 0):
+            return found
+
+
+def quoted(value: str) -> str:
+    """`value` as a SCIM filter's string literal."""
+    escaped = value.replace("\\", "\\\\").replace('"', '\\"')
+    return f'"{escaped}"'

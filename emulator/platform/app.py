@@ -12,7 +12,15 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from emulator.error_bodies import is_scim_path, platform_error, scim_error
 from emulator.errors import STATUS_BY_CODE, AlreadyExists, RequestLimitExceeded, ServiceError
 from emulator.platform.models import Workspace
-from emulator.platform.routes import catalogs, clusters, jobs, permissions, scim, workspace_objects
+from emulator.platform.routes import (
+    catalogs,
+    clusters,
+    jobs,
+    permissions,
+    scim,
+    secrets,
+    workspace_objects,
+)
 from emulator.rate_limit import RateLimiter
 
 logger = logging.getLogger("emulator.platform")
@@ -104,7 +112,8 @@ def create_platform_app(
         app.include_router(clusters.router, prefix=f"/api/{version}")
     for version in JOBS_VERSIONS:
         app.include_router(jobs.router, prefix=f"/api/{version}")
-    for router in (permissions.router, scim.router, workspace_objects.router, catalogs.router):
+    for router in (permissions.router, scim.router, workspace_objects.router, catalogs.router,
+                   secrets.router):
         app.include_router(router)
 
     @app.get("/.well-known/databricks-config", include_in_schema=False)

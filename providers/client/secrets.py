@@ -44,6 +44,11 @@ class SecretsApi:
         answer = self.client.get(f"{SECRETS_PATH}/list", {"scope": scope})
         return answer.get("secrets") or []
 
+    def get(self, scope: str, key: str) -> dict[str, Any]:
+        """`{key, value}`, the value in base64: the one call that returns a value (an import
+        reads it once, to record its digest). Needs READ on the scope."""
+        return self.client.get(f"{SECRETS_PATH}/get", {"scope": scope, "key": key})
+
     def delete(self, scope: str, key: str) -> None:
         self.client.post(f"{SECRETS_PATH}/delete", {"scope": scope, "key": key}, idempotent=True)
 

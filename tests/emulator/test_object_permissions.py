@@ -59,7 +59,8 @@ def test_levels_are_the_sdk_enums(sdk, object_type, object_id, levels):
 def test_patch_put_get(sdk, object_type, object_id, levels):
     level = next(lv.value for lv in levels if lv.value != "IS_OWNER")
     patched = sdk.permissions.update(object_type, object_id, access_control_list=[
-        iam.AccessControlRequest(group_name="analysts", permission_level=iam.PermissionLevel(level))])
+        iam.AccessControlRequest(group_name="analysts",
+                                 permission_level=iam.PermissionLevel(level))])
     assert direct(patched)["analysts"] == level
     admins = next(e for e in patched.access_control_list if e.group_name == "admins")
     assert admins.all_permissions[-1].inherited

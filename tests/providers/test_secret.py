@@ -9,9 +9,9 @@ import uuid
 from typing import Any
 
 import pulumi
-from pulumi.runtime import rpc
 import pytest
 import responses
+from pulumi.runtime import rpc
 
 from providers.client import NotFound, WorkspaceClient
 from providers.lifecycle import CONNECTION_KEY, UNKNOWN

@@ -136,7 +136,8 @@ def configure(stack: PulumiCli, objects: dict[str, Any]) -> None:
     --secret`, as docs/secret.md says): the engine hides a secret of the stack's config from
     its logs, never a plain one."""
     plain = copy.deepcopy(objects)
-    values = {i: item.pop("string_value") for i, item in enumerate(plain["secrets"])}
+    values = {i: item.pop("string_value") for i, item in enumerate(plain["secrets"])
+              if "string_value" in item}
     write_config(stack, {f"workspace:{k}": v for k, v in plain.items()})
     for index, value in values.items():
         set_secret(stack, f"workspace:secrets[{index}].string_value", value)

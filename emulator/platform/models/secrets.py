@@ -89,7 +89,7 @@ class Secrets:
 
     # --- the access-control list ----------------------------------------------------
     def put_acl(self, scope: Any, principal: Any, permission: Any, caller: Caller) -> None:
-        if permission not in RANK:
+        if not isinstance(permission, str) or permission not in RANK:
             raise InvalidParameter(
                 f"permission must be one of {', '.join(PERMISSIONS)}, got {permission!r}")
         if not isinstance(principal, str) or not self._principal_exists(principal):

@@ -11,12 +11,16 @@ from __future__ import annotations
 import base64
 import copy
 import dataclasses
+import io
 import json
+import subprocess
+import tarfile
 import uuid
 from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from emulator.testing import EmulatorInfo, clear_request_log, request_log
 from providers.client import WorkspaceClient
@@ -24,7 +28,8 @@ from providers.permissions import direct_entries
 from tests.conftest import emulator_client
 from tests.e2e.conftest import StackFactory, write_config
 from tests.e2e.test_import import import_stack
-from tools.pulumi_cli import PulumiCli
+from tests.e2e.test_job_upgrade import run_program_of
+from tools.pulumi_cli import REPO_ROOT, PulumiCli
 
 pytestmark = pytest.mark.engine
 
@@ -414,3 +419,42 @@ def test_bad_inputs_fail_preview_naming_the_field_without_a_call(
     assert [r for r in request_log(emulator) if r["service"] == "platform"] == []
     assert_nowhere(value, output, where="bad inputs")
 
+
+
+# --- JobPermissions deployed before Permissions existed --------------------------------------
+
+# The branch point: JobPermissions as its own provider, before it became Permissions'.
+BEFORE_PERMISSIONS = "103d270"
+
+
+@pytest.mark.parametrize("wire_form", ["seed", "public"])
+def test_job_permissions_deployed_before_are_no_change(
+    workspace_stack: StackFactory, emulator: EmulatorInfo, tmp_path: Path, wire_form: str
+) -> None:
+    archive = subprocess.run(["git", "-C", str(REPO_ROOT), "archive", BEFORE_PERMISSIONS],
+                             capture_output=True, check=True).stdout
+    tree = tmp_path / "old"
+    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+        tar.extractall(tree, filter="data")
+    (tree / ".venv").symlink_to(REPO_ROOT / ".venv")
+    config = yaml.safe_load((tree / "Pulumi.local.yaml").read_text())["config"]
+    objects = {"jobs": config["workspace:jobs"],
+               "jobPermissions": config["workspace:jobPermissions"]}
+    stack = workspace_stack(wire_form=wire_form, **objects)
+    run_program_of(stack, tree)
+    stack.up()
+    [before] = [r for r in stack.export()["deployment"]["resources"]
+                if r["type"] == TYPE_PREFIX + "JobPermissions"]
+
+    run_program_of(stack, REPO_ROOT)
+    clear_request_log(emulator)
+    stack.preview("--expect-no-changes")
+    stack.up("--expect-no-changes")
+    assert writes(emulator) == [], "the same type token, inputs and id: nothing to do"
+    stack.refresh()
+    [after] = [r for r in stack.export()["deployment"]["resources"]
+               if r["type"] == TYPE_PREFIX + "JobPermissions"]
+    assert (after["id"], after["outputs"]["access_controls"]) == (
+        before["id"], before["outputs"]["access_controls"])
+    stack.preview("--expect-no-changes")
+    stack.destroy()

@@ -159,4 +159,6 @@ def _apply(conn, data: dict[str, Any], config: StoredConfig,
     for access_list in data.get("ip_access_lists", []):
         ws.ip_access_lists.add_initial(conn, access_list)
     for scope in data.get("secret_scopes", []):
-        ws.secret_scopes.create(scope, created_by="initial data")
+        ws.secret_scopes.create(scope, created_by="initial data", creator_is_principal=False)
+    for known in data.get("permission_objects", []):
+        ws.object_permissions.add_initial(conn, known)

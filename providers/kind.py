@@ -91,6 +91,9 @@ class Kind:
     # Every object of this kind in a workspace, as (id, display name), for the audit of
     # what no stack manages (stacks/audit.py); None: not audited.
     inventory: Callable[[Any], Iterable[tuple[str, str]]] | None
+    # Inputs and outputs that are always Pulumi secrets (a secret's value and its digest):
+    # an input given in plain text is made secret before it leaves the program.
+    secrets: tuple[str, ...] = ()
     resource: type[KindResource] = field(init=False)
     args: type = field(init=False)
     # Every generated args class by name (`JobArgs`, `NewClusterArgs`, ...).
@@ -131,6 +134,12 @@ class KindResource(WorkspaceResource):
             raise TypeError(f"{resource_name}: args must be {self.kind.args.__name__} or a dict")
         for key, make in self.kind.stamped.items():
             inputs[key] = make(resource_name)
+        for key in self.kind.secrets:
+            if inputs.get(key) is not None:
+                inputs[key] = pulumi.Output.secret(inputs[key])
+        if self.kind.secrets:
+            secret = pulumi.ResourceOptions(additional_secret_outputs=list(self.kind.secrets))
+            opts = pulumi.ResourceOptions.merge(secret, opts)
         super().__init__(
             self.kind.provider(),
             resource_name,
@@ -158,6 +167,7 @@ def declare(
     stack_output: tuple[str, Callable[[Any], Any]] | None = None,
     inventory: Callable[[Any], Iterable[tuple[str, str]]] | None = None,
     arg_aliases: Mapping[str, str] | None = None,
+    secrets: tuple[str, ...] = (),
 ) -> Kind:
     kind = Kind(
         name=name,
@@ -174,6 +184,7 @@ def declare(
         import_id=import_id,
         stack_output=stack_output,
         inventory=inventory,
+        secrets=secrets,
     )
     provider.computed_keys = frozenset(kind.outputs) | frozenset(kind.stamped)
     arg_types: dict[str, type] = {}

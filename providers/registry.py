@@ -17,16 +17,22 @@ from providers.job import KIND as JOB
 from providers.job_permissions import KIND as JOB_PERMISSIONS
 from providers.job_run import KIND as JOB_RUN
 from providers.kind import Kind
+from providers.permissions import KIND as PERMISSIONS
 from providers.repo import KIND as REPO
 from providers.repo_branch import KIND as REPO_BRANCH
+from providers.secret import KIND as SECRET
+from providers.secret_acl import KIND as SECRET_ACL
 from providers.secret_scope import KIND as SECRET_SCOPE
 from providers.service_principal import KIND as SERVICE_PRINCIPAL
 
 KINDS: list[Kind] = [
     SERVICE_PRINCIPAL,
     SECRET_SCOPE,
+    SECRET,
+    SECRET_ACL,
     JOB,
     JOB_PERMISSIONS,
+    PERMISSIONS,
     REPO_BRANCH,
     CATALOG_BINDING,
     CLUSTER_POLICY,

@@ -21,6 +21,7 @@ from emulator.platform.routes import (
     jobs,
     permissions,
     scim,
+    secrets,
     workspace_objects,
 )
 from emulator.rate_limit import RateLimiter
@@ -117,7 +118,7 @@ def create_platform_app(
     for version in JOBS_VERSIONS:
         app.include_router(jobs.router, prefix=f"/api/{version}")
     for router in (permissions.router, scim.router, workspace_objects.router, catalogs.router,
-                   cluster_policies.router, ip_access_lists.router):
+                   cluster_policies.router, ip_access_lists.router, secrets.router):
         app.include_router(router)
 
     @app.get("/.well-known/databricks-config", include_in_schema=False)

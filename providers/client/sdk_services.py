@@ -1,4 +1,5 @@
-"""The official SDK's service modules whose dataclasses are our schemas (jobs, compute).
+"""The official SDK's service modules whose dataclasses are our schemas (jobs, compute), and
+any other service module on demand (`service`), e.g. for its enums of permission levels.
 
 `import databricks.sdk` runs the package's `__init__`, which loads all of its ~40 services
 and its HTTP stack: about 2 s, paid by every `pulumi` run's program and provider host. Only
@@ -17,7 +18,7 @@ from pathlib import Path
 _PACKAGE = "databricks.sdk"
 
 
-def _load_without_package_init() -> None:
+def _load_without_package_init(module: str = "jobs") -> None:
     if _PACKAGE in sys.modules:
         return
     namespace = importlib.util.find_spec("databricks")
@@ -27,7 +28,7 @@ def _load_without_package_init() -> None:
     stand_in.__path__ = [str(Path(next(iter(namespace.submodule_search_locations))) / "sdk")]
     sys.modules[_PACKAGE] = stand_in
     try:
-        importlib.import_module(f"{_PACKAGE}.service.jobs")
+        importlib.import_module(f"{_PACKAGE}.service.{module}")
     finally:
         del sys.modules[_PACKAGE]
 
@@ -36,4 +37,14 @@ _load_without_package_init()
 
 from databricks.sdk.service import compute, jobs  # noqa: E402
 
-__all__ = ["compute", "jobs"]
+
+def service(name: str) -> types.ModuleType:
+    """The SDK's service module `name` (`sql`, `workspace`, ...), loaded on first use only:
+    each takes 0.1 to 0.4 s, which a program that never needs it should not pay."""
+    full = f"{_PACKAGE}.service.{name}"
+    if full not in sys.modules:
+        _load_without_package_init(name)
+    return importlib.import_module(full)
+
+
+__all__ = ["compute", "jobs", "service"]

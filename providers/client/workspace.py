@@ -23,9 +23,10 @@ from providers.client.errors import WorkspaceError, error_from_response
 from providers.client.groups import GroupsApi, UsersApi
 from providers.client.ip_access_lists import IpAccessListsApi
 from providers.client.jobs import JobsApi
-from providers.client.permissions import JobPermissionsApi
+from providers.client.permissions import JOBS, PermissionsApi
 from providers.client.repos import ReposApi
 from providers.client.secret_scopes import SecretScopesApi
+from providers.client.secrets import SecretsApi
 from providers.client.service_principals import ServicePrincipalsApi
 from providers.client.token import AccessToken, tokens
 from providers.client.wire import WireProfile, profile
@@ -51,11 +52,12 @@ class WorkspaceClient:
         self.wire: WireProfile = profile(connection.wire_form)
         # The areas of docs/api.md: each owns its paths and its wire-form differences.
         self.jobs = JobsApi(self)
-        self.job_permissions = JobPermissionsApi(self)
+        self.job_permissions = PermissionsApi(self, JOBS)
         self.clusters = ClustersApi(self)
         self.cluster_policies = ClusterPoliciesApi(self)
         self.service_principals = ServicePrincipalsApi(self)
         self.secret_scopes = SecretScopesApi(self)
+        self.secrets = SecretsApi(self)
         self.repos = ReposApi(self)
         self.catalogs = CatalogsApi(self)
         self.ip_access_lists = IpAccessListsApi(self)
@@ -66,6 +68,10 @@ class WorkspaceClient:
             max_attempts=connection.max_attempts,
             max_retry_seconds=connection.max_retry_seconds,
         )
+
+    def permissions(self, object_type: str) -> PermissionsApi:
+        """The permissions area for objects of `object_type` (`clusters`, `notebooks`, ...)."""
+        return PermissionsApi(self, object_type)
 
     def __repr__(self) -> str:
         return f"WorkspaceClient({self.connection.base_url!r}, wire={self.wire.form.value})"

@@ -31,7 +31,7 @@ def test_environment_files_preview_against_the_emulator(
 ) -> None:
     for environment in ("dev", "staging", "prod"):
         values, _ = file_values(REPO_ROOT / f"Pulumi.{environment}.yaml")
-        declared = sum(len(values[key]) for key in object_lists())
+        declared = sum(len(values.get(key) or []) for key in object_lists())
         settings = {k: v for k, v in values.items() if k not in ADDRESS_KEYS}
         stack = workspace_stack(**{"wire_form": settings.pop("wireForm"), **settings})
         clear_request_log(emulator)

@@ -11,7 +11,7 @@ import pulumi
 import pytest
 
 from providers.client import InvalidParameter, NotFound
-from providers.client.permissions import JobPermissionsApi
+from providers.client.permissions import PermissionsApi
 from providers.job_permissions import (
     AccessControlArgs,
     JobPermissions,
@@ -284,15 +284,15 @@ def test_delete_when_the_job_goes_between_read_and_write_succeeds(
 ):
     """A destroy that deletes the job alongside, with nothing ordering the two."""
     id_, outs = created
-    read = JobPermissionsApi.get
+    read = PermissionsApi.get
 
-    def read_then_job_deleted(area: JobPermissionsApi, job: int) -> dict[str, Any]:
+    def read_then_job_deleted(area: PermissionsApi, job: int) -> dict[str, Any]:
         current = read(area, job)
         client_of(connection).jobs.delete(job)
         return current
 
     with monkeypatch.context() as patched:
-        patched.setattr(JobPermissionsApi, "get", read_then_job_deleted)
+        patched.setattr(PermissionsApi, "get", read_then_job_deleted)
         provider.delete(id_, outs)
     with pytest.raises((NotFound, InvalidParameter)):
         client_of(connection).job_permissions.get(job_id)

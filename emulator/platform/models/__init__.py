@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from emulator.errors import NotFound
 from emulator.identity import IdentityProvider
 from emulator.platform.models.catalogs import Catalogs
 from emulator.platform.models.cluster_policies import ClusterPolicies
@@ -11,8 +12,10 @@ from emulator.platform.models.clusters import Clusters
 from emulator.platform.models.directory import Caller, Directory
 from emulator.platform.models.ip_access_lists import IpAccessLists
 from emulator.platform.models.jobs import Jobs
+from emulator.platform.models.object_permissions import ObjectPermissions
 from emulator.platform.models.repos import Repos
 from emulator.platform.models.secret_scopes import SecretScopes
+from emulator.platform.models.secrets import Secrets
 from emulator.storage import Database
 
 
@@ -29,6 +32,8 @@ class Workspace:
     ip_access_lists: IpAccessLists
     repos: Repos
     catalogs: Catalogs
+    secrets: Secrets
+    object_permissions: ObjectPermissions
 
     @classmethod
     def open(
@@ -38,6 +43,11 @@ class Workspace:
         directory = Directory(db, identity.application_display_name)
         cluster_policies = ClusterPolicies(db)
         clusters = Clusters(db, transition_seconds, cluster_policies)
+        repos = Repos(db)
+        object_permissions = ObjectPermissions(db, directory)
+        object_permissions.serve("clusters", clusters.exists)
+        object_permissions.serve("cluster-policies", cluster_policies.exists)
+        object_permissions.serve("repos", lambda repo_id: _repo_exists(repos, repo_id))
         return cls(
             workspace_id=workspace_id,
             base_url=base_url,
@@ -48,9 +58,21 @@ class Workspace:
             jobs=Jobs(db, directory, clusters, transition_seconds, base_url, workspace_id),
             secret_scopes=SecretScopes(db),
             ip_access_lists=IpAccessLists(db),
-            repos=Repos(db),
+            repos=repos,
             catalogs=Catalogs(db, directory, metastore_id),
+            secrets=Secrets(db, directory),
+            object_permissions=object_permissions,
         )
+
+
+def _repo_exists(repos: Repos, repo_id: str) -> bool:
+    if not repo_id.isdigit():
+        return False
+    try:
+        repos.get(int(repo_id))
+    except NotFound:
+        return False
+    return True
 
 
 __all__ = ["Caller", "Workspace"]

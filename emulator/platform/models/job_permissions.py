@@ -1,5 +1,7 @@
-"""Job access control: exactly one IS_OWNER (a user or service principal), the admins group
-with an inherited CAN_MANAGE, and direct entries for users, groups and service principals.
+"""Access-control lists as the permissions API keeps them, for jobs and (with their own
+levels, object_permissions.py) every other object type: at most one IS_OWNER (a user or
+service principal, never a group; a job has exactly one), the admins group with an inherited
+CAN_MANAGE, and direct entries for users, groups and service principals.
 """
 
 from __future__ import annotations
@@ -50,8 +52,11 @@ def _principal_kind(kind: str, name: str, directory: Directory) -> str:
     return kind
 
 
-def parse_request(entries: Any, directory: Directory) -> list[AclEntry]:
-    """The entries of an access_control_list request, validated."""
+def parse_request(
+    entries: Any, directory: Directory, levels: tuple[str, ...] = LEVELS, noun: str = "job",
+) -> list[AclEntry]:
+    """The entries of an access_control_list request, validated against `levels` (the levels
+    of the object's type)."""
     if not isinstance(entries, list):
         raise InvalidParameter("access_control_list must be a list")
     parsed = []
@@ -68,18 +73,20 @@ def parse_request(entries: Any, directory: Directory) -> list[AclEntry]:
         level = entry.get("permission_level")
         if not isinstance(name, str) or not name:
             raise InvalidParameter(f"{where}.{field} must be a non-empty string")
-        if level not in RANK:
+        if level not in levels:
             raise InvalidParameter(
-                f"{where}.permission_level must be one of {', '.join(LEVELS)}, got {level!r}"
+                f"{where}.permission_level must be one of {', '.join(levels)} for a {noun}, "
+                f"got {level!r}"
             )
         kind = _principal_kind(KIND_BY_FIELD[field], name, directory)
         if not directory.principal_exists(kind, name):
             raise InvalidParameter(f"Principal: {field}={name} does not exist")
         if kind == "group" and level == OWNER:
-            raise InvalidParameter(f"Group {name} cannot be the owner of a job")
+            raise InvalidParameter(f"Group {name} cannot be the owner of a {noun}")
         parsed.append(AclEntry(kind, name, level))
     if sum(1 for entry in parsed if entry.level == OWNER) > 1:
-        raise InvalidParameter("A job must have exactly one owner; the request names several")
+        raise InvalidParameter(
+            f"A {noun} must have exactly one owner; the request names several")
     return parsed
 
 
@@ -107,7 +114,9 @@ def replaced(current: list[AclEntry], entries: list[AclEntry]) -> list[AclEntry]
     """PUT: the direct entries become `entries`; without an owner among them, the owner stays."""
     if any(e.level == OWNER for e in entries):
         return _merged(entries)
-    owner = next(e for e in current if e.level == OWNER)
+    owner = next((e for e in current if e.level == OWNER), None)
+    if owner is None:  # a type without owners
+        return _merged(entries)
     others = [e for e in _merged(entries) if e.principal != owner.principal]
     return [owner, *others]
 
@@ -124,7 +133,12 @@ def effective_rank(entries: list[AclEntry], caller: Caller) -> int:
     return rank
 
 
-def render(job_id: int, entries: list[AclEntry], directory: Directory) -> dict[str, Any]:
+def render(
+    job_id: int | str, entries: list[AclEntry], directory: Directory, *,
+    root: str = "/jobs/", object_type: str = "job",
+) -> dict[str, Any]:
+    """The GET answer: `root` is the path the admins' CAN_MANAGE is inherited from, which
+    prefixes the object's id."""
     acl = []
     admins_direct = None
     for entry in entries:
@@ -137,9 +151,10 @@ def render(job_id: int, entries: list[AclEntry], directory: Directory) -> dict[s
             admins_direct = item
         acl.append(item)
     inherited = {"permission_level": "CAN_MANAGE", "inherited": True,
-                 "inherited_from_object": ["/jobs/"]}
+                 "inherited_from_object": [root]}
     if admins_direct is not None:
         admins_direct["all_permissions"].append(inherited)
     else:
         acl.append({"group_name": ADMINS_GROUP, "all_permissions": [inherited]})
-    return {"object_id": f"/jobs/{job_id}", "object_type": "job", "access_control_list": acl}
+    return {"object_id": f"{root}{job_id}", "object_type": object_type,
+            "access_control_list": acl}

@@ -12,6 +12,7 @@ from typing import Any
 
 from emulator import clock
 from emulator.errors import AlreadyExists, InvalidParameter, NotFound
+from emulator.platform.models.secrets import grant
 from emulator.storage import Database, from_json, to_json
 
 NAME_PATTERN = re.compile(r"[A-Za-z0-9_.\-]{1,128}")
@@ -55,7 +56,10 @@ class SecretScopes:
             view["keyvault_metadata"] = doc["keyvault_metadata"]
         return view
 
-    def create(self, request: dict[str, Any], created_by: str) -> None:
+    def create(self, request: dict[str, Any], created_by: str, creator_is_principal: bool = True
+               ) -> None:
+        """The creator (a principal's application id, unless `creator_is_principal` is false)
+        MANAGEs the new scope, and so do all users with `initial_manage_principal: users`."""
         name = request.get("scope")
         if not isinstance(name, str) or not NAME_PATTERN.fullmatch(name):
             raise InvalidParameter(
@@ -86,11 +90,17 @@ class SecretScopes:
                 raise AlreadyExists(f"Scope {name} already exists!")
             conn.execute("INSERT INTO secret_scopes (name, doc) VALUES (?, ?)",
                          (name, to_json(doc)))
+            if creator_is_principal:
+                grant(conn, name, created_by, "MANAGE")
+            if principal is not None:
+                grant(conn, name, principal, "MANAGE")
 
     def delete(self, name: Any) -> None:
         if not isinstance(name, str):
             raise InvalidParameter("scope must be a string")
         with self._db.write() as conn:
             deleted = conn.execute("DELETE FROM secret_scopes WHERE name = ?", (name,)).rowcount
+            conn.execute("DELETE FROM secrets WHERE scope = ?", (name,))
+            conn.execute("DELETE FROM secret_acls WHERE scope = ?", (name,))
         if not deleted:
             raise NotFound(f"Scope {name} does not exist!")

@@ -1,4 +1,5 @@
-"""Job permissions: GET, PUT (replace direct entries), PATCH (merge)."""
+"""Permissions of jobs and every other object type: GET, PUT (replace direct entries), PATCH
+(merge), and the levels an object allows (GET .../permissionLevels)."""
 
 from __future__ import annotations
 
@@ -52,3 +53,44 @@ async def job_permission_levels(
 ) -> JSONResponse:
     ws.jobs.permissions(job_id, caller)
     return ok({"permission_levels": [{"permission_level": level} for level in LEVELS]})
+
+
+# --- every other object type (models/object_permissions.py) ------------------------------
+# The older `sql/warehouses` spelling has a slash of its own, hence its own routes.
+
+
+@router.get("/sql/warehouses/{object_id}", include_in_schema=False)
+@router.get("/{object_type}/{object_id}")
+async def get_object_permissions(
+    object_id: str, ws: WorkspaceDep, caller: CallerDep, object_type: str = "sql/warehouses",
+) -> JSONResponse:
+    return ok(ws.object_permissions.get(object_type, object_id, caller))
+
+
+@router.put("/sql/warehouses/{object_id}", include_in_schema=False)
+@router.put("/{object_type}/{object_id}")
+async def replace_object_permissions(
+    object_id: str, body: AccessControlBody, ws: WorkspaceDep, caller: CallerDep,
+    object_type: str = "sql/warehouses",
+) -> JSONResponse:
+    return ok(ws.object_permissions.change(
+        object_type, object_id, _entries(body), caller, replace_all=True))
+
+
+@router.patch("/sql/warehouses/{object_id}", include_in_schema=False)
+@router.patch("/{object_type}/{object_id}")
+async def update_object_permissions(
+    object_id: str, body: AccessControlBody, ws: WorkspaceDep, caller: CallerDep,
+    object_type: str = "sql/warehouses",
+) -> JSONResponse:
+    return ok(ws.object_permissions.change(
+        object_type, object_id, _entries(body), caller, replace_all=False))
+
+
+@router.get("/sql/warehouses/{object_id}/permissionLevels", include_in_schema=False)
+@router.get("/{object_type}/{object_id}/permissionLevels")
+async def object_permission_levels(
+    object_id: str, ws: WorkspaceDep, caller: CallerDep, object_type: str = "sql/warehouses",
+) -> JSONResponse:
+    levels = ws.object_permissions.levels(object_type, object_id, caller)
+    return ok({"permission_levels": [{"permission_level": level} for level in levels]})

@@ -1,0 +1,444 @@
+"""Permissions: the access-control entries a stack declares on one object of any type the
+service's permissions API serves (a cluster, a notebook, a SQL warehouse, a job, ...), and,
+opted into, the object's owner.
+
+It manages only the entries it declares. Entries made by anyone else are never touched:
+declared entries are added or changed with PATCH, which keeps the rest; an entry no longer
+declared (on update, and every declared entry on delete) is removed by reading the direct
+entries and PUTting them back without it, since PATCH cannot remove and PUT replaces every
+direct entry. The owner (IS_OWNER, on the types that have one) is never dropped: a PUT
+always carries it, and declaring the owner among the entries is refused before any write,
+since a lower level would demote it. Ownership moves only when `owner` is declared; a
+destroy leaves the owner as it is (an object always has one).
+
+The levels allowed on each type are the official SDK's enum of that type
+(`OBJECT_TYPES`), loaded when first needed. The id is `<object type>/<object id>`; another
+object replaces the resource. JobPermissions (job_permissions.py) is this provider with the
+object type fixed to jobs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from functools import cache
+from typing import Any, ClassVar
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from providers.client import InvalidParameter, NotFound, WorkspaceClient
+from providers.client.jobs import is_gone
+from providers.client.permissions import PermissionsApi
+from providers.client.sdk_services import service
+from providers.ids import canonical_id
+from providers.kind import declare
+from providers.lifecycle import Spec, WorkspaceProvider
+
+PRINCIPAL_FIELDS = ("group_name", "user_name", "service_principal_name")
+OWNER_FIELDS = ("user_name", "service_principal_name")
+OWNER = "IS_OWNER"
+
+# object type (the path segment) -> (the SDK's service module, its enum of the type's levels)
+_WORKSPACE_OBJECT_LEVELS = ("workspace", "WorkspaceObjectPermissionLevel")
+OBJECT_TYPES: dict[str, tuple[str, str]] = {
+    "jobs": ("jobs", "JobPermissionLevel"),
+    "clusters": ("compute", "ClusterPermissionLevel"),
+    "cluster-policies": ("compute", "ClusterPolicyPermissionLevel"),
+    "instance-pools": ("compute", "InstancePoolPermissionLevel"),
+    "repos": ("workspace", "RepoPermissionLevel"),
+    "notebooks": _WORKSPACE_OBJECT_LEVELS,
+    "directories": _WORKSPACE_OBJECT_LEVELS,
+    "files": _WORKSPACE_OBJECT_LEVELS,
+    "warehouses": ("sql", "WarehousePermissionLevel"),
+    "pipelines": ("pipelines", "PipelinePermissionLevel"),
+    "registered-models": ("ml", "RegisteredModelPermissionLevel"),
+    "experiments": ("ml", "ExperimentPermissionLevel"),
+    "serving-endpoints": ("serving", "ServingEndpointPermissionLevel"),
+    "apps": ("apps", "AppPermissionLevel"),
+    "vector-search-endpoints": ("vectorsearch", "VectorSearchEndpointPermissionLevel"),
+}
+# Other spellings of a type the service serves too.
+TYPE_ALIASES = {"sql/warehouses": "warehouses"}
+
+Entry = dict[str, str]
+Principal = tuple[str, str]
+
+
+@cache
+def levels_of(object_type: str) -> tuple[str, ...]:
+    """The permission levels the service allows on objects of this type, IS_OWNER included
+    where the type has owners."""
+    module, enum_name = OBJECT_TYPES[object_type]
+    return tuple(level.value for level in getattr(service(module), enum_name))
+
+
+def has_owner(object_type: str) -> bool:
+    return OWNER in levels_of(object_type)
+
+
+def _rank(level: str) -> int:
+    """Orders two direct levels of one principal (rare): the owner's, then managing, first."""
+    return {OWNER: 2, "CAN_MANAGE": 1}.get(level, 0)
+
+
+# --- the input models (check) ----------------------------------------------------------
+
+
+class PrincipalEntryModel(BaseModel):
+    """One principal and its level; subclasses judge the level."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    group_name: str | None = None
+    user_name: str | None = None
+    service_principal_name: str | None = None
+    permission_level: str
+
+    @model_validator(mode="after")
+    def _one_principal(self) -> PrincipalEntryModel:
+        named = [f for f in PRINCIPAL_FIELDS if getattr(self, f) is not None]
+        if len(named) != 1:
+            raise ValueError(f"give exactly one of {', '.join(PRINCIPAL_FIELDS)}")
+        if not getattr(self, named[0]).strip():
+            raise ValueError(f"{named[0]} must not be empty")
+        return self
+
+    @property
+    def principal(self) -> Principal:
+        field = next(f for f in PRINCIPAL_FIELDS if getattr(self, f) is not None)
+        return field, getattr(self, field)
+
+
+class AccessControlEntryModel(PrincipalEntryModel):
+    @field_validator("permission_level")
+    @classmethod
+    def _not_the_owner(cls, value: str) -> str:
+        if value == OWNER:
+            raise ValueError("IS_OWNER is not an entry: declare the owner with `owner`")
+        return value
+
+
+class OwnerModel(BaseModel):
+    """The owner to transfer the object to: a user or a service principal (never a group)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    user_name: str | None = None
+    service_principal_name: str | None = None
+
+    @model_validator(mode="after")
+    def _one_principal(self) -> OwnerModel:
+        named = [f for f in OWNER_FIELDS if getattr(self, f) is not None]
+        if len(named) != 1 or not getattr(self, named[0]).strip():
+            raise ValueError(f"give exactly one of {', '.join(OWNER_FIELDS)}, not empty")
+        return self
+
+    @property
+    def principal(self) -> Principal:
+        field = next(f for f in OWNER_FIELDS if getattr(self, f) is not None)
+        return field, getattr(self, field)
+
+
+def each_principal_once(entries: list[Any]) -> list[Any]:
+    first_seen: dict[Principal, int] = {}
+    for index, entry in enumerate(entries):
+        if entry.principal in first_seen:
+            field, name = entry.principal
+            raise ValueError(
+                f"entries {first_seen[entry.principal]} and {index} both name "
+                f"{field} {name!r}; give each principal once"
+            )
+        first_seen[entry.principal] = index
+    return entries
+
+
+class PermissionsModel(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    object_type: str = Field(description="the permissions API's type: clusters, notebooks, ...")
+    object_id: str
+    access_controls: list[AccessControlEntryModel] = Field(default_factory=list)
+    owner: OwnerModel | None = None
+
+    @field_validator("object_type")
+    @classmethod
+    def _known_type(cls, value: str) -> str:
+        value = TYPE_ALIASES.get(value, value)
+        if value not in OBJECT_TYPES:
+            raise ValueError(f"must be one of {', '.join(OBJECT_TYPES)}")
+        return value
+
+    @field_validator("object_id", mode="before")
+    @classmethod
+    def _plain_id(cls, value: Any) -> Any:
+        if isinstance(value, int) and not isinstance(value, bool):
+            return canonical_id(value)
+        if isinstance(value, str) and (not value.strip() or "/" in value):
+            raise ValueError("must be the object's id: not empty, without '/'")
+        return value
+
+    @field_validator("access_controls")
+    @classmethod
+    def _each_principal_once(cls, value: list[AccessControlEntryModel]) -> list:
+        return each_principal_once(value)
+
+    @model_validator(mode="after")
+    def _something_declared(self) -> PermissionsModel:
+        if not self.access_controls and self.owner is None:
+            raise ValueError("declare access_controls, an owner, or both")
+        return self
+
+
+# --- entries as the service shows them -------------------------------------------------
+
+
+def principal_of(entry: Mapping[str, Any]) -> Principal | None:
+    field = next((f for f in PRINCIPAL_FIELDS if entry.get(f)), None)
+    return (field, entry[field]) if field else None
+
+
+def direct_entries(
+    permissions: Mapping[str, Any], levels: Iterable[str] | None = None
+) -> dict[Principal, Entry]:
+    """The direct (not inherited) entries of a permissions answer, owner included; only the
+    `levels` given, where given."""
+    known = None if levels is None else set(levels)
+    entries: dict[Principal, Entry] = {}
+    for item in permissions.get("access_control_list") or []:
+        principal = principal_of(item)
+        found = [
+            p["permission_level"]
+            for p in item.get("all_permissions") or []
+            if not p.get("inherited")
+            and p.get("permission_level")
+            and (known is None or p["permission_level"] in known)
+        ]
+        if principal and found:
+            level = max(found, key=_rank)
+            entries[principal] = {principal[0]: principal[1], "permission_level": level}
+    return entries
+
+
+def owner_of(permissions: Mapping[str, Any]) -> Principal | None:
+    return next(
+        (p for p, e in direct_entries(permissions).items() if e["permission_level"] == OWNER),
+        None,
+    )
+
+
+def sorted_entries(entries: Iterable[Entry]) -> list[Entry]:
+    return sorted(entries, key=lambda e: principal_of(e) or ("", ""))
+
+
+def declared_principals(props: Mapping[str, Any]) -> set[Principal]:
+    return {p for e in props.get("access_controls") or [] if (p := principal_of(e))}
+
+
+# --- the provider ----------------------------------------------------------------------
+
+
+class PermissionsProvider(WorkspaceProvider):
+    args_model: ClassVar[type[BaseModel]] = PermissionsModel
+    replace_keys: ClassVar[frozenset[str]] = frozenset({"object_type", "object_id"})
+    # Whether an import records the owner (JobPermissions never manages it).
+    manages_owner: ClassVar[bool] = True
+
+    # --- what a specialisation (JobPermissions) changes -------------------------------
+    def target(self, args: Any) -> tuple[str, str]:
+        """(object type, object id) of the declared object."""
+        return args.object_type, args.object_id
+
+    def target_of_id(self, id_: str) -> tuple[str, str]:
+        object_type, _, object_id = id_.partition("/")
+        object_type = TYPE_ALIASES.get(object_type, object_type)
+        if "/" in object_id and object_type not in OBJECT_TYPES:  # sql/warehouses/<id>
+            head, _, object_id = object_id.partition("/")
+            object_type = TYPE_ALIASES.get(f"{object_type}/{head}", object_type)
+        if object_type not in OBJECT_TYPES or not object_id:
+            raise ValueError(
+                f"a Permissions id is <object type>/<object id> (e.g. clusters/<cluster id>), "
+                f"with a type of {', '.join(OBJECT_TYPES)}; got {id_!r}"
+            )
+        return object_type, object_id
+
+    def id_of(self, object_type: str, object_id: str) -> str:
+        return f"{object_type}/{object_id}"
+
+    def spec_head(self, object_type: str, object_id: str) -> Spec:
+        """The spec's keys that name the object."""
+        return {"object_type": object_type, "object_id": object_id}
+
+    def owner_declared(self, args: Any) -> Principal | None:
+        owner = getattr(args, "owner", None)
+        return owner.principal if owner is not None else None
+
+    @classmethod
+    def rules(cls, inputs: Mapping[str, Any]) -> list[tuple[str, str]]:
+        args: Any = cls.args_model.model_validate(inputs)
+        object_type = getattr(args, "object_type", "jobs")
+        levels = levels_of(object_type)
+        problems = []
+        for index, entry in enumerate(args.access_controls):
+            if entry.permission_level not in levels:
+                allowed = ", ".join(level for level in levels if level != OWNER)
+                problems.append((
+                    f"access_controls.{index}.permission_level",
+                    f"{object_type} allow {allowed}; got {entry.permission_level!r}",
+                ))
+        owner = getattr(args, "owner", None)
+        if owner is not None:
+            if OWNER not in levels:
+                with_owners = [t for t in OBJECT_TYPES if has_owner(t)]
+                problems.append((
+                    "owner",
+                    f"{object_type} have no owner; ownership moves on {', '.join(with_owners)}",
+                ))
+            elif owner.principal in {e.principal for e in args.access_controls}:
+                problems.append((
+                    "owner",
+                    f"{owner.principal[0]} {owner.principal[1]!r} is the owner: leave it out "
+                    "of access_controls",
+                ))
+        return problems
+
+    # --- the lifecycle ----------------------------------------------------------------
+    def spec(self, args: Any) -> Spec:
+        entries = [e.model_dump(exclude_none=True) for e in args.access_controls]
+        spec = {**self.spec_head(*self.target(args)), "access_controls": sorted_entries(entries)}
+        owner = self.owner_declared(args)
+        if owner is not None:
+            spec["owner"] = {owner[0]: owner[1]}
+        return spec
+
+    def create_object(self, client: WorkspaceClient, args: Any, spec: Spec):
+        object_type, object_id = self.target(args)
+        api = client.permissions(object_type)
+        # Read before the PATCH: a PATCH naming the owner at a lower level would demote it
+        # and leave the object without an owner, so that is refused before any write.
+        current = api.get(object_id)
+        self._refuse_owner(current, spec, object_type, object_id)
+        answer = api.update(object_id, self._changes(current, spec, self.owner_declared(args)))
+        observed = self._observe(api, object_id, answer, declared_principals(spec), spec)
+        return self.id_of(object_type, object_id), observed, {}
+
+    def read_object(self, client: WorkspaceClient, id_: str, recorded: Mapping[str, Any]):
+        object_type, object_id = self.target_of_id(id_)
+        try:
+            current = client.permissions(object_type).get(object_id)
+        except (NotFound, InvalidParameter) as error:
+            if is_gone(error):
+                return None
+            raise
+        if "access_controls" in recorded:
+            ours = declared_principals(recorded)
+        else:  # an import: every direct entry but the owner's, and the owner
+            ours = {p for p, e in direct_entries(current).items() if e["permission_level"] != OWNER}
+            recorded = {"owner": None} if self.manages_owner and has_owner(object_type) else {}
+        return self._spec_of(object_type, object_id, current, ours, recorded), {}
+
+    def update_object(self, client, id_, recorded, args: Any, spec: Spec):
+        object_type, object_id = self.target(args)
+        api = client.permissions(object_type)
+        current = api.get(object_id)
+        self._refuse_owner(current, spec, object_type, object_id)
+        removed = declared_principals(recorded) - declared_principals(spec)
+        changes = self._changes(current, spec, self.owner_declared(args))
+        if removed:
+            entries = self._without(current, removed)
+            new_owner = self.owner_declared(args)
+            if new_owner is not None and new_owner != owner_of(current):
+                entries = {p: e for p, e in entries.items() if e["permission_level"] != OWNER}
+            entries.update({p: e for e in changes if (p := principal_of(e))})
+            answer = api.set(object_id, entries.values())
+        else:
+            answer = api.update(object_id, changes)
+        return self._observe(api, object_id, answer, declared_principals(spec), spec), {}
+
+    def delete_object(self, client: WorkspaceClient, id_: str, recorded: Mapping[str, Any]) -> None:
+        object_type, object_id = self.target_of_id(id_)
+        api = client.permissions(object_type)
+        try:
+            current = api.get(object_id)
+        except (NotFound, InvalidParameter) as error:
+            if is_gone(error):
+                return
+            raise
+        entries = self._without(current, declared_principals(recorded))
+        if len(entries) < len(direct_entries(current)):
+            try:
+                api.set(object_id, entries.values())
+            except (NotFound, InvalidParameter) as error:
+                # The object went between the read and the write (its own delete, unordered).
+                if not is_gone(error):
+                    raise
+
+    # --- helpers ------------------------------------------------------------------
+    @staticmethod
+    def _changes(current: Mapping[str, Any], spec: Spec, owner: Principal | None) -> list[Entry]:
+        """The entries to PATCH: the declared ones, and the owner's where it is to move."""
+        changes = list(spec["access_controls"])
+        if owner is not None and owner != owner_of(current):
+            changes.append({owner[0]: owner[1], "permission_level": OWNER})
+        return changes
+
+    @staticmethod
+    def _without(current: Mapping[str, Any], principals: set[Principal]) -> dict[Principal, Entry]:
+        """The direct entries minus `principals`; the owner's entry always stays."""
+        return {
+            p: e
+            for p, e in direct_entries(current).items()
+            if p not in principals or e["permission_level"] == OWNER
+        }
+
+    def _refuse_owner(
+        self, current: Mapping[str, Any], spec: Spec, object_type: str, object_id: str
+    ) -> None:
+        owner = owner_of(current)
+        if owner is None or owner not in declared_principals(spec):
+            return
+        if "owner" in spec and principal_of(spec["owner"]) != owner:
+            return  # ownership moves away from it in the same request, which names its level
+        raise ValueError(self.owner_refusal(owner, object_type, object_id))
+
+    def owner_refusal(self, owner: Principal, object_type: str, object_id: str) -> str:
+        return (
+            f"{owner[0]} {owner[1]!r} owns {object_type}/{object_id}; an entry for it would "
+            "demote the owner, so leave it out of access_controls (or move ownership with "
+            "`owner` first)"
+        )
+
+    def _observe(
+        self, api: PermissionsApi, object_id: str, answer: Mapping[str, Any], ours: set,
+        like: Spec,
+    ) -> Spec:
+        current = answer if "access_control_list" in answer else api.get(object_id)
+        return self._spec_of(api.object_type, object_id, current, ours, like)
+
+    def _spec_of(
+        self, object_type: str, object_id: str, current: Mapping[str, Any],
+        ours: set[Principal], like: Mapping[str, Any],
+    ) -> Spec:
+        """Our entries as they stand (one removed out of band is absent), and the owner
+        where it is declared."""
+        present = direct_entries(current)
+        spec = {
+            **self.spec_head(object_type, object_id),
+            "access_controls": sorted_entries(present[p] for p in ours if p in present),
+        }
+        if "owner" in like:
+            owner = owner_of(current)
+            spec["owner"] = {owner[0]: owner[1]} if owner else None
+        return spec
+
+
+KIND = declare(
+    PermissionsProvider,
+    name="Permissions",
+    config_key="permissions",
+    doc="docs/permissions.md",
+    summary="the declared access-control entries (and optionally the owner) of any object",
+    import_id="<object type>/<object id>",
+)
+Permissions = KIND.resource
+PermissionsArgs = KIND.args
+AccessControlEntryArgs = KIND.arg_types["AccessControlEntryArgs"]
+OwnerArgs = KIND.arg_types["OwnerArgs"]

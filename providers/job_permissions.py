@@ -24,6 +24,8 @@ from providers.lifecycle import Spec, WorkspaceProvider
 PRINCIPAL_FIELDS = ("group_name", "user_name", "service_principal_name")
 MANAGED_LEVELS = ("CAN_VIEW", "CAN_MANAGE_RUN", "CAN_MANAGE")
 OWNER = "IS_OWNER"
+# The principals that can own a job: a group never does.
+OWNER_FIELDS = frozenset({"user_name", "service_principal_name"})
 LEVEL_RANK = {level: rank for rank, level in enumerate((*MANAGED_LEVELS, OWNER))}
 
 Entry = dict[str, str]
@@ -121,6 +123,11 @@ def declared_principals(props: Mapping[str, Any]) -> set[Principal]:
     return {p for e in props.get("access_controls") or [] if (p := principal_of(e))}
 
 
+def could_name_the_owner(props: Mapping[str, Any]) -> bool:
+    """Whether a declared entry names a kind of principal that can own a job (not a group)."""
+    return any(field in OWNER_FIELDS for field, _ in declared_principals(props))
+
+
 # --- the provider ----------------------------------------------------------------------
 
 
@@ -133,10 +140,12 @@ class JobPermissionsProvider(WorkspaceProvider):
         return {"job_id": args.job_id, "access_controls": sorted_entries(entries)}
 
     def create_object(self, client: WorkspaceClient, args: JobPermissionsModel, spec: Spec):
-        # Read before the PATCH: a PATCH naming the owner at a lower level would demote it
-        # and leave the job without an owner, so the owner is refused before any write.
-        current = client.job_permissions.get(args.job_id)
-        self._refuse_owner(current, spec, args.job_id)
+        # A PATCH naming the owner at a lower level would demote it and leave the job without
+        # an owner, so where the declaration could name the owner, the owner is read and
+        # refused before any write. Only a user or a service principal can own a job.
+        if could_name_the_owner(spec):
+            current = client.job_permissions.get(args.job_id)
+            self._refuse_owner(current, spec, args.job_id)
         answer = client.job_permissions.update(args.job_id, spec["access_controls"])
         observed = self._observe(client, args.job_id, answer, declared_principals(spec))
         return str(args.job_id), observed, {}

@@ -17,6 +17,7 @@ from providers.client.wire import SCIM_SERVICE_PRINCIPALS
 SCIM_SCHEMA = "urn:ietf:params:scim:schemas:core:2.0:ServicePrincipal"
 PATCH_OP_SCHEMA = "urn:ietf:params:scim:api:messages:2.0:PatchOp"
 LIST_PAGE_SIZE = 100
+Resources = list[dict[str, Any]]  # (`list` is a method's name in the class below)
 
 
 class ServicePrincipalsApi:
@@ -28,15 +29,27 @@ class ServicePrincipalsApi:
 
     def list(self, scim_filter: str | None = None) -> list[dict[str, Any]]:
         """Every resource (matching `scim_filter`, e.g. `displayName eq "etl"`), all pages."""
-        found: list[dict[str, Any]] = []
+        found = self._list(scim_filter, most=None)
+        assert found is not None
+        return found
+
+    def list_unless_more_than(self, most: int) -> Resources | None:
+        """Every resource, or None (after the first page) when there are more than `most`."""
+        return self._list(None, most=most)
+
+    def _list(self, scim_filter: str | None, most: int | None) -> Resources | None:
+        found: Resources = []
         while True:
             params: dict[str, Any] = {"startIndex": len(found) + 1, "count": LIST_PAGE_SIZE}
             if scim_filter is not None:
                 params["filter"] = scim_filter
             page = self.client.get(SCIM_SERVICE_PRINCIPALS, params)
             resources = page.get("Resources") or []
+            total = int(page.get("totalResults") or 0)
+            if most is not None and total > most:
+                return None
             found += resources
-            if not resources or len(found) >= int(page.get("totalResults") or 0):
+            if not resources or len(found) >= total:
                 return found
 
     def get(self, principal_id: str) -> dict[str, Any]:

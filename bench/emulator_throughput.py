@@ -42,13 +42,18 @@ LIST = "/api/2.0/jobs/list"
 CREATE = "/api/2.0/jobs/create"
 JOB_BODY: dict[str, Any] = {
     "name": "bench-job",
-    "new_cluster": {"spark_version": "13.3.x-scala2.12", "node_type_id": "Standard_DS3_v2",
-                    "num_workers": 2, "timeout_seconds": 600,
-                    "spark_python_task": {"python_file": "dbfs:/jobs/main.py"}},
+    "new_cluster": {
+        "spark_version": "13.3.x-scala2.12",
+        "node_type_id": "Standard_DS3_v2",
+        "num_workers": 2,
+        "timeout_seconds": 600,
+        "spark_python_task": {"python_file": "dbfs:/jobs/main.py"},
+    },
 }
 
 
 # the baseline: hello world, served like the emulator
+
 
 def baseline_app() -> FastAPI:
     app = FastAPI()
@@ -67,8 +72,16 @@ def baseline_app() -> FastAPI:
 
 
 def serve_baseline(port: int) -> None:
-    config = uvicorn.Config(baseline_app(), host="127.0.0.1", port=port, log_config=None,
-                            access_log=False, http="h11", ws="none", log_level="warning")
+    config = uvicorn.Config(
+        baseline_app(),
+        host="127.0.0.1",
+        port=port,
+        log_config=None,
+        access_log=False,
+        http="h11",
+        ws="none",
+        log_level="warning",
+    )
     uvicorn.Server(config).run()
 
 
@@ -91,6 +104,7 @@ def start_baseline() -> tuple[subprocess.Popen, str]:
 
 # load
 
+
 @dataclass
 class Sample:
     latencies: list[float] = field(default_factory=list)
@@ -98,8 +112,12 @@ class Sample:
     elapsed: float = 0.0
 
 
-def drive(call: Callable[[requests.Session], requests.Response], headers: dict[str, str],
-          threads: int, seconds: float) -> Sample:
+def drive(
+    call: Callable[[requests.Session], requests.Response],
+    headers: dict[str, str],
+    threads: int,
+    seconds: float,
+) -> Sample:
     sample = Sample()
     lock = threading.Lock()
     stop_at = time.perf_counter() + seconds
@@ -173,8 +191,9 @@ def run(storage: str, seconds: float, rounds: int, threads: int) -> dict[str, di
                 for name, target in targets.items():
                     sample = drive(target[operation], headers, threads, seconds)
                     samples.setdefault((name, operation), []).append(sample)
-        return {f"{name}/{operation}": summary(values)
-                for (name, operation), values in samples.items()}
+        return {
+            f"{name}/{operation}": summary(values) for (name, operation), values in samples.items()
+        }
     finally:
         emulator.close()
         baseline.terminate()
@@ -183,17 +202,23 @@ def run(storage: str, seconds: float, rounds: int, threads: int) -> dict[str, di
 
 def print_table(storage: str, results: dict[str, dict]) -> None:
     print(f"\nstorage: {storage}")
-    print(f"{'server/operation':<20}{'requests':>10}{'errors':>8}{'req/s':>10}"
-          f"{'p50 ms':>10}{'p99 ms':>10}")
+    print(
+        f"{'server/operation':<20}{'requests':>10}{'errors':>8}{'req/s':>10}"
+        f"{'p50 ms':>10}{'p99 ms':>10}"
+    )
     for key, row in results.items():
-        print(f"{key:<20}{row['requests']:>10}{row['errors']:>8}{row['rps']:>10.0f}"
-              f"{row['p50_ms']:>10.2f}{row['p99_ms']:>10.2f}")
+        print(
+            f"{key:<20}{row['requests']:>10}{row['errors']:>8}{row['rps']:>10.0f}"
+            f"{row['p50_ms']:>10.2f}{row['p99_ms']:>10.2f}"
+        )
     for operation in ("list", "create"):
         emulator, baseline = results[f"emulator/{operation}"], results[f"baseline/{operation}"]
-        print(f"ratio emulator/baseline {operation:<7}"
-              f" req/s {emulator['rps'] / baseline['rps']:.2f}"
-              f"   p50 {emulator['p50_ms'] / baseline['p50_ms']:.2f}"
-              f"   p99 {emulator['p99_ms'] / baseline['p99_ms']:.2f}")
+        print(
+            f"ratio emulator/baseline {operation:<7}"
+            f" req/s {emulator['rps'] / baseline['rps']:.2f}"
+            f"   p50 {emulator['p50_ms'] / baseline['p50_ms']:.2f}"
+            f"   p99 {emulator['p99_ms'] / baseline['p99_ms']:.2f}"
+        )
 
 
 def main() -> None:
@@ -208,8 +233,10 @@ def main() -> None:
     if args.serve_baseline:
         serve_baseline(args.serve_baseline)
         return
-    print(f"{os.cpu_count()} CPUs; {args.threads} client threads; {args.rounds} rounds of "
-          f"{args.seconds}s per server and operation")
+    print(
+        f"{os.cpu_count()} CPUs; {args.threads} client threads; {args.rounds} rounds of "
+        f"{args.seconds}s per server and operation"
+    )
     storages = ["disk", "memory"] if args.storage == "both" else [args.storage]
     report = {}
     for storage in storages:

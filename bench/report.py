@@ -133,13 +133,26 @@ def _extra_ms(row: dict[str, Any]) -> float:
     return 1000 * (row["ours_seconds"] - row["floor_seconds"]) / row["count"]
 
 
+def measured_counts(results: dict[str, Any]) -> list[int]:
+    """The N values with measurements (a run cut short lacks the last ones)."""
+    return sorted({row["count"] for row in results["summary"]["rows"]})
+
+
+def rounds_measured(results: dict[str, Any]) -> str:
+    rounds: dict[int, set[int]] = {}
+    for sample in results["samples"]:
+        rounds.setdefault(sample["count"], set()).add(sample["round"])
+    return ", ".join(f"N={count} x{len(found)}" for count, found in sorted(rounds.items()))
+
+
 def targets(results: dict[str, Any]) -> list[str]:
     """Each target of the issue with the figure that decides it."""
     rows = results["summary"]["rows"]
-    largest = max(results["counts"])
+    measured = measured_counts(results)
+    largest = max(measured)
     at = {(r["operation"], r["count"]): r for r in rows}
     checks: list[tuple[str, bool, str]] = []
-    judged = TARGET_N if TARGET_N in results["counts"] else largest
+    judged = TARGET_N if TARGET_N in measured else largest
     for operation, limit in RATIO_LIMITS.items():
         row = at.get((operation, judged))
         if row is None:
@@ -205,7 +218,7 @@ def targets(results: dict[str, Any]) -> list[str]:
             f"{entry:.0f} bytes per resource entry",
         )
     )
-    counts = sorted(results["counts"])
+    counts = measured
     if len(counts) >= 2:
         # Our cost is what we add to the floor (the engine's own growth is the floor's).
         growth = {}
@@ -213,15 +226,16 @@ def targets(results: dict[str, Any]) -> list[str]:
             small, large = at.get((operation, counts[-2])), at.get((operation, counts[-1]))
             if small and large and _extra_ms(small) > 0:
                 growth[operation] = max(0.0, _extra_ms(large)) / _extra_ms(small)
-        worst = max(growth, key=growth.__getitem__)
-        checks.append(
-            (
-                f"linear: our cost over the floor per resource from N={counts[-2]} to "
-                f"N={counts[-1]} grows at most {LINEAR_LIMIT}x",
-                growth[worst] <= LINEAR_LIMIT,
-                ", ".join(f"{op} {g:.2f}x" for op, g in growth.items()),
+        worst = max(growth, key=growth.__getitem__, default=None)
+        if worst is not None:
+            checks.append(
+                (
+                    f"linear: our cost over the floor per resource from N={counts[-2]} to "
+                    f"N={counts[-1]} grows at most {LINEAR_LIMIT}x",
+                    growth[worst] <= LINEAR_LIMIT,
+                    ", ".join(f"{op} {g:.2f}x" for op, g in growth.items()),
+                )
             )
-        )
     lines = ["| target | met | figure |", "|---|---|---|"]
     lines += [f"| {name} | {'yes' if ok else '**no**'} | {figure} |" for name, ok, figure in checks]
     return lines
@@ -329,14 +343,14 @@ def write_report(results: dict[str, Any], path: Path, notes: str = "") -> Path:
     image = path.with_name("deploy_cost.png")
     plot(rows, image)
     info = machine()
-    largest = max(results["counts"])
+    largest = max(measured_counts(results))
     when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(results["started"]))
     lines = [
         "# Benchmark results: deployment cost against the engine's floor",
         "",
-        f"Run {when}, {results['rounds']} interleaved round(s) per N, "
-        f"{results['seconds'] / 60:.1f} min in all. Medians; ratios are the median of "
-        "per-round ours/floor pairs measured back to back.",
+        f"Run {when}, {results['rounds']} interleaved round(s) per N planned, "
+        f"{results['seconds'] / 60:.1f} min in all; rounds measured: {rounds_measured(results)}. "
+        "Medians; ratios are the median of per-round ours/floor pairs measured back to back.",
         "",
         "Reproduce: `.venv/bin/pip install -e '.[bench]'` then "
         f"`.venv/bin/python bench/deploy_cost.py --counts {','.join(map(str, results['counts']))} "

@@ -126,7 +126,7 @@ def send(
     limit = None
     if rate_limit_key is not None:
         limit = ratelimit.limit_for(rate_limit_key, rate_limit_per_second)
-        limit.acquire()
+        limit.acquire(max_wait=policy.max_retry_seconds)
     session = session_for(policy, idempotent=idempotent)
     try:
         with ratelimit.retrying_call(limit):

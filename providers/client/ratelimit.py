@@ -86,12 +86,16 @@ class AdaptiveLimit:
             elif self.rate is None or self.rate > self.ceiling or not self.learned:
                 self.rate = self.ceiling
 
-    def acquire(self) -> float:
-        """Wait for this family's next slot; returns the time waited."""
+    def acquire(self, max_wait: float = math.inf) -> float:
+        """Wait for this family's next slot; returns the time waited. A slot further away
+        than `max_wait` (a pause longer than the caller's retry budget) is not waited for:
+        the call goes at once, and the service's answer decides."""
         with self._lock:
             now = self._clock()
             self._grow(now)
             start = max(now, self._paused_until)
+            if start - now > max_wait:
+                return 0.0
             if self.rate is not None:
                 interval = 1.0 / self.rate
                 tolerance = (self._burst_size() - 1.0) * interval

@@ -272,3 +272,14 @@ def test_a_call_of_another_family_is_not_slowed_by_a_429(monkeypatch):
 )
 def test_each_endpoint_family_has_its_own_limit(path, family):
     assert endpoint_family(path) == family
+
+
+def test_a_pause_longer_than_the_callers_budget_is_not_waited_for():
+    clock = FakeClock()
+    limit = limit_on(clock)
+    limit.acquire()
+    limit.on_throttled(retry_after=600)
+
+    assert limit.acquire(max_wait=60) == 0.0  # goes at once; the service's answer decides
+    assert clock.sleeps == []
+    assert limit.acquire() == pytest.approx(600)

@@ -20,7 +20,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.deploy_cost import EMULATOR_RATE_LIMIT, FIXED_RATE_LIMIT  # noqa: E402
+from bench.summary import EMULATOR_RATE_LIMIT, FIXED_RATE_LIMIT, summarise  # noqa: E402
 from tools.pulumi_cli import engine_bin_dir  # noqa: E402
 
 OPERATION_NAMES = {
@@ -422,7 +422,5 @@ if __name__ == "__main__":
     notes = Path(sys.argv[3]).read_text() if len(sys.argv) > 3 else ""
     results = json.loads(results_path.read_text())
     if "summary" not in results:  # a partial run's results (deploy_cost.py's .partial.json)
-        from bench.deploy_cost import summarise
-
         results["summary"] = summarise(results)
     write_report(results, out, notes)

@@ -317,14 +317,14 @@ def plot(rows: list[dict[str, Any]], path: Path) -> None:
     for axis, operation in zip(axes, operations, strict=True):
         mine = sorted((r for r in rows if r["operation"] == operation), key=lambda r: r["count"])
         counts = [r["count"] for r in mine]
-        axis.plot(counts, [r["ours_seconds"] for r in mine], "o-", label="ours")
+        axis.plot(counts, [r["ours_seconds"] for r in mine], "o-", color="C0", label="ours")
         if all("fixed_seconds" in r for r in mine):
             fixed = [r["fixed_seconds"] for r in mine]
-            axis.plot(counts, fixed, "^:", label=f"fixed {FIXED_RATE_LIMIT}/s")
+            axis.plot(counts, fixed, "^:", color="C1", label=f"fixed {FIXED_RATE_LIMIT}/s")
         if mine and all("throttled_seconds" in r for r in mine):
             throttled = [r["throttled_seconds"] for r in mine]
-            axis.plot(counts, throttled, "v-.", label="ours, throttling emulator")
-        axis.plot(counts, [r["floor_seconds"] for r in mine], "s--", label="floor")
+            axis.plot(counts, throttled, "v-.", color="C2", label="ours, throttling emulator")
+        axis.plot(counts, [r["floor_seconds"] for r in mine], "s--", color="C3", label="floor")
         axis.set_title(operation.replace("_", " "))
         axis.set_xlabel("N resources")
         axis.set_ylabel("seconds (median)")

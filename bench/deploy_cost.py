@@ -8,12 +8,19 @@ hits both alike:
 
     up (creates N) | no-op preview | no-op up | refresh | destroy
 
+Beside them, by default: `fixed`, our program with the client's former fixed limit (a
+ceiling of 20 calls per second per endpoint family), and `throttled`, our program against a
+second emulator that throttles (`--rate-limit 20`: 20 calls per second per client in all,
+then 429 with Retry-After), which runs only the up and the destroy: it shows the adaptive
+limit converging, and how many 429s it took.
+
 Per operation it records the wall time of the `pulumi` command and the emulator's request
-log (platform calls by method, token requests); after the first up, the state size
+log (platform calls by method, 429s, token requests); after the first up, the state size
 (`pulumi stack export`). Results go to a JSON file; bench/report.py turns that into
 bench/RESULTS.md and the plot.
 
-    .venv/bin/python bench/deploy_cost.py [--counts 10,50,200] [--rounds 3] [--quick]
+    .venv/bin/python bench/deploy_cost.py [--counts 10,50,200,500] [--rounds 2] [--quick]
+                                          [--variants ours,fixed,floor,throttled]
                                           [--report bench/RESULTS.md] [--throughput]
 """
 
@@ -22,7 +29,6 @@ from __future__ import annotations
 import argparse
 import json
 import re
-import statistics
 import sys
 import tempfile
 import time
@@ -38,6 +44,14 @@ import yaml
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.summary import (  # noqa: E402
+    EMULATOR_RATE_LIMIT,
+    FIXED_RATE_LIMIT,
+    OPERATIONS,
+    OPERATIONS_OF,
+    VARIANTS,
+    summarise,
+)
 from emulator.testing import (  # noqa: E402
     EmulatorInfo,
     clear_request_log,
@@ -49,11 +63,7 @@ from providers.client.token_store import CACHE_DIR_ENV  # noqa: E402
 from tools.pulumi_cli import PulumiCli  # noqa: E402
 
 PROGRAMS = ROOT / "bench" / "programs"
-VARIANTS = ("ours", "floor")
-# `unlimited`: our program with the client's rate limit switched off (`--unlimited`), to
-# show how much of our time is the limiter's.
-PROGRAM_OF = {"ours": "ours", "unlimited": "ours", "floor": "floor"}
-OPERATIONS = ("up", "preview_noop", "up_noop", "refresh", "destroy")
+PROGRAM_OF = {"ours": "ours", "fixed": "ours", "throttled": "ours", "floor": "floor"}
 WRITE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 DEFAULT_OUT = ROOT / "bench" / "out" / "deploy_cost.json"
 
@@ -65,6 +75,8 @@ class Calls:
     platform_reads: int = 0
     platform_writes: int = 0
     token_requests: int = 0
+    # Platform calls answered 429 (the emulator's rate limit), counted in the reads/writes.
+    throttled: int = 0
     by_route: dict[str, int] = field(default_factory=dict)
     # Time the emulator spent answering the platform calls (its request log's durations).
     platform_server_ms: float = 0.0
@@ -85,6 +97,7 @@ class Calls:
                 calls.token_requests += 1
             elif entry["service"] == "platform":
                 calls.platform_server_ms += entry.get("duration_ms") or 0.0
+                calls.throttled += entry.get("status") == 429
                 if entry["method"] in WRITE_METHODS:
                     calls.platform_writes += 1
                 else:
@@ -180,8 +193,8 @@ def make_stack(workdir: Path, variant: str, count: int, emulator: EmulatorInfo) 
                 "workspace:allowInsecureHttp": "true",
             }
         )
-        if variant == "unlimited":
-            config["bench:rateLimit"] = "0"
+        if variant == "fixed":
+            config["bench:rateLimit"] = str(FIXED_RATE_LIMIT)
     (project / f"Pulumi.{cli.stack}.yaml").write_text(yaml.safe_dump({"config": config}))
     if PROGRAM_OF[variant] == "ours":
         cli.set_config("workspace:clientSecret", emulator.client_secret, secret=True)
@@ -252,21 +265,52 @@ def _size(value: Any) -> int:
 
 
 @contextmanager
-def bench_environment(keep: Path | None) -> Iterator[tuple[Path, EmulatorInfo]]:
+def bench_environment(
+    keep: Path | None, throttled: bool
+) -> Iterator[tuple[Path, EmulatorInfo, EmulatorInfo | None]]:
     with tempfile.TemporaryDirectory(prefix="bench-", dir=keep) as workdir:
         with running_emulator() as emulator:
-            yield Path(workdir), emulator
+            if not throttled:
+                yield Path(workdir), emulator, None
+                return
+            with running_emulator(rate_limit=EMULATOR_RATE_LIMIT) as throttling:
+                yield Path(workdir), emulator, throttling
 
 
 def run(
-    counts: list[int], rounds: int, progress=print, variants: tuple[str, ...] = VARIANTS
+    counts: list[int],
+    rounds: int,
+    progress=print,
+    variants: tuple[str, ...] = VARIANTS,
+    after_each_count=lambda partial: None,
 ) -> dict[str, Any]:
+    """The samples of every round; `after_each_count` gets the results so far after each N of
+    each round (a long run interrupted still leaves its measurements)."""
     samples: list[Sample] = []
     sizes: list[StateSize] = []
     started = time.time()
-    with bench_environment(None) as (workdir, emulator):
+
+    def results_so_far() -> dict[str, Any]:
+        return {
+            "counts": counts,
+            "rounds": rounds,
+            "variants": list(variants),
+            "started": started,
+            "seconds": time.time() - started,
+            "samples": [asdict(s) for s in samples],
+            "state": [asdict(s) for s in sizes],
+        }
+
+    with bench_environment(None, "throttled" in variants) as (workdir, emulator, throttling):
+
+        def emulator_of(variant: str) -> EmulatorInfo:
+            if variant == "throttled":
+                assert throttling is not None
+                return throttling
+            return emulator
+
         stacks = {
-            (variant, count): make_stack(workdir, variant, count, emulator)
+            (variant, count): make_stack(workdir, variant, count, emulator_of(variant))
             for count in counts
             for variant in variants
         }
@@ -275,12 +319,15 @@ def run(
             for count in counts:
                 for operation in OPERATIONS:
                     for variant in order:
+                        if operation not in OPERATIONS_OF.get(variant, OPERATIONS):
+                            continue
                         cli = stacks[variant, count]
-                        clear_request_log(emulator)
+                        serving = emulator_of(variant)
+                        clear_request_log(serving)
                         began = time.perf_counter()
                         run_operation(cli, operation)
                         seconds = time.perf_counter() - began
-                        calls = Calls.from_log(request_log(emulator))
+                        calls = Calls.from_log(request_log(serving))
                         sample = Sample(variant, count, round_, operation, seconds, calls)
                         if operation == "up" and round_ == 0:
                             sizes.append(state_size(cli, variant, count))
@@ -289,77 +336,11 @@ def run(
                         progress(
                             f"round {round_} N={count:<4} {operation:<13} {variant:<9} "
                             f"{seconds:7.2f}s  platform={calls.platform:<4} "
-                            f"writes={calls.platform_writes:<4} tokens={calls.token_requests}"
+                            f"writes={calls.platform_writes:<4} tokens={calls.token_requests} "
+                            f"429s={calls.throttled}"
                         )
-    return {
-        "counts": counts,
-        "rounds": rounds,
-        "started": started,
-        "seconds": time.time() - started,
-        "samples": [asdict(s) for s in samples],
-        "state": [asdict(s) for s in sizes],
-    }
-
-
-def summarise(results: dict[str, Any]) -> dict[str, Any]:
-    """Medians per (operation, N, variant), ratios ours/floor, calls per resource."""
-    by_key: dict[tuple[str, int, str], list[dict[str, Any]]] = {}
-    for sample in results["samples"]:
-        key = (sample["operation"], sample["count"], sample["variant"])
-        by_key.setdefault(key, []).append(sample)
-    rows = []
-    for operation in OPERATIONS:
-        for count in results["counts"]:
-            ours = by_key.get((operation, count, "ours"), [])
-            floor = by_key.get((operation, count, "floor"), [])
-            if not ours or not floor:
-                continue
-            ours_s = statistics.median(s["seconds"] for s in ours)
-            floor_s = statistics.median(s["seconds"] for s in floor)
-            # Per round ratios, side by side, then their median: less sensitive to drift.
-            paired = [
-                o["seconds"] / f["seconds"] for o in ours for f in floor if f["round"] == o["round"]
-            ]
-            calls = [s["calls"] for s in ours]
-            unlimited = by_key.get((operation, count, "unlimited"), [])
-            extra = {}
-            if unlimited:
-                extra = {
-                    "unlimited_seconds": statistics.median(s["seconds"] for s in unlimited),
-                    "unlimited_ratio": statistics.median(
-                        u["seconds"] / f["seconds"]
-                        for u in unlimited
-                        for f in floor
-                        if f["round"] == u["round"]
-                    ),
-                }
-            rows.append(
-                {
-                    **extra,
-                    "operation": operation,
-                    "count": count,
-                    "ours_seconds": ours_s,
-                    "floor_seconds": floor_s,
-                    "ratio": statistics.median(paired),
-                    "ours_per_resource_ms": 1000 * ours_s / count,
-                    "floor_per_resource_ms": 1000 * floor_s / count,
-                    "platform_calls": max(
-                        c["platform_reads"] + c["platform_writes"] for c in calls
-                    ),
-                    "platform_writes": max(c["platform_writes"] for c in calls),
-                    "token_requests": max(c["token_requests"] for c in calls),
-                    "server_ms_per_call": statistics.median(
-                        c.get("platform_server_ms", 0.0)
-                        / max(1, c["platform_reads"] + c["platform_writes"])
-                        for c in calls
-                    ),
-                    "floor_platform_calls": max(
-                        s["calls"]["platform_reads"] + s["calls"]["platform_writes"] for s in floor
-                    ),
-                    "by_route": calls[0]["by_route"],
-                }
-            )
-    return {"rows": rows}
+                after_each_count(results_so_far())
+    return results_so_far()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -368,9 +349,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--quick", action="store_true", help="N=10, one round")
     parser.add_argument(
-        "--unlimited",
-        action="store_true",
-        help="also run our program with the client's rate limit off",
+        "--variants",
+        default=",".join(VARIANTS),
+        help="comma-separated, of " + ", ".join(VARIANTS) + " (ours and floor are always run)",
     )
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="results JSON")
     parser.add_argument("--report", type=Path, help="also write this RESULTS.md (and its plot)")
@@ -382,8 +363,23 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     counts = [10] if args.quick else [int(n) for n in args.counts.split(",")]
     rounds = 1 if args.quick else args.rounds
-    variants = ("ours", "unlimited", "floor") if args.unlimited else VARIANTS
-    results = run(counts, rounds, progress=lambda line: print(line, flush=True), variants=variants)
+    chosen = {v.strip() for v in args.variants.split(",") if v.strip()} | {"ours", "floor"}
+    unknown = chosen - set(VARIANTS)
+    if unknown:
+        parser.error(f"--variants: unknown {', '.join(sorted(unknown))}; choose of {VARIANTS}")
+    variants = tuple(v for v in VARIANTS if v in chosen)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+
+    def save_partial(partial: dict[str, Any]) -> None:
+        args.out.with_suffix(".partial.json").write_text(json.dumps(partial, indent=1))
+
+    results = run(
+        counts,
+        rounds,
+        progress=lambda line: print(line, flush=True),
+        variants=variants,
+        after_each_count=save_partial,
+    )
     results["summary"] = summarise(results)
     if args.throughput:
         from bench import emulator_throughput

@@ -48,13 +48,18 @@ LIST = "/api/2.0/jobs/list"
 CREATE = "/api/2.0/jobs/create"
 JOB_BODY: dict[str, Any] = {
     "name": "bench-job",
-    "new_cluster": {"spark_version": "13.3.x-scala2.12", "node_type_id": "Standard_DS3_v2",
-                    "num_workers": 2, "timeout_seconds": 600,
-                    "spark_python_task": {"python_file": "dbfs:/jobs/main.py"}},
+    "new_cluster": {
+        "spark_version": "13.3.x-scala2.12",
+        "node_type_id": "Standard_DS3_v2",
+        "num_workers": 2,
+        "timeout_seconds": 600,
+        "spark_python_task": {"python_file": "dbfs:/jobs/main.py"},
+    },
 }
 
 
 # the baseline: hello world, served like the emulator
+
 
 def baseline_app() -> FastAPI:
     app = FastAPI()
@@ -73,8 +78,16 @@ def baseline_app() -> FastAPI:
 
 
 def serve_baseline(port: int) -> None:
-    config = uvicorn.Config(baseline_app(), host="127.0.0.1", port=port, log_config=None,
-                            access_log=False, http="h11", ws="none", log_level="warning")
+    config = uvicorn.Config(
+        baseline_app(),
+        host="127.0.0.1",
+        port=port,
+        log_config=None,
+        access_log=False,
+        http="h11",
+        ws="none",
+        log_level="warning",
+    )
     uvicorn.Server(config).run()
 
 
@@ -96,6 +109,7 @@ def start_baseline() -> tuple[subprocess.Popen, str]:
 
 
 # load
+
 
 @dataclass
 class Sample:
@@ -194,8 +208,9 @@ def run(storage: str, seconds: float, rounds: int, threads: int) -> dict[str, di
                 for name, target in targets.items():
                     sample = drive(target[operation], headers, threads, seconds, pids[name])
                     samples.setdefault((name, operation), []).append(sample)
-        return {f"{name}/{operation}": summary(values)
-                for (name, operation), values in samples.items()}
+        return {
+            f"{name}/{operation}": summary(values) for (name, operation), values in samples.items()
+        }
     finally:
         emulator.close()
         baseline.terminate()
@@ -230,8 +245,10 @@ def main() -> None:
     if args.serve_baseline:
         serve_baseline(args.serve_baseline)
         return
-    print(f"{os.cpu_count()} CPUs; {args.threads} client threads; {args.rounds} rounds of "
-          f"{args.seconds}s per server and operation")
+    print(
+        f"{os.cpu_count()} CPUs; {args.threads} client threads; {args.rounds} rounds of "
+        f"{args.seconds}s per server and operation"
+    )
     storages = ["disk", "memory"] if args.storage == "both" else [args.storage]
     report = {}
     for storage in storages:

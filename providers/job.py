@@ -39,6 +39,7 @@ from pydantic import create_model
 
 from providers.client import WorkspaceClient
 from providers.client import jobs as jobs_api
+from providers.client.listing import TOO_MANY, Listing
 from providers.client.sdk_services import compute, jobs
 from providers.create_or_adopt import create_or_adopt
 from providers.ids import parse_int64_id
@@ -173,7 +174,15 @@ class JobProvider(WorkspaceProvider):
         return str(job_id), spec, self._computed(client, job_id, client.connection.client_id, tag)
 
     def read_object(self, client: WorkspaceClient, id_: str, recorded: Mapping[str, Any]):
-        job = client.jobs.get(parse_int64_id(id_, "job id"))
+        job_id = parse_int64_id(id_, "job id")
+        # A refresh shares one listing of the workspace's jobs (tasks expanded); a job the
+        # listing cuts short, does not hold, or a workspace too big to list, is read alone.
+        def read_alone() -> dict[str, Any]:
+            return client.jobs.get(job_id)
+
+        job = listed_jobs.take(client, str(job_id), read_alone)
+        if job is None or job.get("has_more"):
+            job = read_alone()
         settings = job.get("settings") or {}
         declared = _settings_of(self._recorded_spec(recorded))
         authoritative = bool(recorded.get("authoritative"))
@@ -350,6 +359,20 @@ class TaggedJobs:
 
 
 tagged_jobs = TaggedJobs()
+
+# Pages of jobs a refresh lists to answer its reads; a bigger workspace is read job by job.
+READ_LIST_PAGES = 3
+
+
+def _jobs_by_id(client: WorkspaceClient) -> dict[str, dict[str, Any]] | None:
+    most = READ_LIST_PAGES * jobs_api.LIST_PAGE_SIZE
+    found = list(itertools.islice(client.jobs.list(expand_tasks=True), most + 1))
+    if len(found) > most:
+        return TOO_MANY
+    return {str(job["job_id"]): job for job in found}
+
+
+listed_jobs = Listing(_jobs_by_id)
 
 
 def engine_path(path: str, inputs: Mapping[str, Any], recorded: Mapping[str, Any]) -> str:

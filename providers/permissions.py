@@ -191,6 +191,11 @@ class PermissionsModel(BaseModel):
 # --- entries as the service shows them -------------------------------------------------
 
 
+def could_name_the_owner(spec: Mapping[str, Any]) -> bool:
+    """Whether a declared entry names a kind of principal that can own an object."""
+    return any(field in OWNER_FIELDS for field, _ in declared_principals(spec))
+
+
 def principal_of(entry: Mapping[str, Any]) -> Principal | None:
     field = next((f for f in PRINCIPAL_FIELDS if entry.get(f)), None)
     return (field, entry[field]) if field else None
@@ -312,11 +317,17 @@ class PermissionsProvider(WorkspaceProvider):
     def create_object(self, client: WorkspaceClient, args: Any, spec: Spec):
         object_type, object_id = self.target(args)
         api = client.permissions(object_type)
-        # Read before the PATCH: a PATCH naming the owner at a lower level would demote it
-        # and leave the object without an owner, so that is refused before any write.
-        current = api.get(object_id)
-        self._refuse_owner(current, spec, object_type, object_id)
-        answer = api.update(object_id, self._changes(current, spec, self.owner_declared(args)))
+        # Read before the PATCH where it matters: a PATCH naming the owner at a lower level
+        # would demote it and leave the object without an owner, so that is refused before
+        # any write; and a declared owner moves only when it is not the owner already. Only
+        # a user or a service principal can own an object, so a declaration naming only
+        # groups, with no owner, needs no read.
+        owner = self.owner_declared(args)
+        current: Mapping[str, Any] = {}
+        if owner is not None or could_name_the_owner(spec):
+            current = api.get(object_id)
+            self._refuse_owner(current, spec, object_type, object_id)
+        answer = api.update(object_id, self._changes(current, spec, owner))
         observed = self._observe(api, object_id, answer, declared_principals(spec), spec)
         return self.id_of(object_type, object_id), observed, {}
 

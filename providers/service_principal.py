@@ -18,6 +18,7 @@ from typing import Annotated, Any, ClassVar
 from pydantic import AfterValidator, BaseModel, ConfigDict, StrictBool, field_validator
 
 from providers.client import AlreadyExists, WorkspaceClient
+from providers.client.listing import TOO_MANY, Listing
 from providers.client.service_principals import SCIM_SCHEMA
 from providers.create_or_adopt import create_or_adopt
 from providers.kind import declare
@@ -63,6 +64,20 @@ def direct_groups(resource: Mapping[str, Any]) -> list[str]:
     return sorted(g["value"] for g in resource.get("groups") or [] if g.get("type") != "indirect")
 
 
+# Principals a refresh lists to answer its reads; a bigger workspace is read one by one.
+READ_LIST_MOST = 500
+
+
+def _principals_by_id(client: WorkspaceClient) -> dict[str, dict[str, Any]] | None:
+    listed = client.service_principals.list_unless_more_than(READ_LIST_MOST)
+    if listed is None:
+        return TOO_MANY
+    return {str(principal["id"]): principal for principal in listed if "id" in principal}
+
+
+listed_principals = Listing(_principals_by_id)
+
+
 class ServicePrincipalProvider(WorkspaceProvider):
     args_model = ServicePrincipalModel
     replace_keys: ClassVar[frozenset[str]] = frozenset({"application_id"})
@@ -100,7 +115,10 @@ class ServicePrincipalProvider(WorkspaceProvider):
         return made["id"], self._spec_of(made), {}
 
     def read_object(self, client: WorkspaceClient, id_: str, recorded: Mapping[str, Any]):
-        return self._spec_of(client.service_principals.get(id_)), {}
+        # A refresh shares one listing of the workspace's principals (the list shows each
+        # as a get does); one it does not hold, or a workspace too big to list, is read alone.
+        found = listed_principals.take(client, id_, lambda: client.service_principals.get(id_))
+        return self._spec_of(found or client.service_principals.get(id_)), {}
 
     def update_object(self, client, id_, recorded, args, spec):
         current = client.service_principals.get(id_)

@@ -57,7 +57,7 @@ class WorkspaceAuthArgs:
     timeout_seconds: pulumi.Input[float] = 30.0
     max_attempts: pulumi.Input[int] = 6
     max_retry_seconds: pulumi.Input[float] = 300.0
-    rate_limit_per_second: pulumi.Input[float] = 20.0
+    rate_limit_per_second: pulumi.Input[float] = 0.0
     allow_insecure_http: pulumi.Input[bool] = False
 
 

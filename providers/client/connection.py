@@ -87,7 +87,10 @@ class Connection(BaseModel):
     max_attempts: int = Field(default=6, ge=1)
     max_retry_seconds: float = Field(default=300, ge=0)
     rate_limit_per_second: float = Field(
-        default=20, ge=0, description="per endpoint family; 0 switches it off"
+        default=0,
+        ge=0,
+        description="a hard ceiling per endpoint family; 0: none, the client adapts to the "
+        "service's 429s (providers/client/ratelimit.py)",
     )
     allow_insecure_http: bool = False
 

@@ -26,8 +26,9 @@ service refused it before doing anything) and on connect errors (the request was
 sent). A 5xx, a read timeout or a dropped connection may mean the object was made: those
 surface as errors, and the providers look the object up by its natural key and adopt it.
 
-The client-side rate limiter spaces the first attempt of each call (``ratelimit``); the
-retries inside urllib3 are already spaced by the backoff.
+Every attempt of a call waits for a slot of its endpoint family's adaptive limit
+(``ratelimit``), and a 429 tells that limit to slow down: the first attempt here, the
+retries inside urllib3 after their backoff (``retry``).
 """
 
 from __future__ import annotations
@@ -122,11 +123,14 @@ def send(
     method = method.upper()
     if method != "POST":
         idempotent = True
+    limit = None
     if rate_limit_key is not None:
-        ratelimit.throttle(rate_limit_key, rate_limit_per_second)
+        limit = ratelimit.limit_for(rate_limit_key, rate_limit_per_second)
+        limit.acquire(max_wait=policy.max_retry_seconds)
     session = session_for(policy, idempotent=idempotent)
     try:
-        return session.request(method, url, timeout=policy.timeout_seconds, **kwargs)
+        with ratelimit.retrying_call(limit):
+            return session.request(method, url, timeout=policy.timeout_seconds, **kwargs)
     except requests.RequestException as exc:
         raise _unreachable(exc, method, url, secrets) from None
 

@@ -4,8 +4,12 @@
 hands each object out once: a second read of the same object (after an out-of-band change,
 say) lists again, as does a read of an object the listing does not hold. So no read returns
 something older than the read before it, and a refresh of N objects makes one call where
-it made N. A listing older than `max_age_seconds` is never used, and `forget` drops it
-(a kind calls it after its own writes).
+it made N. A listing is not used once this process has sent the workspace any write
+(`workspace.writes_sent`), once it is older than `max_age_seconds`, or after `forget`.
+
+Where the workspace holds more objects than a listing should fetch, the fetch answers None
+(`TOO_MANY`): the reads of the next `max_age_seconds` then go one by one (`read_one`)
+without listing again.
 """
 
 from __future__ import annotations
@@ -13,18 +17,23 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Hashable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
-from providers.client.workspace import WorkspaceClient
+from providers.client.workspace import WorkspaceClient, writes_sent
 
-Fetch = Callable[[WorkspaceClient], dict[str, dict[str, Any]]]
+# What a fetch answers when the workspace holds too many objects to list them for reads.
+TOO_MANY = None
+
+Fetch = Callable[[WorkspaceClient], dict[str, dict[str, Any]] | None]
+ReadOne = Callable[[], dict[str, Any] | None]
 
 
 @dataclass
 class _Snapshot:
     taken_at: float
-    remaining: dict[str, dict[str, Any]] = field(default_factory=dict)
+    writes_before: int  # the workspace's write count as the list call began
+    remaining: dict[str, dict[str, Any]] | None  # None: too many to list
 
 
 class Listing:
@@ -45,18 +54,32 @@ class Listing:
         self._snapshots: dict[Hashable, _Snapshot] = {}
         self._key_locks: dict[Hashable, threading.Lock] = {}
 
-    def take(self, client: WorkspaceClient, name: str) -> dict[str, Any] | None:
-        """The object called `name`, or None when the service does not list it."""
+    def take(
+        self, client: WorkspaceClient, name: str, read_one: ReadOne | None = None
+    ) -> dict[str, Any] | None:
+        """The object called `name`, or None when the service does not list it. With
+        `read_one`, an object a fresh listing does not hold, or any object of a workspace
+        too big to list, is read by `read_one` instead."""
         key = client.connection.cache_key()
         with self._key_lock(key):
-            found = self._take_listed(key, name)
-            if found is not None:
-                return found
-            snapshot = _Snapshot(self._clock(), dict(self._fetch(client)))
-            found = snapshot.remaining.pop(name, None)
+            snapshot = self._usable(key, client)
+            if snapshot is not None:
+                if snapshot.remaining is TOO_MANY:
+                    return read_one() if read_one is not None else None
+                found = self._pop(snapshot, name)
+                if found is not None:
+                    return found
+            writes_before = writes_sent(client.connection.base_url)
+            listed = self._fetch(client)
+            snapshot = _Snapshot(
+                self._clock(), writes_before, None if listed is TOO_MANY else dict(listed)
+            )
             with self._lock:
                 self._snapshots[key] = snapshot
-            return found
+            found = self._pop(snapshot, name)
+        if found is None and read_one is not None:
+            return read_one()
+        return found
 
     def forget(self, client: WorkspaceClient) -> None:
         with self._lock:
@@ -66,12 +89,20 @@ class Listing:
         with self._lock:
             self._snapshots.clear()
 
-    def _take_listed(self, key: Hashable, name: str) -> dict[str, Any] | None:
+    def _usable(self, key: Hashable, client: WorkspaceClient) -> _Snapshot | None:
         with self._lock:
             snapshot = self._snapshots.get(key)
-            if snapshot is None or self._clock() - snapshot.taken_at > self.max_age_seconds:
-                return None
-            return snapshot.remaining.pop(name, None)
+        if snapshot is None:
+            return None
+        if self._clock() - snapshot.taken_at > self.max_age_seconds:
+            return None
+        if writes_sent(client.connection.base_url) != snapshot.writes_before:
+            return None
+        return snapshot
+
+    def _pop(self, snapshot: _Snapshot, name: str) -> dict[str, Any] | None:
+        with self._lock:
+            return snapshot.remaining.pop(name, None) if snapshot.remaining else None
 
     def _key_lock(self, key: Hashable) -> threading.Lock:
         with self._lock:

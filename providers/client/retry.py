@@ -8,7 +8,8 @@ Giving up hands back the last response (``raise_on_status=False``), so a 429 who
 ``Retry-After`` outlasts the budget surfaces as the service's own REQUEST_LIMIT_EXCEEDED.
 
 The budget counts from the first failed attempt; each attempt is bounded by the request
-timeout on its own.
+timeout on its own. A 429 is reported to the call's adaptive limit (``ratelimit``), and every
+retry waits for a slot of that limit after its own sleep.
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ from urllib3.connectionpool import ConnectionPool
 from urllib3.exceptions import InvalidHeader, MaxRetryError, ResponseError
 from urllib3.response import BaseHTTPResponse
 from urllib3.util.retry import Retry
+
+from providers.client import ratelimit
 
 # Indirections so tests can run the real retry loop on a fake clock.
 monotonic = time.monotonic
@@ -64,6 +67,10 @@ class BudgetedRetry(Retry):
     ) -> Self:
         now = monotonic()
         started_at = now if self.started_at is None else self.started_at
+        if response is not None and response.status == 429:
+            limit = ratelimit.current_limit()
+            if limit is not None:
+                limit.on_throttled(self._retry_after_of(response))
         retry = super().increment(method, url, response, error, _pool, _stacktrace)
         delay = retry.delay_before_next_attempt(response)
         spent = now - started_at
@@ -79,16 +86,22 @@ class BudgetedRetry(Retry):
 
     def delay_before_next_attempt(self, response: BaseHTTPResponse | None) -> float:
         if self.respect_retry_after_header and response is not None:
-            try:
-                retry_after = self.get_retry_after(response)
-            except InvalidHeader:
-                retry_after = None
+            retry_after = self._retry_after_of(response)
             if retry_after:
                 return retry_after
         return self.get_backoff_time()
 
+    def _retry_after_of(self, response: BaseHTTPResponse) -> float | None:
+        try:
+            return self.get_retry_after(response)
+        except InvalidHeader:
+            return None
+
     def sleep(self, response: BaseHTTPResponse | None = None) -> None:
         sleep(self.next_delay)
+        limit = ratelimit.current_limit()
+        if limit is not None:
+            limit.acquire()
 
 
 def budgeted_retry(

@@ -29,6 +29,10 @@ class ServicePrincipalsApi:
         """Every resource (matching `scim_filter`, e.g. `displayName eq "etl"`), all pages."""
         return list_resources(self.client, SCIM_SERVICE_PRINCIPALS, scim_filter)
 
+    def list_unless_more_than(self, most: int) -> list[dict[str, Any]] | None:
+        """Every resource, or None (after the first page) when there are more than `most`."""
+        return list_resources(self.client, SCIM_SERVICE_PRINCIPALS, most=most)
+
     def get(self, principal_id: str) -> dict[str, Any]:
         return self.client.get(_path(principal_id))
 

@@ -117,12 +117,19 @@ class WorkspaceClient:
     ) -> dict[str, Any]:
         self._url(path)  # refuses anything but a path before a token is fetched
         token = tokens.get(self.connection)
-        response = self._send(method, path, token, params, body, idempotent)
-        if response.status_code == 401:
-            # Revoked or rotated before its expiry: one more try with a fresh token.
-            tokens.invalidate(self.connection, stale=token)
-            token = tokens.get(self.connection)
+        writes = method.upper() not in READ_METHODS
+        if writes:
+            _count_write(self.connection.base_url)
+        try:
             response = self._send(method, path, token, params, body, idempotent)
+            if response.status_code == 401:
+                # Revoked or rotated before its expiry: one more try with a fresh token.
+                tokens.invalidate(self.connection, stale=token)
+                token = tokens.get(self.connection)
+                response = self._send(method, path, token, params, body, idempotent)
+        finally:
+            if writes:  # counted on both sides: a listing taken meanwhile may miss it
+                _count_write(self.connection.base_url)
         if not response.ok:
             raise error_from_response(response, secrets=(token.value, self._secret()))
         return _json_body(response)
@@ -176,6 +183,24 @@ def _json_body(response: requests.Response) -> dict[str, Any]:
             path=urlsplit(response.url).path,
         )
     return body
+
+
+READ_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+# Writes sent to each workspace by this process (each counted as it starts and as it ends):
+# a listing kept to answer reads (`listing.Listing`) is used only while this has not moved.
+_writes: dict[str, int] = {}
+_writes_lock = threading.Lock()
+
+
+def _count_write(base_url: str) -> None:
+    with _writes_lock:
+        _writes[base_url] = _writes.get(base_url, 0) + 1
+
+
+def writes_sent(base_url: str) -> int:
+    """How many write events this process has sent to the workspace at `base_url`."""
+    with _writes_lock:
+        return _writes.get(base_url, 0)
 
 
 _clients: dict[tuple[Any, ...], WorkspaceClient] = {}

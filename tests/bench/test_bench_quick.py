@@ -1,9 +1,11 @@
 """The deployment-cost bench in quick mode (N=10, one round): proves it measures for real.
 
-The full bench (N = 10, 50, 200, several rounds) is not part of the tests; it writes
-bench/RESULTS.md. Timings are not asserted here (shared machines); what is asserted is
-that every operation ran on both stacks, the request log was read, the state was measured
-and the report and its plot were written, plus the call counts the design promises.
+The full bench (N = 10, 50, 200, 500, several rounds, the fixed-limit variant too) is not
+part of the tests; it writes bench/RESULTS.md. Here: ours, the floor, and ours against an
+emulator that throttles (up and destroy). Timings are not asserted (shared machines); what
+is asserted is that every operation ran on each stack, the request log was read, the state
+was measured and the report and its plot were written, plus the call counts the design
+promises.
 """
 
 from __future__ import annotations
@@ -12,17 +14,18 @@ from pathlib import Path
 
 import pytest
 
-from bench.deploy_cost import OPERATIONS, VARIANTS, run, summarise
+from bench.deploy_cost import OPERATIONS, OPERATIONS_OF, run, summarise
 from bench.report import write_report
 
 pytestmark = pytest.mark.engine
 
 N = 10
+VARIANTS = ("ours", "floor", "throttled")
 
 
 @pytest.fixture(scope="module")
 def results() -> dict:
-    measured = run([N], rounds=1, progress=lambda line: None)
+    measured = run([N], rounds=1, progress=lambda line: None, variants=VARIANTS)
     measured["summary"] = summarise(measured)
     return measured
 
@@ -34,7 +37,7 @@ def samples(results: dict, variant: str) -> dict[str, dict]:
 def test_every_operation_ran_on_both_stacks(results: dict):
     for variant in VARIANTS:
         ran = samples(results, variant)
-        assert sorted(ran) == sorted(OPERATIONS)
+        assert sorted(ran) == sorted(OPERATIONS_OF.get(variant, OPERATIONS))
         assert all(sample["seconds"] > 0 for sample in ran.values())
         assert ran["up"]["resources_in_state"] == N
 
@@ -61,8 +64,19 @@ def test_no_op_preview_and_up_make_no_platform_calls(results: dict):
 def test_refresh_reads_at_most_once_per_resource(results: dict):
     calls = samples(results, "ours")["refresh"]["calls"]
     assert 0 < calls["platform_reads"] < N and calls["platform_writes"] == 0
-    # Every scope is read from one list call.
-    assert calls["by_route"]["GET /api/2.0/secrets/scopes/list"] == 1
+    # Every scope, job and principal is read from one list call of its kind; a job's
+    # permissions have no list.
+    routes = calls["by_route"]
+    assert routes["GET /api/2.0/secrets/scopes/list"] == 1
+    assert routes["GET /api/2.0/jobs/list"] == 1
+    assert routes["GET /api/2.0/preview/scim/v2/ServicePrincipals"] == 1
+    assert "GET /api/2.0/jobs/get" not in routes
+
+
+def test_the_throttled_up_converges(results: dict):
+    throttled = samples(results, "throttled")
+    assert throttled["up"]["resources_in_state"] == N
+    assert throttled["up"]["calls"]["platform_writes"] - throttled["up"]["calls"]["throttled"] >= N
 
 
 def test_at_most_one_token_request_per_run(results: dict):
@@ -75,6 +89,7 @@ def test_state_is_measured_per_resource(results: dict):
     assert sizes.keys() == set(VARIANTS)
     ours = sizes["ours"]
     assert ours["resources"] == N
+    assert sizes["throttled"]["resources"] == N
     assert 0 < ours["entry_bytes_per_resource"] < ours["total_bytes"]
     # Bound to the WorkspaceAuth's provider, no resource records the connection or its code;
     # the floor's dynamic resources still carry `__provider`.

@@ -18,10 +18,12 @@ from providers.client import WireForm
 from providers.client.jobs import JOBS_PATHS
 from providers.client.wire import SCIM_SERVICE_PRINCIPALS
 from providers.job import JobProvider
+from providers.job_permissions import JobPermissionsProvider
 from providers.lifecycle import CONNECTION_KEY, WorkspaceProvider
 from providers.secret_scope import SecretScopeProvider
 from providers.service_principal import ServicePrincipalProvider
 from tests.conftest import emulator_fixture
+from tests.providers.support import client_of
 from tests.providers.test_job import public_inputs, seed_inputs, unique_name
 from tests.providers.test_secret_scope import VAULT
 
@@ -95,3 +97,38 @@ def test_principal_create_is_one_call(emulator, connection) -> None:
         assert_read_shows_the_outputs(provider, result, props)
     finally:
         provider.delete(result.id, result.outs)
+
+
+@pytest.fixture
+def job_id(emulator, connection) -> Any:
+    client = client_of(connection)
+    task = {"task_key": "main", "notebook_task": {"notebook_path": "/Shared/x"}}
+    job_id = client.jobs.create({"name": unique_name(), "tasks": [task]})
+    yield job_id
+    client.jobs.delete(job_id)
+
+
+GROUPS_ONLY = [
+    {"group_name": "data-engineers", "permission_level": "CAN_MANAGE_RUN"},
+    {"group_name": "analysts", "permission_level": "CAN_VIEW"},
+]
+
+
+def test_permissions_of_groups_only_are_one_patch(emulator, connection, job_id) -> None:
+    """A group never owns a job, so no read guards the owner: the PATCH alone."""
+    provider = JobPermissionsProvider()
+    props = {"job_id": job_id, "access_controls": GROUPS_ONLY, CONNECTION_KEY: connection}
+    result, calls = create_counted(emulator, provider, props)
+    assert calls == [("PATCH", f"/api/2.0/permissions/jobs/{job_id}")]
+    assert_read_shows_the_outputs(provider, result, props)
+
+
+def test_permissions_naming_a_user_read_the_owner_first(emulator, connection, job_id) -> None:
+    """A user or service principal may be the owner: read, refuse the owner, then PATCH."""
+    provider = JobPermissionsProvider()
+    alice = {"user_name": "alice@example.com", "permission_level": "CAN_MANAGE"}
+    props = {"job_id": job_id, "access_controls": [alice], CONNECTION_KEY: connection}
+    result, calls = create_counted(emulator, provider, props)
+    path = f"/api/2.0/permissions/jobs/{job_id}"
+    assert calls == [("GET", path), ("PATCH", path)]
+    assert_read_shows_the_outputs(provider, result, props)

@@ -168,14 +168,14 @@ def test_without_a_workspace_auth_resources_use_the_default_provider():
 def test_public_form_and_tuning_knobs_reach_the_connection():
     async def scenario():
         auth = WorkspaceAuth(
-            "auth", args(wire_form="public", max_attempts=3, rate_limit_per_second=0)
+            "auth", args(wire_form="public", max_attempts=3, rate_limit_per_second=12)
         )
         props = await auth.connection.future()
         assert props is not None
         assert (props["wire_form"], props["max_attempts"], props["rate_limit_per_second"]) == (
             "public",
             3,
-            0,
+            12,
         )
 
     with responses.RequestsMock() as mocked:

@@ -1,11 +1,14 @@
-"""Listing: one list call serves many reads; each object handed out once; never stale."""
+"""Listing: one list call serves many reads; each object handed out once; never older than
+this process's last write; a workspace too big to list is read one by one."""
 
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from typing import Any
 
-from providers.client.listing import Listing
+from providers.client import workspace
+from providers.client.listing import TOO_MANY, Listing
 from providers.client.workspace import WorkspaceClient
 from tests.unit.client_support import FakeClock, connection
 
@@ -100,3 +103,49 @@ def test_concurrent_reads_share_one_list_call():
         thread.join()
 
     assert service.calls == 1 and all(found) and len(found) == 40
+
+
+def test_a_write_of_this_process_to_the_workspace_retires_the_listing():
+    service = Service(a=1, b=1)
+    listing = Listing(service.list)
+    client = WorkspaceClient(connection())
+    listing.take(client, "a")
+
+    workspace._count_write(client.connection.base_url)
+    service.objects["b"]["version"] = 2
+
+    assert taken(listing, client, "b")["version"] == 2
+    assert service.calls == 2
+
+
+def test_a_workspace_too_big_to_list_is_read_one_by_one_without_listing_again():
+    calls = []
+
+    def too_many(client: WorkspaceClient) -> None:
+        calls.append(1)
+        return TOO_MANY
+
+    listing = Listing(too_many)
+    client = WorkspaceClient(connection())
+
+    def read_one(name: str) -> Callable[[], dict[str, Any]]:
+        return lambda: {"name": name}
+
+    read = [listing.take(client, n, read_one(n)) for n in "abc"]
+
+    assert read == [{"name": "a"}, {"name": "b"}, {"name": "c"}]
+    assert len(calls) == 1
+
+
+def test_with_read_one_an_object_a_fresh_listing_lacks_is_read_alone():
+    service = Service(a=1)
+    listing = Listing(service.list)
+    client = WorkspaceClient(connection())
+    alone: list[str] = []
+
+    def read_one() -> dict[str, Any] | None:
+        alone.append("x")
+        return None
+
+    assert listing.take(client, "x", read_one) is None
+    assert (service.calls, alone) == (1, ["x"])

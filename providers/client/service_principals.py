@@ -18,6 +18,9 @@ from providers.client.wire import SCIM_SERVICE_PRINCIPALS
 SCIM_SCHEMA = "urn:ietf:params:scim:schemas:core:2.0:ServicePrincipal"
 
 
+Resources = list[dict[str, Any]]  # (`list` is a method's name in the class below)
+
+
 class ServicePrincipalsApi:
     def __init__(self, client: Calls) -> None:
         self.client = client
@@ -29,7 +32,7 @@ class ServicePrincipalsApi:
         """Every resource (matching `scim_filter`, e.g. `displayName eq "etl"`), all pages."""
         return list_resources(self.client, SCIM_SERVICE_PRINCIPALS, scim_filter)
 
-    def list_unless_more_than(self, most: int) -> list[dict[str, Any]] | None:
+    def list_unless_more_than(self, most: int) -> Resources | None:
         """Every resource, or None (after the first page) when there are more than `most`."""
         return list_resources(self.client, SCIM_SERVICE_PRINCIPALS, most=most)
 

@@ -343,7 +343,7 @@ def test_import_by_id_shows_no_change(
     client.secrets.put_acl(scope, "analysts", "READ")
     entry = {"group_name": "analysts", "permission_level": "CAN_READ"}
     client.permissions("notebooks").update(NOTEBOOK, [entry])
-    objects = {
+    objects: dict[str, dict[str, Any]] = {
         "Secret": {"id": f"{scope}/token",
                    "args": {"scope": scope, "key": "token", "string_value": value}},
         "SecretAcl": {"id": f"{scope}/analysts",

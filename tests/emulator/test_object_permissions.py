@@ -43,7 +43,7 @@ def direct(acl: iam.ObjectPermissions) -> dict[str, str]:
     for entry in acl.access_control_list or []:
         name = entry.user_name or entry.group_name or entry.service_principal_name
         for permission in entry.all_permissions or []:
-            if not permission.inherited:
+            if not permission.inherited and name and permission.permission_level:
                 found[name] = permission.permission_level.value
     return found
 

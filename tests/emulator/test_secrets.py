@@ -116,7 +116,7 @@ def test_acls_are_enforced(api, sdk, scope, emulator):
 
     sdk.secrets.put_acl(scope, application["client_id"], workspace.AclPermission.READ)
     assert [s.key for s in other.secrets.list_secrets(scope)] == ["k"]
-    assert base64.b64decode(other.secrets.get_secret(scope, "k").value) == VALUE.encode()
+    assert base64.b64decode(other.secrets.get_secret(scope, "k").value or "") == VALUE.encode()
     with pytest.raises(PermissionDenied):
         other.secrets.put_secret(scope, "k", string_value="x")
 

@@ -22,7 +22,7 @@ ANALYSTS_ATTACH = {"group_name": "analysts", "permission_level": "CAN_ATTACH_TO"
 ENGINEERS_RESTART = {"group_name": "data-engineers", "permission_level": "CAN_RESTART"}
 BOB = {"user_name": "bob@example.com", "permission_level": "CAN_ATTACH_TO"}
 
-provider = PermissionsProvider()
+provider: Any = PermissionsProvider()  # its results' outs are optional only in the SDK's types
 
 
 def props(connection: dict[str, Any], object_type: str, object_id: str, *entries: dict,

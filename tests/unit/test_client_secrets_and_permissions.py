@@ -92,7 +92,7 @@ def test_acl_writes(service, client):
 
 def test_permissions_of_any_type(service, client):
     entries = [{"group_name": "analysts", "permission_level": "CAN_READ"}]
-    answer = {"access_control_list": []}
+    answer: dict[str, list] = {"access_control_list": []}
     service.get(f"{PERMISSIONS}/notebooks/17", json=answer)
     service.patch(f"{PERMISSIONS}/notebooks/17", json=answer,
                   match=body_is({"access_control_list": entries}))

@@ -97,8 +97,19 @@ def plain(value: Any) -> Any:
     return value
 
 
+def connection_settings(config: Mapping[str, Any]) -> dict[str, Any]:
+    """The connection settings of a provider's configuration; empty where it is no connection.
+
+    A WorkspaceAuth's provider is configured with one setting per connection field. Newer
+    engines (3.1xx on) configure the default provider of a dynamic package with the whole
+    stack config instead (`<namespace>:<key>` keys, such as `workspace:baseUrl`): that is
+    no connection, and the resources on it carry their own."""
+    return {k: v for k, v in config.items() if k in Connection.model_fields}
+
+
 def connection_failures(config: Mapping[str, Any]) -> list[tuple[str, str]]:
     """(field, reason) per bad connection setting; none while a setting is still unknown."""
+    config = connection_settings(config)
     if not config or contains_unknown(dict(config)):
         return []
     try:
@@ -276,15 +287,13 @@ class WorkspaceProviderHost(ResourceProviderServicer):
 
     def Configure(self, request, context):
         config = plain(rpc.deserialize_properties(request.args))
-        config.pop("version", None)
-        self.connection = config or None
+        self.connection = connection_settings(config) or None
         # Resource calls keep the SDK's behaviour: plain values in, the engine re-marks
         # the secrets it knows of.
         return proto.ConfigureResponse(acceptSecrets=False)
 
     def CheckConfig(self, request, context):
         news = plain(rpc.deserialize_properties(request.news, True))
-        news.pop("version", None)
         failures = [
             proto.CheckFailure(property=field, reason=reason)
             for field, reason in connection_failures(news)

@@ -27,7 +27,7 @@ from providers.client.service_principals import SCIM_SCHEMA
 from tests.conftest import emulator_client
 from tests.e2e.conftest import write_config
 from tools.drills.local_stack import connection_config
-from tools.pulumi_cli import REPO_ROOT, PulumiCli
+from tools.pulumi_cli import PulumiCli, inline_where_needed, project_settings
 
 pytestmark = pytest.mark.engine
 
@@ -41,20 +41,13 @@ OTHER_WORKSPACE = "2345678901234567"
 def import_stack(tmp_path: Path, info: EmulatorInfo, wire_form: str) -> PulumiCli:
     project = tmp_path / "project"
     project.mkdir()
-    (project / "Pulumi.yaml").write_text(
-        yaml.safe_dump(
-            {
-                "name": "imports",
-                "main": str(PROGRAM),
-                "runtime": {"name": "python", "options": {"virtualenv": str(REPO_ROOT / ".venv")}},
-            }
-        )
-    )
+    (project / "Pulumi.yaml").write_text(yaml.safe_dump(project_settings("imports", PROGRAM)))
     cli = PulumiCli(
         project_dir=project,
         stack="e2e",
         state_dir=tmp_path / "state",
         extra_env={},
+        program=inline_where_needed(PROGRAM),
     )
     cli.select_or_init()
     cli.set_config("workspace:clientSecret", info.client_secret, secret=True)

@@ -4,17 +4,22 @@
     python -m tools.preview_summary --stack dev < preview.json
 
 It counts creates, updates, replaces and deletes, and lists each changed resource with the
-fields that change. Pulumi 3.79 leaves `detailedDiff` empty for dynamic providers and gives
-`replaceReasons` only for replacements, so the changed fields come from comparing each
-step's old and new inputs; values Pulumi masks stay `[secret]`, values not known until the
-update runs show as "known after apply". The stack itself and provider instances are left
-out: the summary is about objects of the workspace. A failed preview lists its errors.
+fields that change. Where the engine names them (`detailedDiff` of a step: newer engines
+pass on what the provider host's Diff returns), the rows are the engine's, each path with
+its kind (added, removed, forces replacement); Pulumi 3.79 leaves `detailedDiff` empty for
+dynamic providers and gives `replaceReasons` only for replacements, so there the changed
+fields come from the kind's comparison of the recorded state with the new inputs, or from
+comparing each step's old and new inputs. Values Pulumi masks stay `[secret]`, values not
+known until the update runs show as "known after apply". The stack itself and provider
+instances are left out: the summary is about objects of the workspace. A failed preview
+lists its errors.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from collections.abc import Iterator, Mapping
 from typing import Any
@@ -33,6 +38,8 @@ OPERATIONS = {"create": "create", "update": "update", "replace": "replace", "del
 REPLACEMENT_STEPS = frozenset({"create-replacement", "delete-replaced", "replace"})
 SYMBOLS = {"create": "+", "update": "~", "replace": "+-", "delete": "-"}
 MAX_VALUE = 60
+# One step of an engine property path: `name`, `["quoted key"]` or `[index]`.
+PATH_PART = re.compile(r'([^.\[\]"]+)|\["((?:[^"\\]|\\.)*)"\]|\[(\d+)\]')
 
 
 def summarise(preview: Mapping[str, Any], stack: str | None = None) -> str:
@@ -115,14 +122,63 @@ def step_fields(op: str, step: Mapping[str, Any]) -> list[str]:
     if op not in ("update", "replace"):
         return []
     new = user_inputs(step.get("newState"))
+    engine_paths = step.get("detailedDiff") or {}
+    if engine_paths:
+        return engine_fields(step, new, engine_paths)
     replace_reasons = set(step.get("replaceReasons") or [])
     fields = []
     for path, before, after in kind_changes(step, new):
-        note = (
-            " (forces replacement)" if path.split(".")[0].split("[")[0] in replace_reasons else ""
-        )
+        note = " (forces replacement)" if top_level(path) in replace_reasons else ""
         fields.append(f"`{path}`: {describe(before, after)}{note}")
     return fields
+
+
+def engine_fields(
+    step: Mapping[str, Any], new: dict[str, Any], engine_paths: Mapping[str, Any]
+) -> list[str]:
+    """One row per path of the engine's detailed diff. The values come from the kind's or
+    the inputs' comparison where it names the same path, else from the recorded state and
+    the new inputs at that path."""
+    known = {path: (before, after) for path, before, after in kind_changes(step, new)}
+    old_state = step.get("oldState") or {}
+    fields = []
+    for path, diff in engine_paths.items():
+        kind = str((diff or {}).get("kind", "update"))
+        if path in known:
+            before, after = known[path]
+        else:
+            before = value_at(old_state.get("outputs") or old_state.get("inputs") or {}, path)
+            after = value_at(new, path)
+        if kind.startswith("add"):
+            before = _MISSING
+        elif kind.startswith("delete"):
+            after = _MISSING
+        note = " (forces replacement)" if kind.endswith("-replace") else ""
+        shown = describe(before, after) if (before, after) != (_MISSING, _MISSING) else "changed"
+        fields.append(f"`{path}`: {shown}{note}")
+    return fields
+
+
+def top_level(path: str) -> str:
+    return path.split(".")[0].split("[")[0]
+
+
+def value_at(value: Any, path: str) -> Any:
+    """The value at an engine property path (`a.b[0].c`, `a["x.y"]`); _MISSING where the
+    path does not lead anywhere (a kind's own path such as `tasks[ingest]` names a list
+    item by key, which only the kind can resolve)."""
+    for part in PATH_PART.findall(path):
+        name, quoted, index = part
+        key: Any = quoted or name
+        if index:
+            key = int(index)
+        if isinstance(key, int) and isinstance(value, list) and key < len(value):
+            value = value[key]
+        elif isinstance(key, str) and isinstance(value, Mapping) and key in value:
+            value = value[key]
+        else:
+            return _MISSING
+    return value
 
 
 def kind_changes(step: Mapping[str, Any], new: dict[str, Any]) -> Iterator[tuple[str, Any, Any]]:

@@ -72,6 +72,37 @@ def test_configure_keeps_the_connection_without_secret_markers(connection):
     assert host.connection == connection
 
 
+# What newer engines configure the default provider of a dynamic package with: the stack's
+# whole config, namespaced, secrets among it.
+STACK_CONFIG = {
+    "workspace:baseUrl": "http://127.0.0.1:8765",
+    "workspace:clientSecret": as_secret("s3cret"),
+    "workspace:jobs": '[{"name": "nightly"}]',
+    "aws:region": "eu-west-1",
+    "version": "0.1.0",
+}
+
+
+def test_the_stack_config_of_a_default_provider_is_no_connection(scope):
+    host = WorkspaceProviderHost()
+    host.Configure(proto.ConfigureRequest(args=struct(STACK_CONFIG)), Context())
+    assert host.connection is None
+    # No connection: a resource's state keeps its own, and an import says what to pass.
+    assert host._bound_kind(SCOPE_URN) is None
+    with pytest.raises(Aborted) as caught:
+        host.Read(proto.ReadRequest(urn=SCOPE_URN, id=scope), Context())
+    assert "WorkspaceAuth" in caught.value.details
+    checked = host.CheckConfig(proto.CheckRequest(urn="p", news=struct(STACK_CONFIG)), Context())
+    assert not checked.failures
+
+
+def test_connection_settings_beside_other_keys_are_the_connection(connection):
+    host = WorkspaceProviderHost()
+    settings = {**connection, **STACK_CONFIG}
+    host.Configure(proto.ConfigureRequest(args=struct(settings)), Context())
+    assert host.connection == connection
+
+
 def test_import_read_serves_the_object_without_connection_or_provider(connection, scope):
     host = configured(connection)
     answer = host.Read(proto.ReadRequest(urn=SCOPE_URN, id=scope), Context())

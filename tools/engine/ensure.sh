@@ -68,10 +68,14 @@ start=$(date +%s)
 mkdir -p "$cache_root"
 staging="$(mktemp -d "$cache_root/build.XXXXXX")"
 trap 'rm -rf "$staging"' EXIT
+# Where `pulumi version` reads its version: pkg/v3/version up to 3.8x, the SDK's
+# go/common/version later (the linker ignores the one a release lacks).
+version_ldflags="-X github.com/pulumi/pulumi/pkg/v3/version.Version=$version"
+version_ldflags+=" -X github.com/pulumi/pulumi/sdk/v3/go/common/version.Version=$version"
 (
     cd "$module_dir"
     GOFLAGS=-mod=mod go build -trimpath \
-        -ldflags "-s -w $extra_ldflags -X github.com/pulumi/pulumi/pkg/v3/version.Version=$version" \
+        -ldflags "-s -w $extra_ldflags $version_ldflags" \
         -o "$staging/" \
         "${packages[@]}"
 )

@@ -36,7 +36,10 @@ def serving(program: Callable[[], None]) -> Iterator[str]:
     try:
         yield f"127.0.0.1:{port}"
     finally:
-        language_server.on_pulumi_exit()
+        # SDKs before the run's settings lived in context variables reset them here.
+        reset = getattr(language_server, "on_pulumi_exit", None)
+        if reset is not None:
+            reset()
         server.stop(0)
 
 

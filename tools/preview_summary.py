@@ -4,12 +4,12 @@
     python -m tools.preview_summary --stack dev < preview.json
 
 It counts creates, updates, replaces and deletes, and lists each changed resource with the
-fields that change. Where the engine names them (`detailedDiff` of a step: newer engines
-pass on what the provider host's Diff returns), the rows are the engine's, each path with
-its kind (added, removed, forces replacement); Pulumi 3.79 leaves `detailedDiff` empty for
-dynamic providers and gives `replaceReasons` only for replacements, so there the changed
-fields come from the kind's comparison of the recorded state with the new inputs, or from
-comparing each step's old and new inputs. Values Pulumi masks stay `[secret]`, values not
+fields that change: as the resource's kind names them where it has a view of its own (a
+job's tasks by key, drift read by a refresh included), else the engine's `detailedDiff`
+where it gives one (newer engines pass on what a provider's Diff returns; each path with its
+kind: added, removed, forces replacement), else a comparison of each step's old and new
+inputs (Pulumi 3.79 leaves `detailedDiff` empty for dynamic providers and gives
+`replaceReasons` only for replacements). Values Pulumi masks stay `[secret]`, values not
 known until the update runs show as "known after apply". The stack itself and provider
 instances are left out: the summary is about objects of the workspace. A failed preview
 lists its errors.
@@ -119,15 +119,21 @@ def kind_of(type_token: str) -> str:
 
 
 def step_fields(op: str, step: Mapping[str, Any]) -> list[str]:
+    """The rows of one changed resource: the kind's own where it names its changes (a job's
+    by task key), else the engine's detailed diff where it gives one, else the comparison of
+    the old and new inputs."""
     if op not in ("update", "replace"):
         return []
     new = user_inputs(step.get("newState"))
+    changes = kind_field_changes(step, new)
     engine_paths = step.get("detailedDiff") or {}
-    if engine_paths:
+    if changes is None and engine_paths:
         return engine_fields(step, new, engine_paths)
+    if changes is None:
+        changes = list(differences(user_inputs(step.get("oldState")), new))
     replace_reasons = set(step.get("replaceReasons") or [])
     fields = []
-    for path, before, after in kind_changes(step, new):
+    for path, before, after in changes:
         note = " (forces replacement)" if top_level(path) in replace_reasons else ""
         fields.append(f"`{path}`: {describe(before, after)}{note}")
     return fields
@@ -136,23 +142,15 @@ def step_fields(op: str, step: Mapping[str, Any]) -> list[str]:
 def engine_fields(
     step: Mapping[str, Any], new: dict[str, Any], engine_paths: Mapping[str, Any]
 ) -> list[str]:
-    """One row per path of the engine's detailed diff. The values come from the kind's or
-    the inputs' comparison where it names the same path, else from the recorded state and
-    the new inputs at that path."""
-    known = {path: (before, after) for path, before, after in kind_changes(step, new)}
+    """One row per path of the engine's detailed diff, its values from the recorded state
+    and the new inputs at that path."""
     old_state = step.get("oldState") or {}
+    recorded = old_state.get("outputs") or old_state.get("inputs") or {}
     fields = []
     for path, diff in engine_paths.items():
         kind = str((diff or {}).get("kind", "update"))
-        if path in known:
-            before, after = known[path]
-        else:
-            before = value_at(old_state.get("outputs") or old_state.get("inputs") or {}, path)
-            after = value_at(new, path)
-        if kind.startswith("add"):
-            before = _MISSING
-        elif kind.startswith("delete"):
-            after = _MISSING
+        before = _MISSING if kind.startswith("add") else value_at(recorded, path)
+        after = _MISSING if kind.startswith("delete") else value_at(new, path)
         note = " (forces replacement)" if kind.endswith("-replace") else ""
         shown = describe(before, after) if (before, after) != (_MISSING, _MISSING) else "changed"
         fields.append(f"`{path}`: {shown}{note}")
@@ -181,23 +179,23 @@ def value_at(value: Any, path: str) -> Any:
     return value
 
 
-def kind_changes(step: Mapping[str, Any], new: dict[str, Any]) -> Iterator[tuple[str, Any, Any]]:
+def kind_field_changes(
+    step: Mapping[str, Any], new: dict[str, Any]
+) -> list[tuple[str, Any, Any]] | None:
     """The changed fields as the resource's kind names them, between its recorded state and
     the new inputs (a job's by task key, in its normal form, drift read by a refresh
-    included), else as a comparison of the old and new inputs finds them."""
+    included); None where the kind has no such view."""
     kind = by_name().get(kind_of(type_of(step.get("urn", ""))))
     recorded = (step.get("oldState") or {}).get("outputs")
-    if kind is not None and recorded and UNKNOWN not in json.dumps(new):
-        found = kind.provider.field_changes(recorded, new)
-        if found is not None:
-            for path, before, after in found:
-                yield (
-                    path,
-                    _MISSING if before is None else before,
-                    _MISSING if after is None else after,
-                )
-            return
-    yield from differences(user_inputs(step.get("oldState")), new)
+    if kind is None or not recorded or UNKNOWN in json.dumps(new):
+        return None
+    found = kind.provider.field_changes(recorded, new)
+    if found is None:
+        return None
+    return [
+        (path, _MISSING if before is None else before, _MISSING if after is None else after)
+        for path, before, after in found
+    ]
 
 
 def user_inputs(state: Mapping[str, Any] | None) -> dict[str, Any]:

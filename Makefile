@@ -1,8 +1,11 @@
 # The two commands a newcomer needs:
 #   make demo   set up, start the local emulator, `pulumi up` the `local` stack, print outputs
-#   make test   set up and run every test (unit, emulator, providers, end to end on the real engine)
-# Everything they need is installed by `make setup`: the project virtualenv (.venv) and the
-# pinned Pulumi engine, built once per machine from the Go module proxy (tools/engine).
+#   make test   set up and run every test: the main leg (unit, emulator, providers, end to end
+#               on the lock-step engine), then the modern leg (make test-modern)
+# Everything they need is installed by `make setup` and `make setup-modern`: the project
+# virtualenv (.venv, the lock-step pins of constraints.txt) and the pinned Pulumi engine, the
+# modern leg's virtualenv (.venv-modern: the newest pulumi SDK on Python 3.13) and the newest
+# engine the Go module proxy builds; each engine built once per machine (tools/engine).
 # `make test` also builds the service's own CLI the same way (tools/databricks_cli), which
 # the CLI compatibility tests (tests/cli) drive against the emulator.
 
@@ -10,14 +13,14 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: setup engine databricks-cli test demo demo-down lint audit
+.PHONY: setup engine databricks-cli setup-modern test test-modern demo demo-down lint audit
 
 setup: $(VENV)/.installed engine
 
-$(VENV)/.installed: pyproject.toml
+$(VENV)/.installed: pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[dev]'
 	touch $@
 
 engine:
@@ -26,8 +29,31 @@ engine:
 databricks-cli:
 	@tools/databricks_cli/ensure.sh >/dev/null
 
+# The modern leg: the newest pulumi SDK on the newest Python the machine has (3.13, else
+# 3.12: tools/modern_python.sh says so), the package installed beside it as a user installs
+# it, under the newest engine (WORKSPACE_IAC_ENGINE=modern), programs run inline through the
+# Automation API. Its tests: tests/modern, and the end-to-end scenarios of MODERN_E2E.
+MODERN_VENV := .venv-modern
+MODERN_BIN := $(MODERN_VENV)/bin
+MODERN_E2E := tests/e2e/test_six_kinds.py tests/e2e/test_import.py tests/e2e/test_state_size.py \
+	tests/e2e/test_preview_summary.py tests/e2e/test_local_stack.py
+
+setup-modern: $(MODERN_VENV)/.installed
+	@WORKSPACE_IAC_ENGINE=modern tools/engine/ensure.sh >/dev/null
+
+$(MODERN_VENV)/.installed: pyproject.toml
+	"$$(tools/modern_python.sh)" -m venv $(MODERN_VENV)
+	$(MODERN_BIN)/python -m pip install --quiet --upgrade pip
+	$(MODERN_BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $@
+
 test: setup databricks-cli
 	$(BIN)/pytest
+	$(MAKE) test-modern
+
+test-modern: setup-modern
+	$(MODERN_BIN)/python -m pip install --quiet --upgrade pulumi  # the newest SDK, every run
+	WORKSPACE_IAC_ENGINE=modern $(MODERN_BIN)/pytest tests/modern $(MODERN_E2E)
 
 demo: setup
 	$(BIN)/python -m stacks.demo up

@@ -60,7 +60,7 @@ from emulator.testing import (  # noqa: E402
     running_emulator,
 )
 from providers.client.token_store import CACHE_DIR_ENV  # noqa: E402
-from tools.pulumi_cli import PulumiCli  # noqa: E402
+from tools.pulumi_cli import PulumiCli, project_settings  # noqa: E402
 
 PROGRAMS = ROOT / "bench" / "programs"
 PROGRAM_OF = {"ours": "ours", "fixed": "ours", "throttled": "ours", "floor": "floor"}
@@ -153,13 +153,7 @@ def make_stack(workdir: Path, variant: str, count: int, emulator: EmulatorInfo) 
     project = workdir / f"{variant}-{count}"
     project.mkdir(parents=True)
     (project / "Pulumi.yaml").write_text(
-        yaml.safe_dump(
-            {
-                "name": f"bench-{variant}",
-                "main": str(PROGRAMS / PROGRAM_OF[variant]),
-                "runtime": {"name": "python", "options": {"virtualenv": str(ROOT / ".venv")}},
-            }
-        )
+        yaml.safe_dump(project_settings(f"bench-{variant}", PROGRAMS / PROGRAM_OF[variant]))
     )
     cli = PulumiCli(
         project_dir=project,

@@ -21,7 +21,13 @@ its state (together ~1.9 KiB of each resource's ~3 KiB): `Check` and every answe
 them, and every request gets them back, the connection from the configuration, the
 provider code from the type token. A state recorded before keeps working (the diff ignores
 both) and loses them at its next up (inputs) and refresh or update (outputs). Resources on
-the default provider (no `WorkspaceAuth`; its configuration is empty) keep them.
+the default provider (no `WorkspaceAuth`; its configuration has no connection settings: 3.79
+configures it with nothing, newer engines with the stack's config) keep them.
+
+Where engines differ (README.md, "What differs between engines"): newer engines diff a
+refresh against the recorded inputs, which an import leaves empty (no change: nothing was
+declared), and follow an import whose settings differ with an update, which this host
+refuses (3.79 refuses the import itself), so an import writes nothing to the workspace.
 """
 
 from __future__ import annotations
@@ -97,8 +103,19 @@ def plain(value: Any) -> Any:
     return value
 
 
+def connection_settings(config: Mapping[str, Any]) -> dict[str, Any]:
+    """The connection settings of a provider's configuration; empty where it is no connection.
+
+    A WorkspaceAuth's provider is configured with one setting per connection field. Newer
+    engines (3.1xx on) configure the default provider of a dynamic package with the whole
+    stack config instead (`<namespace>:<key>` keys, such as `workspace:baseUrl`): that is
+    no connection, and the resources on it carry their own."""
+    return {k: v for k, v in config.items() if k in Connection.model_fields}
+
+
 def connection_failures(config: Mapping[str, Any]) -> list[tuple[str, str]]:
     """(field, reason) per bad connection setting; none while a setting is still unknown."""
+    config = connection_settings(config)
     if not config or contains_unknown(dict(config)):
         return []
     try:
@@ -130,6 +147,26 @@ def _provider_of(olds: Mapping[str, Any], news: Mapping[str, Any]) -> ResourcePr
     return _provider_in(news)
 
 
+def _import_refusal(
+    kind: Kind,
+    provider: WorkspaceProvider,
+    id_: str,
+    olds: dict[str, Any],
+    news: dict[str, Any],
+    old_inputs: Mapping[str, Any],
+) -> str:
+    """Why an update of an object this deployment imported is refused. Newer engines import
+    an object whose settings differ from the declared ones and then update it; 3.79 refuses
+    the import. Refused here too, so an import writes nothing to the workspace on either
+    engine."""
+    diff = provider.diff(id_, olds, news, old_inputs=old_inputs)
+    return (
+        f"cannot import {kind.name} {id_!r}: its settings differ from the declared ones "
+        f"({', '.join(diff.changed_keys)}); declare them as the object has them "
+        "(`pulumi preview --diff` shows both), and change them in a later update"
+    )
+
+
 def _unimplemented(context: grpc.ServicerContext, what: str) -> None:
     context.abort(grpc.StatusCode.UNIMPLEMENTED, f"{what} is not implemented by this provider")
 
@@ -140,6 +177,9 @@ class WorkspaceProviderHost(ResourceProviderServicer):
 
     def __init__(self) -> None:
         self.connection: dict[str, Any] | None = None
+        # The URNs this host read for an import. The engine starts a host per deployment, so
+        # these are the resources imported by the running deployment.
+        self.imported: set[str] = set()
 
     def _bound_kind(self, urn: str) -> Kind | None:
         """The kind of a workspace resource whose connection and provider code this host
@@ -196,6 +236,10 @@ class WorkspaceProviderHost(ResourceProviderServicer):
         kind = self._bound_kind(request.urn)
         olds = self._completed(kind, rpc.deserialize_properties(request.olds, True))
         news = self._completed(kind, rpc.deserialize_properties(request.news, True))
+        if kind is not None and not user_inputs(news):
+            # Nothing declared to compare with: newer engines' refresh diffs what it read
+            # with the recorded inputs, which an import leaves empty.
+            return proto.DiffResponse(changes=proto.DiffResponse.DIFF_NONE, hasDetailedDiff=True)
         old_inputs = rpc.deserialize_properties(request.old_inputs, True)
         provider = _provider_of(olds, news)
         result: DiffResult
@@ -262,6 +306,9 @@ class WorkspaceProviderHost(ResourceProviderServicer):
         provider = _provider_in(news)
         if isinstance(provider, WorkspaceProvider):
             old_inputs = rpc.deserialize_properties(request.old_inputs)
+            if kind is not None and request.urn in self.imported:
+                refusal = _import_refusal(kind, provider, request.id, olds, news, old_inputs)
+                context.abort(grpc.StatusCode.FAILED_PRECONDITION, refusal)
             result = provider.update(request.id, olds, news, old_inputs=old_inputs)
         else:
             result = provider.update(request.id, olds, news)
@@ -276,15 +323,13 @@ class WorkspaceProviderHost(ResourceProviderServicer):
 
     def Configure(self, request, context):
         config = plain(rpc.deserialize_properties(request.args))
-        config.pop("version", None)
-        self.connection = config or None
+        self.connection = connection_settings(config) or None
         # Resource calls keep the SDK's behaviour: plain values in, the engine re-marks
         # the secrets it knows of.
         return proto.ConfigureResponse(acceptSecrets=False)
 
     def CheckConfig(self, request, context):
         news = plain(rpc.deserialize_properties(request.news, True))
-        news.pop("version", None)
         failures = [
             proto.CheckFailure(property=field, reason=reason)
             for field, reason in connection_failures(news)
@@ -319,6 +364,7 @@ class WorkspaceProviderHost(ResourceProviderServicer):
 
     def _read_for_import(self, urn: str, id_: str) -> Any:
         kind = kind_of(urn)
+        self.imported.add(urn)
         if not kind.importable:
             raise ImportRefused(f"the workspace resource kind {kind.name!r} cannot be imported")
         if not self.connection:

@@ -4,17 +4,22 @@
     python -m tools.preview_summary --stack dev < preview.json
 
 It counts creates, updates, replaces and deletes, and lists each changed resource with the
-fields that change. Pulumi 3.79 leaves `detailedDiff` empty for dynamic providers and gives
-`replaceReasons` only for replacements, so the changed fields come from comparing each
-step's old and new inputs; values Pulumi masks stay `[secret]`, values not known until the
-update runs show as "known after apply". The stack itself and provider instances are left
-out: the summary is about objects of the workspace. A failed preview lists its errors.
+fields that change: as the resource's kind names them where it has a view of its own (a
+job's tasks by key, drift read by a refresh included), else the engine's `detailedDiff`
+where it gives one (newer engines pass on what a provider's Diff returns; each path with its
+kind: added, removed, forces replacement), else a comparison of each step's old and new
+inputs (Pulumi 3.79 leaves `detailedDiff` empty for dynamic providers and gives
+`replaceReasons` only for replacements). Values Pulumi masks stay `[secret]`, values not
+known until the update runs show as "known after apply". The stack itself and provider
+instances are left out: the summary is about objects of the workspace. A failed preview
+lists its errors.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from collections.abc import Iterator, Mapping
 from typing import Any
@@ -33,6 +38,8 @@ OPERATIONS = {"create": "create", "update": "update", "replace": "replace", "del
 REPLACEMENT_STEPS = frozenset({"create-replacement", "delete-replaced", "replace"})
 SYMBOLS = {"create": "+", "update": "~", "replace": "+-", "delete": "-"}
 MAX_VALUE = 60
+# One step of an engine property path: `name`, `["quoted key"]` or `[index]`.
+PATH_PART = re.compile(r'([^.\[\]"]+)|\["((?:[^"\\]|\\.)*)"\]|\[(\d+)\]')
 
 
 def summarise(preview: Mapping[str, Any], stack: str | None = None) -> str:
@@ -112,36 +119,83 @@ def kind_of(type_token: str) -> str:
 
 
 def step_fields(op: str, step: Mapping[str, Any]) -> list[str]:
+    """The rows of one changed resource: the kind's own where it names its changes (a job's
+    by task key), else the engine's detailed diff where it gives one, else the comparison of
+    the old and new inputs."""
     if op not in ("update", "replace"):
         return []
     new = user_inputs(step.get("newState"))
+    changes = kind_field_changes(step, new)
+    engine_paths = step.get("detailedDiff") or {}
+    if changes is None and engine_paths:
+        return engine_fields(step, new, engine_paths)
+    if changes is None:
+        changes = list(differences(user_inputs(step.get("oldState")), new))
     replace_reasons = set(step.get("replaceReasons") or [])
     fields = []
-    for path, before, after in kind_changes(step, new):
-        note = (
-            " (forces replacement)" if path.split(".")[0].split("[")[0] in replace_reasons else ""
-        )
+    for path, before, after in changes:
+        note = " (forces replacement)" if top_level(path) in replace_reasons else ""
         fields.append(f"`{path}`: {describe(before, after)}{note}")
     return fields
 
 
-def kind_changes(step: Mapping[str, Any], new: dict[str, Any]) -> Iterator[tuple[str, Any, Any]]:
+def engine_fields(
+    step: Mapping[str, Any], new: dict[str, Any], engine_paths: Mapping[str, Any]
+) -> list[str]:
+    """One row per path of the engine's detailed diff, its values from the recorded state
+    and the new inputs at that path."""
+    old_state = step.get("oldState") or {}
+    recorded = old_state.get("outputs") or old_state.get("inputs") or {}
+    fields = []
+    for path, diff in engine_paths.items():
+        kind = str((diff or {}).get("kind", "update"))
+        before = _MISSING if kind.startswith("add") else value_at(recorded, path)
+        after = _MISSING if kind.startswith("delete") else value_at(new, path)
+        note = " (forces replacement)" if kind.endswith("-replace") else ""
+        shown = describe(before, after) if (before, after) != (_MISSING, _MISSING) else "changed"
+        fields.append(f"`{path}`: {shown}{note}")
+    return fields
+
+
+def top_level(path: str) -> str:
+    return path.split(".")[0].split("[")[0]
+
+
+def value_at(value: Any, path: str) -> Any:
+    """The value at an engine property path (`a.b[0].c`, `a["x.y"]`); _MISSING where the
+    path does not lead anywhere (a kind's own path such as `tasks[ingest]` names a list
+    item by key, which only the kind can resolve)."""
+    for part in PATH_PART.findall(path):
+        name, quoted, index = part
+        key: Any = quoted or name
+        if index:
+            key = int(index)
+        if isinstance(key, int) and isinstance(value, list) and key < len(value):
+            value = value[key]
+        elif isinstance(key, str) and isinstance(value, Mapping) and key in value:
+            value = value[key]
+        else:
+            return _MISSING
+    return value
+
+
+def kind_field_changes(
+    step: Mapping[str, Any], new: dict[str, Any]
+) -> list[tuple[str, Any, Any]] | None:
     """The changed fields as the resource's kind names them, between its recorded state and
     the new inputs (a job's by task key, in its normal form, drift read by a refresh
-    included), else as a comparison of the old and new inputs finds them."""
+    included); None where the kind has no such view."""
     kind = by_name().get(kind_of(type_of(step.get("urn", ""))))
     recorded = (step.get("oldState") or {}).get("outputs")
-    if kind is not None and recorded and UNKNOWN not in json.dumps(new):
-        found = kind.provider.field_changes(recorded, new)
-        if found is not None:
-            for path, before, after in found:
-                yield (
-                    path,
-                    _MISSING if before is None else before,
-                    _MISSING if after is None else after,
-                )
-            return
-    yield from differences(user_inputs(step.get("oldState")), new)
+    if kind is None or not recorded or UNKNOWN in json.dumps(new):
+        return None
+    found = kind.provider.field_changes(recorded, new)
+    if found is None:
+        return None
+    return [
+        (path, _MISSING if before is None else before, _MISSING if after is None else after)
+        for path, before, after in found
+    ]
 
 
 def user_inputs(state: Mapping[str, Any] | None) -> dict[str, Any]:

@@ -21,6 +21,7 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 import pulumi
+from pulumi.runtime.settings import get_root_resource
 from pydantic import ValidationError
 
 from providers.client.blocking import in_thread
@@ -36,9 +37,20 @@ SECRET_SETTINGS = frozenset({"client_secret"})
 # The attribute of a component's `connection` output that names the component's provider:
 # the binding travels with the value a resource is given.
 BOUND_PROVIDER = "_workspace_provider"
-# The providers of this program's components, in order (one program per process): the first
-# takes the default provider over; once there is one, every connection must be bound.
+# The providers of the running program's components, in order: the first takes the default
+# provider over; once there is one, every connection must be bound. An inline program of the
+# Automation API runs again and again in one process: each run (its own root stack resource)
+# starts with none.
 _providers: list[pulumi.ProviderResource] = []
+_run_of_providers: dict[str, Any] = {"root": None}
+
+
+def _program_providers() -> list[pulumi.ProviderResource]:
+    root = get_root_resource()
+    if root is not _run_of_providers["root"]:
+        _run_of_providers["root"] = root
+        _providers.clear()
+    return _providers
 
 
 class WorkspaceAuthError(pulumi.RunError):
@@ -87,7 +99,7 @@ class WorkspaceAuth(pulumi.ComponentResource):
             pulumi.ResourceOptions(parent=self, aliases=_default_provider_alias()),
         )
         setattr(self.connection, BOUND_PROVIDER, self.provider)
-        _providers.append(self.provider)
+        _program_providers().append(self.provider)
         self.register_outputs(
             {"connection": self.connection, "token_expires_on": self.token_expires_on}
         )
@@ -108,7 +120,7 @@ def provider_for(connection: Any, resource_name: str) -> pulumi.ProviderResource
     bound = vars(connection).get(BOUND_PROVIDER) if isinstance(connection, pulumi.Output) else None
     if bound is not None:
         return bound
-    if not _providers:
+    if not _program_providers():
         return None
     raise UnboundConnectionError(
         f"{resource_name}: connection must be the `connection` output of a WorkspaceAuth "
@@ -134,7 +146,7 @@ def _default_provider_alias() -> list[str]:
     """Resources deployed before the explicit provider existed were served by the default
     one; without this alias the engine would replace every one of them to move them over
     (a provider change). Only the program's first WorkspaceAuth can take it over."""
-    if _providers:
+    if _program_providers():
         return []
     return [
         f"urn:pulumi:{pulumi.get_stack()}::{pulumi.get_project()}::"

@@ -26,7 +26,7 @@ from emulator.testing import (
 from tests.conftest import emulator_fixture
 from tests.e2e.conftest import StackFactory, write_config
 from tools.drills.local_stack import connection_config
-from tools.pulumi_cli import REPO_ROOT, PulumiCli
+from tools.pulumi_cli import REPO_ROOT, PulumiCli, project_settings
 
 pytestmark = pytest.mark.engine
 
@@ -219,14 +219,7 @@ def lookup_stack(tmp_path: Path, emulator: EmulatorInfo) -> PulumiCli:
     project = tmp_path / "lookups"
     project.mkdir()
     (project / "__main__.py").write_text(LOOKUP_PROGRAM)
-    (project / "Pulumi.yaml").write_text(
-        yaml.safe_dump(
-            {
-                "name": "lookups",
-                "runtime": {"name": "python", "options": {"virtualenv": str(REPO_ROOT / ".venv")}},
-            }
-        )
-    )
+    (project / "Pulumi.yaml").write_text(yaml.safe_dump(project_settings("lookups")))
     cli = PulumiCli(
         project_dir=project,
         stack="e2e",

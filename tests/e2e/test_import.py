@@ -27,7 +27,7 @@ from providers.client.service_principals import SCIM_SCHEMA
 from tests.conftest import emulator_client
 from tests.e2e.conftest import write_config
 from tools.drills.local_stack import connection_config
-from tools.pulumi_cli import REPO_ROOT, PulumiCli
+from tools.pulumi_cli import PulumiCli, engine_kind, inline_where_needed, project_settings
 
 pytestmark = pytest.mark.engine
 
@@ -41,20 +41,13 @@ OTHER_WORKSPACE = "2345678901234567"
 def import_stack(tmp_path: Path, info: EmulatorInfo, wire_form: str) -> PulumiCli:
     project = tmp_path / "project"
     project.mkdir()
-    (project / "Pulumi.yaml").write_text(
-        yaml.safe_dump(
-            {
-                "name": "imports",
-                "main": str(PROGRAM),
-                "runtime": {"name": "python", "options": {"virtualenv": str(REPO_ROOT / ".venv")}},
-            }
-        )
-    )
+    (project / "Pulumi.yaml").write_text(yaml.safe_dump(project_settings("imports", PROGRAM)))
     cli = PulumiCli(
         project_dir=project,
         stack="e2e",
         state_dir=tmp_path / "state",
         extra_env={},
+        program=inline_where_needed(PROGRAM),
     )
     cli.select_or_init()
     cli.set_config("workspace:clientSecret", info.client_secret, secret=True)
@@ -217,13 +210,21 @@ def test_import_of_a_missing_id_or_of_other_settings_fails_saying_so(
     other = {"RepoBranch": {"id": REPO_ID, "args": {"repo_id": REPO_ID, "branch": "develop"}}}
     write_config(stack, {"workspace:objects": other})
     preview = stack.preview("--diff", check=False)
-    assert "importing this resource will fail" in preview.stdout + preview.stderr
-    # Only the setting that differs, with both values.
+    if engine_kind() == "classic":
+        assert "importing this resource will fail" in preview.stdout + preview.stderr
+    # Only the setting that differs, with both values, before anything is written.
     assert '~ branch: "main" => "develop"' in preview.stdout, preview.stdout
     assert "repo_id" not in preview.stdout
+    clear_request_log(emulator)
     failed = stack.up(check=False)
     assert failed.returncode != 0
-    assert "inputs to import do not match the existing resource" in failed.stdout
+    if engine_kind() == "classic":  # the engine refuses the import
+        assert "inputs to import do not match the existing resource" in failed.stdout
+    else:  # the engine imports, then the provider host refuses the update that would follow
+        assert f"cannot import RepoBranch '{REPO_ID}': its settings differ" in failed.stdout
+        assert "(branch)" in failed.stdout, failed.stdout
+    assert writes(emulator) == []
+    assert emulator_client(emulator).repos.get(REPO_ID)["branch"] == "main"
 
 
 def test_a_stack_from_before_the_provider_moves_over_without_replacements(

@@ -4,7 +4,6 @@ engine against the emulator: up, a no-op up, destroy."""
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 import sys
@@ -15,14 +14,13 @@ import pytest
 
 from emulator.testing import EmulatorInfo
 from providers.client import WorkspaceClient
+from tests.checkout import copy_checkout, outside_env
 from tests.conftest import emulator_client
 from tools.pulumi_cli import REPO_ROOT, PulumiCli
 
 pytestmark = pytest.mark.engine
 
 EXAMPLE = REPO_ROOT / "examples" / "own-program"
-# What `pip install <checkout>` needs of a checkout: the build file and the packages.
-PACKAGE_SOURCES = ("pyproject.toml", "README.md", "providers", "emulator", "stacks", "tools")
 # A cluster the emulator's workspace comes with.
 CLUSTER_ID = "0101-120000-shared01"
 
@@ -59,23 +57,6 @@ def project_virtualenv(project: Path, checkout: Path) -> Path:
         env={**outside_env(), "WORKSPACE_IAC_CHECKOUT": str(checkout)},
     )
     return venv
-
-
-def outside_env() -> dict[str, str]:
-    """This process's environment without what would put the checkout on the path."""
-    return {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
-
-
-def copy_checkout(target: Path) -> Path:
-    """The package's sources, copied: pip builds in the source tree it is given."""
-    target.mkdir()
-    for name in PACKAGE_SOURCES:
-        source = REPO_ROOT / name
-        if source.is_dir():
-            shutil.copytree(source, target / name, ignore=shutil.ignore_patterns("__pycache__"))
-        else:
-            shutil.copy2(source, target / name)
-    return target
 
 
 def jobs_named(client: WorkspaceClient, name: str) -> list[dict]:

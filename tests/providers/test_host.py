@@ -72,6 +72,37 @@ def test_configure_keeps_the_connection_without_secret_markers(connection):
     assert host.connection == connection
 
 
+# What newer engines configure the default provider of a dynamic package with: the stack's
+# whole config, namespaced, secrets among it.
+STACK_CONFIG = {
+    "workspace:baseUrl": "http://127.0.0.1:8765",
+    "workspace:clientSecret": as_secret("s3cret"),
+    "workspace:jobs": '[{"name": "nightly"}]',
+    "aws:region": "eu-west-1",
+    "version": "0.1.0",
+}
+
+
+def test_the_stack_config_of_a_default_provider_is_no_connection(scope):
+    host = WorkspaceProviderHost()
+    host.Configure(proto.ConfigureRequest(args=struct(STACK_CONFIG)), Context())
+    assert host.connection is None
+    # No connection: a resource's state keeps its own, and an import says what to pass.
+    assert host._bound_kind(SCOPE_URN) is None
+    with pytest.raises(Aborted) as caught:
+        host.Read(proto.ReadRequest(urn=SCOPE_URN, id=scope), Context())
+    assert "WorkspaceAuth" in caught.value.details
+    checked = host.CheckConfig(proto.CheckRequest(urn="p", news=struct(STACK_CONFIG)), Context())
+    assert not checked.failures
+
+
+def test_connection_settings_beside_other_keys_are_the_connection(connection):
+    host = WorkspaceProviderHost()
+    settings = {**connection, **STACK_CONFIG}
+    host.Configure(proto.ConfigureRequest(args=struct(settings)), Context())
+    assert host.connection == connection
+
+
 def test_import_read_serves_the_object_without_connection_or_provider(connection, scope):
     host = configured(connection)
     answer = host.Read(proto.ReadRequest(urn=SCOPE_URN, id=scope), Context())
@@ -159,6 +190,48 @@ def test_diff_of_an_imported_job_ignores_settings_nobody_declared(connection, cl
     assert list(renamed.diffs) == ["name"] and list(renamed.detailedDiff) == ["name"]
     # Without old inputs: all count.
     assert JobProvider().diff(job_id, outputs, {**news, CONNECTION_KEY: connection}).changes
+
+
+def test_an_update_right_after_an_import_is_refused_naming_the_settings(connection, client):
+    """Newer engines follow an import whose settings differ with an update; the host that
+    served the import refuses it, so the import writes nothing. A later deployment (another
+    host) updates as usual."""
+    settings = {
+        "name": f"host-job-{uuid.uuid4().hex[:8]}",
+        "new_cluster": {"spark_version": "13.3.x-scala2.12", "node_type_id": "n", "num_workers": 1},
+        "spark_python_task": {"python_file": "dbfs:/jobs/etl.py"},
+    }
+    job_id = str(client.jobs.create(settings))
+    host = configured(connection)
+    imported = host.Read(proto.ReadRequest(urn=JOB_URN, id=job_id), Context())
+    request = proto.UpdateRequest(
+        id=job_id,
+        urn=JOB_URN,
+        olds=imported.properties,
+        news=struct({**settings, "name": "renamed"}),
+        old_inputs=imported.inputs,
+    )
+    with pytest.raises(Aborted) as caught:
+        host.Update(request, Context())
+    assert caught.value.code == grpc.StatusCode.FAILED_PRECONDITION
+    assert caught.value.details.startswith(
+        f"cannot import Job {job_id!r}: its settings differ from the declared ones (name); "
+    )
+    assert client.jobs.get(int(job_id))["settings"]["name"] == settings["name"]
+
+    later = configured(connection).Update(request, Context())
+    assert props_of(later.properties)["name"] == "renamed"
+    assert client.jobs.get(int(job_id))["settings"]["name"] == "renamed"
+
+
+def test_a_refresh_diff_against_the_empty_inputs_of_an_import_is_no_change(connection, scope):
+    host = configured(connection)
+    imported = host.Read(proto.ReadRequest(urn=SCOPE_URN, id=scope), Context())
+    request = proto.DiffRequest(
+        id=scope, urn=SCOPE_URN, olds=imported.properties, news=imported.inputs,
+        old_inputs=imported.inputs,
+    )
+    assert host.Diff(request, Context()).changes == proto.DiffResponse.DIFF_NONE
 
 
 def test_check_config_names_bad_settings_and_keeps_the_inputs(connection):

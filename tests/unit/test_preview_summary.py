@@ -7,12 +7,17 @@ v3.79.0, this project's engine) running stacks/ against the emulator, not by han
   catalog_name finance -> sandbox, and the vault-secrets scope removed;
 - config-error.json: a config with the typo `workspace:jobz` and a bad scope name;
 - create.json: the objects of Pulumi.local.yaml on a new stack, after WorkspaceAuth gained
-  its explicit provider (providers/host.py).
+  its explicit provider (providers/host.py);
+- modern-update-replace-delete.json: the scenario of update-replace-delete.json written by
+  the modern engine (Pulumi v3.259.0, SDK 3.272.0, the program inline), whose steps carry
+  the `detailedDiff` the provider host's Diff returns (the job's, by input path); its
+  source positions name the checkout `/checkout`.
 tests/e2e/test_preview_summary.py produces the same kind of output afresh on every run.
 """
 
 from __future__ import annotations
 
+import copy
 import io
 import json
 from pathlib import Path
@@ -112,3 +117,32 @@ def test_command_line(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFix
     monkeypatch.setattr("sys.stdin", io.StringIO("error: no stack selected"))
     assert preview_summary.main([]) == 2
     assert "not the JSON of `pulumi preview --json`" in capsys.readouterr().err
+
+
+def test_a_modern_engine_preview_shows_the_kinds_rows_and_the_engines_where_no_kind_has() -> None:
+    preview = fixture("modern-update-replace-delete.json")
+    [job_step] = [step for step in preview["steps"] if step.get("detailedDiff")]
+    assert job_step["detailedDiff"] == {
+        "tasks[0].max_retries": {"kind": "update", "inputDiff": False}
+    }
+    table = rows(summarise(preview, "local"))
+    # The job's kind names its task by key where the engine names an index.
+    assert table["nightly-etl"] == (
+        "| `~` update | `nightly-etl` | Job | `tasks[ingest].max_retries`: `2` → `5` |"
+    )
+    assert '`branch`: `"develop"` → `"main"`' in table["data-pipelines"]
+    assert '`catalog_name`: `"finance"` → `"sandbox"` (forces replacement)' in table["finance"]
+    assert table["vault-secrets"].startswith("| `-` delete | `vault-secrets` | SecretScope |")
+
+    # The same step of a type no kind of this project knows: the engine's rows, with values
+    # from the recorded state and the new inputs at each path.
+    other = copy.deepcopy(job_step)
+    other["urn"] = other["urn"].replace("pulumi-python:dynamic/workspace:Job", "acme:index:Flow")
+    for state in (other["oldState"], other["newState"]):
+        state["type"] = "acme:index:Flow"
+    other["detailedDiff"]["retry_policy"] = {"kind": "update-replace", "inputDiff": True}
+    table = rows(summarise({"steps": [other]}))
+    assert table["nightly-etl"] == (
+        "| `~` update | `nightly-etl` | Flow | `tasks[0].max_retries`: `2` → `5`"
+        "<br>`retry_policy`: changed (forces replacement) |"
+    )

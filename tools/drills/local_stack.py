@@ -13,7 +13,7 @@ from typing import Any
 import yaml
 
 from emulator.testing import EmulatorInfo
-from tools.pulumi_cli import REPO_ROOT, PulumiCli
+from tools.pulumi_cli import REPO_ROOT, PulumiCli, inline_where_needed, project_settings
 
 LOCAL_CONFIG = REPO_ROOT / "Pulumi.local.yaml"
 NAMESPACE = "workspace"
@@ -48,18 +48,16 @@ def scratch_stack(workdir: Path, info: EmulatorInfo, objects: dict[str, Any] | N
     stack's), its project file under `workdir`, its state there too or at `backend_url`."""
     project = workdir / "project"
     project.mkdir(parents=True, exist_ok=True)
-    (project / "Pulumi.yaml").write_text(yaml.safe_dump({
-        "name": "workspace",
-        "main": str(REPO_ROOT / "stacks"),
-        "runtime": {"name": "python",
-                    "options": {"virtualenv": str(REPO_ROOT / ".venv")}},
-    }))
+    (project / "Pulumi.yaml").write_text(
+        yaml.safe_dump(project_settings("workspace", main=REPO_ROOT / "stacks"))
+    )
     cli = PulumiCli(
         project_dir=project,
         stack=stack,
         state_dir=workdir / "state",
         extra_env=extra_env or {},
         backend_url=backend_url,
+        program=inline_where_needed(REPO_ROOT / "stacks"),
     )
     cli.select_or_init()
     write_stack_config(cli, {

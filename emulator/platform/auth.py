@@ -23,9 +23,9 @@ from emulator.rate_limit import RateLimiter, retry_after_header
 class KnownCallers:
     """Who a token stands for, without a hash and three queries per call. A token's grant
     never changes once issued (only its expiry, checked on each use, and a reset keeps
-    tokens), so it is kept; its principal is kept while the database is unchanged (any
-    committed write, e.g. a principal deactivated or moved out of `admins`, makes it
-    stale)."""
+    tokens), so it is kept; its principal is kept while the directory's principals and
+    groups are unchanged (a principal deactivated or moved out of `admins` makes it
+    stale; writes to anything else, e.g. jobs, do not)."""
 
     MAX_ENTRIES = 1024
 

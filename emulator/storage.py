@@ -72,6 +72,18 @@ def from_json(text: str) -> Any:
     return json.loads(text)
 
 
+class ChangeCounter:
+    """What was read from the counted tables while `count` is unchanged is still true, so
+    it may be kept. A rolled-back change counts too: a needless refresh, never a stale
+    read."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    def bump(self) -> None:
+        self.count += 1
+
+
 class Database:
     """A SQLite database, on disk (durable) or in memory (for tests)."""
 
@@ -88,9 +100,6 @@ class Database:
         self._conn.row_factory = sqlite3.Row
         self._lock = threading.RLock()
         self._depth = 0
-        # Counts committed write transactions: what was read at one generation is still
-        # true while it is unchanged, so readers may cache it.
-        self.generation = 0
         if path is not None:
             self._conn.execute("PRAGMA journal_mode=WAL")
             self._conn.execute(f"PRAGMA synchronous={'FULL' if fsync else 'NORMAL'}")
@@ -131,9 +140,21 @@ class Database:
                 raise
             else:
                 self._conn.execute("COMMIT")
-                self.generation += 1
             finally:
                 self._depth = 0
+
+    def changes_to(self, *tables: str) -> ChangeCounter:
+        """A counter of the rows inserted, updated or deleted in these tables, by any
+        statement (temporary triggers of this connection call back into it)."""
+        counter = ChangeCounter()
+        function = f"count_change_{id(counter)}"
+        self._conn.create_function(function, 0, counter.bump)
+        for table in tables:
+            for event in ("INSERT", "UPDATE", "DELETE"):
+                self._conn.execute(
+                    f'CREATE TEMP TRIGGER "{function}_{table}_{event}" AFTER {event} '
+                    f'ON main."{table}" BEGIN SELECT {function}(); END')
+        return counter
 
     def next_value(self, conn: sqlite3.Connection, counter: str, start: int) -> int:
         row = conn.execute("SELECT value FROM counters WHERE name = ?", (counter,)).fetchone()

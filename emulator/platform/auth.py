@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import Depends, Request
-from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from fastapi.security import HTTPBearer
 
 from emulator import clock
 from emulator.edge import CLIENT_ID_KEY
@@ -23,9 +23,9 @@ from emulator.rate_limit import RateLimiter, retry_after_header
 class KnownCallers:
     """Who a token stands for, without a hash and three queries per call. A token's grant
     never changes once issued (only its expiry, checked on each use, and a reset keeps
-    tokens), so it is kept; its principal is kept while the database is unchanged (any
-    committed write, e.g. a principal deactivated or moved out of `admins`, makes it
-    stale)."""
+    tokens), so it is kept; its principal is kept while the directory's principals and
+    groups are unchanged (a principal deactivated or moved out of `admins` makes it
+    stale; writes to anything else, e.g. jobs, do not)."""
 
     MAX_ENTRIES = 1024
 
@@ -55,10 +55,6 @@ class KnownCallers:
         return grant, caller
 
 
-bearer_scheme = HTTPBearer(auto_error=False, description="A token from the emulator's "
-                           "identity provider, issued for the platform resource id.")
-
-
 async def workspace(request: Request) -> Workspace:
     return request.app.state.workspace
 
@@ -73,35 +69,43 @@ def caller_address(request: Request) -> str:
     return request.client.host if request.client else ""
 
 
-async def authenticated_caller(
-    request: Request,
-    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer_scheme)],
-) -> Caller:
-    ws: Workspace = request.app.state.workspace
-    # Like the service, the lists are applied before the credentials are looked at.
-    ws.ip_access_lists.refuse_if_blocked(caller_address(request), ws.workspace_id)
-    if credentials is None or not credentials.credentials:
-        raise Unauthenticated("Missing 'Authorization: Bearer <token>' header.")
-    known: KnownCallers = request.app.state.known_callers
-    grant, caller = known.lookup(ws, credentials.credentials)
-    if grant is None:
-        raise Unauthenticated("Invalid access token: unknown or expired.")
-    request.scope[CLIENT_ID_KEY] = grant.client_id
-    if grant.resource != request.app.state.platform_resource:
-        raise Unauthenticated(
-            f"Invalid access token: issued for resource '{grant.resource}', not for this "
-            "workspace's resource id."
-        )
-    limiter: RateLimiter = request.app.state.rate_limiter
-    wait = limiter.acquire(grant.client_id)
-    if wait:
-        raise RequestLimitExceeded(
-            "Too many requests from this client; retry later.", retry_after_header(wait))
-    if caller is None:
-        raise PermissionDenied(
-            f"Service principal {grant.client_id} is not an active member of this workspace."
-        )
-    return caller
+class PlatformBearer(HTTPBearer):
+    """The bearer scheme of the OpenAPI document that also resolves the caller: one
+    dependency where a scheme and a resolver on top of it cost FastAPI two per request."""
+
+    async def __call__(self, request: Request) -> Caller:  # type: ignore[override]
+        ws: Workspace = request.app.state.workspace
+        # Like the service, the lists are applied before the credentials are looked at.
+        ws.ip_access_lists.refuse_if_blocked(caller_address(request), ws.workspace_id)
+        credentials = await super().__call__(request)
+        if credentials is None:
+            raise Unauthenticated("Missing 'Authorization: Bearer <token>' header.")
+        known: KnownCallers = request.app.state.known_callers
+        grant, caller = known.lookup(ws, credentials.credentials)
+        if grant is None:
+            raise Unauthenticated("Invalid access token: unknown or expired.")
+        request.scope[CLIENT_ID_KEY] = grant.client_id
+        if grant.resource != request.app.state.platform_resource:
+            raise Unauthenticated(
+                f"Invalid access token: issued for resource '{grant.resource}', not for this "
+                "workspace's resource id."
+            )
+        limiter: RateLimiter = request.app.state.rate_limiter
+        wait = limiter.acquire(grant.client_id)
+        if wait:
+            raise RequestLimitExceeded(
+                "Too many requests from this client; retry later.", retry_after_header(wait))
+        if caller is None:
+            raise PermissionDenied(
+                f"Service principal {grant.client_id} is not an active member of this workspace."
+            )
+        return caller
+
+
+authenticated_caller = PlatformBearer(
+    auto_error=False, scheme_name="HTTPBearer",
+    description="A token from the emulator's identity provider, issued for the platform "
+                "resource id.")
 
 
 async def admin_caller(caller: Annotated[Caller, Depends(authenticated_caller)]) -> Caller:

@@ -11,6 +11,8 @@ from typing import Annotated, Any
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
+from emulator.platform.rendered import render_body
+
 
 def _not_a_boolean(value: Any) -> Any:
     # JSON true/false are not numbers on the wire, whatever Python thinks of bool.
@@ -31,5 +33,12 @@ class Open(BaseModel):
         return self.model_dump(exclude_unset=True, exclude_none=True, by_alias=True)
 
 
+class ViewsResponse(JSONResponse):
+    """A JSON response whose listed views may come rendered already (rendered.py)."""
+
+    def render(self, content: Any) -> bytes:
+        return render_body(content)
+
+
 def ok(payload: Any = None, status_code: int = 200) -> JSONResponse:
-    return JSONResponse({} if payload is None else payload, status_code=status_code)
+    return ViewsResponse({} if payload is None else payload, status_code=status_code)

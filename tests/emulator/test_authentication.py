@@ -10,6 +10,7 @@ import requests
 
 from emulator.testing import advance_clock, fetch_token, register_application, running_emulator
 from tests.emulator.support import (
+    ADMINS_GROUP_ID,
     Api,
     add_service_principal,
     api_as,
@@ -60,6 +61,28 @@ def test_inactive_principal_is_denied(api, emulator):
     path = f"/api/2.0/preview/scim/v2/ServicePrincipals/{principal['id']}"
     api.patch(path, json={"Operations": [{"op": "replace", "path": "active", "value": False}]})
     expect_error(api_as(emulator, application).get(CLUSTERS), 403, "PERMISSION_DENIED")
+
+
+def test_a_change_of_groups_counts_from_the_next_call_with_the_same_token(api, emulator):
+    application, principal = add_service_principal(api, emulator)
+    member = api_as(emulator, application)
+    admins = f"/api/2.0/preview/scim/v2/Groups/{ADMINS_GROUP_ID}"
+    patch_op = "urn:ietf:params:scim:api:messages:2.0:PatchOp"
+
+    def create_policy():  # admins only
+        return member.post("/api/2.0/policies/clusters/create", json={"name": unique("p")})
+
+    def members(op: str, **change):
+        response = api.patch(admins, json={"schemas": [patch_op],
+                                           "Operations": [{"op": op, **change}]})
+        assert response.status_code in (200, 204), response.text
+
+    expect_error(create_policy(), 403, "PERMISSION_DENIED")
+    members("add", path="members", value=[{"value": principal["id"]}])
+    assert create_policy().status_code == 200
+    assert member.post("/api/2.0/jobs/create", json={"name": unique("j")}).status_code == 200
+    members("remove", path=f'members[value eq "{principal["id"]}"]')
+    expect_error(create_policy(), 403, "PERMISSION_DENIED")
 
 
 def test_expired_token_is_unauthenticated(manual, manual_api):

@@ -26,6 +26,8 @@ PRINCIPAL_ID_START = 4_000_000_000_000_001
 GROUP_ID_START = 100_000_000_100_001
 # Groups the workspace itself needs: never deleted or renamed.
 SYSTEM_GROUPS = frozenset({ADMINS_GROUP, USERS_GROUP})
+# Every table `Directory.caller` reads: a change to any of them makes a kept caller stale.
+CALLER_TABLES = ("service_principals", "groups", "group_docs")
 
 
 @dataclass(frozen=True)
@@ -124,11 +126,13 @@ class Directory:
         self._db = db
         # The identity provider's registry: display name of an application, None if unknown.
         self._application_name = application_name
+        self._caller_tables = db.changes_to(*CALLER_TABLES)
 
     @property
     def generation(self) -> int:
-        """Changes with every committed write (see Database.generation)."""
-        return self._db.generation
+        """Changes whenever a table `caller` reads does: a caller found at one generation
+        is still right while it is unchanged."""
+        return self._caller_tables.count
 
     # groups and users (from the initial data, read-only through the API)
 
@@ -419,7 +423,8 @@ class Directory:
     # callers and principals named in permissions
 
     def caller(self, application_id: str) -> Caller | None:
-        """The calling principal, or None if the application is not an active member."""
+        """The calling principal, or None if the application is not an active member.
+        Reads CALLER_TABLES only."""
         principal = self.find_service_principal(application_id)
         if principal is None or principal.application_id != application_id or not principal.active:
             return None

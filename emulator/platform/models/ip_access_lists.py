@@ -65,8 +65,15 @@ def _refuses(lists: list[dict[str, Any]], address: str) -> bool:
 
 
 class IpAccessLists:
+    DECISIONS_KEPT = 1024
+
     def __init__(self, db: Database) -> None:
         self._db = db
+        # Enforcement runs before every call: its answer per address is kept while what it
+        # reads (the feature switch in `meta`, the lists) is unchanged.
+        self._enforcement_inputs = db.changes_to("meta", "ip_access_lists")
+        self._decided_at = -1
+        self._refused: dict[str, bool] = {}
 
     def add_initial(self, conn, spec: dict[str, Any]) -> None:
         now = clock.now_ms()
@@ -104,6 +111,17 @@ class IpAccessLists:
     def feature_enabled(self) -> bool:
         return bool(self._db.get_meta(FEATURE_META_KEY))
 
+    def _is_refused(self, address: str) -> bool:
+        inputs = self._enforcement_inputs.count
+        if inputs != self._decided_at or len(self._refused) >= self.DECISIONS_KEPT:
+            self._refused.clear()
+            self._decided_at = inputs
+        refused = self._refused.get(address)
+        if refused is None:
+            refused = self._refused[address] = (self.feature_enabled()
+                                                and _refuses(self.all(), address))
+        return refused
+
     def set_feature(self, enabled: bool, caller_address: str) -> None:
         if enabled and _refuses(self.all(), caller_address):
             raise InvalidState(
@@ -113,7 +131,7 @@ class IpAccessLists:
             self._db.set_meta(conn, FEATURE_META_KEY, enabled)
 
     def refuse_if_blocked(self, address: str, workspace_id: int) -> None:
-        if self.feature_enabled() and _refuses(self.all(), address):
+        if self._is_refused(address):
             raise PermissionDenied(
                 f"Source IP address: {address} is blocked by the IP access lists of "
                 f"workspace {workspace_id}.")

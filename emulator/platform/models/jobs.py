@@ -27,6 +27,7 @@ from emulator.platform.models.clusters import Clusters
 from emulator.platform.models.directory import Caller, Directory
 from emulator.platform.models.job_format import StoredSettings
 from emulator.platform.models.job_permissions import RANK, AclEntry
+from emulator.platform.rendered import RenderedView
 from emulator.storage import Database, from_json, to_json
 
 JOB_ID_START = 1_000_000_000_001
@@ -102,7 +103,7 @@ class Jobs:
         self._workspace_id = workspace_id
         # A listed job's view, by its stored text: decoding and rendering each job of a page
         # was most of a list's own work. Keyed by the text, an entry can never be stale.
-        self._list_views: dict[tuple[str, str, bool], dict[str, Any]] = {}
+        self._list_views: dict[tuple[str, str, bool], RenderedView] = {}
 
     # storage
 
@@ -266,17 +267,17 @@ class Jobs:
         return {"jobs": [self._list_view(text, version, expand_tasks)
                          for text in texts[:limit]], **fields}
 
-    def _list_view(self, text: str, version: str, expand_tasks: bool) -> dict[str, Any]:
-        """A job as a list shows it (shared: the caller must not change it)."""
+    def _list_view(self, text: str, version: str, expand_tasks: bool) -> RenderedView:
+        """A job as a list shows it, with its JSON (shared: the caller must not change it)."""
         key = (text, version, expand_tasks)
         shown = self._list_views.get(key)
         if shown is None:
-            shown = self._render(from_json(text), version, expand_tasks=expand_tasks)
+            view = self._render(from_json(text), version, expand_tasks=expand_tasks)
             if expand_tasks and version == ARRAY_PAGING_VERSION:
-                shown["has_more"] = shown.pop("next_page_token", None) is not None
+                view["has_more"] = view.pop("next_page_token", None) is not None
             if len(self._list_views) >= LIST_VIEWS_KEPT:
                 self._list_views.clear()
-            self._list_views[key] = shown
+            shown = self._list_views[key] = RenderedView(view)
         return shown
 
     def reset(self, job_id: int, new_settings: Any, caller: Caller, version: str) -> None:

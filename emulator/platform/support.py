@@ -129,7 +129,8 @@ SUPPORT: dict[str, Fidelity] = {
     # repos
     "GET /repos": _s("initial-data repos; path_prefix"),
     "GET /repos/{repo_id}": _s(""),
-    "POST /repos": _s("clones known remotes only; /Repos/<folder>/<name>; path unique"),
+    "POST /repos": _s("clones known remotes only; /Repos/<folder>/<name>; path unique; "
+                       "no path: the caller's folder"),
     "DELETE /repos/{repo_id}": _s(""),
     "PATCH /repos/{repo_id}": _s("branch or tag checkout among the remote's refs"),
     "POST /repos/{repo_id}": _s("the same checkout, seed form"),

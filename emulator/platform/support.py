@@ -45,7 +45,8 @@ def _sim(note: str) -> Fidelity:
 
 SUPPORT: dict[str, Fidelity] = {
     # clusters
-    "GET /clusters/list": _sim("states settled on read; pinned clusters kept listed"),
+    "GET /clusters/list": _sim("states settled on read; pinned clusters kept listed; "
+                               "filter_by states, sources, policy_id, is_pinned"),
     "POST /clusters/create": _sim("spec validated; PENDING -> RUNNING over the transition time"),
     "POST /clusters/edit": _sim("replaces the spec; a running cluster RESTARTING -> RUNNING"),
     "POST /clusters/resize": _sim("a RUNNING cluster: RESIZING -> RUNNING"),

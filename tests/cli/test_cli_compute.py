@@ -121,3 +121,19 @@ def test_cluster_policy_refusals(cli: Cli) -> None:
     not_json = cli.fails("cluster-policies", "create", "--name", unique("cli-policy"),
                          "--definition", "not json")
     assert not_json.status == 400
+
+
+def test_list_filters(cli: Cli) -> None:
+    policy_id = cli.ok("cluster-policies", "create", "--name", unique("cli-policy"),
+                       "--definition", "{}")["policy_id"]
+    cluster_id = _create(cli, "--policy-id", policy_id)["cluster_id"]
+    running, sent = cli.sent("clusters", "list", "--cluster-states", "RUNNING")
+    assert sent[-1].path.endswith("?filter_by.cluster_states=RUNNING")
+    assert cluster_id in {c["cluster_id"] for c in running}
+    assert {c["state"] for c in running} == {"RUNNING"}
+    terminated = cli.ok("clusters", "list", "--cluster-states", "TERMINATED")
+    assert {c["state"] for c in terminated} == {"TERMINATED"}
+    by_policy = cli.ok("clusters", "list", "--policy-id", policy_id)
+    assert [c["cluster_id"] for c in by_policy] == [cluster_id]
+    from_ui = cli.ok("clusters", "list", "--cluster-sources", "UI")
+    assert cluster_id not in {c["cluster_id"] for c in from_ui or []}

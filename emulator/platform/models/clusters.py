@@ -22,6 +22,7 @@ from __future__ import annotations
 import hashlib
 import json
 import time
+from collections.abc import Sequence
 from typing import Any
 
 from emulator import clock
@@ -190,14 +191,24 @@ class Clusters:
 
     # --- reads ------------------------------------------------------------------------
 
-    def all(self, pinned: bool | None = None) -> list[dict[str, Any]]:
-        """Every cluster (pinned first, as the service lists them); `pinned`: only those."""
+    def all(self, pinned: bool | None = None, states: Sequence[str] = (),
+            sources: Sequence[str] = (), policy_id: str | None = None,
+            ) -> list[dict[str, Any]]:
+        """Every cluster (pinned first, as the service lists them), narrowed as the list's
+        `filter_by` asks: pinned or not, in one of `states`, from one of `sources`, under
+        `policy_id`."""
         now = clock.now_ms()
         with self._db.read() as conn:
             rows = conn.execute("SELECT doc FROM clusters ORDER BY rowid").fetchall()
         docs = [settle(from_json(row["doc"]), now) for row in rows]
         if pinned is not None:
             docs = [doc for doc in docs if bool(doc.get("pinned")) == pinned]
+        if states:
+            docs = [doc for doc in docs if doc.get("state") in states]
+        if sources:
+            docs = [doc for doc in docs if doc.get("cluster_source") in sources]
+        if policy_id is not None:
+            docs = [doc for doc in docs if doc.get("policy_id") == policy_id]
         docs.sort(key=lambda doc: not doc.get("pinned"))
         return [public_view(doc) for doc in docs]
 

@@ -60,6 +60,7 @@ SUPPORT: dict[str, Fidelity] = {
     "POST /libraries/install": _sim("INSTALLED while the cluster runs, PENDING otherwise"),
     "POST /libraries/uninstall": _s("removed from the cluster's libraries"),
     "GET /libraries/cluster-status": _sim("INSTALLED or PENDING; no INSTALLING/FAILED"),
+    "GET /libraries/all-cluster-statuses": _sim("each cluster with libraries, as cluster-status"),
     # cluster policies
     "POST /policies/clusters/create": _s("definition JSON validated; names unique"),
     "POST /policies/clusters/edit": _s("replaces the policy"),
@@ -171,5 +172,5 @@ NOT_SERVED: dict[str, tuple[str, ...]] = {
                                       "GET /unity-catalog/schemas",
                                       "GET /unity-catalog/tables"),
     "Other areas": ("GET /dbfs/list", "GET /sql/warehouses", "GET /token/list",
-                    "GET /pipelines", "GET /libraries/all-cluster-statuses"),
+                    "GET /pipelines"),
 }

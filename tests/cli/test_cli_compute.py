@@ -77,6 +77,8 @@ def test_libraries_install_status_uninstall(cli: Cli) -> None:
              for s in cli.ok("libraries", "cluster-status", cluster_id)}
     assert after == {json.dumps(requests_lib): "UNINSTALL_ON_RESTART",
                      json.dumps(jsoup): "INSTALLED"}
+    every = {s["cluster_id"]: s for s in cli.ok("libraries", "all-cluster-statuses")}
+    assert len(every[cluster_id]["library_statuses"]) == 2
 
 
 # --- cluster policies ------------------------------------------------------------------------

@@ -128,6 +128,8 @@ def test_libraries(sdk):
         sdk.clusters.restart_and_wait(cluster.cluster_id)
         left = [s.library for s in sdk.libraries.cluster_status(cluster.cluster_id)]
         assert left == [pypi]
+        every = {s.cluster_id: s for s in sdk.libraries.all_cluster_statuses()}
+        assert [s.library for s in every[cluster.cluster_id].library_statuses] == [pypi]
     finally:
         sdk.clusters.permanent_delete(cluster.cluster_id)
 

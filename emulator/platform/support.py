@@ -45,7 +45,8 @@ def _sim(note: str) -> Fidelity:
 
 SUPPORT: dict[str, Fidelity] = {
     # clusters
-    "GET /clusters/list": _sim("states settled on read; pinned clusters kept listed"),
+    "GET /clusters/list": _sim("states settled on read; pinned clusters kept listed; "
+                               "filter_by states, sources, policy_id, is_pinned"),
     "POST /clusters/create": _sim("spec validated; PENDING -> RUNNING over the transition time"),
     "POST /clusters/edit": _sim("replaces the spec; a running cluster RESTARTING -> RUNNING"),
     "POST /clusters/resize": _sim("a RUNNING cluster: RESIZING -> RUNNING"),
@@ -59,6 +60,7 @@ SUPPORT: dict[str, Fidelity] = {
     "POST /libraries/install": _sim("INSTALLED while the cluster runs, PENDING otherwise"),
     "POST /libraries/uninstall": _s("removed from the cluster's libraries"),
     "GET /libraries/cluster-status": _sim("INSTALLED or PENDING; no INSTALLING/FAILED"),
+    "GET /libraries/all-cluster-statuses": _sim("each cluster with libraries, as cluster-status"),
     # cluster policies
     "POST /policies/clusters/create": _s("definition JSON validated; names unique"),
     "POST /policies/clusters/edit": _s("replaces the policy"),
@@ -129,7 +131,8 @@ SUPPORT: dict[str, Fidelity] = {
     # repos
     "GET /repos": _s("initial-data repos; path_prefix"),
     "GET /repos/{repo_id}": _s(""),
-    "POST /repos": _s("clones known remotes only; /Repos/<folder>/<name>; path unique"),
+    "POST /repos": _s("clones known remotes only; /Repos/<folder>/<name>; path unique; "
+                       "no path: the caller's folder"),
     "DELETE /repos/{repo_id}": _s(""),
     "PATCH /repos/{repo_id}": _s("branch or tag checkout among the remote's refs"),
     "POST /repos/{repo_id}": _s("the same checkout, seed form"),
@@ -169,5 +172,5 @@ NOT_SERVED: dict[str, tuple[str, ...]] = {
                                       "GET /unity-catalog/schemas",
                                       "GET /unity-catalog/tables"),
     "Other areas": ("GET /dbfs/list", "GET /sql/warehouses", "GET /token/list",
-                    "GET /pipelines", "GET /libraries/all-cluster-statuses"),
+                    "GET /pipelines"),
 }

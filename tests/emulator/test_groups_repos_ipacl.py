@@ -149,6 +149,16 @@ def test_repo_create_update_delete(sdk):
         sdk.repos.get(made.id)
 
 
+def test_repo_create_without_a_path_goes_to_the_callers_folder(sdk, emulator):
+    # What the CLI's `repos create URL` and workflow operators send: no path.
+    made = sdk.repos.create(url=REPO_URL, provider="gitHub")
+    assert made.path == f"/Repos/{emulator.client_id}/data-pipelines"
+    assert sdk.workspace.get_status(made.path).object_id == made.id
+    with pytest.raises(ResourceAlreadyExists):
+        sdk.repos.create(url=REPO_URL, provider="gitHub")
+    sdk.repos.delete(made.id)
+
+
 def test_repo_refusals(sdk):
     with pytest.raises(InvalidParameterValue, match="Unable to clone"):
         sdk.repos.create(url="https://github.com/nobody/nothing.git", provider="gitHub",

@@ -91,6 +91,28 @@ def test_pins(sdk):
         sdk.clusters.permanent_delete(cluster.cluster_id)
 
 
+def test_list_filters(sdk):
+    """`filter_by` of the list narrows it (the CLI's `clusters list --cluster-states ...`)."""
+    def listed(**filters) -> set[str]:
+        found = sdk.clusters.list(filter_by=compute.ListClustersFilterBy(**filters))
+        return {c.cluster_id for c in found}
+
+    policy = sdk.cluster_policies.create(name=unique("sdk-filter"), definition="{}")
+    cluster = _create(sdk, policy_id=policy.policy_id)
+    try:
+        running = listed(cluster_states=[compute.State.RUNNING])
+        terminated = listed(cluster_states=[compute.State.TERMINATED])
+        assert cluster.cluster_id in running and cluster.cluster_id not in terminated
+        assert running | terminated == listed(
+            cluster_states=[compute.State.RUNNING, compute.State.TERMINATED])
+        assert cluster.cluster_id in listed(cluster_sources=[compute.ClusterSource.API])
+        assert cluster.cluster_id not in listed(cluster_sources=[compute.ClusterSource.UI])
+        assert listed(policy_id=policy.policy_id) == {cluster.cluster_id}
+    finally:
+        sdk.clusters.permanent_delete(cluster.cluster_id)
+        sdk.cluster_policies.delete(policy.policy_id)
+
+
 def test_libraries(sdk):
     cluster = _create(sdk)
     pypi = compute.Library(pypi=compute.PythonPyPiLibrary(package="requests==2.32.3"))
@@ -106,6 +128,8 @@ def test_libraries(sdk):
         sdk.clusters.restart_and_wait(cluster.cluster_id)
         left = [s.library for s in sdk.libraries.cluster_status(cluster.cluster_id)]
         assert left == [pypi]
+        every = {s.cluster_id: s for s in sdk.libraries.all_cluster_statuses()}
+        assert [s.library for s in every[cluster.cluster_id].library_statuses] == [pypi]
     finally:
         sdk.clusters.permanent_delete(cluster.cluster_id)
 

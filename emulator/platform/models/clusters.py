@@ -22,6 +22,7 @@ from __future__ import annotations
 import hashlib
 import json
 import time
+from collections.abc import Sequence
 from typing import Any
 
 from emulator import clock
@@ -190,14 +191,24 @@ class Clusters:
 
     # --- reads ------------------------------------------------------------------------
 
-    def all(self, pinned: bool | None = None) -> list[dict[str, Any]]:
-        """Every cluster (pinned first, as the service lists them); `pinned`: only those."""
+    def all(self, pinned: bool | None = None, states: Sequence[str] = (),
+            sources: Sequence[str] = (), policy_id: str | None = None,
+            ) -> list[dict[str, Any]]:
+        """Every cluster (pinned first, as the service lists them), narrowed as the list's
+        `filter_by` asks: pinned or not, in one of `states`, from one of `sources`, under
+        `policy_id`."""
         now = clock.now_ms()
         with self._db.read() as conn:
             rows = conn.execute("SELECT doc FROM clusters ORDER BY rowid").fetchall()
         docs = [settle(from_json(row["doc"]), now) for row in rows]
         if pinned is not None:
             docs = [doc for doc in docs if bool(doc.get("pinned")) == pinned]
+        if states:
+            docs = [doc for doc in docs if doc.get("state") in states]
+        if sources:
+            docs = [doc for doc in docs if doc.get("cluster_source") in sources]
+        if policy_id is not None:
+            docs = [doc for doc in docs if doc.get("policy_id") == policy_id]
         docs.sort(key=lambda doc: not doc.get("pinned"))
         return [public_view(doc) for doc in docs]
 
@@ -229,17 +240,16 @@ class Clusters:
         return body
 
     def library_statuses(self, cluster_id: str) -> list[dict[str, Any]]:
-        doc = self._current(cluster_id)
-        running = doc["state"] == "RUNNING"
-        return [
-            {
-                "library": entry["library"],
-                "status": "UNINSTALL_ON_RESTART" if entry.get("uninstall")
-                else ("INSTALLED" if running else "PENDING"),
-                "is_library_for_all_clusters": False,
-            }
-            for entry in doc.get("libraries", [])
-        ]
+        return _library_statuses(self._current(cluster_id))
+
+    def all_library_statuses(self) -> list[dict[str, Any]]:
+        """`{cluster_id, library_statuses}` of each cluster that has libraries."""
+        now = clock.now_ms()
+        with self._db.read() as conn:
+            rows = conn.execute("SELECT doc FROM clusters ORDER BY rowid").fetchall()
+        docs = [settle(from_json(row["doc"]), now) for row in rows]
+        return [{"cluster_id": doc["cluster_id"], "library_statuses": _library_statuses(doc)}
+                for doc in docs if doc.get("libraries")]
 
     # --- writes -----------------------------------------------------------------------
 
@@ -453,3 +463,18 @@ def _check_libraries(libraries: Any) -> None:
         if len(kinds) != 1:
             raise InvalidParameter(
                 f"libraries[{index}] must give exactly one of {', '.join(LIBRARY_KINDS)}")
+
+
+def _library_statuses(doc: dict[str, Any]) -> list[dict[str, Any]]:
+    """A cluster's libraries: installed while it runs, pending otherwise, and those
+    uninstalled while it ran marked for removal at the next restart."""
+    running = doc["state"] == "RUNNING"
+    return [
+        {
+            "library": entry["library"],
+            "status": "UNINSTALL_ON_RESTART" if entry.get("uninstall")
+            else ("INSTALLED" if running else "PENDING"),
+            "is_library_for_all_clusters": False,
+        }
+        for entry in doc.get("libraries", [])
+    ]

@@ -25,6 +25,12 @@ PROVIDERS = ("gitHub", "bitbucketCloud", "gitLab", "azureDevOpsServices", "gitHu
 REPOS_FOLDER_PATH = re.compile(r"^/Repos/[^/]+/[^/]+$")
 
 
+def _repository_name(url: str) -> str:
+    """The last segment of a remote's URL without `.git`: what a clone names its folder."""
+    name = url.rstrip("/").rsplit("/", 1)[-1]
+    return name.removesuffix(".git") or "repo"
+
+
 def _view(doc: dict[str, Any]) -> dict[str, Any]:
     return {key: doc[key] for key in PUBLIC_FIELDS if key in doc}
 
@@ -83,11 +89,16 @@ class Repos:
         with self._db.read() as conn:
             rows = conn.execute("SELECT doc FROM repos").fetchall()
         return {doc["path"]: doc["id"] for doc in map(from_json, (row["doc"] for row in rows))}
-    def create(self, body: dict[str, Any]) -> dict[str, Any]:
+    def create(self, body: dict[str, Any], caller_user_name: str) -> dict[str, Any]:
+        """A clone of a known remote. Without a `path` (clients such as the CLI and
+        workflow operators leave it out) the repo goes to the caller's own folder,
+        `/Repos/<userName>/<repository name>`."""
         url, path = body.get("url"), body.get("path")
         if not isinstance(url, str) or not url:
             raise InvalidParameter("'url' is required")
         provider = _provider(body.get("provider"))
+        if path is None:
+            path = f"/Repos/{caller_user_name}/{_repository_name(url)}"
         if not isinstance(path, str) or not path.startswith("/"):
             raise InvalidParameter("'path' must be an absolute workspace path")
         path = path.rstrip("/")

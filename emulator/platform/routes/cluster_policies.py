@@ -83,3 +83,8 @@ async def uninstall_libraries(
 async def library_statuses(cluster_id: str, ws: WorkspaceDep, _: CallerDep) -> JSONResponse:
     return ok({"cluster_id": cluster_id,
                "library_statuses": ws.clusters.library_statuses(cluster_id)})
+
+
+@router.get("/libraries/all-cluster-statuses", tags=["libraries"])
+async def all_library_statuses(ws: WorkspaceDep, _: CallerDep) -> JSONResponse:
+    return ok({"statuses": ws.clusters.all_library_statuses()})

@@ -38,8 +38,13 @@ def _as_bool(text: str | None) -> bool | None:
 async def list_clusters(
     ws: WorkspaceDep, _: CallerDep,
     is_pinned: Annotated[str | None, Query(alias="filter_by.is_pinned")] = None,
+    states: Annotated[list[str] | None, Query(alias="filter_by.cluster_states")] = None,
+    sources: Annotated[list[str] | None, Query(alias="filter_by.cluster_sources")] = None,
+    policy_id: Annotated[str | None, Query(alias="filter_by.policy_id")] = None,
 ) -> JSONResponse:
-    return ok({"clusters": ws.clusters.all(pinned=_as_bool(is_pinned))})
+    return ok({"clusters": ws.clusters.all(
+        pinned=_as_bool(is_pinned), states=states or (), sources=sources or (),
+        policy_id=policy_id)})
 
 
 @router.get("/clusters/get")

@@ -80,8 +80,10 @@ async def list_repos(
 
 
 @router.post("/repos", tags=["repos"])
-async def create_repo(body: CreateRepoBody, ws: WorkspaceDep, _: CallerDep) -> JSONResponse:
-    return ok(ws.repos.create(body.as_request()))
+async def create_repo(body: CreateRepoBody, ws: WorkspaceDep, caller: CallerDep
+                      ) -> JSONResponse:
+    # A service principal's SCIM userName is its application id.
+    return ok(ws.repos.create(body.as_request(), caller.application_id))
 
 
 @router.delete("/repos/{repo_id}", tags=["repos"])

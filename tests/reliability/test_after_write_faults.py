@@ -8,9 +8,18 @@ from pathlib import Path
 
 import pytest
 
-from tools.drills.after_write import STEPS, drill
+from tools.drills.after_write import STEPS, drill, updated
+from tools.drills.local_stack import local_objects, stack_kinds
 
 pytestmark = pytest.mark.engine
+
+
+def test_the_drill_deploys_and_changes_every_kind_of_the_local_stack() -> None:
+    objects = local_objects(kinds=None)
+    assert list(objects) == list(stack_kinds())
+    assert len(objects) >= 15  # every kind the stack declares (all but job runs, states)
+    changed = updated(objects)
+    assert [kind for kind in objects if changed[kind] == objects[kind]] == []
 
 
 def test_create_update_delete_converge_under_after_write_faults(tmp_path: Path) -> None:

@@ -1,8 +1,9 @@
-"""The local stack is created, updated and deleted, each in one `pulumi up`, while the
-emulator applies a share of the platform requests and then answers them 500 or 503 or drops
-the connection: no object is made twice, none is lost or left behind, every update lands,
-and a second up (faults still on) changes nothing. The figures over several random states
-come from `python -m tools.drills.after_write` (docs/RELIABILITY.md)."""
+"""The local stack (one object of every kind it declares) is created, updated and deleted,
+each in one `pulumi up`, while the emulator applies a share of the platform requests and
+then answers them 500 or 503 or drops the connection: no object is made twice, none is lost
+or left behind, every update lands, and a second up (faults still on) changes nothing.
+The figures over several random states come from `python -m tools.drills.after_write`
+(docs/RELIABILITY.md)."""
 
 from pathlib import Path
 
@@ -31,5 +32,5 @@ def test_create_update_delete_converge_under_after_write_faults(tmp_path: Path) 
         assert (step.duplicates, step.orphans, step.lost) == (0, 0, 0), step.step
         assert step.second_up_no_changes, step.step
     # Provider threads share one fault generator, so the mix varies between runs; at 40% of
-    # ~70 requests, no write faulted at all would be a broken injector.
+    # ~150 platform requests, no write faulted at all would be a broken injector.
     assert sum(sum(step.faulted_writes.values()) for step in run.steps) > 0

@@ -10,14 +10,16 @@ run and one more for each next), takes three steps, each one `pulumi up` that mu
 converge, checked by `tools/drills/inventory.py` (no duplicate, nothing lost, nothing
 undeclared) and by a second `up --expect-no-changes` (faults still on):
 
-1. create every object of the local stack;
+1. create every object of the local stack, of every kind it declares
+   (`local_stack.stack_kinds()`; the other drills deploy `SIX_KINDS`);
 2. update every one of them (the `updated` objects below);
-3. delete them all (an empty stack): none of the stack's jobs, principals or scopes stays.
+3. delete them all (an empty stack): none of the stack's objects stays.
 """
 
 from __future__ import annotations
 
 import argparse
+import base64
 import copy
 import json
 import re
@@ -49,6 +51,9 @@ STEPS = ("create", "update", "delete")
 # The initial data's other workspace a catalog can be bound to, and a remote branch.
 OTHER_WORKSPACE_ID = "2345678901234567"
 OTHER_BRANCH = "release/2024.06"
+OTHER_REPO_BRANCH = "develop"
+OTHER_USER = "alice@example.com"
+OTHER_ADDRESS = "198.51.100.0/24"
 ID = re.compile(r"(?<=/)(\d{6,}|[0-9a-f]{8}-[0-9a-f-]{27,})(?=/|$)")
 
 
@@ -105,6 +110,28 @@ def updated(objects: dict[str, Any]) -> dict[str, Any]:
     for scope in changed.get("secretScopes", []):
         if "keyvault" not in scope:
             scope["initial_manage_principal"] = "users"
+    for item in changed.get("permissions", []):
+        for entry in item["access_controls"]:
+            if entry["permission_level"] == "CAN_ATTACH_TO":
+                entry["permission_level"] = "CAN_RESTART"
+    for secret in changed.get("secrets", []):
+        secret["string_value"] = secret["string_value"] + "-updated"
+    for acl in changed.get("secretAcls", []):
+        acl["permission"] = "WRITE"
+    for policy in changed.get("clusterPolicies", []):
+        policy["max_clusters_per_user"] = policy.get("max_clusters_per_user", 1) + 1
+    for cluster in changed.get("clusters", []):
+        cluster["autotermination_minutes"] = cluster.get("autotermination_minutes", 20) + 10
+    for group in changed.get("groups", []):
+        group["entitlements"] = [e for e in group.get("entitlements", [])
+                                 if e != "databricks-sql-access"]
+    for member in changed.get("groupMembers", []):
+        member["user"] = OTHER_USER  # a replacement: out of the group, then the other in
+    for repo in changed.get("repos", []):
+        repo.pop("tag", None)
+        repo["branch"] = OTHER_REPO_BRANCH
+    for access_list in changed.get("ipAccessLists", []):
+        access_list["ip_addresses"] = [*access_list["ip_addresses"], OTHER_ADDRESS]
     return changed
 
 
@@ -113,11 +140,16 @@ def emptied(objects: dict[str, Any]) -> dict[str, Any]:
 
 
 def update_problems(info: EmulatorInfo, objects: dict[str, Any], tag_prefix: str) -> list[str]:
-    """Whether the updated fields reached the emulator (the inventory checks the rest)."""
+    """Whether the updated fields reached the emulator (the inventory checks the rest:
+    permission levels, secret ACLs, group members, branches, bindings)."""
     headers = auth_headers(info)
+
+    def get(path: str, **params: Any) -> Any:
+        return requests.get(f"{info.base_url}{path}", headers=headers, params=params,
+                            timeout=30).json()
+
     found = []
-    jobs = requests.get(f"{info.base_url}/api/2.1/jobs/list", headers=headers,
-                        params={"limit": 100}, timeout=30).json().get("jobs", [])
+    jobs = get("/api/2.1/jobs/list", limit=100).get("jobs", [])
     by_tag = {(j["settings"].get("tags") or {}).get(inventory.DEPLOYMENT_TAG): j for j in jobs}
     for job in objects.get("jobs", []):
         shown = by_tag.get(tag_prefix + job["name"])
@@ -126,13 +158,45 @@ def update_problems(info: EmulatorInfo, objects: dict[str, Any], tag_prefix: str
             found.append(f"job {job['name']}: max_concurrent_runs not updated")
         if (settings.get("tags") or {}).get("drill") != "updated":
             found.append(f"job {job['name']}: tags not updated")
-    principals = requests.get(f"{info.base_url}/api/2.0/preview/scim/v2/ServicePrincipals",
-                              headers=headers, timeout=30).json().get("Resources", [])
+    principals = get("/api/2.0/preview/scim/v2/ServicePrincipals").get("Resources", [])
     names = {p.get("applicationId"): p.get("displayName") for p in principals}
     for principal in objects.get("servicePrincipals", []):
         if names.get(principal["application_id"]) != principal["display_name"]:
             found.append(f"service principal {principal['application_id']}: display name "
                          "not updated")
+    for secret in objects.get("secrets", []):
+        value = get("/api/2.0/secrets/get", scope=secret["secret_scope"],
+                    key=secret["key"]).get("value", "")
+        if base64.b64decode(value).decode() != secret["string_value"]:
+            found.append(f"secret {secret['secret_scope']}/{secret['key']}: value not updated")
+    policies = {p["name"]: p for p in
+                get("/api/2.0/policies/clusters/list").get("policies", [])}
+    for policy in objects.get("clusterPolicies", []):
+        shown = policies.get(policy["name"], {}).get("max_clusters_per_user")
+        if shown != policy["max_clusters_per_user"]:
+            found.append(f"cluster policy {policy['name']}: max_clusters_per_user not updated")
+    clusters = {(c.get("custom_tags") or {}).get(inventory.DEPLOYMENT_TAG): c
+                for c in get("/api/2.0/clusters/list").get("clusters", [])}
+    for cluster in objects.get("clusters", []):
+        shown = clusters.get(tag_prefix + cluster["name"], {})
+        if shown.get("autotermination_minutes") != cluster["autotermination_minutes"]:
+            found.append(f"cluster {cluster['name']}: autotermination_minutes not updated")
+    groups = {g["displayName"]: g for g in
+              get("/api/2.0/preview/scim/v2/Groups").get("Resources", [])}
+    for group in objects.get("groups", []):
+        shown = {e["value"] for e in groups.get(group["display_name"], {}).get(
+            "entitlements") or []}
+        if shown != set(group["entitlements"]):
+            found.append(f"group {group['display_name']}: entitlements not updated")
+    for repo in objects.get("repos", []):
+        shown = get("/api/2.0/repos", path_prefix=repo["path"]).get("repos", [])
+        if [r.get("branch") for r in shown if r["path"] == repo["path"]] != [repo["branch"]]:
+            found.append(f"repo {repo['path']}: branch not updated")
+    lists = {a["label"]: a for a in get("/api/2.0/ip-access-lists").get("ip_access_lists", [])}
+    for access_list in objects.get("ipAccessLists", []):
+        shown = set(lists.get(access_list["label"], {}).get("ip_addresses") or [])
+        if shown != set(access_list["ip_addresses"]):
+            found.append(f"IP access list {access_list['label']}: addresses not updated")
     return found
 
 
@@ -150,9 +214,8 @@ def step(cli: Any, info: EmulatorInfo, name: str, objects: dict[str, Any],
     set_faults(info)
     tag_prefix = f"workspace/{cli.stack}/"
     verdict = inventory.judge(before, inventory.take(info, CATALOGS), objects, tag_prefix)
-    problems = list(verdict.problems)
-    if name == "update":
-        problems += update_problems(info, objects, tag_prefix)
+    not_updated = update_problems(info, objects, tag_prefix) if name == "update" else []
+    problems = [*verdict.problems, *not_updated]
     platform = [e for e in log if e["service"] == "platform"]
     counts = Counter(e["fault"] for e in platform if e["fault"])
     faulted_writes = Counter(f"{e['method']} {ID.sub('{id}', e['path'])}" for e in platform
@@ -164,9 +227,7 @@ def step(cli: Any, info: EmulatorInfo, name: str, objects: dict[str, Any],
         faulted_writes=dict(sorted(faulted_writes.items())),
         second_up_no_changes=second.returncode == 0,
         duplicates=verdict.duplicates, orphans=verdict.orphans,
-        lost=verdict.lost_permissions + sum("missing" in p or "not updated" in p
-                                            or "is on" in p or "not bound" in p
-                                            for p in problems),
+        lost=verdict.lost_permissions + verdict.missing + len(not_updated),
         problems=problems, output=(up.stdout + up.stderr)[-4000:],
     )
 
@@ -177,10 +238,11 @@ def fault_settings(rate: float, random_state: int | None) -> dict[str, Any]:
             "random_state": random_state, "paths": FAULT_PATHS}
 
 
-def drill(workdir: Path, rate: float, random_state: int | None) -> Run:
-    """Create, update and delete the local stack on a fresh emulator under after-write
-    faults at `rate`."""
-    objects = local_objects()
+def drill(workdir: Path, rate: float, random_state: int | None,
+          kinds: tuple[str, ...] | None = None) -> Run:
+    """Create, update and delete the local stack (its `kinds`, default every kind it
+    declares) on a fresh emulator under after-write faults at `rate`."""
+    objects = local_objects(kinds=kinds)
     faults = fault_settings(rate, random_state) if rate else {}
     steps = []
     with running_emulator() as info:

@@ -4,6 +4,7 @@ exactly the desired objects, no duplicate, no orphan, no lost permission entry."
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -27,6 +28,13 @@ class Inventory:
     group_members: dict[str, list[str]] = field(default_factory=dict)  # name -> member ids
     repo_paths: list[str] = field(default_factory=list)       # every repo, all pages
     ip_access_lists: list[str] = field(default_factory=list)  # labels
+    secrets: dict[str, list[str]] = field(default_factory=dict)  # scope -> keys
+    secret_acls: dict[str, dict[str, str]] = field(default_factory=dict)  # scope -> {who: level}
+    cluster_policies: list[str] = field(default_factory=list)  # names
+    clusters: list[dict[str, Any]] = field(default_factory=list)  # {cluster_id, name, tag}
+    cluster_acls: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # id -> ACL
+    users: dict[str, str] = field(default_factory=dict)  # user name -> id
+    group_names: dict[str, str] = field(default_factory=dict)  # group id -> display name
 
 
 @dataclass
@@ -46,6 +54,15 @@ class _Api:
     def __init__(self, info: EmulatorInfo) -> None:
         self.info = info
         self.headers = {"Authorization": f"Bearer {fetch_token(info)}"}
+
+    def get_if_found(self, path: str, **params: Any) -> Any:
+        """The answer, or None where the object is not there (404)."""
+        try:
+            return self.get(path, **params)
+        except requests.HTTPError as error:
+            if error.response is not None and error.response.status_code == 404:
+                return None
+            raise
 
     def get(self, path: str, **params: Any) -> Any:
         response = requests.get(self.info.base_url + path, headers=self.headers,
@@ -102,8 +119,29 @@ def take(info: EmulatorInfo, catalogs: tuple[str, ...] = ()) -> Inventory:
         token = {"next_page_token": page["next_page_token"]}
     labels = [item["label"] for item in
               api.get("/api/2.0/ip-access-lists").get("ip_access_lists", [])]
+    secrets = {scope: [item["key"] for item in (listed or {}).get("secrets", [])]
+               for scope in scopes
+               if (listed := api.get_if_found("/api/2.0/secrets/list", scope=scope))}
+    secret_acls = {scope: {item["principal"]: item["permission"]
+                           for item in (listed or {}).get("items", [])}
+                   for scope in scopes
+                   if (listed := api.get_if_found("/api/2.0/secrets/acls/list", scope=scope))}
+    policies = [p["name"] for p in
+                api.get("/api/2.0/policies/clusters/list").get("policies", [])]
+    clusters = [{"cluster_id": c["cluster_id"], "name": c.get("cluster_name"),
+                 "tag": (c.get("custom_tags") or {}).get(DEPLOYMENT_TAG)}
+                for c in api.get("/api/2.0/clusters/list").get("clusters", [])]
+    cluster_acls = {
+        c["cluster_id"]: api.get(f"/api/2.0/permissions/clusters/{c['cluster_id']}").get(
+            "access_control_list", [])
+        for c in clusters
+    }
+    users = {u["userName"]: u["id"]
+             for u in api.get("/api/2.0/preview/scim/v2/Users").get("Resources", [])}
     return Inventory(jobs, principals, scopes, acls, repos, bindings,
-                     [g["displayName"] for g in groups], members, repo_paths, labels)
+                     [g["displayName"] for g in groups], members, repo_paths, labels,
+                     secrets, secret_acls, policies, clusters, cluster_acls, users,
+                     {g["id"]: g["displayName"] for g in groups})
 
 
 def direct_grants(acl: list[dict[str, Any]]) -> set[tuple[str, str]]:
@@ -198,9 +236,12 @@ def judge(before: Inventory, after: Inventory, objects: dict[str, Any],
                 problem("missing", f"catalog {item['catalog_name']} is not bound to "
                                    f"{binding['workspace_id']}")
 
-    # Groups, repos and IP access lists: each declared one once, none made besides.
+    # Groups, cluster policies, repos and IP access lists: each declared one once, none
+    # made besides.
     for what, key, field_name, old, new in (
         ("group", "groups", "display_name", before.groups, after.groups),
+        ("cluster policy", "clusterPolicies", "name", before.cluster_policies,
+         after.cluster_policies),
         ("repo", "repos", "path", before.repo_paths, after.repo_paths),
         ("IP access list", "ipAccessLists", "label", before.ip_access_lists,
          after.ip_access_lists),
@@ -213,9 +254,105 @@ def judge(before: Inventory, after: Inventory, objects: dict[str, Any],
                         f"{what} {name} exists {counts[name]} times")
         for name in set(new) - set(old) - declared:
             problem("orphan", f"{what} {name} is not declared")
-    declared_groups = {g["name"]: g["display_name"] for g in objects.get("groups", [])}
-    for item in objects.get("groupMembers", []):
-        group = declared_groups.get(item.get("group", ""))
-        if group and not after.group_members.get(group):
-            problem("missing", f"group {group} has no members, {item['name']} declared one")
+    _judge_group_members(before, after, objects, problem)
+    _judge_clusters(before, after, {c["name"] for c in objects.get("clusters", [])},
+                    stack_tag_prefix, problem)
+    _judge_secrets(before, after, objects, problem)
+    _judge_object_permissions(before, after, objects, problem)
     return verdict
+
+
+Problem = Callable[[str, str], None]
+
+
+def _judge_clusters(before: Inventory, after: Inventory, declared: set[str],
+                    stack_tag_prefix: str, problem: Problem) -> None:
+    """Clusters, known by their deployment tag: each declared one once, none new besides."""
+    what = "cluster"
+    old = {o["cluster_id"] for o in before.clusters}
+    new = [o for o in after.clusters if o["cluster_id"] not in old]
+    tags = Counter(o["tag"] for o in new)
+    for item in new:
+        tag = item["tag"] or ""
+        if not tag.startswith(stack_tag_prefix) or tag.removeprefix(stack_tag_prefix) \
+                not in declared:
+            problem("orphan", f"{what} {item['cluster_id']} ({item['name']}) is not declared")
+    for name in declared:
+        count = tags[stack_tag_prefix + name]
+        if count != 1:
+            problem("duplicate" if count > 1 else "missing", f"{what} {name} exists {count} times")
+
+
+def _judge_group_members(before: Inventory, after: Inventory, objects: dict[str, Any],
+                         problem: Problem) -> None:
+    """Each declared user in its group; no member put in a group besides (a service
+    principal's declared `groups` count as declared members)."""
+    group_names = {g["name"]: g["display_name"] for g in objects.get("groups", [])}
+    declared: dict[str, set[str]] = {}
+    principal_ids = {p["application_id"]: p["id"] for p in after.principals}
+    for principal in objects.get("servicePrincipals", []):
+        for group_id in principal.get("groups", []):
+            group = after.group_names.get(group_id, group_id)
+            declared.setdefault(group, set()).add(principal_ids.get(
+                principal["application_id"], ""))
+    for item in objects.get("groupMembers", []):
+        group = group_names.get(item["group"], item["group"])
+        user_id = after.users.get(item["user"], item["user"])
+        declared.setdefault(group, set()).add(user_id)
+        if user_id not in after.group_members.get(group, []):
+            problem("missing", f"{item['user']} is not in group {group} ({item['name']})")
+    for group, members in after.group_members.items():
+        added = set(members) - set(before.group_members.get(group, [])) - \
+            declared.get(group, set())
+        for member in sorted(added):
+            problem("orphan", f"member {member} of group {group} is not declared")
+
+
+def _judge_secrets(before: Inventory, after: Inventory, objects: dict[str, Any],
+                   problem: Problem) -> None:
+    """Each declared secret and ACL there; no secret or non-MANAGE ACL besides (a scope's
+    MANAGE entries come with the scope, for its creator or initial manager)."""
+    declared_keys: dict[str, set[str]] = {}
+    for item in objects.get("secrets", []):
+        declared_keys.setdefault(item["secret_scope"], set()).add(item["key"])
+        if item["key"] not in after.secrets.get(item["secret_scope"], []):
+            problem("missing", f"secret {item['secret_scope']}/{item['key']} is missing")
+    for scope, keys in after.secrets.items():
+        for key in set(keys) - set(before.secrets.get(scope, [])) - \
+                declared_keys.get(scope, set()):
+            problem("orphan", f"secret {scope}/{key} is not declared")
+    declared_acls: dict[str, dict[str, str]] = {}
+    for item in objects.get("secretAcls", []):
+        scope, who = item["secret_scope"], item["principal"]
+        declared_acls.setdefault(scope, {})[who] = item["permission"]
+        shown = after.secret_acls.get(scope, {}).get(who)
+        if shown != item["permission"]:
+            problem("permission", f"secret scope {scope} lost {who} {item['permission']} "
+                                  f"(has {shown})")
+    for scope, acl in after.secret_acls.items():
+        old = before.secret_acls.get(scope, {})
+        for who, level in acl.items():
+            if level != "MANAGE" and old.get(who) != level \
+                    and declared_acls.get(scope, {}).get(who) != level:
+                problem("orphan", f"secret scope {scope}: ACL {who} {level} is not declared")
+
+
+def _judge_object_permissions(before: Inventory, after: Inventory, objects: dict[str, Any],
+                              problem: Problem) -> None:
+    """Declared grants on existing clusters present; no grant on them besides."""
+    declared: dict[str, set[tuple[str, str]]] = {}
+    for item in objects.get("permissions", []):
+        where = f"{item['object_type']}/{item['object_id']}"
+        if item["object_type"] != "clusters":
+            problem("missing", f"permissions on {where}: the inventory reads only clusters")
+            continue
+        grants = {(e["group_name"], e["permission_level"]) for e in item["access_controls"]}
+        declared[item["object_id"]] = grants
+        for group, level in sorted(grants - direct_grants(after.cluster_acls.get(
+                item["object_id"], []))):
+            problem("permission", f"{where} lost {group} {level}")
+    for cluster_id, acl in before.cluster_acls.items():
+        added = direct_grants(after.cluster_acls.get(cluster_id, [])) - direct_grants(acl) - \
+            declared.get(cluster_id, set())
+        for group, level in sorted(added):
+            problem("orphan", f"clusters/{cluster_id}: grant {group} {level} is not declared")

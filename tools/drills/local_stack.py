@@ -13,18 +13,30 @@ from typing import Any
 import yaml
 
 from emulator.testing import EmulatorInfo
+from providers.registry import by_config_key
 from tools.pulumi_cli import REPO_ROOT, PulumiCli, inline_where_needed, project_settings
 
 LOCAL_CONFIG = REPO_ROOT / "Pulumi.local.yaml"
 NAMESPACE = "workspace"
 
 
-def local_objects() -> dict[str, Any]:
-    """The `workspace:<kind list>` entries of the local stack (everything but connection)."""
-    config = yaml.safe_load(LOCAL_CONFIG.read_text())["config"]
-    kinds = ("servicePrincipals", "secretScopes", "jobs", "jobPermissions", "repoBranches",
+# The kinds the drills other than after_write deploy: widening them to every kind would
+# slow them (more requests per up, a cluster to create) for no new failure mode.
+SIX_KINDS = ("servicePrincipals", "secretScopes", "jobs", "jobPermissions", "repoBranches",
              "catalogBindings")
-    return {key: config[f"{NAMESPACE}:{key}"] for key in kinds
+
+
+def stack_kinds() -> tuple[str, ...]:
+    """Every registered kind's config key the local stack declares, in the registry's order."""
+    config = yaml.safe_load(LOCAL_CONFIG.read_text())["config"]
+    return tuple(key for key in by_config_key() if f"{NAMESPACE}:{key}" in config)
+
+
+def local_objects(kinds: tuple[str, ...] | None = SIX_KINDS) -> dict[str, Any]:
+    """The `workspace:<kind list>` entries of the local stack for `kinds` (None: every kind
+    the stack declares, `stack_kinds()`)."""
+    config = yaml.safe_load(LOCAL_CONFIG.read_text())["config"]
+    return {key: config[f"{NAMESPACE}:{key}"] for key in (kinds or stack_kinds())
             if f"{NAMESPACE}:{key}" in config}
 
 

@@ -65,6 +65,15 @@ async def _discard(message: Message) -> None:
     """The send of a request whose answer an after-write fault replaces."""
 
 
+def _answer_late(send: Send, seconds: float) -> Send:
+    """A send that holds the answer `seconds` once the handler has applied the request."""
+    async def late(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            await asyncio.sleep(seconds)
+        await send(message)
+    return late
+
+
 def _header(scope: Scope, name: bytes) -> bytes | None:
     for key, value in scope.get("headers", ()):
         if key == name:
@@ -108,12 +117,17 @@ class ServiceEdge:
             await send(message)
 
         decision = self.faults.decide(path)
+        faulted = decision.drop or decision.status is not None
         try:
-            if decision.latency_seconds:
+            if decision.latency_seconds and not decision.after_write:
                 await asyncio.sleep(decision.latency_seconds)
-            if decision.after_write:
+            if decision.after_write and faulted:
                 await self._within_body_limit(scope, receive, _discard)
-            if decision.drop:
+                await asyncio.sleep(decision.latency_seconds)
+            if decision.after_write and not faulted and decision.latency_seconds:
+                await self._within_body_limit(
+                    scope, receive, _answer_late(send_and_watch, decision.latency_seconds))
+            elif decision.drop:
                 _drop_connection(send)
             elif decision.status is not None:
                 code, message = FAULT_MESSAGES[decision.status]

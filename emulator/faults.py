@@ -2,11 +2,11 @@
 
 By default a fault is decided and answered before the request reaches its handler, so an
 injected error never has a side effect: the client may safely retry. With `after_write`
-the 500s, 503s and dropped connections come after the handler ran instead: the operation
-is applied and its answer lost, the case a client cannot tell from a failure before the
-write (429 stays before: a service throttles before it works). One uniform draw per
-matching request, from a generator with a fixed random state (`random_state`), makes a
-sequential run repeat exactly.
+the 500s, 503s, dropped connections and added latency come after the handler ran instead:
+the operation is applied and its answer lost or late, the case a client cannot tell from
+a failure before the write (429 stays before: a service throttles before it works).
+One uniform draw per matching request, from a generator with a fixed random state
+(`random_state`), makes a sequential run repeat exactly.
 """
 
 from __future__ import annotations
@@ -86,7 +86,7 @@ class FaultDecision:
     latency_seconds: float = 0.0
     status: int | None = None  # 429, 500 or 503
     drop: bool = False
-    after_write: bool = False  # the handler runs first and its answer is replaced
+    after_write: bool = False  # the handler runs first; its answer is replaced or delayed
 
     @property
     def label(self) -> str | None:
@@ -124,7 +124,7 @@ class FaultInjector:
             return NO_FAULT
         latency = settings.latency_ms / 1000.0
         if settings.total_rate == 0:
-            return FaultDecision(latency_seconds=latency)
+            return FaultDecision(latency_seconds=latency, after_write=settings.after_write)
         with self._lock:
             draw = self._random.random()
         threshold = 0.0
@@ -137,4 +137,4 @@ class FaultInjector:
         if draw < threshold + settings.rate_drop:
             return FaultDecision(latency_seconds=latency, drop=True,
                                  after_write=settings.after_write)
-        return FaultDecision(latency_seconds=latency)
+        return FaultDecision(latency_seconds=latency, after_write=settings.after_write)

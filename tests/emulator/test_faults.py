@@ -4,6 +4,7 @@ close the connection, latency is added, the admin endpoint changes faults while 
 from __future__ import annotations
 
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 import requests
@@ -163,6 +164,24 @@ def test_after_write_drop_applies_then_closes(faulty):
     assert len(_jobs_named(api, "after-write-drop")) == 1
     assert any(e["fault"] == "drop after write" and e["status"] is None
                for e in request_log(faulty))
+
+
+def test_after_write_latency_holds_an_applied_answer(faulty):
+    """The create is stored at once and its answer held: a client killed while it waits
+    has made an object it never heard of."""
+    api = Api(faulty.base_url, fetch_token(faulty))
+    set_faults(faulty, latency_ms=1500, after_write=True, paths=["/api/2.0/jobs/create"])
+    with ThreadPoolExecutor(1) as pool:
+        answer = pool.submit(api.post, "/api/2.0/jobs/create",
+                             json={"name": "held-answer", **JOB_BODY})
+        deadline = time.monotonic() + 1.0
+        while not _jobs_named(api, "held-answer") and time.monotonic() < deadline:
+            time.sleep(0.02)
+        stored_before_answer = bool(_jobs_named(api, "held-answer")) and not answer.done()
+        response = answer.result(timeout=10)
+    set_faults(faulty)
+    assert stored_before_answer
+    assert response.status_code == 200
 
 
 def test_after_write_429_still_comes_first(faulty):

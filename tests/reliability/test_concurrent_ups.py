@@ -1,6 +1,6 @@
 """Two `pulumi up` of the local stack at once on the shared backend (an S3-compatible object
-store), the one holding the lock SIGKILLed the moment the emulator acknowledges its first
-create (the state cannot record it yet): the other up is refused with the engine's lock
+store), the one holding the lock SIGKILLed while the emulator holds the answer to its first
+create (applied, so the state cannot record it): the other up is refused with the engine's lock
 message, and the user's recovery converges with no object made twice and none lost. The
 random-point trials and their figures come from `python -m tools.drills.concurrent_ups`
 (docs/RELIABILITY.md)."""

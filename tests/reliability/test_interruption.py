@@ -1,7 +1,8 @@
-"""Interrupted deployments converge: the `pulumi` process SIGKILLed, or the emulator
-SIGKILLed and restarted, the moment the first create of the local stack is acknowledged
-(the stack's state cannot record it yet). The random-point trials and their figures
-come from `python -m tools.drills.interruption` (docs/RELIABILITY.md)."""
+"""Interrupted deployments converge: the `pulumi` process SIGKILLed while the answer to
+the local stack's first create is held (the create applied, so the stack's state cannot
+record it), or the emulator SIGKILLed and restarted the moment it acknowledges one. The
+random-point trials and their figures come from `python -m tools.drills.interruption`
+(docs/RELIABILITY.md)."""
 
 from pathlib import Path
 

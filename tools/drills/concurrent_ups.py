@@ -25,15 +25,15 @@ import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from emulator.testing import clear_request_log, running_emulator
+from emulator.testing import clear_request_log, running_emulator, set_faults
 from tools.drills import interrupt, inventory
 from tools.drills.interruption import (
     CATALOGS,
     LATENCY_MS,
     WAIT_LIMIT_SECONDS,
-    kill_condition,
     made_but_unrecorded,
     managed_resources,
+    pulumi_kill_condition,
     reference_platform_requests,
 )
 from tools.drills.local_stack import local_objects, scratch_stack
@@ -143,8 +143,8 @@ class Trial:
 def trial(workdir: Path, store: ObjectStore, random_state: int, total_requests: int,
           at_first_create: bool = False) -> Trial:
     """One trial; the kill lands after the n-th platform request (n drawn from
-    `random_state` in 1..`total_requests`), or (`at_first_create`) the moment the emulator
-    acknowledges the first create."""
+    `random_state` in 1..`total_requests`), or (`at_first_create`) while the emulator holds
+    the answer to the first create it applied."""
     started = time.monotonic()
     prefix = f"{workdir.name}-{random_state}"
     with running_emulator(fault_latency_ms=LATENCY_MS) as info:
@@ -152,7 +152,8 @@ def trial(workdir: Path, store: ObjectStore, random_state: int, total_requests: 
                             extra_env=store.env())
         before = inventory.take(info, CATALOGS)
         clear_request_log(info)  # count the ups' own requests only
-        n, condition = kill_condition(info, random_state, total_requests, at_first_create)
+        n, condition = pulumi_kill_condition(info, before, random_state, total_requests,
+                                             at_first_create)
         result = Trial(random_state, n)
         contest = race(cli, workdir)
         result.both_refused_rounds = contest.both_refused_rounds
@@ -161,6 +162,7 @@ def trial(workdir: Path, store: ObjectStore, random_state: int, total_requests: 
         result.refused_ran_program = HOLDING_LOCK in refused_output
         result.killed_mid_up = interrupt.kill_pulumi(
             contest.holder.process, WAIT_LIMIT_SECONDS, condition)
+        set_faults(info, latency_ms=LATENCY_MS)
         result.locks_left_after_kill = len(lock_keys(store, prefix))
         recorded = managed_resources(cli)
         result.resources_recorded_after_kill = len(recorded)

@@ -36,6 +36,7 @@ from emulator.testing import (
     clear_request_log,
     request_log,
     running_emulator,
+    set_faults,
 )
 from tools.drills import interrupt, inventory
 from tools.drills.local_stack import local_objects, repoint, scratch_stack
@@ -44,6 +45,9 @@ from tools.pulumi_cli import PulumiCli
 LATENCY_MS = 150
 CATALOGS = ("finance",)
 OUTAGE_SECONDS = 3.0
+# Longer than kill_pulumi's orphan grace, so the killed up never hears the held answer.
+HELD_ANSWER_MS = 5000
+HELD_CREATE_PATHS = ["/api/2.0/jobs/create", "/api/2.0/secrets/scopes/create"]
 WAIT_LIMIT_SECONDS = 600.0
 
 
@@ -116,6 +120,21 @@ def kill_condition(info: EmulatorInfo, random_state: int, total_requests: int,
     return n, lambda: platform_requests(info) >= n
 
 
+def pulumi_kill_condition(info: EmulatorInfo, before: inventory.Inventory, random_state: int,
+                          total_requests: int, at_first_create: bool
+                          ) -> tuple[int, Callable[[], bool]]:
+    """As `kill_condition`, but `at_first_create` means while the first create's answer is
+    on its way: the emulator applies creates of jobs and scopes at once and holds their
+    answers (after-write latency), so the kill lands before the engine can record the
+    object however loaded the machine is. `set_faults(info, latency_ms=LATENCY_MS)` after
+    the kill lets the recovery's creates through."""
+    if not at_first_create:
+        return kill_condition(info, random_state, total_requests, at_first_create)
+    set_faults(info, latency_ms=HELD_ANSWER_MS, after_write=True, paths=HELD_CREATE_PATHS)
+    return 0, lambda: any(not made.startswith("principal ")
+                          for made in made_but_unrecorded(info, before, []))
+
+
 def pulumi_kill_trial(workdir: Path, random_state: int, total_requests: int,
                       at_first_create: bool = False) -> Trial:
     started = time.monotonic()
@@ -123,10 +142,12 @@ def pulumi_kill_trial(workdir: Path, random_state: int, total_requests: int,
         cli = scratch_stack(workdir, info)
         before = inventory.take(info, CATALOGS)
         clear_request_log(info)  # count the up's own requests only
-        n, condition = kill_condition(info, random_state, total_requests, at_first_create)
+        n, condition = pulumi_kill_condition(info, before, random_state, total_requests,
+                                             at_first_create)
         up = interrupt.start_up(cli)
         trial = Trial("pulumi", random_state, n, interrupt.kill_pulumi(up, WAIT_LIMIT_SECONDS,
                                                                condition))
+        set_faults(info, latency_ms=LATENCY_MS)
         recorded = managed_resources(cli)
         trial.resources_recorded_after_kill = len(recorded)
         trial.made_but_unrecorded = len(made_but_unrecorded(info, before, recorded))

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
 from collections.abc import Mapping
 from pathlib import Path
@@ -20,7 +21,7 @@ from tools.pulumi_cli import REPO_ROOT, PulumiCli
 
 WORKFLOW = REPO_ROOT / ".github" / "workflows" / "preview.yml"
 # What a checkout's commands reach: the packages, the engine's tools, the virtualenv.
-CHECKOUT_LINKS = ("providers", "stacks", "tools", "emulator", ".venv")
+CHECKOUT_LINKS = ("__main__.py", "providers", "stacks", "tools", "emulator", ".venv")
 
 
 def checkout_like(directory: Path) -> Path:
@@ -28,12 +29,7 @@ def checkout_like(directory: Path) -> Path:
     virtualenv: `pulumi`, `tools/engine/ensure.sh` and `.venv/bin/python -m ...` work there
     as in a clone, while stack files and state stay in `directory`."""
     directory.mkdir(parents=True, exist_ok=True)
-    project = yaml.safe_load((REPO_ROOT / "Pulumi.yaml").read_text())
-    # The 3.79 engine does not follow the `tools` link to the launcher (it then looks for a
-    # plugin directory's PulumiPlugin.yaml), so the copy names the launchers' real directory.
-    for plugin in project["plugins"]["providers"]:
-        plugin["path"] = str(REPO_ROOT / plugin["path"])
-    (directory / "Pulumi.yaml").write_text(yaml.safe_dump(project, sort_keys=False))
+    shutil.copy(REPO_ROOT / "Pulumi.yaml", directory / "Pulumi.yaml")
     for name in CHECKOUT_LINKS:
         (directory / name).symlink_to(REPO_ROOT / name)
     return directory

@@ -22,7 +22,7 @@ import json
 import subprocess
 import tempfile
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from emulator.testing import clear_request_log, running_emulator, set_faults
@@ -31,12 +31,12 @@ from tools.drills.interruption import (
     CATALOGS,
     LATENCY_MS,
     WAIT_LIMIT_SECONDS,
-    made_but_unrecorded,
-    managed_resources,
+    Outcome,
     pulumi_kill_condition,
+    recover_after_killed_pulumi,
     reference_platform_requests,
 )
-from tools.drills.local_stack import local_objects, scratch_stack
+from tools.drills.local_stack import scratch_stack
 from tools.object_store import ObjectStore, running_object_store
 from tools.pulumi_cli import ENGINE_LOCK_MESSAGE, PulumiCli
 
@@ -115,29 +115,14 @@ def lock_keys(store: ObjectStore, prefix: str) -> list[str]:
     return [k for k in store.keys(f"{prefix}/.pulumi/locks/") if k.endswith(".json")]
 
 
-@dataclass
-class Trial:
+@dataclass(kw_only=True)
+class Trial(Outcome):
     random_state: int
     kill_after_request: int
     both_refused_rounds: int = 0
     refused_with_lock_message: bool = False
     refused_ran_program: bool = False
-    killed_mid_up: bool = False
     locks_left_after_kill: int = 0
-    resources_recorded_after_kill: int = 0
-    made_but_unrecorded: int = 0  # objects the killed up made that its state lacks: adopted
-    recovery_steps: list[str] = field(default_factory=list)
-    pending_after_crash: int = 0
-    pending_after_up: int = 0
-    converged: bool = False
-    second_up_no_changes: bool = False
-    duplicates: int = 0
-    lost: int = 0
-    orphans: int = 0
-    lost_permissions: int = 0
-    problems: list[str] = field(default_factory=list)
-    seconds: float = 0.0
-    output: str = field(default="", repr=False)
 
 
 def trial(workdir: Path, store: ObjectStore, random_state: int, total_requests: int,
@@ -154,7 +139,7 @@ def trial(workdir: Path, store: ObjectStore, random_state: int, total_requests: 
         clear_request_log(info)  # count the ups' own requests only
         n, condition = pulumi_kill_condition(info, before, random_state, total_requests,
                                              at_first_create)
-        result = Trial(random_state, n)
+        result = Trial(random_state=random_state, kill_after_request=n)
         contest = race(cli, workdir)
         result.both_refused_rounds = contest.both_refused_rounds
         refused_output = contest.refused.output()
@@ -164,21 +149,7 @@ def trial(workdir: Path, store: ObjectStore, random_state: int, total_requests: 
             contest.holder.process, WAIT_LIMIT_SECONDS, condition)
         set_faults(info, latency_ms=LATENCY_MS)
         result.locks_left_after_kill = len(lock_keys(store, prefix))
-        recorded = managed_resources(cli)
-        result.resources_recorded_after_kill = len(recorded)
-        result.made_but_unrecorded = len(made_but_unrecorded(info, before, recorded))
-        recovery, up = interrupt.resume(cli)
-        result.recovery_steps = recovery.steps
-        result.pending_after_crash = recovery.pending_after_crash
-        result.pending_after_up = recovery.pending_after_up
-        result.converged = up.returncode == 0
-        result.output = up.stdout[-4000:] + up.stderr[-2000:]
-        result.second_up_no_changes = cli.up("--expect-no-changes", check=False).returncode == 0
-        verdict = inventory.judge(before, inventory.take(info, CATALOGS), local_objects(),
-                                  f"workspace/{cli.stack}/")
-        result.duplicates, result.lost = verdict.duplicates, verdict.missing
-        result.orphans, result.lost_permissions = verdict.orphans, verdict.lost_permissions
-        result.problems = verdict.problems
+        recover_after_killed_pulumi(result, cli, info, before)
     result.seconds = round(time.monotonic() - started, 1)
     return result
 

@@ -51,12 +51,11 @@ HELD_CREATE_PATHS = ["/api/2.0/jobs/create", "/api/2.0/secrets/scopes/create"]
 WAIT_LIMIT_SECONDS = 600.0
 
 
-@dataclass
-class Trial:
-    kind: str
-    random_state: int
-    kill_after_request: int  # the n-th platform request of the up; 0: the first create
-    killed_mid_up: bool
+@dataclass(kw_only=True)
+class Outcome:
+    """What a kill drill's trial showed after the kill: what the state recorded, the user's
+    recovery (tools/drills/interrupt.py) and the verdict on the workspace."""
+    killed_mid_up: bool = False
     resources_recorded_after_kill: int = 0
     made_but_unrecorded: int = 0  # objects an interrupted create made: the up must adopt them
     recovery_steps: list[str] = field(default_factory=list)
@@ -64,15 +63,23 @@ class Trial:
     pending_after_crash: int = 0
     pending_after_refresh: int = 0
     pending_after_up: int = 0
-    acknowledged_lost: int = 0
     converged: bool = False
     second_up_no_changes: bool = False
     duplicates: int = 0
+    lost: int = 0  # declared objects missing
     orphans: int = 0
     lost_permissions: int = 0
     problems: list[str] = field(default_factory=list)
     seconds: float = 0.0
     output: str = field(default="", repr=False)
+
+
+@dataclass(kw_only=True)
+class Trial(Outcome):
+    kind: str
+    random_state: int
+    kill_after_request: int  # the n-th platform request of the up; 0: the first create
+    acknowledged_lost: int = 0
 
 
 def platform_requests(info: EmulatorInfo) -> int:
@@ -97,16 +104,39 @@ def managed_resources(cli: PulumiCli) -> list[dict]:
             if r.get("type", "").startswith("pulumi-python:dynamic/workspace:")]
 
 
-def finish(trial: Trial, cli: PulumiCli, info: EmulatorInfo, before: inventory.Inventory,
+def record_recovery(outcome: Outcome, recovery: interrupt.Recovery) -> None:
+    outcome.recovery_steps = recovery.steps
+    outcome.checkpoint_restored = recovery.checkpoint_restored
+    outcome.pending_after_crash = recovery.pending_after_crash
+    outcome.pending_after_refresh = recovery.pending_after_refresh
+    outcome.pending_after_up = recovery.pending_after_up
+
+
+def finish(outcome: Outcome, cli: PulumiCli, info: EmulatorInfo, before: inventory.Inventory,
            result: subprocess.CompletedProcess[str]) -> None:
-    trial.converged = result.returncode == 0
-    trial.output = result.stdout[-4000:] + result.stderr[-2000:]
+    """Judges the recovery's last up: converged, a second up changes nothing, and the
+    workspace holds exactly the local stack's objects."""
+    outcome.converged = result.returncode == 0
+    outcome.output = result.stdout[-4000:] + result.stderr[-2000:]
     second = cli.up("--expect-no-changes", check=False)
-    trial.second_up_no_changes = second.returncode == 0
+    outcome.second_up_no_changes = second.returncode == 0
     verdict = inventory.judge(before, inventory.take(info, CATALOGS), local_objects(),
                               f"workspace/{cli.stack}/")
-    trial.duplicates, trial.orphans = verdict.duplicates, verdict.orphans
-    trial.lost_permissions, trial.problems = verdict.lost_permissions, verdict.problems
+    outcome.duplicates, outcome.lost = verdict.duplicates, verdict.missing
+    outcome.orphans, outcome.lost_permissions = verdict.orphans, verdict.lost_permissions
+    outcome.problems = verdict.problems
+
+
+def recover_after_killed_pulumi(outcome: Outcome, cli: PulumiCli, info: EmulatorInfo,
+                                before: inventory.Inventory) -> None:
+    """What the killed up left (recorded, made but unrecorded), the user's recovery, and
+    its verdict."""
+    recorded = managed_resources(cli)
+    outcome.resources_recorded_after_kill = len(recorded)
+    outcome.made_but_unrecorded = len(made_but_unrecorded(info, before, recorded))
+    recovery, result = interrupt.resume(cli)
+    record_recovery(outcome, recovery)
+    finish(outcome, cli, info, before, result)
 
 
 def kill_condition(info: EmulatorInfo, random_state: int, total_requests: int,
@@ -145,19 +175,10 @@ def pulumi_kill_trial(workdir: Path, random_state: int, total_requests: int,
         n, condition = pulumi_kill_condition(info, before, random_state, total_requests,
                                              at_first_create)
         up = interrupt.start_up(cli)
-        trial = Trial("pulumi", random_state, n, interrupt.kill_pulumi(up, WAIT_LIMIT_SECONDS,
-                                                               condition))
+        trial = Trial(kind="pulumi", random_state=random_state, kill_after_request=n,
+                      killed_mid_up=interrupt.kill_pulumi(up, WAIT_LIMIT_SECONDS, condition))
         set_faults(info, latency_ms=LATENCY_MS)
-        recorded = managed_resources(cli)
-        trial.resources_recorded_after_kill = len(recorded)
-        trial.made_but_unrecorded = len(made_but_unrecorded(info, before, recorded))
-        recovery, result = interrupt.resume(cli)
-        trial.recovery_steps = recovery.steps
-        trial.checkpoint_restored = recovery.checkpoint_restored
-        trial.pending_after_crash = recovery.pending_after_crash
-        trial.pending_after_refresh = recovery.pending_after_refresh
-        trial.pending_after_up = recovery.pending_after_up
-        finish(trial, cli, info, before, result)
+        recover_after_killed_pulumi(trial, cli, info, before)
     trial.seconds = round(time.monotonic() - started, 1)
     return trial
 
@@ -233,8 +254,8 @@ def emulator_kill_trial(workdir: Path, random_state: int, total_requests: int,
         clear_request_log(info)  # count the up's own requests only
         n, condition = kill_condition(info, random_state, total_requests, at_first_create)
         up = interrupt.start_up(cli)
-        trial = Trial("emulator", random_state, n,
-                      interrupt.wait_until(up, WAIT_LIMIT_SECONDS, condition))
+        trial = Trial(kind="emulator", random_state=random_state, kill_after_request=n,
+                      killed_mid_up=interrupt.wait_until(up, WAIT_LIMIT_SECONDS, condition))
         first.kill()
         time.sleep(OUTAGE_SECONDS)
         second = EmulatorProcess(**options)
@@ -247,8 +268,7 @@ def emulator_kill_trial(workdir: Path, random_state: int, total_requests: int,
         result = subprocess.CompletedProcess(up.args, up.returncode, output, "")
         if up.returncode != 0:
             recovery, result = interrupt.resume(cli)
-            trial.recovery_steps = recovery.steps
-            trial.pending_after_up = recovery.pending_after_up
+            record_recovery(trial, recovery)
         finish(trial, cli, info, before, result)
     finally:
         first.close()

@@ -42,6 +42,7 @@ from typing import Any
 
 import dill
 import grpc
+import pulumi
 import pydantic
 from google.protobuf import empty_pb2, struct_pb2
 from pulumi.dynamic import DiffResult, ResourceProvider
@@ -180,6 +181,8 @@ class WorkspaceProviderHost(ResourceProviderServicer):
         # The URNs this host read for an import. The engine starts a host per deployment, so
         # these are the resources imported by the running deployment.
         self.imported: set[str] = set()
+        # The id each create of this deployment returned, by URN (see Delete).
+        self.created: dict[str, str] = {}
 
     def _bound_kind(self, urn: str) -> Kind | None:
         """The kind of a workspace resource whose connection and provider code this host
@@ -296,6 +299,7 @@ class WorkspaceProviderHost(ResourceProviderServicer):
         kind = self._bound_kind(request.urn)
         props = self._completed(kind, rpc.deserialize_properties(request.properties))
         result = _provider_in(props).create(props)
+        self.created[request.urn] = str(result.id)
         outs = {**(result.outs or {}), PROVIDER_KEY: props[PROVIDER_KEY]}
         return proto.CreateResponse(id=result.id, properties=_serialize(self._recorded(kind, outs)))
 
@@ -316,6 +320,14 @@ class WorkspaceProviderHost(ResourceProviderServicer):
         return proto.UpdateResponse(properties=_serialize(self._recorded(kind, outs)))
 
     def Delete(self, request, context):
+        if self.created.get(request.urn) == request.id:
+            # A replacement created before the delete (`pulumi up --replace`, or any
+            # replacement the engine does create-first) whose create adopted the very object
+            # it replaces, found by its deployment tag or natural key: deleting the old
+            # resource's object would delete the new one's.
+            pulumi.log.warn(f"{request.urn}: kept {request.id}, which its replacement adopted "
+                            "(set deleteBeforeReplace on the resource for a new object)")
+            return empty_pb2.Empty()
         kind = self._bound_kind(request.urn)
         props = self._completed(kind, rpc.deserialize_properties(request.properties))
         _provider_in(props).delete(request.id, props)

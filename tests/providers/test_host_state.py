@@ -47,6 +47,16 @@ def create(host: WorkspaceProviderHost, inputs: struct_pb2.Struct) -> Any:
     return host.Create(proto.CreateRequest(urn=SCOPE_URN, properties=inputs), Context())
 
 
+def delete_in_a_later_deployment(host: WorkspaceProviderHost, name: str,
+                                 outputs: struct_pb2.Struct) -> None:
+    """The delete as a later deployment's host, configured alike, makes it: the engine starts
+    a host per deployment, and a host never deletes what a create of its own deployment
+    returned for the same resource (a replacement that adopted it)."""
+    later = WorkspaceProviderHost()
+    later.connection = host.connection
+    later.Delete(proto.DeleteRequest(id=name, urn=SCOPE_URN, properties=outputs), Context())
+
+
 def scope_names(client: WorkspaceClient) -> set[str]:
     return {s["name"] for s in client.secret_scopes.list()}
 
@@ -75,7 +85,7 @@ def test_a_bound_resource_keeps_no_connection_nor_provider_code(connection, clie
     assert props_of(refreshed.properties) == props_of(outputs)
     assert props_of(refreshed.inputs) == props_of(inputs)
 
-    host.Delete(proto.DeleteRequest(id=name, urn=SCOPE_URN, properties=outputs), Context())
+    delete_in_a_later_deployment(host, name, outputs)
     assert name not in scope_names(client)
 
 
@@ -146,7 +156,7 @@ def test_a_state_recorded_with_them_is_no_change_and_loses_them(connection, clie
     assert props_of(refreshed.properties) == props_of(created.properties)
     assert props_of(refreshed.inputs) == {"name": name}
 
-    host.Delete(proto.DeleteRequest(id=name, urn=SCOPE_URN, properties=old_outputs), Context())
+    delete_in_a_later_deployment(host, name, old_outputs)
     assert name not in scope_names(client)
 
 
@@ -156,7 +166,7 @@ def test_rotated_credentials_serve_a_state_recorded_with_the_old_ones(connection
     created = create(host, check(host, program_inputs(connection, name)))
     stale = {**connection, "client_secret": "revoked-long-ago"}
     old_outputs = struct({**props_of(created.properties), CONNECTION_KEY: stale})
-    host.Delete(proto.DeleteRequest(id=name, urn=SCOPE_URN, properties=old_outputs), Context())
+    delete_in_a_later_deployment(host, name, old_outputs)
     assert name not in scope_names(client)
 
 
@@ -174,7 +184,7 @@ def test_without_a_configured_connection_the_state_keeps_them(connection, client
     )
     assert PLUMBING <= set(props_of(refreshed.properties))
     assert not refreshed.HasField("inputs")  # the engine keeps the recorded inputs
-    host.Delete(proto.DeleteRequest(id=name, urn=SCOPE_URN, properties=outputs), Context())
+    delete_in_a_later_deployment(host, name, outputs)
     assert name not in scope_names(client)
 
 
@@ -213,3 +223,21 @@ def test_an_action_bound_to_the_provider_keeps_no_connection_nor_provider_code(c
         Context(),
     )
     assert props_of(refreshed.properties) == props_of(made.properties)
+
+
+def test_a_replacement_that_adopted_the_object_does_not_delete_it(connection, client):
+    """Create before delete, in one deployment: the replacement's create returned the id
+    the old resource had (it adopted the scope by its name), so the old one's delete is not
+    made; another id is deleted as usual."""
+    host = configured(connection)
+    name = f"state-{uuid.uuid4().hex[:10]}"
+    made = create(host, check(host, program_inputs(connection, name)))
+    host.Delete(proto.DeleteRequest(id=name, urn=SCOPE_URN, properties=made.properties),
+                Context())
+    assert name in scope_names(client)
+
+    other = f"state-{uuid.uuid4().hex[:10]}"
+    client.secret_scopes.create(other)
+    host.Delete(proto.DeleteRequest(id=other, urn=SCOPE_URN, properties=made.properties),
+                Context())
+    assert other not in scope_names(client)

@@ -369,6 +369,12 @@ KIND = declare(
     summary="an all-purpose cluster: spec, running or terminated, pin, libraries",
     import_id="cluster id",
     stack_output=("clusters", lambda resource: resource.cluster_id),
+    # Job clusters come and go with their runs; no stack could manage them.
+    inventory=lambda client: (
+        (str(c["cluster_id"]), str(c.get("cluster_name", "")))
+        for c in client.clusters.list()
+        if c.get("cluster_source") != "JOB"
+    ),
 )
 Cluster = KIND.resource
 ClusterArgs = KIND.args

@@ -215,6 +215,9 @@ KIND = declare(
     "place",
     import_id="policy id",
     stack_output=("cluster_policies", lambda resource: resource.policy_id),
+    inventory=lambda client: (
+        (str(p["policy_id"]), str(p.get("name", ""))) for p in client.cluster_policies.list()
+    ),
 )
 ClusterPolicy = KIND.resource
 ClusterPolicyArgs = KIND.args

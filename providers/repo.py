@@ -210,6 +210,7 @@ KIND = declare(
     summary="a Git folder made by the stack: remote, path, branch or tag, sparse checkout",
     import_id="repo id",
     stack_output=("repos", lambda resource: resource.id),
+    inventory=lambda client: ((str(r["id"]), str(r.get("path", ""))) for r in client.repos.list()),
 )
 Repo = KIND.resource
 RepoArgs = KIND.args

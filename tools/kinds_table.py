@@ -1,4 +1,5 @@
-"""The tables of kinds in docs/README.md and README.md, generated from the registry.
+"""The tables of kinds in docs/README.md, README.md and docs/audit.md, generated from the
+registry.
 
     python -m tools.kinds_table          # rewrites both tables in place
     python -m tools.kinds_table --check  # exit 1 when a table is out of date
@@ -47,9 +48,20 @@ def config_table(kinds: Iterable[Kind]) -> str:
     return "\n".join(rows)
 
 
+def audit_table(kinds: Iterable[Kind]) -> str:
+    """docs/audit.md: the kinds the audit lists, by the KIND of an ignore pattern."""
+    rows = ["| KIND in patterns and reports | Kind | Page |", "|---|---|---|"]
+    for kind in kinds:
+        if kind.inventory is not None:
+            page = Path(kind.doc).name
+            rows.append(f"| `{kind.audit_key}` | `{kind.name}` | [{page}]({page}) |")
+    return "\n".join(rows)
+
+
 TABLES: dict[str, tuple[Path, Callable[[Iterable[Kind]], str]]] = {
     "reference": (REPO_ROOT / "docs" / "README.md", reference_table),
     "config": (REPO_ROOT / "README.md", config_table),
+    "audit": (REPO_ROOT / "docs" / "audit.md", audit_table),
 }
 
 

@@ -211,7 +211,8 @@ class TestAuditListsUnmanagedObjectsOnly:
         assert ("secret_scope", "second-stack-scope") not in unmanaged
         assert report["stacks"] == ["e2e", "e2e-second"]
         assert report["managed_counts"] == {
-            "job": 1, "service_principal": 1, "secret_scope": 2, "group": 0, "ip_access_list": 0
+            "job": 1, "service_principal": 1, "secret_scope": 2, "group": 0, "ip_access_list": 0,
+            "cluster": 0, "cluster_policy": 0, "repo": 0,
         }
         assert emulator.client_secret not in result.stdout + result.stderr
 

@@ -219,6 +219,37 @@ def test_cluster_policies(sdk):
     sdk.clusters.permanent_delete(cluster.cluster_id)
 
 
+def test_a_cluster_is_checked_against_its_policy(sdk):
+    definition = {
+        "node_type_id": {"type": "allowlist", "values": [NODE]},
+        "autotermination_minutes": {"type": "range", "maxValue": 60},
+        "custom_tags.team": {"type": "fixed", "value": "data"},
+        "spark_conf.spark.databricks.cluster.profile": {"type": "forbidden"},
+    }
+    policy = sdk.cluster_policies.create(name=unique("sdk-rules"),
+                                         definition=json.dumps(definition))
+    with pytest.raises(InvalidParameterValue) as refused:
+        sdk.clusters.create(spark_version=SPARK, node_type_id="Standard_DS4_v2", num_workers=0,
+                            policy_id=policy.policy_id, autotermination_minutes=120,
+                            custom_tags={"team": "web"},
+                            spark_conf={"spark.databricks.cluster.profile": "singleNode"})
+    for path in definition:
+        assert path in str(refused.value)
+    with pytest.raises(InvalidParameterValue, match="autotermination_minutes"):
+        sdk.clusters.create(spark_version=SPARK, node_type_id=NODE, num_workers=0,
+                            policy_id=policy.policy_id)  # a range without a default: required
+    cluster = sdk.clusters.create_and_wait(spark_version=SPARK, node_type_id=NODE,
+                                           num_workers=0, policy_id=policy.policy_id,
+                                           autotermination_minutes=30,
+                                           custom_tags={"team": "data"})
+    with pytest.raises(InvalidParameterValue, match="at most 60"):
+        sdk.clusters.edit(cluster.cluster_id, spark_version=SPARK, node_type_id=NODE,
+                          num_workers=0, policy_id=policy.policy_id,
+                          autotermination_minutes=90)
+    sdk.clusters.permanent_delete(cluster.cluster_id)
+    sdk.cluster_policies.delete(policy.policy_id)
+
+
 def test_policy_families(sdk):
     families = {f.policy_family_id: f for f in sdk.policy_families.list()}
     assert "personal-vm" in families

@@ -15,6 +15,8 @@ restarts it and of a TERMINATED one leaves it terminated, other states are INVAL
 resize applies to a RUNNING cluster only, without a restart; a restart of a cluster that is
 not RUNNING changes nothing; a permanent delete removes it (after which it is unknown).
 Libraries install when the cluster runs, and an uninstall takes effect at the next restart.
+A cluster under a policy is checked against the policy's rules on create, edit and resize
+(policy_rules.py).
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from typing import Any
 
 from emulator import clock
 from emulator.errors import InvalidParameter, InvalidState, NotFound
+from emulator.platform.models import policy_rules
 from emulator.platform.models.compute_catalog import NODE_TYPE_IDS, SPARK_VERSION_KEYS
 from emulator.storage import Database, from_json, to_json
 
@@ -159,6 +162,12 @@ def _validate_spec(spec: dict[str, Any], policies: Any) -> None:
     policy_id = spec.get("policy_id")
     if policy_id is not None and not policies.exists(policy_id):
         raise InvalidParameter(f"Cluster policy {policy_id} does not exist")
+    if policy_id is not None:
+        definition = json.loads(policies.get(policy_id).get("definition") or "{}")
+        broken = policy_rules.violations(definition, spec)
+        if broken:
+            raise InvalidParameter(
+                f"Validation failed against cluster policy {policy_id}: " + "; ".join(broken))
 
 
 class Clusters:

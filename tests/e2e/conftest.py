@@ -8,13 +8,15 @@ steps."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any
 
 import pytest
+import requests
 import yaml
 
-from emulator.testing import EmulatorInfo
+from emulator.testing import EmulatorInfo, auth_headers, clear_request_log, request_log
 from stacks.config_rules import object_lists
 from tests.conftest import emulator_fixture
 from tools.drills.local_stack import scratch_stack
@@ -56,6 +58,13 @@ def workspace_stack(
     return make
 
 
+@pytest.fixture(scope="class")
+def class_wire_form(request: pytest.FixtureRequest) -> str:
+    """The wire form of a class of steps that runs in each form: the class's `wire_form`
+    (a subclass per form)."""
+    return request.cls.wire_form
+
+
 def write_config(cli: PulumiCli, config: dict[str, Any]) -> None:
     """Merges `config` into the stack's settings file (other keys are kept)."""
     path = cli.project_dir / f"Pulumi.{cli.stack}.yaml"
@@ -63,3 +72,84 @@ def write_config(cli: PulumiCli, config: dict[str, Any]) -> None:
     document = current or {}
     document.setdefault("config", {}).update(config)
     path.write_text(yaml.safe_dump(document))
+
+
+def write_objects(cli: PulumiCli, objects: dict[str, Any]) -> None:
+    """Declares `objects` (object lists by `workspace:*` key without its prefix) in the stack's
+    settings file; lists not named keep what they were."""
+    write_config(cli, {f"workspace:{key}": value for key, value in objects.items()})
+
+
+# --- the engine's answers, the workspace kinds only ---------------------------------------
+
+TYPE_PREFIX = "pulumi-python:dynamic/workspace:"
+
+
+def preview_steps(cli: PulumiCli, kinds: dict[str, str]) -> dict[str, dict[str, Any]]:
+    """The steps of `pulumi preview --json` by resource name, workspace kinds only; each
+    resource must be one of `kinds` (name -> kind) and of its kind. A replacement's several
+    steps collapse into one whose op is "replace" (its replaceReasons sorted)."""
+    by_name: dict[str, dict[str, Any]] = {}
+    for step in json.loads(cli.preview("--json").stdout).get("steps", []):
+        kind, name = step["urn"].split("::")[-2:]
+        if not kind.startswith(TYPE_PREFIX):
+            continue
+        op = step["op"]
+        if op in ("create-replacement", "delete-replaced", "replace"):
+            op = "replace"
+        merged = by_name.setdefault(name, {**step, "op": op})
+        reasons = merged.get("replaceReasons") or step.get("replaceReasons")
+        merged["replaceReasons"] = sorted(reasons) if reasons else reasons
+        assert kind == TYPE_PREFIX + kinds[name], f"{name} is a {kind}"
+    return by_name
+
+
+def refreshed(cli: PulumiCli) -> dict[str, tuple[str, dict[str, Any]]]:
+    """`pulumi refresh` as {resource name: (op, outputs read)} of the workspace kinds; op is
+    "same", "update" (read as changed) or "delete" (read as gone)."""
+    found = {}
+    for line in cli.refresh("--json").stdout.splitlines():
+        event = json.loads(line).get("resOutputsEvent")
+        if event and event["metadata"]["type"].startswith(TYPE_PREFIX):
+            metadata = event["metadata"]
+            outputs = (metadata.get("new") or {}).get("outputs") or {}
+            found[metadata["urn"].split("::")[-1]] = (metadata["op"], outputs)
+    return found
+
+
+# --- the emulator, read directly ------------------------------------------------------------
+
+
+def platform_writes(info: EmulatorInfo) -> list[str]:
+    """The writes to the platform API in the emulator's request log, as "METHOD path"."""
+    return [
+        f"{r['method']} {r['path']}"
+        for r in request_log(info)
+        if r["service"] == "platform" and r["method"] != "GET"
+    ]
+
+
+def assert_no_changes(cli: PulumiCli, info: EmulatorInfo, step: str) -> None:
+    """A second `pulumi up` changes nothing and writes nothing to the workspace."""
+    clear_request_log(info)
+    result = cli.up("--expect-no-changes", check=False)
+    assert result.returncode == 0, f"{step}: a second up changed something:\n{result.stdout}"
+    assert platform_writes(info) == [], f"{step}: the no-op up wrote to the workspace"
+
+
+class PlatformApi:
+    """Direct HTTP to the emulator's platform API, as an operator would make it."""
+
+    def __init__(self, info: EmulatorInfo) -> None:
+        self.info = info
+        self.headers = auth_headers(info)
+
+    def call(self, method: str, path: str, **kwargs: Any) -> Any:
+        response = requests.request(
+            method, f"{self.info.base_url}{path}", headers=self.headers, timeout=10, **kwargs
+        )
+        response.raise_for_status()
+        return response.json() if response.content else {}
+
+    def writes(self) -> list[str]:
+        return platform_writes(self.info)

@@ -19,14 +19,21 @@ import pytest
 from emulator.testing import EmulatorInfo, clear_request_log, request_log
 from providers.client import NotFound, WorkspaceClient
 from tests.conftest import emulator_client
-from tests.e2e.conftest import StackFactory, write_config
+from tests.e2e.conftest import (
+    StackFactory,
+    assert_no_changes,
+    platform_writes,
+    preview_steps,
+    refreshed,
+    write_config,
+    write_objects,
+)
 from tests.e2e.test_import import import_stack
 from tools.drills.local_stack import connection_config, scratch_stack, write_stack_config
 from tools.pulumi_cli import PulumiCli
 
 pytestmark = pytest.mark.engine
 
-TYPE_PREFIX = "pulumi-python:dynamic/workspace:"
 KINDS = {"e2e-small": "ClusterPolicy", "e2e-analysts": "Cluster"}
 DEFINITION = {
     "node_type_id": {"type": "allowlist", "values": ["Standard_DS3_v2", "Standard_DS4_v2"]},
@@ -64,40 +71,8 @@ def snapshot(client: WorkspaceClient) -> dict[str, Any]:
     }
 
 
-def writes(info: EmulatorInfo) -> list[str]:
-    return [
-        f"{r['method']} {r['path']}"
-        for r in request_log(info)
-        if r["service"] == "platform" and r["method"] != "GET"
-    ]
-
-
 def ops(stack: PulumiCli) -> dict[str, str]:
-    found = {}
-    for step in json.loads(stack.preview("--json").stdout).get("steps", []):
-        kind, name = step["urn"].split("::")[-2:]
-        if kind.startswith(TYPE_PREFIX):
-            assert kind == TYPE_PREFIX + KINDS[name]
-            found[name] = step["op"]
-    return found
-
-
-def refresh_ops(stack: PulumiCli) -> dict[str, tuple[str, dict[str, Any]]]:
-    refreshed = {}
-    for line in stack.refresh("--json").stdout.splitlines():
-        event = json.loads(line).get("resOutputsEvent")
-        if event and event["metadata"]["type"].startswith(TYPE_PREFIX):
-            metadata = event["metadata"]
-            outputs = (metadata.get("new") or {}).get("outputs") or {}
-            refreshed[metadata["urn"].split("::")[-1]] = (metadata["op"], outputs)
-    return refreshed
-
-
-def assert_no_changes(stack: PulumiCli, info: EmulatorInfo, step: str) -> None:
-    clear_request_log(info)
-    result = stack.up("--expect-no-changes", check=False)
-    assert result.returncode == 0, f"{step}: a second up changed something:\n{result.stdout}"
-    assert writes(info) == [], f"{step}: the no-op up wrote to the workspace"
+    return {name: step["op"] for name, step in preview_steps(stack, KINDS).items()}
 
 
 @dataclasses.dataclass
@@ -110,7 +85,7 @@ class Lifecycle:
 
     def reconfigure(self, objects: dict[str, Any]) -> None:
         self.objects = objects
-        write_config(self.stack, {f"workspace:{k}": v for k, v in objects.items()})
+        write_objects(self.stack, objects)
 
     def ids(self) -> tuple[str, str]:
         outputs = self.stack.outputs()
@@ -119,12 +94,11 @@ class Lifecycle:
 
 @pytest.fixture(scope="class")
 def lifecycle(
-    request: pytest.FixtureRequest, workspace_stack: StackFactory, emulator: EmulatorInfo
+    class_wire_form: str, workspace_stack: StackFactory, emulator: EmulatorInfo
 ) -> Lifecycle:
-    wire_form = request.cls.wire_form
-    client = emulator_client(emulator, wire_form)
+    client = emulator_client(emulator, class_wire_form)
     objects = declared()
-    stack = workspace_stack(wire_form=wire_form, **objects)
+    stack = workspace_stack(wire_form=class_wire_form, **objects)
     return Lifecycle(emulator, client, snapshot(client), stack, objects)
 
 
@@ -202,11 +176,11 @@ class ClusterKindsLifecycle:
         )
         client.clusters.stop(cluster_id)
         client.clusters.set_pinned(cluster_id, False)
-        refreshed = refresh_ops(stack)
-        assert {n: op for n, (op, _) in refreshed.items()} == {n: "update" for n in KINDS}
-        assert "max_clusters_per_user" not in refreshed["e2e-small"][1]
-        assert refreshed["e2e-analysts"][1]["state"] == "TERMINATED"
-        assert refreshed["e2e-analysts"][1]["pinned"] is False
+        read = refreshed(stack)
+        assert {n: op for n, (op, _) in read.items()} == {n: "update" for n in KINDS}
+        assert "max_clusters_per_user" not in read["e2e-small"][1]
+        assert read["e2e-analysts"][1]["state"] == "TERMINATED"
+        assert read["e2e-analysts"][1]["pinned"] is False
         assert ops(stack) == {name: "update" for name in KINDS}, "5. preview after refresh"
         stack.up()
         assert client.cluster_policies.get(policy_id)["max_clusters_per_user"] == 3
@@ -242,7 +216,7 @@ class ClusterKindsLifecycle:
         clear_request_log(info)
         up = stack.up()
         assert "2 imported" in up.stdout, up.stdout
-        assert writes(info) == []
+        assert platform_writes(info) == []
         stack.preview("--expect-no-changes")
         stack.refresh("--expect-no-changes")
         assert_no_changes(stack, info, "7.")

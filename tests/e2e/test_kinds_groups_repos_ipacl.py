@@ -17,17 +17,24 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import requests
 
-from emulator.testing import EmulatorInfo, auth_headers, clear_request_log, request_log
+from emulator.testing import EmulatorInfo, clear_request_log, request_log
 from tests.conftest import emulator_client
-from tests.e2e.conftest import StackFactory, write_config
+from tests.e2e.conftest import (
+    TYPE_PREFIX,
+    PlatformApi,
+    StackFactory,
+    assert_no_changes,
+    preview_steps,
+    refreshed,
+    write_config,
+    write_objects,
+)
 from tests.e2e.test_import import import_stack
 from tools.pulumi_cli import PulumiCli
 
 pytestmark = pytest.mark.engine
 
-TYPE_PREFIX = "pulumi-python:dynamic/workspace:"
 SCIM = "/api/2.0/preview/scim/v2"
 ALICE = "200000000000001"
 BOB = "200000000000002"
@@ -81,19 +88,8 @@ def declared(suffix: str) -> dict[str, list[dict[str, Any]]]:
 # --- the emulator, read directly ---------------------------------------------------------
 
 
-class Workspace:
-    """Direct HTTP to the emulator's platform API, as an operator would make it."""
-
-    def __init__(self, info: EmulatorInfo) -> None:
-        self.info = info
-        self.headers = auth_headers(info)
-
-    def call(self, method: str, path: str, **kwargs: Any) -> Any:
-        response = requests.request(
-            method, f"{self.info.base_url}{path}", headers=self.headers, timeout=10, **kwargs
-        )
-        response.raise_for_status()
-        return response.json() if response.content else {}
+class Workspace(PlatformApi):
+    """Groups, repos and IP access lists, read over the platform API."""
 
     def groups(self) -> dict[str, dict[str, Any]]:
         """display name -> {id, entitlements, members}"""
@@ -129,59 +125,15 @@ class Workspace:
     def snapshot(self) -> dict[str, Any]:
         return {"groups": self.groups(), "repos": self.repos(), "ip_lists": self.ip_lists()}
 
-    def writes(self) -> list[str]:
-        return [
-            f"{r['method']} {r['path']}"
-            for r in request_log(self.info)
-            if r["service"] == "platform" and r["method"] != "GET"
-        ]
-
 
 # --- the engine's answers ----------------------------------------------------------------
-
-
-def steps(result_stdout: str) -> dict[str, dict[str, Any]]:
-    """Steps of a `--json` preview by resource name, these kinds only; a replacement's steps
-    collapse into one whose op is "replace"."""
-    by_name: dict[str, dict[str, Any]] = {}
-    for step in json.loads(result_stdout).get("steps", []):
-        kind, name = step["urn"].split("::")[-2:]
-        if not kind.startswith(TYPE_PREFIX):
-            continue
-        op = step["op"]
-        if op in ("create-replacement", "delete-replaced", "replace"):
-            op = "replace"
-        merged = by_name.setdefault(name, {**step, "op": op})
-        reasons = merged.get("replaceReasons") or step.get("replaceReasons")
-        merged["replaceReasons"] = sorted(reasons) if reasons else reasons
-        assert kind == TYPE_PREFIX + KINDS[name], f"{name} is a {kind}"
-    return by_name
 
 
 def ops(stack: PulumiCli) -> dict[str, tuple[str, list[str] | None]]:
     return {
         name: (step["op"], step.get("replaceReasons"))
-        for name, step in steps(stack.preview("--json").stdout).items()
+        for name, step in preview_steps(stack, KINDS).items()
     }
-
-
-def refresh(stack: PulumiCli) -> dict[str, tuple[str, dict[str, Any]]]:
-    """`pulumi refresh` as {resource name: (op, outputs read)}."""
-    refreshed = {}
-    for line in stack.refresh("--json").stdout.splitlines():
-        event = json.loads(line).get("resOutputsEvent")
-        if event and event["metadata"]["type"].startswith(TYPE_PREFIX):
-            metadata = event["metadata"]
-            outputs = (metadata.get("new") or {}).get("outputs") or {}
-            refreshed[metadata["urn"].split("::")[-1]] = (metadata["op"], outputs)
-    return refreshed
-
-
-def assert_no_changes(stack: PulumiCli, workspace: Workspace, step: str) -> None:
-    clear_request_log(workspace.info)
-    result = stack.up("--expect-no-changes", check=False)
-    assert result.returncode == 0, f"{step}: a second up changed something:\n{result.stdout}"
-    assert workspace.writes() == [], f"{step}: the no-op up wrote to the workspace"
 
 
 def calls_by_area(info: EmulatorInfo) -> Counter[str]:
@@ -210,19 +162,18 @@ class Lifecycle:
 
 @pytest.fixture(scope="class")
 def lifecycle(
-    request: pytest.FixtureRequest, workspace_stack: StackFactory, emulator: EmulatorInfo
+    class_wire_form: str, workspace_stack: StackFactory, emulator: EmulatorInfo
 ) -> Lifecycle:
-    wire_form = request.cls.wire_form
     suffix = uuid.uuid4().hex[:6]
     workspace = Workspace(emulator)
     objects = declared(suffix)
-    stack = workspace_stack(wire_form=wire_form, **objects)
-    return Lifecycle(wire_form, suffix, workspace, workspace.snapshot(), stack, objects)
+    stack = workspace_stack(wire_form=class_wire_form, **objects)
+    return Lifecycle(class_wire_form, suffix, workspace, workspace.snapshot(), stack, objects)
 
 
 def reconfigure(lifecycle: Lifecycle, objects: dict[str, Any]) -> None:
     lifecycle.objects = objects
-    write_config(lifecycle.stack, {f"workspace:{k}": v for k, v in objects.items()})
+    write_objects(lifecycle.stack, objects)
 
 
 @pytest.mark.steps
@@ -261,7 +212,7 @@ class GroupsReposIpAclLifecycle:
         print(f"calls in up ({lifecycle.wire_form}): {dict(calls)}; state bytes: {sizes}")
 
     def test_3_a_second_up_changes_nothing(self, lifecycle: Lifecycle) -> None:
-        assert_no_changes(lifecycle.stack, lifecycle.workspace, "3.")
+        assert_no_changes(lifecycle.stack, lifecycle.workspace.info, "3.")
 
     def test_4_in_place_updates(self, lifecycle: Lifecycle) -> None:
         updated = copy.deepcopy(lifecycle.objects)
@@ -294,7 +245,7 @@ class GroupsReposIpAclLifecycle:
         ip_list = workspace.ip_lists()[f"e2e-office-{suffix}"]
         assert (ip_list["enabled"], ip_list["ip_addresses"]) == (
             False, ["127.0.0.1", "198.51.100.0/24"])
-        assert_no_changes(lifecycle.stack, workspace, "4.")
+        assert_no_changes(lifecycle.stack, workspace.info, "4.")
 
     def test_5_replacements(self, lifecycle: Lifecycle) -> None:
         replaced = copy.deepcopy(lifecycle.objects)
@@ -314,7 +265,7 @@ class GroupsReposIpAclLifecycle:
         assert workspace.groups()[f"e2e-team-{suffix}"]["members"] == [ALICE], "5. up: member"
         repo = workspace.repos()[f"/Repos/e2e/pipelines-{suffix}"]
         assert (repo["url"], repo["branch"]) == (MODELS_URL, "experiment"), "5. up: repo"
-        assert_no_changes(lifecycle.stack, workspace, "5.")
+        assert_no_changes(lifecycle.stack, workspace.info, "5.")
 
     def test_6_drift_found_by_refresh_and_undone_by_up(self, lifecycle: Lifecycle) -> None:
         workspace, suffix = lifecycle.workspace, lifecycle.suffix
@@ -329,22 +280,22 @@ class GroupsReposIpAclLifecycle:
         ip_list = workspace.ip_lists()[f"e2e-office-{suffix}"]
         workspace.call("PATCH", f"/api/2.0/ip-access-lists/{ip_list['list_id']}",
                        json={"label": "renamed"})
-        refreshed = refresh(lifecycle.stack)
-        assert {name: op for name, (op, _) in refreshed.items()} == {
+        read = refreshed(lifecycle.stack)
+        assert {name: op for name, (op, _) in read.items()} == {
             "e2e-team": "update",
             "bob-in-team": "delete",
             "e2e-pipelines": "update",
             "e2e-office": "update",
         }, "6. refresh: three read as changed, the membership as gone"
-        assert refreshed["e2e-team"][1]["entitlements"] == []
-        assert refreshed["e2e-pipelines"][1]["branch"] == "main"
-        assert refreshed["e2e-office"][1]["label"] == "renamed"
+        assert read["e2e-team"][1]["entitlements"] == []
+        assert read["e2e-pipelines"][1]["branch"] == "main"
+        assert read["e2e-office"][1]["label"] == "renamed"
         lifecycle.stack.up()
         group = workspace.groups()[f"e2e-team-{suffix}"]
         assert group["members"] == [ALICE] and len(group["entitlements"]) == 2, "6. up"
         assert workspace.repos()[repo["path"]]["branch"] == "experiment", "6. up: branch"
         assert f"e2e-office-{suffix}" in workspace.ip_lists(), "6. up: label restored"
-        assert_no_changes(lifecycle.stack, workspace, "6.")
+        assert_no_changes(lifecycle.stack, workspace.info, "6.")
 
     def test_7_destroy_leaves_the_workspace_as_before(self, lifecycle: Lifecycle) -> None:
         lifecycle.stack.destroy()

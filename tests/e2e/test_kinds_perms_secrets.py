@@ -26,14 +26,22 @@ from emulator.testing import EmulatorInfo, clear_request_log, request_log
 from providers.client import WorkspaceClient
 from providers.permissions import direct_entries
 from tests.conftest import emulator_client
-from tests.e2e.conftest import StackFactory, write_config
+from tests.e2e.conftest import (
+    TYPE_PREFIX,
+    StackFactory,
+    assert_no_changes,
+    platform_writes,
+    preview_steps,
+    refreshed,
+    write_config,
+    write_objects,
+)
 from tests.e2e.test_import import import_stack
 from tests.e2e.test_job_upgrade import run_program_of
 from tools.pulumi_cli import REPO_ROOT, PulumiCli
 
 pytestmark = pytest.mark.engine
 
-TYPE_PREFIX = "pulumi-python:dynamic/workspace:"
 SCOPE = "e2e-perm-scope"
 CLUSTER = "0101-120000-shared01"
 OTHER_CLUSTER = "0101-120000-etl00002"
@@ -45,6 +53,7 @@ KINDS = {
     "e2e-cluster-access": "Permissions",
     "e2e-warehouse": "Permissions",
 }
+IN_THE_STACK = {**KINDS, SCOPE: "SecretScope"}
 
 
 def declared(value: str, owner: dict[str, str]) -> dict[str, list[dict[str, Any]]]:
@@ -104,36 +113,17 @@ def snapshot(client: WorkspaceClient) -> dict[str, Any]:
     }
 
 
-def writes(info: EmulatorInfo) -> list[str]:
-    return [f"{r['method']} {r['path']}" for r in request_log(info)
-            if r["service"] == "platform" and r["method"] != "GET"]
+def steps(stack: PulumiCli) -> dict[str, dict[str, Any]]:
+    """The preview's steps of `KINDS` (the scope they are in left out)."""
+    return {n: step for n, step in preview_steps(stack, IN_THE_STACK).items() if n in KINDS}
 
 
 def ops(stack: PulumiCli) -> dict[str, str]:
-    return {name: step["op"] for name, step in preview_steps(stack).items()}
-
-
-def preview_steps(stack: PulumiCli) -> dict[str, dict[str, Any]]:
-    by_name: dict[str, dict[str, Any]] = {}
-    for step in json.loads(stack.preview("--json").stdout).get("steps", []):
-        kind, name = step["urn"].split("::")[-2:]
-        if kind.startswith(TYPE_PREFIX) and name in KINDS:
-            op = step["op"]
-            if op in ("create-replacement", "delete-replaced", "replace"):
-                op = "replace"
-            by_name.setdefault(name, {**step, "op": op})
-    return by_name
+    return {name: step["op"] for name, step in steps(stack).items()}
 
 
 def refresh_ops(stack: PulumiCli) -> dict[str, str]:
-    found = {}
-    for line in stack.refresh("--json").stdout.splitlines():
-        event = json.loads(line).get("resOutputsEvent")
-        if event and event["metadata"]["type"].startswith(TYPE_PREFIX):
-            name = event["metadata"]["urn"].split("::")[-1]
-            if name in KINDS:
-                found[name] = event["metadata"]["op"]
-    return found
+    return {name: op for name, (op, _) in refreshed(stack).items() if name in KINDS}
 
 
 def configure(stack: PulumiCli, objects: dict[str, Any]) -> None:
@@ -143,7 +133,7 @@ def configure(stack: PulumiCli, objects: dict[str, Any]) -> None:
     plain = copy.deepcopy(objects)
     values = {i: item.pop("string_value") for i, item in enumerate(plain["secrets"])
               if "string_value" in item}
-    write_config(stack, {f"workspace:{k}": v for k, v in plain.items()})
+    write_objects(stack, plain)
     for index, value in values.items():
         set_secret(stack, f"workspace:secrets[{index}].string_value", value)
 
@@ -175,15 +165,14 @@ class Lifecycle:
 
 @pytest.fixture(scope="class")
 def lifecycle(
-    request: pytest.FixtureRequest, workspace_stack: StackFactory, emulator: EmulatorInfo
+    class_wire_form: str, workspace_stack: StackFactory, emulator: EmulatorInfo
 ) -> Lifecycle:
-    wire_form = request.cls.wire_form
-    client = emulator_client(emulator, wire_form)
+    client = emulator_client(emulator, class_wire_form)
     value = new_value()
     objects = declared(value, {"user_name": "alice@example.com"})
-    stack = workspace_stack(wire_form=wire_form)
+    stack = workspace_stack(wire_form=class_wire_form)
     configure(stack, objects)
-    return Lifecycle(wire_form, emulator, client, snapshot(client), stack, objects, [value])
+    return Lifecycle(class_wire_form, emulator, client, snapshot(client), stack, objects, [value])
 
 
 @pytest.mark.steps
@@ -196,7 +185,7 @@ class PermsSecretsLifecycle:
         assert ops(stack) == {name: "create" for name in KINDS}, "1. preview: four creates"
         shown = stack.preview("--diff")
         assert_nowhere(lifecycle.values[0], shown.stdout, shown.stderr, where="1. preview")
-        assert writes(lifecycle.info) == [], "1. preview wrote to the workspace"
+        assert platform_writes(lifecycle.info) == [], "1. preview wrote to the workspace"
 
     def test_2_up_makes_the_objects_and_logs_no_value(self, lifecycle: Lifecycle) -> None:
         client, value = lifecycle.client, lifecycle.values[0]
@@ -222,10 +211,7 @@ class PermsSecretsLifecycle:
                                                    else "value_digest"]), f"3. {place}"
 
     def test_4_a_second_up_changes_nothing(self, lifecycle: Lifecycle) -> None:
-        clear_request_log(lifecycle.info)
-        result = lifecycle.stack.up("--expect-no-changes", check=False)
-        assert result.returncode == 0, f"4. a second up changed something:\n{result.stdout}"
-        assert writes(lifecycle.info) == [], "4. the no-op up wrote to the workspace"
+        assert_no_changes(lifecycle.stack, lifecycle.info, "4.")
 
     def test_5_in_place_updates(self, lifecycle: Lifecycle) -> None:
         stack, client = lifecycle.stack, lifecycle.client
@@ -258,7 +244,7 @@ class PermsSecretsLifecycle:
         updated["permissions"][0]["object_id"] = OTHER_CLUSTER
         lifecycle.objects = updated
         configure(stack, updated)
-        found = preview_steps(stack)
+        found = steps(stack)
         assert {n: s["op"] for n, s in found.items()} == {
             "e2e-token": "replace", "e2e-analysts": "replace", "e2e-cluster-access": "replace"
         }, "6. preview: three replacements"
@@ -289,9 +275,7 @@ class PermsSecretsLifecycle:
         assert client.secrets.get_acl(SCOPE, "data-engineers")["permission"] == "WRITE", "7. up"
         assert entries(client, "clusters", OTHER_CLUSTER)["analysts"] == "CAN_RESTART", "7."
         assert entries(client, "warehouses", WAREHOUSE)[lifecycle.info.client_id] == "IS_OWNER"
-        clear_request_log(lifecycle.info)
-        assert stack.up("--expect-no-changes", check=False).returncode == 0, "7. then no-op"
-        assert writes(lifecycle.info) == []
+        assert_no_changes(stack, lifecycle.info, "7. then")
 
     def test_8_objects_deleted_out_of_band_are_made_again(self, lifecycle: Lifecycle) -> None:
         stack, client = lifecycle.stack, lifecycle.client
@@ -358,7 +342,7 @@ def test_import_by_id_shows_no_change(
     set_secret(stack, "workspace:objects.Secret.args.string_value", value)
     clear_request_log(emulator)
     result = stack.up("-v=9", "--logtostderr")
-    assert writes(emulator) == [], "import: nothing written"
+    assert platform_writes(emulator) == [], "import: nothing written"
     assert_nowhere(value, result.stdout, result.stderr, json.dumps(stack.export()),
                    json.dumps(request_log(emulator)), where="import")
     preview = json.loads(stack.preview("--json").stdout)
@@ -450,7 +434,7 @@ def test_job_permissions_deployed_before_are_no_change(
     clear_request_log(emulator)
     stack.preview("--expect-no-changes")
     stack.up("--expect-no-changes")
-    assert writes(emulator) == [], "the same type token, inputs and id: nothing to do"
+    assert platform_writes(emulator) == [], "the same type token, inputs and id: nothing to do"
     stack.refresh()
     [after] = [r for r in stack.export()["deployment"]["resources"]
                if r["type"] == TYPE_PREFIX + "JobPermissions"]

@@ -9,26 +9,25 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-import json
 from typing import Any
 
 import pytest
-import requests
 
 from emulator.platform.models.job_settings import to_public_form
-from emulator.testing import (
-    EmulatorInfo,
-    auth_headers,
-    clear_request_log,
-    initial_applications,
-    request_log,
+from emulator.testing import EmulatorInfo, initial_applications
+from tests.e2e.conftest import (
+    PlatformApi,
+    StackFactory,
+    assert_no_changes,
+    preview_steps,
+    refreshed,
+    write_config,
+    write_objects,
 )
-from tests.e2e.conftest import StackFactory, write_config
 from tools.pulumi_cli import PulumiCli
 
 pytestmark = pytest.mark.engine
 
-TYPE_PREFIX = "pulumi-python:dynamic/workspace:"
 REPO_ID = 3000000000000001  # /Repos/iac/data-pipelines, on main initially
 MODELS_REPO_ID = 3000000000000002  # /Repos/iac/ml-models, on main initially
 OTHER_WORKSPACE = "2345678901234567"
@@ -120,19 +119,8 @@ def declared(wire_form: str, apps: list[dict[str, str]]) -> dict[str, list[dict[
 # --- the emulator, read directly ---------------------------------------------------------
 
 
-class Workspace:
-    """Direct HTTP to the emulator's platform API, as an operator would make it."""
-
-    def __init__(self, info: EmulatorInfo) -> None:
-        self.info = info
-        self.headers = auth_headers(info)
-
-    def call(self, method: str, path: str, **kwargs: Any) -> Any:
-        response = requests.request(
-            method, f"{self.info.base_url}{path}", headers=self.headers, timeout=10, **kwargs
-        )
-        response.raise_for_status()
-        return response.json() if response.content else {}
+class Workspace(PlatformApi):
+    """The objects of the six kinds, read over the platform API."""
 
     def jobs(self) -> list[dict[str, Any]]:
         return self.call("GET", "/api/2.0/jobs/list").get("jobs", [])
@@ -208,38 +196,16 @@ class Workspace:
             "catalogs": self.catalogs(),
         }
 
-    def writes(self) -> list[str]:
-        return [
-            f"{r['method']} {r['path']}"
-            for r in request_log(self.info)
-            if r["service"] == "platform" and r["method"] != "GET"
-        ]
-
 
 # --- the engine's answers ------------------------------------------------------------------
 
 
-def steps(result_stdout: str) -> dict[str, dict[str, Any]]:
-    """Steps of a `--json` preview by resource name, workspace kinds only. A replacement's
-    several steps collapse into one whose op is "replace"."""
-    by_name: dict[str, dict[str, Any]] = {}
-    for step in json.loads(result_stdout).get("steps", []):
-        kind_and_name = step["urn"].split("::")[-2:]
-        if not kind_and_name[0].startswith(TYPE_PREFIX):
-            continue
-        name = kind_and_name[1]
-        op = step["op"]
-        if op in ("create-replacement", "delete-replaced", "replace"):
-            op = "replace"
-        merged = by_name.setdefault(name, {**step, "op": op})
-        reasons = merged.get("replaceReasons") or step.get("replaceReasons")
-        merged["replaceReasons"] = sorted(reasons) if reasons else reasons
-        assert kind_and_name[0] == TYPE_PREFIX + KINDS[name], f"{name} is a {kind_and_name[0]}"
-    return by_name
+def steps(stack: PulumiCli) -> dict[str, dict[str, Any]]:
+    return preview_steps(stack, KINDS)
 
 
 def ops(stack: PulumiCli) -> dict[str, str]:
-    return {name: step["op"] for name, step in steps(stack.preview("--json").stdout).items()}
+    return {name: step["op"] for name, step in steps(stack).items()}
 
 
 def single_task_view(settings: dict[str, Any]) -> dict[str, Any]:
@@ -252,31 +218,6 @@ def single_task_view(settings: dict[str, Any]) -> dict[str, Any]:
     flat = {k: v for k, v in settings.items() if k != "tasks"}
     flat.update({k: v for k, v in task.items() if k != "task_key"})
     return flat
-
-
-def refresh(stack: PulumiCli) -> dict[str, tuple[str, dict[str, Any]]]:
-    """`pulumi refresh` as {resource name: (op, outputs read)} of the workspace kinds; op is
-    "same", "update" (read as changed) or "delete" (read as gone)."""
-    result = stack.refresh("--json")
-    refreshed = {}
-    for line in result.stdout.splitlines():
-        event = json.loads(line).get("resOutputsEvent")
-        if event and event["metadata"]["type"].startswith(TYPE_PREFIX):
-            metadata = event["metadata"]
-            outputs = (metadata.get("new") or {}).get("outputs") or {}
-            refreshed[metadata["urn"].split("::")[-1]] = (metadata["op"], outputs)
-    return refreshed
-
-
-def assert_no_changes(stack: PulumiCli, workspace: Workspace, step: str) -> None:
-    clear_request_log(workspace.info)
-    result = stack.up("--expect-no-changes", check=False)
-    assert result.returncode == 0, f"{step}: a second up changed something:\n{result.stdout}"
-    assert workspace.writes() == [], f"{step}: the no-op up wrote to the workspace"
-
-
-def reconfigure(stack: PulumiCli, objects: dict[str, Any]) -> None:
-    write_config(stack, {f"workspace:{key}": value for key, value in objects.items()})
 
 
 # --- the scenario ----------------------------------------------------------------------------
@@ -297,15 +238,14 @@ class Lifecycle:
 
 @pytest.fixture(scope="class")
 def lifecycle(
-    request: pytest.FixtureRequest, workspace_stack: StackFactory, emulator: EmulatorInfo
+    class_wire_form: str, workspace_stack: StackFactory, emulator: EmulatorInfo
 ) -> Lifecycle:
-    wire_form = request.cls.wire_form
     workspace = Workspace(emulator)
     before = workspace.snapshot()
     apps = initial_applications()
-    objects = declared(wire_form, apps)
-    stack = workspace_stack(wire_form=wire_form, **objects)
-    return Lifecycle(wire_form, workspace, before, apps, stack, objects)
+    objects = declared(class_wire_form, apps)
+    stack = workspace_stack(wire_form=class_wire_form, **objects)
+    return Lifecycle(class_wire_form, workspace, before, apps, stack, objects)
 
 
 @pytest.mark.steps
@@ -348,7 +288,7 @@ class SixKindsLifecycle:
         }, "2. up: catalog binding"
 
     def test_3_a_second_up_changes_nothing(self, lifecycle: Lifecycle) -> None:
-        assert_no_changes(lifecycle.stack, lifecycle.workspace, "3.")
+        assert_no_changes(lifecycle.stack, lifecycle.workspace.info, "3.")
 
     def test_3b_nor_does_the_other_wire_form(self, lifecycle: Lifecycle) -> None:
         # Whichever nesting and spelling the service echoes, refresh reads the same objects
@@ -356,11 +296,11 @@ class SixKindsLifecycle:
         stack, wire_form = lifecycle.stack, lifecycle.wire_form
         other_form = "public" if wire_form == "seed" else "seed"
         write_config(stack, {"workspace:wireForm": other_form})
-        refreshed = refresh(stack)
-        assert {name: op for name, (op, _) in refreshed.items()} == {
+        read = refreshed(stack)
+        assert {name: op for name, (op, _) in read.items()} == {
             name: "same" for name in KINDS
         }, f"3b. refresh in the {other_form} form reads every object unchanged"
-        assert_no_changes(stack, lifecycle.workspace, "3b.")
+        assert_no_changes(stack, lifecycle.workspace.info, "3b.")
         write_config(stack, {"workspace:wireForm": wire_form})
 
     def test_4a_a_job_update_changes_nothing_else(self, lifecycle: Lifecycle) -> None:
@@ -376,7 +316,7 @@ class SixKindsLifecycle:
             "max_retries"
         ] = 3
         lifecycle.objects = updated
-        reconfigure(lifecycle.stack, {"jobs": updated["jobs"]})
+        write_objects(lifecycle.stack, {"jobs": updated["jobs"]})
         assert ops(lifecycle.stack) == {JOB_NAME: "update"}, (
             "4. preview: a job update changes nothing else"
         )
@@ -388,8 +328,8 @@ class SixKindsLifecycle:
         updated["catalogBindings"][0]["bindings"].append(
             {"workspace_id": THIRD_WORKSPACE, "binding_type": "BINDING_TYPE_READ_ONLY"}
         )
-        reconfigure(stack, updated)
-        preview = steps(stack.preview("--json").stdout)
+        write_objects(stack, updated)
+        preview = steps(stack)
         expected_changes = {
             "reporting": "entitlements",
             JOB_NAME: "new_cluster" if lifecycle.wire_form == "seed" else "max_retries",
@@ -420,7 +360,7 @@ class SixKindsLifecycle:
             OTHER_WORKSPACE: "BINDING_TYPE_READ_WRITE",
             THIRD_WORKSPACE: "BINDING_TYPE_READ_ONLY",
         }, "4. up: binding added"
-        assert_no_changes(lifecycle.stack, workspace, "4.")
+        assert_no_changes(lifecycle.stack, workspace.info, "4.")
 
     def test_5a_preview_replacements(self, lifecycle: Lifecycle) -> None:
         # Replacing fields: a principal's application id, a scope's backend, a catalog's
@@ -436,8 +376,8 @@ class SixKindsLifecycle:
             "branch": "experiment",
         }
         lifecycle.objects = replaced
-        reconfigure(lifecycle.stack, replaced)
-        preview = steps(lifecycle.stack.preview("--json").stdout)
+        write_objects(lifecycle.stack, replaced)
+        preview = steps(lifecycle.stack)
         assert {n: (s["op"], s.get("replaceReasons")) for n, s in preview.items()} == {
             "reporting": ("replace", ["application_id"]),
             "e2e-scope": ("replace", ["keyvault"]),
@@ -464,7 +404,7 @@ class SixKindsLifecycle:
         branches = workspace.branches()
         assert branches[REPO_ID] == "main", "5. up: the first repo's branch restored"
         assert branches[MODELS_REPO_ID] == "experiment", "5. up: the other repo's branch set"
-        assert_no_changes(lifecycle.stack, workspace, "5.")
+        assert_no_changes(lifecycle.stack, workspace.info, "5.")
 
     def test_6a_refresh_reads_out_of_band_changes(self, lifecycle: Lifecycle) -> None:
         workspace, stack = lifecycle.workspace, lifecycle.stack
@@ -499,8 +439,8 @@ class SixKindsLifecycle:
                 "Operations": [{"op": "replace", "path": "displayName", "value": "renamed"}],
             },
         )
-        refreshed = refresh(stack)
-        assert {name: op for name, (op, _) in refreshed.items()} == {
+        read = refreshed(stack)
+        assert {name: op for name, (op, _) in read.items()} == {
             "reporting": "update",
             "e2e-scope": "same",
             JOB_NAME: "update",
@@ -508,19 +448,19 @@ class SixKindsLifecycle:
             "pipelines": "update",
             "finance": "update",
         }, "6. refresh: the five drifted objects are read as changed, the scope not"
-        assert refreshed["reporting"][1]["display_name"] == "renamed", "6. refresh: principal"
-        assert single_task_view(refreshed[JOB_NAME][1])["timeout_seconds"] == 60, (
+        assert read["reporting"][1]["display_name"] == "renamed", "6. refresh: principal"
+        assert single_task_view(read[JOB_NAME][1])["timeout_seconds"] == 60, (
             "6. refresh: job timeout"
         )
-        assert {"group_name": "analysts", "permission_level": "CAN_VIEW"} in refreshed[
+        assert {"group_name": "analysts", "permission_level": "CAN_VIEW"} in read[
             "e2e-etl-access"
         ][1]["access_controls"], "6. refresh: permission entry"
-        assert refreshed["pipelines"][1]["branch"] == "main", "6. refresh: branch"
-        assert refreshed["finance"][1]["isolation_mode"] == "OPEN", "6. refresh: isolation"
-        assert [b["workspace_id"] for b in refreshed["finance"][1]["bindings"]] == [
+        assert read["pipelines"][1]["branch"] == "main", "6. refresh: branch"
+        assert read["finance"][1]["isolation_mode"] == "OPEN", "6. refresh: isolation"
+        assert [b["workspace_id"] for b in read["finance"][1]["bindings"]] == [
             THIRD_WORKSPACE
         ], "6. refresh: binding removed"
-        assert {n: s["op"] for n, s in steps(stack.preview("--json").stdout).items()} == {
+        assert {n: s["op"] for n, s in steps(stack).items()} == {
             "reporting": "update",
             JOB_NAME: "update",
             "e2e-etl-access": "update",
@@ -545,7 +485,7 @@ class SixKindsLifecycle:
         assert (
             workspace.principals()[lifecycle.apps[1]["client_id"]]["display_name"] == "reporting"
         ), "6. up"
-        assert_no_changes(lifecycle.stack, workspace, "6.")
+        assert_no_changes(lifecycle.stack, workspace.info, "6.")
 
     def test_7a_refresh_drops_objects_deleted_out_of_band(self, lifecycle: Lifecycle) -> None:
         workspace, stack = lifecycle.workspace, lifecycle.stack
@@ -553,9 +493,9 @@ class SixKindsLifecycle:
         workspace.call("POST", "/api/2.0/secrets/scopes/delete", json={"scope": "e2e-scope"})
         principal_id = workspace.principal_id(lifecycle.apps[1]["client_id"])
         workspace.call("DELETE", f"/api/2.0/preview/scim/v2/ServicePrincipals/{principal_id}")
-        dropped = {name for name, (op, _) in refresh(stack).items() if op == "delete"}
+        dropped = {name for name, (op, _) in refreshed(stack).items() if op == "delete"}
         assert dropped == {"reporting", JOB_NAME, "e2e-etl-access", "e2e-scope"}, "7. refresh"
-        assert {n: s["op"] for n, s in steps(stack.preview("--json").stdout).items()} == {
+        assert {n: s["op"] for n, s in steps(stack).items()} == {
             "reporting": "create",
             JOB_NAME: "create",
             "e2e-etl-access": "create",
@@ -571,7 +511,7 @@ class SixKindsLifecycle:
         assert lifecycle.apps[1]["client_id"] in workspace.principals(), (
             "7. up: principal added again"
         )
-        assert_no_changes(lifecycle.stack, workspace, "7.")
+        assert_no_changes(lifecycle.stack, workspace.info, "7.")
 
     def test_8_destroy_leaves_the_workspace_as_before(self, lifecycle: Lifecycle) -> None:
         lifecycle.stack.destroy()

@@ -1,8 +1,11 @@
 """Shared fixtures of the provider tests: one emulator per session, the bootstrap
-principal's connection props in both wire forms, and the create a diff test starts from."""
+principal's connection props in both wire forms, the create a diff test starts from, and a
+fresh secret scope."""
 
 from __future__ import annotations
 
+import uuid
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -43,3 +46,23 @@ def created(
     """(id, outputs) of the module's `props` created through its `provider`."""
     result = provider.create(props)
     return result.id, result.outs
+
+
+@pytest.fixture
+def created_then_deleted(
+    provider: WorkspaceProvider, props: dict[str, Any]
+) -> Iterator[tuple[str, dict[str, Any]]]:
+    """(id, outputs) of the module's `props` created through its `provider`, deleted after
+    the test."""
+    result = provider.create(props)
+    assert result.outs is not None
+    yield result.id, result.outs
+    provider.delete(result.id, result.outs)
+
+
+@pytest.fixture
+def scope(client: WorkspaceClient) -> str:
+    """The name of a secret scope made for the test."""
+    name = f"s-{uuid.uuid4().hex[:10]}"
+    client.secret_scopes.create(name)
+    return name

@@ -15,6 +15,25 @@ def failures(provider: WorkspaceProvider, props: dict[str, Any]) -> dict[str, st
     return {f.property: f.reason for f in provider.check({}, props).failures}
 
 
+def with_change(props: dict[str, Any], change: dict[str, Any]) -> dict[str, Any]:
+    """`props` with `change` applied; a None in `change` leaves that field out."""
+    return {key: value for key, value in {**props, **change}.items() if value is not None}
+
+
+def assert_check_names(
+    provider: WorkspaceProvider,
+    props: dict[str, Any],
+    change: dict[str, Any],
+    field: str,
+    reason: str,
+) -> None:
+    """The provider's check of `props` with `change` (see `with_change`) fails at `field`,
+    for a reason that says `reason`."""
+    found = failures(provider, with_change(props, change))
+    assert field in found, found
+    assert reason in found[field]
+
+
 def client_of(connection: dict[str, Any]) -> WorkspaceClient:
     """The client of a provider's connection props."""
     return client_for(Connection.from_props(connection))

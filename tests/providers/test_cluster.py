@@ -12,7 +12,7 @@ from providers.client import WorkspaceClient
 from providers.cluster import ClusterProvider
 from providers.job_settings import DEPLOYMENT_TAG_KEY
 from providers.lifecycle import CONNECTION_KEY, UNKNOWN
-from tests.providers.support import failures
+from tests.providers.support import assert_check_names, failures
 
 SPARK = "15.4.x-scala2.12"
 PYPI = {"pypi": {"package": "requests==2.32.3"}}
@@ -40,13 +40,6 @@ def props(connection: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-@pytest.fixture
-def created(provider, props):
-    result = provider.create(props)
-    yield result.id, result.outs
-    provider.delete(result.id, result.outs)
-
-
 @pytest.mark.parametrize(
     ("change", "field", "reason"),
     [
@@ -65,10 +58,7 @@ def created(provider, props):
     ],
 )
 def test_check_names_the_bad_field(provider, props, change, field, reason) -> None:
-    inputs = {k: v for k, v in {**props, **change}.items() if v is not None}
-    found = failures(provider, inputs)
-    assert field in found, found
-    assert reason in found[field]
+    assert_check_names(provider, props, change, field, reason)
 
 
 def test_check_accepts_valid_input_and_unknowns(provider, props) -> None:
@@ -108,8 +98,8 @@ def test_create_declared_terminated_and_pinned(provider, props, client) -> None:
         provider.delete(created.id, created.outs)
 
 
-def test_update_edits_resizes_and_converges(provider, props, created, client) -> None:
-    id_, outs = created
+def test_update_edits_resizes_and_converges(provider, props, created_then_deleted, client) -> None:
+    id_, outs = created_then_deleted
     before = client.clusters.get(id_)
     resized = {**props, "num_workers": 3}
     diff = provider.diff(id_, outs, resized)
@@ -142,8 +132,10 @@ def test_update_edits_resizes_and_converges(provider, props, created, client) ->
     assert (after["state"], after["spark_version"]) == ("TERMINATED", "14.3.x-scala2.12")
 
 
-def test_refresh_shows_drift_and_update_restores(provider, props, created, client) -> None:
-    id_, outs = created
+def test_refresh_shows_drift_and_update_restores(
+    provider, props, created_then_deleted, client
+) -> None:
+    id_, outs = created_then_deleted
     props = {**props, "state": "RUNNING"}
     outs = provider.update(id_, outs, props).outs
     client.clusters.stop(id_)
@@ -157,8 +149,10 @@ def test_refresh_shows_drift_and_update_restores(provider, props, created, clien
     assert [s["library"] for s in client.clusters.library_statuses(id_)] == [PYPI]
 
 
-def test_an_edit_keeps_settings_the_stack_never_declared(provider, props, created, client):
-    id_, outs = created
+def test_an_edit_keeps_settings_the_stack_never_declared(
+    provider, props, created_then_deleted, client
+):
+    id_, outs = created_then_deleted
     cluster = client.clusters.get(id_)
     spec = {k: cluster[k] for k in ("cluster_name", "spark_version", "node_type_id",
                                     "num_workers", "custom_tags")}
@@ -168,8 +162,8 @@ def test_an_edit_keeps_settings_the_stack_never_declared(provider, props, create
     assert after["spark_env_vars"] == {"MODE": "x"} and after["node_type_id"] == "Standard_DS5_v2"
 
 
-def test_import_records_what_the_service_shows(provider, props, created) -> None:
-    id_, outs = created
+def test_import_records_what_the_service_shows(provider, props, created_then_deleted) -> None:
+    id_, outs = created_then_deleted
     imported = provider.read(id_, {CONNECTION_KEY: props[CONNECTION_KEY]})
     assert imported.outs["spark_version"] == SPARK
     assert imported.outs["libraries"] == [PYPI] and imported.outs["state"] == "RUNNING"
@@ -203,8 +197,8 @@ def test_an_unknown_node_type_fails_the_create_with_the_service_message(provider
         provider.create({**props, "node_type_id": "Huge_VM"})
 
 
-def test_summary_field_changes_in_normal_form(provider, props, created) -> None:
-    _, outs = created
+def test_summary_field_changes_in_normal_form(provider, props, created_then_deleted) -> None:
+    _, outs = created_then_deleted
     assert ClusterProvider.field_changes(outs, {**props, "num_workers": 1}) == []
     assert ClusterProvider.field_changes(outs, {**props, "num_workers": 3}) == [
         ("num_workers", 1, 3)

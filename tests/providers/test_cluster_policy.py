@@ -12,7 +12,7 @@ import pytest
 from providers.client import AlreadyExists, WorkspaceClient
 from providers.cluster_policy import ClusterPolicyProvider
 from providers.lifecycle import CONNECTION_KEY, UNKNOWN
-from tests.providers.support import failures
+from tests.providers.support import assert_check_names, failures
 
 DEFINITION = {
     "spark_version": {"type": "fixed", "value": "15.4.x-scala2.12"},
@@ -36,13 +36,6 @@ def props(connection: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-@pytest.fixture
-def created(provider, props):
-    result = provider.create(props)
-    yield result.id, result.outs
-    provider.delete(result.id, result.outs)
-
-
 @pytest.mark.parametrize(
     ("change", "field", "reason"),
     [
@@ -60,10 +53,7 @@ def created(provider, props):
     ],
 )
 def test_check_names_the_bad_field(provider, props, change, field, reason) -> None:
-    inputs = {k: v for k, v in {**props, **change}.items() if v is not None}
-    found = failures(provider, inputs)
-    assert field in found, found
-    assert reason in found[field]
+    assert_check_names(provider, props, change, field, reason)
 
 
 def test_check_accepts_valid_input_and_unknowns(provider, props) -> None:
@@ -84,8 +74,8 @@ def test_create_read_delete(provider, props, client: WorkspaceClient) -> None:
     provider.delete(created.id, created.outs)  # already gone: still deleted
 
 
-def test_a_reformatted_definition_is_no_change(provider, props, created) -> None:
-    id_, outs = created
+def test_a_reformatted_definition_is_no_change(provider, props, created_then_deleted) -> None:
+    id_, outs = created_then_deleted
     compact = json.dumps(dict(reversed(list(DEFINITION.items()))), separators=(",", ":"))
     assert not provider.diff(id_, outs, {**props, "definition": compact}).changes
     assert not provider.diff(id_, outs, {**props, "definition": DEFINITION}).changes
@@ -94,8 +84,10 @@ def test_a_reformatted_definition_is_no_change(provider, props, created) -> None
     assert diff.changed_keys == ["definition"] and not diff.replaces
 
 
-def test_update_in_place_keeps_fields_never_declared(provider, props, created, client) -> None:
-    id_, outs = created
+def test_update_in_place_keeps_fields_never_declared(
+    provider, props, created_then_deleted, client
+) -> None:
+    id_, outs = created_then_deleted
     policy = client.cluster_policies.get(id_)
     client.cluster_policies.edit(id_, {**{k: policy[k] for k in (
         "name", "definition", "max_clusters_per_user", "description")},
@@ -129,8 +121,8 @@ def test_family_policy_with_overrides(provider, props, client) -> None:
         provider.delete(created.id, created.outs)
 
 
-def test_drift_is_read_and_restored(provider, props, created, client) -> None:
-    id_, outs = created
+def test_drift_is_read_and_restored(provider, props, created_then_deleted, client) -> None:
+    id_, outs = created_then_deleted
     client.cluster_policies.edit(id_, {"name": props["name"], "definition": "{}"})
     read = provider.read(id_, outs)
     assert read.outs["definition"] == {}
@@ -140,8 +132,8 @@ def test_drift_is_read_and_restored(provider, props, created, client) -> None:
     assert json.loads(client.cluster_policies.get(id_)["definition"]) == DEFINITION
 
 
-def test_import_then_no_diff(provider, props, created) -> None:
-    id_, _ = created
+def test_import_then_no_diff(provider, props, created_then_deleted) -> None:
+    id_, _ = created_then_deleted
     imported = provider.read(id_, {CONNECTION_KEY: props[CONNECTION_KEY]})
     assert imported.outs["name"] == props["name"]
     assert not provider.diff(id_, imported.outs, props, old_inputs={}).changes
@@ -165,8 +157,8 @@ def test_create_adopts_the_same_policy_and_refuses_another(provider, props, clie
                 client.cluster_policies.delete(policy["policy_id"])
 
 
-def test_summary_field_changes_compare_json(provider, props, created) -> None:
-    _, outs = created
+def test_summary_field_changes_compare_json(provider, props, created_then_deleted) -> None:
+    _, outs = created_then_deleted
     compact = json.dumps(DEFINITION, separators=(",", ":"))
     assert ClusterPolicyProvider.field_changes(outs, {**props, "definition": compact}) == []
     changed = ClusterPolicyProvider.field_changes(outs, {**props, "max_clusters_per_user": 4})

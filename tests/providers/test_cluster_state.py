@@ -14,7 +14,11 @@ from providers.client import WorkspaceClient
 from providers.cluster_state import ClusterStateError, ClusterStateProvider, converge
 from providers.lifecycle import CONNECTION_KEY, UNKNOWN
 from tests.conftest import emulator_fixture
-from tests.providers.support import failures, waits_move_the_emulator_clock
+from tests.providers.support import (
+    assert_check_names,
+    failures,
+    waits_move_the_emulator_clock,
+)
 
 CLUSTER = "0101-120000-adhoc003"  # TERMINATED in the initial data, used by no other provider test
 START = "/api/2.0/clusters/start"
@@ -60,8 +64,7 @@ def writes(emulator: EmulatorInfo) -> list[tuple[str, str]]:
     ],
 )
 def test_check_names_the_bad_field(provider, connection, change, field, reason) -> None:
-    found = failures(provider, {**props(connection, "RUNNING"), **change})
-    assert reason in found[field]
+    assert_check_names(provider, props(connection, "RUNNING"), change, field, reason)
 
 
 def test_check_accepts_unknowns_and_requires_a_connection(provider, connection) -> None:

@@ -12,7 +12,7 @@ from providers.client.groups import GROUPS_PATH
 from providers.group import GroupProvider
 from providers.lifecycle import CONNECTION_KEY, UNKNOWN
 from tests.providers.ambiguous import lose_the_answer_to
-from tests.providers.support import failures
+from tests.providers.support import assert_check_names, failures
 
 ALICE = "200000000000001"
 
@@ -48,9 +48,7 @@ def named(client: WorkspaceClient, name: str) -> list[dict]:
     ],
 )
 def test_check_names_the_bad_field(provider, props, change, field, reason) -> None:
-    found = failures(provider, {**props, **change})
-    assert field in found, found
-    assert reason in found[field]
+    assert_check_names(provider, props, change, field, reason)
 
 
 def test_check_accepts_valid_input_and_unknowns(provider, props) -> None:

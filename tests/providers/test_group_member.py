@@ -11,7 +11,7 @@ import pytest
 from providers.client import WorkspaceClient
 from providers.group_member import GroupMemberProvider, parse_membership_id
 from providers.lifecycle import CONNECTION_KEY, UNKNOWN
-from tests.providers.support import failures
+from tests.providers.support import assert_check_names, failures
 
 ALICE = "200000000000001"
 BOB = "200000000000002"
@@ -51,9 +51,7 @@ def members(client: WorkspaceClient, group_id: str) -> set[str]:
     ],
 )
 def test_check_names_the_bad_field(provider, props, change, field, reason) -> None:
-    found = failures(provider, {**props, **change})
-    assert field in found, found
-    assert reason in found[field]
+    assert_check_names(provider, props, change, field, reason)
 
 
 def test_check_refuses_a_group_in_itself_and_a_missing_member(provider, props) -> None:

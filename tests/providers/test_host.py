@@ -13,7 +13,6 @@ from google.protobuf import struct_pb2
 from pulumi.dynamic.dynamic import serialize_provider
 from pulumi.runtime import proto, rpc
 
-from providers.client import WorkspaceClient
 from providers.host import WorkspaceProviderHost, kind_of
 from providers.job import JobProvider
 from providers.lifecycle import CONNECTION_KEY, PROVIDER_KEY
@@ -58,13 +57,6 @@ def configured(connection: dict[str, Any]) -> WorkspaceProviderHost:
 
 def props_of(message: struct_pb2.Struct) -> dict[str, Any]:
     return rpc.deserialize_properties(message)
-
-
-@pytest.fixture
-def scope(client: WorkspaceClient) -> str:
-    name = f"host-{uuid.uuid4().hex[:10]}"
-    client.secret_scopes.create(name)
-    return name
 
 
 def test_configure_keeps_the_connection_without_secret_markers(connection):

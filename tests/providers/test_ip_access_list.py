@@ -17,7 +17,7 @@ from providers.lifecycle import CONNECTION_KEY, UNKNOWN
 from tests.conftest import emulator_connection
 from tests.emulator.support import Api
 from tests.providers.ambiguous import lose_the_answer_to
-from tests.providers.support import failures
+from tests.providers.support import assert_check_names, failures
 
 
 @pytest.fixture
@@ -58,9 +58,7 @@ def labelled(client: WorkspaceClient, label: str) -> list[dict]:
     ],
 )
 def test_check_names_the_bad_field(provider, props, change, field, reason) -> None:
-    found = failures(provider, {**props, **change})
-    assert field in found, found
-    assert reason in found[field]
+    assert_check_names(provider, props, change, field, reason)
 
 
 def test_check_accepts_valid_input_and_unknowns(provider, props) -> None:

@@ -12,7 +12,7 @@ from providers.client.repos import REPOS_PATH
 from providers.lifecycle import CONNECTION_KEY, UNKNOWN
 from providers.repo import RepoProvider
 from tests.providers.ambiguous import lose_the_answer_to
-from tests.providers.support import failures
+from tests.providers.support import assert_check_names, failures
 
 URL = "https://github.com/example-org/data-pipelines.git"
 OTHER_URL = "https://github.com/example-org/ml-models.git"
@@ -58,9 +58,7 @@ def at_path(client: WorkspaceClient, path: str) -> list[dict]:
     ],
 )
 def test_check_names_the_bad_field(provider, props, change, field, reason) -> None:
-    found = failures(provider, {**props, **change})
-    assert field in found, found
-    assert reason in found[field]
+    assert_check_names(provider, props, change, field, reason)
 
 
 def test_check_accepts_valid_input_and_unknowns(provider, props) -> None:

@@ -17,7 +17,7 @@ from providers.client import NotFound, WorkspaceClient
 from providers.lifecycle import CONNECTION_KEY, UNKNOWN
 from providers.secret import Secret, SecretArgs, SecretProvider, digest, same_value
 from tests.providers.resource_mocks import RecordingMocks
-from tests.providers.support import failures
+from tests.providers.support import failures, with_change
 
 VALUE = "tok-" + uuid.uuid4().hex
 
@@ -25,13 +25,6 @@ VALUE = "tok-" + uuid.uuid4().hex
 @pytest.fixture
 def provider() -> SecretProvider:
     return SecretProvider()
-
-
-@pytest.fixture
-def scope(client: WorkspaceClient) -> str:
-    name = f"s-{uuid.uuid4().hex[:10]}"
-    client.secret_scopes.create(name)
-    return name
 
 
 @pytest.fixture
@@ -59,9 +52,7 @@ BAD = [
 
 @pytest.mark.parametrize(("change", "field"), BAD)
 def test_check_names_the_field_without_a_call_or_the_value(provider, props, change, field):
-    news = {**props, **change}
-    if news.get("string_value") is None:
-        news.pop("string_value", None)
+    news = with_change(props, change)
     with responses.RequestsMock():  # any call to the workspace would fail the test
         found = failures(provider, news)
     assert list(found) == [field]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import uuid
 from typing import Any
 
 import pytest
@@ -11,19 +10,12 @@ import responses
 from providers.client import InvalidParameter, WorkspaceClient
 from providers.lifecycle import CONNECTION_KEY, UNKNOWN
 from providers.secret_acl import SecretAclProvider
-from tests.providers.support import failures
+from tests.providers.support import failures, with_change
 
 
 @pytest.fixture
 def provider() -> SecretAclProvider:
     return SecretAclProvider()
-
-
-@pytest.fixture
-def scope(client: WorkspaceClient) -> str:
-    name = f"s-{uuid.uuid4().hex[:10]}"
-    client.secret_scopes.create(name)
-    return name
 
 
 @pytest.fixture
@@ -50,7 +42,7 @@ def acls(client: WorkspaceClient, scope: str) -> dict[str, str]:
     ],
 )
 def test_check_names_the_bad_field_without_a_call(provider, props, change, field):
-    news = {k: v for k, v in {**props, **change}.items() if v is not None}
+    news = with_change(props, change)
     with responses.RequestsMock():
         assert list(failures(provider, news)) == [field]
 

@@ -11,7 +11,7 @@ from providers.client import AlreadyExists, WorkspaceClient
 from providers.client.secret_scopes import KeyVault
 from providers.lifecycle import CONNECTION_KEY, UNKNOWN
 from providers.secret_scope import SecretScopeProvider
-from tests.providers.support import failures
+from tests.providers.support import assert_check_names, failures
 
 VAULT = {
     "resource_id": "/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/dp"
@@ -58,9 +58,7 @@ def listed(client: WorkspaceClient) -> dict[str, dict]:
     ],
 )
 def test_check_names_the_bad_field(provider, props, change, field, reason) -> None:
-    found = failures(provider, {**props, **change})
-    assert field in found
-    assert reason in found[field]
+    assert_check_names(provider, props, change, field, reason)
 
 
 def test_check_accepts_valid_input_and_unknowns(provider, props) -> None:

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
+from responses import matchers
 from urllib3.connectionpool import HTTPConnectionPool
 from urllib3.response import HTTPResponse
 
@@ -46,6 +47,11 @@ def connection(**overrides: Any) -> Connection:
     }
     values.update(overrides)
     return Connection(**values)
+
+
+def body_is(body: dict) -> list:
+    """A `responses` match on a JSON body of exactly `body`."""
+    return [matchers.json_params_matcher(body, strict_match=True)]
 
 
 def token_body(

@@ -1,5 +1,6 @@
 """Fixtures of the unit tests of the clients: the service mocked with `responses`, retries
-that do not wait, fresh HTTP sessions. (Clean client caches: `fresh_client_caches`.)"""
+that do not wait, fresh HTTP sessions; a client of each wire form with its service mocked.
+(Clean client caches: `fresh_client_caches`.)"""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ import pytest
 import responses
 
 from providers.client import http, retry
-from tests.unit.client_support import TOKEN_URL, token_body
+from providers.client.workspace import WorkspaceClient, client_for
+from tests.unit.client_support import TOKEN_URL, connection, token_body
 
 
 @pytest.fixture
@@ -31,3 +33,24 @@ def no_retry_sleep(monkeypatch: pytest.MonkeyPatch) -> None:
 def fresh_http_sessions(monkeypatch: pytest.MonkeyPatch) -> None:
     """Sessions are cached per policy; a test that patches urllib3 starts from new ones."""
     monkeypatch.setattr(http, "_sessions", {})
+
+
+@pytest.fixture(params=["seed", "public"])
+def wire_form(request: pytest.FixtureRequest) -> str:
+    """Each wire form in turn."""
+    return str(request.param)
+
+
+@pytest.fixture
+def service(wire_form: str) -> Iterator[responses.RequestsMock]:
+    """The service mocked; the token endpoint answers with the wire form's method. Every
+    other call must be added by the test, and every call added must be made."""
+    with responses.RequestsMock() as mocked:
+        mocked.add("GET" if wire_form == "seed" else "POST", TOKEN_URL, json=token_body())
+        yield mocked
+
+
+@pytest.fixture
+def client(wire_form: str) -> WorkspaceClient:
+    """A client of the wire form, on the mocked service's connection."""
+    return client_for(connection(wire_form=wire_form))

@@ -4,7 +4,6 @@ body in each wire form, what it answers, and whether it is repeated after a lost
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -13,8 +12,7 @@ from responses import matchers
 
 from providers.client.errors import TemporarilyUnavailable
 from providers.client.secret_scopes import KeyVault
-from providers.client.workspace import WorkspaceClient, client_for
-from tests.unit.client_support import BASE_URL, TOKEN_URL, connection, token_body
+from tests.unit.client_support import BASE_URL, body_is
 
 SCIM = f"{BASE_URL}/api/2.0/preview/scim/v2/ServicePrincipals"
 SCOPES = f"{BASE_URL}/api/2.0/secrets/scopes"
@@ -26,28 +24,6 @@ VAULT = KeyVault(
 )
 
 pytestmark = pytest.mark.usefixtures("fresh_client_caches", "no_retry_sleep")
-
-
-@pytest.fixture(params=["seed", "public"])
-def wire_form(request: pytest.FixtureRequest) -> str:
-    return str(request.param)
-
-
-@pytest.fixture
-def service(wire_form: str) -> Iterator[responses.RequestsMock]:
-    """The service mocked; the token endpoint answers with the wire form's method."""
-    with responses.RequestsMock() as mocked:
-        mocked.add("GET" if wire_form == "seed" else "POST", TOKEN_URL, json=token_body())
-        yield mocked
-
-
-@pytest.fixture
-def client(wire_form: str) -> WorkspaceClient:
-    return client_for(connection(wire_form=wire_form))
-
-
-def body_is(body: dict) -> list:
-    return [matchers.json_params_matcher(body, strict_match=True)]
 
 
 def calls_to(mocked: responses.RequestsMock, url: str) -> int:

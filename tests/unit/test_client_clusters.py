@@ -3,15 +3,11 @@ body in each wire form, and what it answers (the service mocked)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
-import responses
 from responses import matchers
 
 from providers.client.errors import TemporarilyUnavailable
-from providers.client.workspace import WorkspaceClient, client_for
-from tests.unit.client_support import BASE_URL, TOKEN_URL, connection, token_body
+from tests.unit.client_support import BASE_URL, body_is
 
 CLUSTERS = f"{BASE_URL}/api/2.0/clusters"
 LIBRARIES = f"{BASE_URL}/api/2.0/libraries"
@@ -19,27 +15,6 @@ POLICIES = f"{BASE_URL}/api/2.0/policies/clusters"
 PYPI = {"pypi": {"package": "requests==2.32.3"}}
 
 pytestmark = pytest.mark.usefixtures("fresh_client_caches", "no_retry_sleep")
-
-
-@pytest.fixture(params=["seed", "public"])
-def wire_form(request: pytest.FixtureRequest) -> str:
-    return str(request.param)
-
-
-@pytest.fixture
-def service(wire_form: str) -> Iterator[responses.RequestsMock]:
-    with responses.RequestsMock() as mocked:
-        mocked.add("GET" if wire_form == "seed" else "POST", TOKEN_URL, json=token_body())
-        yield mocked
-
-
-@pytest.fixture
-def client(wire_form: str) -> WorkspaceClient:
-    return client_for(connection(wire_form=wire_form))
-
-
-def body_is(body: dict) -> list:
-    return [matchers.json_params_matcher(body, strict_match=True)]
 
 
 def test_create_edit_resize_answer_and_send_the_spec(service, client) -> None:

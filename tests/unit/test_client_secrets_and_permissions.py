@@ -12,7 +12,7 @@ from responses import matchers
 
 from providers.client.errors import InvalidParameter
 from providers.client.workspace import WorkspaceClient, client_for
-from tests.unit.client_support import BASE_URL, TOKEN_URL, connection, token_body
+from tests.unit.client_support import BASE_URL, TOKEN_URL, body_is, connection, token_body
 
 SECRETS = f"{BASE_URL}/api/2.0/secrets"
 PERMISSIONS = f"{BASE_URL}/api/2.0/permissions"
@@ -32,10 +32,6 @@ def service() -> Iterator[responses.RequestsMock]:
 @pytest.fixture
 def client() -> WorkspaceClient:
     return client_for(connection(wire_form="seed"))
-
-
-def body_is(body: dict) -> list:
-    return [matchers.json_params_matcher(body, strict_match=True)]
 
 
 def test_put_sends_the_value_in_the_body_only_and_repeats_after_a_lost_answer(service, client):

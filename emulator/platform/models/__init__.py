@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from emulator.errors import NotFound
 from emulator.identity import IdentityProvider
 from emulator.platform.models.catalogs import Catalogs
 from emulator.platform.models.cluster_policies import ClusterPolicies
@@ -47,7 +46,7 @@ class Workspace:
         object_permissions = ObjectPermissions(db, directory)
         object_permissions.serve("clusters", clusters.exists)
         object_permissions.serve("cluster-policies", cluster_policies.exists)
-        object_permissions.serve("repos", lambda repo_id: _repo_exists(repos, repo_id))
+        object_permissions.serve("repos", repos.exists)
         return cls(
             workspace_id=workspace_id,
             base_url=base_url,
@@ -63,16 +62,6 @@ class Workspace:
             secrets=Secrets(db, directory),
             object_permissions=object_permissions,
         )
-
-
-def _repo_exists(repos: Repos, repo_id: str) -> bool:
-    if not repo_id.isdigit():
-        return False
-    try:
-        repos.get(int(repo_id))
-    except NotFound:
-        return False
-    return True
 
 
 __all__ = ["Caller", "Workspace"]

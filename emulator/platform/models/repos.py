@@ -84,6 +84,14 @@ class Repos:
         with self._db.read() as conn:
             return _view(self._load(conn, repo_id))
 
+    def exists(self, repo_id: str) -> bool:
+        """Whether there is a repo of `repo_id`, the id as a path names it."""
+        if not repo_id.isdigit():
+            return False
+        with self._db.read() as conn:
+            return conn.execute("SELECT 1 FROM repos WHERE id = ?",
+                                (int(repo_id),)).fetchone() is not None
+
     def paths(self) -> dict[str, int]:
         """Each repo's workspace path and its id."""
         with self._db.read() as conn:

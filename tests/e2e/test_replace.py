@@ -12,12 +12,10 @@ import pytest
 
 from emulator.testing import EmulatorInfo, request_log
 from tests.conftest import emulator_client
-from tests.e2e.conftest import LOCAL_OBJECTS, StackFactory
+from tests.e2e.conftest import LOCAL_OBJECTS, TYPE_PREFIX, StackFactory
 from tools.pulumi_cli import PulumiCli
 
 pytestmark = pytest.mark.engine
-
-TYPE_PREFIX = "pulumi-python:dynamic/workspace:"
 
 
 def resource(stack: PulumiCli, kind: str) -> dict[str, Any]:

@@ -86,6 +86,7 @@ def serve_baseline(port: int) -> None:
         access_log=False,
         http="h11",
         ws="none",
+        proxy_headers=False,  # the emulator's runner (emulator/runner.py) sets no proxy either
         log_level="warning",
     )
     uvicorn.Server(config).run()

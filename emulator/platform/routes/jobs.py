@@ -20,7 +20,7 @@ router = APIRouter(tags=["jobs"])
 
 
 # The routes take the workspace and the API version from the request itself rather than as
-# dependencies: FastAPI spends some 20 microseconds solving each dependency of a request.
+# dependencies: FastAPI spends tens of microseconds solving each dependency of a request.
 
 
 def _jobs(request: Request) -> Jobs:

@@ -86,6 +86,7 @@ def serve_baseline(port: int) -> None:
         access_log=False,
         http="h11",
         ws="none",
+        proxy_headers=False,  # the emulator's runner (emulator/runner.py) sets no proxy either
         log_level="warning",
     )
     uvicorn.Server(config).run()
@@ -170,7 +171,7 @@ def percentile(values: list[float], share: float) -> float:
     return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
 
 
-def summary(samples: list[Sample]) -> dict[str, float]:
+def summary(samples: list[Sample]) -> dict[str, Any]:
     latencies = [v for s in samples for v in s.latencies]
     elapsed = sum(s.elapsed for s in samples)
     return {
@@ -181,6 +182,7 @@ def summary(samples: list[Sample]) -> dict[str, float]:
         "p99_ms": percentile(latencies, 0.99) * 1000,
         "mean_ms": statistics.fmean(latencies) * 1000,
         "server_cpu_ms": sum(s.server_cpu for s in samples) / len(latencies) * 1000,
+        "rps_by_round": [len(s.latencies) / s.elapsed for s in samples],
     }
 
 
@@ -231,6 +233,12 @@ def print_table(storage: str, results: dict[str, dict]) -> None:
               f"   p50 {emulator['p50_ms'] / baseline['p50_ms']:.2f}"
               f"   p99 {emulator['p99_ms'] / baseline['p99_ms']:.2f}"
               f"   server CPU/req {emulator['server_cpu_ms'] / baseline['server_cpu_ms']:.2f}")
+        # Rounds ran back to back (emulator, then baseline), so each pair shares its load.
+        pairs = zip(emulator["rps_by_round"], baseline["rps_by_round"], strict=True)
+        by_round = [e / b for e, b in pairs]
+        print(f"  req/s ratio by round {operation:<7}"
+              f" {' '.join(f'{r:.2f}' for r in by_round)}"
+              f"   (median {statistics.median(by_round):.2f})")
 
 
 def main() -> None:

@@ -32,6 +32,20 @@ JOBS_VERSIONS = ("2.0", "2.1", "2.2")
 CLUSTERS_VERSIONS = ("2.0", "2.1")
 
 
+# The API's routers with their path prefixes, in the order a request is matched against
+# them. FastAPI spends several microseconds on each included route it passes over, so the
+# areas clients call most (the providers' jobs, permissions, principals and secret scopes)
+# come first. No path is served by two routers (tests/emulator/test_routing.py): the order
+# changes nothing but the time.
+API_ROUTERS: tuple[tuple[APIRouter, str], ...] = (
+    *((jobs.router, f"/api/{version}") for version in JOBS_VERSIONS),
+    (permissions.router, ""), (scim.router, ""), (secrets.router, ""),
+    *((clusters.router, f"/api/{version}") for version in CLUSTERS_VERSIONS),
+    (workspace_objects.router, ""), (catalogs.router, ""), (cluster_policies.router, ""),
+    (ip_access_lists.router, ""),
+)
+
+
 def _error(request: Request, status: int, code: str, message: str,
            headers: dict | None = None) -> JSONResponse:
     if is_scim_path(request.url.path):
@@ -113,13 +127,8 @@ def create_platform_app(
     app.state.rate_limiter = rate_limiter
     app.state.known_callers = KnownCallers()
     app.state.trust_forwarded_for = trust_forwarded_for
-    for version in CLUSTERS_VERSIONS:
-        app.include_router(clusters.router, prefix=f"/api/{version}")
-    for version in JOBS_VERSIONS:
-        app.include_router(jobs.router, prefix=f"/api/{version}")
-    for router in (permissions.router, scim.router, workspace_objects.router, catalogs.router,
-                   cluster_policies.router, ip_access_lists.router, secrets.router):
-        app.include_router(router)
+    for router, prefix in API_ROUTERS:
+        app.include_router(router, prefix=prefix)
 
     @app.get("/.well-known/databricks-config", include_in_schema=False)
     async def host_metadata() -> JSONResponse:

@@ -50,7 +50,7 @@ def test_patterns_match_id_or_name_within_a_kind() -> None:
     assert not is_ignored(WorkspaceObject("secret_scope", "iac-x", "iac-x"), patterns)
 
 
-@pytest.mark.parametrize("pattern", ["job", "cluster:x", "job:", ":x"])
+@pytest.mark.parametrize("pattern", ["job", "notebook:x", "job:", ":x"])
 def test_bad_pattern_names_itself(pattern: str) -> None:
     with pytest.raises(AuditError, match="KIND:PATTERN"):
         parse_pattern(pattern)
@@ -115,6 +115,13 @@ def test_workspace_objects_follow_every_page(mocked: responses.RequestsMock) -> 
                                                       {"id": "6", "displayName": "team"}]})
     mocked.get(f"{BASE_URL}/api/2.0/ip-access-lists",
                json={"ip_access_lists": [{"list_id": "l-1", "label": "office"}]})
+    mocked.get(f"{BASE_URL}/api/2.0/clusters/list", json={"clusters": [
+        {"cluster_id": "c-1", "cluster_name": "shared", "cluster_source": "UI"},
+        {"cluster_id": "c-2", "cluster_name": "job-1-run-1", "cluster_source": "JOB"}]})
+    mocked.get(f"{BASE_URL}/api/2.0/policies/clusters/list",
+               json={"policies": [{"policy_id": "p-1", "name": "small"}]})
+    mocked.get(f"{BASE_URL}/api/2.0/repos",
+               json={"repos": [{"id": 3, "path": "/Repos/team/pipelines"}]})
 
     found = list(workspace_objects(WorkspaceClient(connection())))
     assert sorted(found, key=repr) == sorted([
@@ -125,4 +132,7 @@ def test_workspace_objects_follow_every_page(mocked: responses.RequestsMock) -> 
         WorkspaceObject("secret_scope", "s", "s"),
         WorkspaceObject("group", "6", "team"),  # not the workspace's own `users`
         WorkspaceObject("ip_access_list", "l-1", "office"),
+        WorkspaceObject("cluster", "c-1", "shared"),  # not the job's cluster
+        WorkspaceObject("cluster_policy", "p-1", "small"),
+        WorkspaceObject("repo", "3", "/Repos/team/pipelines"),
     ], key=repr)

@@ -16,8 +16,8 @@ from tools.pulumi_cli import REPO_ROOT
 
 TEXT_SUFFIXES = {".py", ".md", ".yaml", ".yml", ".toml", ".cfg", ".ini", ".txt"}
 TEXT_NAMES = {"Makefile"}
-SKIPPED_DIRS = {".git", ".venv", "__pycache__", ".pytest_cache", ".ruff_cache", ".mypy_cache",
-                ".import_linter_cache", ".pulumi-state", ".emulator", "build", "out",
+SKIPPED_DIRS = {".git", ".venv", ".venv-modern", "__pycache__", ".pytest_cache", ".ruff_cache",
+                ".mypy_cache", ".import_linter_cache", ".pulumi-state", ".emulator", "build", "out",
                 "node_modules"}
 # The old spellings of the emulator's initial data and of random seeds.
 RETIRED = re.compile(

@@ -165,6 +165,9 @@ def make_stack(workdir: Path, variant: str, count: int, emulator: EmulatorInfo) 
             # Bytecode cached as on a user's machine (some shells switch it off; then every
             # program and host process compiles the providers from source again).
             "PYTHONDONTWRITEBYTECODE": "",
+            # The program and the provider host import this checkout's providers, not those
+            # an editable install of another checkout would find.
+            "PYTHONPATH": str(ROOT),
         },
     )
     cli.select_or_init()

@@ -60,6 +60,7 @@ def summarise(results: dict[str, Any]) -> dict[str, Any]:
                     "ours_seconds": ours_s,
                     "floor_seconds": floor_s,
                     "ratio": statistics.median(paired),
+                    "round_ratios": paired,
                     "ours_per_resource_ms": 1000 * ours_s / count,
                     "floor_per_resource_ms": 1000 * floor_s / count,
                     "platform_calls": max(

@@ -30,6 +30,7 @@ import copy
 import functools
 import json
 import re
+import threading
 import typing
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, is_dataclass
@@ -241,7 +242,36 @@ def canonical(
     `settings` are as declared or as the service echoes them; with `declared` (a read of
     the service compared with that declaration), server-filled values the declaration does
     not set are left out and input-only ones are taken from it.
+
+    One diff of an unchanged job asks for the normal form of the same settings three times
+    (the recorded state, the old inputs, the new inputs); the form is computed once and
+    copied out of a small cache keyed by the settings' JSON text.
     """
+    try:
+        key = json.dumps([settings, declared], separators=(",", ":"))
+    except (TypeError, ValueError):  # not JSON (an unknown value of a preview): no cache
+        return _canonical(settings, declared)
+    with _FORMS_LOCK:
+        form = _FORMS.get(key)
+    if form is None:
+        form = _canonical(settings, declared)
+        with _FORMS_LOCK:
+            if len(_FORMS) >= _FORMS_KEPT:
+                del _FORMS[next(iter(_FORMS))]  # the oldest
+            _FORMS[key] = copy.deepcopy(form)
+        return form
+    return copy.deepcopy(form)
+
+
+# Normal forms by the JSON text of their arguments, oldest first; shared by the host's threads.
+_FORMS: dict[str, dict[str, Any]] = {}
+_FORMS_KEPT = 256
+_FORMS_LOCK = threading.Lock()
+
+
+def _canonical(
+    settings: Mapping[str, Any], declared: Mapping[str, Any] | None
+) -> dict[str, Any]:
     lifted = lift(settings)
     context = _Context(
         git_source=bool(lifted.get("git_source")), against_declaration=declared is not None

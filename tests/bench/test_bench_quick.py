@@ -108,4 +108,8 @@ def test_the_report_has_the_tables_and_the_plot(results: dict, tmp_path: Path):
     for heading in ("## Time", "## Platform calls", "## State size", "Machine:"):
         assert heading in text
     assert f"| `pulumi up` (create N) | {N} |" in text
+    # Each round's ratio stands beside the median (one round here: the median itself).
+    up = next(r for r in results["summary"]["rows"] if r["operation"] == "up")
+    assert up["round_ratios"] == [up["ratio"]]
+    assert f"| {up['ratio']:.2f} | {up['ratio']:.2f} |" in text
     assert image.read_bytes().startswith(b"\x89PNG")

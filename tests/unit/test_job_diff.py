@@ -649,3 +649,28 @@ def test_the_corpus_covers_the_settings_the_brief_lists():
                   "queue", "job_clusters"]:
         assert field in text, field
     assert len(CORPUS) >= 10
+
+
+def test_a_repeated_normal_form_is_a_fresh_copy_of_the_same_form():
+    # A diff asks for the same settings' form more than once; the second answer comes from
+    # a cache, and changing one answer must not change the next.
+    settings = {
+        "name": "nightly",
+        "max_concurrent_runs": 1,
+        "tasks": [
+            {"task_key": "b", "notebook_task": {"notebook_path": "/b"}, "max_retries": "2"},
+            {"task_key": "a", "notebook_task": {"notebook_path": "/a"}},
+        ],
+    }
+    first = canonical(settings)
+    assert [t["task_key"] for t in first["tasks"]] == ["a", "b"]
+    assert "max_concurrent_runs" not in first and first["tasks"][1]["max_retries"] == 2
+    first["tasks"].clear()
+    first["authoritative"] = True
+    second = canonical(copy.deepcopy(settings))
+    assert second == canonical(settings) and len(second["tasks"]) == 2
+    assert "authoritative" not in second
+    # The declaration is part of the key: a read drops the server-filled run_as it lacks.
+    read = {**settings, "run_as": {"user_name": "someone@example.com"}}
+    assert "run_as" in canonical(read)
+    assert "run_as" not in canonical(read, declared=settings)

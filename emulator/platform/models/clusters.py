@@ -160,10 +160,12 @@ def _validate_spec(spec: dict[str, Any], policies: Any) -> None:
             f"autotermination_minutes must be 0 (never) or between {low} and {high}, "
             f"got {minutes}")
     policy_id = spec.get("policy_id")
-    if policy_id is not None and not policies.exists(policy_id):
-        raise InvalidParameter(f"Cluster policy {policy_id} does not exist")
     if policy_id is not None:
-        definition = json.loads(policies.get(policy_id).get("definition") or "{}")
+        try:
+            policy = policies.get(policy_id)
+        except NotFound:
+            raise InvalidParameter(f"Cluster policy {policy_id} does not exist") from None
+        definition = json.loads(policy.get("definition") or "{}")
         broken = policy_rules.violations(definition, spec)
         if broken:
             raise InvalidParameter(

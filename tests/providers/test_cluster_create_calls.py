@@ -27,6 +27,20 @@ def create_counted(
     return result, calls
 
 
+def cluster_props(connection: dict[str, Any], **extra: Any) -> dict[str, Any]:
+    """A small cluster of its own name and deployment tag, with `extra` settings."""
+    name = f"calls-{uuid.uuid4().hex[:8]}"
+    return {
+        "cluster_name": name,
+        "spark_version": "15.4.x-scala2.12",
+        "node_type_id": "Standard_DS3_v2",
+        "num_workers": 1,
+        **extra,
+        "deployment_tag": f"calls/{name}",
+        CONNECTION_KEY: connection,
+    }
+
+
 def assert_read_shows_the_outputs(provider: WorkspaceProvider, result, props) -> None:
     read = provider.read(result.id, result.outs)
     assert read.outs == result.outs
@@ -46,15 +60,7 @@ def test_policy_create_is_one_call(emulator, connection) -> None:
 
 def test_cluster_create_lists_creates_and_waits(emulator, connection) -> None:
     provider = ClusterProvider()
-    name = f"calls-{uuid.uuid4().hex[:8]}"
-    props = {
-        "cluster_name": name,
-        "spark_version": "15.4.x-scala2.12",
-        "node_type_id": "Standard_DS3_v2",
-        "num_workers": 1,
-        "deployment_tag": f"calls/{name}",
-        CONNECTION_KEY: connection,
-    }
+    props = cluster_props(connection)
     result, calls = create_counted(emulator, provider, props)
     try:
         # The emulator moves states at once here: one read finds the cluster running.
@@ -70,18 +76,8 @@ def test_cluster_create_lists_creates_and_waits(emulator, connection) -> None:
 
 def test_a_terminated_pinned_cluster_with_a_library(emulator, connection) -> None:
     provider = ClusterProvider()
-    name = f"calls-{uuid.uuid4().hex[:8]}"
-    props = {
-        "cluster_name": name,
-        "spark_version": "15.4.x-scala2.12",
-        "node_type_id": "Standard_DS3_v2",
-        "num_workers": 1,
-        "state": "TERMINATED",
-        "pinned": True,
-        "libraries": [{"pypi": {"package": "requests==2.32.3"}}],
-        "deployment_tag": f"calls/{name}",
-        CONNECTION_KEY: connection,
-    }
+    props = cluster_props(connection, state="TERMINATED", pinned=True,
+                          libraries=[{"pypi": {"package": "requests==2.32.3"}}])
     result, calls = create_counted(emulator, provider, props)
     stop = "stop" if connection["wire_form"] == "seed" else "delete"
     try:

@@ -21,7 +21,7 @@ class RenderedView(dict):
 
     def __init__(self, view: dict[str, Any]) -> None:
         super().__init__(view)
-        self.text = encode(view)
+        self.text = render_body(view)
 
 
 def _views(value: Any) -> bool:
@@ -30,6 +30,8 @@ def _views(value: Any) -> bool:
 
 def render_body(content: Any) -> bytes:
     """`encode(content)`, with each top-level array of RenderedView joined from their texts."""
+    if type(content) is RenderedView:
+        return content.text
     if type(content) is not dict or not any(map(_views, content.values())):
         return encode(content)
     parts = []

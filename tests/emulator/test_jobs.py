@@ -254,3 +254,29 @@ def test_non_admin_sees_only_jobs_it_may_view(api, emulator):
                  "PERMISSION_DENIED")
     expect_error(member.post("/api/2.0/jobs/run-now", json={"job_id": others}), 403)
     assert member.post("/api/2.0/jobs/run-now", json={"job_id": own}).status_code == 200
+
+
+def test_a_listed_page_follows_every_change_to_the_jobs(api, emulator):
+    # A page is kept between writes; each kind of write must show in the next listing.
+    application, _ = add_service_principal(api, emulator)
+    member = api_as(emulator, application)
+    name, renamed = unique("kept"), unique("renamed")
+
+    def listed(client: Api, job_name: str) -> list[int]:
+        response = client.get("/api/2.1/jobs/list", params={"name": job_name})
+        assert response.status_code == 200, response.text
+        return [j["job_id"] for j in response.json()["jobs"]]
+
+    assert listed(api, name) == []
+    job_id = create_job(api, seed_job_body(name))
+    assert listed(api, name) == [job_id]
+    assert listed(member, name) == []  # the same page, asked by someone who may not view it
+    assert api.patch(f"/api/2.0/permissions/jobs/{job_id}", json={"access_control_list": [
+        {"service_principal_name": application["client_id"], "permission_level": "CAN_VIEW"},
+    ]}).status_code == 200
+    assert listed(member, name) == [job_id]
+    assert api.post("/api/2.1/jobs/update", json={
+        "job_id": job_id, "new_settings": {"name": renamed}}).status_code == 200
+    assert listed(api, name) == [] and listed(api, renamed) == [job_id]
+    assert api.post("/api/2.1/jobs/delete", json={"job_id": job_id}).status_code == 200
+    assert listed(api, renamed) == [] and listed(member, renamed) == []

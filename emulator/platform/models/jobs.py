@@ -88,6 +88,7 @@ def _paging_fields(has_more: bool, limit: int, offset: int, kind: str) -> dict[s
 
 
 LIST_VIEWS_KEPT = 2048
+PAGES_KEPT = 256
 
 
 class Jobs:
@@ -104,6 +105,10 @@ class Jobs:
         # A listed job's view, by its stored text: decoding and rendering each job of a page
         # was most of a list's own work. Keyed by the text, an entry can never be stale.
         self._list_views: dict[tuple[str, str, bool], RenderedView] = {}
+        # A whole page as last listed, kept while no job changes: a deployment lists the
+        # same page (a job looked up by name) far more often than it writes a job.
+        self._job_changes = db.changes_to("jobs")
+        self._pages: dict[tuple[Any, ...], tuple[int, RenderedView]] = {}
 
     # storage
 
@@ -246,26 +251,43 @@ class Jobs:
         self, caller: Caller, version: str, limit: int | None = None,
         offset: int | None = None, name: str | None = None, page_token: str | None = None,
         expand_tasks: bool = False,
-    ) -> dict[str, Any]:
+    ) -> RenderedView:
+        """A page of the jobs the caller may view, newest first (shared: not to be changed)."""
         limit, offset = _page_bounds(limit, offset, page_token, JOBS_PAGE_TOKEN, DEFAULT_PAGE,
                                      MAX_PAGE)
-        where, params = ("WHERE name_lower = ?", [name.lower()]) if name else ("", [])
+        name_lower = name.lower() if name else None
+        # Admins see every job; what anyone else sees depends on who they are.
+        key = (None if caller.is_admin else caller, version, limit, offset, name_lower,
+               expand_tasks)
+        changes = self._job_changes.count
+        kept = self._pages.get(key)
+        if kept is not None and kept[0] == changes:
+            return kept[1]
+        texts = self._listed_texts(caller, limit, offset, name_lower)
+        fields = _paging_fields(len(texts) > limit, limit, offset, JOBS_PAGE_TOKEN)
+        page = RenderedView({"jobs": [self._list_view(text, version, expand_tasks)
+                                      for text in texts[:limit]], **fields})
+        if len(self._pages) >= PAGES_KEPT:
+            self._pages.clear()
+        self._pages[key] = (changes, page)
+        return page
+
+    def _listed_texts(self, caller: Caller, limit: int, offset: int,
+                      name_lower: str | None) -> list[str]:
+        """The stored texts of up to `limit + 1` jobs from `offset` (one more tells whether
+        there are more)."""
+        where, params = ("WHERE name_lower = ?", [name_lower]) if name_lower else ("", [])
         with self._db.read() as conn:
             if caller.is_admin:
                 rows = conn.execute(
                     f"SELECT doc FROM jobs {where} ORDER BY job_id DESC LIMIT ? OFFSET ?",
                     [*params, limit + 1, offset],
                 ).fetchall()
-                texts = [row["doc"] for row in rows]
-            else:
-                rows = conn.execute(f"SELECT doc FROM jobs {where} ORDER BY job_id DESC",
-                                    params).fetchall()
-                visible = [row["doc"] for row in rows
-                           if self._may_view(from_json(row["doc"]), caller)]
-                texts = visible[offset:offset + limit + 1]
-        fields = _paging_fields(len(texts) > limit, limit, offset, JOBS_PAGE_TOKEN)
-        return {"jobs": [self._list_view(text, version, expand_tasks)
-                         for text in texts[:limit]], **fields}
+                return [row["doc"] for row in rows]
+            rows = conn.execute(f"SELECT doc FROM jobs {where} ORDER BY job_id DESC",
+                                params).fetchall()
+        visible = [row["doc"] for row in rows if self._may_view(from_json(row["doc"]), caller)]
+        return visible[offset:offset + limit + 1]
 
     def _list_view(self, text: str, version: str, expand_tasks: bool) -> RenderedView:
         """A job as a list shows it, with its JSON (shared: the caller must not change it)."""

@@ -14,7 +14,7 @@ from pydantic import Field
 
 from emulator.platform.auth import CallerDep
 from emulator.platform.models.jobs import Jobs
-from emulator.platform.wire import Id64, Int64, Open, ok
+from emulator.platform.wire import Id64, Int64, Open, QueryParameters, ok
 
 router = APIRouter(tags=["jobs"])
 
@@ -166,14 +166,18 @@ async def get_job(
     return ok(_jobs(request).get(job_id, caller, _api_version(request), page_token))
 
 
-@router.get("/jobs/list")
-async def list_jobs(
-    request: Request, caller: CallerDep,
-    limit: Int64 | None = None, offset: Int64 | None = None, name: str | None = None,
-    page_token: str | None = None, expand_tasks: bool = False,
-) -> JSONResponse:
-    return ok(_jobs(request).page(caller, _api_version(request), limit=limit, offset=offset,
-                                  name=name, page_token=page_token, expand_tasks=expand_tasks))
+class ListJobsQuery(QueryParameters):
+    limit: Int64 | None = None
+    offset: Int64 | None = None
+    name: str | None = None
+    page_token: str | None = None
+    expand_tasks: bool = False
+
+
+@router.get("/jobs/list", openapi_extra=ListJobsQuery.openapi())
+async def list_jobs(request: Request, caller: CallerDep) -> JSONResponse:
+    query = ListJobsQuery.of(request)
+    return ok(_jobs(request).page(caller, _api_version(request), **query.model_dump()))
 
 
 @router.post("/jobs/reset")
@@ -219,19 +223,23 @@ async def get_run(
     return ok(_jobs(request).get_run(run_id, caller, _api_version(request), page_token))
 
 
-@router.get("/jobs/runs/list")
-async def list_runs(
-    request: Request, caller: CallerDep,
-    job_id: Id64 | None = None, active_only: bool = False, completed_only: bool = False,
-    limit: Int64 | None = None, offset: Int64 | None = None, page_token: str | None = None,
-    expand_tasks: bool = False, start_time_from: Int64 | None = None,
-    start_time_to: Int64 | None = None, run_type: str | None = None,
-) -> JSONResponse:
-    return ok(_jobs(request).list_runs(
-        caller, _api_version(request), job_id=job_id, active_only=active_only,
-        completed_only=completed_only, limit=limit, offset=offset, page_token=page_token,
-        expand_tasks=expand_tasks, start_time_from=start_time_from,
-        start_time_to=start_time_to, run_type=run_type))
+class ListRunsQuery(QueryParameters):
+    job_id: Id64 | None = None
+    active_only: bool = False
+    completed_only: bool = False
+    limit: Int64 | None = None
+    offset: Int64 | None = None
+    page_token: str | None = None
+    expand_tasks: bool = False
+    start_time_from: Int64 | None = None
+    start_time_to: Int64 | None = None
+    run_type: str | None = None
+
+
+@router.get("/jobs/runs/list", openapi_extra=ListRunsQuery.openapi())
+async def list_runs(request: Request, caller: CallerDep) -> JSONResponse:
+    query = ListRunsQuery.of(request)
+    return ok(_jobs(request).list_runs(caller, _api_version(request), **query.model_dump()))
 
 
 @router.post("/jobs/runs/cancel")

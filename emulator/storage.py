@@ -157,14 +157,13 @@ class Database:
         return counter
 
     def next_value(self, conn: sqlite3.Connection, counter: str, start: int) -> int:
-        row = conn.execute("SELECT value FROM counters WHERE name = ?", (counter,)).fetchone()
-        value = start if row is None else row["value"] + 1
-        conn.execute(
+        """`start` the first time, then one more than last time (one statement)."""
+        row = conn.execute(
             "INSERT INTO counters (name, value) VALUES (?, ?) "
-            "ON CONFLICT(name) DO UPDATE SET value = excluded.value",
-            (counter, value),
-        )
-        return value
+            "ON CONFLICT(name) DO UPDATE SET value = value + 1 RETURNING value",
+            (counter, start),
+        ).fetchone()
+        return int(row["value"])
 
     def is_initialised(self) -> bool:
         return any(self.get_meta(key) is not None

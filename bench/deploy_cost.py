@@ -1,14 +1,18 @@
 """Deployment cost of the workspace providers against the engine's floor, in one run.
 
-For each N, two stacks walk the same scenario side by side: `ours` (bench/programs/ours:
-N workspace objects of mixed kinds against a running emulator) and `floor`
-(bench/programs/floor: N dynamic resources whose provider does nothing). Each operation
-runs for one, then the other (the order flips every round), so drift on a shared machine
-hits both alike:
+For each N, stacks walk the same scenario side by side: `ours` (bench/programs/ours:
+N workspace objects of mixed kinds against a running emulator), `floor`
+(bench/programs/floor: N dynamic resources whose provider does nothing) and `floor_same`
+(bench/programs/floor_same: N dynamic resources whose providers do nothing, declared with
+ours' mix, bench/programs/mix.py, and recording about ours' state per resource). The
+engine's cost grows with the bytes of state it writes after every step, so ours/floor mixes
+that cost of ours' state with our own; ours/floor_same is our own alone. Each operation runs
+for one stack, then the next (the order flips every round), so drift on a shared machine
+hits all alike:
 
     up (creates N) | no-op preview | no-op up | refresh | destroy
 
-Beside them, by default: `fixed`, our program with the client's former fixed limit (a
+Beside them, by default too: `fixed`, our program with the client's former fixed limit (a
 ceiling of 20 calls per second per endpoint family), and `throttled`, our program against a
 second emulator that throttles (`--rate-limit 20`: 20 calls per second per client in all,
 then 429 with Retry-After), which runs only the up and the destroy: it shows the adaptive
@@ -20,7 +24,7 @@ log (platform calls by method, 429s, token requests); after the first up, the st
 bench/RESULTS.md and the plot.
 
     .venv/bin/python bench/deploy_cost.py [--counts 10,50,200,500] [--rounds 2] [--quick]
-                                          [--variants ours,fixed,floor,throttled]
+                                          [--variants ours,fixed,floor,floor_same,throttled]
                                           [--report bench/RESULTS.md] [--throughput]
 """
 
@@ -44,6 +48,8 @@ import yaml
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.programs.floor_same.echo import MODULE as FLOOR_SAME_MODULE  # noqa: E402
+from bench.programs.mix import principals_in  # noqa: E402
 from bench.summary import (  # noqa: E402
     EMULATOR_RATE_LIMIT,
     FIXED_RATE_LIMIT,
@@ -63,7 +69,19 @@ from providers.client.token_store import CACHE_DIR_ENV  # noqa: E402
 from tools.pulumi_cli import PulumiCli, project_settings  # noqa: E402
 
 PROGRAMS = ROOT / "bench" / "programs"
-PROGRAM_OF = {"ours": "ours", "fixed": "ours", "throttled": "ours", "floor": "floor"}
+PROGRAM_OF = {
+    "ours": "ours",
+    "fixed": "ours",
+    "throttled": "ours",
+    "floor": "floor",
+    "floor_same": "floor_same",
+}
+# The type tokens of each program's own resources (not the stack's, providers' or components').
+TYPE_PREFIX_OF = {
+    "ours": "pulumi-python:dynamic/workspace:",
+    "floor": "pulumi-python:dynamic:",
+    "floor_same": f"pulumi-python:dynamic/{FLOOR_SAME_MODULE}:",
+}
 WRITE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 DEFAULT_OUT = ROOT / "bench" / "out" / "deploy_cost.json"
 
@@ -142,8 +160,10 @@ class StateSize:
     entry_bytes_per_resource: float
     provider_bytes_per_resource: float
     connection_bytes_per_resource: float
-    # One job's entry (ours: a 5-task job with a job cluster and a schedule).
+    # One job's entry (ours, floor_same: a 5-task job with a job cluster and a schedule).
     entry_bytes_per_job: float
+    # One resource's entry by kind (the type token's last part; the floor's are `Resource`).
+    entry_bytes_by_kind: dict[str, float] = field(default_factory=dict)
 
 
 # --- stacks --------------------------------------------------------------------------------
@@ -174,7 +194,7 @@ def make_stack(workdir: Path, variant: str, count: int, emulator: EmulatorInfo) 
     config: dict[str, Any] = {"bench:count": str(count)}
     if PROGRAM_OF[variant] == "ours":
         # A service principal needs an application registered with the identity provider.
-        principals = len([i for i in range(count) if i % 4 == 3])
+        principals = principals_in(count)
         config.update(
             {
                 "bench:applicationIds": [
@@ -216,8 +236,8 @@ def run_operation(cli: PulumiCli, operation: str) -> None:
 
 def resources_of(export: dict[str, Any], variant: str) -> list[dict[str, Any]]:
     """The stack's own resources (not the stack, providers or the auth component)."""
-    kinds = "pulumi-python:dynamic" if variant == "floor" else "pulumi-python:dynamic/workspace:"
-    return [r for r in export["deployment"].get("resources") or [] if r["type"].startswith(kinds)]
+    prefix = TYPE_PREFIX_OF[PROGRAM_OF[variant]]
+    return [r for r in export["deployment"].get("resources") or [] if r["type"].startswith(prefix)]
 
 
 def state_size(cli: PulumiCli, variant: str, count: int) -> StateSize:
@@ -236,6 +256,10 @@ def state_size(cli: PulumiCli, variant: str, count: int) -> StateSize:
         ]
         return sum(sizes) / len(mine)
 
+    by_kind: dict[str, list[int]] = {}
+    for r in mine:
+        by_kind.setdefault(r["type"].rsplit(":", 1)[-1], []).append(_size(r))
+
     return StateSize(
         variant=variant,
         count=count,
@@ -245,7 +269,8 @@ def state_size(cli: PulumiCli, variant: str, count: int) -> StateSize:
         entry_bytes_per_resource=sum(_size(r) for r in mine) / count,
         provider_bytes_per_resource=bytes_of("__provider"),
         connection_bytes_per_resource=bytes_of("connection"),
-        entry_bytes_per_job=_mean([_size(r) for r in mine if r["type"].endswith(":Job")]),
+        entry_bytes_per_job=_mean(by_kind.get("Job", [])),
+        entry_bytes_by_kind={kind: _mean(sizes) for kind, sizes in sorted(by_kind.items())},
     )
 
 
@@ -331,7 +356,7 @@ def run(
                             sample.resources_in_state = sizes[-1].resources
                         samples.append(sample)
                         progress(
-                            f"round {round_} N={count:<4} {operation:<13} {variant:<9} "
+                            f"round {round_} N={count:<4} {operation:<13} {variant:<10} "
                             f"{seconds:7.2f}s  platform={calls.platform:<4} "
                             f"writes={calls.platform_writes:<4} tokens={calls.token_requests} "
                             f"429s={calls.throttled}"

@@ -96,6 +96,28 @@ def timing_table(rows: list[dict[str, Any]]) -> list[str]:
     return lines
 
 
+def floor_same_table(rows: list[dict[str, Any]]) -> list[str]:
+    """Ours over floor_same (the floor with ours' mix and state) beside ours over the floor:
+    the first is our own cost, the second adds the engine's cost of writing ours' state."""
+    lines = [
+        "| operation | N | ours (s) | floor_same (s) | floor (s) | ours/floor | ours/floor_same "
+        "| per round | floor_same/floor | ours - floor_same, ms/resource |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for row in rows:
+        if "floor_same_seconds" not in row:
+            continue
+        per_round = ", ".join(f"{r:.2f}" for r in row["over_floor_same_round_ratios"])
+        own_ms = 1000 * (row["ours_seconds"] - row["floor_same_seconds"]) / row["count"]
+        lines.append(
+            f"| {OPERATION_NAMES[row['operation']]} | {row['count']} | {row['ours_seconds']:.2f} "
+            f"| {row['floor_same_seconds']:.2f} | {row['floor_seconds']:.2f} | {row['ratio']:.2f} "
+            f"| {row['over_floor_same']:.2f} | {per_round} | {row['floor_same_ratio']:.2f} "
+            f"| {own_ms:.0f} |"
+        )
+    return lines
+
+
 def variants_table(rows: list[dict[str, Any]]) -> list[str]:
     lines = [
         f"| operation | N | ours (s) | fixed {FIXED_RATE_LIMIT}/s (s) | floor (s) | ours/floor "
@@ -289,6 +311,20 @@ def state_table(state: list[dict[str, Any]]) -> list[str]:
     return lines
 
 
+def state_by_kind_table(state: list[dict[str, Any]]) -> list[str]:
+    """One resource's entry by kind (the floor's resources are all `Resource`)."""
+    kinds = sorted({kind for size in state for kind in size.get("entry_bytes_by_kind", {})})
+    lines = [
+        "| variant | N | " + " | ".join(f"`{kind}` entry" for kind in kinds) + " |",
+        "|---|---:|" + "---:|" * len(kinds),
+    ]
+    for size in state:
+        by_kind = size.get("entry_bytes_by_kind", {})
+        cells = [f"{by_kind[kind]:.0f}" if kind in by_kind else "-" for kind in kinds]
+        lines.append(f"| {size['variant']} | {size['count']} | " + " | ".join(cells) + " |")
+    return lines
+
+
 def throughput_table(throughput: dict[str, dict[str, dict[str, float]]]) -> list[str]:
     lines = [
         "| storage | operation | emulator req/s | hello world req/s | ratio "
@@ -326,6 +362,9 @@ def plot(rows: list[dict[str, Any]], path: Path) -> None:
         if mine and all("throttled_seconds" in r for r in mine):
             throttled = [r["throttled_seconds"] for r in mine]
             axis.plot(counts, throttled, "v-.", color="C2", label="ours, throttling emulator")
+        if mine and all("floor_same_seconds" in r for r in mine):
+            same = [r["floor_same_seconds"] for r in mine]
+            axis.plot(counts, same, "D--", color="C4", label="floor_same")
         axis.plot(counts, [r["floor_seconds"] for r in mine], "s--", color="C3", label="floor")
         axis.set_title(operation.replace("_", " "))
         axis.set_xlabel("N resources")
@@ -365,7 +404,10 @@ def write_report(results: dict[str, Any], path: Path, notes: str = "") -> Path:
         "",
         "`ours`: N workspace objects (jobs, job permissions, secret scopes, service principals "
         "in turn) and one WorkspaceAuth against the emulator. `floor`: N dynamic resources "
-        "whose provider does nothing, on the same engine and host.",
+        "whose provider does nothing, on the same engine and host. `floor_same`: N dynamic "
+        "resources whose providers do nothing either, declared with ours' mix (the same kinds, "
+        "inputs and dependencies) and recording about ours' state per resource (the table by "
+        "kind below).",
         "",
         "## Targets",
         "",
@@ -376,6 +418,14 @@ def write_report(results: dict[str, Any], path: Path, notes: str = "") -> Path:
         *timing_table(rows),
         "",
         f"![time against N]({image.name})",
+        "",
+        "The engine writes the whole state after every step, so its cost grows with the bytes "
+        "each resource records; ours records real declarations, the floor one number. "
+        "Ours/floor_same, against a floor that records as much as ours, is our own cost alone "
+        "(program, provider host, HTTP, emulator); floor_same/floor is the engine's for ours' "
+        "state:",
+        "",
+        *floor_same_table(rows),
         "",
         f"`fixed`: ours with the client's former fixed limit, a ceiling of {FIXED_RATE_LIMIT} "
         "calls per second per endpoint family (`rate_limit_per_second`), measured in the same "
@@ -399,6 +449,10 @@ def write_report(results: dict[str, Any], path: Path, notes: str = "") -> Path:
         "## State size (`pulumi stack export`, after the first up)",
         "",
         *state_table(results["state"]),
+        "",
+        "One resource's entry by kind (bytes of compact JSON):",
+        "",
+        *state_by_kind_table(results["state"]),
         "",
         f"Limit: {STATE_LIMIT_BYTES} bytes per resource.",
         "",

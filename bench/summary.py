@@ -1,13 +1,15 @@
 """The bench's variants and operations, and the summary of its samples (medians, ratios to
-the floor, calls), shared by bench/deploy_cost.py, which measures, and bench/report.py, which
-writes bench/RESULTS.md."""
+the floor and to floor_same, calls), shared by bench/deploy_cost.py, which measures, and
+bench/report.py, which writes bench/RESULTS.md."""
 
 from __future__ import annotations
 
 import statistics
 from typing import Any
 
-VARIANTS = ("ours", "fixed", "floor", "throttled")
+VARIANTS = ("ours", "fixed", "floor", "floor_same", "throttled")
+# `floor_same`: the floor with ours' mix and about ours' state per resource (the engine's
+# cost per byte of state without our own).
 # `fixed`: the client's former fixed limit, now a configured ceiling.
 FIXED_RATE_LIMIT = 20
 # `throttled`: the rate limit of the second emulator, calls per second per client.
@@ -17,7 +19,8 @@ OPERATIONS_OF = {"throttled": ("up", "destroy")}
 
 
 def summarise(results: dict[str, Any]) -> dict[str, Any]:
-    """Medians per (operation, N, variant), ratios ours/floor, calls per resource."""
+    """Medians per (operation, N, variant), ratios ours/floor (and each other variant's over
+    the floor, `<variant>_ratio`), ours/floor_same, calls per resource."""
     by_key: dict[tuple[str, int, str], list[dict[str, Any]]] = {}
     for sample in results["samples"]:
         key = (sample["operation"], sample["count"], sample["variant"])
@@ -31,27 +34,25 @@ def summarise(results: dict[str, Any]) -> dict[str, Any]:
                 continue
             ours_s = statistics.median(s["seconds"] for s in ours)
             floor_s = statistics.median(s["seconds"] for s in floor)
-            # Per round ratios, side by side, then their median: less sensitive to drift.
-            paired = [
-                o["seconds"] / f["seconds"] for o in ours for f in floor if f["round"] == o["round"]
-            ]
+            paired = per_round_ratios(ours, floor)
             calls = [s["calls"] for s in ours]
             extra: dict[str, Any] = {}
-            for variant in ("fixed", "throttled"):
+            for variant in ("fixed", "floor_same", "throttled"):
                 theirs = by_key.get((operation, count, variant), [])
                 if not theirs:
                     continue
                 extra[f"{variant}_seconds"] = statistics.median(s["seconds"] for s in theirs)
-                extra[f"{variant}_ratio"] = statistics.median(
-                    t["seconds"] / f["seconds"]
-                    for t in theirs
-                    for f in floor
-                    if f["round"] == t["round"]
-                )
+                extra[f"{variant}_ratio"] = statistics.median(per_round_ratios(theirs, floor))
                 extra[f"{variant}_platform_calls"] = max(
                     s["calls"]["platform_reads"] + s["calls"]["platform_writes"] for s in theirs
                 )
                 extra[f"{variant}_429s"] = [s["calls"].get("throttled", 0) for s in theirs]
+            same = by_key.get((operation, count, "floor_same"), [])
+            if same:
+                # Our own cost: ours over the floor that records as much state.
+                own = per_round_ratios(ours, same)
+                extra["over_floor_same_round_ratios"] = own
+                extra["over_floor_same"] = statistics.median(own)
             rows.append(
                 {
                     **extra,
@@ -81,3 +82,9 @@ def summarise(results: dict[str, Any]) -> dict[str, Any]:
                 }
             )
     return {"rows": rows}
+
+
+def per_round_ratios(samples: list[dict[str, Any]], base: list[dict[str, Any]]) -> list[float]:
+    """Each round's time over the base's in that round: side by side, then their median, is
+    less sensitive to drift on a shared machine than a ratio of medians."""
+    return [s["seconds"] / b["seconds"] for s in samples for b in base if b["round"] == s["round"]]

@@ -1,10 +1,11 @@
 """The deployment-cost bench in quick mode (N=10, one round): proves it measures for real.
 
 The full bench (N = 10, 50, 200, 500, several rounds, the fixed-limit variant too) is not
-part of the tests; it writes bench/RESULTS.md. Here: ours, the floor, and ours against an
-emulator that throttles (up and destroy). Timings are not asserted (shared machines); what
-is asserted is that every operation ran on each stack, the request log was read, the state
-was measured and the report and its plot were written, plus the call counts the design
+part of the tests; it writes bench/RESULTS.md. Here: ours, the floor, the floor with ours'
+mix and state (floor_same), and ours against an emulator that throttles (up and destroy).
+Timings are not asserted (shared machines); what is asserted is that every operation ran on
+each stack, the request log was read, the state was measured (floor_same's about ours' for
+each kind) and the report and its plot were written, plus the call counts the design
 promises.
 """
 
@@ -15,12 +16,13 @@ from pathlib import Path
 import pytest
 
 from bench.deploy_cost import OPERATIONS, OPERATIONS_OF, run, summarise
+from bench.programs.mix import KINDS
 from bench.report import write_report
 
 pytestmark = pytest.mark.engine
 
 N = 10
-VARIANTS = ("ours", "floor", "throttled")
+VARIANTS = ("ours", "floor", "floor_same", "throttled")
 
 
 @pytest.fixture(scope="module")
@@ -42,10 +44,25 @@ def test_every_operation_ran_on_both_stacks(results: dict):
         assert ran["up"]["resources_in_state"] == N
 
 
-def test_the_floor_calls_nobody(results: dict):
-    for sample in samples(results, "floor").values():
-        calls = sample["calls"]
-        assert calls["platform_reads"] == calls["platform_writes"] == calls["token_requests"] == 0
+def test_the_floors_call_nobody(results: dict):
+    for variant in ("floor", "floor_same"):
+        for sample in samples(results, variant).values():
+            calls = sample["calls"]
+            assert calls["platform_reads"] == calls["platform_writes"] == 0, variant
+            assert calls["token_requests"] == 0, variant
+
+
+def test_floor_same_records_about_ours_state_for_each_kind(results: dict):
+    sizes = {size["variant"]: size for size in results["state"]}
+    ours, same = sizes["ours"], sizes["floor_same"]
+    assert ours["entry_bytes_by_kind"].keys() == same["entry_bytes_by_kind"].keys() == set(KINDS)
+    for kind, entry in ours["entry_bytes_by_kind"].items():
+        # What differs: the project's name in the urns, `__provider` (no secret) for ours'
+        # provider reference and secret outputs.
+        assert abs(same["entry_bytes_by_kind"][kind] - entry) <= 0.2 * entry, kind
+    assert abs(same["entry_bytes_per_resource"] / ours["entry_bytes_per_resource"] - 1) <= 0.1
+    # The floor's one number per resource is far less.
+    assert sizes["floor"]["entry_bytes_per_resource"] < 0.8 * ours["entry_bytes_per_resource"]
 
 
 def test_ours_writes_once_per_create_and_delete(results: dict):
@@ -112,4 +129,11 @@ def test_the_report_has_the_tables_and_the_plot(results: dict, tmp_path: Path):
     up = next(r for r in results["summary"]["rows"] if r["operation"] == "up")
     assert up["round_ratios"] == [up["ratio"]]
     assert f"| {up['ratio']:.2f} | {up['ratio']:.2f} |" in text
+    # Ours over floor_same beside ours over the floor, per operation.
+    assert up["over_floor_same_round_ratios"] == [up["over_floor_same"]]
+    assert (
+        f"| {up['floor_same_seconds']:.2f} | {up['floor_seconds']:.2f} | {up['ratio']:.2f} "
+        f"| {up['over_floor_same']:.2f} | {up['over_floor_same']:.2f} "
+        f"| {up['floor_same_ratio']:.2f} |"
+    ) in text
     assert image.read_bytes().startswith(b"\x89PNG")

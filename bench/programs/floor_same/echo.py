@@ -1,0 +1,80 @@
+"""floor_same's providers, in a module of their own: dill pickles them by reference, as it
+does the floor's (bench/programs/floor/nothing.py), so no resource pays for pickling their
+code by value. The program and the provider host (started in this directory) both import
+them as `echo`, as the floor's `nothing`: the reference every resource records in its
+`__provider`, in inputs and outputs, stays as short as the floor's.
+
+A create makes nothing and calls nobody: it returns the inputs as outputs, plus stand-ins of
+the same shape and size for what the service computes and ours records for that kind, so a
+resource's state is about ours'.
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any, ClassVar
+
+from pulumi.dynamic import CreateResult, ResourceProvider
+
+from bench.programs.mix import JOB, JOB_PERMISSIONS, SECRET_SCOPE, SERVICE_PRINCIPAL
+
+# The type token's module: `pulumi-python:dynamic/floor_same:<kind>`, as ours' are
+# `pulumi-python:dynamic/workspace:<kind>`.
+MODULE = "floor_same"
+# Stand-ins of a workspace's address and of the principal the jobs are created as.
+WORKSPACE_URL = "http://127.0.0.1:10000"
+CREATOR = "00000000-0000-4000-8000-000000000000"
+# Ids of the service's lengths (a job's 13 digits, a principal's 16), unique per host.
+_job_ids = itertools.count(1_000_000_000_001)
+_principal_ids = itertools.count(4_000_000_000_000_001)
+
+
+class Echo(ResourceProvider):
+    """The inputs as outputs, plus `computed(props)`, under the id `identify(props)`."""
+
+    # The outputs a create adds to the inputs (the program registers them, as ours does).
+    computed_keys: ClassVar[tuple[str, ...]] = ()
+
+    def create(self, props: Any) -> CreateResult:
+        resource_id, computed = self.identify(props)
+        return CreateResult(resource_id, {**props, **computed})
+
+    def identify(self, props: Any) -> tuple[str, dict[str, Any]]:
+        raise NotImplementedError
+
+
+class JobEcho(Echo):
+    computed_keys = ("job_id", "url", "creator_user_name")
+
+    def identify(self, props: Any) -> tuple[str, dict[str, Any]]:
+        job_id = next(_job_ids)
+        url = f"{WORKSPACE_URL}/#job/{job_id}"
+        return str(job_id), {"job_id": job_id, "url": url, "creator_user_name": CREATOR}
+
+
+class JobPermissionsEcho(Echo):
+    def identify(self, props: Any) -> tuple[str, dict[str, Any]]:
+        # Numbers cross the engine as doubles: the id is the job's, as ours records it.
+        return str(int(props["job_id"])), {}
+
+
+class SecretScopeEcho(Echo):
+    computed_keys = ("backend_type",)
+
+    def identify(self, props: Any) -> tuple[str, dict[str, Any]]:
+        return props["name"], {"backend_type": "DATABRICKS"}
+
+
+class ServicePrincipalEcho(Echo):
+    computed_keys = ("active",)
+
+    def identify(self, props: Any) -> tuple[str, dict[str, Any]]:
+        return str(next(_principal_ids)), {"active": True}
+
+
+PROVIDERS: dict[str, type[Echo]] = {
+    JOB: JobEcho,
+    JOB_PERMISSIONS: JobPermissionsEcho,
+    SECRET_SCOPE: SecretScopeEcho,
+    SERVICE_PRINCIPAL: ServicePrincipalEcho,
+}

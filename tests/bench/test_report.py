@@ -1,0 +1,103 @@
+"""bench/RESULTS.md from a synthetic results dict (no engine): ours over floor_same beside
+ours over the floor, and floor_same in the state tables."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from bench.deploy_cost import OPERATIONS, Calls, Sample, StateSize
+from bench.report import write_report
+from bench.summary import summarise
+
+COUNTS = (10, 50)
+# Seconds per round of every operation, by variant: ours/floor_same is 1.5 in both rounds,
+# ours/floor 3.0 then 2.0, floor_same/floor 2.0 then 1.33.
+SECONDS = {"ours": (3.0, 3.0), "floor": (1.0, 1.5), "floor_same": (2.0, 2.0)}
+ENTRY_BYTES = {
+    "ours": {"Job": 3044.0, "JobPermissions": 1091.0, "SecretScope": 836.0},
+    "floor": {"Resource": 1060.0},
+    "floor_same": {"Job": 3123.0, "JobPermissions": 1225.0, "SecretScope": 937.0},
+}
+
+
+def state(variant: str, count: int) -> dict[str, Any]:
+    by_kind = ENTRY_BYTES[variant]
+    entry = sum(by_kind.values()) / len(by_kind)
+    return asdict(
+        StateSize(
+            variant=variant,
+            count=count,
+            total_bytes=int(entry * count) + 2000,
+            resources=count,
+            bytes_per_resource=entry + 2000 / count,
+            entry_bytes_per_resource=entry,
+            provider_bytes_per_resource=0.0,
+            connection_bytes_per_resource=0.0,
+            entry_bytes_per_job=by_kind.get("Job", 0.0),
+            entry_bytes_by_kind=by_kind,
+        )
+    )
+
+
+def results(variants: tuple[str, ...]) -> dict[str, Any]:
+    samples = [
+        asdict(Sample(variant, count, round_, operation, SECONDS[variant][round_], Calls()))
+        for variant in variants
+        for count in COUNTS
+        for round_ in (0, 1)
+        for operation in OPERATIONS
+    ]
+    made = {
+        "counts": list(COUNTS),
+        "rounds": 2,
+        "variants": list(variants),
+        "started": 0.0,
+        "seconds": 60.0,
+        "samples": samples,
+        "state": [state(variant, count) for count in COUNTS for variant in variants],
+    }
+    made["summary"] = summarise(made)
+    return made
+
+
+def test_the_summary_pairs_ours_with_floor_same_round_by_round():
+    rows = results(("ours", "floor", "floor_same"))["summary"]["rows"]
+    assert len(rows) == len(OPERATIONS) * len(COUNTS)
+    for row in rows:
+        assert row["over_floor_same_round_ratios"] == [1.5, 1.5]
+        assert row["over_floor_same"] == 1.5
+        assert row["floor_same_seconds"] == 2.0
+        assert row["floor_same_ratio"] == (2.0 / 1.0 + 2.0 / 1.5) / 2
+        assert row["round_ratios"] == [3.0, 2.0] and row["ratio"] == 2.5
+
+
+def test_the_report_puts_ours_over_floor_same_beside_ours_over_the_floor(tmp_path: Path):
+    report = tmp_path / "RESULTS.md"
+    write_report(results(("ours", "floor", "floor_same")), report)
+    text = report.read_text()
+
+    assert "| ours/floor | ours/floor_same | per round | floor_same/floor |" in text
+    for count in COUNTS:
+        own_ms = 1000 * (3.0 - 2.0) / count
+        assert (
+            f"| `pulumi up` (create N) | {count} | 3.00 | 2.00 | 1.25 | 2.50 | 1.50 "
+            f"| 1.50, 1.50 | 1.67 | {own_ms:.0f} |"
+        ) in text
+    # floor_same in the state table, and each kind's entry side by side.
+    assert "| floor_same | 10 | " in text.split("## State size")[1]
+    assert "| variant | N | `Job` entry | `JobPermissions` entry | `Resource` entry " in text
+    assert "| ours | 50 | 3044 | 1091 | - | 836 |" in text
+    assert "| floor | 50 | - | - | 1060 | - |" in text
+    assert "| floor_same | 50 | 3123 | 1225 | - | 937 |" in text
+    assert "--variants ours,floor,floor_same" in text
+
+
+def test_without_floor_same_its_table_has_no_rows(tmp_path: Path):
+    measured = results(("ours", "floor"))
+    assert all("over_floor_same" not in row for row in measured["summary"]["rows"])
+    report = tmp_path / "RESULTS.md"
+    write_report(measured, report)
+    table = report.read_text().split("| ours - floor_same, ms/resource |")[1].split("\n\n")[0]
+    assert table.strip().splitlines() == ["|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]

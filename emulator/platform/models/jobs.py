@@ -108,7 +108,8 @@ class Jobs:
         # A whole page as last listed, kept while no job changes: a deployment lists the
         # same page (a job looked up by name) far more often than it writes a job.
         self._job_changes = db.changes_to("jobs")
-        self._pages: dict[tuple[Any, ...], tuple[int, RenderedView]] = {}
+        self._pages_at = -1
+        self._pages: dict[tuple[Any, ...], RenderedView] = {}
 
     # storage
 
@@ -260,16 +261,17 @@ class Jobs:
         key = (None if caller.is_admin else caller, version, limit, offset, name_lower,
                expand_tasks)
         changes = self._job_changes.count
-        kept = self._pages.get(key)
-        if kept is not None and kept[0] == changes:
-            return kept[1]
-        texts = self._listed_texts(caller, limit, offset, name_lower)
-        fields = _paging_fields(len(texts) > limit, limit, offset, JOBS_PAGE_TOKEN)
-        page = RenderedView({"jobs": [self._list_view(text, version, expand_tasks)
-                                      for text in texts[:limit]], **fields})
-        if len(self._pages) >= PAGES_KEPT:
+        if changes != self._pages_at or len(self._pages) >= PAGES_KEPT:
             self._pages.clear()
-        self._pages[key] = (changes, page)
+            self._pages_at = changes
+        page = self._pages.get(key)
+        if page is None:
+            texts = self._listed_texts(caller, limit, offset, name_lower)
+            fields = _paging_fields(len(texts) > limit, limit, offset, JOBS_PAGE_TOKEN)
+            page = self._pages[key] = RenderedView({
+                "jobs": [self._list_view(text, version, expand_tasks) for text in texts[:limit]],
+                **fields,
+            })
         return page
 
     def _listed_texts(self, caller: Caller, limit: int, offset: int,

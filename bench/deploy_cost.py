@@ -66,6 +66,7 @@ from emulator.testing import (  # noqa: E402
     running_emulator,
 )
 from providers.client.token_store import CACHE_DIR_ENV  # noqa: E402
+from providers.kind import TYPE_PREFIX  # noqa: E402
 from tools.pulumi_cli import PulumiCli, project_settings  # noqa: E402
 
 PROGRAMS = ROOT / "bench" / "programs"
@@ -78,7 +79,7 @@ PROGRAM_OF = {
 }
 # The type tokens of each program's own resources (not the stack's, providers' or components').
 TYPE_PREFIX_OF = {
-    "ours": "pulumi-python:dynamic/workspace:",
+    "ours": TYPE_PREFIX,
     "floor": "pulumi-python:dynamic:",
     "floor_same": f"pulumi-python:dynamic/{FLOOR_SAME_MODULE}:",
 }

@@ -5,7 +5,9 @@ and a single writer keeps every acknowledged write ordered and durable. WAL jour
 default synchronous=NORMAL: a commit is in the operating system's hands before the response
 leaves, so it survives a kill of the emulator (what tests and drills do), and the database
 is never corrupted; only an OS crash or power loss may drop the last commits. `fsync=True`
-(synchronous=FULL) syncs every commit to the disk too, at a few milliseconds a write.
+(synchronous=FULL) syncs every commit to the disk too, at a few milliseconds a write. The
+log is copied back into the database file by a thread (emulator/wal_checkpoint.py), not by
+the commit that happens to cross SQLite's threshold.
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+
+from emulator.wal_checkpoint import WalCheckpointer
 
 DATABASE_FILE = "workspace.sqlite3"
 # Set once the workspace's initial data is in; databases written before the rename carry
@@ -100,10 +104,14 @@ class Database:
         self._conn.row_factory = sqlite3.Row
         self._lock = threading.RLock()
         self._depth = 0
+        self._checkpointer: WalCheckpointer | None = None
         if path is not None:
             self._conn.execute("PRAGMA journal_mode=WAL")
             self._conn.execute(f"PRAGMA synchronous={'FULL' if fsync else 'NORMAL'}")
+            self._conn.execute("PRAGMA wal_autocheckpoint=0")
         self._conn.executescript(SCHEMA)
+        if path is not None:
+            self._checkpointer = WalCheckpointer(path)
         if not self.is_new and not self.is_initialised():
             self.is_new = True  # initial data never applied (e.g. killed during the first start)
 
@@ -140,6 +148,8 @@ class Database:
                 raise
             else:
                 self._conn.execute("COMMIT")
+                if self._checkpointer is not None:
+                    self._checkpointer.committed()
             finally:
                 self._depth = 0
 
@@ -183,4 +193,6 @@ class Database:
 
     def close(self) -> None:
         with self._lock:
+            if self._checkpointer is not None:
+                self._checkpointer.close()
             self._conn.close()

@@ -1,0 +1,104 @@
+"""The write-ahead log is copied back by the checkpoint thread, not by a request's COMMIT,
+and what is committed is in the database whether or not it was copied back yet."""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+
+from emulator.storage import Database
+
+ROW = "x" * 3000  # about a page per row, so the log grows by a few pages a commit
+
+
+def _wal_pages(db_path) -> int:
+    wal = db_path.with_name(db_path.name + "-wal")
+    return wal.stat().st_size // 4096 if wal.exists() else 0
+
+
+def _commit_rows(db: Database, count: int, start: int = 0) -> None:
+    for n in range(start, start + count):
+        with db.write() as conn:
+            conn.execute("INSERT INTO meta (key, value) VALUES (?, ?)", (f"k{n}", ROW))
+
+
+def _wait_for(condition, seconds: float = 10.0) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.01)
+    return condition()
+
+
+def test_the_commit_leaves_the_checkpoint_to_the_thread(tmp_path):
+    db = Database(tmp_path / "workspace.sqlite3")
+    try:
+        (autocheckpoint,) = db._conn.execute("PRAGMA wal_autocheckpoint").fetchone()
+        assert autocheckpoint == 0
+        checkpointer = db._checkpointer
+        assert checkpointer is not None
+        every = checkpointer.every_commits
+
+        _commit_rows(db, every - 1)
+        time.sleep(0.2)
+        assert checkpointer.completed == 0
+
+        _commit_rows(db, 1, start=every - 1)
+        assert _wait_for(lambda: checkpointer.completed == 1)
+    finally:
+        db.close()
+
+
+def test_the_log_is_reused_once_copied_back(tmp_path):
+    path = tmp_path / "workspace.sqlite3"
+    db = Database(path)
+    try:
+        checkpointer = db._checkpointer
+        assert checkpointer is not None
+        every = checkpointer.every_commits
+        _commit_rows(db, every)
+        assert _wait_for(lambda: checkpointer.completed == 1)
+        one_batch = _wal_pages(path)
+        for batch in range(1, 8):
+            _commit_rows(db, every, start=batch * every)
+            assert _wait_for(lambda done=batch + 1: checkpointer.completed == done)
+        # Without checkpoints the log would hold all eight batches' pages.
+        assert _wal_pages(path) < 2 * one_batch
+    finally:
+        db.close()
+
+
+def test_committed_rows_are_read_back_by_a_new_connection_whether_copied_back_or_not(tmp_path):
+    path = tmp_path / "workspace.sqlite3"
+    db = Database(path)
+    try:
+        every = db._checkpointer.every_commits  # type: ignore[union-attr]
+        _commit_rows(db, every + 7)  # one checkpoint, then seven commits only in the log
+        other = sqlite3.connect(str(path))
+        try:
+            (count,) = other.execute(
+                "SELECT count(*) FROM meta WHERE key LIKE 'k%'").fetchone()
+        finally:
+            other.close()
+        assert count == every + 7
+    finally:
+        db.close()
+
+
+def test_an_in_memory_database_has_no_checkpoint_thread():
+    db = Database(None)
+    try:
+        assert db._checkpointer is None
+        _commit_rows(db, 3)
+        with db.read() as conn:
+            assert conn.execute("SELECT count(*) FROM meta WHERE key LIKE 'k%'").fetchone()[0] == 3
+    finally:
+        db.close()
+
+
+def test_close_stops_the_thread(tmp_path):
+    db = Database(tmp_path / "workspace.sqlite3")
+    thread = db._checkpointer._thread  # type: ignore[union-attr]
+    db.close()
+    assert not thread.is_alive()

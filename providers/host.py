@@ -51,7 +51,7 @@ from pulumi.output import Unknown
 from pulumi.runtime import proto, rpc
 from pulumi.runtime.proto import ResourceProviderServicer, provider_pb2_grpc
 
-from providers.client import Connection
+from providers.client import Connection, WorkspaceError
 from providers.lifecycle import (
     CONNECTION_KEY,
     PROVIDER_KEY,
@@ -395,10 +395,6 @@ class WorkspaceProviderHost(ResourceProviderServicer):
                 f"cannot import {kind.name} {id_!r}: the resource has no workspace connection; "
                 "pass `connection=` the `connection` output of a WorkspaceAuth component"
             )
-        # Here, not at the top: the client's errors come with its transport, which a host
-        # answering only configuration never loads.
-        from providers.client import WorkspaceError
-
         provider = kind.provider()
         try:
             found = provider.read(id_, {CONNECTION_KEY: self.connection})

@@ -25,6 +25,8 @@ rate_limit = bench.get_float("rateLimit")
 if rate_limit is not None:
     auth = dataclasses.replace(auth, rate_limit_per_second=rate_limit)
 connection = WorkspaceAuth("workspace", auth).connection
+
+
 def build(kind: str, name: str, inputs: dict[str, Any]) -> Any:
     # The mix's four kinds are the only ones this program loads.
     return kind_named(kind).resource(name, inputs, connection=connection)

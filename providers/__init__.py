@@ -4,7 +4,8 @@
 
 Every registered kind (providers/registry.py), its args classes (nested ones included, such
 as `NewClusterArgs`), the `WorkspaceAuth` component and the lookups are importable from
-here. Names resolve on first use, so importing the client alone does not load every kind.
+here. Names resolve on first use: importing the client loads no kind, `Job` or `JobArgs`
+loads the job kind alone (providers/registry.py `kind_named`), a nested args class every kind.
 """
 
 from __future__ import annotations
@@ -21,13 +22,25 @@ _MODULES = {"lookups": "providers.lookups", "apps": "providers.apps"}
 
 
 def _kind_names() -> dict[str, Any]:
-    from providers.registry import KINDS
+    from providers.registry import kinds
 
     names: dict[str, Any] = {}
-    for kind in KINDS:
+    for kind in kinds():
         names[kind.name] = kind.resource
         names.update(kind.arg_types)
     return names
+
+
+def _one_kinds_name(name: str) -> Any | None:
+    """`Job` or `JobArgs` from the job kind's module alone; None for any other name."""
+    from providers.registry import kind_named, names
+
+    registered = names()
+    if name in registered:
+        return kind_named(name).resource
+    if name.endswith("Args") and name.removesuffix("Args") in registered:
+        return kind_named(name.removesuffix("Args")).args
+    return None
 
 
 def __getattr__(name: str) -> Any:
@@ -37,8 +50,14 @@ def __getattr__(name: str) -> Any:
         return importlib.import_module(_MODULES[name])
     if name in _NAMED:
         return getattr(importlib.import_module(_NAMED[name]), name)
-    if not name.startswith("__"):
-        found = _kind_names().get(name)
+    if name[:1].isupper():
+        # A kind or its args class loads that kind only; a nested args class (such as
+        # `NewClusterArgs`) is found among every kind's. (Other names load no kind: a
+        # lowercase one may be a submodule, `from providers import registry`, which the
+        # import system imports when this raises.)
+        found = _one_kinds_name(name)
+        if found is None:
+            found = _kind_names().get(name)
         if found is not None:
             return found
     raise AttributeError(f"module 'providers' has no attribute {name!r}")

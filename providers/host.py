@@ -38,7 +38,7 @@ import sys
 import time
 from collections.abc import Mapping
 from concurrent import futures
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import dill
 import grpc
@@ -52,7 +52,6 @@ from pulumi.runtime import proto, rpc
 from pulumi.runtime.proto import ResourceProviderServicer, provider_pb2_grpc
 
 from providers.client import Connection, WorkspaceError
-from providers.kind import TYPE_PREFIX, Kind
 from providers.lifecycle import (
     CONNECTION_KEY,
     PROVIDER_KEY,
@@ -60,7 +59,14 @@ from providers.lifecycle import (
     contains_unknown,
     user_inputs,
 )
-from providers.registry import by_name
+from providers.registry import UnknownKind, kind_named
+
+if TYPE_CHECKING:
+    from providers.kind import Kind
+# Nothing of the kinds' machinery (providers.kind, providers.resource: the component, its
+# tokens and transport) nor the client's service areas is imported here: a host that only
+# answers configuration (the engine starts one for a WorkspaceAuth's provider) never needs
+# them. `kind_of` and the provider code of a request load them.
 
 WORKERS = 4
 MAX_MESSAGE_BYTES = 400 * 1024 * 1024
@@ -87,11 +93,16 @@ class ImportRefused(Exception):
 
 def kind_of(urn: str) -> Kind:
     """`urn:pulumi:stack::project::[parent$]pulumi-python:dynamic/workspace:Job::name` -> Job."""
+    from providers.kind import TYPE_PREFIX
+
     type_token = urn.split("::")[2].rsplit("$", 1)[-1]
-    kind = by_name().get(type_token.removeprefix(TYPE_PREFIX))
-    if not type_token.startswith(TYPE_PREFIX) or kind is None:
+    if not type_token.startswith(TYPE_PREFIX):
         raise ImportRefused(f"{type_token} is not a workspace resource kind")
-    return kind
+    try:
+        # Only this kind's module: a host serving jobs loads the job kind and no other.
+        return kind_named(type_token.removeprefix(TYPE_PREFIX))
+    except UnknownKind:
+        raise ImportRefused(f"{type_token} is not a workspace resource kind") from None
 
 
 def plain(value: Any) -> Any:

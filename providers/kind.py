@@ -18,9 +18,9 @@ the input model, nested models included, every field a `pulumi.Input`), the reso
 (type token `pulumi-python:dynamic/workspace:<name>`, its outputs as attributes), the
 provider's `computed_keys`, the stack-config list key, the identity fields two items of
 that list may not share, the references from one list to another, whether the kind can be
-imported, and its row in the docs table. `providers.registry.KINDS` lists the kinds; the
-provider host, the stack program, the config checker, the audit and the docs test iterate
-over it. docs/architecture.md explains the choice.
+imported, and its row in the docs table. `providers/registry.py` lists the kinds (by name
+and module, loaded on first use); the provider host, the stack program, the config checker,
+the audit and the docs test find them there. docs/architecture.md explains the choice.
 """
 
 from __future__ import annotations

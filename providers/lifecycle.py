@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Iterator, Mapping
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import pydantic
 from pulumi.dynamic import (
@@ -39,7 +39,10 @@ from pulumi.dynamic import (
 )
 from pulumi.output import Unknown
 
-from providers.client import Connection, WorkspaceClient, WorkspaceError, client_for, is_gone
+from providers.client import Connection, WorkspaceError, is_gone
+
+if TYPE_CHECKING:
+    from providers.client import WorkspaceClient
 
 CONNECTION_KEY = "connection"
 PROVIDER_KEY = "__provider"
@@ -335,6 +338,10 @@ class WorkspaceProvider(ResourceProvider):
     # --- helpers ------------------------------------------------------------------
     @staticmethod
     def _client(props: Mapping[str, Any]) -> WorkspaceClient:
+        # Loaded at the first call: the service areas (the SDK's service modules) are most
+        # of the client's import time, which a host answering only configuration never needs.
+        from providers.client import client_for
+
         return client_for(Connection.from_props(props[CONNECTION_KEY]))
 
     def _recorded_spec(self, outputs: Mapping[str, Any]) -> Spec:

@@ -13,7 +13,7 @@ import pulumi
 
 from providers.auth.component import WorkspaceAuth
 from providers.kind import Kind, Lookup
-from providers.registry import KINDS
+from providers.registry import kinds
 from stacks import health
 from stacks.config import StackSettings, load_from_engine
 from stacks.config_rules import stack_keys
@@ -53,7 +53,7 @@ health.gate(settings)  # after everything below is deployed (docs/health.md)
 auth = WorkspaceAuth("workspace", settings.auth_args())
 
 made: dict[str, dict[str, Any]] = {}
-for kind in KINDS:
+for kind in kinds():
     if kind.config_key:
         made[kind.config_key] = declare(kind, settings, made, auth.connection)
         if kind.stack_output:

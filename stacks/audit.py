@@ -28,7 +28,7 @@ from typing import Any
 
 from providers.client import Connection, WorkspaceClient, WorkspaceError
 from providers.kind import Kind
-from providers.registry import KINDS
+from providers.registry import kinds
 from stacks.errors import NAMESPACE
 from tools.pulumi_cli import REPO_ROOT, PulumiCli, PulumiError
 
@@ -63,7 +63,7 @@ class AuditReport:
 
 def audited_kinds() -> dict[str, Kind]:
     """The kinds the audit covers, by their audit key (`job`, `service_principal`, ...)."""
-    return {kind.audit_key: kind for kind in KINDS if kind.inventory is not None}
+    return {kind.audit_key: kind for kind in kinds() if kind.inventory is not None}
 
 
 def workspace_objects(client: WorkspaceClient) -> Iterator[WorkspaceObject]:

@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from providers.kind import Kind, Lookup, Reference
-from providers.registry import KINDS
+from providers.registry import kinds as registered_kinds
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
@@ -76,9 +76,9 @@ def rendered(name: str, text: str, kinds: Iterable[Kind]) -> str:
     return pattern.sub(lambda m: m.group(1) + make(kinds) + "\n" + m.group(2), text)
 
 
-def stale(kinds: Iterable[Kind] = KINDS) -> list[str]:
-    """The files whose table differs from what `kinds` give."""
-    kinds = list(kinds)
+def stale(kinds: Iterable[Kind] | None = None) -> list[str]:
+    """The files whose table differs from what `kinds` (the registered ones) give."""
+    kinds = registered_kinds() if kinds is None else list(kinds)
     return [
         str(path.relative_to(REPO_ROOT))
         for name, (path, _) in TABLES.items()
@@ -93,7 +93,7 @@ def main(argv: list[str]) -> int:
             print(f"{outdated}: the table of kinds is out of date: run python -m tools.kinds_table")
         return 1 if found else 0
     for name, (path, _) in TABLES.items():
-        path.write_text(rendered(name, path.read_text(), KINDS))
+        path.write_text(rendered(name, path.read_text(), registered_kinds()))
     return 0
 
 

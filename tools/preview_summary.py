@@ -24,7 +24,7 @@ import sys
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from providers.registry import by_name
+from providers.registry import kind_named, names
 
 # The placeholder the engine writes for a value only known once the update runs.
 UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"
@@ -185,7 +185,8 @@ def kind_field_changes(
     """The changed fields as the resource's kind names them, between its recorded state and
     the new inputs (a job's by task key, in its normal form, drift read by a refresh
     included); None where the kind has no such view."""
-    kind = by_name().get(kind_of(type_of(step.get("urn", ""))))
+    name = kind_of(type_of(step.get("urn", "")))
+    kind = kind_named(name) if name in names() else None
     recorded = (step.get("oldState") or {}).get("outputs")
     if kind is None or not recorded or UNKNOWN in json.dumps(new):
         return None

@@ -1,69 +1,100 @@
 """The workspace REST client: connection settings, wire forms, access tokens and their cache,
-transport, typed errors."""
+transport, typed errors.
 
-from providers.client.connection import Connection, InsecureUrlError, WireForm
-from providers.client.errors import (
-    AlreadyExists,
-    IdentityError,
-    InvalidClientCredentials,
-    InvalidParameter,
-    InvalidState,
-    NotFound,
-    PermissionDenied,
-    RateLimited,
-    ServerError,
-    TemporarilyUnavailable,
-    Unauthenticated,
-    WorkspaceError,
-    WorkspaceUnreachable,
-    error_from_response,
-    is_gone,
-)
-from providers.client.token import (
-    MANAGEMENT_RESOURCE,
-    AccessToken,
-    TokenCache,
-    fetch_token,
-    parse_token_response,
-    tokens,
-)
-from providers.client.wire import (
-    WireProfile,
-    normalise_job_settings,
-    parse_binding_workspace_id,
-    profile,
-)
-from providers.client.workspace import WorkspaceClient, client_for
+Each name loads its module on first use: `from providers.client import Connection` does not
+import the service areas (`WorkspaceClient` and the SDK's service modules behind it, ~0.3 s),
+so a provider host that only validates a configuration never pays for them.
+"""
 
-__all__ = [
-    "MANAGEMENT_RESOURCE",
-    "AccessToken",
-    "AlreadyExists",
-    "Connection",
-    "IdentityError",
-    "InsecureUrlError",
-    "InvalidClientCredentials",
-    "InvalidParameter",
-    "InvalidState",
-    "NotFound",
-    "PermissionDenied",
-    "RateLimited",
-    "ServerError",
-    "TemporarilyUnavailable",
-    "TokenCache",
-    "Unauthenticated",
-    "WireForm",
-    "WireProfile",
-    "WorkspaceClient",
-    "WorkspaceError",
-    "WorkspaceUnreachable",
-    "client_for",
-    "error_from_response",
-    "fetch_token",
-    "is_gone",
-    "normalise_job_settings",
-    "parse_binding_workspace_id",
-    "parse_token_response",
-    "profile",
-    "tokens",
-]
+# The imports for type checkers below are this package's names, not unused.
+# ruff: noqa: F401
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+# Module -> the names it gives this package. tests/unit/test_client_imports.py checks that
+# the imports below (for type checkers) list the same names.
+_EXPORTS: dict[str, tuple[str, ...]] = {
+    "providers.client.connection": ("Connection", "InsecureUrlError", "WireForm"),
+    "providers.client.errors": (
+        "AlreadyExists",
+        "IdentityError",
+        "InvalidClientCredentials",
+        "InvalidParameter",
+        "InvalidState",
+        "NotFound",
+        "PermissionDenied",
+        "RateLimited",
+        "ServerError",
+        "TemporarilyUnavailable",
+        "Unauthenticated",
+        "WorkspaceError",
+        "WorkspaceUnreachable",
+        "error_from_response",
+        "is_gone",
+    ),
+    "providers.client.token": (
+        "MANAGEMENT_RESOURCE",
+        "AccessToken",
+        "TokenCache",
+        "fetch_token",
+        "parse_token_response",
+        "tokens",
+    ),
+    "providers.client.wire": (
+        "WireProfile",
+        "normalise_job_settings",
+        "parse_binding_workspace_id",
+        "profile",
+    ),
+    "providers.client.workspace": ("WorkspaceClient", "client_for"),
+}
+_HOMES = {name: module for module, names in _EXPORTS.items() for name in names}
+__all__ = sorted(_HOMES)
+
+if TYPE_CHECKING:
+    from providers.client.connection import Connection, InsecureUrlError, WireForm
+    from providers.client.errors import (
+        AlreadyExists,
+        IdentityError,
+        InvalidClientCredentials,
+        InvalidParameter,
+        InvalidState,
+        NotFound,
+        PermissionDenied,
+        RateLimited,
+        ServerError,
+        TemporarilyUnavailable,
+        Unauthenticated,
+        WorkspaceError,
+        WorkspaceUnreachable,
+        error_from_response,
+        is_gone,
+    )
+    from providers.client.token import (
+        MANAGEMENT_RESOURCE,
+        AccessToken,
+        TokenCache,
+        fetch_token,
+        parse_token_response,
+        tokens,
+    )
+    from providers.client.wire import (
+        WireProfile,
+        normalise_job_settings,
+        parse_binding_workspace_id,
+        profile,
+    )
+    from providers.client.workspace import WorkspaceClient, client_for
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        # Not a name of ours: a submodule (`from providers.client import http`) is then
+        # imported by the import system itself.
+        raise AttributeError(f"module 'providers.client' has no attribute {name!r}")
+    value = getattr(importlib.import_module(home), name)
+    globals()[name] = value
+    return value

@@ -11,10 +11,13 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-import requests
+if TYPE_CHECKING:
+    # Only named in annotations: the errors load without the transport (a provider host
+    # that answers only configuration needs them, not HTTP).
+    import requests
 
 SCIM_ERROR_SCHEMA = "urn:ietf:params:scim:api:messages:2.0:Error"
 _REDACTED = "***"

@@ -19,7 +19,7 @@ from bench.programs.mix import (
     declare,
     principals_in,
 )
-from providers.registry import by_name
+from providers.registry import kind_named
 
 
 @dataclass
@@ -90,7 +90,7 @@ def test_principals_in_counts_what_declare_makes(count: int):
 
 
 def test_the_mix_names_workspace_kinds_and_echo_mirrors_what_they_record():
-    kinds = by_name()
+    kinds = {kind: kind_named(kind) for kind in KINDS}
     assert set(PROVIDERS) == set(KINDS)
     for kind in KINDS:
         # Every output ours registers for the kind has its stand-in in floor_same.

@@ -21,7 +21,7 @@ from pulumi.dynamic.dynamic import serialize_provider
 from emulator.testing import EmulatorInfo, clear_request_log, request_log
 from providers.client import Connection
 from providers.lifecycle import CONNECTION_KEY, PROVIDER_KEY
-from providers.registry import by_name
+from providers.registry import kind_named
 from tests.conftest import emulator_client
 from tests.e2e.conftest import StackFactory, write_config
 from tools.pulumi_cli import REPO_ROOT, PulumiCli, inline_where_needed, project_settings
@@ -136,7 +136,7 @@ def as_recorded_before(stack: PulumiCli, tmp_path: Path) -> None:
     }
     assert connection["client_secret"]
     for resource in workspace_resources(exported):
-        code = serialize_provider(by_name()[resource["type"].removeprefix(TYPE_PREFIX)].provider())
+        code = serialize_provider(kind_named(resource["type"].removeprefix(TYPE_PREFIX)).provider())
         for section in ("inputs", "outputs"):
             resource[section][CONNECTION_KEY] = {**SECRET_SIG, "plaintext": json.dumps(connection)}
             resource[section][PROVIDER_KEY] = {**SECRET_SIG, "plaintext": json.dumps(code)}

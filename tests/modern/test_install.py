@@ -11,7 +11,7 @@ from pathlib import Path
 
 from packaging.version import Version
 
-from providers.registry import KINDS
+from providers.registry import names as kind_names
 from tests.checkout import copy_checkout, outside_env
 from tools.pulumi_cli import engine_bin_dir
 
@@ -31,7 +31,7 @@ def test_pip_install_beside_the_newest_pulumi(tmp_path: Path) -> None:
     run(python, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
         f"pulumi=={newest}", str(checkout), cwd=tmp_path)
 
-    names = [name for kind in KINDS for name in (kind.name, f"{kind.name}Args")]
+    names = [name for kind in kind_names() for name in (kind, f"{kind}Args")]
     program = (
         f"from providers import WorkspaceAuth, WorkspaceAuthArgs, {', '.join(names)}\n"
         "import importlib.metadata, platform, providers\n"

@@ -38,3 +38,23 @@ def test_public_names():
         assert hasattr(client, name), name
     for name in ["WorkspaceAuth", "WorkspaceAuthArgs"]:
         assert hasattr(auth, name), name
+
+
+def test_the_type_checkers_names_are_the_lazy_ones():
+    """providers/client/__init__.py lists its names twice: where each loads from at run time
+    and, for type checkers, as imports. Both lists are the same, and each name resolves."""
+    import ast
+    import inspect
+
+    import providers.client as client
+
+    tree = ast.parse(inspect.getsource(client))
+    (block,) = [node for node in tree.body if isinstance(node, ast.If)]
+    imported = {
+        node.module: tuple(sorted(alias.name for alias in node.names))
+        for node in block.body
+        if isinstance(node, ast.ImportFrom) and node.module
+    }
+    assert imported == {module: tuple(sorted(names)) for module, names in client._EXPORTS.items()}
+    for name in client.__all__:
+        assert getattr(client, name) is not None, name

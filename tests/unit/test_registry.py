@@ -16,7 +16,7 @@ from providers.client import WorkspaceClient
 from providers.host import kind_of
 from providers.kind import Kind, Reference, declare
 from providers.lifecycle import WorkspaceProvider
-from providers.registry import KINDS, by_config_key, register, unregister
+from providers.registry import by_config_key, kinds, register, unregister
 from stacks import audit
 from stacks.config_rules import problems
 from tools import kinds_table
@@ -69,11 +69,11 @@ def widget() -> Iterator[Kind]:
 
 
 def test_every_registered_kind_has_one_declaration_and_a_doc_page() -> None:
-    names = [kind.name for kind in KINDS]
+    names = [kind.name for kind in kinds()]
     assert len(names) == len(set(names))
-    keys = [kind.config_key for kind in KINDS if kind.config_key]
+    keys = [kind.config_key for kind in kinds() if kind.config_key]
     assert len(keys) == len(set(keys))
-    for kind in KINDS:
+    for kind in kinds():
         assert (REPO_ROOT / kind.doc).is_file(), kind.doc
         assert kind.summary and kind.args.__name__ == f"{kind.name}Args"
         assert kind.provider.computed_keys == set(kind.outputs) | set(kind.stamped)
@@ -84,7 +84,7 @@ def test_the_docs_tables_are_the_registrys() -> None:
 
 
 def test_the_flat_surface_has_every_kind_and_its_args(widget: Kind) -> None:
-    for kind in KINDS:
+    for kind in kinds():
         assert getattr(providers, kind.name) is kind.resource
         assert getattr(providers, f"{kind.name}Args") is kind.args
         assert {kind.name, f"{kind.name}Args"} <= set(providers.__all__)
@@ -131,10 +131,10 @@ def test_the_audit_lists_its_objects(widget: Kind) -> None:
 def test_the_docs_tables_name_it(widget: Kind) -> None:
     stale = kinds_table.stale()
     assert stale == ["docs/README.md", "README.md", "docs/audit.md"]
-    table = kinds_table.reference_table(KINDS)
+    table = kinds_table.reference_table(kinds())
     assert "| `Widget` | [widget.md](widget.md) | a widget | widget name |" in table
-    assert "| `widgets` | `Widget` |" in kinds_table.config_table(KINDS)
-    assert "| `widget` | `Widget` | [widget.md](widget.md) |" in kinds_table.audit_table(KINDS)
+    assert "| `widgets` | `Widget` |" in kinds_table.config_table(kinds())
+    assert "| `widget` | `Widget` | [widget.md](widget.md) |" in kinds_table.audit_table(kinds())
 
 
 class _NoCalls:

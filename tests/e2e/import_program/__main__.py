@@ -12,7 +12,7 @@ import pulumi
 
 from providers import WorkspaceAuth
 from providers.client import Connection
-from providers.registry import by_name
+from providers.registry import kind_named
 from stacks.config import auth_args
 from stacks.errors import NAMESPACE
 
@@ -28,7 +28,7 @@ else:
 
 made: dict[str, pulumi.Resource] = {}
 for kind, item in (config.get_object("objects") or {}).items():
-    declared = by_name()[kind]
+    declared = kind_named(kind)
     # As when a stack refers to its job: the permissions go before the job on destroy.
     job = [made["Job"]] if kind == "JobPermissions" and "Job" in made else []
     made[kind] = declared.resource(

@@ -10,9 +10,12 @@ unchanged: a commit is durable once it is in the log, whether or not it was copi
 
 from __future__ import annotations
 
+import logging
 import sqlite3
 import threading
 from pathlib import Path
+
+logger = logging.getLogger(__name__)
 
 EVERY_COMMITS = 256
 
@@ -41,7 +44,12 @@ class WalCheckpointer:
             self._due.clear()
             if self._closing:
                 return
-            self._conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+            try:
+                self._conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+            except sqlite3.Error as error:
+                # The next one retries; a thread that died here would let the log grow.
+                logger.warning("WAL checkpoint failed (retried after more commits): %s", error)
+                continue
             self.completed += 1
 
     def close(self) -> None:

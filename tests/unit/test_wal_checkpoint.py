@@ -102,3 +102,22 @@ def test_close_stops_the_thread(tmp_path):
     thread = db._checkpointer._thread  # type: ignore[union-attr]
     db.close()
     assert not thread.is_alive()
+
+
+def test_a_failed_checkpoint_leaves_the_thread_running(tmp_path, caplog):
+    db = Database(tmp_path / "workspace.sqlite3")
+    try:
+        checkpointer = db._checkpointer
+        assert checkpointer is not None
+        working = checkpointer._conn
+        broken = sqlite3.connect(":memory:", check_same_thread=False)
+        broken.close()  # any statement on it raises sqlite3.ProgrammingError
+        checkpointer._conn = broken
+        _commit_rows(db, checkpointer.every_commits)
+        assert _wait_for(lambda: "WAL checkpoint failed" in caplog.text)
+        assert checkpointer.completed == 0
+        checkpointer._conn = working
+        _commit_rows(db, checkpointer.every_commits, start=checkpointer.every_commits)
+        assert _wait_for(lambda: checkpointer.completed == 1)
+    finally:
+        db.close()

@@ -109,9 +109,8 @@ class Database:
             self._conn.execute("PRAGMA journal_mode=WAL")
             self._conn.execute(f"PRAGMA synchronous={'FULL' if fsync else 'NORMAL'}")
             self._conn.execute("PRAGMA wal_autocheckpoint=0")
-        self._conn.executescript(SCHEMA)
-        if path is not None:
             self._checkpointer = WalCheckpointer(path)
+        self._conn.executescript(SCHEMA)
         if not self.is_new and not self.is_initialised():
             self.is_new = True  # initial data never applied (e.g. killed during the first start)
 

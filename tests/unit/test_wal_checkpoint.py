@@ -6,7 +6,10 @@ from __future__ import annotations
 import sqlite3
 import time
 
+import pytest
+
 from emulator.storage import Database
+from emulator.wal_checkpoint import WalCheckpointer
 
 ROW = "x" * 3000  # about a page per row, so the log grows by a few pages a commit
 
@@ -31,59 +34,54 @@ def _wait_for(condition, seconds: float = 10.0) -> bool:
     return condition()
 
 
-def test_the_commit_leaves_the_checkpoint_to_the_thread(tmp_path):
-    db = Database(tmp_path / "workspace.sqlite3")
+@pytest.fixture
+def db(tmp_path):
+    on_disk = Database(tmp_path / "workspace.sqlite3")
+    yield on_disk
+    on_disk.close()
+
+
+def _checkpointer(db: Database) -> WalCheckpointer:
+    assert db._checkpointer is not None
+    return db._checkpointer
+
+
+def test_the_commit_leaves_the_checkpoint_to_the_thread(db):
+    (autocheckpoint,) = db._conn.execute("PRAGMA wal_autocheckpoint").fetchone()
+    assert autocheckpoint == 0
+    checkpointer = _checkpointer(db)
+    every = checkpointer.every_commits
+
+    _commit_rows(db, every - 1)
+    time.sleep(0.2)
+    assert checkpointer.completed == 0
+
+    _commit_rows(db, 1, start=every - 1)
+    assert _wait_for(lambda: checkpointer.completed == 1)
+
+
+def test_the_log_is_reused_once_copied_back(db):
+    checkpointer = _checkpointer(db)
+    every = checkpointer.every_commits
+    _commit_rows(db, every)
+    assert _wait_for(lambda: checkpointer.completed == 1)
+    one_batch = _wal_pages(db.path)
+    for batch in range(1, 8):
+        _commit_rows(db, every, start=batch * every)
+        assert _wait_for(lambda done=batch + 1: checkpointer.completed == done)
+    # Without checkpoints the log would hold all eight batches' pages.
+    assert _wal_pages(db.path) < 2 * one_batch
+
+
+def test_committed_rows_are_read_back_by_a_new_connection_whether_copied_back_or_not(db):
+    every = _checkpointer(db).every_commits
+    _commit_rows(db, every + 7)  # one checkpoint, then seven commits only in the log
+    other = sqlite3.connect(str(db.path))
     try:
-        (autocheckpoint,) = db._conn.execute("PRAGMA wal_autocheckpoint").fetchone()
-        assert autocheckpoint == 0
-        checkpointer = db._checkpointer
-        assert checkpointer is not None
-        every = checkpointer.every_commits
-
-        _commit_rows(db, every - 1)
-        time.sleep(0.2)
-        assert checkpointer.completed == 0
-
-        _commit_rows(db, 1, start=every - 1)
-        assert _wait_for(lambda: checkpointer.completed == 1)
+        (count,) = other.execute("SELECT count(*) FROM meta WHERE key LIKE 'k%'").fetchone()
     finally:
-        db.close()
-
-
-def test_the_log_is_reused_once_copied_back(tmp_path):
-    path = tmp_path / "workspace.sqlite3"
-    db = Database(path)
-    try:
-        checkpointer = db._checkpointer
-        assert checkpointer is not None
-        every = checkpointer.every_commits
-        _commit_rows(db, every)
-        assert _wait_for(lambda: checkpointer.completed == 1)
-        one_batch = _wal_pages(path)
-        for batch in range(1, 8):
-            _commit_rows(db, every, start=batch * every)
-            assert _wait_for(lambda done=batch + 1: checkpointer.completed == done)
-        # Without checkpoints the log would hold all eight batches' pages.
-        assert _wal_pages(path) < 2 * one_batch
-    finally:
-        db.close()
-
-
-def test_committed_rows_are_read_back_by_a_new_connection_whether_copied_back_or_not(tmp_path):
-    path = tmp_path / "workspace.sqlite3"
-    db = Database(path)
-    try:
-        every = db._checkpointer.every_commits  # type: ignore[union-attr]
-        _commit_rows(db, every + 7)  # one checkpoint, then seven commits only in the log
-        other = sqlite3.connect(str(path))
-        try:
-            (count,) = other.execute(
-                "SELECT count(*) FROM meta WHERE key LIKE 'k%'").fetchone()
-        finally:
-            other.close()
-        assert count == every + 7
-    finally:
-        db.close()
+        other.close()
+    assert count == every + 7
 
 
 def test_an_in_memory_database_has_no_checkpoint_thread():
@@ -99,25 +97,20 @@ def test_an_in_memory_database_has_no_checkpoint_thread():
 
 def test_close_stops_the_thread(tmp_path):
     db = Database(tmp_path / "workspace.sqlite3")
-    thread = db._checkpointer._thread  # type: ignore[union-attr]
+    thread = _checkpointer(db)._thread
     db.close()
     assert not thread.is_alive()
 
 
-def test_a_failed_checkpoint_leaves_the_thread_running(tmp_path, caplog):
-    db = Database(tmp_path / "workspace.sqlite3")
-    try:
-        checkpointer = db._checkpointer
-        assert checkpointer is not None
-        working = checkpointer._conn
-        broken = sqlite3.connect(":memory:", check_same_thread=False)
-        broken.close()  # any statement on it raises sqlite3.ProgrammingError
-        checkpointer._conn = broken
-        _commit_rows(db, checkpointer.every_commits)
-        assert _wait_for(lambda: "WAL checkpoint failed" in caplog.text)
-        assert checkpointer.completed == 0
-        checkpointer._conn = working
-        _commit_rows(db, checkpointer.every_commits, start=checkpointer.every_commits)
-        assert _wait_for(lambda: checkpointer.completed == 1)
-    finally:
-        db.close()
+def test_a_failed_checkpoint_leaves_the_thread_running(db, caplog):
+    checkpointer = _checkpointer(db)
+    working = checkpointer._conn
+    broken = sqlite3.connect(":memory:", check_same_thread=False)
+    broken.close()  # any statement on it raises sqlite3.ProgrammingError
+    checkpointer._conn = broken
+    _commit_rows(db, checkpointer.every_commits)
+    assert _wait_for(lambda: "WAL checkpoint failed" in caplog.text)
+    assert checkpointer.completed == 0
+    checkpointer._conn = working
+    _commit_rows(db, checkpointer.every_commits, start=checkpointer.every_commits)
+    assert _wait_for(lambda: checkpointer.completed == 1)

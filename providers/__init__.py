@@ -4,8 +4,9 @@
 
 Every registered kind (providers/registry.py), its args classes (nested ones included, such
 as `NewClusterArgs`), the `WorkspaceAuth` component and the lookups are importable from
-here. Names resolve on first use: importing the client loads no kind, `Job` or `JobArgs`
-loads the job kind alone (providers/registry.py `kind_named`), a nested args class every kind.
+here. Names resolve on first use: `Job` loads no kind's implementation (a program
+declaring resources needs none), `JobArgs` the job's alone, a nested args class every
+kind's.
 """
 
 from __future__ import annotations
@@ -32,7 +33,8 @@ def _kind_names() -> dict[str, Any]:
 
 
 def _one_kinds_name(name: str) -> Any | None:
-    """`Job` or `JobArgs` from the job kind's module alone; None for any other name."""
+    """`Job` (no implementation) or `JobArgs` (the job's implementation alone); None for any
+    other name."""
     from providers.registry import kind_named, names
 
     registered = names()

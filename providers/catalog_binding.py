@@ -20,8 +20,8 @@ from pydantic import BaseModel, ConfigDict, field_validator
 
 from providers.client import NotFound, WorkspaceClient
 from providers.ids import Int64Id
-from providers.kind import declare
 from providers.lifecycle import Spec, WorkspaceProvider, undone_on_failure
+from providers.registry import kind_named
 
 CATALOG_NAME = re.compile(r"^[A-Za-z0-9_-]{1,255}$")
 READ_WRITE: Final = "BINDING_TYPE_READ_WRITE"
@@ -229,17 +229,4 @@ def _by_type(bindings: Bindings) -> list[tuple[str, list[int]]]:
 
 
 
-KIND = declare(
-    CatalogBindingProvider,
-    name="CatalogBinding",
-    outputs={"previous_isolation_mode": str, "preexisting_bindings": list},
-    config_key="catalogBindings",
-    identity=("catalog_name",),
-    doc="docs/catalog-binding.md",
-    summary="a catalog's isolation mode and workspace bindings",
-    import_id="catalog name",
-    stack_output=("catalog_bindings", lambda resource: resource.id),
-)
-CatalogBinding = KIND.resource
-CatalogBindingArgs = KIND.args
-WorkspaceBindingArgs = KIND.arg_types["WorkspaceBindingArgs"]
+KIND = kind_named("CatalogBinding").implemented_by(CatalogBindingProvider)

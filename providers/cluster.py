@@ -37,9 +37,9 @@ from providers.job_settings import (
     cluster_problems,
     library_problems,
 )
-from providers.kind import DEPLOYMENT_TAG, Reference, declare
 from providers.lifecycle import KeyedDiffResult, Spec, WorkspaceProvider, spec_changes
 from providers.polling import Deadline, Progress
+from providers.registry import kind_named
 from providers.sdk_schema import ClassRules, model_of
 
 # What the provider keeps beside the cluster's spec.
@@ -358,23 +358,4 @@ def _find_tagged(client: WorkspaceClient, tag: str | None) -> str | None:
     return min(found, default=None)
 
 
-KIND = declare(
-    ClusterProvider,
-    name="Cluster",
-    outputs={"cluster_id": str, "url": str, "current_state": str, "creator_user_name": str},
-    stamped=DEPLOYMENT_TAG,
-    config_key="clusters",
-    references={"policy": Reference(target_key="clusterPolicies", field="policy_id")},
-    doc="docs/cluster.md",
-    summary="an all-purpose cluster: spec, running or terminated, pin, libraries",
-    import_id="cluster id",
-    stack_output=("clusters", lambda resource: resource.cluster_id),
-    # Job clusters come and go with their runs; no stack could manage them.
-    inventory=lambda client: (
-        (str(c["cluster_id"]), str(c.get("cluster_name", "")))
-        for c in client.clusters.list()
-        if c.get("cluster_source") != "JOB"
-    ),
-)
-Cluster = KIND.resource
-ClusterArgs = KIND.args
+KIND = kind_named("Cluster").implemented_by(ClusterProvider)

@@ -25,8 +25,8 @@ from providers.client import AlreadyExists, WorkspaceClient
 from providers.client.sdk_services import compute
 from providers.create_or_adopt import create_or_adopt
 from providers.job_settings import COMPUTE_RULES, library_problems
-from providers.kind import declare
 from providers.lifecycle import Spec, WorkspaceProvider, spec_changes
+from providers.registry import kind_named
 from providers.sdk_schema import ClassRules, model_of
 
 NAME_LENGTH = (1, 100)
@@ -204,20 +204,4 @@ def _named(client: WorkspaceClient, name: str) -> dict[str, Any] | None:
     return next((p for p in client.cluster_policies.list() if p.get("name") == name), None)
 
 
-KIND = declare(
-    ClusterPolicyProvider,
-    name="ClusterPolicy",
-    outputs={"policy_id": str, "creator_user_name": str},
-    config_key="clusterPolicies",
-    identity=("name",),
-    doc="docs/cluster-policy.md",
-    summary="a cluster policy: its definition (compared as JSON) or its family's, changed in "
-    "place",
-    import_id="policy id",
-    stack_output=("cluster_policies", lambda resource: resource.policy_id),
-    inventory=lambda client: (
-        (str(p["policy_id"]), str(p.get("name", ""))) for p in client.cluster_policies.list()
-    ),
-)
-ClusterPolicy = KIND.resource
-ClusterPolicyArgs = KIND.args
+KIND = kind_named("ClusterPolicy").implemented_by(ClusterPolicyProvider)

@@ -15,14 +15,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar, Literal
 
-import pulumi
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from providers.client import InvalidState, NotFound, WorkspaceClient
-from providers.kind import Lookup, declare
 from providers.lifecycle import Spec, WorkspaceProvider
-from providers.lookups import get_cluster
 from providers.polling import Deadline, Progress
+from providers.registry import kind_named
 
 DEFAULT_TIMEOUT_SECONDS = 1200
 # What to do about a cluster in a state, per desired state; states not named here: wait.
@@ -131,20 +129,4 @@ class ClusterStateProvider(WorkspaceProvider):
 
 
 
-def cluster_id_named(connection: pulumi.Input[dict], name: str) -> pulumi.Output[str]:
-    return get_cluster(connection, name=name).apply(lambda cluster: cluster["cluster_id"])
-
-
-KIND = declare(
-    ClusterStateProvider,
-    name="ClusterState",
-    outputs={"cluster_name": str, "state_message": str},
-    config_key="clusterStates",
-    references={"cluster_name": Lookup(field="cluster_id", resolve=cluster_id_named)},
-    importable=False,
-    doc="docs/actions.md",
-    summary="an action: holds an existing cluster RUNNING or TERMINATED",
-    stack_output=("cluster_states", lambda resource: resource.state),
-)
-ClusterState = KIND.resource
-ClusterStateArgs = KIND.args
+KIND = kind_named("ClusterState").implemented_by(ClusterStateProvider)

@@ -16,12 +16,10 @@ from pydantic import AfterValidator, BaseModel, ConfigDict
 
 from providers.client import AlreadyExists, WorkspaceClient
 from providers.create_or_adopt import create_or_adopt
-from providers.kind import declare
+from providers.declarations import SYSTEM_GROUPS
 from providers.lifecycle import Spec, WorkspaceProvider
+from providers.registry import kind_named
 from providers.scim_fields import Entitlement, no_duplicates, not_blank
-
-# Groups the workspace itself holds; never made or deleted by a stack.
-SYSTEM_GROUPS = frozenset({"admins", "users"})
 
 
 def _not_a_system_group(value: str) -> str:
@@ -121,20 +119,4 @@ class GroupProvider(WorkspaceProvider):
         return spec
 
 
-KIND = declare(
-    GroupProvider,
-    name="Group",
-    config_key="groups",
-    identity=("display_name",),
-    doc="docs/group.md",
-    summary="a workspace group: name, entitlements, external id (members: GroupMember)",
-    import_id="the group's SCIM id",
-    stack_output=("groups", lambda resource: resource.id),
-    inventory=lambda client: (
-        (str(g["id"]), str(g.get("displayName", "")))
-        for g in client.groups.list()
-        if g.get("displayName") not in SYSTEM_GROUPS
-    ),
-)
-Group = KIND.resource
-GroupArgs = KIND.args
+KIND = kind_named("Group").implemented_by(GroupProvider)

@@ -12,13 +12,11 @@ import re
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-import pulumi
 from pydantic import BaseModel, ConfigDict, ValidationInfo, field_validator
 
 from providers.client import WorkspaceClient
-from providers.kind import Lookup, Reference, declare
 from providers.lifecycle import Spec, WorkspaceProvider
-from providers.lookups import get_user
+from providers.registry import kind_named
 
 # The workspace's SCIM ids are decimal numbers.
 SCIM_ID = re.compile(r"^[0-9]{1,20}$")
@@ -92,25 +90,4 @@ class GroupMemberProvider(WorkspaceProvider):
         client.groups.remove_member(group_id, member_id)
 
 
-def _user_id_named(connection: pulumi.Input[dict], user_name: str) -> pulumi.Output[str]:
-    return get_user(connection, user_name=user_name).apply(lambda user: user["id"])
-
-
-KIND = declare(
-    GroupMemberProvider,
-    name="GroupMember",
-    outputs={"member_display": str},
-    config_key="groupMembers",
-    identity=(),
-    references={
-        "group": Reference(target_key="groups", field="group_id"),
-        "user": Lookup(field="member_id", resolve=_user_id_named),
-    },
-    after=("groups",),
-    doc="docs/group-member.md",
-    summary="one user, service principal or group in a group (SCIM PATCH, never a PUT)",
-    import_id="<group id>|<member id>",
-    stack_output=("group_members", lambda resource: resource.id),
-)
-GroupMember = KIND.resource
-GroupMemberArgs = KIND.args
+KIND = kind_named("GroupMember").implemented_by(GroupMemberProvider)

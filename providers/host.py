@@ -59,14 +59,14 @@ from providers.lifecycle import (
     contains_unknown,
     user_inputs,
 )
-from providers.registry import UnknownKind, kind_named
 
 if TYPE_CHECKING:
     from providers.kind import Kind
-# Nothing of the kinds' machinery (providers.kind, providers.resource: the component, its
-# tokens and transport) nor the client's service areas is imported here: a host that only
-# answers configuration (the engine starts one for a WorkspaceAuth's provider) never needs
-# them. `kind_of` and the provider code of a request load them.
+# Nothing of the kinds' machinery (the registry and its declarations, providers.kind,
+# providers.resource: the component, its tokens and transport) nor the client's service
+# areas is imported here: a host that only answers configuration (the engine starts one for
+# a WorkspaceAuth's provider) never needs them. `kind_of` and the provider code of a
+# request load them.
 
 WORKERS = 4
 MAX_MESSAGE_BYTES = 400 * 1024 * 1024
@@ -94,12 +94,13 @@ class ImportRefused(Exception):
 def kind_of(urn: str) -> Kind:
     """`urn:pulumi:stack::project::[parent$]pulumi-python:dynamic/workspace:Job::name` -> Job."""
     from providers.kind import TYPE_PREFIX
+    from providers.registry import UnknownKind, kind_named
 
     type_token = urn.split("::")[2].rsplit("$", 1)[-1]
     if not type_token.startswith(TYPE_PREFIX):
         raise ImportRefused(f"{type_token} is not a workspace resource kind")
     try:
-        # Only this kind's module: a host serving jobs loads the job kind and no other.
+        # A declaration: its provider loads this kind's implementation and no other.
         return kind_named(type_token.removeprefix(TYPE_PREFIX))
     except UnknownKind:
         raise ImportRefused(f"{type_token} is not a workspace resource kind") from None

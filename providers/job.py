@@ -50,7 +50,6 @@ from providers.job_settings import (
     JobSettingsModel,
     check_settings,
 )
-from providers.kind import DEPLOYMENT_TAG, declare
 from providers.lifecycle import (
     Spec,
     WorkspaceProvider,
@@ -58,6 +57,7 @@ from providers.lifecycle import (
     contains_unknown,
     user_inputs,
 )
+from providers.registry import kind_named
 from providers.sdk_schema import model_of
 
 # What the provider adds to the settings; the rest of the inputs are the job's settings.
@@ -452,36 +452,5 @@ def _settings_of(spec: Mapping[str, Any]) -> dict[str, Any]:
 
 # --- the kind ------------------------------------------------------------------------
 
-KIND = declare(
-    JobProvider,
-    name="Job",
-    outputs={"job_id": int, "url": str, "creator_user_name": str},
-    stamped=DEPLOYMENT_TAG,
-    config_key="jobs",
-    after=("servicePrincipals",),  # a job may run as one of the stack's principals
-    doc="docs/job.md",
-    summary="a job at the full depth of Jobs API 2.2, changed in place",
-    import_id="job id",
-    stack_output=("jobs", lambda resource: resource.job_id),
-    inventory=lambda client: (
-        (str(job["job_id"]), (job.get("settings") or {}).get("name") or "")
-        for job in client.jobs.list()
-    ),
-    arg_aliases={
-        # The names of the single-task shape's args before the SDK's schema.
-        "AutoscaleArgs": "AutoScaleArgs",
-        "DbfsStorageArgs": "DbfsStorageInfoArgs",
-        "InitScriptArgs": "InitScriptInfoArgs",
-        "PypiLibraryArgs": "PythonPyPiLibraryArgs",
-    },
-)
-Job = KIND.resource
-JobArgs = KIND.args
+KIND = kind_named("Job").implemented_by(JobProvider)
 
-
-def __getattr__(name: str) -> type:
-    """The generated args classes of the job's nested settings (`TaskArgs`, ...)."""
-    try:
-        return KIND.arg_types[name]
-    except KeyError:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None

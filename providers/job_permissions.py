@@ -14,7 +14,6 @@ from typing import Any, ClassVar
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from providers.ids import IntId, parse_int64_id
-from providers.kind import Reference, declare
 from providers.lifecycle import Spec
 from providers.permissions import (
     OWNER,
@@ -24,6 +23,7 @@ from providers.permissions import (
     direct_entries,
     each_principal_once,
 )
+from providers.registry import kind_named
 
 MANAGED_LEVELS = ("CAN_VIEW", "CAN_MANAGE_RUN", "CAN_MANAGE")
 JOBS = "jobs"
@@ -76,24 +76,9 @@ class JobPermissionsProvider(PermissionsProvider):
         )
 
 
-KIND = declare(
-    JobPermissionsProvider,
-    name="JobPermissions",
-    config_key="jobPermissions",
-    identity=("job", "job_id"),
-    references={"job": Reference(target_key="jobs", field="job_id")},
-    doc="docs/job-permissions.md",
-    summary="the declared access-control entries of one job",
-    import_id="job id",
-)
-JobPermissions = KIND.resource
-JobPermissionsArgs = KIND.args
-AccessControlArgs = KIND.arg_types["AccessControlArgs"]
+KIND = kind_named("JobPermissions").implemented_by(JobPermissionsProvider)
 
 __all__ = [
-    "AccessControlArgs",
-    "JobPermissions",
-    "JobPermissionsArgs",
     "JobPermissionsModel",
     "JobPermissionsProvider",
     "direct_entries",

@@ -1,31 +1,42 @@
-"""One declaration per resource kind.
+"""One declaration per resource kind, apart from the code that serves it.
 
-A kind module writes its input model (pydantic: the schema) and its provider (the service
-calls), then declares the kind once:
+A declaration (providers/declarations.py holds every kind's) says what a program needs to
+declare resources of the kind, and which module implements it:
 
-    KIND = declare(
-        JobProvider,
+    declare(
         name="Job",
+        implementation="providers.job",
         outputs={"job_id": int, "url": str, "creator_user_name": str},
         config_key="jobs",
         doc="docs/job.md",
         summary="a job of the workspace",
     )
-    Job, JobArgs = KIND.resource, KIND.args
 
-Everything else derives from that: the program-side args class (a dataclass generated from
-the input model, nested models included, every field a `pulumi.Input`), the resource class
-(type token `pulumi-python:dynamic/workspace:<name>`, its outputs as attributes), the
-provider's `computed_keys`, the stack-config list key, the identity fields two items of
-that list may not share, the references from one list to another, whether the kind can be
-imported, and its row in the docs table. `providers/registry.py` lists the kinds (by name
-and module, loaded on first use); the provider host, the stack program, the config checker,
-the audit and the docs test find them there. docs/architecture.md explains the choice.
+The implementation module writes the input model (pydantic: the schema) and the provider
+(the service calls), and binds the provider to its declaration:
+
+    KIND = kind_named("Job").implemented_by(JobProvider)
+
+Everything else derives from those two: the resource class (type token
+`pulumi-python:dynamic/workspace:<name>`, its outputs as attributes), the program-side args
+classes (dataclasses generated from the input model on first use, nested models included,
+every field a `pulumi.Input`), the provider's `computed_keys`, the stack-config list key,
+the identity fields two items of that list may not share, the references from one list to
+another, whether the kind can be imported, and its row in the docs table.
+
+A program that declares resources loads no implementation: the resource class needs only
+the declaration, and the provider code travels as the kind's name (`ProviderOf`), which
+the provider host turns back into the provider. The implementation (the SDK's schemas and
+the models derived from them, about 0.3 to 0.7 s per kind) loads where it is used: in the
+host, in config checks, and where a program asks for an args class.
+docs/architecture.md explains the choice.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
+import importlib
 import types
 import typing
 from collections.abc import Callable, Iterable, Mapping
@@ -34,6 +45,7 @@ from typing import Any
 
 import pulumi
 import pydantic
+from pulumi.dynamic import ResourceProvider
 
 from providers.lifecycle import WorkspaceProvider
 from providers.resource import WorkspaceResource, deployment_tag
@@ -69,7 +81,9 @@ class Lookup:
 @dataclass(frozen=True, eq=False)
 class Kind:
     name: str
-    provider: type[WorkspaceProvider]
+    # The module that implements the kind: its input model and provider
+    # (`Kind.implemented_by`).
+    implementation: str
     # Computed outputs (not inputs), with their Python types: the resource's attributes.
     outputs: Mapping[str, type]
     # Inputs the resource fills in itself from its resource name, never declared by users.
@@ -94,10 +108,40 @@ class Kind:
     # Inputs and outputs that are always Pulumi secrets (a secret's value and its digest):
     # an input given in plain text is made secret before it leaves the program.
     secrets: tuple[str, ...] = ()
+    # Other names of generated args classes, kept for programs written against them.
+    arg_aliases: Mapping[str, str] = field(default_factory=dict)
     resource: type[KindResource] = field(init=False)
-    args: type = field(init=False)
-    # Every generated args class by name (`JobArgs`, `NewClusterArgs`, ...).
-    arg_types: dict[str, type] = field(init=False)
+    _provider: type[WorkspaceProvider] | None = field(init=False, default=None)
+
+    def implemented_by(self, provider: type[WorkspaceProvider]) -> Kind:
+        """Binds the provider class of the implementation module (which calls this once)."""
+        provider.computed_keys = frozenset(self.outputs) | frozenset(self.stamped)
+        object.__setattr__(self, "_provider", provider)
+        return self
+
+    @property
+    def provider(self) -> type[WorkspaceProvider]:
+        """The provider class, loading the implementation module on first use."""
+        if self._provider is None:
+            importlib.import_module(self.implementation)
+        if self._provider is None:
+            raise RuntimeError(
+                f"{self.implementation} does not bind the {self.name} kind's provider: "
+                f'end it with KIND = kind_named("{self.name}").implemented_by(<its provider>)'
+            )
+        return self._provider
+
+    @functools.cached_property
+    def arg_types(self) -> dict[str, type]:
+        """Every generated args class by name (`JobArgs`, `NewClusterArgs`, ...)."""
+        made: dict[str, type] = {}
+        args_class(self.model, f"{self.name}Args", set(self.stamped), made)
+        made.update({alias: made[target] for alias, target in self.arg_aliases.items()})
+        return made
+
+    @property
+    def args(self) -> type:
+        return self.arg_types[f"{self.name}Args"]
 
     @property
     def type_token(self) -> str:
@@ -131,7 +175,7 @@ class KindResource(WorkspaceResource):
     ) -> None:
         inputs = to_props(args)
         if not isinstance(inputs, dict):
-            raise TypeError(f"{resource_name}: args must be {self.kind.args.__name__} or a dict")
+            raise TypeError(f"{resource_name}: args must be {self.kind.name}Args or a dict")
         for key, make in self.kind.stamped.items():
             inputs[key] = make(resource_name)
         for key in self.kind.secrets:
@@ -141,7 +185,7 @@ class KindResource(WorkspaceResource):
             secret = pulumi.ResourceOptions(additional_secret_outputs=list(self.kind.secrets))
             opts = pulumi.ResourceOptions.merge(secret, opts)
         super().__init__(
-            self.kind.provider(),
+            ProviderOf(self.kind),
             resource_name,
             connection,
             inputs,
@@ -150,10 +194,30 @@ class KindResource(WorkspaceResource):
         )
 
 
+class ProviderOf(ResourceProvider):
+    """Stands for a kind's provider in the `__provider` a program sends: it pickles as the
+    kind's implementation module and name, so the program loads no provider code, and
+    unpickles (in the provider host) as that kind's provider. It serves nothing itself."""
+
+    def __init__(self, kind: Kind) -> None:
+        self.kind = kind
+
+    def __reduce__(self) -> tuple[Callable[[str, str], WorkspaceProvider], tuple[str, str]]:
+        return provider_in, (self.kind.implementation, self.kind.name)
+
+
+def provider_in(implementation: str, kind_name: str) -> WorkspaceProvider:
+    """A provider of the kind that the module `implementation` binds (as its `KIND`)."""
+    kind = getattr(importlib.import_module(implementation), "KIND", None)
+    if not isinstance(kind, Kind) or kind.name != kind_name:
+        raise RuntimeError(f"{implementation} does not implement the {kind_name} kind")
+    return kind.provider()
+
+
 def declare(
-    provider: type[WorkspaceProvider],
     *,
     name: str,
+    implementation: str,
     doc: str,
     summary: str,
     import_id: str = "",
@@ -171,7 +235,7 @@ def declare(
 ) -> Kind:
     kind = Kind(
         name=name,
-        provider=provider,
+        implementation=implementation,
         outputs=dict(outputs or {}),
         stamped=dict(stamped or {}),
         config_key=config_key,
@@ -185,14 +249,8 @@ def declare(
         stack_output=stack_output,
         inventory=inventory,
         secrets=secrets,
+        arg_aliases=dict(arg_aliases or {}),
     )
-    provider.computed_keys = frozenset(kind.outputs) | frozenset(kind.stamped)
-    arg_types: dict[str, type] = {}
-    args = args_class(provider.args_model, f"{name}Args", set(kind.stamped), arg_types)
-    # Other names of generated classes, kept for programs written against them.
-    arg_types.update({alias: arg_types[target] for alias, target in (arg_aliases or {}).items()})
-    object.__setattr__(kind, "args", args)
-    object.__setattr__(kind, "arg_types", arg_types)
     object.__setattr__(kind, "resource", _resource_class(kind))
     return kind
 
@@ -208,7 +266,7 @@ def _resource_class(kind: Kind) -> type[KindResource]:
         "kind": kind,
         "__annotations__": annotations,
         "__doc__": f"{kind.summary[:1].upper()}{kind.summary[1:]}. See {kind.doc}.",
-        "__module__": kind.provider.__module__,
+        "__module__": "providers",
         "__qualname__": kind.name,
     }
     return types.new_class(

@@ -30,8 +30,8 @@ from providers.client.jobs import is_gone
 from providers.client.permissions import PermissionsApi
 from providers.client.sdk_services import service
 from providers.ids import canonical_id
-from providers.kind import declare
 from providers.lifecycle import Spec, WorkspaceProvider
+from providers.registry import kind_named
 
 PRINCIPAL_FIELDS = ("group_name", "user_name", "service_principal_name")
 OWNER_FIELDS = ("user_name", "service_principal_name")
@@ -441,15 +441,4 @@ class PermissionsProvider(WorkspaceProvider):
         return spec
 
 
-KIND = declare(
-    PermissionsProvider,
-    name="Permissions",
-    config_key="permissions",
-    doc="docs/permissions.md",
-    summary="the declared access-control entries (and optionally the owner) of any object",
-    import_id="<object type>/<object id>",
-)
-Permissions = KIND.resource
-PermissionsArgs = KIND.args
-AccessControlEntryArgs = KIND.arg_types["AccessControlEntryArgs"]
-OwnerArgs = KIND.arg_types["OwnerArgs"]
+KIND = kind_named("Permissions").implemented_by(PermissionsProvider)

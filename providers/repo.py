@@ -18,8 +18,8 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationInf
 
 from providers.client import AlreadyExists, WorkspaceClient
 from providers.create_or_adopt import create_or_adopt
-from providers.kind import declare
 from providers.lifecycle import KeyedDiffResult, Spec, WorkspaceProvider, undone_on_failure
+from providers.registry import kind_named
 from providers.repo_branch import ref_name_problem, same_workspace_path
 from providers.scim_fields import no_duplicates, not_blank
 
@@ -200,17 +200,4 @@ class RepoProvider(WorkspaceProvider):
         return spec
 
 
-KIND = declare(
-    RepoProvider,
-    name="Repo",
-    outputs={"head_commit_id": str},
-    config_key="repos",
-    identity=("path",),
-    doc="docs/repo.md",
-    summary="a Git folder made by the stack: remote, path, branch or tag, sparse checkout",
-    import_id="repo id",
-    stack_output=("repos", lambda resource: resource.id),
-    inventory=lambda client: ((str(r["id"]), str(r.get("path", ""))) for r in client.repos.list()),
-)
-Repo = KIND.resource
-RepoArgs = KIND.args
+KIND = kind_named("Repo").implemented_by(RepoProvider)

@@ -16,8 +16,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validat
 from providers.client import InvalidParameter, NotFound, WorkspaceClient
 from providers.client.repos import REPOS_PATH
 from providers.ids import Int64Id
-from providers.kind import declare
 from providers.lifecycle import Spec, WorkspaceProvider, undone_on_failure
+from providers.registry import kind_named
 
 REPO_PATH_PREFIXES = ("/Repos/", "/Workspace/")
 # What `git check-ref-format --branch` refuses anywhere in a name.
@@ -182,16 +182,4 @@ class RepoBranchProvider(WorkspaceProvider):
 
 
 
-KIND = declare(
-    RepoBranchProvider,
-    name="RepoBranch",
-    outputs={"previous_branch": str, "head_commit_id": str},
-    config_key="repoBranches",
-    identity=("repo_path", "repo_id"),
-    doc="docs/repo-branch.md",
-    summary="the checked-out branch of an existing repo",
-    import_id="repo id",
-    stack_output=("repo_branches", lambda resource: resource.branch),
-)
-RepoBranch = KIND.resource
-RepoBranchArgs = KIND.args
+KIND = kind_named("RepoBranch").implemented_by(RepoBranchProvider)

@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 import pulumi
-from pulumi.dynamic import Resource
+from pulumi.dynamic import Resource, ResourceProvider
 
 from providers.auth.component import provider_for
-from providers.lifecycle import CONNECTION_KEY, PROVIDER_KEY, WorkspaceProvider
+from providers.lifecycle import CONNECTION_KEY, PROVIDER_KEY
 
 
 class WorkspaceResource(Resource):
@@ -25,7 +25,7 @@ class WorkspaceResource(Resource):
 
     def __init__(
         self,
-        provider: WorkspaceProvider,
+        provider: ResourceProvider,
         name: str,
         connection: pulumi.Input[dict],
         inputs: dict[str, Any],

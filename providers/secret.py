@@ -29,15 +29,13 @@ from typing import Any, ClassVar
 from pydantic import BaseModel, ConfigDict, field_validator, model_validator
 
 from providers.client import WorkspaceClient
-from providers.kind import Reference, declare
+from providers.declarations import SECRET_DIGEST_KEY, SECRET_TIMESTAMP_KEY, SECRET_VALUE_FIELDS
 from providers.lifecycle import KeyedDiffResult, Spec, WorkspaceProvider, contains_unknown
+from providers.registry import kind_named
 from providers.secret_scope import SCOPE_NAME
 
 KEY_NAME = re.compile(r"^[A-Za-z0-9_.\-]{1,128}$")
 MAX_VALUE_BYTES = 128 * 1024
-VALUE_FIELDS = ("string_value", "bytes_value")
-DIGEST_KEY = "value_digest"
-TIMESTAMP_KEY = "last_updated_timestamp"
 
 
 def scope_name(value: str) -> str:
@@ -77,7 +75,7 @@ class SecretModel(BaseModel):
 
     @model_validator(mode="after")
     def _one_value(self) -> SecretModel:
-        given = [f for f in VALUE_FIELDS if getattr(self, f) is not None]
+        given = [f for f in SECRET_VALUE_FIELDS if getattr(self, f) is not None]
         if len(given) != 1:
             raise ValueError("give exactly one of string_value and bytes_value")
         if len(self.value_bytes()) > MAX_VALUE_BYTES:
@@ -124,7 +122,7 @@ class SecretProvider(WorkspaceProvider):
         result = super().diff(_id, olds, news, old_inputs)
         if result.replaces:
             return result
-        declared = [f for f in VALUE_FIELDS if news.get(f) is not None]
+        declared = [f for f in SECRET_VALUE_FIELDS if news.get(f) is not None]
         if any(contains_unknown(news[f]) for f in declared):
             changed = True
         else:
@@ -133,10 +131,10 @@ class SecretProvider(WorkspaceProvider):
             except (binascii.Error, ValueError):
                 changed = True
             else:
-                changed = not same_value(olds.get(DIGEST_KEY), value)
+                changed = not same_value(olds.get(SECRET_DIGEST_KEY), value)
         if changed:
             result.changes = True
-            result.changed_keys = sorted({*result.changed_keys, *(declared or VALUE_FIELDS)})
+            result.changed_keys = sorted({*result.changed_keys, *(declared or SECRET_VALUE_FIELDS)})
         return result
 
     def create_object(self, client: WorkspaceClient, args: SecretModel, spec: Spec):
@@ -147,15 +145,15 @@ class SecretProvider(WorkspaceProvider):
         listed = next((s for s in client.secrets.list_secrets(scope) if s.get("key") == key), None)
         if listed is None:
             return None
-        timestamp = listed.get(TIMESTAMP_KEY)
-        if DIGEST_KEY in recorded:
+        timestamp = listed.get(SECRET_TIMESTAMP_KEY)
+        if SECRET_DIGEST_KEY in recorded:
             # Rewritten since our last write: the value is unknown, so the next up writes it.
-            same = timestamp == recorded.get(TIMESTAMP_KEY)
-            value_digest = recorded[DIGEST_KEY] if same else ""
+            same = timestamp == recorded.get(SECRET_TIMESTAMP_KEY)
+            value_digest = recorded[SECRET_DIGEST_KEY] if same else ""
         else:  # an import: the one read of the value, kept only as its digest
             answer = client.secrets.get(scope, key)
             value_digest = digest(base64.b64decode(answer.get("value") or ""))
-        computed = {DIGEST_KEY: value_digest, TIMESTAMP_KEY: timestamp}
+        computed = {SECRET_DIGEST_KEY: value_digest, SECRET_TIMESTAMP_KEY: timestamp}
         return {"scope": scope, "key": key}, computed
 
     def update_object(self, client, id_, recorded, args: SecretModel, spec: Spec):
@@ -172,7 +170,10 @@ class SecretProvider(WorkspaceProvider):
         listed = next(
             (s for s in client.secrets.list_secrets(args.scope) if s.get("key") == args.key), {}
         )
-        return {DIGEST_KEY: digest(args.value_bytes()), TIMESTAMP_KEY: listed.get(TIMESTAMP_KEY)}
+        return {
+            SECRET_DIGEST_KEY: digest(args.value_bytes()),
+            SECRET_TIMESTAMP_KEY: listed.get(SECRET_TIMESTAMP_KEY),
+        }
 
 
 def split_id(id_: str) -> tuple[str, str]:
@@ -183,16 +184,4 @@ def split_id(id_: str) -> tuple[str, str]:
     return scope, rest
 
 
-KIND = declare(
-    SecretProvider,
-    name="Secret",
-    outputs={DIGEST_KEY: str, TIMESTAMP_KEY: int},
-    config_key="secrets",
-    references={"secret_scope": Reference(target_key="secretScopes", field="scope")},
-    doc="docs/secret.md",
-    summary="a key and its value (a Pulumi secret) in a secret scope",
-    import_id="<scope>/<key>",
-    secrets=(*VALUE_FIELDS, DIGEST_KEY),
-)
-Secret = KIND.resource
-SecretArgs = KIND.args
+KIND = kind_named("Secret").implemented_by(SecretProvider)

@@ -15,8 +15,8 @@ from typing import Any, ClassVar, Literal
 from pydantic import BaseModel, ConfigDict, field_validator
 
 from providers.client import WorkspaceClient
-from providers.kind import Reference, declare
 from providers.lifecycle import Spec, WorkspaceProvider
+from providers.registry import kind_named
 from providers.secret import scope_name
 
 PERMISSIONS = ("READ", "WRITE", "MANAGE")
@@ -71,14 +71,4 @@ def split_id(id_: str) -> tuple[str, str]:
     return scope, principal
 
 
-KIND = declare(
-    SecretAclProvider,
-    name="SecretAcl",
-    config_key="secretAcls",
-    references={"secret_scope": Reference(target_key="secretScopes", field="scope")},
-    doc="docs/secret-acl.md",
-    summary="READ, WRITE or MANAGE for one principal on a secret scope",
-    import_id="<scope>/<principal>",
-)
-SecretAcl = KIND.resource
-SecretAclArgs = KIND.args
+KIND = kind_named("SecretAcl").implemented_by(SecretAclProvider)

@@ -17,8 +17,8 @@ from providers.client import AlreadyExists, WorkspaceClient
 from providers.client.listing import Listing
 from providers.client.secret_scopes import KeyVault
 from providers.create_or_adopt import create_or_adopt
-from providers.kind import declare
 from providers.lifecycle import Spec, WorkspaceProvider
+from providers.registry import kind_named
 
 SCOPE_NAME = re.compile(r"^[A-Za-z0-9_.\-]{1,128}$")
 KEYVAULT_RESOURCE_ID = re.compile(
@@ -142,20 +142,4 @@ class SecretScopeProvider(WorkspaceProvider):
 
 
 
-KIND = declare(
-    SecretScopeProvider,
-    name="SecretScope",
-    outputs={"backend_type": str},
-    config_key="secretScopes",
-    identity=("name",),
-    doc="docs/secret-scope.md",
-    summary="a secret scope, plain or backed by a key vault (every change replaces it)",
-    import_id="scope name",
-    stack_output=("secret_scopes", lambda resource: resource.id),
-    inventory=lambda client: (
-        (str(scope["name"]), str(scope["name"])) for scope in client.secret_scopes.list()
-    ),
-)
-SecretScope = KIND.resource
-SecretScopeArgs = KIND.args
-KeyVaultArgs = KIND.arg_types["KeyVaultArgs"]
+KIND = kind_named("SecretScope").implemented_by(SecretScopeProvider)

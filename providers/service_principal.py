@@ -21,8 +21,8 @@ from providers.client import AlreadyExists, WorkspaceClient
 from providers.client.listing import TOO_MANY, Listing
 from providers.client.service_principals import SCIM_SCHEMA
 from providers.create_or_adopt import create_or_adopt
-from providers.kind import declare
 from providers.lifecycle import Spec, WorkspaceProvider
+from providers.registry import kind_named
 from providers.scim_fields import Entitlement, no_duplicates, not_blank
 
 GUID = re.compile(r"^[0-9a-fA-F]{8}-([0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}$")
@@ -180,19 +180,4 @@ class ServicePrincipalProvider(WorkspaceProvider):
 
 
 
-KIND = declare(
-    ServicePrincipalProvider,
-    name="ServicePrincipal",
-    config_key="servicePrincipals",
-    identity=("application_id",),
-    doc="docs/service-principal.md",
-    summary="a service principal of the workspace (never removed from the identity provider)",
-    import_id="the workspace's principal id",
-    stack_output=("service_principals", lambda resource: resource.id),
-    inventory=lambda client: (
-        (str(p["id"]), p.get("displayName") or p.get("applicationId") or "")
-        for p in client.service_principals.list()
-    ),
-)
-ServicePrincipal = KIND.resource
-ServicePrincipalArgs = KIND.args
+KIND = kind_named("ServicePrincipal").implemented_by(ServicePrincipalProvider)

@@ -8,12 +8,8 @@ from typing import Any
 import pytest
 from pulumi.output import Unknown
 
-from providers.catalog_binding import (
-    CatalogBinding,
-    CatalogBindingArgs,
-    CatalogBindingProvider,
-    WorkspaceBindingArgs,
-)
+from providers import CatalogBinding, CatalogBindingArgs, WorkspaceBindingArgs
+from providers.catalog_binding import CatalogBindingProvider
 from providers.client import NotFound, TemporarilyUnavailable, WorkspaceClient
 from providers.client.catalogs import CATALOGS_PATH, CatalogsApi
 from providers.lifecycle import CONNECTION_KEY, UNKNOWN

@@ -11,6 +11,17 @@ from typing import Any
 import pulumi
 import pytest
 
+from providers import (
+    AutoscaleArgs,
+    ClusterLogConfArgs,
+    DbfsStorageArgs,
+    Job,
+    JobArgs,
+    LibraryArgs,
+    NewClusterArgs,
+    PypiLibraryArgs,
+    SparkPythonTaskArgs,
+)
 from providers.client import (
     NotFound,
     ServerError,
@@ -18,19 +29,7 @@ from providers.client import (
 )
 from providers.client import jobs as jobs_api
 from providers.client.job_wire import lift
-from providers.job import (
-    DEPLOYMENT_TAG_KEY,
-    AutoscaleArgs,
-    ClusterLogConfArgs,
-    DbfsStorageArgs,
-    Job,
-    JobArgs,
-    JobProvider,
-    LibraryArgs,
-    NewClusterArgs,
-    PypiLibraryArgs,
-    SparkPythonTaskArgs,
-)
+from providers.job import DEPLOYMENT_TAG_KEY, JobProvider
 from providers.job_diff import canonical
 from providers.lifecycle import UNKNOWN
 from tests.providers.resource_mocks import RecordingMocks

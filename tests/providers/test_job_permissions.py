@@ -10,15 +10,10 @@ from typing import Any
 import pulumi
 import pytest
 
+from providers import AccessControlArgs, JobPermissions, JobPermissionsArgs
 from providers.client import InvalidParameter, NotFound
 from providers.client.permissions import PermissionsApi
-from providers.job_permissions import (
-    AccessControlArgs,
-    JobPermissions,
-    JobPermissionsArgs,
-    JobPermissionsProvider,
-    direct_entries,
-)
+from providers.job_permissions import JobPermissionsProvider, direct_entries
 from providers.lifecycle import UNKNOWN
 from tests.providers.resource_mocks import RecordingMocks
 from tests.providers.support import client_of

@@ -9,10 +9,11 @@ import pytest
 from pulumi.output import Unknown
 
 from emulator.testing import clear_request_log, request_log
+from providers import RepoBranch, RepoBranchArgs
 from providers.client import InvalidParameter, NotFound, TemporarilyUnavailable, WorkspaceClient
 from providers.client.repos import REPOS_PATH
 from providers.lifecycle import CONNECTION_KEY, UNKNOWN
-from providers.repo_branch import RepoBranch, RepoBranchArgs, RepoBranchProvider
+from providers.repo_branch import RepoBranchProvider
 from tests.providers.resource_mocks import register
 from tests.providers.support import failures
 

@@ -13,9 +13,10 @@ import pytest
 import responses
 from pulumi.runtime import rpc
 
+from providers import Secret, SecretArgs
 from providers.client import NotFound, WorkspaceClient
 from providers.lifecycle import CONNECTION_KEY, UNKNOWN
-from providers.secret import Secret, SecretArgs, SecretProvider, digest, same_value
+from providers.secret import SecretProvider, digest, same_value
 from tests.providers.resource_mocks import RecordingMocks
 from tests.providers.support import failures, with_change
 

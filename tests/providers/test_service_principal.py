@@ -8,15 +8,12 @@ import pytest
 from pulumi.output import Unknown
 
 from emulator.testing import clear_request_log, fetch_token, register_application, request_log
+from providers import ServicePrincipal, ServicePrincipalArgs
 from providers.client import InvalidParameter, NotFound, WorkspaceClient
 from providers.client.service_principals import SCIM_SCHEMA
 from providers.client.wire import SCIM_SERVICE_PRINCIPALS
 from providers.lifecycle import CONNECTION_KEY, UNKNOWN
-from providers.service_principal import (
-    ServicePrincipal,
-    ServicePrincipalArgs,
-    ServicePrincipalProvider,
-)
+from providers.service_principal import ServicePrincipalProvider
 from tests.providers.resource_mocks import register
 from tests.providers.support import failures
 

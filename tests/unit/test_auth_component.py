@@ -9,6 +9,7 @@ import pytest
 import responses
 from pulumi.runtime import rpc
 
+from providers import SecretScope, SecretScopeArgs
 from providers.auth.component import (
     UnboundConnectionError,
     WorkspaceAuth,
@@ -17,7 +18,6 @@ from providers.auth.component import (
     provider_for,
 )
 from providers.client.connection import Connection
-from providers.secret_scope import SecretScope, SecretScopeArgs
 from tests.unit.client_support import (
     AUTH_URL,
     BASE_URL,

@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from providers import registry
+from providers.declarations import DECLARATIONS
 from providers.host import ImportRefused, kind_of
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
-KIND_MODULES = sorted(registry.MODULES.values())
+KIND_MODULES = sorted(kind.implementation for kind in DECLARATIONS)
 # What only a resource request needs: the kinds' base, the component behind it, the client's
 # service areas and transport, the SDK's service modules.
 NOT_FOR_CONFIGURATION = ["providers.kind", "providers.resource", "providers.auth.component",
@@ -73,7 +73,7 @@ def test_a_request_for_a_job_loads_the_job_kind_alone() -> None:
     checked = run(
         DRIVE_CONFIGURATION
         + "from providers.host import kind_of\n"
-        + "kind_of('urn:pulumi:dev::w::pulumi-python:dynamic/workspace:Job::nightly')\n"
+        + "kind_of('urn:pulumi:dev::w::pulumi-python:dynamic/workspace:Job::nightly').provider\n"
     )
     assert set(checked["modules"]) & set(KIND_MODULES) == {"providers.job"}
 

@@ -1,7 +1,9 @@
-"""The registry names each kind's module and loads a kind only when asked for it: the order
-is the stack program's, a lookup imports that kind's module alone, a plug-in joins at the
-end, and an unknown name is refused by name. Import checks run in a fresh interpreter, as
-this one has loaded every kind already."""
+"""The registry holds every kind's declaration and loads a kind's implementation only when
+its provider, model or args classes are asked for: the order is the stack program's, each
+declaration's module binds that kind's provider, a lookup loads no implementation, a
+program declaring resources loads none, a plug-in joins at the end, and an unknown name is
+refused by name. Import checks run in a fresh interpreter, as this one has loaded every
+implementation already."""
 
 from __future__ import annotations
 
@@ -12,20 +14,24 @@ from pathlib import Path
 
 import pytest
 
-from providers import registry
+from providers.declarations import DECLARATIONS
 from providers.kind import Reference, declare
 from providers.lifecycle import WorkspaceProvider
 from providers.registry import UnknownKind, kind_named, kinds, names, register, unregister
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
-KIND_MODULES = set(registry.MODULES.values())
+KIND_MODULES = {kind.implementation for kind in DECLARATIONS}
+# What only an implementation needs: the SDK's schemas and the models derived from them.
+SDK_SCHEMAS = ["databricks.sdk.service.jobs", "providers.sdk_schema", "providers.job_settings"]
 
 
 def loaded_after(code: str) -> set[str]:
-    """The kind modules a fresh interpreter has imported after running `code`."""
+    """The implementation modules (and SDK schemas) a fresh interpreter has imported after
+    running `code`."""
+    watched = sorted({*KIND_MODULES, *SDK_SCHEMAS})
     script = (
         f"{code}\nimport json, sys\n"
-        f"print(json.dumps(sorted(m for m in sys.modules if m in {sorted(KIND_MODULES)!r})))"
+        f"print(json.dumps(sorted(m for m in sys.modules if m in {watched!r})))"
     )
     result = subprocess.run(
         [sys.executable, "-c", script], cwd=REPO_ROOT, capture_output=True, text=True,
@@ -34,16 +40,26 @@ def loaded_after(code: str) -> set[str]:
     return set(json.loads(result.stdout.splitlines()[-1]))
 
 
-def test_every_line_names_the_module_that_declares_that_kind() -> None:
-    for name, module in registry.MODULES.items():
-        assert kind_named(name).name == name
-        assert kind_named(name).provider.__module__ == module, name
+def test_each_declarations_module_binds_that_kinds_provider() -> None:
+    for declared in DECLARATIONS:
+        kind = kind_named(declared.name)
+        assert kind is declared
+        assert kind.provider.__module__ == kind.implementation, kind.name
+        assert kind.provider.computed_keys == {*kind.outputs, *kind.stamped}, kind.name
+
+
+def test_a_module_that_binds_no_provider_is_named() -> None:
+    unbound = declare(
+        name="Unbound", implementation="providers.ids", doc="docs/x.md", summary="nothing"
+    )
+    with pytest.raises(RuntimeError, match=r"providers\.ids does not bind the Unbound kind"):
+        unbound.provider()
 
 
 def test_kinds_keep_the_stack_programs_order() -> None:
     # A kind comes after the kinds its references point into.
     listed = [kind.name for kind in kinds()]
-    assert listed == names() == list(registry.MODULES)
+    assert listed == names() == [kind.name for kind in DECLARATIONS]
     position = {kind.config_key: index for index, kind in enumerate(kinds())}
     for index, kind in enumerate(kinds()):
         for reference in kind.references.values():
@@ -51,24 +67,74 @@ def test_kinds_keep_the_stack_programs_order() -> None:
                 assert position[reference.target_key] < index, (kind.name, reference)
 
 
-def test_a_lookup_imports_that_kinds_module_alone() -> None:
-    assert loaded_after("from providers import registry") == set()
-    assert loaded_after("from providers.registry import names; names()") == set()
-    assert loaded_after("from providers.registry import kind_named; kind_named('Job')") == {
-        "providers.job"
-    }
+def test_a_lookup_loads_no_implementation_and_a_provider_its_own() -> None:
+    lookup = "from providers.registry import kind_named, kinds; kinds(); kind = kind_named"
+    assert loaded_after(f"{lookup}('Job'); kind.resource, kind.outputs") == set()
+    job = loaded_after(f"{lookup}('Job'); kind.provider")
+    assert job - set(SDK_SCHEMAS) == {"providers.job"}
     # Job permissions are built on the Permissions kind's module, and nothing else.
-    assert loaded_after(
-        "from providers.registry import kind_named; kind_named('JobPermissions')"
-    ) == {"providers.job_permissions", "providers.permissions"}
+    assert loaded_after(f"{lookup}('JobPermissions'); kind.provider") - set(SDK_SCHEMAS) == {
+        "providers.job_permissions",
+        "providers.permissions",
+    }
 
 
-def test_the_flat_surface_loads_only_the_kind_it_is_asked_for() -> None:
-    assert loaded_after("from providers import WorkspaceAuth, lookups") == set()
-    assert loaded_after("from providers import Job, JobArgs") == {"providers.job"}
-    assert loaded_after("from providers import SecretScopeArgs") == {"providers.secret_scope"}
+def test_the_flat_surface_loads_an_implementation_only_for_args() -> None:
+    assert loaded_after("from providers import WorkspaceAuth, Job, Secret") == set()
+    assert loaded_after("from providers import lookups") <= set(SDK_SCHEMAS)
+    assert loaded_after("from providers import JobArgs") - set(SDK_SCHEMAS) == {"providers.job"}
+    assert loaded_after("from providers import SecretScopeArgs") - set(SDK_SCHEMAS) == {
+        "providers.secret_scope"
+    }
     # A nested args class belongs to no kind by name: every kind is searched.
-    assert loaded_after("from providers import NewClusterArgs") == KIND_MODULES
+    assert loaded_after("from providers import NewClusterArgs") - set(SDK_SCHEMAS) == KIND_MODULES
+
+
+DECLARE_UNDER_MOCKS = """
+import base64, dill, pulumi
+from pulumi.dynamic.dynamic import PROVIDER_KEY
+
+class Mocks(pulumi.runtime.Mocks):
+    def new_resource(self, args):
+        sent.append(args.inputs)
+        return [f"{args.name}-id", args.inputs]
+
+    def call(self, args):
+        return {}
+
+sent = []
+pulumi.runtime.set_mocks(Mocks(), preview=False)
+from providers import Job, SecretScope
+connection = {"base_url": "http://127.0.0.1:1", "token": "t"}
+job = Job("nightly", {"name": "nightly", "tasks": [{"task_key": "a"}]}, connection=connection)
+scope = SecretScope("scope", {"name": "s"}, connection=connection)
+
+
+@pulumi.runtime.test
+def registered():
+    return pulumi.Output.all(job.id, scope.id)
+
+
+registered()
+assert len(sent) >= 2, sent
+"""
+
+
+def test_a_program_declaring_resources_loads_no_implementation() -> None:
+    assert loaded_after(DECLARE_UNDER_MOCKS) == set()
+
+
+def test_the_provider_a_program_sends_is_its_kinds_provider_when_loaded() -> None:
+    # What the host does with a program's `__provider`: unpickle it.
+    loaded = loaded_after(
+        DECLARE_UNDER_MOCKS
+        # The mocks see a secret's value inside its signature dict.
+        + "sent_providers = [dill.loads(base64.b64decode(i[PROVIDER_KEY]['value'])) for i in sent"
+        + " if PROVIDER_KEY in i]\n"
+        + "assert sorted(type(p).__name__ for p in sent_providers)"
+        + " == ['JobProvider', 'SecretScopeProvider'], sent_providers\n"
+    )
+    assert {"providers.job", "providers.secret_scope"} <= loaded
 
 
 def test_an_unknown_name_is_refused_by_name() -> None:
@@ -81,12 +147,13 @@ class _PlugInProvider(WorkspaceProvider):
 
 
 def test_a_plug_in_joins_at_the_end_and_leaves_again() -> None:
-    plug_in = declare(_PlugInProvider, name="PlugIn", outputs={}, doc="docs/plug-in.md",
-                      summary="a plug-in kind")
+    plug_in = declare(
+        name="PlugIn", implementation=__name__, doc="docs/plug-in.md", summary="a plug-in kind"
+    ).implemented_by(_PlugInProvider)
     register(plug_in)
     try:
         assert names()[-1] == "PlugIn" and kinds()[-1] is plug_in
-        assert kind_named("PlugIn") is plug_in
+        assert kind_named("PlugIn") is plug_in and plug_in.provider is _PlugInProvider
         with pytest.raises(ValueError, match="'PlugIn' is registered already"):
             register(plug_in)
     finally:

@@ -46,7 +46,6 @@ import pulumi
 import pydantic
 from google.protobuf import empty_pb2, struct_pb2
 from pulumi.dynamic import DiffResult, ResourceProvider
-from pulumi.dynamic.dynamic import serialize_provider
 from pulumi.output import Unknown
 from pulumi.runtime import proto, rpc
 from pulumi.runtime.proto import ResourceProviderServicer, provider_pb2_grpc
@@ -160,6 +159,26 @@ def _provider_of(olds: Mapping[str, Any], news: Mapping[str, Any]) -> ResourcePr
     return _provider_in(news)
 
 
+def _serving(
+    kind: Kind | None, olds: Mapping[str, Any], news: Mapping[str, Any] | None = None
+) -> ResourceProvider:
+    """The provider of a request: a bound resource's from its kind, any other's from the
+    code its properties carry (the new ones', where the request has them)."""
+    if kind is not None:
+        return kind.provider()
+    return _provider_in(olds) if news is None else _provider_of(olds, news)
+
+
+def _with_code(
+    kind: Kind | None, outs: dict[str, Any] | None, props: Mapping[str, Any]
+) -> dict[str, Any]:
+    """What a create, update or read answers: an unbound resource's outputs carry its
+    provider code, as Pulumi's own host does; a bound one's never do."""
+    if kind is not None:
+        return outs or {}
+    return {**(outs or {}), PROVIDER_KEY: props[PROVIDER_KEY]}
+
+
 def _import_refusal(
     kind: Kind,
     provider: WorkspaceProvider,
@@ -207,14 +226,12 @@ class WorkspaceProviderHost(ResourceProviderServicer):
             return None
 
     def _completed(self, kind: Kind | None, props: dict[str, Any]) -> dict[str, Any]:
-        """`props` with what the state of a bound resource leaves out put back. The
-        configured connection wins over a recorded one: it holds the current credentials."""
+        """`props` with the connection a bound resource's state leaves out put back (its
+        provider comes from its kind: `_serving`). The configured connection wins over a
+        recorded one: it holds the current credentials."""
         if kind is None:
             return props
-        completed = {**props, CONNECTION_KEY: self.connection}
-        if PROVIDER_KEY not in props:
-            completed[PROVIDER_KEY] = serialize_provider(kind.provider())
-        return completed
+        return {**props, CONNECTION_KEY: self.connection}
 
     @staticmethod
     def _recorded(kind: Kind | None, props: dict[str, Any]) -> dict[str, Any]:
@@ -237,9 +254,10 @@ class WorkspaceProviderHost(ResourceProviderServicer):
         kind = self._bound_kind(request.urn)
         olds = self._completed(kind, rpc.deserialize_properties(request.olds, True))
         news = self._completed(kind, rpc.deserialize_properties(request.news, True))
-        result = _provider_of(olds, news).check(olds, news)
+        result = _serving(kind, olds, news).check(olds, news)
         inputs = dict(result.inputs)
-        inputs[PROVIDER_KEY] = news.get(PROVIDER_KEY, olds.get(PROVIDER_KEY))
+        if kind is None:
+            inputs[PROVIDER_KEY] = news.get(PROVIDER_KEY, olds.get(PROVIDER_KEY))
         failures = [
             proto.CheckFailure(property=f.property, reason=f.reason) for f in result.failures or []
         ]
@@ -256,7 +274,7 @@ class WorkspaceProviderHost(ResourceProviderServicer):
             # with the recorded inputs, which an import leaves empty.
             return proto.DiffResponse(changes=proto.DiffResponse.DIFF_NONE, hasDetailedDiff=True)
         old_inputs = rpc.deserialize_properties(request.old_inputs, True)
-        provider = _provider_of(olds, news)
+        provider = _serving(kind, olds, news)
         result: DiffResult
         if isinstance(provider, WorkspaceProvider):
             result = provider.diff(request.id, olds, news, old_inputs=old_inputs)
@@ -310,16 +328,16 @@ class WorkspaceProviderHost(ResourceProviderServicer):
     def Create(self, request, context):
         kind = self._bound_kind(request.urn)
         props = self._completed(kind, rpc.deserialize_properties(request.properties))
-        result = _provider_in(props).create(props)
+        result = _serving(kind, props).create(props)
         self.created[request.urn] = str(result.id)
-        outs = {**(result.outs or {}), PROVIDER_KEY: props[PROVIDER_KEY]}
+        outs = _with_code(kind, result.outs, props)
         return proto.CreateResponse(id=result.id, properties=_serialize(self._recorded(kind, outs)))
 
     def Update(self, request, context):
         kind = self._bound_kind(request.urn)
         olds = self._completed(kind, rpc.deserialize_properties(request.olds))
         news = self._completed(kind, rpc.deserialize_properties(request.news))
-        provider = _provider_in(news)
+        provider = _serving(kind, news)
         if isinstance(provider, WorkspaceProvider):
             old_inputs = rpc.deserialize_properties(request.old_inputs)
             if kind is not None and request.urn in self.imported:
@@ -328,7 +346,7 @@ class WorkspaceProviderHost(ResourceProviderServicer):
             result = provider.update(request.id, olds, news, old_inputs=old_inputs)
         else:
             result = provider.update(request.id, olds, news)
-        outs = {**(result.outs or {}), PROVIDER_KEY: news[PROVIDER_KEY]}
+        outs = _with_code(kind, result.outs, news)
         return proto.UpdateResponse(properties=_serialize(self._recorded(kind, outs)))
 
     def Delete(self, request, context):
@@ -342,7 +360,7 @@ class WorkspaceProviderHost(ResourceProviderServicer):
             return empty_pb2.Empty()
         kind = self._bound_kind(request.urn)
         props = self._completed(kind, rpc.deserialize_properties(request.properties))
-        _provider_in(props).delete(request.id, props)
+        _serving(kind, props).delete(request.id, props)
         return empty_pb2.Empty()
 
     def Configure(self, request, context):
@@ -377,8 +395,8 @@ class WorkspaceProviderHost(ResourceProviderServicer):
     def _refresh(self, request: Any) -> Any:
         kind = self._bound_kind(request.urn)
         props = self._completed(kind, rpc.deserialize_properties(request.properties))
-        result = _provider_in(props).read(request.id, props)
-        outs = {**(result.outs or {}), PROVIDER_KEY: props[PROVIDER_KEY]}
+        result = _serving(kind, props).read(request.id, props)
+        outs = _with_code(kind, result.outs, props)
         answer = {"id": result.id, "properties": _serialize(self._recorded(kind, outs))}
         if kind is not None and request.inputs.fields:
             # A state recorded with the connection in its inputs loses it here too.

@@ -1,7 +1,8 @@
-"""DirectRoute answers every request exactly as FastAPI's own handler does: each request
-below goes to the same app twice, once served directly and once through FastAPI's handler
-(a dependency override, even of an unused dependency, makes a direct route hand over), and
-the two answers (status, headers, body) and the dependency's calls must be the same."""
+"""The fast lane answers every request exactly as FastAPI alone does: each request below goes
+to two identical apps, one with its lane and one where FastAPI serves everything (a
+dependency override, even of a dependency no route uses, turns the lane off), and the two
+answers (status, headers, body), the exception that escapes, and the dependency's and the
+endpoint's calls must be the same."""
 
 from __future__ import annotations
 
@@ -11,11 +12,11 @@ from collections.abc import MutableMapping
 from typing import Annotated, Any
 
 import pytest
-from fastapi import APIRouter, Depends, FastAPI, Request
+from fastapi import APIRouter, Depends, Request
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict
 
-from emulator.platform.direct_route import DirectRoute
+from emulator.platform.fast_lane import FastLaneApp, LaneRoute
 
 
 class Body(BaseModel):
@@ -29,7 +30,7 @@ class Refused(Exception):
 
 
 async def caller(request: Request) -> str:
-    request.app.state.caller_calls += 1
+    request.app.state.calls.append("caller")
     who = request.headers.get("x-caller")
     if who is None:
         raise Refused()
@@ -37,47 +38,67 @@ async def caller(request: Request) -> str:
 
 
 async def unused() -> None:
-    """Overridden in the reference runs only."""
+    """Overridden in the reference app only."""
 
 
 CallerDep = Annotated[str, Depends(caller)]
-router = APIRouter(route_class=DirectRoute)
+lane_router = APIRouter(route_class=LaneRoute)
+other_router = APIRouter()
 
 
-@router.post("/things")
+@lane_router.post("/things")
 async def create_thing(body: Body, request: Request, who: CallerDep) -> JSONResponse:
+    request.app.state.calls.append("create")
+    if body.name == "refuse":
+        raise Refused()
+    if body.name == "crash":
+        raise KeyError("crash")
     return JSONResponse({"by": who, "body": body.model_dump(exclude_unset=True),
                          "path": request.url.path})
 
 
-@router.post("/plain")
+@lane_router.post("/plain")
 async def plain(request: Request, who: CallerDep) -> JSONResponse:
-    return JSONResponse({"by": who})
+    return JSONResponse({"by": who, "sent": (await request.body()).decode()})
 
 
-@router.get("/with-query")
+@lane_router.get("/with-query")
 async def with_query(limit: int, who: CallerDep) -> JSONResponse:
     return JSONResponse({"by": who, "limit": limit})
 
 
-def make_app(strict_content_type: bool) -> FastAPI:
+@other_router.post("/elsewhere")
+async def elsewhere(body: Body, who: CallerDep) -> JSONResponse:
+    return JSONResponse({"by": who, "name": body.name})
+
+
+ROUTERS = ((lane_router, "/api"), (other_router, "/api"))
+
+
+def make_app(strict_content_type: bool) -> FastLaneApp:
     async def refused(request: Request, exc: Exception) -> JSONResponse:
         return JSONResponse({"error": "who are you?"}, status_code=401)
 
-    app = FastAPI(strict_content_type=strict_content_type,
-                  exception_handlers={Refused: refused})
-    app.include_router(router, prefix="/api")
-    app.state.caller_calls = 0
+    app = FastLaneApp(strict_content_type=strict_content_type,
+                      exception_handlers={Refused: refused})
+    for router, prefix in ROUTERS:
+        app.include_router(router, prefix=prefix)
+    app.serve_in_fast_lane(ROUTERS)
+    app.state.calls = []
     return app
 
 
-def call(app: FastAPI, method: str, path: str, body: bytes,
-         headers: list[tuple[bytes, bytes]]) -> tuple[int, list, bytes, int]:
+def call(app: FastLaneApp, method: str, path: str, body: bytes,
+         headers: list[tuple[bytes, bytes]]) -> tuple[Any, ...]:
     sent: list[MutableMapping[str, Any]] = []
     path, _, query = path.partition("?")
+    chunks = [body[:5], body[5:]]  # a body in two parts, as a client may send it
 
     async def receive() -> dict[str, Any]:
-        return {"type": "http.request", "body": body, "more_body": False}
+        if chunks:
+            part = chunks.pop(0)
+            return {"type": "http.request", "body": part, "more_body": bool(chunks)}
+        return {"type": "http.disconnect"}
 
     async def send(message: MutableMapping[str, Any]) -> None:
         sent.append(message)
@@ -87,11 +108,15 @@ def call(app: FastAPI, method: str, path: str, body: bytes,
              "query_string": query.encode(), "root_path": "",
              "headers": [(b"host", b"test"), *headers], "client": ("127.0.0.1", 1),
              "server": ("127.0.0.1", 2), "state": {}}
-    calls_before = app.state.caller_calls
-    asyncio.run(app(scope, receive, send))
-    start, *chunks = sent
-    return (start["status"], start["headers"], b"".join(c.get("body", b"") for c in chunks),
-            app.state.caller_calls - calls_before)
+    app.state.calls = []
+    escaped = None
+    try:
+        asyncio.run(app(scope, receive, send))
+    except Exception as exc:
+        escaped = repr(exc)
+    start, *rest = sent
+    return (start["status"], start["headers"], b"".join(m.get("body", b"") for m in rest),
+            escaped, app.state.calls)
 
 
 JSON = (b"content-type", b"application/json")
@@ -103,10 +128,13 @@ REQUESTS = {
     "valid, charset given": ("POST", "/api/things", VALID,
                              [(b"content-type", b"application/json; charset=utf-8"), WHO]),
     "valid, no caller": ("POST", "/api/things", VALID, [JSON]),
+    "endpoint refuses": ("POST", "/api/things", b'{"name": "refuse"}', [JSON, WHO]),
+    "endpoint crashes": ("POST", "/api/things", b'{"name": "crash"}', [JSON, WHO]),
     "invalid field": ("POST", "/api/things", b'{"name": 1, "count": "x"}', [JSON, WHO]),
     "invalid field, no caller": ("POST", "/api/things", b'{"count": true}', [JSON]),
     "malformed JSON": ("POST", "/api/things", b'{"name": ', [JSON, WHO]),
     "malformed JSON, no caller": ("POST", "/api/things", b'{"name": ', [JSON]),
+    "nested too deep": ("POST", "/api/things", b"[" * 100_000, [JSON, WHO]),
     "not UTF-8": ("POST", "/api/things", b'{"name": "\xff"}', [JSON, WHO]),
     "empty body": ("POST", "/api/things", b"", [JSON, WHO]),
     "null body": ("POST", "/api/things", b"null", [JSON, WHO]),
@@ -120,6 +148,8 @@ REQUESTS = {
     "query parameter": ("GET", "/api/with-query?limit=2", b"", [WHO]),
     "bad query parameter": ("GET", "/api/with-query?limit=x", b"", [WHO]),
     "wrong method": ("GET", "/api/things", b"", [WHO]),
+    "trailing slash": ("POST", "/api/things/", VALID, [JSON, WHO]),
+    "router without the lane": ("POST", "/api/elsewhere", VALID, [JSON, WHO]),
 }
 
 
@@ -127,15 +157,14 @@ REQUESTS = {
 @pytest.mark.parametrize("request_name", list(REQUESTS))
 def test_same_answer_as_fastapi(request_name: str, strict_content_type: bool) -> None:
     method, path, body, headers = REQUESTS[request_name]
-    direct = make_app(strict_content_type)
+    with_lane = make_app(strict_content_type)
     reference = make_app(strict_content_type)
     reference.dependency_overrides[unused] = unused
 
-    assert call(direct, method, path, body, headers) == \
+    assert call(with_lane, method, path, body, headers) == \
         call(reference, method, path, body, headers)
 
 
-def test_only_routes_of_the_plain_shape_are_served_directly() -> None:
-    handlers = {route.path: route.get_route_handler().__name__
-                for route in router.routes if isinstance(route, DirectRoute)}
-    assert handlers == {"/things": "direct", "/plain": "direct", "/with-query": "app"}
+def test_only_lane_routes_of_the_plain_shape_are_in_the_lane() -> None:
+    app = make_app(strict_content_type=False)
+    assert set(app._lane) == {("POST", "/api/things"), ("POST", "/api/plain")}

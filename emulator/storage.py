@@ -67,9 +67,13 @@ CREATE TABLE IF NOT EXISTS catalogs (name TEXT PRIMARY KEY, doc TEXT NOT NULL);
 """
 
 
+# allow_nan=False: a stored document must be renderable as strict JSON later. One encoder
+# for every call: json.dumps with options builds a new one each time.
+_STORED_FORM = json.JSONEncoder(separators=(",", ":"), allow_nan=False)
+
+
 def to_json(value: Any) -> str:
-    # allow_nan=False: a stored document must be renderable as strict JSON later.
-    return json.dumps(value, separators=(",", ":"), allow_nan=False)
+    return _STORED_FORM.encode(value)
 
 
 def from_json(text: str) -> Any:

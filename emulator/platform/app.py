@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 
-from fastapi import APIRouter, FastAPI, Request
+from fastapi import APIRouter, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
@@ -12,6 +12,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from emulator.error_bodies import is_scim_path, platform_error, scim_error
 from emulator.errors import STATUS_BY_CODE, AlreadyExists, RequestLimitExceeded, ServiceError
 from emulator.platform.auth import KnownCallers
+from emulator.platform.fast_lane import FastLaneApp
 from emulator.platform.models import Workspace
 from emulator.platform.routes import (
     catalogs,
@@ -107,12 +108,14 @@ async def _unexpected_error(request: Request, exc: Exception) -> JSONResponse:
 def create_platform_app(
     workspace: Workspace, platform_resource: str, rate_limiter: RateLimiter,
     admin_router: APIRouter | None = None, trust_forwarded_for: bool = False,
-) -> FastAPI:
-    app = FastAPI(
+) -> FastLaneApp:
+    app = FastLaneApp(
         title="Workspace platform API (emulator)",
         version="1.0",
         description="The workspace REST API of docs/api.md, both wire forms.",
         strict_content_type=False,  # like the service: a body without a content type is JSON
+        # Off: the fast lane's requests skip FastAPI's tracing (fast_lane.py).
+        telemetry={"tracing": False, "metrics": False, "logs": False},
         exception_handlers={
             ServiceError: _service_error,
             RequestValidationError: _validation_error,
@@ -129,6 +132,7 @@ def create_platform_app(
     app.state.trust_forwarded_for = trust_forwarded_for
     for router, prefix in API_ROUTERS:
         app.include_router(router, prefix=prefix)
+    app.serve_in_fast_lane(API_ROUTERS)
 
     @app.get("/.well-known/databricks-config", include_in_schema=False)
     async def host_metadata() -> JSONResponse:

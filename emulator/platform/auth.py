@@ -69,6 +69,18 @@ def caller_address(request: Request) -> str:
     return request.client.host if request.client else ""
 
 
+def _bearer_token(request: Request) -> str | None:
+    """The token of the first Authorization header, where HTTPBearer would find one (a
+    'Bearer' scheme in any case, a non-empty token), read from the raw headers: HTTPBearer
+    itself builds a header map and a credentials model for it on every request."""
+    for name, value in request.scope["headers"]:
+        if name == b"authorization":
+            scheme, _, token = value.decode("latin-1").partition(" ")
+            token = token.strip()
+            return token if scheme.lower() == "bearer" and token else None
+    return None
+
+
 class PlatformBearer(HTTPBearer):
     """The bearer scheme of the OpenAPI document that also resolves the caller: one
     dependency where a scheme and a resolver on top of it cost FastAPI two per request."""
@@ -77,11 +89,11 @@ class PlatformBearer(HTTPBearer):
         ws: Workspace = request.app.state.workspace
         # Like the service, the lists are applied before the credentials are looked at.
         ws.ip_access_lists.refuse_if_blocked(caller_address(request), ws.workspace_id)
-        credentials = await super().__call__(request)
-        if credentials is None:
+        token = _bearer_token(request)
+        if token is None:
             raise Unauthenticated("Missing 'Authorization: Bearer <token>' header.")
         known: KnownCallers = request.app.state.known_callers
-        grant, caller = known.lookup(ws, credentials.credentials)
+        grant, caller = known.lookup(ws, token)
         if grant is None:
             raise Unauthenticated("Invalid access token: unknown or expired.")
         request.scope[CLIENT_ID_KEY] = grant.client_id

@@ -28,9 +28,10 @@ from emulator.platform.models.directory import Caller, Directory
 from emulator.platform.models.job_format import StoredSettings
 from emulator.platform.models.job_permissions import RANK, AclEntry
 from emulator.platform.rendered import RenderedView
-from emulator.storage import Database, from_json, to_json
+from emulator.storage import Database, ReservedIds, from_json, to_json
 
 JOB_ID_START = 1_000_000_000_001
+JOB_ID_BLOCK = 64  # job ids reserved per write of their counter
 RUN_ID_START = 2_000_000_000_001
 MAX_IDEMPOTENCY_TOKEN = 64
 DEFAULT_PAGE, MAX_PAGE = 20, 100
@@ -108,6 +109,7 @@ class Jobs:
         # A whole page as last listed, kept while no job changes: a deployment lists the
         # same page (a job looked up by name) far more often than it writes a job.
         self._job_changes = db.changes_to("jobs")
+        self._job_ids = ReservedIds(db, "job_id", JOB_ID_START, JOB_ID_BLOCK)
         self._pages_at = -1
         self._pages: dict[tuple[Any, ...], RenderedView] = {}
 
@@ -231,12 +233,13 @@ class Jobs:
             requested = job_permissions.parse_request(access_control_list, self._directory)
             acl = job_permissions.patched(acl, requested)
         with self._db.write() as conn:
-            job_id = self._db.next_value(conn, "job_id", JOB_ID_START)
+            job_id = self._job_ids.take(conn)
             self._save(conn, self._with_settings({
                 "job_id": job_id, "created_time": clock.now_ms(),
                 "creator_user_name": caller.application_id,
                 "acl": [entry.to_doc() for entry in acl],
             }, stored))
+        self._job_ids.taken(job_id)
         return job_id
 
     def get(self, job_id: int, caller: Caller, version: str, page_token: str | None = None

@@ -13,10 +13,11 @@ from fastapi.responses import JSONResponse
 from pydantic import Field
 
 from emulator.platform.auth import CallerDep
+from emulator.platform.fast_lane import LaneRoute
 from emulator.platform.models.jobs import Jobs
 from emulator.platform.wire import Id64, Int64, Open, QueryParameters, ok
 
-router = APIRouter(tags=["jobs"])
+router = APIRouter(tags=["jobs"], route_class=LaneRoute)
 
 
 # The routes take the workspace and the API version from the request itself rather than as

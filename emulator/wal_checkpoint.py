@@ -18,13 +18,23 @@ from pathlib import Path
 logger = logging.getLogger(__name__)
 
 EVERY_COMMITS = 256
+# Pages in the log (4 KiB each: 16 MiB) past which a checkpoint also starts the log over.
+RESTART_FRAMES = 4096
 
 
 class WalCheckpointer:
-    def __init__(self, path: Path, every_commits: int = EVERY_COMMITS) -> None:
+    def __init__(
+        self, path: Path, every_commits: int = EVERY_COMMITS, restart_frames: int = RESTART_FRAMES
+    ) -> None:
         self.every_commits = every_commits
+        self.restart_frames = restart_frames
         self.completed = 0  # checkpoints run so far (tests watch it)
-        self._conn = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
+        self.restarted = 0  # of which in RESTART mode
+        # A RESTART waits for readers at most this long (holding the next write off meanwhile);
+        # one that cannot finish is retried at the next checkpoint.
+        self._conn = sqlite3.connect(
+            str(path), isolation_level=None, check_same_thread=False, timeout=0.1
+        )
         self._since_last = 0
         self._due = threading.Event()
         self._closing = False
@@ -45,12 +55,19 @@ class WalCheckpointer:
             if self._closing:
                 return
             try:
-                self._conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+                self.checkpoint()
             except sqlite3.Error as error:
                 # The next one retries; a thread that died here would let the log grow.
                 logger.warning("WAL checkpoint failed (retried after more commits): %s", error)
                 continue
             self.completed += 1
+
+    def checkpoint(self) -> None:
+        """Copies the log back; starts it over too once it holds `restart_frames` pages."""
+        _, log_frames, _ = self._conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+        if log_frames >= self.restart_frames:
+            self._conn.execute("PRAGMA wal_checkpoint(RESTART)").fetchone()
+            self.restarted += 1
 
     def close(self) -> None:
         self._closing = True

@@ -73,6 +73,50 @@ def test_the_log_is_reused_once_copied_back(db):
     assert _wal_pages(db.path) < 2 * one_batch
 
 
+def _log_frames(db: Database) -> int:
+    """The pages in the log, read by a passive checkpoint of another connection (retried
+    while the thread's own checkpoint keeps it busy)."""
+    other = sqlite3.connect(str(db.path))
+    try:
+        for _ in range(100):
+            busy, frames, _ = other.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+            if not busy and frames >= 0:
+                return frames
+            time.sleep(0.01)
+        raise AssertionError("the log stayed busy")
+    finally:
+        other.close()
+
+
+def test_a_log_past_the_limit_is_started_over(db):
+    # Under continuous writes a passive checkpoint never copies the whole log back before the
+    # next commit, so the writer never starts it over (52 MB after 4,000 creates over HTTP).
+    checkpointer = _checkpointer(db)
+    checkpointer.every_commits = 10**9  # the test runs the checkpoints itself
+    _commit_rows(db, 100)
+    checkpointer.restart_frames = 10**6
+    checkpointer.checkpoint()
+    assert checkpointer.restarted == 0  # a log under the limit is only copied back
+
+    _commit_rows(db, 100, start=100)
+    checkpointer.restart_frames = 50
+    checkpointer.checkpoint()
+    assert checkpointer.restarted == 1
+    _commit_rows(db, 1, start=200)
+    assert _log_frames(db) < 10  # the commit after the restart wrote at the log's start
+
+
+def test_the_log_stops_growing_under_continuous_writes(db):
+    checkpointer = _checkpointer(db)
+    checkpointer.every_commits = 16
+    checkpointer.restart_frames = 64
+    for batch in range(180):  # ~4 pages a commit: ~12,000 pages in a log never started over
+        _commit_rows(db, 16, start=batch * 16)
+    assert checkpointer.restarted > 0
+    assert _wait_for(lambda: checkpointer.completed > 0)
+    assert _log_frames(db) < 6000  # 330 to 2,000 in runs here
+
+
 def test_committed_rows_are_read_back_by_a_new_connection_whether_copied_back_or_not(db):
     every = _checkpointer(db).every_commits
     _commit_rows(db, every + 7)  # one checkpoint, then seven commits only in the log

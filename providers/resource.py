@@ -17,9 +17,10 @@ class WorkspaceResource(Resource):
     `connection` is the `connection` output of a `WorkspaceAuth` component. It is never
     compared, so rotated credentials or tokens cause no change. It binds the resource to
     that component's provider (unless `opts.provider` names another), which
-    `ResourceOptions(import_=id)` needs and whose configuration supplies the connection, so
-    the resource's state keeps none (providers/host.py). Without a WorkspaceAuth it is
-    stored with the resource, as a secret.
+    `ResourceOptions(import_=id)` needs and whose configuration supplies the connection and
+    the provider code (providers/host.py): such a resource sends neither, and its state
+    keeps none. Without a WorkspaceAuth (or with an explicit `opts.provider`) both are sent
+    and stored with the resource, as secrets.
     `outputs` names the computed outputs, registered so they appear as attributes.
     """
 
@@ -34,13 +35,22 @@ class WorkspaceResource(Resource):
     ) -> None:
         props: dict[str, Any] = {key: None for key in outputs}
         props.update({k: v for k, v in inputs.items() if v is not None})
-        props[CONNECTION_KEY] = pulumi.Output.secret(connection)
         explicit = opts is not None and opts.provider is not None
+        bound = None if explicit else provider_for(connection, name)
         own = pulumi.ResourceOptions(
-            provider=None if explicit else provider_for(connection, name),
-            additional_secret_outputs=[CONNECTION_KEY, PROVIDER_KEY],
+            provider=bound, additional_secret_outputs=[CONNECTION_KEY, PROVIDER_KEY]
         )
-        super().__init__(provider, name, props, pulumi.ResourceOptions.merge(own, opts))
+        merged = pulumi.ResourceOptions.merge(own, opts)
+        if bound is not None:
+            # Its WorkspaceAuth's provider host puts the connection and the provider code back
+            # into every request (providers/host.py), so neither is sent: each would cost
+            # every resource a secret value to resolve, serialise and encrypt.
+            pulumi.CustomResource.__init__(
+                self, f"pulumi-python:{self._resource_type_name}", name, props, merged
+            )
+            return
+        props[CONNECTION_KEY] = pulumi.Output.secret(connection)
+        super().__init__(provider, name, props, merged)
 
 
 def deployment_tag(resource_name: str) -> str:

@@ -18,6 +18,7 @@ from providers.auth.component import (
     provider_for,
 )
 from providers.client.connection import Connection
+from providers.lifecycle import CONNECTION_KEY, PROVIDER_KEY
 from tests.unit.client_support import (
     AUTH_URL,
     BASE_URL,
@@ -121,6 +122,9 @@ def test_registers_the_workspace_provider_and_binds_resources_given_its_connecti
     assert scope.provider is not None and scope.provider.startswith(
         "urn:pulumi:stack::project::workspace:auth:WorkspaceAuth$pulumi:providers:pulumi-python::auth::"
     )
+    # The provider's host supplies the connection and the provider code: neither is sent.
+    assert scope.typ == "pulumi-python:dynamic/workspace:SecretScope"
+    assert dict(scope.inputs) == {"name": "etl"}
 
 
 @pytest.mark.parametrize("preview", [False, True])
@@ -163,6 +167,12 @@ def test_without_a_workspace_auth_resources_use_the_default_provider():
 
     mocks = run(scenario, preview=False)
     assert [r.provider for r in mocks.registered if r.name == "scope"] == [""]
+    # No host configuration supplies them: the connection and the provider code are sent,
+    # as secrets.
+    scope = next(r for r in mocks.registered if r.name == "scope")
+    assert scope.typ == "pulumi-python:dynamic/workspace:SecretScope"
+    assert rpc.unwrap_rpc_secret(scope.inputs[CONNECTION_KEY]) == {"base_url": BASE_URL}
+    assert rpc.is_rpc_secret(scope.inputs[PROVIDER_KEY])
 
 
 def test_public_form_and_tuning_knobs_reach_the_connection():

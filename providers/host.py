@@ -12,13 +12,15 @@ the settings the program declares with what the service shows (`WorkspaceProvide
 given the old inputs), and a mismatch names just the settings that differ.
 
 The provider configuration is the connection's settings. `CheckConfig` validates them;
-`DiffConfig` reports no change ever, as the connection is never a change of a resource
-either: rotated credentials or another wire form take effect without an update or a
-replacement.
+`DiffConfig` reports no change, as the connection is never a change of a resource either:
+rotated credentials or another wire form take effect without an update or a replacement.
+Only a provider taking over the default one, which has no connection, is an update: the
+engine then configures it with its connection (see `DiffConfig`).
 
 A resource bound to a configured provider keeps neither the connection nor `__provider` in
-its state (together ~1.9 KiB of each resource's ~3 KiB): `Check` and every answer drop
-them, and every request gets them back, the connection from the configuration, the
+its state (together ~1.9 KiB of each resource's ~3 KiB), and the program sends neither
+(providers/resource.py): `Check` and every answer drop them, and every request gets them
+back, the connection from the configuration, the
 provider code from the type token. A state recorded before keeps working (the diff ignores
 both) and loses them at its next up (inputs) and refresh or update (outputs). Resources on
 the default provider (no `WorkspaceAuth`; its configuration has no connection settings: 3.79
@@ -379,9 +381,19 @@ class WorkspaceProviderHost(ResourceProviderServicer):
         return proto.CheckResponse(inputs=request.news, failures=failures)
 
     def DiffConfig(self, request, context):
-        # The connection is never a change, here as in every resource: new settings or
-        # credentials take effect (the engine configures the provider with the new inputs
-        # and records them) without an update to show, and never replace anything.
+        # New settings or rotated credentials of a connection are no change, here as in
+        # every resource: they never replace or update anything. One exception: a provider
+        # taking over the default one (which has no connection) gains its connection. That
+        # is an update, so the engine configures the running provider with it; newer
+        # engines keep a provider they judge the same configured as the state recorded it,
+        # and a bound resource, which sends no connection, would find none.
+        olds = plain(rpc.deserialize_properties(request.olds, True))
+        news = plain(rpc.deserialize_properties(request.news, True))
+        if connection_settings(news) and not connection_settings(olds):
+            return proto.DiffResponse(
+                changes=proto.DiffResponse.DIFF_SOME,
+                diffs=sorted(connection_settings(news)),
+            )
         return proto.DiffResponse(changes=proto.DiffResponse.DIFF_NONE)
 
     def Read(self, request, context):

@@ -241,7 +241,7 @@ def test_check_config_names_bad_settings_and_keeps_the_inputs(connection):
     assert not host.CheckConfig(proto.CheckRequest(urn="p", news=unknown), Context()).failures
 
 
-def test_diff_config_is_never_a_change(connection):
+def test_diff_config_is_a_change_only_where_a_provider_gains_its_connection(connection):
     host = WorkspaceProviderHost()
 
     def diff(olds: dict[str, Any], news: dict[str, Any]) -> Any:
@@ -250,10 +250,16 @@ def test_diff_config_is_never_a_change(connection):
 
     rotated = {**connection, "client_secret": "rotated", "client_id": "another-client"}
     other_form = {**connection, "wire_form": "public", "timeout_seconds": 5}
-    # {} -> settings: a stack moving over from the default provider.
-    for olds, news in [(connection, rotated), (connection, other_form), ({}, connection)]:
+    for olds, news in [(connection, rotated), (connection, other_form), ({}, {})]:
         answer = diff(olds, news)
         assert answer.changes == proto.DiffResponse.DIFF_NONE
+        assert not answer.replaces
+    # A stack moving over from the default provider (configured with nothing, or by newer
+    # engines with the stack config): an update, which configures the running provider.
+    for default in ({}, {"workspace:baseUrl": connection["base_url"]}):
+        answer = diff(default, connection)
+        assert answer.changes == proto.DiffResponse.DIFF_SOME
+        assert set(answer.diffs) == set(connection)
         assert not answer.replaces
 
 

@@ -190,7 +190,7 @@ class Database:
             else:
                 self._conn.execute("COMMIT")
                 if self._checkpointer is not None:
-                    self._checkpointer.committed()
+                    self._checkpointer.committed(self._conn)
             finally:
                 self._depth = 0
 

@@ -12,10 +12,10 @@ the settings the program declares with what the service shows (`WorkspaceProvide
 given the old inputs), and a mismatch names just the settings that differ.
 
 The provider configuration is the connection's settings. `CheckConfig` validates them;
-`DiffConfig` reports no change, as the connection is never a change of a resource either:
-rotated credentials or another wire form take effect without an update or a replacement.
-Only a provider taking over the default one, which has no connection, is an update: the
-engine then configures it with its connection (see `DiffConfig`).
+`DiffConfig` reports another connection (rotated credentials, another wire form, a provider
+taking over the default one, which has none) as an update of the provider alone, never a
+replacement: no resource changes, and the engine configures the running provider with the
+new connection before any resource uses it (see `DiffConfig` for why "no change" would not).
 
 A resource bound to a configured provider keeps neither the connection nor `__provider` in
 its state (together ~1.9 KiB of each resource's ~3 KiB), and the program sends neither
@@ -381,20 +381,17 @@ class WorkspaceProviderHost(ResourceProviderServicer):
         return proto.CheckResponse(inputs=request.news, failures=failures)
 
     def DiffConfig(self, request, context):
-        # New settings or rotated credentials of a connection are no change, here as in
-        # every resource: they never replace or update anything. One exception: a provider
-        # taking over the default one (which has no connection) gains its connection. That
-        # is an update, so the engine configures the running provider with it; newer
-        # engines keep a provider they judge the same configured as the state recorded it,
-        # and a bound resource, which sends no connection, would find none.
-        olds = plain(rpc.deserialize_properties(request.olds, True))
-        news = plain(rpc.deserialize_properties(request.news, True))
-        if connection_settings(news) and not connection_settings(olds):
-            return proto.DiffResponse(
-                changes=proto.DiffResponse.DIFF_SOME,
-                diffs=sorted(connection_settings(news)),
-            )
-        return proto.DiffResponse(changes=proto.DiffResponse.DIFF_NONE)
+        # Another connection (rotated credentials, another wire form or address, a provider
+        # taking over the default one, which has none) is an update of the provider alone:
+        # it never replaces the provider, so no resource changes. It must not be "no change":
+        # newer engines then keep the provider running as configured from the state, with
+        # the old connection, for the whole deployment, and bound resources send none.
+        olds = connection_settings(plain(rpc.deserialize_properties(request.olds, True)))
+        news = connection_settings(plain(rpc.deserialize_properties(request.news, True)))
+        changed = sorted(key for key in olds.keys() | news.keys() if olds.get(key) != news.get(key))
+        if not changed:
+            return proto.DiffResponse(changes=proto.DiffResponse.DIFF_NONE)
+        return proto.DiffResponse(changes=proto.DiffResponse.DIFF_SOME, diffs=changed)
 
     def Read(self, request, context):
         if request.properties.fields:

@@ -85,6 +85,18 @@ def write_objects(cli: PulumiCli, objects: dict[str, Any]) -> None:
 TYPE_PREFIX = "pulumi-python:dynamic/workspace:"
 
 
+# The type of the provider a WorkspaceAuth component registers.
+PROVIDER_TYPE = "workspace:auth:WorkspaceAuth$pulumi:providers:pulumi-python"
+
+
+def changed_steps(cli: PulumiCli) -> list[tuple[str, str]]:
+    """(op, type) of each step of `pulumi preview --json` that is not "same"."""
+    steps = json.loads(cli.preview("--json").stdout).get("steps", [])
+    return sorted(
+        (step["op"], step["urn"].split("::")[-2]) for step in steps if step["op"] != "same"
+    )
+
+
 def preview_steps(cli: PulumiCli, kinds: dict[str, str]) -> dict[str, dict[str, Any]]:
     """The steps of `pulumi preview --json` by resource name, workspace kinds only; each
     resource must be one of `kinds` (name -> kind) and of its kind. A replacement's several

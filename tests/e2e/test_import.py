@@ -25,7 +25,7 @@ from emulator.testing import (
 from providers.client import NotFound, WireForm, WorkspaceClient
 from providers.client.service_principals import SCIM_SCHEMA
 from tests.conftest import emulator_client
-from tests.e2e.conftest import write_config
+from tests.e2e.conftest import PROVIDER_TYPE, changed_steps, write_config
 from tools.drills.local_stack import connection_config
 from tools.pulumi_cli import PulumiCli, engine_kind, inline_where_needed, project_settings
 
@@ -131,13 +131,15 @@ def writes(info: EmulatorInfo) -> list[str]:
     ]
 
 
-def assert_rotated_credentials_are_no_change(stack: PulumiCli, info: EmulatorInfo) -> None:
-    """Other credentials (another client id and secret) change neither the provider nor
-    any resource."""
+def assert_rotated_credentials_update_the_provider_alone(
+    stack: PulumiCli, info: EmulatorInfo
+) -> None:
+    """Other credentials (another client id and secret) are an update of the provider and
+    change no resource."""
     rotated = register_application(info, "rotated-credentials")
     write_config(stack, {"workspace:clientId": rotated["client_id"]})
     stack.set_config("workspace:clientSecret", rotated["client_secret"], secret=True)
-    stack.preview("--expect-no-changes")
+    assert changed_steps(stack) == [("update", PROVIDER_TYPE)]
     write_config(stack, {"workspace:clientId": info.client_id})
     stack.set_config("workspace:clientSecret", info.client_secret, secret=True)
 
@@ -160,7 +162,7 @@ def test_import_every_kind(tmp_path: Path, emulator: EmulatorInfo, wire_form: st
     clear_request_log(emulator)
     stack.up("--expect-no-changes")
     assert writes(emulator) == []
-    assert_rotated_credentials_are_no_change(stack, emulator)
+    assert_rotated_credentials_update_the_provider_alone(stack, emulator)
 
     state = stack.export()
     assert emulator.client_secret not in json.dumps(state)
@@ -262,6 +264,40 @@ def test_a_stack_from_before_the_provider_moves_over_without_replacements(
         name: r["id"] for name, r in before.items()
     }
     assert {r["provider"].split("::")[-2] for r in after.values()} == {"workspace"}
+    stack.preview("--expect-no-changes")
+    stack.destroy()
+
+
+def test_rotated_credentials_serve_the_up_that_brings_them(
+    tmp_path: Path, emulator: EmulatorInfo
+) -> None:
+    """The up after a rotation calls the workspace with the new credentials: newer engines
+    keep a provider judged unchanged configured as the state recorded it, and bound
+    resources send no connection of their own."""
+    admin = emulator_client(emulator)
+    rotated = register_application(emulator, "rotated-deployer")
+    admin.service_principals.create(
+        {"schemas": [SCIM_SCHEMA], "applicationId": rotated["client_id"], "displayName": "deployer"}
+    )
+    stack = import_stack(tmp_path, emulator, "seed")
+    suffix = uuid.uuid4().hex[:8]
+    scope = {"SecretScope": {"args": {"name": f"before-{suffix}"}}}
+    write_config(stack, {"workspace:objects": scope})
+    stack.up()
+
+    write_config(stack, {"workspace:clientId": rotated["client_id"]})
+    stack.set_config("workspace:clientSecret", rotated["client_secret"], secret=True)
+    assert changed_steps(stack) == [("update", PROVIDER_TYPE)]
+    renamed = {"SecretScope": {"args": {"name": f"after-{suffix}"}}}
+    write_config(stack, {"workspace:objects": renamed})
+    stack.up()
+    # The scope's creator manages it: the rotated principal made it.
+    managers = {
+        acl["principal"] for acl in admin.secrets.list_acls(f"after-{suffix}")
+        if acl["permission"] == "MANAGE"
+    }
+    assert rotated["client_id"] in managers
+    assert emulator.client_id not in managers
     stack.preview("--expect-no-changes")
     stack.destroy()
 

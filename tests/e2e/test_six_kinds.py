@@ -14,11 +14,14 @@ from typing import Any
 import pytest
 
 from emulator.platform.models.job_settings import to_public_form
-from emulator.testing import EmulatorInfo, initial_applications
+from emulator.testing import EmulatorInfo, clear_request_log, initial_applications
 from tests.e2e.conftest import (
+    PROVIDER_TYPE,
     PlatformApi,
     StackFactory,
     assert_no_changes,
+    changed_steps,
+    platform_writes,
     preview_steps,
     refreshed,
     write_config,
@@ -294,14 +297,20 @@ class SixKindsLifecycle:
         # Whichever nesting and spelling the service echoes, refresh reads the same objects
         # and up has nothing to do.
         stack, wire_form = lifecycle.stack, lifecycle.wire_form
+        info = lifecycle.workspace.info
         other_form = "public" if wire_form == "seed" else "seed"
-        write_config(stack, {"workspace:wireForm": other_form})
-        read = refreshed(stack)
-        assert {name: op for name, (op, _) in read.items()} == {
-            name: "same" for name in KINDS
-        }, f"3b. refresh in the {other_form} form reads every object unchanged"
-        assert_no_changes(stack, lifecycle.workspace.info, "3b.")
-        write_config(stack, {"workspace:wireForm": wire_form})
+        for form in (other_form, wire_form):
+            write_config(stack, {"workspace:wireForm": form})
+            # Another connection is an update of the provider alone, which writes nothing.
+            assert changed_steps(stack) == [("update", PROVIDER_TYPE)], f"3b. {form}"
+            clear_request_log(info)
+            stack.up()
+            assert platform_writes(info) == [], f"3b. the up to the {form} form wrote"
+            read = refreshed(stack)
+            assert {name: op for name, (op, _) in read.items()} == {
+                name: "same" for name in KINDS
+            }, f"3b. refresh in the {form} form reads every object unchanged"
+            assert_no_changes(stack, info, "3b.")
 
     def test_4a_a_job_update_changes_nothing_else(self, lifecycle: Lifecycle) -> None:
         # An updatable field of each kind (a scope has none) is updated in place; the job

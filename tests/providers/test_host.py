@@ -241,26 +241,36 @@ def test_check_config_names_bad_settings_and_keeps_the_inputs(connection):
     assert not host.CheckConfig(proto.CheckRequest(urn="p", news=unknown), Context()).failures
 
 
-def test_diff_config_is_a_change_only_where_a_provider_gains_its_connection(connection):
+def test_diff_config_updates_the_provider_alone_where_its_connection_changes(connection):
     host = WorkspaceProviderHost()
 
     def diff(olds: dict[str, Any], news: dict[str, Any]) -> Any:
         request = proto.DiffRequest(urn="p", olds=struct(olds), news=struct(news))
         return host.DiffConfig(request, Context())
 
+    same = diff(connection, dict(connection))
+    assert same.changes == proto.DiffResponse.DIFF_NONE
+    # The default provider: configured with nothing (3.79) or the stack config (newer).
+    stack_config = {"workspace:baseUrl": connection["base_url"]}
+    assert diff({}, stack_config).changes == proto.DiffResponse.DIFF_NONE
+
     rotated = {**connection, "client_secret": "rotated", "client_id": "another-client"}
-    other_form = {**connection, "wire_form": "public", "timeout_seconds": 5}
-    for olds, news in [(connection, rotated), (connection, other_form), ({}, {})]:
+    other_wire_form = "seed" if connection.get("wire_form") == "public" else "public"
+    other_form = {**connection, "wire_form": other_wire_form, "timeout_seconds": 5}
+    unknown_secret = {**connection, "client_secret": rpc.UNKNOWN}
+    for olds, news, changed in [
+        (connection, rotated, {"client_id", "client_secret"}),
+        (connection, other_form, {"wire_form", "timeout_seconds"}),
+        (connection, unknown_secret, {"client_secret"}),
+        # A stack moving over from the default provider: the provider gains its connection.
+        ({}, connection, set(connection)),
+        (stack_config, connection, set(connection)),
+    ]:
         answer = diff(olds, news)
-        assert answer.changes == proto.DiffResponse.DIFF_NONE
-        assert not answer.replaces
-    # A stack moving over from the default provider (configured with nothing, or by newer
-    # engines with the stack config): an update, which configures the running provider.
-    for default in ({}, {"workspace:baseUrl": connection["base_url"]}):
-        answer = diff(default, connection)
         assert answer.changes == proto.DiffResponse.DIFF_SOME
-        assert set(answer.diffs) == set(connection)
+        assert set(answer.diffs) == changed
         assert not answer.replaces
+        assert not answer.deleteBeforeReplace
 
 
 @pytest.mark.parametrize(

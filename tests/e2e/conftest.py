@@ -97,6 +97,15 @@ def changed_steps(cli: PulumiCli) -> list[tuple[str, str]]:
     )
 
 
+def upgrade_updates_the_provider_alone(stack: PulumiCli) -> None:
+    """The first deployment of a stack by this version, which an earlier one deployed: the
+    WorkspaceAuth's provider updates alone, since a connection setting's default changed
+    (`rate_limit_per_second`: the former fixed ceiling of 20 calls per second, 0 now, the
+    client adapting to the service's 429s); no resource changes."""
+    assert changed_steps(stack) == [("update", PROVIDER_TYPE)]
+    stack.up()
+
+
 def preview_steps(cli: PulumiCli, kinds: dict[str, str]) -> dict[str, dict[str, Any]]:
     """The steps of `pulumi preview --json` by resource name, workspace kinds only; each
     resource must be one of `kinds` (name -> kind) and of its kind. A replacement's several

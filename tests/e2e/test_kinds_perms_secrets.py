@@ -33,6 +33,7 @@ from tests.e2e.conftest import (
     platform_writes,
     preview_steps,
     refreshed,
+    upgrade_updates_the_provider_alone,
     write_config,
     write_objects,
 )
@@ -432,9 +433,9 @@ def test_job_permissions_deployed_before_are_no_change(
 
     run_program_of(stack, REPO_ROOT)
     clear_request_log(emulator)
-    stack.preview("--expect-no-changes")
-    stack.up("--expect-no-changes")
+    upgrade_updates_the_provider_alone(stack)
     assert platform_writes(emulator) == [], "the same type token, inputs and id: nothing to do"
+    stack.preview("--expect-no-changes")
     stack.refresh()
     [after] = [r for r in stack.export()["deployment"]["resources"]
                if r["type"] == TYPE_PREFIX + "JobPermissions"]

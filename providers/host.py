@@ -26,6 +26,12 @@ both) and loses them at its next up (inputs) and refresh or update (outputs). Re
 the default provider (no `WorkspaceAuth`; its configuration has no connection settings: 3.79
 configures it with nothing, newer engines with the stack's config) keep them.
 
+A resource whose declaration is the recorded one, and whose recorded outputs show it as
+declared, is answered from the requests alone: `Check` accepts what an earlier `Check`
+accepted, `Diff` says no change (`_nothing_to_change` says when that holds). A no-op preview
+or up thus loads no kind's implementation (for a job, the SDK's dataclass modules and the
+settings schema derived from them: most of a host's start) and validates nothing again.
+
 Where engines differ (README.md, "What differs between engines"): newer engines diff a
 refresh against the recorded inputs, which an import leaves empty (no change: nothing was
 declared), and follow an import whose settings differ with an update, which this host
@@ -201,6 +207,28 @@ def _import_refusal(
     )
 
 
+def _accepted_before(request: Any) -> bool:
+    """Whether a Check's new inputs are the recorded ones, which an earlier Check accepted."""
+    return bool(request.olds.fields) and request.news == request.olds
+
+
+def _nothing_to_change(kind: Kind, request: Any) -> bool:
+    """Whether a Diff is "no change" without the kind's implementation: the declared inputs
+    are the recorded ones, the recorded outputs hold each of them as declared, and they hold
+    nothing else but what the kind computes. The kind's diff compares normal forms, and
+    outputs are recorded in that form (a read projects what the service shows onto it), so it
+    would find no change either. Anything else gets the kind's diff: drift a refresh read, a
+    setting kept as its digest or not shown by the service, an import, a state recorded
+    before. Compared as the engine sent them, so a no-op preview or up loads no kind's code
+    and validates nothing again."""
+    news, olds = request.news.fields, request.olds.fields
+    if not news or request.news != request.old_inputs:
+        return False
+    if any(key not in olds or olds[key] != value for key, value in news.items()):
+        return False
+    return all(key in news or key in kind.computed_keys for key in olds)
+
+
 def _unimplemented(context: grpc.ServicerContext, what: str) -> None:
     context.abort(grpc.StatusCode.UNIMPLEMENTED, f"{what} is not implemented by this provider")
 
@@ -254,6 +282,8 @@ class WorkspaceProviderHost(ResourceProviderServicer):
 
     def Check(self, request, context):
         kind = self._bound_kind(request.urn)
+        if kind is not None and _accepted_before(request):
+            return proto.CheckResponse(inputs=request.news)
         olds = self._completed(kind, rpc.deserialize_properties(request.olds, True))
         news = self._completed(kind, rpc.deserialize_properties(request.news, True))
         result = _serving(kind, olds, news).check(olds, news)
@@ -269,6 +299,8 @@ class WorkspaceProviderHost(ResourceProviderServicer):
 
     def Diff(self, request, context):
         kind = self._bound_kind(request.urn)
+        if kind is not None and _nothing_to_change(kind, request):
+            return proto.DiffResponse(changes=proto.DiffResponse.DIFF_NONE, hasDetailedDiff=True)
         olds = self._completed(kind, rpc.deserialize_properties(request.olds, True))
         news = self._completed(kind, rpc.deserialize_properties(request.news, True))
         if kind is not None and not user_inputs(news):

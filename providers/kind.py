@@ -115,9 +115,15 @@ class Kind:
 
     def implemented_by(self, provider: type[WorkspaceProvider]) -> Kind:
         """Binds the provider class of the implementation module (which calls this once)."""
-        provider.computed_keys = frozenset(self.outputs) | frozenset(self.stamped)
+        provider.computed_keys = self.computed_keys
         object.__setattr__(self, "_provider", provider)
         return self
+
+    @property
+    def computed_keys(self) -> frozenset[str]:
+        """What the kind's outputs hold beside the declared settings: its computed outputs
+        and its stamped inputs. Recorded, never diffed."""
+        return frozenset(self.outputs) | frozenset(self.stamped)
 
     @property
     def provider(self) -> type[WorkspaceProvider]:

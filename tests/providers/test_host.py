@@ -4,7 +4,12 @@ explicit provider's CheckConfig/DiffConfig."""
 
 from __future__ import annotations
 
+import base64
+import json
+import subprocess
+import sys
 import uuid
+from pathlib import Path
 from typing import Any
 
 import grpc
@@ -13,7 +18,7 @@ from google.protobuf import struct_pb2
 from pulumi.dynamic.dynamic import serialize_provider
 from pulumi.runtime import proto, rpc
 
-from providers.host import WorkspaceProviderHost, kind_of
+from providers.host import WorkspaceProviderHost, _nothing_to_change, kind_of
 from providers.job import JobProvider
 from providers.lifecycle import CONNECTION_KEY, PROVIDER_KEY
 from providers.secret_scope import SecretScopeProvider
@@ -224,6 +229,131 @@ def test_a_refresh_diff_against_the_empty_inputs_of_an_import_is_no_change(conne
         old_inputs=imported.inputs,
     )
     assert host.Diff(request, Context()).changes == proto.DiffResponse.DIFF_NONE
+
+
+def job_settings() -> dict[str, Any]:
+    return {
+        "name": f"host-job-{uuid.uuid4().hex[:8]}",
+        "job_clusters": [
+            {
+                "job_cluster_key": "shared",
+                "new_cluster": {
+                    "spark_version": "13.3.x-scala2.12", "node_type_id": "n", "num_workers": 1
+                },
+            }
+        ],
+        "tasks": [
+            {
+                "task_key": "ingest",
+                "job_cluster_key": "shared",
+                "spark_python_task": {"python_file": "dbfs:/jobs/ingest.py"},
+            }
+        ],
+        "schedule": {"quartz_cron_expression": "0 0 2 * * ?", "timezone_id": "UTC"},
+    }
+
+
+def created_job(host: WorkspaceProviderHost, settings: dict[str, Any]) -> Any:
+    """The create's answer, and the inputs as the engine records them after Check."""
+    checked = host.Check(
+        proto.CheckRequest(urn=JOB_URN, olds=struct({}), news=struct(settings)), Context()
+    )
+    assert not checked.failures
+    made = host.Create(
+        proto.CreateRequest(urn=JOB_URN, properties=checked.inputs), Context()
+    )
+    return made, checked.inputs
+
+
+# Run in a process of its own, whose module table tells what a no-op Check and Diff load.
+NO_OP_HOST = """
+import base64, json, sys
+from pulumi.runtime import proto
+from providers.host import WorkspaceProviderHost
+
+given = json.load(sys.stdin)
+def message(kind, name):
+    made = kind()
+    made.ParseFromString(base64.b64decode(given[name]))
+    return made
+host = WorkspaceProviderHost()
+host.Configure(message(proto.ConfigureRequest, "configure"), None)
+checked = host.Check(message(proto.CheckRequest, "check"), None)
+diffed = host.Diff(message(proto.DiffRequest, "diff"), None)
+print(json.dumps({
+    "same_inputs": checked.inputs == message(proto.CheckRequest, "check").news,
+    "failures": len(checked.failures),
+    "no_change": diffed.changes == proto.DiffResponse.DIFF_NONE,
+    "loaded": sorted(
+        m for m in sys.modules if m.startswith(("providers.job", "databricks.sdk.service"))
+    ),
+}))
+"""
+
+
+def test_an_unchanged_resource_is_checked_and_diffed_without_its_kinds_code(connection):
+    """A no-op preview or up: what is declared is what the state records, and the outputs
+    show it as declared. The host answers from the requests alone; neither the kind's
+    implementation nor the service's SDK is loaded, nothing is validated again."""
+    host = configured(connection)
+    settings = job_settings()
+    made, inputs = created_job(host, settings)
+    requests = {
+        "configure": proto.ConfigureRequest(
+            args=struct({**connection, "client_secret": as_secret(connection["client_secret"])}),
+            acceptSecrets=True,
+        ),
+        "check": proto.CheckRequest(urn=JOB_URN, olds=inputs, news=inputs),
+        "diff": proto.DiffRequest(
+            id=made.id, urn=JOB_URN, olds=made.properties, news=inputs, old_inputs=inputs
+        ),
+    }
+    given = {k: base64.b64encode(r.SerializeToString()).decode() for k, r in requests.items()}
+    root = Path(__file__).resolve().parents[2]
+    answer = subprocess.run(
+        [sys.executable, "-c", NO_OP_HOST],
+        input=json.dumps(given), capture_output=True, text=True, check=True, cwd=root,
+        env={"PYTHONPATH": str(root), "PATH": "/usr/bin:/bin"},
+    )
+    assert json.loads(answer.stdout) == {
+        "same_inputs": True, "failures": 0, "no_change": True, "loaded": []
+    }
+
+
+def test_what_differs_from_the_record_gets_the_kinds_own_check_and_diff(connection):
+    host = configured(connection)
+    settings = job_settings()
+    made, inputs = created_job(host, settings)
+    outputs = props_of(made.properties)
+
+    def diff(olds: dict[str, Any], news: dict[str, Any], old_inputs: dict[str, Any]) -> Any:
+        request = proto.DiffRequest(
+            id=made.id, urn=JOB_URN, olds=struct(olds), news=struct(news),
+            old_inputs=struct(old_inputs),
+        )
+        return _nothing_to_change(kind_of(JOB_URN), request), host.Diff(request, Context())
+
+    fast, same = diff(outputs, settings, settings)
+    assert fast and same.changes == proto.DiffResponse.DIFF_NONE
+    renamed_elsewhere = {**outputs, "name": "renamed"}  # drift a refresh read
+    no_schedule = {k: v for k, v in settings.items() if k != "schedule"}
+    undeclared_recorded = {**outputs, "max_concurrent_runs": 3}
+    for olds, news, old_inputs, changes in [
+        (renamed_elsewhere, settings, settings, proto.DiffResponse.DIFF_SOME),
+        (outputs, no_schedule, settings, proto.DiffResponse.DIFF_SOME),  # dropped
+        (outputs, {**settings, "name": "new"}, settings, proto.DiffResponse.DIFF_SOME),
+        # Recorded by an import, never declared: the kind's diff says no change.
+        (undeclared_recorded, settings, settings, proto.DiffResponse.DIFF_NONE),
+        (outputs, settings, {}, proto.DiffResponse.DIFF_NONE),  # after an import
+    ]:
+        fast, answer = diff(olds, news, old_inputs)
+        assert not fast
+        assert answer.changes == changes
+
+    # A changed input is validated again, however valid the recorded one was.
+    bad = struct({**settings, "tasks": [{"task_key": "ingest"}]})
+    checked = host.Check(proto.CheckRequest(urn=JOB_URN, olds=inputs, news=bad), Context())
+    assert checked.failures
 
 
 def test_check_config_names_bad_settings_and_keeps_the_inputs(connection):

@@ -18,7 +18,6 @@ from urllib.parse import quote
 
 from pydantic import SecretStr
 
-from providers.client import http
 from providers.client.connection import Connection, WireForm, require_secure_url
 from providers.client.errors import (
     IdentityError,
@@ -73,6 +72,10 @@ def fetch_token(
         "resource": resource,
     }
     payload: dict[str, Any] = {"params": fields} if wire.token_method == "GET" else {"data": fields}
+    # Loaded here: the HTTP stack (requests, urllib3) is a tenth of a second that a program
+    # whose token is cached, as in most runs, never needs.
+    from providers.client import http
+
     response = http.send(
         wire.token_method,
         url,

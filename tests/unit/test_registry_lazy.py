@@ -124,6 +124,19 @@ def test_a_program_declaring_resources_loads_no_implementation() -> None:
     assert loaded_after(DECLARE_UNDER_MOCKS) == set()
 
 
+def test_a_program_loads_the_http_stack_only_to_fetch_a_token() -> None:
+    # A cached token (most runs) needs no HTTP: requests and urllib3 load at a token request.
+    script = (
+        "import sys\nfrom providers import WorkspaceAuth, Job\n"
+        "print(sorted(m for m in ('requests', 'urllib3') if m in sys.modules))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script], cwd=REPO_ROOT, capture_output=True, text=True,
+        timeout=120, check=True,
+    )
+    assert result.stdout.strip() == "[]"
+
+
 def test_the_provider_a_program_sends_is_its_kinds_provider_when_loaded() -> None:
     # What the host does with a program's `__provider`: unpickle it.
     loaded = loaded_after(

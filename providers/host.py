@@ -208,7 +208,12 @@ def _import_refusal(
 
 
 def _accepted_before(request: Any) -> bool:
-    """Whether a Check's new inputs are the recorded ones, which an earlier Check accepted."""
+    """Whether a Check's new inputs are the recorded ones, which an earlier Check accepted,
+    and no connection or provider code a bound resource's state must lose (a state and a
+    program from before both carry them)."""
+    news = request.news.fields
+    if CONNECTION_KEY in news or PROVIDER_KEY in news:
+        return False
     return bool(request.olds.fields) and request.news == request.olds
 
 

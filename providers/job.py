@@ -19,8 +19,9 @@ A job has no natural key (names are not unique), so the resource tags it with it
 deployment (`<project>/<stack>/<resource name>` under `tags["pulumi-deployment"]`). A
 create first looks for a job carrying its tag and adopts it, so an interrupted run never
 leaves a duplicate. One listing of the workspace's jobs answers that for every create of a
-deployment (`TaggedJobs`), so N creates cost N + 1 calls where the jobs fit one page. The
-tag is bookkeeping: it never shows as a change.
+deployment (`TaggedJobs`), so N creates cost N + 1 calls where the jobs fit one page, and
+about N + 5 + pages where they fill up to ten. The tag is bookkeeping: it never shows as a
+change.
 """
 
 from __future__ import annotations
@@ -275,11 +276,20 @@ def _find_by_name(client: WorkspaceClient, name: str, tag: str | None) -> int | 
     )
 
 
+# Where a workspace's jobs fill more than one page, creates search by name, one call each,
+# until this many have: then the jobs are listed whole (at most WALK_PAGES pages, back to
+# back), which answers every later create of the deployment.
+SEARCHES_BEFORE_WALK = 4
+WALK_PAGES = 10
+
+
 @dataclass
 class _Listed:
     taken_at: float
     ids_by_tag: dict[str, set[int]] = field(default_factory=dict)
-    complete: bool = True  # False: the workspace has more jobs than one page holds
+    complete: bool = True  # False: the workspace has more jobs than were listed
+    searches: int = 0  # creates since answered by a name search
+    walked: bool = False  # listed whole (or WALK_PAGES pages of it)
 
 
 class TaggedJobs:
@@ -288,11 +298,13 @@ class TaggedJobs:
     Every create asks whether an interrupted earlier create of its resource left a tagged job.
     One listing answers that for all the creates of a deployment: the stack's lock keeps any
     other deployment of it from tagging a job meanwhile, and this process notes the jobs it
-    makes and deletes. Only a listing of at most one page is used; a bigger workspace is
-    searched by name per create (one page listing costs what one search does). A listing
-    older than `max_age_seconds` is not used, so a process that outlives one deployment lists
-    again; `forget` drops every listing (tests starting another deployment call it).
-    Thread-safe: concurrent creates wait for one listing.
+    makes and deletes. The first create lists one page. Where the workspace has more, creates
+    search by name (one call each) until `SEARCHES_BEFORE_WALK` have: then the next lists up
+    to `WALK_PAGES` pages back to back, and where that holds every job, later creates cost no
+    lookup. So a deployment of a few jobs pays a search each, and one of many pays the pages
+    once. A listing older than `max_age_seconds` is not used, so a process that outlives one
+    deployment lists again; `forget` drops every listing (tests starting another deployment
+    call it). Thread-safe: concurrent creates wait for one listing.
     """
 
     def __init__(
@@ -312,11 +324,13 @@ class TaggedJobs:
         with self._key_lock(key):
             listed = self._fresh(key)
             if listed is None:
-                listed = self._list(client)
-                with self._lock:
-                    self._listed[key] = listed
-            if listed.complete:
-                return min(listed.ids_by_tag.get(tag, ()), default=None)
+                listed = self._keep(key, self._list(client, pages=1))
+            elif listed.searches >= SEARCHES_BEFORE_WALK and not listed.walked:
+                listed = self._keep(key, self._list(client, pages=WALK_PAGES), listed)
+            with self._lock:
+                if listed.complete:
+                    return min(listed.ids_by_tag.get(tag, ()), default=None)
+                listed.searches += 1
         return _find_by_name(client, name, tag)
 
     def made(self, client: WorkspaceClient, tag: str | None, job_id: int) -> None:
@@ -335,15 +349,23 @@ class TaggedJobs:
         with self._lock:
             self._listed.clear()
 
-    def _list(self, client: WorkspaceClient) -> _Listed:
-        # One item past the first page tells whether there is more than one page.
-        page = jobs_api.LIST_PAGE_SIZE
-        found = list(itertools.islice(client.jobs.list(), page + 1))
-        listed = _Listed(self._clock(), complete=len(found) <= page)
+    def _list(self, client: WorkspaceClient, pages: int) -> _Listed:
+        found, more = client.jobs.list_pages(pages)
+        listed = _Listed(self._clock(), complete=not more)
         for job in found:
             tag = _tag_of(job)
             if tag:
                 listed.ids_by_tag.setdefault(tag, set()).add(int(job["job_id"]))
+        return listed
+
+    def _keep(self, key: Hashable, listed: _Listed, replaced: _Listed | None = None) -> _Listed:
+        with self._lock:
+            if replaced is not None:
+                listed.walked = True
+                # Jobs made meanwhile (noted in the listing replaced) may be missing from it.
+                for tag, ids in replaced.ids_by_tag.items():
+                    listed.ids_by_tag.setdefault(tag, set()).update(ids)
+            self._listed[key] = listed
         return listed
 
     def _fresh(self, key: Hashable) -> _Listed | None:

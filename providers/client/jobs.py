@@ -71,9 +71,18 @@ class JobsApi:
         if expand_tasks:
             params["expand_tasks"] = "true"
         for job in self._list(f"{self.base}/list", params, "jobs"):
-            if isinstance(job.get("settings"), Mapping):
-                job["settings"] = lift(job["settings"])
-            yield job
+            yield _lifted(job)
+
+    def list_pages(self, pages: int) -> tuple[Sequence[dict[str, Any]], bool]:
+        """The jobs (without tasks) of the first `pages` pages, and whether the workspace
+        holds more. The pages are fetched back to back."""
+        found: list[dict[str, Any]] = []
+        for items, more in self._pages(f"{self.base}/list", {"limit": LIST_PAGE_SIZE}, "jobs"):
+            found.extend(_lifted(job) for job in items)
+            pages -= 1
+            if more and pages <= 0:
+                return found, True
+        return found, False
 
     def update(
         self,
@@ -204,14 +213,29 @@ class JobsApi:
             token = page.get("next_page_token")
 
     def _list(self, path: str, base: dict[str, Any], field: str) -> Iterator[dict[str, Any]]:
-        """Every item of a list call, by page token, or by offset where none is given."""
+        """Every item of a list call."""
+        for items, _more in self._pages(path, base, field):
+            yield from items
+
+    def _pages(
+        self, path: str, base: dict[str, Any], field: str
+    ) -> Iterator[tuple[Sequence[dict[str, Any]], bool]]:
+        """The items of a list call page by page, each with whether another page follows;
+        by page token, or by offset where none is given."""
         params, offset = dict(base), 0
         while True:
             page = self.client.get(path, params)
             items = page.get(field) or []
-            yield from items
             token = page.get("next_page_token")
-            if not items or not (token or page.get("has_more")):
+            more = bool(items) and bool(token or page.get("has_more"))
+            yield items, more
+            if not more:
                 return
             offset += len(items)
             params = {**base, **({"page_token": token} if token else {"offset": offset})}
+
+
+def _lifted(job: dict[str, Any]) -> dict[str, Any]:
+    if isinstance(job.get("settings"), Mapping):
+        job["settings"] = lift(job["settings"])
+    return job

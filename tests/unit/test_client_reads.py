@@ -124,6 +124,32 @@ def test_list_jobs_follows_page_tokens_and_offsets(mocked):
     assert [j["job_id"] for j in client_for(connection()).jobs.list("etl")] == [1, 2, 3]
 
 
+def test_jobs_list_pages_stops_at_the_pages_asked_and_says_there_are_more(mocked):
+    path = f"{BASE_URL}/api/2.0/jobs/list"
+    first = [matchers.query_param_matcher({"limit": "100"})]
+    mocked.get(path, json={"jobs": [{"job_id": 1}], "next_page_token": "p2"}, match=first)
+    mocked.get(
+        path,
+        json={"jobs": [{"job_id": 2}], "next_page_token": "p3"},
+        match=[matchers.query_param_matcher({"limit": "100", "page_token": "p2"})],
+    )
+    jobs = client_for(connection()).jobs
+    found, more = jobs.list_pages(2)
+    assert ([j["job_id"] for j in found], more) == ([1, 2], True)
+    assert len(mocked.calls) == 3  # the token, two pages: never the third
+    found, more = jobs.list_pages(1)
+    assert ([j["job_id"] for j in found], more) == ([1], True)
+
+
+def test_jobs_list_pages_of_a_workspace_that_fits_them_has_no_more(mocked):
+    mocked.get(
+        f"{BASE_URL}/api/2.0/jobs/list",
+        json={"jobs": [{"job_id": 1, "settings": {"tags": {"t": "v"}}}], "has_more": False},
+    )
+    found, more = client_for(connection()).jobs.list_pages(5)
+    assert (found, more) == ([{"job_id": 1, "settings": {"tags": {"t": "v"}}}], False)
+
+
 def test_service_principals_list_filters_and_pages(mocked):
     flt = 'displayName eq "etl"'
     mocked.get(

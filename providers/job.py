@@ -20,7 +20,7 @@ deployment (`<project>/<stack>/<resource name>` under `tags["pulumi-deployment"]
 create first looks for a job carrying its tag and adopts it, so an interrupted run never
 leaves a duplicate. One listing of the workspace's jobs answers that for every create of a
 deployment (`TaggedJobs`), so N creates cost N + 1 calls where the jobs fit one page, and
-about N + 5 + pages where they fill up to ten. The tag is bookkeeping: it never shows as a
+about N + 5 + twice the pages where they fill up to ten. The tag is bookkeeping: it never shows as a
 change.
 """
 
@@ -30,7 +30,7 @@ import itertools
 import re
 import threading
 import time
-from collections.abc import Callable, Hashable, Mapping
+from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -267,6 +267,10 @@ def _tag_of(job: Mapping[str, Any]) -> str | None:
     return ((job.get("settings") or {}).get("tags") or {}).get(DEPLOYMENT_TAG_KEY)
 
 
+def _ids(jobs: Iterable[Mapping[str, Any]]) -> set[int]:
+    return {int(job["job_id"]) for job in jobs}
+
+
 def _find_by_name(client: WorkspaceClient, name: str, tag: str | None) -> int | None:
     """The oldest job named `name` that carries the deployment tag `tag`, if any."""
     if not tag:
@@ -278,7 +282,7 @@ def _find_by_name(client: WorkspaceClient, name: str, tag: str | None) -> int | 
 
 # Where a workspace's jobs fill more than one page, creates search by name, one call each,
 # until this many have: then the jobs are listed whole (at most WALK_PAGES pages, back to
-# back), which answers every later create of the deployment.
+# back, twice), which answers every later create of the deployment.
 SEARCHES_BEFORE_WALK = 4
 WALK_PAGES = 10
 
@@ -289,7 +293,14 @@ class _Listed:
     ids_by_tag: dict[str, set[int]] = field(default_factory=dict)
     complete: bool = True  # False: the workspace has more jobs than were listed
     searches: int = 0  # creates since answered by a name search
-    walked: bool = False  # listed whole (or WALK_PAGES pages of it)
+    walked: bool = False  # listed whole (or tried to)
+    made: dict[str, set[int]] = field(default_factory=dict)  # by this process since
+
+    def add(self, jobs: Iterable[Mapping[str, Any]]) -> None:
+        for job in jobs:
+            tag = _tag_of(job)
+            if tag:
+                self.ids_by_tag.setdefault(tag, set()).add(int(job["job_id"]))
 
 
 class TaggedJobs:
@@ -300,9 +311,9 @@ class TaggedJobs:
     other deployment of it from tagging a job meanwhile, and this process notes the jobs it
     makes and deletes. The first create lists one page. Where the workspace has more, creates
     search by name (one call each) until `SEARCHES_BEFORE_WALK` have: then the next lists up
-    to `WALK_PAGES` pages back to back, and where that holds every job, later creates cost no
-    lookup. So a deployment of a few jobs pays a search each, and one of many pays the pages
-    once. A listing older than `max_age_seconds` is not used, so a process that outlives one
+    to `WALK_PAGES` pages, twice (`_walk` says why), and where that holds every job, later
+    creates cost no lookup. So a deployment of a few jobs pays a search each, and one of many
+    pays the pages twice, once. A listing older than `max_age_seconds` is not used, so a process that outlives one
     deployment lists again; `forget` drops every listing (tests starting another deployment
     call it). Thread-safe: concurrent creates wait for one listing.
     """
@@ -324,9 +335,9 @@ class TaggedJobs:
         with self._key_lock(key):
             listed = self._fresh(key)
             if listed is None:
-                listed = self._keep(key, self._list(client, pages=1))
+                listed = self._keep(key, self._first_page(client))
             elif listed.searches >= SEARCHES_BEFORE_WALK and not listed.walked:
-                listed = self._keep(key, self._list(client, pages=WALK_PAGES), listed)
+                listed = self._keep(key, self._walk(client), listed)
             with self._lock:
                 if listed.complete:
                     return min(listed.ids_by_tag.get(tag, ()), default=None)
@@ -338,33 +349,49 @@ class TaggedJobs:
             listed = self._listed.get(client.connection.cache_key())
             if listed is not None and tag:
                 listed.ids_by_tag.setdefault(tag, set()).add(int(job_id))
+                listed.made.setdefault(tag, set()).add(int(job_id))
 
     def gone(self, client: WorkspaceClient, job_id: int) -> None:
         with self._lock:
             listed = self._listed.get(client.connection.cache_key())
-            for ids in listed.ids_by_tag.values() if listed is not None else ():
-                ids.discard(int(job_id))
+            if listed is not None:
+                for ids in (*listed.ids_by_tag.values(), *listed.made.values()):
+                    ids.discard(int(job_id))
 
     def forget(self) -> None:
         with self._lock:
             self._listed.clear()
 
-    def _list(self, client: WorkspaceClient, pages: int) -> _Listed:
-        found, more = client.jobs.list_pages(pages)
+    def _first_page(self, client: WorkspaceClient) -> _Listed:
+        found, more = client.jobs.list_pages(1)
         listed = _Listed(self._clock(), complete=not more)
-        for job in found:
-            tag = _tag_of(job)
-            if tag:
-                listed.ids_by_tag.setdefault(tag, set()).add(int(job["job_id"]))
+        listed.add(found)
+        return listed
+
+    def _walk(self, client: WorkspaceClient) -> _Listed:
+        """Every job, where there are at most WALK_PAGES pages of them. Where the service
+        pages by position (the emulator does; so does Jobs 2.0's offset), a job deleted from
+        a page already read moves the next page's first job onto it, unread, and that job
+        could be the left-over sought. So the walk is taken twice, and holds only where every
+        job of the first is in the second: a job deleted while the first was under way is
+        missing from the second."""
+        started = self._clock()
+        first, more = client.jobs.list_pages(WALK_PAGES)
+        listed = _Listed(started, complete=False, walked=True)
+        if more:
+            return listed  # too big: creates go on searching by name
+        again, _ = client.jobs.list_pages(WALK_PAGES)
+        listed.complete = _ids(first) <= _ids(again)
+        listed.add(first)
+        listed.add(again)
         return listed
 
     def _keep(self, key: Hashable, listed: _Listed, replaced: _Listed | None = None) -> _Listed:
         with self._lock:
-            if replaced is not None:
-                listed.walked = True
-                # Jobs made meanwhile (noted in the listing replaced) may be missing from it.
-                for tag, ids in replaced.ids_by_tag.items():
-                    listed.ids_by_tag.setdefault(tag, set()).update(ids)
+            # Jobs this process made while the walk was under way may be missing from it.
+            for tag, ids in replaced.made.items() if replaced is not None else ():
+                listed.ids_by_tag.setdefault(tag, set()).update(ids)
+                listed.made.setdefault(tag, set()).update(ids)
             self._listed[key] = listed
         return listed
 

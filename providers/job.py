@@ -313,9 +313,10 @@ class TaggedJobs:
     search by name (one call each) until `SEARCHES_BEFORE_WALK` have: then the next lists up
     to `WALK_PAGES` pages, twice (`_walk` says why), and where that holds every job, later
     creates cost no lookup. So a deployment of a few jobs pays a search each, and one of many
-    pays the pages twice, once. A listing older than `max_age_seconds` is not used, so a process that outlives one
-    deployment lists again; `forget` drops every listing (tests starting another deployment
-    call it). Thread-safe: concurrent creates wait for one listing.
+    pays the pages twice, once. A listing older than `max_age_seconds` is not used, so a
+    process that outlives one deployment lists again; `forget` drops every listing (tests
+    starting another deployment call it). Thread-safe: concurrent creates wait for one
+    listing.
     """
 
     def __init__(

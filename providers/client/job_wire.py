@@ -19,28 +19,20 @@ accepts the multi-task shape too).
 from __future__ import annotations
 
 import copy
-import functools
 import typing
 from collections.abc import Mapping
 from typing import Any
 
 from providers.client.connection import WireForm
+from providers.client.sdk_services import jobs
 from providers.client.wire import JOB_FIELDS_IN_SEED_CLUSTER, normalise_job_settings, profile
 
 LEGACY_TASK_KEY = "main"
 
-
-@functools.cache
-def task_types() -> tuple[str, ...]:
-    """Every task type the SDK knows (`notebook_task`, `spark_python_task`, ...). Asked only
-    of settings that may be legacy, so a client that never meets one never loads the SDK's
-    jobs module."""
-    from providers.client.sdk_services import jobs
-
-    return tuple(
-        sorted(name for name in typing.get_type_hints(jobs.Task) if name.endswith("_task"))
-    )
-
+# Every task type the SDK knows (`notebook_task`, `spark_python_task`, ...).
+TASK_TYPES = tuple(
+    sorted(name for name in typing.get_type_hints(jobs.Task) if name.endswith("_task"))
+)
 LEGACY_CLUSTER_FIELDS = ("new_cluster", "existing_cluster_id")
 # The task's own fields in the Jobs 2.0 single-task shape, besides its cluster and type.
 LEGACY_TASK_SETTINGS = (
@@ -67,12 +59,7 @@ def is_legacy_single_task(settings: Mapping[str, Any]) -> bool:
     at job level."""
     if settings.get("tasks") is not None:
         return False
-    if any(settings.get(name) is not None for name in LEGACY_CLUSTER_FIELDS):
-        return True
-    # Every task type's name ends so; only such a key needs the SDK's list.
-    if not any(name.endswith("_task") for name in settings):
-        return False
-    return any(settings.get(name) is not None for name in task_types())
+    return any(settings.get(name) is not None for name in (*TASK_TYPES, *LEGACY_CLUSTER_FIELDS))
 
 
 def lift(settings: Mapping[str, Any]) -> dict[str, Any]:
@@ -85,7 +72,7 @@ def lift(settings: Mapping[str, Any]) -> dict[str, Any]:
         return copy.deepcopy(dict(settings))
     job = normalise_job_settings(dict(settings))
     task: dict[str, Any] = {"task_key": LEGACY_TASK_KEY}
-    for name in (*task_types(), *LEGACY_CLUSTER_FIELDS, *LEGACY_TASK_SETTINGS):
+    for name in (*TASK_TYPES, *LEGACY_CLUSTER_FIELDS, *LEGACY_TASK_SETTINGS):
         if name in job:
             task[name] = job.pop(name)
     cluster = task.get("new_cluster")

@@ -20,8 +20,8 @@ deployment (`<project>/<stack>/<resource name>` under `tags["pulumi-deployment"]
 create first looks for a job carrying its tag and adopts it, so an interrupted run never
 leaves a duplicate. One listing of the workspace's jobs answers that for every create of a
 deployment (`TaggedJobs`), so N creates cost N + 1 calls where the jobs fit one page, and
-about N + 5 + twice the pages where they fill up to ten. The tag is bookkeeping: it never shows as a
-change.
+about N + 5 + twice the pages where they fill up to ten. The tag is bookkeeping: it never
+shows as a change.
 """
 
 from __future__ import annotations
@@ -300,7 +300,12 @@ class _Listed:
         for job in jobs:
             tag = _tag_of(job)
             if tag:
-                self.ids_by_tag.setdefault(tag, set()).add(int(job["job_id"]))
+                self.note(tag, {int(job["job_id"])})
+
+    def note(self, tag: str, ids: Iterable[int], *, made: bool = False) -> None:
+        self.ids_by_tag.setdefault(tag, set()).update(ids)
+        if made:
+            self.made.setdefault(tag, set()).update(ids)
 
 
 class TaggedJobs:
@@ -349,8 +354,7 @@ class TaggedJobs:
         with self._lock:
             listed = self._listed.get(client.connection.cache_key())
             if listed is not None and tag:
-                listed.ids_by_tag.setdefault(tag, set()).add(int(job_id))
-                listed.made.setdefault(tag, set()).add(int(job_id))
+                listed.note(tag, {int(job_id)}, made=True)
 
     def gone(self, client: WorkspaceClient, job_id: int) -> None:
         with self._lock:
@@ -391,8 +395,7 @@ class TaggedJobs:
         with self._lock:
             # Jobs this process made while the walk was under way may be missing from it.
             for tag, ids in replaced.made.items() if replaced is not None else ():
-                listed.ids_by_tag.setdefault(tag, set()).update(ids)
-                listed.made.setdefault(tag, set()).update(ids)
+                listed.note(tag, ids, made=True)
             self._listed[key] = listed
         return listed
 

@@ -51,7 +51,7 @@ def _field_names(sdk_class: type, *, leave_out: Iterable[str] = ()) -> tuple[str
 
 
 # What the SDK's classes say, so that a new task type or storage kind arrives with the pin.
-TASK_TYPES = tuple(name for name in _field_names(jobs.Task) if name.endswith("_task"))
+TASK_TYPES = job_wire.task_types()
 CLUSTER_FIELDS = ("existing_cluster_id", "job_cluster_key", "new_cluster")
 TRIGGER_KINDS = _field_names(jobs.TriggerSettings, leave_out={"pause_status"})
 TRIGGER_VARIANTS = _field_names(jobs.TriggerConfiguration, leave_out={"pause_status"})

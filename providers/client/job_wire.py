@@ -19,20 +19,27 @@ accepts the multi-task shape too).
 from __future__ import annotations
 
 import copy
-import typing
+import dataclasses
+import functools
 from collections.abc import Mapping
 from typing import Any
 
 from providers.client.connection import WireForm
-from providers.client.sdk_services import jobs
 from providers.client.wire import JOB_FIELDS_IN_SEED_CLUSTER, normalise_job_settings, profile
 
 LEGACY_TASK_KEY = "main"
 
-# Every task type the SDK knows (`notebook_task`, `spark_python_task`, ...).
-TASK_TYPES = tuple(
-    sorted(name for name in typing.get_type_hints(jobs.Task) if name.endswith("_task"))
-)
+
+@functools.cache
+def task_types() -> tuple[str, ...]:
+    """Every task type the SDK knows (`notebook_task`, `spark_python_task`, ...), in the
+    order of its `Task` class. Asked only of settings that may be legacy, so a client that
+    never meets one never loads the SDK's jobs module."""
+    from providers.client.sdk_services import jobs
+
+    return tuple(f.name for f in dataclasses.fields(jobs.Task) if f.name.endswith("_task"))
+
+
 LEGACY_CLUSTER_FIELDS = ("new_cluster", "existing_cluster_id")
 # The task's own fields in the Jobs 2.0 single-task shape, besides its cluster and type.
 LEGACY_TASK_SETTINGS = (
@@ -59,7 +66,12 @@ def is_legacy_single_task(settings: Mapping[str, Any]) -> bool:
     at job level."""
     if settings.get("tasks") is not None:
         return False
-    return any(settings.get(name) is not None for name in (*TASK_TYPES, *LEGACY_CLUSTER_FIELDS))
+    if any(settings.get(name) is not None for name in LEGACY_CLUSTER_FIELDS):
+        return True
+    # Every task type's name ends so; only such a key needs the SDK's list.
+    if not any(name.endswith("_task") for name in settings):
+        return False
+    return any(settings.get(name) is not None for name in task_types())
 
 
 def lift(settings: Mapping[str, Any]) -> dict[str, Any]:
@@ -72,7 +84,7 @@ def lift(settings: Mapping[str, Any]) -> dict[str, Any]:
         return copy.deepcopy(dict(settings))
     job = normalise_job_settings(dict(settings))
     task: dict[str, Any] = {"task_key": LEGACY_TASK_KEY}
-    for name in (*TASK_TYPES, *LEGACY_CLUSTER_FIELDS, *LEGACY_TASK_SETTINGS):
+    for name in (*task_types(), *LEGACY_CLUSTER_FIELDS, *LEGACY_TASK_SETTINGS):
         if name in job:
             task[name] = job.pop(name)
     cluster = task.get("new_cluster")

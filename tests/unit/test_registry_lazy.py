@@ -79,6 +79,19 @@ def test_a_lookup_loads_no_implementation_and_a_provider_its_own() -> None:
     }
 
 
+def test_kinds_that_are_no_jobs_or_clusters_serve_without_the_sdks_schemas() -> None:
+    # The SDK's dataclass modules are a third of a second to load: only the kinds built on
+    # them (and a legacy job's settings) load them.
+    lookup = "from providers.registry import kind_named; kind_named"
+    for name in ("JobPermissions", "SecretScope", "ServicePrincipal", "Secret", "Group"):
+        code = f"{lookup}({name!r}).provider(); from providers.client import client_for"
+        assert loaded_after(code) & set(SDK_SCHEMAS) == set(), name
+    lifted = "from providers.client.job_wire import lift; lift({'name': 'n', 'tags': {}})"
+    assert loaded_after(lifted) == set()
+    legacy = "from providers.client.job_wire import lift; lift({'notebook_task': {}})"
+    assert loaded_after(legacy) == {"databricks.sdk.service.jobs"}
+
+
 def test_the_flat_surface_loads_an_implementation_only_for_args() -> None:
     assert loaded_after("from providers import WorkspaceAuth, Job, Secret") == set()
     assert loaded_after("from providers import lookups") <= set(SDK_SCHEMAS)

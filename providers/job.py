@@ -307,6 +307,10 @@ class _Listed:
         if made:
             self.made.setdefault(tag, set()).update(ids)
 
+    def forget(self, gone: set[int]) -> None:
+        for ids in (*self.ids_by_tag.values(), *self.made.values()):
+            ids -= gone
+
 
 class TaggedJobs:
     """Which job carries which deployment tag, from one listing of a workspace's jobs.
@@ -332,6 +336,9 @@ class TaggedJobs:
         self._lock = threading.Lock()
         self._listed: dict[Hashable, _Listed] = {}
         self._key_locks: dict[Hashable, threading.Lock] = {}
+        # Jobs this process deleted, by workspace: a listing taken before a delete still
+        # shows the job (ids are never reused, so these stay gone).
+        self._gone: dict[Hashable, set[int]] = {}
 
     def find(self, client: WorkspaceClient, name: str, tag: str | None) -> int | None:
         """The oldest job carrying `tag` (named `name`, when the listing cannot tell)."""
@@ -357,15 +364,17 @@ class TaggedJobs:
                 listed.note(tag, {int(job_id)}, made=True)
 
     def gone(self, client: WorkspaceClient, job_id: int) -> None:
+        key = client.connection.cache_key()
         with self._lock:
-            listed = self._listed.get(client.connection.cache_key())
+            self._gone.setdefault(key, set()).add(int(job_id))
+            listed = self._listed.get(key)
             if listed is not None:
-                for ids in (*listed.ids_by_tag.values(), *listed.made.values()):
-                    ids.discard(int(job_id))
+                listed.forget(self._gone[key])
 
     def forget(self) -> None:
         with self._lock:
             self._listed.clear()
+            self._gone.clear()
 
     def _first_page(self, client: WorkspaceClient) -> _Listed:
         found, more = client.jobs.list_pages(1)
@@ -396,6 +405,8 @@ class TaggedJobs:
             # Jobs this process made while the walk was under way may be missing from it.
             for tag, ids in replaced.made.items() if replaced is not None else ():
                 listed.note(tag, ids, made=True)
+            # And jobs it deleted while the listing was under way may still be in it.
+            listed.forget(self._gone.get(key, set()))
             self._listed[key] = listed
         return listed
 

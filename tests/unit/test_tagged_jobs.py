@@ -143,6 +143,25 @@ def test_a_walk_that_a_deletion_may_have_cut_short_is_not_trusted():
     assert client.jobs.searches == SEARCHES_BEFORE_WALK + 1
 
 
+def test_a_job_deleted_while_the_workspace_was_listed_is_not_adopted():
+    client = workspace_with(PAGE - 2)
+    deleted = client.jobs.add("job-5", "p/s/job-5")
+    tagged = TaggedJobs()
+    listed = client.jobs.list_pages
+
+    def list_during_a_delete(pages: int) -> tuple[list[dict[str, Any]], bool]:
+        shown = listed(pages)  # read before the delete: it still shows the job
+        tagged.gone(client, deleted)  # type: ignore[arg-type]
+        client.jobs.jobs.remove(next(j for j in client.jobs.jobs if j["job_id"] == deleted))
+        return shown
+
+    client.jobs.list_pages = list_during_a_delete  # type: ignore[method-assign]
+    assert find_for(tagged, client, 0) is None
+    # Adopting it would reset a job that is gone (404): job-5's create makes a new one.
+    assert find_for(tagged, client, 5) is None
+    assert client.jobs.pages_listed == 1
+
+
 def test_a_listing_too_old_is_not_used():
     clock = FakeClock()
     client = workspace_with(1)

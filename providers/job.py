@@ -32,26 +32,25 @@ import threading
 import time
 from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pydantic
 from pulumi.dynamic import CheckFailure, UpdateResult
-from pydantic import create_model
 
 from providers.client import WorkspaceClient
 from providers.client import jobs as jobs_api
 from providers.client.listing import TOO_MANY, Listing
-from providers.client.sdk_services import compute, jobs
 from providers.create_or_adopt import create_or_adopt
 from providers.ids import parse_int64_id
-from providers.job_diff import canonical, changes, update_request
-from providers.job_settings import (
+from providers.job_diff import (
     DEPLOYMENT_TAG_KEY,
-    JOB_RULES,
-    JobSettingsModel,
-    check_settings,
+    OWN_FIELDS,
+    canonical,
+    changes,
+    update_request,
 )
 from providers.lifecycle import (
+    ModelAt,
     Spec,
     WorkspaceProvider,
     check_failures,
@@ -59,66 +58,24 @@ from providers.lifecycle import (
     user_inputs,
 )
 from providers.registry import kind_named
-from providers.sdk_schema import model_of
 
-# What the provider adds to the settings; the rest of the inputs are the job's settings.
-OWN_FIELDS = ("deployment_tag", "authoritative")
-
-# The specification's `new_cluster`, which also holds four of its single task's fields.
-_ClusterSpecModel: Any = model_of(compute.ClusterSpec, overrides=JOB_RULES)
-_SparkPythonTaskModel: Any = model_of(jobs.SparkPythonTask, overrides=JOB_RULES)
-_LibraryModel: Any = model_of(compute.Library, overrides=JOB_RULES)
-NewClusterModel: Any = create_model(
-    "NewClusterModel",
-    __base__=_ClusterSpecModel,
-    name=(str | None, None),
-    timeout_seconds=(int | None, None),
-    max_retries=(int | None, None),
-    spark_python_task=(_SparkPythonTaskModel | None, None),
-    libraries=(list[_LibraryModel] | None, None),
-)
-
-
-class JobModel(JobSettingsModel):
-    """A job's settings, plus what the provider adds.
-
-    The fields below `JobSettings` are the legacy single-task shape, lifted to one task
-    before validation (they are fields so that programs written for it keep working)."""
-
-    new_cluster: NewClusterModel | None = None
-    existing_cluster_id: str | None = None
-    spark_python_task: _SparkPythonTaskModel | None = None
-    libraries: list[_LibraryModel] | None = None
-    max_retries: int | None = None
-    min_retry_interval_millis: int | None = None
-    retry_on_timeout: bool | None = None
-    authoritative: bool | None = pydantic.Field(
-        default=None, description="own the whole job: updates reset it"
-    )
-    deployment_tag: str | None = None
-
-    def settings(self) -> dict[str, Any]:
-        """The declared settings as the service takes them (canonical nesting)."""
-        return self.model_dump(mode="json", exclude_none=True, exclude=set(OWN_FIELDS))
-
-
-# The provider's own fields of the model, judged apart from the job's settings.
-_OwnFieldsModel: Any = pydantic.create_model(
-    "_OwnFieldsModel",
-    **{name: (JobModel.model_fields[name].annotation, None) for name in OWN_FIELDS},  # type: ignore[call-overload]  # field types known at run time
-)
+if TYPE_CHECKING:
+    from providers.job_model import JobModel
 
 
 class JobProvider(WorkspaceProvider):
-    args_model = JobModel
+    args_model = ModelAt("providers.job_model", "JobModel")
 
     @classmethod
     def input_failures(cls, inputs: Mapping[str, Any]) -> list[CheckFailure]:
         if contains_unknown(dict(inputs)):
             # Settings made of other resources' outputs: judge what is known, field by field.
             return super().input_failures(inputs)
+        from providers.job_model import OwnFieldsModel
+        from providers.job_settings import check_settings
+
         own = {k: v for k, v in inputs.items() if k in OWN_FIELDS}
-        failures = check_failures(_OwnFieldsModel, own)
+        failures = check_failures(OwnFieldsModel, own)
         settings = {k: v for k, v in inputs.items() if k not in OWN_FIELDS}
         _, found = check_settings(settings)
         return failures + [CheckFailure(path or "(inputs)", reason) for path, reason in found]
@@ -126,9 +83,10 @@ class JobProvider(WorkspaceProvider):
     @classmethod
     def field_changes(cls, recorded, new_inputs):
         try:
-            new = cls.args_model.model_validate(user_inputs(new_inputs)).settings()
+            args: Any = cls.args_model.model_validate(user_inputs(new_inputs))
         except pydantic.ValidationError:
             return None
+        new = args.settings()
         old = _settings_of(cls()._recorded_spec(recorded))
         return [(c.path, c.old, c.new) for c in changes(old, canonical(new))]
 
@@ -201,7 +159,7 @@ class JobProvider(WorkspaceProvider):
         return super()._recorded_shape(recorded, observed)
 
     def update(self, id_, olds, news, old_inputs=None) -> UpdateResult:
-        args = self.args_model.model_validate(user_inputs(news))
+        args: Any = self.args_model.model_validate(user_inputs(news))
         desired = self.spec(args)
         client = self._client(news)
         job_id = parse_int64_id(id_, "job id")

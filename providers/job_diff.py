@@ -40,6 +40,8 @@ from providers.client.job_wire import lift
 from providers.client.sdk_services import compute, jobs
 
 DEPLOYMENT_TAG_KEY = "pulumi-deployment"
+# What a job resource's inputs hold beside the job's settings.
+OWN_FIELDS = ("deployment_tag", "authoritative")
 
 
 # --- the tables ------------------------------------------------------------------------

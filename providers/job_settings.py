@@ -29,10 +29,10 @@ from pydantic import AfterValidator, BaseModel, TypeAdapter, ValidationError, mo
 
 from providers.client import job_wire
 from providers.client.sdk_services import compute, jobs
+from providers.job_diff import DEPLOYMENT_TAG_KEY
 from providers.sdk_schema import ClassRules, model_at, model_of
 
 LEGACY_TASK_KEY = "main"
-DEPLOYMENT_TAG_KEY = "pulumi-deployment"
 
 # PEP 508 distribution name, optional extras, and one exact (wildcard-free) version.
 PYPI_PIN = re.compile(

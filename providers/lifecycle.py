@@ -3,7 +3,9 @@
 A kind subclasses `WorkspaceProvider` and supplies:
 
 - `args_model`: the pydantic model of its inputs. `check` validates against it without a
-  network call and reports one failure per bad field, named by its dotted path.
+  network call and reports one failure per bad field, named by its dotted path. A model
+  costly to build may be named instead (`ModelAt`): it is imported where first used, so
+  requests that judge no inputs (read, delete) never build it.
 - `spec(args)`: the normalised desired state, a JSON-like dict in one canonical form
   (lists that are sets sorted, server defaults left out). `diff` compares this with the
   state recorded at the last create/update/read, so nesting variants, reordered lists and
@@ -24,6 +26,7 @@ of a resource.
 from __future__ import annotations
 
 import contextlib
+import importlib
 from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -136,6 +139,18 @@ class KeyedDiffResult(DiffResult):
         self.field_changes: list[str] = []
         # Engine property paths (into the inputs) of the changed fields -> add/update/delete.
         self.detailed_paths: dict[str, str] = {}
+
+
+class ModelAt:
+    """A provider's `args_model` named by module and class, imported on first use."""
+
+    def __init__(self, module: str, name: str) -> None:
+        self.module = module
+        self.name = name
+
+    def __get__(self, instance: object, owner: type | None = None) -> type[pydantic.BaseModel]:
+        model: type[pydantic.BaseModel] = getattr(importlib.import_module(self.module), self.name)
+        return model
 
 
 class WorkspaceProvider(ResourceProvider):

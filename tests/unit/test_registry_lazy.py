@@ -22,7 +22,12 @@ from providers.registry import UnknownKind, kind_named, kinds, names, register, 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 KIND_MODULES = {kind.implementation for kind in DECLARATIONS}
 # What only an implementation needs: the SDK's schemas and the models derived from them.
-SDK_SCHEMAS = ["databricks.sdk.service.jobs", "providers.sdk_schema", "providers.job_settings"]
+SDK_SCHEMAS = [
+    "databricks.sdk.service.jobs",
+    "providers.sdk_schema",
+    "providers.job_settings",
+    "providers.job_model",
+]
 
 
 def loaded_after(code: str) -> set[str]:
@@ -77,6 +82,15 @@ def test_a_lookup_loads_no_implementation_and_a_provider_its_own() -> None:
         "providers.job_permissions",
         "providers.permissions",
     }
+
+
+def test_a_jobs_read_and_delete_build_no_input_model() -> None:
+    # The job's input model (some hundred pydantic models derived from the SDK) is built only
+    # by the requests that judge inputs: a refresh or destroy of jobs never pays for it.
+    provider = "from providers.registry import kind_named; provider = kind_named('Job').provider"
+    models = {"providers.sdk_schema", "providers.job_settings", "providers.job_model"}
+    assert loaded_after(f"{provider}; provider()") & models == set()
+    assert loaded_after(f"{provider}; provider.args_model") >= models
 
 
 def test_kinds_that_are_no_jobs_or_clusters_serve_without_the_sdks_schemas() -> None:

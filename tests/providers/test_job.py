@@ -31,6 +31,7 @@ from providers.client import jobs as jobs_api
 from providers.client.job_wire import lift
 from providers.job import DEPLOYMENT_TAG_KEY, JobProvider
 from providers.job_diff import canonical
+from providers.job_model import JobModel
 from providers.lifecycle import UNKNOWN
 from tests.providers.resource_mocks import RecordingMocks
 from tests.providers.support import client_of
@@ -384,7 +385,7 @@ def test_delete_removes_the_job_and_a_missing_job_is_deleted(connection, created
 
 
 def _create_directly(connection: dict[str, Any], inputs: dict[str, Any]) -> int:
-    settings = provider.spec(provider.args_model.model_validate(inputs))
+    settings = provider.spec(JobModel.model_validate(inputs))
     settings["tags"] = {DEPLOYMENT_TAG_KEY: inputs["deployment_tag"]}
     created = client_of(connection).post("/api/2.0/jobs/create", settings)
     return int(created["job_id"])

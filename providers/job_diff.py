@@ -3,7 +3,8 @@ the body of `jobs/update`.
 
 Pure functions over JSON-like job settings in the public Jobs 2.2 shape (`jobs/get` under
 `settings`); a legacy single-task shape is lifted first (`job_wire.lift`). The structure
-comes from the official SDK's dataclasses (`JobSettings` and everything it nests), so
+comes from the official SDK's dataclasses (`JobSettings` and everything it nests; their
+shapes, `providers/client/sdk_shapes.py`, so the SDK's modules need not load), so
 every nesting of a task (`tasks[*]`, `tasks[*].for_each_task.task`) and of a cluster is
 treated alike, and a field the SDK types as an integer compares equal whether it was
 written 5, 5.0 or "5" (and a string field, "5" or 5).
@@ -27,17 +28,19 @@ from the declaration.
 from __future__ import annotations
 
 import copy
-import functools
 import json
 import re
 import threading
-import typing
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, is_dataclass
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from providers.client.job_wire import lift
-from providers.client.sdk_services import compute, jobs
+from providers.client.sdk_shapes import ListOf, MapOf, SdkClass, shapes
+
+# The SDK's classes by name (`jobs.Task`), from their shapes: the SDK's modules stay unloaded.
+jobs = shapes("jobs")
+compute = shapes("compute")
 
 DEPLOYMENT_TAG_KEY = "pulumi-deployment"
 # What a job resource's inputs hold beside the job's settings.
@@ -61,7 +64,7 @@ SOURCE_BY_GIT = _SourceByGit()
 class Default:
     """`owner.field` set to `value` means what leaving it out means."""
 
-    owner: type
+    owner: SdkClass
     field: str
     value: Any
     reason: str
@@ -71,7 +74,7 @@ class Default:
 class Rule:
     """A field of `owner` that the normal form treats as the table holding it says."""
 
-    owner: type
+    owner: SdkClass
     field: str
     reason: str
 
@@ -109,7 +112,7 @@ DEFAULTS: tuple[Default, ...] = (
 )
 
 # Objects that, empty, mean the same as absent (besides every empty list and map).
-EMPTY_MEANS_ABSENT: frozenset[type] = frozenset(
+EMPTY_MEANS_ABSENT: frozenset[SdkClass] = frozenset(
     {
         jobs.JobEmailNotifications,  # notifies nobody
         jobs.TaskEmailNotifications,
@@ -155,7 +158,7 @@ INPUT_ONLY: tuple[Rule, ...] = (
     Rule(jobs.TableUpdateTriggerConfiguration, "condition", "accepted, never returned"),
 )
 
-KEYED_LISTS: dict[type, str] = {
+KEYED_LISTS: dict[SdkClass, str] = {
     jobs.Task: "task_key",
     jobs.JobCluster: "job_cluster_key",
     jobs.JobEnvironment: "environment_key",
@@ -163,12 +166,12 @@ KEYED_LISTS: dict[type, str] = {
     jobs.JobEnvironmentVariables: "environment_variables_key",
 }
 # Lists whose items the service treats as a set, by item type ...
-SET_ITEMS: frozenset[type] = frozenset(
+SET_ITEMS: frozenset[SdkClass] = frozenset(
     {compute.Library, jobs.TaskDependency, jobs.JobsHealthRule, jobs.Webhook,
      jobs.SqlTaskSubscription}
 )
 # ... and every list of these objects (their lists of addresses).
-SET_LIST_OWNERS: frozenset[type] = frozenset(
+SET_LIST_OWNERS: frozenset[SdkClass] = frozenset(
     {jobs.JobEmailNotifications, jobs.TaskEmailNotifications}
 )
 
@@ -176,8 +179,8 @@ SET_LIST_OWNERS: frozenset[type] = frozenset(
 MERGED_BY_KEY: dict[str, str] = {"tasks": "task_key", "job_clusters": "job_cluster_key"}
 
 
-def _index(rules: tuple[Rule, ...]) -> dict[type, frozenset[str]]:
-    found: dict[type, set[str]] = {}
+def _index(rules: tuple[Rule, ...]) -> dict[SdkClass, frozenset[str]]:
+    found: dict[SdkClass, set[str]] = {}
     for rule in rules:
         found.setdefault(rule.owner, set()).add(rule.field)
     return {owner: frozenset(names) for owner, names in found.items()}
@@ -195,33 +198,20 @@ _NO_NAMES: frozenset[str] = frozenset()
 # --- the schema, from the SDK ----------------------------------------------------------
 
 
-@functools.cache
-def _fields(cls: type) -> dict[str, Any]:
-    """Field name -> type of an SDK dataclass, Optional[...] unwrapped."""
-    return {name: _unwrap(hint) for name, hint in typing.get_type_hints(cls).items()}
-
-
-def _unwrap(hint: Any) -> Any:
-    if typing.get_origin(hint) is typing.Union:
-        options = [arg for arg in typing.get_args(hint) if arg is not type(None)]
-        return options[0] if len(options) == 1 else None
-    return hint
-
-
 def _is_object(shape: Any) -> bool:
-    return isinstance(shape, type) and is_dataclass(shape)
+    return isinstance(shape, SdkClass)
 
 
 def _list_item(shape: Any) -> Any:
-    return typing.get_args(shape)[0] if typing.get_origin(shape) is list else None
+    return shape.item if isinstance(shape, ListOf) else None
 
 
 def _map_value(shape: Any) -> Any:
-    return typing.get_args(shape)[1] if typing.get_origin(shape) is dict else None
+    return shape.value if isinstance(shape, MapOf) else None
 
 
-def _field_shape(owner: type | None, name: str) -> Any:
-    return _fields(owner).get(name) if owner is not None else None
+def _field_shape(owner: SdkClass | None, name: str) -> Any:
+    return shapes(owner.module).fields(owner.name).get(name) if owner is not None else None
 
 
 # --- the normal form -------------------------------------------------------------------
@@ -284,7 +274,7 @@ def _canonical(
 
 def _object(
     value: Mapping[str, Any],
-    owner: type,
+    owner: SdkClass,
     declared: Mapping[str, Any] | None,
     context: _Context,
     *,
@@ -316,7 +306,7 @@ def _object(
             owner=owner,
             completed=completed or name in _COMPLETED.get(owner, _NO_NAMES),
         )
-        if owner is jobs.JobSettings and name == "tags" and isinstance(item, dict):
+        if owner == jobs.JobSettings and name == "tags" and isinstance(item, dict):
             item.pop(DEPLOYMENT_TAG_KEY, None)
         if not _means_absent(owner, name, shape, item, context):
             result[name] = item
@@ -331,7 +321,7 @@ def _object(
 
 
 def _value(
-    raw: Any, shape: Any, declared: Any, context: _Context, *, owner: type, completed: bool
+    raw: Any, shape: Any, declared: Any, context: _Context, *, owner: SdkClass, completed: bool
 ) -> Any:
     if _is_object(shape) and isinstance(raw, Mapping):
         baseline = declared if isinstance(declared, Mapping) else None
@@ -351,7 +341,9 @@ def _value(
     return _scalar(raw, shape)
 
 
-def _list(raw: list[Any], item: Any, owner: type, declared: Any, context: _Context) -> list[Any]:
+def _list(
+    raw: list[Any], item: Any, owner: SdkClass, declared: Any, context: _Context
+) -> list[Any]:
     key = KEYED_LISTS.get(item)
     if key is not None:
         by_key: dict[Any, Any] = {}
@@ -392,7 +384,7 @@ def _scalar(raw: Any, shape: Any) -> Any:
     return copy.deepcopy(raw)
 
 
-def _means_absent(owner: type, name: str, shape: Any, value: Any, context: _Context) -> bool:
+def _means_absent(owner: SdkClass, name: str, shape: Any, value: Any, context: _Context) -> bool:
     if value == [] and isinstance(value, list):
         return True
     if value == {} and isinstance(value, dict):
@@ -535,12 +527,12 @@ def _label(entry: Any, item: Any) -> str:
     """A short name for a set member: `ingest` for a dependency, `pypi:x==1` for a library."""
     if not isinstance(entry, Mapping):
         return _json(entry)
-    if item is jobs.TaskDependency and isinstance(entry.get("task_key"), str):
+    if item == jobs.TaskDependency and isinstance(entry.get("task_key"), str):
         outcome = entry.get("outcome")
         return entry["task_key"] + (f"={outcome}" if outcome is not None else "")
-    if item is jobs.Webhook and isinstance(entry.get("id"), str):
+    if item == jobs.Webhook and isinstance(entry.get("id"), str):
         return entry["id"]
-    if item is compute.Library and len(entry) == 1:
+    if item == compute.Library and len(entry) == 1:
         kind, spec = next(iter(entry.items()))
         if isinstance(spec, str):
             return f"{kind}:{spec}"

@@ -28,7 +28,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from providers.client import InvalidParameter, NotFound, WorkspaceClient
 from providers.client.jobs import is_gone
 from providers.client.permissions import PermissionsApi
-from providers.client.sdk_services import service
+from providers.client.sdk_shapes import SdkEnum, enum_values
 from providers.ids import canonical_id
 from providers.lifecycle import Spec, WorkspaceProvider
 from providers.registry import kind_named
@@ -68,7 +68,7 @@ def levels_of(object_type: str) -> tuple[str, ...]:
     """The permission levels the service allows on objects of this type, IS_OWNER included
     where the type has owners."""
     module, enum_name = OBJECT_TYPES[object_type]
-    return tuple(level.value for level in getattr(service(module), enum_name))
+    return enum_values(SdkEnum(module, enum_name))
 
 
 def has_owner(object_type: str) -> bool:

@@ -19,11 +19,11 @@ accepts the multi-task shape too).
 from __future__ import annotations
 
 import copy
-import dataclasses
 import functools
 from collections.abc import Mapping
 from typing import Any
 
+from providers.client import sdk_shapes
 from providers.client.connection import WireForm
 from providers.client.wire import JOB_FIELDS_IN_SEED_CLUSTER, normalise_job_settings, profile
 
@@ -33,11 +33,9 @@ LEGACY_TASK_KEY = "main"
 @functools.cache
 def task_types() -> tuple[str, ...]:
     """Every task type the SDK knows (`notebook_task`, `spark_python_task`, ...), in the
-    order of its `Task` class. Asked only of settings that may be legacy, so a client that
-    never meets one never loads the SDK's jobs module."""
-    from providers.client.sdk_services import jobs
-
-    return tuple(f.name for f in dataclasses.fields(jobs.Task) if f.name.endswith("_task"))
+    order of its `Task` class (from the class's shape: the SDK's module stays unloaded)."""
+    task = sdk_shapes.shapes("jobs").Task
+    return tuple(name for name in sdk_shapes.fields(task) if name.endswith("_task"))
 
 
 LEGACY_CLUSTER_FIELDS = ("new_cluster", "existing_cluster_id")

@@ -25,20 +25,17 @@ from cryptography.fernet import Fernet, InvalidToken
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
+from providers.client import user_cache
+
 CACHE_DIR_ENV = "WORKSPACE_TOKEN_CACHE_DIR"
-OFF = "off"
 _INFO = b"workspace-iac token cache v1"
 
 Key = tuple[str, ...]
 
 
 def cache_dir() -> Path | None:
-    """The directory in force now (read each time: tests and tools set it per run)."""
-    configured = os.environ.get(CACHE_DIR_ENV)
-    if configured is not None:
-        return None if configured.strip().lower() in ("", OFF) else Path(configured)
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "workspace-iac" / "tokens"
+    """The directory in force now."""
+    return user_cache.cache_dir(CACHE_DIR_ENV, "tokens")
 
 
 class SharedTokenStore:

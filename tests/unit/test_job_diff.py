@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from databricks.sdk.service import compute, jobs
 
+from providers.client.sdk_shapes import SdkClass
 from providers.job_diff import (
     DEFAULTS,
     DEPLOYMENT_TAG_KEY,
@@ -129,7 +130,14 @@ BASE: dict[str, Any] = {
         },
     ],
 }
-SITES: dict[type, list[tuple[str | int, ...]]] = {
+def handle(cls: Any) -> SdkClass | None:
+    """The job_diff tables' name of an SDK class (they hold its shape, not the class)."""
+    if not (isinstance(cls, type) and is_dataclass(cls)):
+        return None
+    return SdkClass(cls.__module__.rsplit(".", 1)[-1], cls.__name__)
+
+
+SITES_OF_CLASSES: dict[type, list[tuple[str | int, ...]]] = {
     jobs.JobSettings: [()],
     jobs.Task: [("tasks", 0), ("tasks", 4, "for_each_task", "task")],
     jobs.CronSchedule: [("schedule",)],
@@ -146,6 +154,7 @@ SITES: dict[type, list[tuple[str | int, ...]]] = {
     jobs.JobNotificationSettings: [("notification_settings",)],
     jobs.TaskNotificationSettings: [("tasks", 0, "notification_settings")],
 }
+SITES = {handle(cls): sites for cls, sites in SITES_OF_CLASSES.items()}
 
 
 def at(settings: dict[str, Any], site: tuple[str | int, ...]) -> dict[str, Any]:
@@ -156,7 +165,7 @@ def at(settings: dict[str, Any], site: tuple[str | int, ...]) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize("git", [False, True], ids=["workspace", "git"])
-@pytest.mark.parametrize("default", DEFAULTS, ids=lambda d: f"{d.owner.__name__}.{d.field}")
+@pytest.mark.parametrize("default", DEFAULTS, ids=lambda d: f"{d.owner.name}.{d.field}")
 def test_every_dropped_default_is_no_change_against_absent(default, git):
     base = copy.deepcopy(BASE)
     if git:
@@ -557,7 +566,7 @@ def _with_server_defaults(node: Any, owner: Any, git: bool, rng: random.Random) 
     if isinstance(node, list):
         item = typing.get_args(owner)[0] if typing.get_origin(owner) is list else None
         entries = [_with_server_defaults(entry, item, git, rng) for entry in node]
-        if item in KEYED_LISTS or item in SET_ITEMS:
+        if handle(item) in KEYED_LISTS or handle(item) in SET_ITEMS:
             rng.shuffle(entries)
         if item in (compute.Library, jobs.TaskDependency):
             entries.append(copy.deepcopy(entries[0]))  # a duplicate of a set member
@@ -568,7 +577,7 @@ def _with_server_defaults(node: Any, owner: Any, git: bool, rng: random.Random) 
     result = {name: _with_server_defaults(value, _unwrap(hints.get(name)), git, rng)
               for name, value in node.items()}
     for default in DEFAULTS:
-        if default.owner is owner and default.field not in result:
+        if default.owner == handle(owner) and default.field not in result:
             value = default.value
             if value is SOURCE_BY_GIT:
                 value = "GIT" if git else "WORKSPACE"

@@ -25,6 +25,7 @@ be read or written is a miss, never an error: the shapes are derived again.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import enum
 import importlib.util
@@ -140,14 +141,20 @@ def _stored_or_derived(module: str) -> dict[str, Any]:
     if path is not None:
         try:
             stored = json.loads(path.read_text())
-            if stored.get("source") == source:
-                return stored
-        except (OSError, ValueError, AttributeError):
-            pass
+        except (OSError, ValueError):
+            stored = None
+        if _is_whole(stored) and stored["source"] == source:
+            return stored
     derived = {"source": source, **_derive(module)}
     if path is not None:
         _store(path, derived)
     return derived
+
+
+def _is_whole(stored: Any) -> bool:
+    return isinstance(stored, dict) and all(
+        isinstance(stored.get(part), dict) for part in ("source", "classes", "enums")
+    )
 
 
 def _source_of(module: str) -> dict[str, Any]:
@@ -186,15 +193,19 @@ def _path(module: str, source: Mapping[str, Any]) -> Path | None:
 def _store(path: Path, derived: Mapping[str, Any]) -> None:
     # A temporary file that replaces the record in one step: processes deriving together
     # each write a whole file.
+    written: str | None = None
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         with tempfile.NamedTemporaryFile(
             "w", dir=path.parent, prefix=f".{path.name}.", delete=False
         ) as out:
+            written = out.name
             json.dump(derived, out, separators=(",", ":"))
-        os.replace(out.name, path)
+        os.replace(written, path)
     except OSError:
-        return
+        if written is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(written)
 
 
 def _derive(module: str) -> dict[str, Any]:

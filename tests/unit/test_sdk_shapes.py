@@ -77,6 +77,7 @@ def test_shapes_read_back_from_disk_are_those_derived(fresh, monkeypatch) -> Non
     task = derived.fields("Task")
     stored = list(fresh.glob("*/jobs.json"))
     assert len(stored) == 1 and stored[0].parent.name.endswith(f"-v{sdk_shapes.FORMAT}")
+    assert list(fresh.glob("*/.*")) == []  # no temporary file left
     monkeypatch.setattr(sdk_shapes, "_LOADED", {})
     monkeypatch.setattr(sdk_shapes, "_derive", lambda module: pytest.fail("derived again"))
     assert sdk_shapes.shapes("jobs").fields("Task") == task
@@ -103,13 +104,14 @@ def test_a_file_of_other_sources_or_unreadable_is_derived_again(fresh, monkeypat
         json.dumps({**kept, "source": {**kept["source"], "size": -1}}),  # an edited install
         "{not json",
         json.dumps([1, 2]),
+        json.dumps({"source": kept["source"]}),  # cut short
     ):
         stored.write_text(written)
         monkeypatch.setattr(sdk_shapes, "_LOADED", {})
         tasks = sdk_shapes.fields(SdkClass("jobs", "JobSettings"))["tasks"]
         assert tasks == ListOf(SdkClass("jobs", "Task"))
         assert json.loads(stored.read_text()) == kept  # written whole again
-    assert calls == ["jobs"] * 3
+    assert calls == ["jobs"] * 4
 
 
 def test_off_or_an_unwritable_directory_keeps_them_in_memory(monkeypatch, tmp_path) -> None:

@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from providers.client.job_wire import lift
-from providers.client.sdk_shapes import ListOf, MapOf, SdkClass, shapes
+from providers.client.sdk_shapes import ListOf, MapOf, SdkClass, fields, shapes
 
 # The SDK's classes by name (`jobs.Task`), from their shapes: the SDK's modules stay unloaded.
 jobs = shapes("jobs")
@@ -211,7 +211,7 @@ def _map_value(shape: Any) -> Any:
 
 
 def _field_shape(owner: SdkClass | None, name: str) -> Any:
-    return shapes(owner.module).fields(owner.name).get(name) if owner is not None else None
+    return fields(owner).get(name) if owner is not None else None
 
 
 # --- the normal form -------------------------------------------------------------------

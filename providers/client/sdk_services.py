@@ -29,14 +29,23 @@ _PACKAGE = "databricks.sdk"
 _LOADING = threading.RLock()
 
 
+def sdk_dir() -> Path | None:
+    """The installed SDK package's directory, found without importing it; None where the
+    SDK is not installed."""
+    namespace = importlib.util.find_spec("databricks")
+    if namespace is None or not namespace.submodule_search_locations:
+        return None
+    return Path(next(iter(namespace.submodule_search_locations))) / "sdk"
+
+
 def _load_without_package_init(module: str = "jobs") -> None:
     if _PACKAGE in sys.modules:
         return
-    namespace = importlib.util.find_spec("databricks")
-    if namespace is None or not namespace.submodule_search_locations:
+    package = sdk_dir()
+    if package is None:
         return  # not installed: the plain import below says so
     stand_in = types.ModuleType(_PACKAGE)
-    stand_in.__path__ = [str(Path(next(iter(namespace.submodule_search_locations))) / "sdk")]
+    stand_in.__path__ = [str(package)]
     sys.modules[_PACKAGE] = stand_in
     try:
         importlib.import_module(f"{_PACKAGE}.service.{module}")

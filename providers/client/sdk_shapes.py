@@ -28,7 +28,6 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import enum
-import importlib.util
 import json
 import os
 import re
@@ -39,7 +38,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Union
 
-from providers.client import user_cache
+from providers.client import sdk_services, user_cache
 
 CACHE_DIR_ENV = "WORKSPACE_SDK_SHAPES_DIR"
 # Bumped whenever the stored form changes: an older file is then a miss.
@@ -107,6 +106,9 @@ class ModuleShapes:
 
 def shapes(module: str) -> ModuleShapes:
     """The shapes of the SDK's service module `module` (`jobs`, `compute`, `iam`, ...)."""
+    found = _LOADED.get(module)
+    if found is not None:
+        return found  # the normal form asks per field: no lock once loaded
     with _LOCK:
         found = _LOADED.get(module)
         if found is None:
@@ -160,7 +162,7 @@ def _is_whole(stored: Any) -> bool:
 def _source_of(module: str) -> dict[str, Any]:
     """What identifies the module's code: the SDK's version and its source file's size and
     time. Read from the files, without importing anything of the SDK."""
-    sdk = _sdk_dir()
+    sdk = sdk_services.sdk_dir()
     if sdk is None:
         return {}
     version_text = (sdk / "version.py").read_text() if (sdk / "version.py").exists() else ""
@@ -174,13 +176,6 @@ def _source_of(module: str) -> dict[str, Any]:
         "size": stat.st_size,
         "mtime_ns": stat.st_mtime_ns,
     }
-
-
-def _sdk_dir() -> Path | None:
-    namespace = importlib.util.find_spec("databricks")
-    if namespace is None or not namespace.submodule_search_locations:
-        return None
-    return Path(next(iter(namespace.submodule_search_locations))) / "sdk"
 
 
 def _path(module: str, source: Mapping[str, Any]) -> Path | None:
@@ -209,9 +204,7 @@ def _store(path: Path, derived: Mapping[str, Any]) -> None:
 
 
 def _derive(module: str) -> dict[str, Any]:
-    from providers.client.sdk_services import service
-
-    loaded = service(module)
+    loaded = sdk_services.service(module)
     classes: dict[str, dict[str, Any]] = {}
     enums: dict[str, list[str]] = {}
     for name, value in vars(loaded).items():

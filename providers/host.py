@@ -40,7 +40,6 @@ refuses (3.79 refuses the import itself), so an import writes nothing to the wor
 
 from __future__ import annotations
 
-import asyncio
 import base64
 import sys
 import time
@@ -66,6 +65,7 @@ from providers.lifecycle import (
     contains_unknown,
     user_inputs,
 )
+from providers.properties import from_struct, to_struct
 
 if TYPE_CHECKING:
     from providers.kind import Kind
@@ -148,33 +148,6 @@ def connection_failures(config: Mapping[str, Any]) -> list[tuple[str, str]]:
     return []
 
 
-def _serialize(props: dict[str, Any]) -> struct_pb2.Struct:
-    """`props` as the SDK's `rpc.serialize_properties` sends them: a property whose value is
-    None is left out. Plain JSON values (what the kinds answer) are copied straight into the
-    message, a tenth of the SDK's cost, which runs an event loop per message; anything else
-    (an unknown value of a preview, a secret) goes through the SDK."""
-    if _is_json(props):
-        struct = struct_pb2.Struct()
-        struct.update({key: value for key, value in props.items() if value is not None})
-        return struct
-    loop = asyncio.new_event_loop()
-    try:
-        return loop.run_until_complete(rpc.serialize_properties(props, {}))
-    finally:
-        loop.close()
-
-
-_JSON_SCALARS = (str, int, float, bool, type(None))
-
-
-def _is_json(value: Any) -> bool:
-    if isinstance(value, dict):
-        return all(isinstance(k, str) and _is_json(v) for k, v in value.items())
-    if isinstance(value, list):
-        return all(_is_json(v) for v in value)
-    return type(value) in _JSON_SCALARS
-
-
 def _provider_in(props: Mapping[str, Any]) -> ResourceProvider:
     return dill.loads(base64.b64decode(props[PROVIDER_KEY]))
 
@@ -253,6 +226,14 @@ def _nothing_to_change(kind: Kind, request: Any) -> bool:
     return all(key in news or key in kind.computed_keys for key in olds)
 
 
+def _inputs_kept(inputs: struct_pb2.Struct) -> struct_pb2.Struct:
+    """The recorded inputs of a bound resource as its state keeps them: as they are, or,
+    where a state recorded before holds the connection or the provider code, without them."""
+    if CONNECTION_KEY not in inputs.fields and PROVIDER_KEY not in inputs.fields:
+        return inputs
+    return to_struct(user_inputs(from_struct(inputs)))
+
+
 def _unimplemented(context: grpc.ServicerContext, what: str) -> None:
     context.abort(grpc.StatusCode.UNIMPLEMENTED, f"{what} is not implemented by this provider")
 
@@ -308,8 +289,8 @@ class WorkspaceProviderHost(ResourceProviderServicer):
         kind = self._bound_kind(request.urn)
         if kind is not None and _accepted_before(request):
             return proto.CheckResponse(inputs=request.news)
-        olds = self._completed(kind, rpc.deserialize_properties(request.olds, True))
-        news = self._completed(kind, rpc.deserialize_properties(request.news, True))
+        olds = self._completed(kind, from_struct(request.olds, True))
+        news = self._completed(kind, from_struct(request.news, True))
         result = _serving(kind, olds, news).check(olds, news)
         inputs = dict(result.inputs)
         if kind is None:
@@ -318,20 +299,20 @@ class WorkspaceProviderHost(ResourceProviderServicer):
             proto.CheckFailure(property=f.property, reason=f.reason) for f in result.failures or []
         ]
         return proto.CheckResponse(
-            inputs=_serialize(self._recorded(kind, inputs)), failures=failures
+            inputs=to_struct(self._recorded(kind, inputs)), failures=failures
         )
 
     def Diff(self, request, context):
         kind = self._bound_kind(request.urn)
         if kind is not None and _nothing_to_change(kind, request):
             return proto.DiffResponse(changes=proto.DiffResponse.DIFF_NONE, hasDetailedDiff=True)
-        olds = self._completed(kind, rpc.deserialize_properties(request.olds, True))
-        news = self._completed(kind, rpc.deserialize_properties(request.news, True))
+        olds = self._completed(kind, from_struct(request.olds, True))
+        news = self._completed(kind, from_struct(request.news, True))
         if kind is not None and not user_inputs(news):
             # Nothing declared to compare with: newer engines' refresh diffs what it read
             # with the recorded inputs, which an import leaves empty.
             return proto.DiffResponse(changes=proto.DiffResponse.DIFF_NONE, hasDetailedDiff=True)
-        old_inputs = rpc.deserialize_properties(request.old_inputs, True)
+        old_inputs = from_struct(request.old_inputs, True)
         provider = _serving(kind, olds, news)
         result: DiffResult
         if isinstance(provider, WorkspaceProvider):
@@ -385,19 +366,19 @@ class WorkspaceProviderHost(ResourceProviderServicer):
 
     def Create(self, request, context):
         kind = self._bound_kind(request.urn)
-        props = self._completed(kind, rpc.deserialize_properties(request.properties))
+        props = self._completed(kind, from_struct(request.properties))
         result = _serving(kind, props).create(props)
         self.created[request.urn] = str(result.id)
         outs = _with_code(kind, result.outs, props)
-        return proto.CreateResponse(id=result.id, properties=_serialize(self._recorded(kind, outs)))
+        return proto.CreateResponse(id=result.id, properties=to_struct(self._recorded(kind, outs)))
 
     def Update(self, request, context):
         kind = self._bound_kind(request.urn)
-        olds = self._completed(kind, rpc.deserialize_properties(request.olds))
-        news = self._completed(kind, rpc.deserialize_properties(request.news))
+        olds = self._completed(kind, from_struct(request.olds))
+        news = self._completed(kind, from_struct(request.news))
         provider = _serving(kind, news)
         if isinstance(provider, WorkspaceProvider):
-            old_inputs = rpc.deserialize_properties(request.old_inputs)
+            old_inputs = from_struct(request.old_inputs)
             if kind is not None and request.urn in self.imported:
                 refusal = _import_refusal(kind, provider, request.id, olds, news, old_inputs)
                 context.abort(grpc.StatusCode.FAILED_PRECONDITION, refusal)
@@ -405,7 +386,7 @@ class WorkspaceProviderHost(ResourceProviderServicer):
         else:
             result = provider.update(request.id, olds, news)
         outs = _with_code(kind, result.outs, news)
-        return proto.UpdateResponse(properties=_serialize(self._recorded(kind, outs)))
+        return proto.UpdateResponse(properties=to_struct(self._recorded(kind, outs)))
 
     def Delete(self, request, context):
         if self.created.get(request.urn) == request.id:
@@ -417,19 +398,19 @@ class WorkspaceProviderHost(ResourceProviderServicer):
                             "(set deleteBeforeReplace on the resource for a new object)")
             return empty_pb2.Empty()
         kind = self._bound_kind(request.urn)
-        props = self._completed(kind, rpc.deserialize_properties(request.properties))
+        props = self._completed(kind, from_struct(request.properties))
         _serving(kind, props).delete(request.id, props)
         return empty_pb2.Empty()
 
     def Configure(self, request, context):
-        config = plain(rpc.deserialize_properties(request.args))
+        config = plain(from_struct(request.args))
         self.connection = connection_settings(config) or None
         # Resource calls keep the SDK's behaviour: plain values in, the engine re-marks
         # the secrets it knows of.
         return proto.ConfigureResponse(acceptSecrets=False)
 
     def CheckConfig(self, request, context):
-        news = plain(rpc.deserialize_properties(request.news, True))
+        news = plain(from_struct(request.news, True))
         failures = [
             proto.CheckFailure(property=field, reason=reason)
             for field, reason in connection_failures(news)
@@ -442,8 +423,8 @@ class WorkspaceProviderHost(ResourceProviderServicer):
         # it never replaces the provider, so no resource changes. It must not be "no change":
         # newer engines then keep the provider running as configured from the state, with
         # the old connection, for the whole deployment, and bound resources send none.
-        olds = connection_settings(plain(rpc.deserialize_properties(request.olds, True)))
-        news = connection_settings(plain(rpc.deserialize_properties(request.news, True)))
+        olds = connection_settings(plain(from_struct(request.olds, True)))
+        news = connection_settings(plain(from_struct(request.news, True)))
         changed = sorted(key for key in olds.keys() | news.keys() if olds.get(key) != news.get(key))
         if not changed:
             return proto.DiffResponse(changes=proto.DiffResponse.DIFF_NONE)
@@ -459,14 +440,12 @@ class WorkspaceProviderHost(ResourceProviderServicer):
 
     def _refresh(self, request: Any) -> Any:
         kind = self._bound_kind(request.urn)
-        props = self._completed(kind, rpc.deserialize_properties(request.properties))
+        props = self._completed(kind, from_struct(request.properties))
         result = _serving(kind, props).read(request.id, props)
         outs = _with_code(kind, result.outs, props)
-        answer = {"id": result.id, "properties": _serialize(self._recorded(kind, outs))}
+        answer = {"id": result.id, "properties": to_struct(self._recorded(kind, outs))}
         if kind is not None and request.inputs.fields:
-            # A state recorded with the connection in its inputs loses it here too.
-            inputs = user_inputs(rpc.deserialize_properties(request.inputs))
-            answer["inputs"] = _serialize(inputs)
+            answer["inputs"] = _inputs_kept(request.inputs)
         return proto.ReadResponse(**answer)  # type: ignore[attr-defined]
 
     def _read_for_import(self, urn: str, id_: str) -> Any:
@@ -494,7 +473,7 @@ class WorkspaceProviderHost(ResourceProviderServicer):
         # code come back from the configuration and the type token on every later call.
         outputs = user_inputs(found.outs or {})
         return proto.ReadResponse(  # type: ignore[attr-defined]
-            id=found.id, properties=_serialize(outputs), inputs=struct_pb2.Struct()
+            id=found.id, properties=to_struct(outputs), inputs=struct_pb2.Struct()
         )
 
 

@@ -27,7 +27,6 @@ from the declaration.
 
 from __future__ import annotations
 
-import copy
 import json
 import re
 import threading
@@ -35,7 +34,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from providers.client.job_wire import lift
+from providers.client.job_wire import copied, lift
 from providers.client.sdk_shapes import ListOf, MapOf, SdkClass, fields, shapes
 
 # The SDK's classes by name (`jobs.Task`), from their shapes: the SDK's modules stay unloaded.
@@ -250,9 +249,9 @@ def canonical(
         with _FORMS_LOCK:
             if len(_FORMS) >= _FORMS_KEPT:
                 del _FORMS[next(iter(_FORMS))]  # the oldest
-            _FORMS[key] = copy.deepcopy(form)
+            _FORMS[key] = copied(form)
         return form
-    return copy.deepcopy(form)
+    return copied(form)
 
 
 # Normal forms by the JSON text of their arguments, oldest first; shared by the host's threads.
@@ -306,7 +305,7 @@ def _object(
             owner=owner,
             completed=completed or name in _COMPLETED.get(owner, _NO_NAMES),
         )
-        if owner == jobs.JobSettings and name == "tags" and isinstance(item, dict):
+        if name == "tags" and owner == jobs.JobSettings and isinstance(item, dict):
             item.pop(DEPLOYMENT_TAG_KEY, None)
         if not _means_absent(owner, name, shape, item, context):
             result[name] = item
@@ -381,7 +380,7 @@ def _scalar(raw: Any, shape: Any) -> Any:
             return int(raw)
     if shape is str and isinstance(raw, int):
         return str(raw)
-    return copy.deepcopy(raw)
+    return copied(raw)
 
 
 def _means_absent(owner: SdkClass, name: str, shape: Any, value: Any, context: _Context) -> bool:

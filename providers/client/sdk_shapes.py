@@ -89,7 +89,9 @@ class ModuleShapes:
         is an error where it is named, so a rename cannot go unnoticed."""
         if name.startswith("_") or name not in self._classes:
             raise AttributeError(f"the SDK's {self.module} module has no dataclass {name!r}")
-        return SdkClass(self.module, name)
+        handle = SdkClass(self.module, name)
+        self.__dict__[name] = handle  # the normal form names classes per value: looked up once
+        return handle
 
     def fields(self, name: str) -> dict[str, Shape]:
         found = self._fields.get(name)

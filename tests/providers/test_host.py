@@ -4,7 +4,6 @@ explicit provider's CheckConfig/DiffConfig."""
 
 from __future__ import annotations
 
-import asyncio
 import base64
 import json
 import subprocess
@@ -17,10 +16,9 @@ import grpc
 import pytest
 from google.protobuf import struct_pb2
 from pulumi.dynamic.dynamic import serialize_provider
-from pulumi.output import Unknown
 from pulumi.runtime import proto, rpc
 
-from providers.host import WorkspaceProviderHost, _nothing_to_change, _serialize, kind_of
+from providers.host import WorkspaceProviderHost, _nothing_to_change, kind_of
 from providers.job import JobProvider
 from providers.lifecycle import CONNECTION_KEY, PROVIDER_KEY
 from providers.secret_scope import SecretScopeProvider
@@ -430,24 +428,3 @@ def test_actions_cannot_be_imported(connection, kind):
 def test_other_types_are_not_workspace_kinds():
     with pytest.raises(Exception, match="is not a workspace resource kind"):
         kind_of("urn:pulumi:dev::w::pulumi-python:dynamic/workspace:Widget::w")
-
-
-@pytest.mark.parametrize(
-    "props",
-    [
-        {"name": "nightly", "job_id": 1000000000001, "ratio": 0.5, "paused": False},
-        {"gone": None, "nested": {"kept": None, "list": [None, 1, "a", {"x": [True]}]}},
-        {"empty": {}, "none_of_them": [], "text": ""},
-        {"token": {rpc._special_sig_key: rpc._special_secret_sig, "value": "x"}},
-    ],
-)
-def test_plain_answers_are_sent_as_the_sdk_sends_them(props):
-    sent_by_sdk = asyncio.new_event_loop().run_until_complete(rpc.serialize_properties(props, {}))
-    assert _serialize(props) == sent_by_sdk
-
-
-def test_an_unknown_value_of_a_preview_is_sent_by_the_sdk():
-    props = {"tasks": [{"task_key": Unknown()}]}
-    sent_by_sdk = asyncio.new_event_loop().run_until_complete(rpc.serialize_properties(props, {}))
-    assert _serialize(props) == sent_by_sdk
-    assert _serialize(props)["tasks"][0]["task_key"] == rpc.UNKNOWN

@@ -160,6 +160,20 @@ def test_a_state_recorded_with_them_is_no_change_and_loses_them(connection, clie
     assert name not in scope_names(client)
 
 
+def test_a_refresh_answers_the_recorded_inputs_as_they_are(connection, client):
+    host = configured(connection)
+    name = f"state-{uuid.uuid4().hex[:10]}"
+    inputs = check(host, program_inputs(connection, name))
+    created = create(host, inputs)
+    refreshed = host.Read(
+        proto.ReadRequest(id=name, urn=SCOPE_URN, properties=created.properties, inputs=inputs),
+        Context(),
+    )
+    assert refreshed.inputs == inputs and props_of(refreshed.inputs) == {"name": name}
+    delete_in_a_later_deployment(host, name, created.properties)
+    assert name not in scope_names(client)
+
+
 def test_rotated_credentials_serve_a_state_recorded_with_the_old_ones(connection, client):
     host = configured(connection)
     name = f"state-{uuid.uuid4().hex[:10]}"

@@ -7,7 +7,9 @@ The tuning knobs follow the established clients of this service where they fit
 
 from __future__ import annotations
 
+import functools
 import ipaddress
+from collections.abc import Mapping
 from enum import StrEnum
 from typing import Any
 from urllib.parse import urlsplit
@@ -121,10 +123,25 @@ class Connection(BaseModel):
         return props
 
     @classmethod
-    def from_props(cls, props: dict[str, Any]) -> Connection:
-        return cls.model_validate({k: v for k, v in props.items() if k in cls.model_fields})
+    def from_props(cls, props: Mapping[str, Any]) -> Connection:
+        """The connection of these settings (other keys are ignored). Connections are frozen,
+        so the same settings give the same one, validated once: a refresh asks per resource."""
+        # Typed: `1` and `True` are equal keys, not equal settings.
+        settings = tuple(
+            sorted((k, type(v), v) for k, v in props.items() if k in cls.model_fields)
+        )
+        try:
+            hash(settings)
+        except TypeError:  # not plain settings: validation says which field is wrong
+            return cls.model_validate({k: v for k, _, v in settings})
+        return _validated(cls, settings)
 
     def cache_key(self) -> tuple[tuple[str, Any], ...]:
         """The identity of this connection without the secret value."""
         values = self.model_dump(mode="json", exclude={"client_secret"})
         return tuple(sorted(values.items()))
+
+
+@functools.lru_cache(maxsize=16)
+def _validated(cls: type[Connection], settings: tuple[tuple[str, type, Any], ...]) -> Connection:
+    return cls.model_validate({k: v for k, _, v in settings})

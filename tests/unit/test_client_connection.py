@@ -55,6 +55,16 @@ def test_from_props_accepts_pulumi_floats_for_ints():
     assert Connection.from_props(props).max_attempts == 4
 
 
+def test_the_same_settings_are_validated_once_and_bad_ones_every_time():
+    props = connection().to_props()
+    assert Connection.from_props(props) is Connection.from_props(dict(props))
+    assert Connection.from_props({**props, "max_attempts": 2}).max_attempts == 2
+    bad = {**props, "max_attempts": 0}
+    for _ in range(2):
+        with pytest.raises(ValidationError):
+            Connection.from_props(bad)
+
+
 def test_cache_key_is_the_identity_without_the_secret():
     a = connection()
     b = connection(client_secret="another-secret")

@@ -34,7 +34,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from providers.client.job_wire import copied, lift
+from providers.client.job_wire import copied, is_legacy_single_task, lift
 from providers.client.sdk_shapes import ListOf, MapOf, SdkClass, fields, shapes
 
 # The SDK's classes by name (`jobs.Task`), from their shapes: the SDK's modules stay unloaded.
@@ -263,12 +263,17 @@ _FORMS_LOCK = threading.Lock()
 def _canonical(
     settings: Mapping[str, Any], declared: Mapping[str, Any] | None
 ) -> dict[str, Any]:
-    lifted = lift(settings)
+    lifted = _multi_task(settings)
     context = _Context(
         git_source=bool(lifted.get("git_source")), against_declaration=declared is not None
     )
-    baseline = lift(declared) if declared is not None else None
+    baseline = _multi_task(declared) if declared is not None else None
     return _object(lifted, jobs.JobSettings, baseline, context, completed=False)
+
+
+def _multi_task(settings: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The settings in the multi-task shape, only read: the normal form builds its own."""
+    return lift(settings) if is_legacy_single_task(settings) else settings
 
 
 def _object(

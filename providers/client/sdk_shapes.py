@@ -49,6 +49,14 @@ FORMAT = 1
 class _SdkName:
     module: str  # the service module's last name: `jobs`, `compute`
     name: str
+    _hash: int = dataclasses.field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        # The normal form's tables are keyed by these: hashed once, not per lookup.
+        object.__setattr__(self, "_hash", hash((type(self), self.module, self.name)))
+
+    def __hash__(self) -> int:
+        return self._hash
 
     def __str__(self) -> str:
         return f"{self.module}.{self.name}"

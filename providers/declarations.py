@@ -56,6 +56,7 @@ DECLARATIONS: tuple[Kind, ...] = (
         doc="docs/service-principal.md",
         summary="a service principal of the workspace (never removed from the identity provider)",
         import_id="the workspace's principal id",
+        defaults={"active": True},
         stack_output=("service_principals", lambda resource: resource.id),
         inventory=lambda client: (
             (str(p["id"]), p.get("displayName") or p.get("applicationId") or "")

@@ -65,7 +65,7 @@ from providers.lifecycle import (
     contains_unknown,
     user_inputs,
 )
-from providers.properties import from_struct, to_struct
+from providers.properties import from_struct, to_struct, value_of
 
 if TYPE_CHECKING:
     from providers.kind import Kind
@@ -212,7 +212,8 @@ def _accepted_before(request: Any) -> bool:
 def _nothing_to_change(kind: Kind, request: Any) -> bool:
     """Whether a Diff is "no change" without the kind's implementation: the declared inputs
     are the recorded ones, the recorded outputs hold each of them as declared, and they hold
-    nothing else but what the kind computes. The kind's diff compares normal forms, and
+    nothing else but what the kind computes and the inputs left out at the value the kind
+    holds them to (`Kind.defaults`). The kind's diff compares normal forms, and
     outputs are recorded in that form (a read projects what the service shows onto it), so it
     would find no change either. Anything else gets the kind's diff: drift a refresh read, a
     setting kept as its digest or not shown by the service, an import, a state recorded
@@ -223,7 +224,12 @@ def _nothing_to_change(kind: Kind, request: Any) -> bool:
         return False
     if any(key not in olds or olds[key] != value for key, value in news.items()):
         return False
-    return all(key in news or key in kind.computed_keys for key in olds)
+    return all(
+        key in news
+        or key in kind.computed_keys
+        or (key in kind.defaults and olds[key] == value_of(kind.defaults[key]))
+        for key in olds
+    )
 
 
 def _inputs_kept(inputs: struct_pb2.Struct) -> struct_pb2.Struct:

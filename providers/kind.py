@@ -110,6 +110,10 @@ class Kind:
     secrets: tuple[str, ...] = ()
     # Other names of generated args classes, kept for programs written against them.
     arg_aliases: Mapping[str, str] = field(default_factory=dict)
+    # Inputs the kind holds to a value where a declaration leaves them out (its model's
+    # defaults, which take them from here), so the state records them undeclared. The
+    # provider host's no-op test (`_nothing_to_change`) knows them without the model.
+    defaults: Mapping[str, Any] = field(default_factory=dict)
     resource: type[KindResource] = field(init=False)
     _provider: type[WorkspaceProvider] | None = field(init=False, default=None)
 
@@ -238,6 +242,7 @@ def declare(
     inventory: Callable[[Any], Iterable[tuple[str, str]]] | None = None,
     arg_aliases: Mapping[str, str] | None = None,
     secrets: tuple[str, ...] = (),
+    defaults: Mapping[str, Any] | None = None,
 ) -> Kind:
     kind = Kind(
         name=name,
@@ -256,6 +261,7 @@ def declare(
         inventory=inventory,
         secrets=secrets,
         arg_aliases=dict(arg_aliases or {}),
+        defaults=dict(defaults or {}),
     )
     object.__setattr__(kind, "resource", _resource_class(kind))
     return kind

@@ -47,6 +47,13 @@ def from_struct(struct: struct_pb2.Struct, keep_unknowns: bool = False) -> dict[
         return rpc.deserialize_properties(struct, keep_unknowns)
 
 
+def value_of(plain: Any) -> struct_pb2.Value:
+    """A plain JSON value as one value of a Struct (to compare with one the engine sent)."""
+    struct = struct_pb2.Struct()
+    struct.update({"value": plain})
+    return struct.fields["value"]
+
+
 def _is_json(value: Any) -> bool:
     if isinstance(value, dict):
         return all(isinstance(k, str) and _is_json(v) for k, v in value.items())

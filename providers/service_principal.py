@@ -35,7 +35,7 @@ class ServicePrincipalModel(BaseModel):
 
     application_id: str
     display_name: Annotated[str, AfterValidator(not_blank)] | None = None
-    active: StrictBool = True
+    active: StrictBool = kind_named("ServicePrincipal").defaults["active"]
     entitlements: Annotated[list[Entitlement], AfterValidator(no_duplicates)] | None = None
     groups: Annotated[list[GroupId], AfterValidator(no_duplicates)] | None = None
     schemas: list[str] | None = None

@@ -428,3 +428,29 @@ def test_actions_cannot_be_imported(connection, kind):
 def test_other_types_are_not_workspace_kinds():
     with pytest.raises(Exception, match="is not a workspace resource kind"):
         kind_of("urn:pulumi:dev::w::pulumi-python:dynamic/workspace:Widget::w")
+
+
+def test_an_input_left_out_at_the_value_its_kind_holds_it_to_is_no_change():
+    """A principal's `active` is recorded even when left out (True); a no-op diff knows that
+    from the declaration, without the kind's implementation. Drift read by a refresh
+    (deactivated elsewhere) gets the kind's diff, which brings it back."""
+    urn = "urn:pulumi:dev::workspace::pulumi-python:dynamic/workspace:ServicePrincipal::ci"
+    declared = {"application_id": "00000000-0000-0000-0000-0000000000c1", "display_name": "ci"}
+
+    def request(recorded: dict[str, Any]) -> Any:
+        return proto.DiffRequest(
+            id="7", urn=urn, olds=struct(recorded), news=struct(declared),
+            old_inputs=struct(declared),
+        )
+
+    kind = kind_of(urn)
+    assert kind.defaults == {"active": True}
+    recorded = {**declared, "active": True}
+    assert _nothing_to_change(kind, request(recorded))
+    provider = kind.provider()
+    assert not provider.diff("7", recorded, declared, old_inputs=declared).changes
+    deactivated = {**declared, "active": False}
+    assert not _nothing_to_change(kind, request(deactivated))
+    assert provider.diff("7", deactivated, declared, old_inputs=declared).changed_keys == [
+        "active"
+    ]

@@ -146,3 +146,14 @@ class _NoCalls:
 
     def list(self, *args: Any, **kwargs: Any) -> Sequence[Any]:
         return []
+
+
+def test_the_inputs_a_kind_holds_to_a_value_are_its_models_defaults() -> None:
+    """`Kind.defaults` lets the provider host find a no-op diff without the model: each must
+    be the model's default, or a declaration left out would be held to another value."""
+    with_defaults = [kind for kind in kinds() if kind.defaults]
+    assert with_defaults
+    for kind in with_defaults:
+        fields = kind.provider.args_model.model_fields
+        for key, value in kind.defaults.items():
+            assert fields[key].default == value, (kind.name, key)

@@ -199,12 +199,16 @@ def _import_refusal(
     )
 
 
+def _carries_plumbing(props: struct_pb2.Struct) -> bool:
+    """Whether `props` hold the connection or the provider code, which a bound resource's
+    state must lose (a state and a program from before both carry them)."""
+    return CONNECTION_KEY in props.fields or PROVIDER_KEY in props.fields
+
+
 def _accepted_before(request: Any) -> bool:
     """Whether a Check's new inputs are the recorded ones, which an earlier Check accepted,
-    and no connection or provider code a bound resource's state must lose (a state and a
-    program from before both carry them)."""
-    news = request.news.fields
-    if CONNECTION_KEY in news or PROVIDER_KEY in news:
+    and carry nothing a bound resource's state must lose."""
+    if _carries_plumbing(request.news):
         return False
     return bool(request.olds.fields) and request.news == request.olds
 
@@ -235,7 +239,7 @@ def _nothing_to_change(kind: Kind, request: Any) -> bool:
 def _inputs_kept(inputs: struct_pb2.Struct) -> struct_pb2.Struct:
     """The recorded inputs of a bound resource as its state keeps them: as they are, or,
     where a state recorded before holds the connection or the provider code, without them."""
-    if CONNECTION_KEY not in inputs.fields and PROVIDER_KEY not in inputs.fields:
+    if not _carries_plumbing(inputs):
         return inputs
     return to_struct(user_inputs(from_struct(inputs)))
 

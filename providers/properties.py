@@ -6,7 +6,7 @@ property can be (secrets, assets, resource references, unknown values of a previ
 for it on every value: a message takes a Python call per value, and serialising one runs an
 event loop. What the workspace kinds record and answer is plain JSON, so both directions
 copy plain JSON straight between the message and Python, with the SDK's rules, and leave
-anything else to the SDK: the answer is the SDK's either way (tests/providers/test_host.py).
+anything else to the SDK: the answer is the SDK's either way (tests/unit/test_properties.py).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from pulumi.runtime import rpc
 _JSON_SCALARS = (str, int, float, bool, type(None))
 # The key by which the SDK marks a struct that is not an object: a secret, an asset, a
 # resource reference, an output value.
-_SIGNATURE_KEY = rpc._special_sig_key  # noqa: SLF001 (the SDK has no public name for it)
+_SIGNATURE_KEY = rpc._special_sig_key  # the SDK has no public name for it
 
 
 def to_struct(props: dict[str, Any]) -> struct_pb2.Struct:

@@ -174,6 +174,23 @@ def test_a_refresh_answers_the_recorded_inputs_as_they_are(connection, client):
     assert name not in scope_names(client)
 
 
+def test_a_refresh_answers_the_recorded_outputs_or_what_it_found_instead(connection, client):
+    host = configured(connection)
+    name = f"state-{uuid.uuid4().hex[:10]}"
+    inputs = check(host, program_inputs(connection, name))
+    created = create(host, inputs)
+
+    def refreshed(recorded: struct_pb2.Struct) -> dict[str, Any]:
+        request = proto.ReadRequest(id=name, urn=SCOPE_URN, properties=recorded, inputs=inputs)
+        return props_of(host.Read(request, Context()).properties)
+
+    assert refreshed(created.properties) == props_of(created.properties)
+    drifted = struct({**props_of(created.properties), "backend_type": "AZURE_KEYVAULT"})
+    assert refreshed(drifted) == {"name": name, "backend_type": "DATABRICKS"}
+    delete_in_a_later_deployment(host, name, created.properties)
+    assert name not in scope_names(client)
+
+
 def test_rotated_credentials_serve_a_state_recorded_with_the_old_ones(connection, client):
     host = configured(connection)
     name = f"state-{uuid.uuid4().hex[:10]}"

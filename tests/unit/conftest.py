@@ -31,8 +31,10 @@ def no_retry_sleep(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.fixture
 def fresh_http_sessions(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Sessions are cached per policy; a test that patches urllib3 starts from new ones."""
+    """Sessions are cached per policy, and the environment's settings per environment; a test
+    that patches urllib3 or requests starts from new ones."""
     monkeypatch.setattr(http, "_sessions", {})
+    monkeypatch.setattr(http, "_ENVIRONMENT_SETTINGS", {})
 
 
 @pytest.fixture(params=["seed", "public"])

@@ -16,7 +16,9 @@ Beside them, by default too: `fixed`, our program with the client's former fixed
 ceiling of 20 calls per second per endpoint family), and `throttled`, our program against a
 second emulator that throttles (`--rate-limit 20`: 20 calls per second per client in all,
 then 429 with Retry-After), which runs only the up and the destroy: it shows the adaptive
-limit converging, and how many 429s it took.
+limit converging, and how many 429s it took. On request (`--variants`): `floor_declared`,
+floor_same whose outputs repeat no input (only what the service computes and what a delete
+needs), the engine's cost of the declaration alone, which every provider records.
 
 Per operation it records the wall time of the `pulumi` command and the emulator's request
 log (platform calls by method, 429s, token requests); after the first up, the state size
@@ -25,6 +27,7 @@ bench/RESULTS.md and the plot.
 
     .venv/bin/python bench/deploy_cost.py [--counts 10,50,200,500] [--rounds 2] [--quick]
                                           [--variants ours,fixed,floor,floor_same,throttled]
+                                          (floor_declared on request)
                                           [--report bench/RESULTS.md] [--throughput]
 """
 
@@ -51,6 +54,7 @@ sys.path.insert(0, str(ROOT))
 from bench.programs.floor_same.echo import MODULE as FLOOR_SAME_MODULE  # noqa: E402
 from bench.programs.mix import principals_in  # noqa: E402
 from bench.summary import (  # noqa: E402
+    DEFAULT_VARIANTS,
     EMULATOR_RATE_LIMIT,
     FIXED_RATE_LIMIT,
     OPERATIONS,
@@ -76,12 +80,14 @@ PROGRAM_OF = {
     "throttled": "ours",
     "floor": "floor",
     "floor_same": "floor_same",
+    "floor_declared": "floor_same",
 }
 # The type tokens of each program's own resources (not the stack's, providers' or components').
 TYPE_PREFIX_OF = {
     "ours": TYPE_PREFIX,
     "floor": "pulumi-python:dynamic:",
     "floor_same": f"pulumi-python:dynamic/{FLOOR_SAME_MODULE}:",
+    "floor_declared": f"pulumi-python:dynamic/{FLOOR_SAME_MODULE}:",
 }
 WRITE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 DEFAULT_OUT = ROOT / "bench" / "out" / "deploy_cost.json"
@@ -193,6 +199,8 @@ def make_stack(workdir: Path, variant: str, count: int, emulator: EmulatorInfo) 
     )
     cli.select_or_init()
     config: dict[str, Any] = {"bench:count": str(count)}
+    if variant == "floor_declared":
+        config["bench:outputs"] = "declared"
     if PROGRAM_OF[variant] == "ours":
         # A service principal needs an application registered with the identity provider.
         principals = principals_in(count)
@@ -304,7 +312,7 @@ def run(
     counts: list[int],
     rounds: int,
     progress=print,
-    variants: tuple[str, ...] = VARIANTS,
+    variants: tuple[str, ...] = DEFAULT_VARIANTS,
     after_each_count=lambda partial: None,
 ) -> dict[str, Any]:
     """The samples of every round; `after_each_count` gets the results so far after each N of
@@ -373,7 +381,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="N=10, one round")
     parser.add_argument(
         "--variants",
-        default=",".join(VARIANTS),
+        default=",".join(DEFAULT_VARIANTS),
         help="comma-separated, of " + ", ".join(VARIANTS) + " (ours and floor are always run)",
     )
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="results JSON")

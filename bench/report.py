@@ -118,6 +118,37 @@ def floor_same_table(rows: list[dict[str, Any]]) -> list[str]:
     return lines
 
 
+def floor_declared_section(rows: list[dict[str, Any]]) -> list[str]:
+    """floor_declared beside floor_same, where the run measured it: the engine's cost of the
+    declaration alone against its cost of ours' whole state."""
+    measured = [row for row in rows if "floor_declared_seconds" in row]
+    if not measured:
+        return []
+    lines = [
+        "`floor_declared`: floor_same whose outputs repeat no input, only what the service "
+        "computes and what a delete needs. Every provider records the declaration as the "
+        "resource's inputs, so floor_declared/floor is the least any provider of this mix "
+        "can cost on this engine:",
+        "",
+        "| operation | N | floor (s) | floor_declared (s) | floor_same (s) | ours (s) "
+        "| floor_declared/floor | floor_same/floor | ours/floor |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for row in measured:
+        same_s, same_ratio = row.get("floor_same_seconds"), row.get("floor_same_ratio")
+        lines.append(
+            f"| {OPERATION_NAMES[row['operation']]} | {row['count']} "
+            f"| {row['floor_seconds']:.2f} | {row['floor_declared_seconds']:.2f} "
+            f"| {_or_dash(same_s)} | {row['ours_seconds']:.2f} "
+            f"| {row['floor_declared_ratio']:.2f} | {_or_dash(same_ratio)} | {row['ratio']:.2f} |"
+        )
+    return [*lines, ""]
+
+
+def _or_dash(value: float | None) -> str:
+    return "-" if value is None else f"{value:.2f}"
+
+
 def variants_table(rows: list[dict[str, Any]]) -> list[str]:
     lines = [
         f"| operation | N | ours (s) | fixed {FIXED_RATE_LIMIT}/s (s) | floor (s) | ours/floor "
@@ -427,6 +458,7 @@ def write_report(results: dict[str, Any], path: Path, notes: str = "") -> Path:
         "",
         *floor_same_table(rows),
         "",
+        *floor_declared_section(rows),
         f"`fixed`: ours with the client's former fixed limit, a ceiling of {FIXED_RATE_LIMIT} "
         "calls per second per endpoint family (`rate_limit_per_second`), measured in the same "
         "rounds:",

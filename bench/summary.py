@@ -7,9 +7,14 @@ from __future__ import annotations
 import statistics
 from typing import Any
 
-VARIANTS = ("ours", "fixed", "floor", "floor_same", "throttled")
+VARIANTS = ("ours", "fixed", "floor", "floor_same", "floor_declared", "throttled")
+# What a run measures unless told otherwise.
+DEFAULT_VARIANTS = ("ours", "fixed", "floor", "floor_same", "throttled")
 # `floor_same`: the floor with ours' mix and about ours' state per resource (the engine's
 # cost per byte of state without our own).
+# `floor_declared`: floor_same whose outputs repeat no input (only the computed outputs and
+# what a delete needs): the engine's cost of the declared inputs, which every provider
+# records, and so the least any provider of this mix can cost on this engine.
 # `fixed`: the client's former fixed limit, now a configured ceiling.
 FIXED_RATE_LIMIT = 20
 # `throttled`: the rate limit of the second emulator, calls per second per client.
@@ -37,7 +42,7 @@ def summarise(results: dict[str, Any]) -> dict[str, Any]:
             paired = per_round_ratios(ours, floor)
             calls = [s["calls"] for s in ours]
             extra: dict[str, Any] = {}
-            for variant in ("fixed", "floor_same", "throttled"):
+            for variant in ("fixed", "floor_same", "floor_declared", "throttled"):
                 theirs = by_key.get((operation, count, variant), [])
                 if not theirs:
                     continue

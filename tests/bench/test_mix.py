@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from bench.programs.floor_same.echo import PROVIDERS
+from bench.programs.floor_same.echo import DECLARED_PROVIDERS, PROVIDERS
 from bench.programs.mix import (
     JOB,
     JOB_PERMISSIONS,
@@ -127,3 +127,21 @@ def test_echo_creates_return_the_inputs_and_stand_ins_of_the_computed_outputs():
     assert principal.outs == {**made[SERVICE_PRINCIPAL], "active": True}
     assert len(principal.id) == 16
     assert PROVIDERS[SERVICE_PRINCIPAL]().create(made[SERVICE_PRINCIPAL]).id != principal.id
+
+
+def test_declared_echoes_repeat_no_input_but_what_a_delete_needs():
+    made = {m.kind: m.inputs for m in declared(4)}
+    made[JOB_PERMISSIONS] = {**made[JOB_PERMISSIONS], "job_id": 1e12}  # as the engine sends it
+    assert set(DECLARED_PROVIDERS) == set(KINDS)
+    outs = {
+        kind: DECLARED_PROVIDERS[kind]().create(inputs).outs or {} for kind, inputs in made.items()
+    }
+    assert set(outs[JOB]) == {"job_id", "url", "creator_user_name"}
+    assert outs[JOB_PERMISSIONS] == {"job_id": made[JOB_PERMISSIONS]["job_id"]}
+    assert outs[SECRET_SCOPE] == {"backend_type": "DATABRICKS"}
+    assert outs[SERVICE_PRINCIPAL] == {
+        "application_id": made[SERVICE_PRINCIPAL]["application_id"],
+        "active": True,
+    }
+    for kind in KINDS:  # the same computed outputs as floor_same's, under the same ids' shape
+        assert set(DECLARED_PROVIDERS[kind].computed_keys) == set(PROVIDERS[kind].computed_keys)

@@ -14,11 +14,17 @@ from bench.summary import summarise
 COUNTS = (10, 50)
 # Seconds per round of every operation, by variant: ours/floor_same is 1.5 in both rounds,
 # ours/floor 3.0 then 2.0, floor_same/floor 2.0 then 1.33.
-SECONDS = {"ours": (3.0, 3.0), "floor": (1.0, 1.5), "floor_same": (2.0, 2.0)}
+SECONDS = {
+    "ours": (3.0, 3.0),
+    "floor": (1.0, 1.5),
+    "floor_same": (2.0, 2.0),
+    "floor_declared": (1.2, 1.8),
+}
 ENTRY_BYTES = {
     "ours": {"Job": 3044.0, "JobPermissions": 1091.0, "SecretScope": 836.0},
     "floor": {"Resource": 1060.0},
     "floor_same": {"Job": 3123.0, "JobPermissions": 1225.0, "SecretScope": 937.0},
+    "floor_declared": {"Job": 1788.0, "JobPermissions": 1001.0, "SecretScope": 840.0},
 }
 
 
@@ -101,3 +107,19 @@ def test_without_floor_same_its_table_has_no_rows(tmp_path: Path):
     write_report(measured, report)
     table = report.read_text().split("| ours - floor_same, ms/resource |")[1].split("\n\n")[0]
     assert table.strip().splitlines() == ["|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+
+
+def test_floor_declared_sits_beside_floor_same_where_it_was_measured(tmp_path: Path):
+    report = tmp_path / "RESULTS.md"
+    write_report(results(("ours", "floor", "floor_same", "floor_declared")), report)
+    text = report.read_text()
+    assert "| floor_declared/floor | floor_same/floor | ours/floor |" in text
+    for count in COUNTS:
+        assert (
+            f"| `pulumi refresh` | {count} | 1.25 | 1.50 | 2.00 | 3.00 | 1.20 | 1.67 | 2.50 |"
+        ) in text
+    assert "| floor_declared | 50 | 1788 | 1001 | - | 840 |" in text
+
+    without = tmp_path / "WITHOUT.md"
+    write_report(results(("ours", "floor", "floor_same")), without)
+    assert "floor_declared" not in without.read_text()

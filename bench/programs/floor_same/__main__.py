@@ -3,7 +3,8 @@ nobody, declared with the same mix as bench/programs/ours (bench/programs/mix.py
 kinds, names, inputs and dependencies) and recording about the same state per resource
 (bench/programs/floor_same/echo.py). Ours over this floor is our own cost (program, provider
 host, HTTP, emulator) without the engine's cost of writing ours' state, which grows with
-its bytes. Config: `bench:count` (N).
+its bytes. Config: `bench:count` (N); `bench:outputs: declared` makes the outputs repeat no
+input (the `floor_declared` variant: bench/programs/floor_same/echo.py).
 """
 
 import itertools
@@ -11,12 +12,13 @@ import uuid
 from typing import Any
 
 import pulumi
-from echo import MODULE, PROVIDERS
+from echo import DECLARED_PROVIDERS, MODULE, PROVIDERS
 from pulumi.dynamic.dynamic import PROVIDER_KEY, serialize_provider
 
 from bench.programs.mix import JOB, declare
 
 project, stack = pulumi.get_project(), pulumi.get_stack()
+providers = DECLARED_PROVIDERS if pulumi.Config("bench").get("outputs") == "declared" else PROVIDERS
 
 
 class Echoed(pulumi.CustomResource):
@@ -29,7 +31,7 @@ class Echoed(pulumi.CustomResource):
     """
 
     def __init__(self, kind: str, name: str, props: dict[str, Any]) -> None:
-        props[PROVIDER_KEY] = serialize_provider(PROVIDERS[kind]())
+        props[PROVIDER_KEY] = serialize_provider(providers[kind]())
         super().__init__(f"pulumi-python:dynamic/{MODULE}:{kind}", name, props)
 
 
@@ -38,7 +40,7 @@ application_ids = (str(uuid.UUID(int=number)) for number in itertools.count(1))
 
 
 def build(kind: str, name: str, inputs: dict[str, Any]) -> Any:
-    props: dict[str, Any] = {key: None for key in PROVIDERS[kind].computed_keys}
+    props: dict[str, Any] = {key: None for key in providers[kind].computed_keys}
     props.update(inputs)
     if kind == JOB:
         # What ours stamps on a job, so a retried create finds what it made.

@@ -6,7 +6,9 @@ them as `echo`, as the floor's `nothing`: the reference every resource records i
 
 A create makes nothing and calls nobody: it returns the inputs as outputs, plus stand-ins of
 the same shape and size for what the service computes and ours records for that kind, so a
-resource's state is about ours'.
+resource's state is about ours'. `DECLARED_PROVIDERS` (the `floor_declared` variant) return
+only the stand-ins and what a delete needs: a state that holds the declaration once, the
+least any provider of this mix records.
 """
 
 from __future__ import annotations
@@ -34,10 +36,16 @@ class Echo(ResourceProvider):
 
     # The outputs a create adds to the inputs (the program registers them, as ours does).
     computed_keys: ClassVar[tuple[str, ...]] = ()
+    # Whether the outputs repeat the inputs, as ours' do (and every provider's that records
+    # what it found); otherwise they hold only the computed outputs and `kept_keys`.
+    repeats_inputs: ClassVar[bool] = True
+    # The inputs a delete needs beside the id: what outputs that repeat nothing still keep.
+    kept_keys: ClassVar[tuple[str, ...]] = ()
 
     def create(self, props: Any) -> CreateResult:
         resource_id, computed = self.identify(props)
-        return CreateResult(resource_id, {**props, **computed})
+        kept = props if self.repeats_inputs else {k: props[k] for k in self.kept_keys}
+        return CreateResult(resource_id, {**kept, **computed})
 
     def identify(self, props: Any) -> tuple[str, dict[str, Any]]:
         raise NotImplementedError
@@ -53,6 +61,8 @@ class JobEcho(Echo):
 
 
 class JobPermissionsEcho(Echo):
+    kept_keys = ("job_id",)
+
     def identify(self, props: Any) -> tuple[str, dict[str, Any]]:
         # Numbers cross the engine as doubles: the id is the job's, as ours records it.
         return str(int(props["job_id"])), {}
@@ -67,6 +77,7 @@ class SecretScopeEcho(Echo):
 
 class ServicePrincipalEcho(Echo):
     computed_keys = ("active",)
+    kept_keys = ("application_id",)
 
     def identify(self, props: Any) -> tuple[str, dict[str, Any]]:
         return str(next(_principal_ids)), {"active": True}
@@ -77,4 +88,30 @@ PROVIDERS: dict[str, type[Echo]] = {
     JOB_PERMISSIONS: JobPermissionsEcho,
     SECRET_SCOPE: SecretScopeEcho,
     SERVICE_PRINCIPAL: ServicePrincipalEcho,
+}
+
+
+# `floor_declared`'s: the same, but outputs that repeat no input (classes of their own, at
+# module level, so dill pickles them by reference too).
+class JobDeclared(JobEcho):
+    repeats_inputs = False
+
+
+class JobPermissionsDeclared(JobPermissionsEcho):
+    repeats_inputs = False
+
+
+class SecretScopeDeclared(SecretScopeEcho):
+    repeats_inputs = False
+
+
+class ServicePrincipalDeclared(ServicePrincipalEcho):
+    repeats_inputs = False
+
+
+DECLARED_PROVIDERS: dict[str, type[Echo]] = {
+    JOB: JobDeclared,
+    JOB_PERMISSIONS: JobPermissionsDeclared,
+    SECRET_SCOPE: SecretScopeDeclared,
+    SERVICE_PRINCIPAL: ServicePrincipalDeclared,
 }

@@ -87,7 +87,6 @@ TYPE_PREFIX_OF = {
     "ours": TYPE_PREFIX,
     "floor": "pulumi-python:dynamic:",
     "floor_same": f"pulumi-python:dynamic/{FLOOR_SAME_MODULE}:",
-    "floor_declared": f"pulumi-python:dynamic/{FLOOR_SAME_MODULE}:",
 }
 WRITE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 DEFAULT_OUT = ROOT / "bench" / "out" / "deploy_cost.json"

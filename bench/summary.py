@@ -19,6 +19,8 @@ DEFAULT_VARIANTS = ("ours", "fixed", "floor", "floor_same", "throttled")
 FIXED_RATE_LIMIT = 20
 # `throttled`: the rate limit of the second emulator, calls per second per client.
 EMULATOR_RATE_LIMIT = 20
+# The variants measured beside ours and the floor: each gets its time and ratio in a row.
+BESIDE_OURS = tuple(variant for variant in VARIANTS if variant not in ("ours", "floor"))
 OPERATIONS = ("up", "preview_noop", "up_noop", "refresh", "destroy")
 OPERATIONS_OF = {"throttled": ("up", "destroy")}
 
@@ -42,7 +44,7 @@ def summarise(results: dict[str, Any]) -> dict[str, Any]:
             paired = per_round_ratios(ours, floor)
             calls = [s["calls"] for s in ours]
             extra: dict[str, Any] = {}
-            for variant in ("fixed", "floor_same", "floor_declared", "throttled"):
+            for variant in BESIDE_OURS:
                 theirs = by_key.get((operation, count, variant), [])
                 if not theirs:
                     continue

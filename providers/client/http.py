@@ -93,7 +93,9 @@ class _Session(requests.Session):
     environment, twice over), 160 µs of a call's own 0.8 ms; the key holds every variable
     those settings come from, so a changed environment is read again."""
 
-    def merge_environment_settings(self, url, proxies, stream, verify, cert):  # type: ignore[no-untyped-def]
+    def merge_environment_settings(
+        self, url: str, proxies: Any, stream: Any, verify: Any, cert: Any
+    ) -> dict[str, Any]:
         if proxies or stream is not None or verify is not None or cert is not None:
             return super().merge_environment_settings(url, proxies, stream, verify, cert)
         key = (urlsplit(url)[:2], _environment_settings())

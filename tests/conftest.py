@@ -13,6 +13,7 @@ import os
 import shutil
 import tempfile
 from collections.abc import Callable, Generator, Iterator
+from contextlib import contextmanager
 from typing import Any, Literal
 
 import pytest
@@ -42,10 +43,20 @@ def emulator_fixture(scope: Scope, **options: Any) -> Callable[..., Iterator[Emu
 
     @pytest.fixture(scope=scope)
     def emulator() -> Iterator[EmulatorInfo]:
-        with running_emulator(**options) as info:
+        with fresh_emulator(**options) as info:
             yield info
 
     return emulator
+
+
+@contextmanager
+def fresh_emulator(**options: Any) -> Iterator[EmulatorInfo]:
+    """`running_emulator(**options)`, with nothing the client cached for an earlier emulator
+    of this process: the new one may listen on an address an earlier one had, and a token
+    cached for that address is unknown to it (a 401, then a retry the test would count)."""
+    with running_emulator(**options) as info:
+        forget_what_clients_cached_per_address()
+        yield info
 
 
 @pytest.fixture(scope="session")
@@ -77,12 +88,18 @@ def emulator_client(info: EmulatorInfo, wire_form: str = "seed") -> WorkspaceCli
     return client_for(emulator_connection(info, wire_form))
 
 
-def reset_client_caches() -> None:
-    """Forgets what the client modules keep per process: tokens, clients, rate limiters and
-    the WorkspaceAuth providers of a program."""
+def forget_what_clients_cached_per_address() -> None:
+    """Forgets the tokens, clients and rate limiters the client modules keep per process,
+    each found by a workspace's or an identity provider's address."""
     auth_token.tokens.clear()
     client_workspace.reset_clients()
     ratelimit.reset()
+
+
+def reset_client_caches() -> None:
+    """Forgets what the client modules keep per process: what they keep per address, and the
+    WorkspaceAuth providers of a program."""
+    forget_what_clients_cached_per_address()
     auth_component._providers.clear()
 
 

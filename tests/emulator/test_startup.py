@@ -11,7 +11,15 @@ import pytest
 import requests
 
 from emulator.initial_data import load_initial_data
-from emulator.testing import INFO_FIELDS, EmulatorProcess, auth_headers, running_emulator
+from emulator.testing import (
+    INFO_FIELDS,
+    EmulatorProcess,
+    auth_headers,
+    clear_request_log,
+    request_log,
+    running_emulator,
+)
+from tests.conftest import emulator_client, fresh_emulator
 
 
 def test_prints_one_json_line_with_every_service(emulator):
@@ -121,3 +129,17 @@ def test_a_replacement_initial_data_file_is_used(tmp_path):
                              headers=headers, timeout=5)
     assert len(clusters) == 1
     assert extra.status_code == 200
+
+
+def test_an_emulator_for_tests_on_an_address_an_earlier_one_had_gets_no_stale_token():
+    # The client caches tokens by the identity provider's address; the tests' emulators must
+    # not inherit one from an earlier emulator there (a 401 and a retry in the request log).
+    port = _free_port_block()
+    with fresh_emulator(port=port) as first:
+        emulator_client(first).get("/api/2.0/jobs/list")
+    with fresh_emulator(port=port) as second:
+        clear_request_log(second)
+        emulator_client(second).get("/api/2.0/jobs/list")
+        calls = [(entry["path"], entry["status"]) for entry in request_log(second)
+                 if entry["path"].startswith("/api/")]
+    assert calls == [("/api/2.0/jobs/list", 200)]

@@ -149,39 +149,52 @@ def _or_dash(value: float | None) -> str:
     return "-" if value is None else f"{value:.2f}"
 
 
-def variants_table(rows: list[dict[str, Any]]) -> list[str]:
+def fixed_section(rows: list[dict[str, Any]]) -> list[str]:
+    """The fixed-limit variant beside ours, where the run measured it."""
+    measured = [row for row in rows if "fixed_seconds" in row]
+    if not measured:
+        return []
     lines = [
+        f"`fixed`: ours with the client's former fixed limit, a ceiling of {FIXED_RATE_LIMIT} "
+        "calls per second per endpoint family (`rate_limit_per_second`), measured in the same "
+        "rounds:",
+        "",
         f"| operation | N | ours (s) | fixed {FIXED_RATE_LIMIT}/s (s) | floor (s) | ours/floor "
         "| fixed/floor | fixed platform calls |",
         "|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
-    for row in rows:
-        if "fixed_seconds" not in row:
-            continue
+    for row in measured:
         lines.append(
             f"| {OPERATION_NAMES[row['operation']]} | {row['count']} | {row['ours_seconds']:.2f} "
             f"| {row['fixed_seconds']:.2f} | {row['floor_seconds']:.2f} | {row['ratio']:.2f} "
             f"| {row['fixed_ratio']:.2f} | {row['fixed_platform_calls']} |"
         )
-    return lines
+    return [*lines, ""]
 
 
-def throttled_table(rows: list[dict[str, Any]]) -> list[str]:
+def throttled_section(rows: list[dict[str, Any]]) -> list[str]:
+    """Ours against the throttling emulator, where the run measured it."""
+    measured = [row for row in rows if "throttled_seconds" in row]
+    if not measured:
+        return []
     lines = [
+        f"`throttled`: ours against a second emulator started with `--rate-limit "
+        f"{EMULATOR_RATE_LIMIT}` ({EMULATOR_RATE_LIMIT} calls per second per client in all, "
+        "then 429 with Retry-After), up and destroy only, in the same rounds; the client's "
+        "adaptive limit learns the pace from the 429s:",
+        "",
         "| operation | N | ours, throttling emulator (s) | floor (s) | ratio "
         "| platform calls (429s included) | 429s per round | ours, plain emulator (s) |",
         "|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
-    for row in rows:
-        if "throttled_seconds" not in row:
-            continue
+    for row in measured:
         lines.append(
             f"| {OPERATION_NAMES[row['operation']]} | {row['count']} "
             f"| {row['throttled_seconds']:.2f} | {row['floor_seconds']:.2f} "
             f"| {row['throttled_ratio']:.2f} | {row['throttled_platform_calls']} "
             f"| {', '.join(map(str, row['throttled_429s']))} | {row['ours_seconds']:.2f} |"
         )
-    return lines
+    return [*lines, ""]
 
 
 def _extra_ms(row: dict[str, Any]) -> float:
@@ -459,19 +472,8 @@ def write_report(results: dict[str, Any], path: Path, notes: str = "") -> Path:
         *floor_same_table(rows),
         "",
         *floor_declared_section(rows),
-        f"`fixed`: ours with the client's former fixed limit, a ceiling of {FIXED_RATE_LIMIT} "
-        "calls per second per endpoint family (`rate_limit_per_second`), measured in the same "
-        "rounds:",
-        "",
-        *variants_table(rows),
-        "",
-        f"`throttled`: ours against a second emulator started with `--rate-limit "
-        f"{EMULATOR_RATE_LIMIT}` ({EMULATOR_RATE_LIMIT} calls per second per client in all, "
-        "then 429 with Retry-After), up and destroy only, in the same rounds; the client's "
-        "adaptive limit learns the pace from the 429s:",
-        "",
-        *throttled_table(rows),
-        "",
+        *fixed_section(rows),
+        *throttled_section(rows),
         "## Platform calls (emulator request log, ours)",
         "",
         *calls_table(rows),

@@ -19,12 +19,14 @@ SECONDS = {
     "floor": (1.0, 1.5),
     "floor_same": (2.0, 2.0),
     "floor_declared": (1.2, 1.8),
+    "fixed": (4.0, 4.0),
 }
 ENTRY_BYTES = {
     "ours": {"Job": 3044.0, "JobPermissions": 1091.0, "SecretScope": 836.0},
     "floor": {"Resource": 1060.0},
     "floor_same": {"Job": 3123.0, "JobPermissions": 1225.0, "SecretScope": 937.0},
     "floor_declared": {"Job": 1788.0, "JobPermissions": 1001.0, "SecretScope": 840.0},
+    "fixed": {"Job": 3044.0, "JobPermissions": 1091.0, "SecretScope": 836.0},
 }
 
 
@@ -123,3 +125,17 @@ def test_floor_declared_sits_beside_floor_same_where_it_was_measured(tmp_path: P
     without = tmp_path / "WITHOUT.md"
     write_report(results(("ours", "floor", "floor_same")), without)
     assert "floor_declared" not in without.read_text()
+
+
+def test_a_variant_the_run_did_not_measure_gets_no_section(tmp_path: Path):
+    report = tmp_path / "RESULTS.md"
+    write_report(results(("ours", "floor", "floor_same")), report)
+    text = report.read_text()
+    assert "`fixed`:" not in text and "`throttled`:" not in text
+
+    with_fixed = tmp_path / "FIXED.md"
+    write_report(results(("ours", "fixed", "floor")), with_fixed)
+    text = with_fixed.read_text()
+    assert "`fixed`:" in text and "`throttled`:" not in text
+    # ours 3.00 s, fixed 4.00 s, the floor's median 1.25 s; fixed/floor 4.0 then 2.67.
+    assert "| `pulumi refresh` | 10 | 3.00 | 4.00 | 1.25 | 2.50 | 3.33 | 0 |" in text

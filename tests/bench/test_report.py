@@ -26,8 +26,9 @@ ENTRY_BYTES = {
     "floor": {"Resource": 1060.0},
     "floor_same": {"Job": 3123.0, "JobPermissions": 1225.0, "SecretScope": 937.0},
     "floor_declared": {"Job": 1788.0, "JobPermissions": 1001.0, "SecretScope": 840.0},
-    "fixed": {"Job": 3044.0, "JobPermissions": 1091.0, "SecretScope": 836.0},
 }
+# The fixed-limit variant is ours with a ceiling: it records what ours records.
+ENTRY_BYTES["fixed"] = ENTRY_BYTES["ours"]
 
 
 def state(variant: str, count: int) -> dict[str, Any]:

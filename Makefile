@@ -13,6 +13,11 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
+# The package installs `providers` and `workspace_emulator` only; the project's own
+# virtualenvs also reach the checkout's stack program, tools, bench and tests (a path entry),
+# from any directory, as the engine's language host and the drills need.
+checkout_on_path = echo "$(CURDIR)" > "$$($(1)/python -c 'import sysconfig; print(sysconfig.get_path("purelib"))')/workspace-iac-checkout.pth"
+
 .PHONY: setup engine databricks-cli setup-modern test test-modern demo demo-down lint audit
 
 setup: $(VENV)/.installed engine
@@ -21,6 +26,7 @@ $(VENV)/.installed: pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[dev]'
+	$(call checkout_on_path,$(BIN))
 	touch $@
 
 engine:
@@ -46,6 +52,7 @@ $(MODERN_VENV)/.installed: pyproject.toml
 	"$$(tools/modern_python.sh)" -m venv $(MODERN_VENV)
 	$(MODERN_BIN)/python -m pip install --quiet --upgrade pip
 	$(MODERN_BIN)/python -m pip install --quiet -e '.[dev]'
+	$(call checkout_on_path,$(MODERN_BIN))
 	touch $@
 
 test: setup databricks-cli
@@ -71,4 +78,4 @@ audit: setup
 lint: setup
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports
-	$(BIN)/mypy providers emulator stacks tools bench tests
+	$(BIN)/mypy providers workspace_emulator stacks tools bench tests

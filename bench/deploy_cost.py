@@ -62,16 +62,16 @@ from bench.summary import (  # noqa: E402
     VARIANTS,
     summarise,
 )
-from emulator.testing import (  # noqa: E402
+from providers.client.token_store import CACHE_DIR_ENV  # noqa: E402
+from providers.kind import TYPE_PREFIX  # noqa: E402
+from stacks.pulumi_cli import PulumiCli, project_settings  # noqa: E402
+from workspace_emulator.testing import (  # noqa: E402
     EmulatorInfo,
     clear_request_log,
     register_application,
     request_log,
     running_emulator,
 )
-from providers.client.token_store import CACHE_DIR_ENV  # noqa: E402
-from providers.kind import TYPE_PREFIX  # noqa: E402
-from tools.pulumi_cli import PulumiCli, project_settings  # noqa: E402
 
 PROGRAMS = ROOT / "bench" / "programs"
 PROGRAM_OF = {

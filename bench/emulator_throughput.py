@@ -42,7 +42,7 @@ from fastapi import FastAPI, Request
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from emulator.testing import EmulatorProcess, fetch_token  # noqa: E402
+from workspace_emulator.testing import EmulatorProcess, fetch_token  # noqa: E402
 
 LIST = "/api/2.0/jobs/list"
 CREATE = "/api/2.0/jobs/create"
@@ -86,7 +86,8 @@ def serve_baseline(port: int) -> None:
         access_log=False,
         http="h11",
         ws="none",
-        proxy_headers=False,  # the emulator's runner (emulator/runner.py) sets no proxy either
+        # the emulator's runner (workspace_emulator/runner.py) sets no proxy either
+        proxy_headers=False,
         log_level="warning",
     )
     uvicorn.Server(config).run()
@@ -228,7 +229,7 @@ def print_table(storage: str, results: dict[str, dict]) -> None:
               f"{row['p50_ms']:>10.2f}{row['p99_ms']:>10.2f}{row['server_cpu_ms']:>19.2f}")
     for operation in ("list", "create"):
         emulator, baseline = results[f"emulator/{operation}"], results[f"baseline/{operation}"]
-        print(f"ratio emulator/baseline {operation:<7}"
+        print(f"ratio workspace_emulator/baseline {operation:<7}"
               f" req/s {emulator['rps'] / baseline['rps']:.2f}"
               f"   p50 {emulator['p50_ms'] / baseline['p50_ms']:.2f}"
               f"   p99 {emulator['p99_ms'] / baseline['p99_ms']:.2f}"

@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.summary import EMULATOR_RATE_LIMIT, FIXED_RATE_LIMIT, summarise  # noqa: E402
-from tools.pulumi_cli import engine_bin_dir  # noqa: E402
+from stacks.pulumi_cli import engine_bin_dir  # noqa: E402
 
 OPERATION_NAMES = {
     "up": "`pulumi up` (create N)",

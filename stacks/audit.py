@@ -30,7 +30,7 @@ from providers.client import Connection, WorkspaceClient, WorkspaceError
 from providers.kind import Kind
 from providers.registry import kinds
 from stacks.errors import NAMESPACE
-from tools.pulumi_cli import REPO_ROOT, PulumiCli, PulumiError
+from stacks.pulumi_cli import REPO_ROOT, PulumiCli, PulumiError
 
 STACK_TYPE = "pulumi:pulumi:Stack"
 IGNORE_KEY = "auditIgnore"

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import requests
 
-from tools.pulumi_cli import REPO_ROOT, PulumiCli
+from stacks.pulumi_cli import REPO_ROOT, PulumiCli
 
 STACK = "local"
 EMULATOR_PORT = 8765
@@ -56,7 +56,7 @@ def start_emulator() -> dict:
         [
             sys.executable,
             "-m",
-            "emulator",
+            "workspace_emulator",
             "--port",
             str(EMULATOR_PORT),
             "--data-dir",

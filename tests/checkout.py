@@ -7,10 +7,10 @@ import os
 import shutil
 from pathlib import Path
 
-from tools.pulumi_cli import REPO_ROOT
+from stacks.pulumi_cli import REPO_ROOT
 
 # What `pip install <checkout>` needs of a checkout: the build file and the packages.
-PACKAGE_SOURCES = ("pyproject.toml", "README.md", "providers", "emulator", "stacks", "tools")
+PACKAGE_SOURCES = ("pyproject.toml", "README.md", "providers", "workspace_emulator")
 
 
 def outside_env() -> dict[str, str]:

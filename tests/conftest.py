@@ -19,13 +19,13 @@ from typing import Any, Literal
 import pytest
 from pydantic import SecretStr
 
-from emulator.testing import EmulatorInfo, running_emulator
 from providers.auth import component as auth_component
 from providers.client import Connection, WireForm, WorkspaceClient, client_for, ratelimit
 from providers.client import token as auth_token
 from providers.client import workspace as client_workspace
 from providers.client.token_store import CACHE_DIR_ENV
 from tools.object_store import ObjectStore, running_object_store
+from workspace_emulator.testing import EmulatorInfo, running_emulator
 
 # Tokens shared between processes live in a directory of this test session only, so tests
 # (and the engines they start) never reuse a token of another run or of the user.

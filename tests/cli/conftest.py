@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from emulator.testing import EmulatorInfo, fetch_token
 from tests.cli.cli import Cli
 from tests.conftest import emulator_fixture
 from tools import databricks_cli
+from workspace_emulator.testing import EmulatorInfo, fetch_token
 
 emulator = emulator_fixture("module")
 

@@ -8,8 +8,8 @@ import subprocess
 import time
 from pathlib import Path
 
+from stacks.pulumi_cli import REPO_ROOT
 from tools import databricks_cli
-from tools.pulumi_cli import REPO_ROOT
 
 GO_MOD = REPO_ROOT / "tools" / "databricks_cli" / "go.mod"
 
@@ -38,4 +38,5 @@ def test_a_built_cli_is_reused(cli_binary: Path) -> None:
 def test_documentation_names_the_pinned_release() -> None:
     version = pinned_version()
     assert f"databricks-cli-{version}/bin/databricks" in (REPO_ROOT / "README.md").read_text()
-    assert f"Databricks CLI ({version}," in (REPO_ROOT / "emulator" / "README.md").read_text()
+    readme = REPO_ROOT / "workspace_emulator" / "README.md"
+    assert f"Databricks CLI ({version}," in readme.read_text()

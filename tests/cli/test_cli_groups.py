@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import json
 
-from emulator.testing import register_application
 from tests.cli.cli import Cli
 from tests.emulator.support import ADMINS_GROUP_ID, ANALYSTS_GROUP_ID, unique
+from workspace_emulator.testing import register_application
 
 GROUPS = "/api/2.0/preview/scim/v2/Groups"
 PATCH_SCHEMA = "urn:ietf:params:scim:api:messages:2.0:PatchOp"

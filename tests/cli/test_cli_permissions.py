@@ -9,9 +9,9 @@ from collections.abc import Callable
 
 import pytest
 
-from emulator.testing import register_application
 from tests.cli.cli import Cli
 from tests.emulator.support import unique
+from workspace_emulator.testing import register_application
 
 CLUSTER = "0101-120000-shared01"
 POLICY = "E0631F5C0D000001"

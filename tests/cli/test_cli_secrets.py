@@ -11,9 +11,9 @@ from collections.abc import Callable
 
 import pytest
 
-from emulator.testing import register_application
 from tests.cli.cli import Cli
 from tests.emulator.support import unique
+from workspace_emulator.testing import register_application
 
 
 @pytest.fixture

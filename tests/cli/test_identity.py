@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 
-from emulator.testing import register_application
 from tests.cli.cli import Cli
 from tests.emulator.support import ANALYSTS_GROUP_ID, DATA_ENGINEERS_GROUP_ID, SP_SCHEMA, unique
+from workspace_emulator.testing import register_application
 
 SERVICE_PRINCIPALS = "/api/2.0/preview/scim/v2/ServicePrincipals"
 PATCH_SCHEMA = "urn:ietf:params:scim:api:messages:2.0:PatchOp"

@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from emulator.testing import fetch_token, register_application
 from tests.cli.cli import Cli
 from tests.conftest import emulator_fixture
 from tests.emulator.support import SP_SCHEMA, Api, seed_job_body, unique
+from workspace_emulator.testing import fetch_token, register_application
 
 # Runs take two transitions of two seconds: `run-now` without --no-wait really waits, and a
 # run started with --no-wait is still active when the next command cancels it.

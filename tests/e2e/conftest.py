@@ -16,11 +16,11 @@ import pytest
 import requests
 import yaml
 
-from emulator.testing import EmulatorInfo, auth_headers, clear_request_log, request_log
 from stacks.config_rules import object_lists
+from stacks.pulumi_cli import REPO_ROOT, PulumiCli
 from tests.conftest import emulator_fixture
 from tools.drills.local_stack import scratch_stack
-from tools.pulumi_cli import REPO_ROOT, PulumiCli
+from workspace_emulator.testing import EmulatorInfo, auth_headers, clear_request_log, request_log
 
 StackFactory = Callable[..., PulumiCli]
 STACK = "e2e"

@@ -15,13 +15,13 @@ from typing import Any
 
 import yaml
 
-from emulator.testing import EmulatorInfo
+from stacks.pulumi_cli import REPO_ROOT, PulumiCli
 from tools.drills.local_stack import connection_config
-from tools.pulumi_cli import REPO_ROOT, PulumiCli
+from workspace_emulator.testing import EmulatorInfo
 
 WORKFLOW = REPO_ROOT / ".github" / "workflows" / "preview.yml"
 # What a checkout's commands reach: the packages, the engine's tools, the virtualenv.
-CHECKOUT_LINKS = ("__main__.py", "providers", "stacks", "tools", "emulator", ".venv")
+CHECKOUT_LINKS = ("__main__.py", "providers", "stacks", "tools", "workspace_emulator", ".venv")
 
 
 def checkout_like(directory: Path) -> Path:

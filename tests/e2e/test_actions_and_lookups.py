@@ -17,16 +17,16 @@ from typing import Any
 import pytest
 import yaml
 
-from emulator.testing import (
+from stacks.pulumi_cli import REPO_ROOT, PulumiCli, project_settings
+from tests.conftest import emulator_fixture
+from tests.e2e.conftest import StackFactory, write_config
+from tools.drills.local_stack import connection_config
+from workspace_emulator.testing import (
     EmulatorInfo,
     auth_headers,
     clear_request_log,
     request_log,
 )
-from tests.conftest import emulator_fixture
-from tests.e2e.conftest import StackFactory, write_config
-from tools.drills.local_stack import connection_config
-from tools.pulumi_cli import REPO_ROOT, PulumiCli, project_settings
 
 pytestmark = pytest.mark.engine
 

@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 import requests
 
-from emulator.testing import EmulatorInfo, clear_request_log, fetch_token, request_log
 from tests.e2e.conftest import StackFactory
+from workspace_emulator.testing import EmulatorInfo, clear_request_log, fetch_token, request_log
 
 pytestmark = pytest.mark.engine
 

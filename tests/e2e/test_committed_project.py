@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from emulator.testing import EmulatorInfo
 from tests.e2e.team_support import checkout_like, environment_stack
 from tools.drills import inventory
 from tools.drills.local_stack import local_objects
+from workspace_emulator.testing import EmulatorInfo
 
 pytestmark = pytest.mark.engine
 

@@ -17,10 +17,10 @@ from typing import Any
 import pytest
 import requests
 
-from emulator.testing import EmulatorInfo, auth_headers, clear_request_log, request_log
+from stacks.pulumi_cli import REPO_ROOT, PulumiCli
 from tests.e2e.conftest import StackFactory, write_config
 from tools.drills.local_stack import connection_config
-from tools.pulumi_cli import REPO_ROOT, PulumiCli
+from workspace_emulator.testing import EmulatorInfo, auth_headers, clear_request_log, request_log
 
 pytestmark = pytest.mark.engine
 

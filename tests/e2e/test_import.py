@@ -16,18 +16,18 @@ from typing import Any
 import pytest
 import yaml
 
-from emulator.testing import (
+from providers.client import NotFound, WireForm, WorkspaceClient
+from providers.client.service_principals import SCIM_SCHEMA
+from stacks.pulumi_cli import PulumiCli, engine_kind, inline_where_needed, project_settings
+from tests.conftest import emulator_client
+from tests.e2e.conftest import PROVIDER_TYPE, changed_steps, write_config
+from tools.drills.local_stack import connection_config
+from workspace_emulator.testing import (
     EmulatorInfo,
     clear_request_log,
     register_application,
     request_log,
 )
-from providers.client import NotFound, WireForm, WorkspaceClient
-from providers.client.service_principals import SCIM_SCHEMA
-from tests.conftest import emulator_client
-from tests.e2e.conftest import PROVIDER_TYPE, changed_steps, write_config
-from tools.drills.local_stack import connection_config
-from tools.pulumi_cli import PulumiCli, engine_kind, inline_where_needed, project_settings
 
 pytestmark = pytest.mark.engine
 

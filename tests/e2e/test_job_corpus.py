@@ -14,10 +14,10 @@ from typing import Any
 
 import pytest
 
-from emulator.testing import EmulatorInfo, clear_request_log, request_log
 from providers.job_diff import canonical
 from tests.conftest import emulator_client
 from tests.e2e.conftest import StackFactory
+from workspace_emulator.testing import EmulatorInfo, clear_request_log, request_log
 
 pytestmark = pytest.mark.engine
 

@@ -22,11 +22,11 @@ from typing import Any
 import pytest
 import yaml
 
-from emulator.testing import EmulatorInfo, clear_request_log, request_log
 from providers.job_diff import canonical
+from stacks.pulumi_cli import REPO_ROOT, PulumiCli
 from tests.conftest import emulator_client
 from tests.e2e.conftest import StackFactory, upgrade_updates_the_provider_alone, write_config
-from tools.pulumi_cli import REPO_ROOT, PulumiCli
+from workspace_emulator.testing import EmulatorInfo, clear_request_log, request_log
 
 pytestmark = pytest.mark.engine
 

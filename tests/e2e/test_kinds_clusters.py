@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
-from emulator.testing import EmulatorInfo, clear_request_log, request_log
 from providers.client import NotFound, WorkspaceClient
+from stacks.pulumi_cli import PulumiCli
 from tests.conftest import emulator_client
 from tests.e2e.conftest import (
     StackFactory,
@@ -30,7 +30,7 @@ from tests.e2e.conftest import (
 )
 from tests.e2e.test_import import import_stack
 from tools.drills.local_stack import connection_config, scratch_stack, write_stack_config
-from tools.pulumi_cli import PulumiCli
+from workspace_emulator.testing import EmulatorInfo, clear_request_log, request_log
 
 pytestmark = pytest.mark.engine
 

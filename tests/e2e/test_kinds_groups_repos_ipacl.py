@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from emulator.testing import EmulatorInfo, clear_request_log, request_log
+from stacks.pulumi_cli import PulumiCli
 from tests.conftest import emulator_client
 from tests.e2e.conftest import (
     TYPE_PREFIX,
@@ -31,7 +31,7 @@ from tests.e2e.conftest import (
     write_objects,
 )
 from tests.e2e.test_import import import_stack
-from tools.pulumi_cli import PulumiCli
+from workspace_emulator.testing import EmulatorInfo, clear_request_log, request_log
 
 pytestmark = pytest.mark.engine
 

@@ -22,9 +22,9 @@ from typing import Any
 import pytest
 import yaml
 
-from emulator.testing import EmulatorInfo, clear_request_log, request_log
 from providers.client import WorkspaceClient
 from providers.permissions import direct_entries
+from stacks.pulumi_cli import REPO_ROOT, PulumiCli
 from tests.conftest import emulator_client
 from tests.e2e.conftest import (
     TYPE_PREFIX,
@@ -39,7 +39,7 @@ from tests.e2e.conftest import (
 )
 from tests.e2e.test_import import import_stack
 from tests.e2e.test_job_upgrade import run_program_of
-from tools.pulumi_cli import REPO_ROOT, PulumiCli
+from workspace_emulator.testing import EmulatorInfo, clear_request_log, request_log
 
 pytestmark = pytest.mark.engine
 

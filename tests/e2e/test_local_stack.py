@@ -10,12 +10,12 @@ from typing import Any
 
 import pytest
 
-from emulator.testing import EmulatorInfo, clear_request_log, request_log
 from providers.client import WorkspaceClient, normalise_job_settings
 from stacks.demo import describe_changes, last_update_changes
+from stacks.pulumi_cli import PulumiCli
 from tests.conftest import emulator_client
 from tests.e2e.conftest import LOCAL_OBJECTS, StackFactory, write_config
-from tools.pulumi_cli import PulumiCli
+from workspace_emulator.testing import EmulatorInfo, clear_request_log, request_log
 
 pytestmark = pytest.mark.engine
 

@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from emulator.testing import EmulatorInfo
 from providers.client import WorkspaceClient
+from stacks.pulumi_cli import REPO_ROOT, PulumiCli
 from tests.checkout import copy_checkout, outside_env
 from tests.conftest import emulator_client
-from tools.pulumi_cli import REPO_ROOT, PulumiCli
+from workspace_emulator.testing import EmulatorInfo
 
 pytestmark = pytest.mark.engine
 

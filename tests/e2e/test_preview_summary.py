@@ -11,10 +11,10 @@ import sys
 
 import pytest
 
-from emulator.testing import EmulatorInfo
+from stacks.pulumi_cli import REPO_ROOT
 from tests.e2e.conftest import LOCAL_OBJECTS, StackFactory, write_config
 from tests.unit.test_preview_summary import rows
-from tools.pulumi_cli import REPO_ROOT
+from workspace_emulator.testing import EmulatorInfo
 
 pytestmark = pytest.mark.engine
 

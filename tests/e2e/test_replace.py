@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from emulator.testing import EmulatorInfo, request_log
+from stacks.pulumi_cli import PulumiCli
 from tests.conftest import emulator_client
 from tests.e2e.conftest import LOCAL_OBJECTS, TYPE_PREFIX, StackFactory
-from tools.pulumi_cli import PulumiCli
+from workspace_emulator.testing import EmulatorInfo, request_log
 
 pytestmark = pytest.mark.engine
 

@@ -14,15 +14,15 @@ from pathlib import Path
 import pytest
 import yaml
 
-from emulator.testing import EmulatorInfo, clear_request_log, request_log
 from stacks.config import file_values
 from stacks.config_rules import object_lists
+from stacks.pulumi_cli import ENGINE_LOCK_MESSAGE, LOCAL_PASSPHRASE, REPO_ROOT, PulumiCli
 from tests.e2e.team_support import checkout_like, environment_stack, run_workflow_steps
 from tools.drills import inventory
 from tools.drills.concurrent_ups import HOLDING_LOCK, race
 from tools.drills.local_stack import local_objects, scratch_stack
 from tools.object_store import ObjectStore
-from tools.pulumi_cli import ENGINE_LOCK_MESSAGE, LOCAL_PASSPHRASE, REPO_ROOT, PulumiCli
+from workspace_emulator.testing import EmulatorInfo, clear_request_log, request_log
 
 pytestmark = pytest.mark.engine
 

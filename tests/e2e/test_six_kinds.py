@@ -13,8 +13,7 @@ from typing import Any
 
 import pytest
 
-from emulator.platform.models.job_settings import to_public_form
-from emulator.testing import EmulatorInfo, clear_request_log, initial_applications
+from stacks.pulumi_cli import PulumiCli
 from tests.e2e.conftest import (
     PROVIDER_TYPE,
     PlatformApi,
@@ -27,7 +26,8 @@ from tests.e2e.conftest import (
     write_config,
     write_objects,
 )
-from tools.pulumi_cli import PulumiCli
+from workspace_emulator.platform.models.job_settings import to_public_form
+from workspace_emulator.testing import EmulatorInfo, clear_request_log, initial_applications
 
 pytestmark = pytest.mark.engine
 

@@ -10,11 +10,11 @@ from typing import Any
 import pytest
 import yaml
 
-from emulator.testing import EmulatorInfo, clear_request_log, request_log
 from stacks.config import file_values
 from stacks.config_rules import object_lists
+from stacks.pulumi_cli import REPO_ROOT
 from tests.e2e.conftest import StackFactory, write_config
-from tools.pulumi_cli import REPO_ROOT
+from workspace_emulator.testing import EmulatorInfo, clear_request_log, request_log
 
 pytestmark = pytest.mark.engine
 

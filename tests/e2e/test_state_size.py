@@ -18,13 +18,13 @@ import pytest
 import yaml
 from pulumi.dynamic.dynamic import serialize_provider
 
-from emulator.testing import EmulatorInfo, clear_request_log, request_log
 from providers.client import Connection
 from providers.lifecycle import CONNECTION_KEY, PROVIDER_KEY
 from providers.registry import kind_named
+from stacks.pulumi_cli import REPO_ROOT, PulumiCli, inline_where_needed, project_settings
 from tests.conftest import emulator_client
 from tests.e2e.conftest import StackFactory, write_config
-from tools.pulumi_cli import REPO_ROOT, PulumiCli, inline_where_needed, project_settings
+from workspace_emulator.testing import EmulatorInfo, clear_request_log, request_log
 
 pytestmark = pytest.mark.engine
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from emulator.testing import EmulatorInfo, fetch_token, reset_workspace
 from tests.conftest import emulator_fixture
 from tests.emulator.support import Api
+from workspace_emulator.testing import EmulatorInfo, fetch_token, reset_workspace
 
 # A state move or a run takes this long on the manual clock: a test advances it.
 MANUAL_TRANSITION_SECONDS = 60

@@ -7,7 +7,7 @@ from typing import Any
 
 import requests
 
-from emulator.testing import EmulatorInfo, fetch_token, register_application
+from workspace_emulator.testing import EmulatorInfo, fetch_token, register_application
 
 ADMINS_GROUP_ID = "100000000000001"
 ANALYSTS_GROUP_ID = "100000000000004"

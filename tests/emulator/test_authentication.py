@@ -8,7 +8,6 @@ import time
 import pytest
 import requests
 
-from emulator.testing import advance_clock, fetch_token, register_application, running_emulator
 from tests.emulator.support import (
     ADMINS_GROUP_ID,
     Api,
@@ -16,6 +15,12 @@ from tests.emulator.support import (
     api_as,
     expect_error,
     unique,
+)
+from workspace_emulator.testing import (
+    advance_clock,
+    fetch_token,
+    register_application,
+    running_emulator,
 )
 
 CLUSTERS = "/api/2.0/clusters/list"

@@ -10,7 +10,6 @@ from databricks.sdk import WorkspaceClient
 from databricks.sdk.errors import NotFound
 from databricks.sdk.service import jobs, workspace
 
-from emulator.testing import fetch_token, register_application
 from tests.emulator.support import (
     SP_SCHEMA,
     add_service_principal,
@@ -19,6 +18,7 @@ from tests.emulator.support import (
     public_job_body,
     unique,
 )
+from workspace_emulator.testing import fetch_token, register_application
 
 SERVICE_PRINCIPALS = "/api/2.0/preview/scim/v2/ServicePrincipals"
 REPO_PATH = "/Repos/iac/data-pipelines"

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from emulator.testing import advance_clock
 from tests.emulator.conftest import MANUAL_TRANSITION_SECONDS
 from tests.emulator.support import Api, expect_error
+from workspace_emulator.testing import advance_clock
 
 RUNNING = "0101-120000-shared01"
 TERMINATED = "0101-120000-etl00002"

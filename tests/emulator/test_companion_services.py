@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import requests
 
-from emulator.testing import fetch_token, initial_applications
+from workspace_emulator.testing import fetch_token, initial_applications
 
 
 def test_sample_app_and_metrics(emulator):

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import sqlite3
 
-from emulator.storage import DATABASE_FILE, INITIALISED_KEY, LEGACY_INITIALISED_KEY
-from emulator.testing import EmulatorProcess, fetch_token
 from tests.emulator.support import Api, create_job, seed_job_body, unique
+from workspace_emulator.storage import DATABASE_FILE, INITIALISED_KEY, LEGACY_INITIALISED_KEY
+from workspace_emulator.testing import EmulatorProcess, fetch_token
 
 
 def _client(process: EmulatorProcess) -> Api:

@@ -9,9 +9,9 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 import requests
 
-from emulator.testing import fetch_token, get_faults, request_log, set_faults
 from tests.conftest import emulator_fixture
 from tests.emulator.support import Api, create_job
+from workspace_emulator.testing import fetch_token, get_faults, request_log, set_faults
 
 LIST = "/api/2.0/clusters/list"
 

@@ -15,13 +15,13 @@ from databricks.sdk.errors import (
 )
 from databricks.sdk.service import iam, settings, workspace
 
-from emulator.testing import fetch_token, running_emulator
 from tests.emulator.support import (
     ANALYSTS_GROUP_ID,
     Api,
     expect_error,
     unique,
 )
+from workspace_emulator.testing import fetch_token, running_emulator
 
 ALICE = "200000000000001"
 BOB = "200000000000002"

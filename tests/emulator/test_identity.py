@@ -7,8 +7,8 @@ import time
 import pytest
 import requests
 
-from emulator.testing import initial_applications
 from tests.emulator.support import TIMEOUT
+from workspace_emulator.testing import initial_applications
 
 IDENTITY_ERROR_FIELDS = {"error", "error_description", "error_codes", "timestamp", "trace_id",
                          "correlation_id"}

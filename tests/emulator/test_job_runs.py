@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import pytest
 
-from emulator.testing import advance_clock
 from tests.emulator.conftest import MANUAL_TRANSITION_SECONDS
 from tests.emulator.jobs_support import (
     create,
@@ -26,6 +25,7 @@ from tests.emulator.support import (
     expect_error,
     seed_job_body,
 )
+from workspace_emulator.testing import advance_clock
 
 EVERY_PARAMETER_KIND = {
     "job_parameters": {"table": "users"}, "python_params": ["--date", "2024-06-01"],

@@ -6,8 +6,6 @@ from typing import Any
 
 import pytest
 
-from emulator.platform.models.job_settings import to_public_form
-from emulator.testing import advance_clock
 from tests.emulator.conftest import MANUAL_TRANSITION_SECONDS
 from tests.emulator.support import (
     Api,
@@ -19,6 +17,8 @@ from tests.emulator.support import (
     seed_job_body,
     unique,
 )
+from workspace_emulator.platform.models.job_settings import to_public_form
+from workspace_emulator.testing import advance_clock
 
 
 def _get(api: Api, job_id: int, version: str = "2.0") -> dict:

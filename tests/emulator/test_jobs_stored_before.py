@@ -6,10 +6,10 @@ from __future__ import annotations
 import json
 import sqlite3
 
-from emulator.platform.models.job_settings import to_public_form
-from emulator.storage import DATABASE_FILE
-from emulator.testing import EmulatorProcess, fetch_token
 from tests.emulator.support import Api, create_job, seed_job_body, unique
+from workspace_emulator.platform.models.job_settings import to_public_form
+from workspace_emulator.storage import DATABASE_FILE
+from workspace_emulator.testing import EmulatorProcess, fetch_token
 
 
 def _rewrite_as_before(database, job_id: int, run_id: int, body: dict) -> None:

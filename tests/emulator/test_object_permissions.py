@@ -9,8 +9,8 @@ from databricks.sdk import WorkspaceClient
 from databricks.sdk.errors import InvalidParameterValue, NotFound, PermissionDenied
 from databricks.sdk.service import compute, iam, ml, pipelines, sql, workspace
 
-from emulator.testing import fetch_token
 from tests.emulator.support import add_service_principal
+from workspace_emulator.testing import fetch_token
 
 CLUSTER = "0101-120000-shared01"
 WAREHOUSE = "5a1e2b3c4d5e6f70"

@@ -12,9 +12,9 @@ import requests
 import schemathesis
 from hypothesis import HealthCheck, settings
 
-from emulator.platform.app import openapi_document
-from emulator.testing import fetch_token
 from tests.conftest import emulator_fixture
+from workspace_emulator.platform.app import openapi_document
+from workspace_emulator.testing import fetch_token
 
 MAX_EXAMPLES = 12
 REQUEST_TIMEOUT = 5

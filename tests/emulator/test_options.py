@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from emulator.faults import FaultInjector, FaultSettings
-from emulator.options import DEFAULT_PORT, parse_options
-from emulator.testing import emulator_command
+from workspace_emulator.faults import FaultInjector, FaultSettings
+from workspace_emulator.options import DEFAULT_PORT, parse_options
+from workspace_emulator.testing import emulator_command
 
 
 def test_defaults():
@@ -66,7 +66,7 @@ def test_faults_skip_admin_paths_and_respect_globs():
 
 def test_launcher_command_line():
     command = emulator_command({"fault_rate_500": 0.1, "fault_paths": ["/a", "/b"]})
-    assert command[1:3] == ["-m", "emulator"]
+    assert command[1:3] == ["-m", "workspace_emulator"]
     assert "--in-memory" in command and ["--port", "0"] == command[3:5]
     assert command[command.index("--fault-paths") + 1] == "/a,/b"
     assert "--in-memory" not in emulator_command({"data_dir": "/tmp/x"})

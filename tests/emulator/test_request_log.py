@@ -6,8 +6,8 @@ import json
 
 import requests
 
-from emulator.testing import clear_request_log, fetch_token, request_log
 from tests.emulator.support import Api
+from workspace_emulator.testing import clear_request_log, fetch_token, request_log
 
 
 def test_entries_name_service_method_path_status_and_client(emulator):

@@ -6,14 +6,14 @@ from __future__ import annotations
 
 import requests
 
-from emulator.testing import (
+from tests.emulator.conftest import MANUAL_TRANSITION_SECONDS
+from tests.emulator.support import Api, create_job
+from workspace_emulator.testing import (
     advance_clock,
     request_log,
     reset_workspace,
     set_faults,
 )
-from tests.emulator.conftest import MANUAL_TRANSITION_SECONDS
-from tests.emulator.support import Api, create_job
 
 TERMINATED_CLUSTER = "0101-120000-adhoc003"
 

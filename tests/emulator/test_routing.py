@@ -8,8 +8,8 @@ import re
 from fastapi.routing import APIRoute
 from starlette.routing import compile_path
 
-from emulator.platform.app import API_ROUTERS, create_platform_app
-from emulator.rate_limit import RateLimiter
+from workspace_emulator.platform.app import API_ROUTERS, create_platform_app
+from workspace_emulator.rate_limit import RateLimiter
 
 PARAMETER = re.compile(r"{[^}]+}")
 

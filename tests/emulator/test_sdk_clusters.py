@@ -11,10 +11,10 @@ from databricks.sdk import WorkspaceClient
 from databricks.sdk.errors import InvalidParameterValue, NotFound, ResourceAlreadyExists
 from databricks.sdk.service import compute
 
-from emulator.platform.models.clusters import settle
-from emulator.testing import EmulatorInfo, fetch_token
 from tests.conftest import emulator_fixture
 from tests.emulator.support import Api, expect_error, unique
+from workspace_emulator.platform.models.clusters import settle
+from workspace_emulator.testing import EmulatorInfo, fetch_token
 
 SPARK = "15.4.x-scala2.12"
 NODE = "Standard_DS3_v2"

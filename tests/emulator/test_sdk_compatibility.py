@@ -13,8 +13,8 @@ from databricks.sdk.errors import (
 )
 from databricks.sdk.service import catalog, compute, iam, jobs
 
-from emulator.testing import fetch_token, register_application, request_log, set_faults
 from tests.emulator.support import OTHER_WORKSPACE_IDS, unique
+from workspace_emulator.testing import fetch_token, register_application, request_log, set_faults
 
 SP_SCHEMA = iam.ServicePrincipalSchema.URN_IETF_PARAMS_SCIM_SCHEMAS_CORE_2_0_SERVICE_PRINCIPAL
 

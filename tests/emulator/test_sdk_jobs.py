@@ -12,9 +12,9 @@ from databricks.sdk.errors import InvalidParameterValue
 from databricks.sdk.service import compute
 from databricks.sdk.service import jobs as sdk_jobs
 
-from emulator.testing import fetch_token, running_emulator
 from tests.emulator.jobs_support import SHARED_CLUSTER
 from tests.emulator.support import unique
+from workspace_emulator.testing import fetch_token, running_emulator
 
 RESULT = sdk_jobs.RunResultState
 

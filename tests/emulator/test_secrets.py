@@ -11,8 +11,8 @@ from databricks.sdk import WorkspaceClient
 from databricks.sdk.errors import InvalidParameterValue, NotFound, PermissionDenied
 from databricks.sdk.service import workspace
 
-from emulator.testing import fetch_token, request_log
 from tests.emulator.support import add_service_principal, api_as, expect_error, unique
+from workspace_emulator.testing import fetch_token, request_log
 
 VALUE = "s3cr3t-" + "v" * 20
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from emulator.testing import initial_applications, register_application
 from tests.emulator.support import (
     ADMINS_GROUP_ID,
     ANALYSTS_GROUP_ID,
@@ -15,6 +14,7 @@ from tests.emulator.support import (
     expect_scim_error,
     unique,
 )
+from workspace_emulator.testing import initial_applications, register_application
 
 BASE = "/api/2.0/preview/scim/v2/ServicePrincipals"
 PATCH_SCHEMA = "urn:ietf:params:scim:api:messages:2.0:PatchOp"

@@ -10,8 +10,9 @@ import sys
 import pytest
 import requests
 
-from emulator.initial_data import load_initial_data
-from emulator.testing import (
+from tests.conftest import emulator_client, fresh_emulator
+from workspace_emulator.initial_data import load_initial_data
+from workspace_emulator.testing import (
     INFO_FIELDS,
     EmulatorProcess,
     auth_headers,
@@ -19,7 +20,6 @@ from emulator.testing import (
     request_log,
     running_emulator,
 )
-from tests.conftest import emulator_client, fresh_emulator
 
 
 def test_prints_one_json_line_with_every_service(emulator):
@@ -97,7 +97,7 @@ def test_options_can_come_from_the_environment():
     ["--port", "abc"],
 ])
 def test_bad_options_are_refused(args):
-    result = subprocess.run([sys.executable, "-m", "emulator", "--in-memory", *args],
+    result = subprocess.run([sys.executable, "-m", "workspace_emulator", "--in-memory", *args],
                             capture_output=True, text=True, timeout=30)
     assert result.returncode == 2
     assert result.stdout == ""
@@ -108,7 +108,7 @@ def test_an_unreadable_initial_data_file_is_reported(tmp_path):
     path = tmp_path / "initial_data.json"
     path.write_text("{not json")
     result = subprocess.run(
-        [sys.executable, "-m", "emulator", "--in-memory", "--port", "0",
+        [sys.executable, "-m", "workspace_emulator", "--in-memory", "--port", "0",
          "--initial-data", str(path)],
         capture_output=True, text=True, timeout=30)
     assert result.returncode == 2

@@ -1,12 +1,12 @@
-"""The support list of emulator/README.md: every route the platform serves has a fidelity
+"""The support list of workspace_emulator/README.md: every route the platform serves has a fidelity
 entry (the failure says how to add one), no entry outlives its route, nothing listed as
 not served is served, and the README shows exactly what the tool renders now."""
 
 from __future__ import annotations
 
-from emulator.platform.support import SUPPORT, Fidelity
 from tools import emulator_support
 from tools.emulator_support import Operation, problems, served_operations
+from workspace_emulator.platform.support import SUPPORT, Fidelity
 
 
 def test_every_route_has_a_fidelity_entry_and_every_entry_a_route():
@@ -18,7 +18,8 @@ def test_a_route_without_an_entry_fails_with_how_to_add_it():
     operations = [*served_operations(), Operation("POST /widgets/create", ("2.0",))]
     [message] = problems(operations)
     assert "route POST /widgets/create has no fidelity entry" in message
-    assert "emulator/platform/support.py" in message and "python -m tools.emulator_support" \
+    assert "workspace_emulator/platform/support.py" in message \
+        and "python -m tools.emulator_support" \
         in message
 
 
@@ -40,4 +41,5 @@ def test_versions_collapse_into_one_operation():
 
 def test_readme_is_current():
     assert emulator_support.main(["--check"]) == 0, (
-        "emulator/README.md's support list is stale: run `python -m tools.emulator_support`")
+        "workspace_emulator/README.md's support list is stale: "
+        "run `python -m tools.emulator_support`")

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pulumi
 import pytest
 
-from emulator.testing import EmulatorInfo
 from providers import apps
 from tests.conftest import emulator_fixture
+from workspace_emulator.testing import EmulatorInfo
 
 emulator = emulator_fixture("module")
 

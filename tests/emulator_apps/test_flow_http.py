@@ -7,8 +7,8 @@ import requests
 from starlette.applications import Starlette
 from starlette.routing import Mount
 
-from emulator.flow import PREFIX, create_app
 from tests.emulator_apps.support import FakeClock, running_server
+from workspace_emulator.flow import PREFIX, create_app
 
 USERNAME, PASSWORD = "admin", "a-long-password"
 PLATFORM_TOKEN = "platform-issued-token"

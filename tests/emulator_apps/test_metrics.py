@@ -12,13 +12,13 @@ import random
 
 import pytest
 
-from emulator.sample_app.metrics import (
+from tests.emulator_apps.support import FakeClock
+from workspace_emulator.sample_app.metrics import (
     RESERVOIR_SIZE,
     ExponentiallyDecayingReservoir,
     MetricRegistry,
     Timer,
 )
-from tests.emulator_apps.support import FakeClock
 
 NUMBER_FIELDS = (
     "max mean min p50 p75 p95 p98 p99 p999 stddev m15_rate m1_rate m5_rate mean_rate".split()

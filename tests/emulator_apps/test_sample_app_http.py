@@ -7,8 +7,8 @@ import json
 import pytest
 import requests
 
-from emulator.sample_app import TIMER_NAME, build_apps
 from tests.emulator_apps.support import FakeClock, running_server
+from workspace_emulator.sample_app import TIMER_NAME, build_apps
 
 NUMBER_FIELDS = (
     "max mean min p50 p75 p95 p98 p99 p999 stddev m15_rate m1_rate m5_rate mean_rate".split()

@@ -8,7 +8,7 @@ import tomllib
 from packaging.requirements import Requirement
 from packaging.version import Version
 
-from tools.pulumi_cli import REPO_ROOT, engine_kind
+from stacks.pulumi_cli import REPO_ROOT, engine_kind
 
 ENGINE = REPO_ROOT / "tools" / "engine"
 

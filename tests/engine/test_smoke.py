@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tools.pulumi_cli import PulumiCli
+from stacks.pulumi_cli import PulumiCli
 
 pytestmark = pytest.mark.engine
 

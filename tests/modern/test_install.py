@@ -12,8 +12,8 @@ from pathlib import Path
 from packaging.version import Version
 
 from providers.registry import names as kind_names
+from stacks.pulumi_cli import engine_bin_dir
 from tests.checkout import copy_checkout, outside_env
-from tools.pulumi_cli import engine_bin_dir
 
 
 def run(*argv: str, cwd: Path) -> str:

@@ -10,12 +10,12 @@ from typing import Any
 
 import pytest
 
-from emulator.testing import EmulatorInfo
 from providers.client import WorkspaceClient
 from providers.job import tagged_jobs
 from providers.lifecycle import WorkspaceProvider
 from tests.conftest import emulator_connection, emulator_fixture
 from tests.providers.support import client_of
+from workspace_emulator.testing import EmulatorInfo
 
 emulator = emulator_fixture("session")
 

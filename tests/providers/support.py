@@ -4,10 +4,10 @@ from typing import Any
 
 import pytest
 
-from emulator.testing import EmulatorInfo, advance_clock
 from providers import polling
 from providers.client import Connection, WorkspaceClient, client_for
 from providers.lifecycle import WorkspaceProvider
+from workspace_emulator.testing import EmulatorInfo, advance_clock
 
 
 def failures(provider: WorkspaceProvider, props: dict[str, Any]) -> dict[str, str]:

@@ -10,13 +10,6 @@ from typing import Any
 import pytest
 import requests
 
-from emulator.testing import (
-    EmulatorInfo,
-    auth_headers,
-    clear_request_log,
-    register_application,
-    request_log,
-)
 from providers.client import WireForm
 from providers.client.jobs import JOBS_PATHS
 from providers.client.wire import SCIM_SERVICE_PRINCIPALS
@@ -25,6 +18,13 @@ from providers.lifecycle import CONNECTION_KEY
 from providers.service_principal import ServicePrincipalProvider, listed_principals
 from tests.conftest import emulator_fixture
 from tests.providers.test_job import public_inputs, unique_name
+from workspace_emulator.testing import (
+    EmulatorInfo,
+    auth_headers,
+    clear_request_log,
+    register_application,
+    request_log,
+)
 
 emulator = emulator_fixture("module")
 COUNT = 3

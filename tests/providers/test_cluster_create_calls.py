@@ -7,11 +7,11 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from emulator.testing import EmulatorInfo, clear_request_log, request_log
 from providers.cluster import ClusterProvider
 from providers.cluster_policy import ClusterPolicyProvider
 from providers.lifecycle import CONNECTION_KEY, WorkspaceProvider
 from tests.conftest import emulator_fixture
+from workspace_emulator.testing import EmulatorInfo, clear_request_log, request_log
 
 emulator = emulator_fixture("module")
 

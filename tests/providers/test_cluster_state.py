@@ -8,7 +8,6 @@ from typing import Any
 
 import pytest
 
-from emulator.testing import EmulatorInfo, clear_request_log, request_log
 from providers import polling
 from providers.client import WorkspaceClient
 from providers.cluster_state import ClusterStateError, ClusterStateProvider, converge
@@ -19,6 +18,7 @@ from tests.providers.support import (
     failures,
     waits_move_the_emulator_clock,
 )
+from workspace_emulator.testing import EmulatorInfo, clear_request_log, request_log
 
 CLUSTER = "0101-120000-adhoc003"  # TERMINATED in the initial data, used by no other provider test
 START = "/api/2.0/clusters/start"

@@ -13,7 +13,6 @@ from typing import Any
 
 import pytest
 
-from emulator.testing import EmulatorInfo, clear_request_log, register_application, request_log
 from providers.client import WireForm
 from providers.client.jobs import JOBS_PATHS
 from providers.client.wire import SCIM_SERVICE_PRINCIPALS
@@ -26,6 +25,12 @@ from tests.conftest import emulator_fixture
 from tests.providers.support import client_of
 from tests.providers.test_job import public_inputs, seed_inputs, unique_name
 from tests.providers.test_secret_scope import VAULT
+from workspace_emulator.testing import (
+    EmulatorInfo,
+    clear_request_log,
+    register_application,
+    request_log,
+)
 
 emulator = emulator_fixture("module")
 

@@ -9,7 +9,6 @@ from typing import Any
 
 import pytest
 
-from emulator.testing import EmulatorInfo, fetch_token, running_emulator
 from providers.client import InvalidState, WorkspaceClient
 from providers.client.ip_access_lists import IP_ACCESS_LISTS_PATH
 from providers.ip_access_list import IpAccessListProvider
@@ -18,6 +17,7 @@ from tests.conftest import emulator_connection
 from tests.emulator.support import Api
 from tests.providers.ambiguous import lose_the_answer_to
 from tests.providers.support import assert_check_names, failures
+from workspace_emulator.testing import EmulatorInfo, fetch_token, running_emulator
 
 
 @pytest.fixture

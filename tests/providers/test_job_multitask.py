@@ -11,13 +11,13 @@ from typing import Any
 
 import pytest
 
-from emulator.testing import EmulatorInfo, clear_request_log, request_log
 from providers.client import NotFound, WireForm, WorkspaceClient
 from providers.client.jobs import JOBS_PATHS
 from providers.job import DEPLOYMENT_TAG_KEY, JobProvider
 from providers.job_diff import canonical
 from providers.lifecycle import CONNECTION_KEY
 from tests.conftest import emulator_fixture
+from workspace_emulator.testing import EmulatorInfo, clear_request_log, request_log
 
 # A workspace of its own: a create's listing of the jobs is one page.
 emulator = emulator_fixture("module")

@@ -12,7 +12,6 @@ from typing import Any
 
 import pytest
 
-from emulator.testing import EmulatorInfo, clear_request_log, request_log
 from providers import polling
 from providers.client import WorkspaceClient
 from providers.client.jobs import JOBS_PATHS
@@ -20,6 +19,7 @@ from providers.job_run import JobRunFailed, JobRunProvider, idempotency_token
 from providers.lifecycle import CONNECTION_KEY, UNKNOWN
 from tests.conftest import emulator_fixture
 from tests.providers.support import failures, waits_move_the_emulator_clock
+from workspace_emulator.testing import EmulatorInfo, clear_request_log, request_log
 
 # run-now in either wire form (Jobs 2.0 or 2.2).
 RUN_NOW = {("POST", f"{base}/run-now") for base in JOBS_PATHS.values()}

@@ -9,11 +9,11 @@ from typing import Any
 import pulumi
 import pytest
 
-from emulator.testing import EmulatorInfo, clear_request_log, request_log
 from providers import lookups
 from providers.client import WorkspaceClient
 from providers.lookups import LookupFailed
 from tests.providers.resource_mocks import RecordingMocks
+from workspace_emulator.testing import EmulatorInfo, clear_request_log, request_log
 
 SHARED_CLUSTER = "0101-120000-shared01"
 OTHER_WORKSPACE = 2345678901234567

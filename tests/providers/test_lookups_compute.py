@@ -10,12 +10,12 @@ from typing import Any
 import pulumi
 import pytest
 
-from emulator.testing import EmulatorInfo, clear_request_log, request_log
 from providers import lookups
 from providers.client import WorkspaceClient
 from providers.compute_choice import SparkVersionCriteria
 from providers.lookups import LookupFailed
 from tests.providers.resource_mocks import RecordingMocks
+from workspace_emulator.testing import EmulatorInfo, clear_request_log, request_log
 
 
 @pytest.fixture

@@ -8,7 +8,6 @@ from typing import Any
 import pytest
 from pulumi.output import Unknown
 
-from emulator.testing import clear_request_log, request_log
 from providers import RepoBranch, RepoBranchArgs
 from providers.client import InvalidParameter, NotFound, TemporarilyUnavailable, WorkspaceClient
 from providers.client.repos import REPOS_PATH
@@ -16,6 +15,7 @@ from providers.lifecycle import CONNECTION_KEY, UNKNOWN
 from providers.repo_branch import RepoBranchProvider
 from tests.providers.resource_mocks import register
 from tests.providers.support import failures
+from workspace_emulator.testing import clear_request_log, request_log
 
 PIPELINES_ID = "3000000000000001"  # /Repos/iac/data-pipelines, on main
 PIPELINES_PATH = "/Repos/iac/data-pipelines"

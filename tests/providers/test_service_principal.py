@@ -7,7 +7,6 @@ from typing import Any
 import pytest
 from pulumi.output import Unknown
 
-from emulator.testing import clear_request_log, fetch_token, register_application, request_log
 from providers import ServicePrincipal, ServicePrincipalArgs
 from providers.client import InvalidParameter, NotFound, WorkspaceClient
 from providers.client.service_principals import SCIM_SCHEMA
@@ -16,6 +15,12 @@ from providers.lifecycle import CONNECTION_KEY, UNKNOWN
 from providers.service_principal import ServicePrincipalProvider
 from tests.providers.resource_mocks import register
 from tests.providers.support import failures
+from workspace_emulator.testing import (
+    clear_request_log,
+    fetch_token,
+    register_application,
+    request_log,
+)
 
 DATA_ENGINEERS = "100000000000003"
 ANALYSTS = "100000000000004"

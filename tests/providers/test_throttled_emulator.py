@@ -9,11 +9,11 @@ import uuid
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from emulator.testing import clear_request_log, request_log
 from providers.client import ratelimit
 from providers.lifecycle import CONNECTION_KEY
 from providers.secret_scope import SecretScopeProvider
 from tests.conftest import emulator_connection, emulator_fixture
+from workspace_emulator.testing import clear_request_log, request_log
 
 RATE = 20
 emulator = emulator_fixture("module", rate_limit=RATE)

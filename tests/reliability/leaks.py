@@ -9,7 +9,7 @@ import re
 import sqlite3
 from pathlib import Path
 
-from emulator.storage import DATABASE_FILE
+from workspace_emulator.storage import DATABASE_FILE
 
 # secrets.token_urlsafe(32): 43 characters of the URL-safe alphabet.
 TOKEN_SHAPE = re.compile(r"(?<![A-Za-z0-9_-])[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])")

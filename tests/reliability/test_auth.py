@@ -10,15 +10,15 @@ from pathlib import Path
 import pytest
 import requests
 
-from emulator.testing import (
+from tools.drills import inventory
+from tools.drills.local_stack import local_objects, scratch_stack
+from workspace_emulator.testing import (
     auth_headers,
     clear_request_log,
     register_application,
     request_log,
     running_emulator,
 )
-from tools.drills import inventory
-from tools.drills.local_stack import local_objects, scratch_stack
 
 pytestmark = pytest.mark.engine
 

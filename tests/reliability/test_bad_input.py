@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from emulator.testing import EmulatorInfo, request_log
+from stacks.pulumi_cli import PulumiCli
 from tests.conftest import emulator_fixture
 from tests.reliability.bad_inputs import Batch, item_batch, setting_batch
 from tools.drills.local_stack import connection_config, scratch_stack, write_stack_config
-from tools.pulumi_cli import PulumiCli
+from workspace_emulator.testing import EmulatorInfo, request_log
 
 pytestmark = pytest.mark.engine
 

@@ -10,9 +10,9 @@ import re
 
 import requests
 
-from emulator.platform.app import openapi_document
-from emulator.testing import fetch_token
 from tests.conftest import emulator_fixture
+from workspace_emulator.platform.app import openapi_document
+from workspace_emulator.testing import fetch_token
 
 TIMEOUT_SECONDS = 10
 WRITE_METHODS = ("post", "put", "patch")

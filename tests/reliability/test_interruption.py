@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from emulator.testing import running_emulator
 from tools.drills import interrupt, inventory
 from tools.drills.interruption import emulator_kill_trial, pulumi_kill_trial
 from tools.drills.local_stack import connection_config, scratch_stack, write_stack_config
+from workspace_emulator.testing import running_emulator
 
 pytestmark = pytest.mark.engine
 

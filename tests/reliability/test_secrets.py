@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from emulator.testing import fetch_token, request_log, running_emulator
 from tests.reliability.leaks import issued_token_hashes, leaks
 from tools.drills.local_stack import scratch_stack
+from workspace_emulator.testing import fetch_token, request_log, running_emulator
 
 pytestmark = pytest.mark.engine
 

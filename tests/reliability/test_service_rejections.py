@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from emulator.testing import EmulatorInfo, running_emulator
+from stacks.pulumi_cli import PulumiCli
 from tools.drills import inventory
 from tools.drills.local_stack import connection_config, scratch_stack, write_stack_config
-from tools.pulumi_cli import PulumiCli
+from workspace_emulator.testing import EmulatorInfo, running_emulator
 
 pytestmark = pytest.mark.engine
 

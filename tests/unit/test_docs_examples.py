@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 import providers
-from tools.pulumi_cli import REPO_ROOT
+from stacks.pulumi_cli import REPO_ROOT
 
 DOC_PAGES = sorted([REPO_ROOT / "README.md", *(REPO_ROOT / "docs").glob("*.md")])
 EXAMPLE_PROGRAMS = sorted((REPO_ROOT / "examples").glob("*/*.py"))

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from fastapi.responses import JSONResponse
 
-from emulator.platform.rendered import RenderedView, render_body
-from emulator.platform.wire import ok
+from workspace_emulator.platform.rendered import RenderedView, render_body
+from workspace_emulator.platform.wire import ok
 
 VIEWS = [{"job_id": 1, "settings": {"name": "ünïcode ✓", "tags": {"k": "v\"q"}}},
          {"job_id": 2, "settings": {"name": "b", "tasks": [], "ratio": 0.5, "none": None}}]

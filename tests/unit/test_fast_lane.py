@@ -16,7 +16,7 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict
 
-from emulator.platform.fast_lane import FastLaneApp, LaneRoute
+from workspace_emulator.platform.fast_lane import FastLaneApp, LaneRoute
 
 
 class Body(BaseModel):

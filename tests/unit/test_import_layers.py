@@ -27,7 +27,7 @@ CONTRACT_TYPES: dict[str, type[Contract]] = {
 # One import per contract that the contract must refuse: (importer, imported).
 FORBIDDEN_EXAMPLES = {
     "packages": ("providers.job", "stacks.config"),
-    "providers-without-emulator": ("providers.host", "emulator.testing"),
+    "providers-without-emulator": ("providers.host", "workspace_emulator.testing"),
     # The cycle the client and auth packages had before the tokens moved into the client.
     "client-at-the-bottom": ("providers.client.workspace", "providers.auth.component"),
     "auth-on-the-client": ("providers.auth.component", "providers.registry"),

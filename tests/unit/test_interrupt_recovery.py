@@ -8,8 +8,8 @@ import json
 import subprocess
 from pathlib import Path
 
+from stacks.pulumi_cli import PulumiCli
 from tools.drills import interrupt
-from tools.pulumi_cli import PulumiCli
 
 LOCK_MESSAGE = "error: the stack is currently locked by 1 lock(s)."
 BROKEN_MESSAGE = "error: failed to load checkpoint: unexpected end of JSON input"

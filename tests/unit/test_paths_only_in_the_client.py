@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from tools.pulumi_cli import REPO_ROOT
+from stacks.pulumi_cli import REPO_ROOT
 
 CLIENT = REPO_ROOT / "providers" / "client"
 # An API path, or a call of one of the client's verbs.

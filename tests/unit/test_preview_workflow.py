@@ -12,8 +12,8 @@ from typing import Any
 
 import yaml
 
+from stacks.pulumi_cli import REPO_ROOT
 from tests.e2e.team_support import applies, expand
-from tools.pulumi_cli import REPO_ROOT
 
 WORKFLOW = REPO_ROOT / ".github" / "workflows" / "preview.yml"
 

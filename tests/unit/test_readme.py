@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from stacks import config_rules as stack_config
-from tools.pulumi_cli import REPO_ROOT
+from stacks.pulumi_cli import REPO_ROOT
 
 README = (REPO_ROOT / "README.md").read_text()
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from emulator.storage import Database, ReservedIds
+from workspace_emulator.storage import Database, ReservedIds
 
 START, BLOCK = 1000, 4
 

@@ -17,7 +17,7 @@ from stacks import config_rules
 from stacks.config import file_values
 from stacks.config_rules import problems, validate
 from stacks.errors import ConfigError
-from tools.pulumi_cli import REPO_ROOT
+from stacks.pulumi_cli import REPO_ROOT
 
 ENVIRONMENTS = ["local", "dev", "staging", "prod"]
 

@@ -11,7 +11,7 @@ from providers.apps import METRIC_NUMBER_FIELDS, MetricEntry
 from stacks.errors import ConfigError
 from stacks.health import evaluate
 from stacks.health_settings import Threshold, parse_settings, problems
-from tools.pulumi_cli import REPO_ROOT
+from stacks.pulumi_cli import REPO_ROOT
 
 URLS = {
     "appUrl": "http://127.0.0.1:1",

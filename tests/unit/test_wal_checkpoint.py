@@ -8,8 +8,8 @@ import time
 
 import pytest
 
-from emulator.storage import Database
-from emulator.wal_checkpoint import WalCheckpointer
+from workspace_emulator.storage import Database
+from workspace_emulator.wal_checkpoint import WalCheckpointer
 
 ROW = "x" * 3000  # about a page per row, so the log grows by a few pages a commit
 

@@ -1,6 +1,6 @@
 """'seed' names one thing only: the original specification's wire form (`workspace:wireForm:
 seed`, `WireForm.SEED`, the seed nesting). The emulator's starting objects are its initial
-data (emulator/initial_data.json), and a fixed source of randomness is a random state
+data (workspace_emulator/initial_data.json), and a fixed source of randomness is a random state
 (`--random-state`, `--fault-random-state`). These tests keep the other two meanings out."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ import re
 import tomllib
 from pathlib import Path
 
-from emulator.initial_data import default_initial_data_path
-from tools.pulumi_cli import REPO_ROOT
+from stacks.pulumi_cli import REPO_ROOT
+from workspace_emulator.initial_data import default_initial_data_path
 
 TEXT_SUFFIXES = {".py", ".md", ".yaml", ".yml", ".toml", ".cfg", ".ini", ".txt"}
 TEXT_NAMES = {"Makefile"}
@@ -26,7 +26,7 @@ RETIRED = re.compile(
     re.IGNORECASE,
 )
 # Databases an earlier emulator wrote carry this mark; they must still be read.
-ALLOWED = {("emulator/storage.py", 'LEGACY_INITIALISED_KEY = "seeded"')}
+ALLOWED = {("workspace_emulator/storage.py", 'LEGACY_INITIALISED_KEY = "seeded"')}
 THIS_FILE = Path(__file__).resolve()
 
 
@@ -41,7 +41,8 @@ def _text_files() -> list[Path]:
 
 def test_seed_means_only_the_wire_form() -> None:
     files = [path for path in _text_files() if path.resolve() != THIS_FILE]
-    assert any(path.name == "initial_data.py" for path in files)  # the walk reaches emulator/
+    # the walk reaches workspace_emulator/
+    assert any(path.name == "initial_data.py" for path in files)
     found = []
     for path in files:
         name = path.relative_to(REPO_ROOT).as_posix()
@@ -55,8 +56,9 @@ def test_seed_means_only_the_wire_form() -> None:
 
 
 def test_the_pattern_catches_the_retired_spellings() -> None:
-    retired = ["a seeded cluster", "seeds 1-5", "load_seed(None)", "emulator/seed.json",
-               "from emulator.seed import x", "--seed 1", "--fault-seed 3", "fault_seed=1",
+    retired = ["a seeded cluster", "seeds 1-5", "load_seed(None)", "workspace_emulator/seed.json",
+               "from workspace_emulator.seed import x",
+               "--seed 1", "--fault-seed 3", "fault_seed=1",
                "set_faults(info, seed=7)", "seed_applications()", "SeedError"]
     wire_form = ["workspace:wireForm: seed", "WireForm.SEED", "the seed nesting",
                  "seed_inputs(name)", "seed_job_body(name)", "SEED_BODY", "seed = dict(public)",
@@ -67,7 +69,7 @@ def test_the_pattern_catches_the_retired_spellings() -> None:
 
 def test_the_initial_data_ships_as_package_data() -> None:
     pyproject = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text(encoding="utf-8"))
-    patterns = pyproject["tool"]["setuptools"]["package-data"]["emulator"]
+    patterns = pyproject["tool"]["setuptools"]["package-data"]["workspace_emulator"]
     path = default_initial_data_path()
     assert path.is_file()
     assert any(fnmatch.fnmatch(path.name, pattern) for pattern in patterns), patterns

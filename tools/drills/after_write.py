@@ -32,7 +32,10 @@ from typing import Any
 
 import requests
 
-from emulator.testing import (
+from tools.drills import inventory
+from tools.drills.local_stack import NAMESPACE, local_objects, scratch_stack, write_stack_config
+from tools.drills.local_stack import connection_config as stack_connection
+from workspace_emulator.testing import (
     EmulatorInfo,
     auth_headers,
     clear_request_log,
@@ -40,9 +43,6 @@ from emulator.testing import (
     running_emulator,
     set_faults,
 )
-from tools.drills import inventory
-from tools.drills.local_stack import NAMESPACE, local_objects, scratch_stack, write_stack_config
-from tools.drills.local_stack import connection_config as stack_connection
 
 CATALOGS = ("finance",)
 FAULT_KINDS = ("500 after write", "503 after write", "drop after write")

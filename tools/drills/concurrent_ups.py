@@ -25,7 +25,7 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from emulator.testing import clear_request_log, running_emulator, set_faults
+from stacks.pulumi_cli import ENGINE_LOCK_MESSAGE, PulumiCli
 from tools.drills import interrupt, inventory
 from tools.drills.interruption import (
     CATALOGS,
@@ -38,7 +38,7 @@ from tools.drills.interruption import (
 )
 from tools.drills.local_stack import scratch_stack
 from tools.object_store import ObjectStore, running_object_store
-from tools.pulumi_cli import ENGINE_LOCK_MESSAGE, PulumiCli
+from workspace_emulator.testing import clear_request_log, running_emulator, set_faults
 
 # What `pulumi up` prints once it holds the lock (3.79 takes it before anything else).
 HOLDING_LOCK = "Updating ("

@@ -26,7 +26,7 @@ from typing import Any
 
 import requests
 
-from emulator.testing import EmulatorInfo, EmulatorProcess, fetch_token
+from workspace_emulator.testing import EmulatorInfo, EmulatorProcess, fetch_token
 
 JOB: dict[str, Any] = {"name": "memory-drill", "new_cluster": {
     "spark_version": "13.3.x-scala2.12", "node_type_id": "Standard_DS3_v2", "num_workers": 1}}

@@ -22,9 +22,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from emulator.testing import clear_request_log, request_log, running_emulator, set_faults
 from tools.drills import inventory
 from tools.drills.local_stack import local_objects, scratch_stack
+from workspace_emulator.testing import clear_request_log, request_log, running_emulator, set_faults
 
 CATALOGS = ("finance",)
 FAULT_KINDS = ("429", "500", "503", "drop")

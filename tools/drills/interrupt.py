@@ -36,8 +36,8 @@ from pathlib import Path
 
 import yaml
 
-from emulator.testing import EmulatorInfo, request_log
-from tools.pulumi_cli import PulumiCli
+from stacks.pulumi_cli import PulumiCli
+from workspace_emulator.testing import EmulatorInfo, request_log
 
 LOCKED = "currently locked"
 

@@ -30,7 +30,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from emulator.testing import (
+from stacks.pulumi_cli import PulumiCli
+from tools.drills import interrupt, inventory
+from tools.drills.local_stack import local_objects, repoint, scratch_stack
+from workspace_emulator.testing import (
     EmulatorInfo,
     EmulatorProcess,
     clear_request_log,
@@ -38,9 +41,6 @@ from emulator.testing import (
     running_emulator,
     set_faults,
 )
-from tools.drills import interrupt, inventory
-from tools.drills.local_stack import local_objects, repoint, scratch_stack
-from tools.pulumi_cli import PulumiCli
 
 LATENCY_MS = 150
 CATALOGS = ("finance",)

@@ -10,7 +10,7 @@ from typing import Any
 
 import requests
 
-from emulator.testing import EmulatorInfo, fetch_token
+from workspace_emulator.testing import EmulatorInfo, fetch_token
 
 PAGE = 100
 DEPLOYMENT_TAG = "pulumi-deployment"

@@ -12,9 +12,9 @@ from typing import Any
 
 import yaml
 
-from emulator.testing import EmulatorInfo
 from providers.registry import by_config_key
-from tools.pulumi_cli import REPO_ROOT, PulumiCli, inline_where_needed, project_settings
+from stacks.pulumi_cli import REPO_ROOT, PulumiCli, inline_where_needed, project_settings
+from workspace_emulator.testing import EmulatorInfo
 
 LOCAL_CONFIG = REPO_ROOT / "Pulumi.local.yaml"
 NAMESPACE = "workspace"

@@ -1,5 +1,0 @@
-import sys
-
-from emulator.cli import main
-
-sys.exit(main())

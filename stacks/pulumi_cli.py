@@ -1,0 +1,182 @@
+"""Runs the real Pulumi CLI with the project's engine and a self-managed state backend.
+
+One place for the environment every caller (tests, the demo, benchmarks) needs:
+the engine on PATH (`WORKSPACE_IAC_ENGINE` picks it, see tools/engine/ensure.sh), state in
+a file backend (or the shared object store a caller names), no update checks, no hosted
+service. The `local` stack's passphrase is a development value, documented in README.md;
+real environments set PULUMI_CONFIG_PASSPHRASE themselves.
+
+Locking: the 3.79 engine locks a stack of a self-managed backend (file, `s3://`,
+`azblob://`, `gs://`) for every `up`, `refresh`, `destroy`, `import` and stack
+create/remove, unconditionally, so nothing needs setting here (the opt-in
+PULUMI_SELF_MANAGED_STATE_LOCKING of early 3.x engines is gone since 3.20; a preview takes
+no lock). A second `up` of a locked stack fails with ENGINE_LOCK_MESSAGE and changes
+nothing; a lock left by a killed process goes with `pulumi cancel --yes`.
+
+The modern engine has no Python language host, so a stack under it runs its program
+inline: the Automation API's language server serves the program from this process
+(stacks/inline_program.py), as `pulumi.automation` does for an inline program.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from stacks.inline_program import program_at, serving
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+ENSURE_ENGINE = REPO_ROOT / "tools" / "engine" / "ensure.sh"
+# The project's provider-plugin launcher (pulumi-resource-pulumi-python); Pulumi.yaml points
+# the engine at it, so any engine runs the project's provider host.
+LAUNCHERS = REPO_ROOT / "tools" / "engine" / "launchers"
+LOCAL_PASSPHRASE = "local-development-only"
+ENGINE_LOCK_MESSAGE = "the stack is currently locked by"
+ENGINE_VARIABLE = "WORKSPACE_IAC_ENGINE"
+# The commands that run the program: an inline program is served to these.
+PROGRAM_COMMANDS = frozenset({"up", "preview"})
+
+
+def engine_kind() -> str:
+    """`classic` (the lock-step pinned engine, the default) or `modern`."""
+    return os.environ.get(ENGINE_VARIABLE) or "classic"
+
+
+@cache
+def engine_bin_dir() -> Path:
+    """Builds the engine on first use on this machine; returns its directory."""
+    result = subprocess.run([str(ENSURE_ENGINE)], check=True, capture_output=True, text=True)
+    return Path(result.stdout.strip().splitlines()[-1])
+
+
+def project_settings(name: str, main: Path | None = None) -> dict[str, Any]:
+    """The Pulumi.yaml of a project that runs this checkout's code: the Python runtime in
+    the running interpreter's virtualenv, and the `pulumi-python` provider plugin served by
+    the project's provider host, whichever engine runs it."""
+    settings: dict[str, Any] = {
+        "name": name,
+        "runtime": {"name": "python", "options": {"virtualenv": sys.prefix}},
+        "plugins": {"providers": [{"name": "pulumi-python", "path": str(LAUNCHERS)}]},
+    }
+    if main is not None:
+        settings["main"] = str(main)
+    return settings
+
+
+def engine_env(state_dir: Path, passphrase: str = LOCAL_PASSPHRASE,
+               backend_url: str | None = None) -> dict[str, str]:
+    """Environment for a pulumi process whose state lives under state_dir (a file backend),
+    or at `backend_url` (then state_dir keeps only the engine's home)."""
+    state_dir.mkdir(parents=True, exist_ok=True)
+    env = dict(os.environ)
+    env.update(
+        PATH=f"{engine_bin_dir()}{os.pathsep}{env.get('PATH', '')}",
+        PULUMI_BACKEND_URL=backend_url or state_dir.resolve().as_uri(),
+        PULUMI_HOME=str((state_dir / ".pulumi-home").resolve()),
+        PULUMI_SKIP_UPDATE_CHECK="true",
+        PULUMI_DIY_BACKEND_NO_LEGACY_WARNING="true",
+        PULUMI_CONFIG_PASSPHRASE=env.get("PULUMI_CONFIG_PASSPHRASE", passphrase),
+        PYTHONUNBUFFERED="1",
+    )
+    if engine_kind() == "modern":
+        # No language host tells the provider launcher which virtualenv: this one.
+        env["PULUMI_PYTHON_CMD"] = sys.executable
+    return env
+
+
+def inline_where_needed(main: Path) -> Callable[[], None] | None:
+    """The program at `main` as an inline program under the modern engine (it has no Python
+    language host); None under the classic one, whose language host runs it."""
+    return program_at(main) if engine_kind() == "modern" else None
+
+
+def inline_flags(address: str) -> list[str]:
+    """What the Automation API passes for an inline program: the language server to run it."""
+    return [f"--client={address}", "--exec-kind", "auto.inline"]
+
+
+class PulumiError(RuntimeError):
+    def __init__(self, args: list[str], result: subprocess.CompletedProcess[str]):
+        self.result = result
+        super().__init__(
+            f"pulumi {' '.join(args)} exited {result.returncode}\n"
+            f"--- stdout ---\n{result.stdout}\n--- stderr ---\n{result.stderr}"
+        )
+
+
+@dataclass
+class PulumiCli:
+    """A stack of one project, driven through the CLI."""
+
+    project_dir: Path
+    stack: str
+    state_dir: Path
+    extra_env: dict[str, str] = field(default_factory=dict)
+    backend_url: str | None = None  # None: the file backend in state_dir
+    # The program, run inline in this process; None: the language host runs Pulumi.yaml's.
+    program: Callable[[], None] | None = None
+
+    def env(self) -> dict[str, str]:
+        return {**engine_env(self.state_dir, backend_url=self.backend_url), **self.extra_env}
+
+    def run(
+        self, *args: str, check: bool = True, timeout: float = 900
+    ) -> subprocess.CompletedProcess[str]:
+        if self.program is not None and args and args[0] in PROGRAM_COMMANDS:
+            with serving(self.program) as address:
+                return self._run(args[0], *inline_flags(address), *args[1:], check=check,
+                                 timeout=timeout)
+        return self._run(*args, check=check, timeout=timeout)
+
+    def _run(
+        self, *args: str, check: bool, timeout: float
+    ) -> subprocess.CompletedProcess[str]:
+        argv = ["pulumi", "--non-interactive", *args]  # before any "--" of args
+        result = subprocess.run(
+            argv,
+            cwd=self.project_dir,
+            env=self.env(),
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
+        if check and result.returncode != 0:
+            raise PulumiError(list(args), result)
+        return result
+
+    def select_or_init(self) -> None:
+        self.run("stack", "select", "--create", self.stack)
+
+    def set_config(self, key: str, value: str, secret: bool = False) -> None:
+        self.run(
+            "config", "set", "--stack", self.stack, *(["--secret"] if secret else []),
+            "--", key, value,  # a value may start with "-"
+        )
+
+    def up(self, *flags: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+        return self.run("up", "--yes", "--skip-preview", "--stack", self.stack, *flags, check=check)
+
+    def preview(self, *flags: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+        return self.run("preview", "--stack", self.stack, *flags, check=check)
+
+    def refresh(self, *flags: str) -> subprocess.CompletedProcess[str]:
+        return self.run("refresh", "--yes", "--skip-preview", "--stack", self.stack, *flags)
+
+    def destroy(self, *flags: str) -> subprocess.CompletedProcess[str]:
+        return self.run("destroy", "--yes", "--skip-preview", "--stack", self.stack, *flags)
+
+    def outputs(self, show_secrets: bool = False) -> dict:
+        args = ["stack", "output", "--json", "--stack", self.stack]
+        if show_secrets:
+            args.append("--show-secrets")
+        return json.loads(self.run(*args).stdout or "{}")
+
+    def export(self) -> dict:
+        return json.loads(self.run("stack", "export", "--stack", self.stack).stdout)

@@ -1,0 +1,5 @@
+import sys
+
+from workspace_emulator.cli import main
+
+sys.exit(main())

@@ -1,0 +1,164 @@
+"""The workspace's initial data: what a new workspace database starts with.
+
+The file (default: the packaged initial_data.json) is read only when the database is new.
+The identity and workspace settings it names are stored with the data, so a later start
+with another initial-data file keeps talking to the same tenant with the same bootstrap
+credentials.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from workspace_emulator.platform.models import Workspace
+from workspace_emulator.platform.models.directory import Group, ServicePrincipalSpec, User
+from workspace_emulator.storage import INITIALISED_KEY, Database
+
+# What a reset keeps: the stored settings and the identity provider's applications and
+# issued tokens (the identity provider is no part of the workspace, and a test's client
+# keeps its token across a reset).
+KEPT_ON_RESET = ("meta", "applications", "tokens")
+
+CONFIG_KEY = "config"
+REQUIRED_SECTIONS = ("workspace", "identity", "groups")
+
+
+class InitialDataError(ValueError):
+    pass
+
+
+@dataclass(frozen=True)
+class StoredConfig:
+    tenant_id: str
+    resource: str
+    management_resource: str
+    client_id: str
+    client_secret: str
+    workspace_id: int
+    metastore_id: str
+
+
+def default_initial_data_path() -> Path:
+    return Path(str(resources.files("workspace_emulator").joinpath("initial_data.json")))
+
+
+def load_initial_data(path: Path | None) -> dict[str, Any]:
+    path = path or default_initial_data_path()
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise InitialDataError(f"cannot read initial-data file {path}: {exc}") from exc
+    except json.JSONDecodeError as exc:
+        raise InitialDataError(f"initial-data file {path} is not valid JSON: {exc}") from exc
+    if not isinstance(data, dict):
+        raise InitialDataError(f"initial-data file {path} must hold a JSON object")
+    missing = [s for s in REQUIRED_SECTIONS if s not in data]
+    if missing:
+        raise InitialDataError(
+            f"initial-data file {path} lacks section(s): {', '.join(missing)}")
+    return data
+
+
+def config_from_initial_data(data: dict[str, Any]) -> StoredConfig:
+    try:
+        identity, bootstrap = data["identity"], data["identity"]["bootstrap_application"]
+        return StoredConfig(
+            tenant_id=identity["tenant_id"],
+            resource=identity["resource"],
+            management_resource=identity.get("management_resource",
+                                             "https://management.core.windows.net/"),
+            client_id=bootstrap["client_id"],
+            client_secret=bootstrap["client_secret"],
+            workspace_id=int(data["workspace"]["id"]),
+            metastore_id=data["workspace"].get("metastore_id", "emulated-metastore"),
+        )
+    except (KeyError, TypeError, ValueError) as exc:
+        raise InitialDataError(
+            f"initial data's identity/workspace settings incomplete: {exc!r}") from exc
+
+
+def stored_config(db: Database) -> StoredConfig | None:
+    data = db.get_meta(CONFIG_KEY)
+    return None if data is None else StoredConfig(**data)
+
+
+def store_config(db: Database, config: StoredConfig) -> None:
+    with db.write() as conn:
+        db.set_meta(conn, CONFIG_KEY, asdict(config))
+
+
+def apply_initial_data(db: Database, data: dict[str, Any], config: StoredConfig,
+                       ws: Workspace) -> None:
+    """Fills a new database with the initial data, as one transaction."""
+    try:
+        with db.write() as conn:
+            _apply(conn, data, config, ws)
+            db.set_meta(conn, INITIALISED_KEY, True)
+    except (KeyError, TypeError, ValueError) as exc:
+        raise InitialDataError(f"initial data rejected: {exc!r}") from exc
+
+
+def reset_workspace(db: Database, data: dict[str, Any], config: StoredConfig,
+                    ws: Workspace) -> None:
+    """Empties every workspace table (and the id counters, so ids repeat) and applies the
+    initial data again, as one transaction: a reader sees the old or the new workspace."""
+    try:
+        with db.write() as conn:
+            tables = [row["name"] for row in conn.execute(
+                "SELECT name FROM sqlite_master WHERE type = 'table' "
+                "AND name NOT LIKE 'sqlite_%'")]
+            for table in tables:
+                if table not in KEPT_ON_RESET:
+                    conn.execute(f'DELETE FROM "{table}"')
+            _apply(conn, data, config, ws)
+    except (KeyError, TypeError, ValueError) as exc:
+        raise InitialDataError(f"initial data rejected: {exc!r}") from exc
+
+
+def _apply(conn, data: dict[str, Any], config: StoredConfig,
+           ws: Workspace) -> None:
+    identity = data["identity"]
+    bootstrap = identity["bootstrap_application"]
+    ws.identity.register_application(config.client_id, config.client_secret,
+                                     bootstrap.get("display_name", "bootstrap"))
+    for app in identity.get("applications", []):
+        ws.identity.register_application(app["client_id"], app["client_secret"],
+                                         app.get("display_name", app["client_id"]))
+
+    for workspace_id in [config.workspace_id, *data["workspace"].get("other_workspace_ids", [])]:
+        ws.catalogs.add_workspace(conn, workspace_id)
+
+    group_ids = {}
+    for group in data["groups"]:
+        ws.directory.add_group(conn, Group(str(group["id"]), group["display_name"]))
+        group_ids[group["display_name"]] = str(group["id"])
+    for user in data.get("users", []):
+        ws.directory.add_user(conn, User(
+            id=str(user["id"]), user_name=user["user_name"],
+            display_name=user.get("display_name", user["user_name"]),
+            group_ids=tuple(group_ids[name] for name in user.get("groups", [])),
+        ))
+    for principal in data.get("service_principals", []):
+        ws.directory.create_service_principal(principal["application_id"], ServicePrincipalSpec(
+            display_name=principal.get("display_name"),
+            active=principal.get("active", True),
+            group_ids=tuple(group_ids[name] for name in principal.get("groups", [])),
+            entitlements=tuple(principal.get("entitlements", [])),
+        ), conn=conn)
+
+    for cluster in data.get("clusters", []):
+        ws.clusters.add_initial(conn, cluster)
+    for repo in data.get("repos", []):
+        ws.repos.add_initial(conn, repo)
+    for catalog in data.get("catalogs", []):
+        ws.catalogs.add_initial(conn, catalog)
+    for access_list in data.get("ip_access_lists", []):
+        ws.ip_access_lists.add_initial(conn, access_list)
+    for scope in data.get("secret_scopes", []):
+        ws.secret_scopes.create(scope, created_by="initial data", creator_is_principal=False)
+    for known in data.get("permission_objects", []):
+        ws.object_permissions.add_initial(conn, known)

@@ -1,0 +1,133 @@
+"""Who is calling: the bearer token, checked against the identity provider and the
+workspace's service principals, then the per-client rate limit.
+
+The dependencies are `async` although they do not await: FastAPI would otherwise run them
+in a worker thread, a hop per request for microseconds of work.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import Depends, Request
+from fastapi.security import HTTPBearer
+
+from workspace_emulator import clock
+from workspace_emulator.edge import CLIENT_ID_KEY
+from workspace_emulator.errors import PermissionDenied, RequestLimitExceeded, Unauthenticated
+from workspace_emulator.identity.models import TokenGrant
+from workspace_emulator.platform.models import Caller, Workspace
+from workspace_emulator.rate_limit import RateLimiter, retry_after_header
+
+
+class KnownCallers:
+    """Who a token stands for, without a hash and three queries per call. A token's grant
+    never changes once issued (only its expiry, checked on each use, and a reset keeps
+    tokens), so it is kept; its principal is kept while the directory's principals and
+    groups are unchanged (a principal deactivated or moved out of `admins` makes it
+    stale; writes to anything else, e.g. jobs, do not)."""
+
+    MAX_ENTRIES = 1024
+
+    def __init__(self) -> None:
+        self._grants: dict[str, TokenGrant] = {}
+        self._callers: dict[str, tuple[int, Caller | None]] = {}
+
+    def lookup(self, ws: Workspace, token: str) -> tuple[TokenGrant | None, Caller | None]:
+        grant = self._grants.get(token)
+        if grant is None:
+            grant = ws.identity.resolve(token)
+            if grant is None:
+                return None, None
+            if len(self._grants) >= self.MAX_ENTRIES:
+                self._grants.clear()
+            self._grants[token] = grant
+        elif grant.expires_at <= clock.now():
+            return None, None
+        generation = ws.directory.generation
+        known = self._callers.get(grant.client_id)
+        if known is not None and known[0] == generation:
+            return grant, known[1]
+        caller = ws.directory.caller(grant.client_id)
+        if len(self._callers) >= self.MAX_ENTRIES:
+            self._callers.clear()
+        self._callers[grant.client_id] = (generation, caller)
+        return grant, caller
+
+
+async def workspace(request: Request) -> Workspace:
+    return request.app.state.workspace
+
+
+def caller_address(request: Request) -> str:
+    """The address IP access lists judge: the connection's peer, or where the emulator was
+    started with --trust-forwarded-for, the first X-Forwarded-For entry."""
+    if request.app.state.trust_forwarded_for:
+        forwarded = request.headers.get("x-forwarded-for", "").split(",")[0].strip()
+        if forwarded:
+            return forwarded
+    return request.client.host if request.client else ""
+
+
+def _bearer_token(request: Request) -> str | None:
+    """The token of the first Authorization header, where HTTPBearer would find one (a
+    'Bearer' scheme in any case, a non-empty token), read from the raw headers: HTTPBearer
+    itself builds a header map and a credentials model for it on every request."""
+    for name, value in request.scope["headers"]:
+        if name == b"authorization":
+            scheme, _, token = value.decode("latin-1").partition(" ")
+            token = token.strip()
+            return token if scheme.lower() == "bearer" and token else None
+    return None
+
+
+class PlatformBearer(HTTPBearer):
+    """The bearer scheme of the OpenAPI document that also resolves the caller: one
+    dependency where a scheme and a resolver on top of it cost FastAPI two per request."""
+
+    async def __call__(self, request: Request) -> Caller:  # type: ignore[override]
+        ws: Workspace = request.app.state.workspace
+        # Like the service, the lists are applied before the credentials are looked at.
+        ws.ip_access_lists.refuse_if_blocked(caller_address(request), ws.workspace_id)
+        token = _bearer_token(request)
+        if token is None:
+            raise Unauthenticated("Missing 'Authorization: Bearer <token>' header.")
+        known: KnownCallers = request.app.state.known_callers
+        grant, caller = known.lookup(ws, token)
+        if grant is None:
+            raise Unauthenticated("Invalid access token: unknown or expired.")
+        request.scope[CLIENT_ID_KEY] = grant.client_id
+        if grant.resource != request.app.state.platform_resource:
+            raise Unauthenticated(
+                f"Invalid access token: issued for resource '{grant.resource}', not for this "
+                "workspace's resource id."
+            )
+        limiter: RateLimiter = request.app.state.rate_limiter
+        wait = limiter.acquire(grant.client_id)
+        if wait:
+            raise RequestLimitExceeded(
+                "Too many requests from this client; retry later.", retry_after_header(wait))
+        if caller is None:
+            raise PermissionDenied(
+                f"Service principal {grant.client_id} is not an active member of this workspace."
+            )
+        return caller
+
+
+authenticated_caller = PlatformBearer(
+    auto_error=False, scheme_name="HTTPBearer",
+    description="A token from the emulator's identity provider, issued for the platform "
+                "resource id.")
+
+
+async def admin_caller(caller: Annotated[Caller, Depends(authenticated_caller)]) -> Caller:
+    if not caller.is_admin:
+        raise PermissionDenied(
+            f"Only workspace admins may do this; {caller.application_id} is not in 'admins'.")
+    return caller
+
+
+WorkspaceDep = Annotated[Workspace, Depends(workspace)]
+CallerDep = Annotated[Caller, Depends(authenticated_caller)]
+AddressDep = Annotated[str, Depends(caller_address)]
+AdminDep = Annotated[Caller, Depends(admin_caller)]

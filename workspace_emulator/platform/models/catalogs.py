@@ -1,0 +1,170 @@
+"""Unity Catalog catalogs: isolation mode, owner, comment, and workspace bindings.
+
+Workspace ids arrive as strings (seed form) or integers (public form); they are stored and
+returned as integers. Bindings are kept whatever the isolation mode; they only take effect
+while the catalog is ISOLATED.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from workspace_emulator import clock
+from workspace_emulator.errors import AlreadyExists, InvalidParameter, NotFound, PermissionDenied
+from workspace_emulator.platform.models.directory import Caller, Directory
+from workspace_emulator.storage import Database, from_json, to_json
+
+ISOLATION_MODES = ("OPEN", "ISOLATED")
+BINDING_TYPES = ("BINDING_TYPE_READ_WRITE", "BINDING_TYPE_READ_ONLY")
+DEFAULT_BINDING = "BINDING_TYPE_READ_WRITE"
+INTERNAL_FIELDS = ("bindings",)
+FREE_FIELDS = ("comment", "properties", "enable_predictive_optimization")
+INT64_MAX = 2**63 - 1
+
+
+def parse_workspace_id(value: Any, field: str) -> int:
+    if isinstance(value, str) and value.isascii() and value.isdigit():
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 < value <= INT64_MAX:
+        raise InvalidParameter(f"{field} must be a workspace id (a positive 64-bit integer)")
+    return value
+
+
+def _view(doc: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in doc.items() if k not in INTERNAL_FIELDS}
+
+
+class Catalogs:
+    def __init__(self, db: Database, directory: Directory, metastore_id: str) -> None:
+        self._db = db
+        self._directory = directory
+        self._metastore_id = metastore_id
+
+    def add_initial(self, conn, spec: dict[str, Any]) -> None:
+        now = clock.now_ms()
+        doc = {
+            "name": spec["name"], "full_name": spec["name"],
+            "owner": spec.get("owner", "admins"), "comment": spec.get("comment", ""),
+            "isolation_mode": spec.get("isolation_mode", "OPEN"),
+            "catalog_type": spec.get("catalog_type", "MANAGED_CATALOG"),
+            "metastore_id": self._metastore_id, "securable_type": "CATALOG",
+            "created_at": now, "created_by": spec.get("owner", "admins"),
+            "updated_at": now, "updated_by": spec.get("owner", "admins"),
+            "bindings": [
+                {"workspace_id": parse_workspace_id(b["workspace_id"], "workspace_id"),
+                 "binding_type": b.get("binding_type", DEFAULT_BINDING)}
+                for b in spec.get("bindings", [])
+            ],
+        }
+        conn.execute("INSERT INTO catalogs (name, doc) VALUES (?, ?)", (doc["name"], to_json(doc)))
+
+    def add_workspace(self, conn, workspace_id: Any) -> None:
+        conn.execute("INSERT OR IGNORE INTO workspaces (workspace_id) VALUES (?)",
+                     (parse_workspace_id(workspace_id, "workspace id"),))
+
+    def _load(self, conn, name: str) -> dict[str, Any]:
+        row = conn.execute("SELECT doc FROM catalogs WHERE name = ?", (name,)).fetchone()
+        if row is None:
+            raise NotFound(f"Catalog '{name}' does not exist.")
+        return from_json(row["doc"])
+
+    def _save(self, conn, doc: dict[str, Any], old_name: str | None = None) -> None:
+        conn.execute("UPDATE catalogs SET name = ?, doc = ? WHERE name = ?",
+                     (doc["name"], to_json(doc), old_name or doc["name"]))
+
+    def _check_may_change(self, doc: dict[str, Any], caller: Caller) -> None:
+        owner = doc["owner"]
+        if not (caller.is_admin or owner == caller.application_id or owner in caller.group_names):
+            raise PermissionDenied(
+                f"{caller.application_id} is neither a metastore admin nor the owner of "
+                f"catalog {doc['name']}.")
+
+    def all(self) -> list[dict[str, Any]]:
+        with self._db.read() as conn:
+            rows = conn.execute("SELECT doc FROM catalogs ORDER BY name").fetchall()
+        return [_view(from_json(row["doc"])) for row in rows]
+
+    def get(self, name: str) -> dict[str, Any]:
+        with self._db.read() as conn:
+            return _view(self._load(conn, name))
+
+    def update(self, name: str, changes: dict[str, Any], caller: Caller) -> dict[str, Any]:
+        mode = changes.get("isolation_mode")
+        if mode is not None and mode not in ISOLATION_MODES:
+            raise InvalidParameter(f"isolation_mode must be OPEN or ISOLATED, got {mode!r}")
+        owner = changes.get("owner")
+        if owner is not None and not (isinstance(owner, str) and any(
+                self._directory.principal_exists(kind, owner)
+                for kind in ("user", "group", "service_principal"))):
+            raise InvalidParameter(f"owner {owner!r} is not a user, group or service principal")
+        new_name = changes.get("new_name")
+        if new_name is not None and (not isinstance(new_name, str) or not new_name):
+            raise InvalidParameter("new_name must be a non-empty string")
+        with self._db.write() as conn:
+            doc = self._load(conn, name)
+            self._check_may_change(doc, caller)
+            if mode is not None:
+                doc["isolation_mode"] = mode
+            if owner is not None:
+                doc["owner"] = owner
+            for field in FREE_FIELDS:
+                if changes.get(field) is not None:
+                    doc[field] = changes[field]
+            if new_name is not None and new_name != name:
+                if conn.execute("SELECT 1 FROM catalogs WHERE name = ?", (new_name,)).fetchone():
+                    raise AlreadyExists(f"Catalog '{new_name}' already exists.")
+                doc["name"] = doc["full_name"] = new_name
+            doc.update(updated_at=clock.now_ms(), updated_by=caller.application_id)
+            self._save(conn, doc, old_name=name)
+        return _view(doc)
+
+    # bindings
+
+    def bindings(self, name: str) -> list[dict[str, Any]]:
+        with self._db.read() as conn:
+            return self._load(conn, name)["bindings"]
+
+    def _binding_changes(self, entries: Any, field: str, conn) -> list[dict[str, Any]]:
+        if entries is None:
+            return []
+        if not isinstance(entries, list):
+            raise InvalidParameter(f"{field} must be a list")
+        known = {row["workspace_id"] for row in conn.execute("SELECT workspace_id FROM workspaces")}
+        parsed = []
+        for index, entry in enumerate(entries):
+            where = f"{field}[{index}]"
+            if isinstance(entry, dict):
+                workspace_id = parse_workspace_id(entry.get("workspace_id"),
+                                                  f"{where}.workspace_id")
+                binding_type = entry.get("binding_type") or DEFAULT_BINDING
+            else:
+                workspace_id, binding_type = parse_workspace_id(entry, where), DEFAULT_BINDING
+            if binding_type not in BINDING_TYPES:
+                raise InvalidParameter(
+                    f"{where}.binding_type must be one of {', '.join(BINDING_TYPES)}")
+            if workspace_id not in known:
+                raise InvalidParameter(f"{where}: workspace {workspace_id} is not in this "
+                                       "metastore")
+            parsed.append({"workspace_id": workspace_id, "binding_type": binding_type})
+        return parsed
+
+    def update_bindings(
+        self, name: str, caller: Caller, add: Any = None, remove: Any = None,
+        unassign_workspaces: Any = None, assign_workspaces: Any = None,
+    ) -> list[dict[str, Any]]:
+        with self._db.write() as conn:
+            doc = self._load(conn, name)
+            self._check_may_change(doc, caller)
+            added = (self._binding_changes(add, "add", conn)
+                     + self._binding_changes(assign_workspaces, "assign_workspaces", conn))
+            removed = (self._binding_changes(remove, "remove", conn)
+                       + self._binding_changes(unassign_workspaces, "unassign_workspaces", conn))
+            removed_ids = {b["workspace_id"] for b in removed}
+            bindings = {b["workspace_id"]: b for b in doc["bindings"]
+                        if b["workspace_id"] not in removed_ids}
+            for binding in added:
+                bindings[binding["workspace_id"]] = binding
+            doc["bindings"] = list(bindings.values())
+            doc.update(updated_at=clock.now_ms(), updated_by=caller.application_id)
+            self._save(conn, doc)
+        return doc["bindings"]

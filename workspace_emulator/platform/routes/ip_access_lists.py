@@ -1,0 +1,84 @@
+"""IP access lists (CRUD) and the workspace setting that turns them on."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from fastapi import APIRouter
+from fastapi.responses import JSONResponse
+
+from workspace_emulator.errors import InvalidParameter
+from workspace_emulator.platform.auth import AddressDep, AdminDep, CallerDep, WorkspaceDep
+from workspace_emulator.platform.models.ip_access_lists import FEATURE_KEY
+from workspace_emulator.platform.wire import Open, ok
+
+router = APIRouter(prefix="/api/2.0")
+
+
+class ListBody(Open):
+    label: str | None = None
+    list_type: Literal["ALLOW", "BLOCK"] | None = None
+    ip_addresses: list[str] | None = None
+    enabled: bool | None = None
+
+
+@router.get("/ip-access-lists", tags=["ip-access-lists"])
+async def list_ip_access_lists(ws: WorkspaceDep, _: CallerDep) -> JSONResponse:
+    return ok({"ip_access_lists": ws.ip_access_lists.all()})
+
+
+@router.post("/ip-access-lists", tags=["ip-access-lists"])
+async def create_ip_access_list(
+    body: ListBody, ws: WorkspaceDep, caller: AdminDep, address: AddressDep,
+) -> JSONResponse:
+    made = ws.ip_access_lists.create(body.as_request(), int(caller.principal_id), address)
+    return ok({"ip_access_list": made})
+
+
+@router.get("/ip-access-lists/{list_id}", tags=["ip-access-lists"])
+async def get_ip_access_list(list_id: str, ws: WorkspaceDep, _: CallerDep) -> JSONResponse:
+    return ok({"ip_access_list": ws.ip_access_lists.get(list_id)})
+
+
+@router.patch("/ip-access-lists/{list_id}", tags=["ip-access-lists"])
+async def update_ip_access_list(
+    list_id: str, body: ListBody, ws: WorkspaceDep, caller: AdminDep, address: AddressDep,
+) -> JSONResponse:
+    ws.ip_access_lists.update(list_id, body.as_request(), int(caller.principal_id), address,
+                              whole=False)
+    return ok()
+
+
+@router.put("/ip-access-lists/{list_id}", tags=["ip-access-lists"])
+async def replace_ip_access_list(
+    list_id: str, body: ListBody, ws: WorkspaceDep, caller: AdminDep, address: AddressDep,
+) -> JSONResponse:
+    ws.ip_access_lists.update(list_id, body.as_request(), int(caller.principal_id), address,
+                              whole=True)
+    return ok()
+
+
+@router.delete("/ip-access-lists/{list_id}", tags=["ip-access-lists"])
+async def delete_ip_access_list(list_id: str, ws: WorkspaceDep, _: AdminDep) -> JSONResponse:
+    ws.ip_access_lists.delete(list_id)
+    return ok()
+
+
+@router.get("/workspace-conf", tags=["workspace-conf"])
+async def get_workspace_conf(ws: WorkspaceDep, _: CallerDep, keys: str = "") -> JSONResponse:
+    """Only `enableIpAccessLists` is known; other keys are answered as unset."""
+    known = {FEATURE_KEY: str(ws.ip_access_lists.feature_enabled()).lower()}
+    return ok({key: known.get(key) for key in keys.split(",") if key})
+
+
+@router.patch("/workspace-conf", tags=["workspace-conf"])
+async def set_workspace_conf(
+    body: dict[str, str], ws: WorkspaceDep, _: AdminDep, address: AddressDep,
+) -> JSONResponse:
+    for key, value in body.items():
+        if key != FEATURE_KEY:
+            raise InvalidParameter(f"Unknown workspace setting '{key}'.")
+        if str(value).lower() not in ("true", "false"):
+            raise InvalidParameter(f"'{key}' must be \"true\" or \"false\"")
+        ws.ip_access_lists.set_feature(str(value).lower() == "true", address)
+    return ok()

@@ -1,0 +1,123 @@
+"""Secret scopes, repos and the status of a workspace path."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter
+from fastapi.responses import JSONResponse
+
+from workspace_emulator.platform.auth import CallerDep, WorkspaceDep
+from workspace_emulator.platform.models import workspace_tree
+from workspace_emulator.platform.wire import Id64, Open, ok
+
+router = APIRouter(prefix="/api/2.0")
+
+
+class KeyVault(Open):
+    resource_id: str | None = None
+    dns_name: str | None = None
+
+
+class CreateScopeBody(Open):
+    scope: str
+    scope_backend_type: str | None = None
+    backend_cloud_keyvault: KeyVault | None = None
+    backend_azure_keyvault: KeyVault | None = None
+    initial_manage_principal: str | None = None
+
+
+class ScopeNameBody(Open):
+    scope: str
+
+
+class SparseCheckout(Open):
+    patterns: list[str] | None = None
+
+
+class CheckoutBody(Open):
+    branch: str | None = None
+    tag: str | None = None
+    sparse_checkout: SparseCheckout | None = None
+
+
+class CreateRepoBody(Open):
+    url: str
+    provider: str
+    path: str | None = None
+    sparse_checkout: SparseCheckout | None = None
+
+
+@router.get("/secrets/scopes/list", tags=["secrets"])
+async def list_scopes(
+    ws: WorkspaceDep, _: CallerDep,
+) -> JSONResponse:
+    return ok({"scopes": ws.secret_scopes.all()})
+
+
+@router.post("/secrets/scopes/create", tags=["secrets"])
+async def create_scope(
+    body: CreateScopeBody, ws: WorkspaceDep,
+    caller: CallerDep,
+) -> JSONResponse:
+    ws.secret_scopes.create(body.as_request(), caller.application_id)
+    return ok()
+
+
+@router.post("/secrets/scopes/delete", tags=["secrets"])
+async def delete_scope(
+    body: ScopeNameBody, ws: WorkspaceDep,
+    _: CallerDep,
+) -> JSONResponse:
+    ws.secret_scopes.delete(body.scope)
+    return ok()
+
+
+@router.get("/repos", tags=["repos"])
+async def list_repos(
+    ws: WorkspaceDep, _: CallerDep,
+    path_prefix: str | None = None, next_page_token: str | None = None,
+) -> JSONResponse:
+    return ok(ws.repos.page(path_prefix, next_page_token))
+
+
+@router.post("/repos", tags=["repos"])
+async def create_repo(body: CreateRepoBody, ws: WorkspaceDep, caller: CallerDep
+                      ) -> JSONResponse:
+    # A service principal's SCIM userName is its application id.
+    return ok(ws.repos.create(body.as_request(), caller.application_id))
+
+
+@router.delete("/repos/{repo_id}", tags=["repos"])
+async def delete_repo(repo_id: Id64, ws: WorkspaceDep, _: CallerDep) -> JSONResponse:
+    ws.repos.delete(repo_id)
+    return ok()
+
+
+@router.get("/repos/{repo_id}", tags=["repos"])
+async def get_repo(
+    repo_id: Id64, ws: WorkspaceDep, _: CallerDep,
+) -> JSONResponse:
+    return ok(ws.repos.get(repo_id))
+
+
+@router.post("/repos/{repo_id}", tags=["repos"], summary="Check out a branch (seed form)")
+async def checkout_repo_seed_form(
+    repo_id: Id64, body: CheckoutBody, ws: WorkspaceDep,
+    _: CallerDep,
+) -> JSONResponse:
+    return ok(ws.repos.update(repo_id, body.as_request()))
+
+
+@router.patch("/repos/{repo_id}", tags=["repos"],
+              summary="Check out a branch or tag, or change the sparse checkout (public form)")
+async def update_repo(
+    repo_id: Id64, body: CheckoutBody, ws: WorkspaceDep,
+    _: CallerDep,
+) -> JSONResponse:
+    return ok(ws.repos.update(repo_id, body.as_request()))
+
+
+@router.get("/workspace/get-status", tags=["workspace"])
+async def get_workspace_status(
+    path: str, ws: WorkspaceDep, _: CallerDep,
+) -> JSONResponse:
+    return ok(workspace_tree.get_status(ws.repos, path))

@@ -1,0 +1,201 @@
+"""Runs every service of the emulator in one process, on one asyncio loop.
+
+Ports are bound before anything else (so --port 0 works and the JSON line can name
+them); SIGTERM and SIGINT stop all servers together and the process exits 0.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import os
+import signal
+import socket
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import uvicorn
+
+from workspace_emulator import clock, companions
+from workspace_emulator.admin import create_admin_router
+from workspace_emulator.edge import ServiceEdge
+from workspace_emulator.faults import FaultInjector
+from workspace_emulator.identity import IdentityProvider
+from workspace_emulator.identity.responses import create_identity_app
+from workspace_emulator.initial_data import (
+    apply_initial_data,
+    config_from_initial_data,
+    load_initial_data,
+    reset_workspace,
+    store_config,
+    stored_config,
+)
+from workspace_emulator.options import EmulatorOptions
+from workspace_emulator.platform.app import create_platform_app
+from workspace_emulator.platform.models import Workspace
+from workspace_emulator.rate_limit import RateLimiter
+from workspace_emulator.request_log import RequestLog
+from workspace_emulator.storage import Database
+
+logger = logging.getLogger("emulator")
+
+SERVICES = ("platform", "identity", "app", "admin", "flow")
+HOST = "127.0.0.1"
+
+
+@dataclass
+class Emulator:
+    """The assembled services, ready to serve."""
+
+    apps: dict[str, ServiceEdge]
+    info: dict[str, str]
+    db: Database
+
+
+def bind_sockets(port: int) -> dict[str, socket.socket]:
+    sockets = {}
+    try:
+        for offset, service in enumerate(SERVICES):
+            # IPPROTO_TCP explicitly: asyncio sets TCP_NODELAY on accepted connections only
+            # then, and without it keep-alive responses stall on delayed ACKs (~40 ms).
+            sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            sock.bind((HOST, 0 if port == 0 else port + offset))
+            sockets[service] = sock
+    except OSError:
+        for sock in sockets.values():
+            sock.close()
+        raise
+    return sockets
+
+
+def service_urls(sockets: dict[str, socket.socket]) -> dict[str, str]:
+    url = {name: f"http://{HOST}:{sock.getsockname()[1]}" for name, sock in sockets.items()}
+    return {
+        "base_url": url["platform"],
+        "auth_url": url["identity"],
+        "app_url": url["app"],
+        "admin_url": url["admin"],
+        "flow_api_base": url["flow"] + companions.FLOW_PREFIX,
+    }
+
+
+def open_database(options: EmulatorOptions) -> Database:
+    if options.in_memory:
+        return Database(None)
+    return Database.in_directory(options.data_dir, options.fsync)
+
+
+def assemble(options: EmulatorOptions, urls: dict[str, str]) -> Emulator:
+    clock.use(options.clock)
+    db = open_database(options)
+    initial_data = None
+    config = stored_config(db)
+    if db.is_new or config is None:
+        initial_data = load_initial_data(options.initial_data)
+        config = config_from_initial_data(initial_data)
+        store_config(db, config)
+    identity = IdentityProvider(
+        db, config.tenant_id, (config.resource, config.management_resource),
+        options.token_lifetime,
+    )
+    workspace = Workspace.open(
+        db, identity, config.workspace_id, config.metastore_id, urls["base_url"],
+        options.transition_seconds,
+    )
+    if initial_data is not None:
+        apply_initial_data(db, initial_data, config, workspace)
+
+    faults = FaultInjector(options.faults)
+    request_log = RequestLog()
+    info = {
+        **urls,
+        "tenant_id": config.tenant_id,
+        "client_id": config.client_id,
+        "client_secret": config.client_secret,
+        "resource": config.resource,
+        "management_resource": config.management_resource,
+    }
+    stored = config
+
+    def reset() -> None:
+        # The file is read again: a reset after editing it applies the edit.
+        reset_workspace(db, load_initial_data(options.initial_data), stored, workspace)
+
+    admin = create_admin_router(
+        faults, request_log, identity,
+        {**urls, "workspace_id": str(config.workspace_id)}, reset,
+    )
+    platform = create_platform_app(workspace, config.resource, RateLimiter(options.rate_limit),
+                                   admin, trust_forwarded_for=options.trust_forwarded_for)
+    sample, sample_admin = companions.sample_apps()
+    flow = companions.flow_app(identity.verify_login, identity.verify_bearer)
+    raw = {"platform": platform, "identity": create_identity_app(identity), "app": sample,
+           "admin": sample_admin, "flow": flow}
+
+    def client_of(token: str) -> str | None:
+        grant = identity.resolve(token)
+        return None if grant is None else grant.client_id
+
+    apps = {name: ServiceEdge(app, name, faults, request_log, client_of)
+            for name, app in raw.items()}
+    return Emulator(apps=apps, info=info, db=db)
+
+
+class _Server(uvicorn.Server):
+    # The runner handles signals once for all servers.
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        yield
+
+
+def _write_info_file(path: Path, line: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(path.name + ".tmp")
+    temporary.write_text(line + "\n", encoding="utf-8")
+    os.replace(temporary, path)
+
+
+async def serve(options: EmulatorOptions) -> int:
+    sockets = bind_sockets(options.port)
+    emulator = assemble(options, service_urls(sockets))
+    servers = {
+        name: _Server(uvicorn.Config(
+            app, log_config=None, access_log=False, lifespan="auto", http="h11", ws="none",
+            proxy_headers=False,  # nothing stands between the client and the emulator
+            timeout_graceful_shutdown=3, log_level=options.log_level,
+        ))
+        for name, app in emulator.apps.items()
+    }
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(signum, stop.set)
+    tasks = [asyncio.create_task(server.serve(sockets=[sockets[name]]), name=name)
+             for name, server in servers.items()]
+    stopper = asyncio.create_task(stop.wait())
+    try:
+        while not all(server.started for server in servers.values()):
+            if any(task.done() for task in tasks):
+                logger.error("a service failed to start")
+                return 1
+            await asyncio.sleep(0.01)
+        line = json.dumps(emulator.info)
+        if options.info_file is not None:
+            _write_info_file(options.info_file, line)
+        sys.stdout.write(line + "\n")
+        sys.stdout.flush()
+        await asyncio.wait([stopper, *tasks], return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for server in servers.values():
+            server.should_exit = True
+        await asyncio.gather(*tasks, return_exceptions=True)
+        stopper.cancel()
+        for sock in sockets.values():
+            sock.close()
+        emulator.db.close()
+    return 0

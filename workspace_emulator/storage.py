@@ -1,0 +1,239 @@
+"""SQLite persistence shared by every service of the emulator.
+
+One connection, guarded by a lock: the emulator serves one workspace, requests are small,
+and a single writer keeps every acknowledged write ordered and durable. WAL journal; by
+default synchronous=NORMAL: a commit is in the operating system's hands before the response
+leaves, so it survives a kill of the emulator (what tests and drills do), and the database
+is never corrupted; only an OS crash or power loss may drop the last commits. `fsync=True`
+(synchronous=FULL) syncs every commit to the disk too, at a few milliseconds a write. The
+log is copied back into the database file by a thread (workspace_emulator/wal_checkpoint.py), not by
+the commit that happens to cross SQLite's threshold.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from workspace_emulator.wal_checkpoint import WalCheckpointer
+
+DATABASE_FILE = "workspace.sqlite3"
+# Set once the workspace's initial data is in; databases written before the rename carry
+# the legacy key instead, and count as initialised too.
+INITIALISED_KEY = "initialised"
+LEGACY_INITIALISED_KEY = "seeded"
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS applications (
+    client_id TEXT PRIMARY KEY, secret_sha256 TEXT NOT NULL, display_name TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS tokens (
+    token_sha256 TEXT PRIMARY KEY, client_id TEXT NOT NULL, resource TEXT NOT NULL,
+    expires_at REAL NOT NULL);
+CREATE INDEX IF NOT EXISTS tokens_by_expiry ON tokens (expires_at);
+CREATE TABLE IF NOT EXISTS workspaces (workspace_id INTEGER PRIMARY KEY);
+CREATE TABLE IF NOT EXISTS groups (id TEXT PRIMARY KEY, display_name TEXT NOT NULL UNIQUE);
+CREATE TABLE IF NOT EXISTS group_docs (id TEXT PRIMARY KEY, doc TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS users (id TEXT PRIMARY KEY, user_name TEXT NOT NULL UNIQUE,
+    doc TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS service_principals (id TEXT PRIMARY KEY,
+    application_id TEXT NOT NULL UNIQUE, doc TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS clusters (cluster_id TEXT PRIMARY KEY, doc TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS cluster_policies (policy_id TEXT PRIMARY KEY, doc TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS jobs (job_id INTEGER PRIMARY KEY, name_lower TEXT NOT NULL,
+    doc TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS jobs_by_name ON jobs (name_lower);
+CREATE TABLE IF NOT EXISTS runs (run_id INTEGER PRIMARY KEY, job_id INTEGER NOT NULL,
+    doc TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS runs_by_job ON runs (job_id);
+CREATE TABLE IF NOT EXISTS run_idempotency (token TEXT PRIMARY KEY, run_id INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS secret_scopes (name TEXT PRIMARY KEY, doc TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS secrets (scope TEXT NOT NULL, key TEXT NOT NULL,
+    value TEXT NOT NULL, updated_at INTEGER NOT NULL, PRIMARY KEY (scope, key));
+CREATE TABLE IF NOT EXISTS secret_acls (scope TEXT NOT NULL, principal TEXT NOT NULL,
+    permission TEXT NOT NULL, PRIMARY KEY (scope, principal));
+CREATE TABLE IF NOT EXISTS object_acls (object_type TEXT NOT NULL, object_id TEXT NOT NULL,
+    doc TEXT NOT NULL, PRIMARY KEY (object_type, object_id));
+CREATE TABLE IF NOT EXISTS ip_access_lists (list_id TEXT PRIMARY KEY, doc TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS repos (id INTEGER PRIMARY KEY, doc TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS git_remotes (url TEXT PRIMARY KEY, doc TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS catalogs (name TEXT PRIMARY KEY, doc TEXT NOT NULL);
+"""
+
+
+# allow_nan=False: a stored document must be renderable as strict JSON later. One encoder
+# for every call: json.dumps with options builds a new one each time.
+_STORED_FORM = json.JSONEncoder(separators=(",", ":"), allow_nan=False)
+
+
+def to_json(value: Any) -> str:
+    return _STORED_FORM.encode(value)
+
+
+def from_json(text: str) -> Any:
+    return json.loads(text)
+
+
+class ChangeCounter:
+    """What was read from the counted tables while `count` is unchanged is still true, so
+    it may be kept. A rolled-back change counts too: a needless refresh, never a stale
+    read."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    def bump(self) -> None:
+        self.count += 1
+
+
+class ReservedIds:
+    """Ids of one counter, reserved `block` at a time: a create writes the counter once per
+    block instead of once per id. The counter holds the last id reserved, so no id is handed
+    out twice, not after a restart (the rest of its block is skipped) nor by a version that
+    counts one at a time. A block is given up when anyone else changes the counters (a reset
+    empties them, and its ids start again) or the transaction that reserved it rolls back.
+
+    `take(conn)` inside the transaction that uses the id, `taken(id)` once it committed."""
+
+    def __init__(self, db: Database, counter: str, start: int, block: int) -> None:
+        self._db = db
+        self._counter = counter
+        self._start = start
+        self._block = block
+        self._counter_changes = db.changes_to("counters")
+        self._next = self._last = self._valid_at = -1
+        self._reserved: tuple[int, int] | None = None  # (last id, changes) if not committed
+
+    def take(self, conn: sqlite3.Connection) -> int:
+        if self._valid_at == self._counter_changes.count and self._next <= self._last:
+            self._reserved = None
+            return self._next
+        row = conn.execute(
+            "INSERT INTO counters (name, value) VALUES (?, ?) "
+            "ON CONFLICT(name) DO UPDATE SET value = value + ? RETURNING value",
+            (self._counter, self._start + self._block - 1, self._block),
+        ).fetchone()
+        last = int(row["value"])
+        self._reserved = (last, self._counter_changes.count)
+        return last - self._block + 1
+
+    def taken(self, value: int) -> None:
+        if self._reserved is not None:
+            self._last, self._valid_at = self._reserved
+            self._reserved = None
+        self._next = value + 1
+
+
+class Database:
+    """A SQLite database, on disk (durable) or in memory (for tests)."""
+
+    def __init__(self, path: Path | None, fsync: bool = False) -> None:
+        self.path = path
+        if path is None:
+            target = ":memory:"
+            self.is_new = True
+        else:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self.is_new = not path.exists() or path.stat().st_size == 0
+            target = str(path)
+        self._conn = sqlite3.connect(target, isolation_level=None, check_same_thread=False)
+        self._conn.row_factory = sqlite3.Row
+        self._lock = threading.RLock()
+        self._depth = 0
+        self._checkpointer: WalCheckpointer | None = None
+        if path is not None:
+            self._conn.execute("PRAGMA journal_mode=WAL")
+            self._conn.execute(f"PRAGMA synchronous={'FULL' if fsync else 'NORMAL'}")
+            self._conn.execute("PRAGMA wal_autocheckpoint=0")
+            self._checkpointer = WalCheckpointer(path)
+        self._conn.executescript(SCHEMA)
+        if not self.is_new and not self.is_initialised():
+            self.is_new = True  # initial data never applied (e.g. killed during the first start)
+
+    @classmethod
+    def in_directory(cls, data_dir: Path, fsync: bool = False) -> Database:
+        return cls(data_dir / DATABASE_FILE, fsync)
+
+    @contextmanager
+    def read(self) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            yield self._conn
+
+    @contextmanager
+    def write(self) -> Iterator[sqlite3.Connection]:
+        """A transaction: committed (and synced) on success, rolled back on any error.
+
+        Nested calls join the outermost transaction (e.g. applying the initial data as one
+        unit).
+        """
+        with self._lock:
+            if self._depth:
+                self._depth += 1
+                try:
+                    yield self._conn
+                finally:
+                    self._depth -= 1
+                return
+            self._conn.execute("BEGIN IMMEDIATE")
+            self._depth = 1
+            try:
+                yield self._conn
+            except BaseException:
+                self._conn.execute("ROLLBACK")
+                raise
+            else:
+                self._conn.execute("COMMIT")
+                if self._checkpointer is not None:
+                    self._checkpointer.committed(self._conn)
+            finally:
+                self._depth = 0
+
+    def changes_to(self, *tables: str) -> ChangeCounter:
+        """A counter of the rows inserted, updated or deleted in these tables, by any
+        statement (temporary triggers of this connection call back into it)."""
+        counter = ChangeCounter()
+        function = f"count_change_{id(counter)}"
+        self._conn.create_function(function, 0, counter.bump)
+        for table in tables:
+            for event in ("INSERT", "UPDATE", "DELETE"):
+                self._conn.execute(
+                    f'CREATE TEMP TRIGGER "{function}_{table}_{event}" AFTER {event} '
+                    f'ON main."{table}" BEGIN SELECT {function}(); END')
+        return counter
+
+    def next_value(self, conn: sqlite3.Connection, counter: str, start: int) -> int:
+        """`start` the first time, then one more than last time (one statement)."""
+        row = conn.execute(
+            "INSERT INTO counters (name, value) VALUES (?, ?) "
+            "ON CONFLICT(name) DO UPDATE SET value = value + 1 RETURNING value",
+            (counter, start),
+        ).fetchone()
+        return int(row["value"])
+
+    def is_initialised(self) -> bool:
+        return any(self.get_meta(key) is not None
+                   for key in (INITIALISED_KEY, LEGACY_INITIALISED_KEY))
+
+    def get_meta(self, key: str) -> Any:
+        with self.read() as conn:
+            row = conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return None if row is None else from_json(row["value"])
+
+    def set_meta(self, conn: sqlite3.Connection, key: str, value: Any) -> None:
+        conn.execute(
+            "INSERT INTO meta (key, value) VALUES (?, ?) "
+            "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+            (key, to_json(value)),
+        )
+
+    def close(self) -> None:
+        with self._lock:
+            if self._checkpointer is not None:
+                self._checkpointer.close()
+            self._conn.close()

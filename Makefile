@@ -60,7 +60,7 @@ test: setup databricks-cli
 	$(MAKE) test-modern
 
 test-modern: setup-modern
-	$(MODERN_BIN)/python -m pip install --quiet --upgrade pulumi  # the newest SDK, every run
+	$(MODERN_BIN)/python -m pip install --quiet --upgrade pulumi databricks-sdk  # the newest SDKs, every run
 	WORKSPACE_IAC_ENGINE=modern $(MODERN_BIN)/pytest tests/modern $(MODERN_E2E)
 
 demo: setup

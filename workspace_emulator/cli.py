@@ -7,11 +7,17 @@ import logging
 import sys
 from collections.abc import Sequence
 
+from workspace_emulator.extra import EmulatorExtraMissing, require_emulator_extra
 from workspace_emulator.options import parse_options
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     options = parse_options(argv)  # before the heavy imports: a bad flag fails fast
+    try:
+        require_emulator_extra()
+    except EmulatorExtraMissing as exc:
+        print(f"workspace-emulator: {exc}", file=sys.stderr)
+        return 2
     logging.basicConfig(
         stream=sys.stderr, level=options.log_level.upper(),
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",

@@ -4,6 +4,9 @@
         token = fetch_token(info)
         requests.get(f"{info.base_url}/api/2.0/clusters/list",
                      headers={"Authorization": f"Bearer {token}"})
+        WorkspaceAuthArgs(**info.auth_args())       # a Pulumi program's connection to it
+
+The pytest fixtures around it are in workspace_emulator/pytest_plugin.py.
 """
 
 from __future__ import annotations
@@ -20,14 +23,25 @@ import threading
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import requests
+
+from workspace_emulator.extra import require_emulator_extra
 
 START_TIMEOUT_SECONDS = 30.0
 STOP_TIMEOUT_SECONDS = 15.0
 INFO_FIELDS = ("base_url", "auth_url", "app_url", "admin_url", "flow_api_base", "tenant_id",
                "client_id", "client_secret", "resource", "management_resource")
+# The real service's spelling of the API, which a team's program sends in production.
+DEFAULT_WIRE_FORM = "public"
+
+
+class ConfigValue(NamedTuple):
+    """One stack config value; `pulumi.automation.ConfigValue(*value)` takes it as it is."""
+
+    value: str
+    secret: bool = False
 
 
 @dataclass(frozen=True)
@@ -54,6 +68,38 @@ class EmulatorInfo:
     @property
     def token_url(self) -> str:
         return f"{self.auth_url}/{self.tenant_id}/oauth2/token"
+
+    def auth_args(self, wire_form: str = DEFAULT_WIRE_FORM) -> dict[str, Any]:
+        """`WorkspaceAuthArgs(**info.auth_args())`: the bootstrap principal (a workspace
+        admin) over plain HTTP, which the emulator's loopback addresses allow."""
+        return {
+            "base_url": self.base_url,
+            "auth_url": self.auth_url,
+            "tenant_id": self.tenant_id,
+            "client_id": self.client_id,
+            "client_secret": self.client_secret,
+            "resource": self.resource,
+            "wire_form": wire_form,
+            "allow_insecure_http": True,
+        }
+
+    def stack_config(self, wire_form: str = DEFAULT_WIRE_FORM,
+                     namespace: str = "workspace") -> dict[str, ConfigValue]:
+        """The same as stack config, under the keys of the README's Connection table
+        (`workspace:baseUrl`, ...), the client secret a secret: for `pulumi config set
+        [--secret] KEY VALUE` or the Automation API's `stack.set_all_config`."""
+        return {
+            f"{namespace}:{_camel_case(name)}": ConfigValue(
+                str(value).lower() if isinstance(value, bool) else value,
+                secret=name == "client_secret",
+            )
+            for name, value in self.auth_args(wire_form).items()
+        }
+
+
+def _camel_case(name: str) -> str:
+    first, *rest = name.split("_")
+    return first + "".join(word.capitalize() for word in rest)
 
 
 def emulator_command(options: dict[str, Any]) -> list[str]:
@@ -88,6 +134,7 @@ class EmulatorProcess:
         self._stderr = tempfile.TemporaryFile()
 
     def start(self, timeout: float = START_TIMEOUT_SECONDS) -> EmulatorInfo:
+        require_emulator_extra()
         self.process = subprocess.Popen(
             self.command, stdout=subprocess.PIPE, stderr=self._stderr, env=self.env,
             cwd=os.getcwd(), text=True,

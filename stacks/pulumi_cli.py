@@ -122,6 +122,8 @@ class PulumiCli:
     backend_url: str | None = None  # None: the file backend in state_dir
     # The program, run inline in this process; None: the language host runs Pulumi.yaml's.
     program: Callable[[], None] | None = None
+    # Or the address of a language server of another process that runs it.
+    language_server: str | None = None
 
     def env(self) -> dict[str, str]:
         return {**engine_env(self.state_dir, backend_url=self.backend_url), **self.extra_env}
@@ -129,10 +131,14 @@ class PulumiCli:
     def run(
         self, *args: str, check: bool = True, timeout: float = 900
     ) -> subprocess.CompletedProcess[str]:
-        if self.program is not None and args and args[0] in PROGRAM_COMMANDS:
-            with serving(self.program) as address:
-                return self._run(args[0], *inline_flags(address), *args[1:], check=check,
-                                 timeout=timeout)
+        if args and args[0] in PROGRAM_COMMANDS:
+            if self.language_server is not None:
+                return self._run(args[0], *inline_flags(self.language_server), *args[1:],
+                                 check=check, timeout=timeout)
+            if self.program is not None:
+                with serving(self.program) as address:
+                    return self._run(args[0], *inline_flags(address), *args[1:], check=check,
+                                     timeout=timeout)
         return self._run(*args, check=check, timeout=timeout)
 
     def _run(

@@ -20,6 +20,7 @@ from providers.client import WorkspaceClient
 from stacks.pulumi_cli import REPO_ROOT, PulumiCli, inline_where_needed, project_settings
 from tests.conftest import emulator_client
 from tests.e2e.conftest import changed_steps, platform_writes, write_config
+from tests.e2e.previous_code import running_code_of, tree_at
 from tools.drills.local_stack import connection_config
 from workspace_emulator.testing import EmulatorInfo, clear_request_log
 
@@ -30,7 +31,17 @@ TWO_WORKSPACES = Path(__file__).parent / "programs" / "two_workspaces"
 # A cluster the emulator's workspace comes with.
 CLUSTER_ID = "0101-120000-shared01"
 ANNOUNCEMENT = "pulumi-python:dynamic:Resource"
+# The main branch before the package served other dynamic providers beside its own.
+PREVIOUS_RELEASE = "6c98cdfab0d947a7d35521e9b9eb467b00fcfd37"
 SIGNATURE = "the analytics team"
+
+
+def use_program(cli: PulumiCli, main: Path) -> None:
+    """The stack runs the program at `main` from now on."""
+    (cli.project_dir / "Pulumi.yaml").write_text(
+        yaml.safe_dump(project_settings("my-workspace", main=main))
+    )
+    cli.program = inline_where_needed(main)
 
 
 def program_stack(tmp_path: Path, info: EmulatorInfo, main: Path) -> PulumiCli:
@@ -38,10 +49,8 @@ def program_stack(tmp_path: Path, info: EmulatorInfo, main: Path) -> PulumiCli:
     the emulator; this checkout's package and provider host serve it."""
     project = tmp_path / "project"
     project.mkdir()
-    (project / "Pulumi.yaml").write_text(
-        yaml.safe_dump(project_settings("my-workspace", main=main))
-    )
-    cli = PulumiCli(project, "dev", tmp_path / "state", program=inline_where_needed(main))
+    cli = PulumiCli(project, "dev", tmp_path / "state")
+    use_program(cli, main)
     cli.select_or_init()
     connection = {
         key: value for key, value in connection_config(info, "public").items()
@@ -63,6 +72,29 @@ def announce(cli: PulumiCli, *items: dict[str, str]) -> None:
 
 def resources(cli: PulumiCli, type_suffix: str) -> list[dict[str, Any]]:
     return [r for r in cli.export()["deployment"]["resources"] if r["type"].endswith(type_suffix)]
+
+
+# Where the program declared a resource (the code's path and line), which an upgrade moves.
+DECLARED_AT = ("sourcePosition", "stackTrace")
+
+
+def by_urn(resources: list[dict[str, Any]]) -> dict[str, Any]:
+    """A state's resources by URN, without where the code declared them and each secret's
+    ciphertext (a new nonce at every write)."""
+    return {
+        r["urn"]: without_ciphertexts({k: v for k, v in r.items() if k not in DECLARED_AT})
+        for r in resources
+    }
+
+
+def without_ciphertexts(value: Any) -> Any:
+    if isinstance(value, dict):
+        if "ciphertext" in value:
+            return "[secret]"
+        return {key: without_ciphertexts(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [without_ciphertexts(item) for item in value]
+    return value
 
 
 def configured_by_the_sdk() -> bool:
@@ -159,3 +191,31 @@ def test_two_workspaces_and_a_teams_provider_in_one_program(
     assert platform_writes(emulator) == []
     cli.destroy()
     assert not (tmp_path / "announcements" / "both.txt").exists()
+
+
+def test_a_stack_recorded_by_the_previous_release_previews_no_changes(
+    tmp_path: Path, emulator: EmulatorInfo
+) -> None:
+    """The example as the previous release had it (a scope and a job), deployed by that
+    release's code, then the same program on this checkout's package: no changes, and then
+    the team's own provider joins it without a duplicate alias."""
+    tree = tree_at(PREVIOUS_RELEASE, tmp_path / "previous")
+    previous_example = tree / "examples" / "own-program"
+    cli = program_stack(tmp_path, emulator, previous_example)
+    with running_code_of(cli, tree, previous_example):
+        assert "5 created" in cli.up().stdout
+    recorded = by_urn(cli.export()["deployment"]["resources"])
+
+    clear_request_log(emulator)
+    cli.preview("--expect-no-changes")
+    assert cli.up("--expect-no-changes", check=False).returncode == 0
+    assert platform_writes(emulator) == []
+    now = by_urn(cli.export()["deployment"]["resources"])
+    assert {urn: now[urn] for urn in recorded if now[urn] != recorded[urn]} == {}
+    assert now.keys() == recorded.keys()
+
+    use_program(cli, EXAMPLE)
+    up = cli.up()
+    assert "+ 1 created" in up.stdout and "~ 1 updated" in up.stdout, up.stdout  # the job
+    cli.preview("--expect-no-changes")
+    cli.destroy()

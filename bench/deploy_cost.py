@@ -214,7 +214,7 @@ def make_stack(workdir: Path, variant: str, count: int, emulator: EmulatorInfo) 
                 "workspace:tenantId": emulator.tenant_id,
                 "workspace:clientId": emulator.client_id,
                 "workspace:resource": emulator.resource,
-                "workspace:wireForm": "seed",
+                "workspace:wireForm": "legacy",
                 "workspace:allowInsecureHttp": "true",
             }
         )

@@ -11,11 +11,13 @@ resource, and inputs with no settings: nothing is declared yet, so the engine's 
 the settings the program declares with what the service shows (`WorkspaceProvider.diff`,
 given the old inputs), and a mismatch names just the settings that differ.
 
-The provider configuration is the connection's settings. `CheckConfig` validates them;
-`DiffConfig` reports another connection (rotated credentials, another wire form, a provider
-taking over the default one, which has none) as an update of the provider alone, never a
-replacement: no resource changes, and the engine configures the running provider with the
-new connection before any resource uses it (see `DiffConfig` for why "no change" would not).
+The provider configuration is the connection's settings. `CheckConfig` validates them, and
+refuses a configuration that names no wire form to a provider whose state recorded the
+legacy one, the default before (`left_default_wire_form`); `DiffConfig` reports another
+connection (rotated credentials, another wire form, a provider taking over the default one,
+which has none) as an update of the provider alone, never a replacement: no resource
+changes, and the engine configures the running provider with the new connection before any
+resource uses it (see `DiffConfig` for why "no change" would not).
 
 A resource bound to a configured provider keeps neither the connection nor `__provider` in
 its state (together ~1.9 KiB of each resource's ~3 KiB), and the program sends neither
@@ -58,7 +60,8 @@ from pulumi.output import Unknown
 from pulumi.runtime import proto, rpc
 from pulumi.runtime.proto import ResourceProviderServicer, provider_pb2_grpc
 
-from providers.client import Connection, WorkspaceError
+from providers.client import Connection, WireForm, WorkspaceError
+from providers.client.connection import DEFAULT_WIRE_FORM
 from providers.lifecycle import (
     CONNECTION_KEY,
     PROVIDER_KEY,
@@ -132,6 +135,37 @@ def connection_settings(config: Mapping[str, Any]) -> dict[str, Any]:
     stack config instead (`<namespace>:<key>` keys, such as `workspace:baseUrl`): that is
     no connection, and the resources on it carry their own."""
     return {k: v for k, v in config.items() if k in Connection.model_fields}
+
+
+def wire_form_of(settings: Mapping[str, Any]) -> Any:
+    """The wire form connection settings talk: the one they name (the deprecated `seed` is
+    `legacy`), the default where they name none; a value that is no form as it is
+    (CheckConfig refuses it)."""
+    value = settings.get("wire_form")
+    if value is None:
+        return DEFAULT_WIRE_FORM.value
+    try:
+        return WireForm(value).value
+    except ValueError:
+        return value
+
+
+def left_default_wire_form(olds: Mapping[str, Any], news: Mapping[str, Any]) -> str | None:
+    """Why a provider configured without a wire form cannot take the default, if it cannot.
+
+    A program that gives no wire form talks the public form; before, it talked the legacy
+    one, which the provider's configuration recorded (by its deprecated name `seed`). Such a
+    stack is not moved to the other form silently: it has to say which one it talks."""
+    if "wire_form" in news or wire_form_of(olds) != WireForm.LEGACY.value:
+        return None
+    return (
+        "workspace:wireForm is not set, and this stack was deployed talking the legacy wire "
+        f"form (the default until {DEFAULT_WIRE_FORM.value!r} became it). Set "
+        f"workspace:wireForm to {WireForm.LEGACY.value!r} to keep talking the form this stack "
+        f"was deployed with, or to {WireForm.PUBLIC.value!r} to switch to the public service's "
+        "spelling (`pulumi config set workspace:wireForm legacy`; a program of its own: "
+        "wire_form of WorkspaceAuthArgs)"
+    )
 
 
 def connection_failures(config: Mapping[str, Any]) -> list[tuple[str, str]]:
@@ -426,6 +460,10 @@ class WorkspaceProviderHost(ResourceProviderServicer):
             proto.CheckFailure(property=field, reason=reason)
             for field, reason in connection_failures(news)
         ]
+        olds = connection_settings(plain(from_struct(request.olds, True)))
+        if news := connection_settings(news):
+            if refusal := left_default_wire_form(olds, news):
+                failures.append(proto.CheckFailure(property="", reason=refusal))
         return proto.CheckResponse(inputs=request.news, failures=failures)
 
     def DiffConfig(self, request, context):
@@ -436,6 +474,10 @@ class WorkspaceProviderHost(ResourceProviderServicer):
         # the old connection, for the whole deployment, and bound resources send none.
         olds = connection_settings(plain(from_struct(request.olds, True)))
         news = connection_settings(plain(from_struct(request.news, True)))
+        if olds and news:
+            # The form talked, not its name: `legacy` and the deprecated `seed` are one form, a
+            # form left out is the default. Kept as recorded, the connection talks the same.
+            olds["wire_form"], news["wire_form"] = wire_form_of(olds), wire_form_of(news)
         changed = sorted(key for key in olds.keys() | news.keys() if olds.get(key) != news.get(key))
         if not changed:
             return proto.DiffResponse(changes=proto.DiffResponse.DIFF_NONE)

@@ -4,7 +4,8 @@
 `providers.sdk_schema`, with the few rules of our own that users already rely on (a named job,
 PyPI libraries pinned to one version, the deployment tag key reserved). It reads the settings
 exactly as `jobs/get` returns them under `settings`, and it lifts the two legacy single-task
-shapes (the seed nesting and the public Jobs 2.0 shape) to one task keyed `LEGACY_TASK_KEY`.
+shapes (the legacy form's nesting and the public Jobs 2.0 shape) to one task keyed
+`LEGACY_TASK_KEY`.
 
 `problems()` holds the rules that span fields: references between tasks, job clusters and
 environments, the dependency graph, task types and their compute, path forms, schedules,
@@ -188,7 +189,7 @@ class LegacyShapeError(ValueError):
 
 
 def is_legacy(settings: Any) -> bool:
-    """Whether `settings` is in a single-task shape (seed nesting or Jobs 2.0)."""
+    """Whether `settings` is in a single-task shape (the legacy form's nesting or Jobs 2.0)."""
     return _has_legacy_fields(settings) and "tasks" not in settings
 
 
@@ -214,10 +215,10 @@ def lift_legacy(settings: Mapping[str, Any]) -> dict[str, Any]:
         raise LegacyShapeError(
             f"{name} is a single-task field, and this job has tasks: move it into {where}", name
         )
-    for place, seed_place in job_wire.given_twice(settings)[:1]:
+    for place, legacy_place in job_wire.given_twice(settings)[:1]:
         raise LegacyShapeError(
-            f"{place} and {seed_place} (seed nesting) are both given, with different "
-            "values; give it once",
+            f"{place} and {legacy_place} (the legacy form's nesting) are both given, with "
+            "different values; give it once",
             "new_cluster",
         )
     lifted = job_wire.lift(settings)

@@ -132,12 +132,13 @@ def connection_of(values: dict[str, Any]) -> Connection:
             f"{NAMESPACE}:clientSecret is not set: set it with `pulumi config set --secret`"
         )
     insecure = str(values.get(f"{NAMESPACE}:allowInsecureHttp", "false")).lower() == "true"
+    # Left out: the connection's default, as the stack's WorkspaceAuth has it.
+    wire_form = values.get(f"{NAMESPACE}:wireForm")
     try:
         return Connection(
             base_url=need("baseUrl"), auth_url=need("authUrl"), tenant_id=need("tenantId"),
             client_id=need("clientId"), client_secret=secret, resource=need("resource"),
-            wire_form=values.get(f"{NAMESPACE}:wireForm") or "seed",
-            allow_insecure_http=insecure,
+            allow_insecure_http=insecure, **({"wire_form": wire_form} if wire_form else {}),
         )
     except ValueError as exc:
         raise AuditError(f"invalid workspace connection in the stack's config: {exc}") from None

@@ -30,12 +30,12 @@ from providers.auth.component import WorkspaceAuthArgs
 from providers.registry import by_config_key
 from stacks.config_rules import (
     CONNECTION_KEYS,
-    DEFAULT_WIRE_FORM,
     SECRET_KEY,
     decoded_list,
     decoded_object,
     problems,
     validate,
+    warnings,
 )
 from stacks.errors import NAMESPACE, ConfigError
 from stacks.health_settings import HEALTH_KEY, PASSWORD_KEY, HealthSettings, parse_settings
@@ -77,7 +77,6 @@ def connection_args(values: Mapping[str, Any], client_secret: Any) -> WorkspaceA
         for key, (fieldname, _) in CONNECTION_KEYS.items()
         if values.get(key) is not None
     }
-    settings.setdefault("wire_form", DEFAULT_WIRE_FORM)
     settings["allow_insecure_http"] = _boolean(settings.get("allow_insecure_http"))
     return WorkspaceAuthArgs(client_secret=client_secret, **settings)
 
@@ -159,7 +158,10 @@ def main(paths: list[str]) -> int:
         return 2
     status = 0
     for path in paths:
-        found = problems(*file_values(Path(path)))
+        values, secret_keys = file_values(Path(path))
+        for line in warnings(values):
+            print(f"{path}: warning: {line}")
+        found = problems(values, secret_keys)
         for line in found:
             print(f"{path}: {line}")
         if found:

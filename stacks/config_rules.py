@@ -16,6 +16,7 @@ from typing import Any
 import pydantic
 
 from providers.client import Connection
+from providers.client.connection import deprecated_wire_form_warning
 from providers.kind import Kind, Lookup, Reference
 from providers.lifecycle import UNKNOWN
 from providers.registry import by_config_key
@@ -24,7 +25,6 @@ from stacks.health_settings import HEALTH_KEY, PASSWORD_KEY
 from stacks.health_settings import problems as health_problems
 
 SECRET_KEY = "clientSecret"
-DEFAULT_WIRE_FORM = "seed"
 
 # Connection settings: config key -> (WorkspaceAuthArgs / Connection field, required).
 CONNECTION_KEYS: dict[str, tuple[str, bool]] = {
@@ -126,6 +126,15 @@ def validate(values: Mapping[str, Any], secret_keys: Iterable[str] = ()) -> None
     found = problems(values, secret_keys)
     if found:
         raise ConfigError(f"the stack's config has {len(found)} problem(s):\n" + "\n".join(found))
+
+
+def warnings(values: Mapping[str, Any]) -> list[str]:
+    """What a stack's config may say but should not, one line each: `workspace:<key>: why`.
+    None of it fails the config."""
+    found = []
+    if (warning := deprecated_wire_form_warning(values.get("wireForm"))) is not None:
+        found.append(f"{NAMESPACE}:wireForm: {warning}")
+    return found
 
 
 def connection_problems(values: Mapping[str, Any]) -> list[str]:

@@ -67,7 +67,7 @@ def object_store() -> Iterator[ObjectStore]:
         yield store
 
 
-def emulator_connection(info: EmulatorInfo, wire_form: str = "seed") -> Connection:
+def emulator_connection(info: EmulatorInfo, wire_form: str = "legacy") -> Connection:
     """The bootstrap principal's connection to the emulator: plain HTTP, unthrottled."""
     return Connection(
         base_url=info.base_url,
@@ -82,7 +82,7 @@ def emulator_connection(info: EmulatorInfo, wire_form: str = "seed") -> Connecti
     )
 
 
-def emulator_client(info: EmulatorInfo, wire_form: str = "seed") -> WorkspaceClient:
+def emulator_client(info: EmulatorInfo, wire_form: str = "legacy") -> WorkspaceClient:
     """A client of the emulator's platform API on `emulator_connection`, for a test's own
     look at the workspace."""
     return client_for(emulator_connection(info, wire_form))

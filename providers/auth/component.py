@@ -25,7 +25,7 @@ from pulumi.runtime.settings import get_root_resource
 from pydantic import ValidationError
 
 from providers.client.blocking import in_thread
-from providers.client.connection import Connection, WireForm
+from providers.client.connection import Connection, deprecated_wire_form_warning
 from providers.client.errors import InvalidClientCredentials, WorkspaceError
 from providers.client.token import tokens
 
@@ -65,7 +65,11 @@ class WorkspaceAuthArgs:
     client_id: pulumi.Input[str]
     client_secret: pulumi.Input[str]
     resource: pulumi.Input[str]
-    wire_form: pulumi.Input[str] = WireForm.SEED.value
+    # "public" (the public service's spelling of the API) or "legacy" (the original
+    # specification's; "seed" is its deprecated name). None, the default, is "public", and
+    # the provider's configuration then records no form: the provider host can tell a stack
+    # that chose none from one that chose public (providers/host.py, CheckConfig).
+    wire_form: pulumi.Input[str] | None = None
     timeout_seconds: pulumi.Input[float] = 30.0
     max_attempts: pulumi.Input[int] = 6
     max_retry_seconds: pulumi.Input[float] = 300.0
@@ -86,16 +90,16 @@ class WorkspaceAuth(pulumi.ComponentResource):
         super().__init__(TYPE, resource_name, None, opts)
         # Not dataclasses.asdict: it would deep-copy the Outputs.
         inputs = {f.name: getattr(args, f.name) for f in fields(args)}
-        checked: pulumi.Output[tuple[dict[str, Any], float]] = pulumi.Output.all(**inputs).apply(
-            lambda values: in_thread(check_credentials, values)
-        )
+        checked: pulumi.Output[tuple[dict[str, Any], float, Any]] = pulumi.Output.all(
+            **inputs
+        ).apply(lambda values: in_thread(_checked, values))
         self.connection = pulumi.Output.secret(checked.apply(lambda result: result[0]))
         self.token_expires_on = pulumi.Output.unsecret(checked.apply(lambda result: result[1]))
         _report_failure_once(self.token_expires_on)
         self.provider = pulumi.ProviderResource(
             PROVIDER_PACKAGE,
             resource_name,
-            _provider_settings(self.connection),
+            _provider_settings(self.connection, _chosen_wire_form(self, checked)),
             pulumi.ResourceOptions(parent=self, aliases=_default_provider_alias()),
         )
         setattr(self.connection, BOUND_PROVIDER, self.provider)
@@ -129,11 +133,39 @@ def provider_for(connection: Any, resource_name: str) -> pulumi.ProviderResource
     )
 
 
-def _provider_settings(connection: pulumi.Output[dict[str, Any]]) -> dict[str, Any]:
+def _chosen_wire_form(
+    component: WorkspaceAuth, checked: pulumi.Output[tuple[dict[str, Any], float, Any]]
+) -> pulumi.Output[str | None]:
+    """The connection's wire form where the program gave one (by its current name), else
+    None; warns once where it gave the deprecated name."""
+
+    def chosen(result: tuple[dict[str, Any], float, Any]) -> str | None:
+        props, _, given = result
+        if given is None:
+            return None
+        if (warning := deprecated_wire_form_warning(given)) is not None:
+            pulumi.log.warn(
+                f"{warning} (workspace:wireForm in a stack's config, wire_form of "
+                "WorkspaceAuthArgs)",
+                resource=component,
+            )
+        form: str = props["wire_form"]
+        return form
+
+    return pulumi.Output.unsecret(checked.apply(chosen))
+
+
+def _provider_settings(
+    connection: pulumi.Output[dict[str, Any]], wire_form: pulumi.Output[str | None]
+) -> dict[str, Any]:
     # One setting per connection field, so the state shows where a stack points; only the
-    # client secret stays secret.
+    # client secret stays secret. The wire form only where the program chose one (None drops
+    # the setting).
     settings: dict[str, Any] = {}
     for key in Connection.model_fields:
+        if key == "wire_form":
+            settings[key] = wire_form
+            continue
         value: pulumi.Output[Any] = connection.apply(operator.itemgetter(key))
         if key in SECRET_SETTINGS:
             settings[key] = pulumi.Output.secret(value)
@@ -164,8 +196,15 @@ def _report_failure_once(output: pulumi.Output[Any]) -> None:
     asyncio.ensure_future(output.future()).add_done_callback(consume)
 
 
+def _checked(values: dict[str, Any]) -> tuple[dict[str, Any], float, Any]:
+    """`check_credentials`, and the wire form as the program gave it (None: none)."""
+    return (*check_credentials(values), values.get("wire_form"))
+
+
 def check_credentials(values: dict[str, Any]) -> tuple[dict[str, Any], float]:
     """Validate the settings and fetch a token: (connection props, token expiry)."""
+    if values.get("wire_form") is None:  # left out: the connection's default
+        values = {key: value for key, value in values.items() if key != "wire_form"}
     try:
         connection = Connection.model_validate(values)
     except ValidationError as exc:

@@ -26,10 +26,35 @@ from pydantic import (
 
 
 class WireForm(StrEnum):
-    """Which spelling of the API (docs/api.md#wire-forms) the providers send."""
+    """Which spelling of the API (docs/api.md#wire-forms) the providers send: the public
+    service's (the default) or the original specification's legacy one.
 
-    SEED = "seed"
+    `seed`, the legacy form's first name, still means `legacy` (deprecated): stack files
+    and programs that say it keep working, and state recorded with it reads back as
+    `legacy`."""
+
+    LEGACY = "legacy"
     PUBLIC = "public"
+
+    @classmethod
+    def _missing_(cls, value: object) -> WireForm | None:
+        return cls.LEGACY if value == DEPRECATED_LEGACY_NAME else None
+
+
+# The deprecated name of WireForm.LEGACY.
+DEPRECATED_LEGACY_NAME = "seed"
+DEFAULT_WIRE_FORM = WireForm.PUBLIC
+
+
+def deprecated_wire_form_warning(value: object) -> str | None:
+    """What to tell a program or stack file that names a wire form by its deprecated name."""
+    if value != DEPRECATED_LEGACY_NAME:
+        return None
+    return (
+        f"wire form {DEPRECATED_LEGACY_NAME!r} is the deprecated name of "
+        f"{WireForm.LEGACY.value!r} (the specification's legacy spelling of the API): it "
+        f"means the same; say {WireForm.LEGACY.value!r}"
+    )
 
 
 class InsecureUrlError(ValueError):
@@ -84,7 +109,7 @@ class Connection(BaseModel):
     client_id: str = Field(min_length=1)
     client_secret: SecretStr
     resource: str = Field(min_length=1, description="the platform's application resource id")
-    wire_form: WireForm = WireForm.SEED
+    wire_form: WireForm = DEFAULT_WIRE_FORM
     timeout_seconds: float = Field(default=30, gt=0)
     max_attempts: int = Field(default=6, ge=1)
     max_retry_seconds: float = Field(default=300, ge=0)

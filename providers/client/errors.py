@@ -1,7 +1,7 @@
 """Typed errors for the workspace API, and the one mapping from an HTTP response to them.
 
 Every error renders as ``"<METHOD> <path>: <status> <code>: <message>"``. The path never
-carries the query string (the seed-form token request puts the client secret there), and
+carries the query string (the legacy-form token request puts the client secret there), and
 callers that know a secret (a token, a client secret) pass it to ``error_from_response``,
 which removes it from the service's text before adding any text of its own.
 """

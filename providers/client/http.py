@@ -17,7 +17,7 @@ read timeouts. The POSTs of this API that are safe to repeat:
 - ``/api/2.0/secrets/scopes/delete`` (a second delete answers RESOURCE_DOES_NOT_EXIST)
 - ``/api/2.0/clusters/start``, ``/api/2.0/clusters/stop``, ``/api/2.0/clusters/delete``
   (stopping a stopped cluster changes nothing; starting a starting one is INVALID_STATE)
-- ``/api/2.0/repos/<id>``            seed-form branch checkout (same branch, same result)
+- ``/api/2.0/repos/<id>``            legacy-form branch checkout (same branch, same result)
 - the token request in the public form (POST ``.../oauth2/token``): a second token is harmless
 
 Non-idempotent POSTs (``/api/2.0/jobs/create``, SCIM ``ServicePrincipals`` create,
@@ -235,7 +235,7 @@ def redact_query_secrets(text: str) -> str:
 
 
 class _RedactSecretsInUrls(logging.Filter):
-    """urllib3 logs full URLs (its retry warnings are on by default), and the seed-form
+    """urllib3 logs full URLs (its retry warnings are on by default), and the legacy-form
     token request carries the client secret in its query string."""
 
     def filter(self, record: logging.LogRecord) -> bool:

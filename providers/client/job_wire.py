@@ -8,11 +8,11 @@ legacy shapes still reach the client and are lifted to it, one task keyed
   `existing_cluster_id`, a task type such as `spark_python_task`, `libraries`,
   `max_retries`, `min_retry_interval_millis`, `retry_on_timeout`, `timeout_seconds`) at
   job level, next to the job's own (`name`, `tags`, `schedule`, ...);
-- the seed nesting of the specification, the same with four of the task's fields and
+- the legacy form's nesting (the specification's), the same with four of the task's fields and
   `spark_env_vars` nested in `new_cluster` (``normalise_job_settings`` undoes that).
 
-Lowering goes the other way for the seed wire form only: a job that is exactly a lifted
-legacy job the seed nesting can express goes out in it, anything else as it is (Jobs 2.0
+Lowering goes the other way for the legacy wire form only: a job that is exactly a lifted
+legacy job the legacy form's nesting can express goes out in it, anything else as it is (Jobs 2.0
 accepts the multi-task shape too).
 """
 
@@ -24,7 +24,7 @@ from typing import Any
 
 from providers.client import sdk_shapes
 from providers.client.connection import WireForm
-from providers.client.wire import JOB_FIELDS_IN_SEED_CLUSTER, normalise_job_settings, profile
+from providers.client.wire import LEGACY_FORM_CLUSTER_FIELDS, normalise_job_settings, profile
 
 LEGACY_TASK_KEY = "main"
 
@@ -47,13 +47,13 @@ LEGACY_TASK_SETTINGS = (
     "timeout_seconds",
 )
 
-# What the seed nesting can carry: the task's part of the specification's create body ...
-SEED_TASK_FIELDS = frozenset(
+# What the legacy form's nesting can carry: the task's part of the specification's create body ...
+LEGACY_FORM_TASK_FIELDS = frozenset(
     {"task_key", *LEGACY_CLUSTER_FIELDS, "spark_python_task", "libraries", "max_retries",
      "timeout_seconds"}
 )
 # ... and the job-level fields of a Jobs 2.0 single-task job.
-SEED_JOB_FIELDS = frozenset(
+LEGACY_FORM_JOB_FIELDS = frozenset(
     {"name", "tags", "max_concurrent_runs", "email_notifications", "schedule", "tasks"}
 )
 
@@ -106,7 +106,7 @@ def copied(value: Any) -> Any:
 
 
 def given_twice(settings: Mapping[str, Any]) -> list[tuple[str, str]]:
-    """(public place, seed place) of each value a legacy job gives in both nestings with
+    """(public place, legacy-form place) of each value a legacy job gives in both nestings with
     different values: lifting would have to drop one of them."""
     cluster = settings.get("new_cluster")
     if not isinstance(cluster, Mapping):
@@ -114,7 +114,7 @@ def given_twice(settings: Mapping[str, Any]) -> list[tuple[str, str]]:
     log_conf = cluster.get("cluster_log_conf")
     places = [
         (name, f"new_cluster.{name}", settings.get(name), cluster.get(name))
-        for name in JOB_FIELDS_IN_SEED_CLUSTER
+        for name in LEGACY_FORM_CLUSTER_FIELDS
     ]
     places += [
         (
@@ -127,22 +127,22 @@ def given_twice(settings: Mapping[str, Any]) -> list[tuple[str, str]]:
          cluster.get("name")),
     ]
     return [
-        (place, seed_place)
-        for place, seed_place, value, seed_value in places
-        if value is not None and seed_value is not None and value != seed_value
+        (place, legacy_place)
+        for place, legacy_place, value, legacy_value in places
+        if value is not None and legacy_value is not None and value != legacy_value
     ]
 
 
 def legacy_single_task(settings: Mapping[str, Any]) -> dict[str, Any] | None:
     """The Jobs 2.0 single-task shape (public nesting) of canonical settings that are a
-    lifted legacy job the seed nesting can express, else None."""
+    lifted legacy job the legacy form's nesting can express, else None."""
     tasks = settings.get("tasks")
     if not isinstance(tasks, list) or len(tasks) != 1 or not isinstance(tasks[0], Mapping):
         return None
     task = tasks[0]
-    if task.get("task_key") != LEGACY_TASK_KEY or not set(task) <= SEED_TASK_FIELDS:
+    if task.get("task_key") != LEGACY_TASK_KEY or not set(task) <= LEGACY_FORM_TASK_FIELDS:
         return None
-    if not set(settings) <= SEED_JOB_FIELDS:
+    if not set(settings) <= LEGACY_FORM_JOB_FIELDS:
         return None
     job = {name: copied(value) for name, value in settings.items() if name != "tasks"}
     job.update({name: copied(value) for name, value in task.items() if name != "task_key"})
@@ -152,8 +152,8 @@ def legacy_single_task(settings: Mapping[str, Any]) -> dict[str, Any] | None:
 def to_wire(settings: Mapping[str, Any], form: WireForm) -> dict[str, Any]:
     """Full settings (create, reset) in the body the wire form sends, as a new dict."""
     canonical = lift(settings)
-    if form is WireForm.SEED:
+    if form is WireForm.LEGACY:
         legacy = legacy_single_task(canonical)
         if legacy is not None:
-            return profile(WireForm.SEED).job_settings_to_wire(legacy)
+            return profile(WireForm.LEGACY).job_settings_to_wire(legacy)
     return canonical

@@ -1,9 +1,9 @@
 """The jobs area of the REST API: one call per operation, in the connection's wire form.
 
-The public form speaks Jobs 2.2 (`/api/2.2/jobs/...`), the seed form Jobs 2.0
+The public form speaks Jobs 2.2 (`/api/2.2/jobs/...`), the legacy form Jobs 2.0
 (`/api/2.0/jobs/...`). Settings go in and come out in the canonical multi-task shape
 whatever the form: `job_wire` lifts a legacy single-task job read back, and lowers a
-lifted one to the seed nesting on the way out.
+lifted one to the legacy form's nesting on the way out.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from providers.client.connection import WireForm
 from providers.client.errors import WorkspaceError, is_gone
 from providers.client.job_wire import lift, to_wire
 
-JOBS_PATHS = {WireForm.PUBLIC: "/api/2.2/jobs", WireForm.SEED: "/api/2.0/jobs"}
+JOBS_PATHS = {WireForm.PUBLIC: "/api/2.2/jobs", WireForm.LEGACY: "/api/2.0/jobs"}
 LIST_PAGE_SIZE = 100
 RUNS_PAGE_SIZE = 25  # the most runs/list returns per page
 # The arrays of a job that Jobs 2.2 `get` returns 100 at a time, the rest on later pages.

@@ -1,5 +1,5 @@
 """The repos area of the REST API (Git folders): create, list, read, check out a branch or
-tag (the seed form with POST, the public form with PATCH), change the sparse checkout
+tag (the legacy form with POST, the public form with PATCH), change the sparse checkout
 patterns, delete."""
 
 from __future__ import annotations

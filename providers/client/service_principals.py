@@ -2,7 +2,7 @@
 
 Resources go in and come out as SCIM resources (`applicationId`, `displayName`, ...). Only
 a delete differs between the wire forms: it names the principal by its application id in
-the seed form, by the workspace's own id in the public form.
+the legacy form, by the workspace's own id in the public form.
 """
 
 from __future__ import annotations

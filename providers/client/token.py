@@ -1,6 +1,6 @@
 """Access tokens from the identity provider (client-credentials grant), and their cache.
 
-Both wire forms call ``{auth_url}/{tenant}/oauth2/token``: the seed form as a GET with
+Both wire forms call ``{auth_url}/{tenant}/oauth2/token``: the legacy form as a GET with
 ``grant_type=client_credential`` in the query, the public form as a form-encoded POST
 with ``grant_type=client_credentials``. A token is requested either for the platform's
 resource id (``Connection.resource``) or for the management resource address.
@@ -48,7 +48,7 @@ def fetch_token(
     client_id: str,
     client_secret: str | SecretStr,
     resource: str,
-    form: WireForm | str = WireForm.SEED,
+    form: WireForm | str = WireForm.PUBLIC,
     *,
     timeout_seconds: float = 30.0,
     max_attempts: int = 6,

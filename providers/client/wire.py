@@ -1,7 +1,7 @@
-"""The one table of differences between the seed form and the public form of the API.
+"""The one table of differences between the legacy form and the public form of the API.
 
-docs/api.md#wire-forms lists every place where the specification ("seed form") and the
-public service spell the same thing differently. Each row is a field or method of
+docs/api.md#wire-forms lists every place where the specification (the "legacy form") and
+the public service spell the same thing differently. Each row is a field or method of
 ``WireProfile``; ``profile(form)`` is the one switch. Providers keep their state in the
 public nesting (``normalise_job_settings``) and convert only at the wire.
 """
@@ -20,9 +20,9 @@ SCIM_SERVICE_PRINCIPALS = "/api/2.0/preview/scim/v2/ServicePrincipals"
 BINDING_READ_WRITE = "BINDING_TYPE_READ_WRITE"
 KEYVAULT_BACKEND_TYPES = frozenset({"CLOUD_KEYVAULT", "AZURE_KEYVAULT"})
 
-# Job-level in the public form, inside new_cluster in the seed form. Part C's table leaves
+# Job-level in the public form, inside new_cluster in the legacy form. Part C's table leaves
 # out `libraries`, but the specification's create body (part A) nests them there too.
-JOB_FIELDS_IN_SEED_CLUSTER = ("timeout_seconds", "max_retries", "spark_python_task", "libraries")
+LEGACY_FORM_CLUSTER_FIELDS = ("timeout_seconds", "max_retries", "spark_python_task", "libraries")
 
 
 @dataclass(frozen=True)
@@ -103,14 +103,14 @@ def normalise_job_settings(settings: dict[str, Any]) -> dict[str, Any]:
     """Job settings in either nesting -> a new dict in the public nesting.
 
     Where a field appears in both places, the public position wins. A ``cluster_log_conf``
-    left empty after moving ``spark_env_vars`` out is dropped (the seed form creates it
+    left empty after moving ``spark_env_vars`` out is dropped (the legacy form creates it
     only to hold them).
     """
     result = copy.deepcopy(settings)
     cluster = result.get("new_cluster")
     if not isinstance(cluster, dict):
         return result
-    for name in JOB_FIELDS_IN_SEED_CLUSTER:
+    for name in LEGACY_FORM_CLUSTER_FIELDS:
         if name in cluster:
             value = cluster.pop(name)
             result.setdefault(name, value)
@@ -128,19 +128,19 @@ def parse_binding_workspace_id(value: str | int) -> int:
     return int(value)
 
 
-def _seed_job_settings(public: dict[str, Any]) -> dict[str, Any]:
+def _legacy_job_settings(public: dict[str, Any]) -> dict[str, Any]:
     result = copy.deepcopy(public)
     cluster = result.get("new_cluster")
     if not isinstance(cluster, dict):
         # Nowhere to nest them: a job without a new cluster keeps them at job level.
         return result
-    for name in JOB_FIELDS_IN_SEED_CLUSTER:
+    for name in LEGACY_FORM_CLUSTER_FIELDS:
         if name in result:
             cluster[name] = result.pop(name)
     if "spark_env_vars" in cluster:
         log_conf = cluster.setdefault("cluster_log_conf", {})
         log_conf["spark_env_vars"] = cluster.pop("spark_env_vars")
-    if "cluster_name" in cluster:  # the public spelling of the seed's `name`
+    if "cluster_name" in cluster:  # the public spelling of the legacy form's `name`
         cluster["name"] = cluster.pop("cluster_name")
     return result
 
@@ -149,15 +149,15 @@ def _public_job_settings(public: dict[str, Any]) -> dict[str, Any]:
     return public
 
 
-_SEED = WireProfile(
-    form=WireForm.SEED,
+_LEGACY = WireProfile(
+    form=WireForm.LEGACY,
     token_method="GET",
     token_grant_type="client_credential",
     keyvault_backend_type="CLOUD_KEYVAULT",
     keyvault_field="backend_cloud_keyvault",
     repo_update_method="POST",
     cluster_stop_path="/api/2.0/clusters/stop",
-    _job_settings_to_wire=_seed_job_settings,
+    _job_settings_to_wire=_legacy_job_settings,
     _principal_delete_id=lambda app_id, workspace_id: app_id,
     _binding_workspace_id=str,
     _unbind_body=lambda ids, binding_type: {"unassign_workspaces": ids},
@@ -179,4 +179,4 @@ _PUBLIC = WireProfile(
     },
 )
 
-_PROFILES = {WireForm.SEED: _SEED, WireForm.PUBLIC: _PUBLIC}
+_PROFILES = {WireForm.LEGACY: _LEGACY, WireForm.PUBLIC: _PUBLIC}

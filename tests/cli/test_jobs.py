@@ -1,6 +1,6 @@
 """`databricks jobs` and `databricks permissions` on jobs: one multi-task job through its
 life, in steps (create, read, change, run, cancel, permissions, delete), plus a job the
-seed form created read back by the CLI (the public form)."""
+legacy form created read back by the CLI (the public form)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import pytest
 
 from tests.cli.cli import Cli
 from tests.conftest import emulator_fixture
-from tests.emulator.support import SP_SCHEMA, Api, seed_job_body, unique
+from tests.emulator.support import SP_SCHEMA, Api, legacy_form_job_body, unique
 from workspace_emulator.testing import fetch_token, register_application
 
 # Runs take two transitions of two seconds: `run-now` without --no-wait really waits, and a
@@ -213,11 +213,11 @@ def test_a_non_admin_principal_owns_the_job_it_creates(cli: Cli, cli_as, emulato
     assert refused.status == 403
 
 
-def test_a_seed_form_job_read_through_the_cli(cli: Cli, emulator) -> None:
-    """A single-task job the seed form's client made (Jobs 2.0, its nesting), as the CLI
+def test_a_legacy_form_job_read_through_the_cli(cli: Cli, emulator) -> None:
+    """A single-task job the legacy form's client made (Jobs 2.0, its nesting), as the CLI
     (the public form, Jobs 2.2) sees it, changes it and deletes it."""
-    seed = Api(emulator.base_url, fetch_token(emulator))
-    created = seed.post("/api/2.0/jobs/create", json=seed_job_body("cli-seed-job"))
+    legacy = Api(emulator.base_url, fetch_token(emulator))
+    created = legacy.post("/api/2.0/jobs/create", json=legacy_form_job_body("cli-legacy-job"))
     assert created.status_code == 200, created.text
     job_id = created.json()["job_id"]
     settings = cli.ok("jobs", "get", str(job_id))["settings"]
@@ -228,7 +228,7 @@ def test_a_seed_form_job_read_through_the_cli(cli: Cli, emulator) -> None:
     assert task["max_retries"] == 2 and task["timeout_seconds"] == 3600
     cli.ok("jobs", "update", "--json", json.dumps(
         {"job_id": job_id, "new_settings": {"max_concurrent_runs": 4}}))
-    echoed = seed.get("/api/2.0/jobs/get", params={"job_id": job_id}).json()["settings"]
+    echoed = legacy.get("/api/2.0/jobs/get", params={"job_id": job_id}).json()["settings"]
     assert echoed["max_concurrent_runs"] == 4
     assert echoed["new_cluster"]["spark_python_task"]["python_file"] == "dbfs:/jobs/main.py"
     cli.ok("jobs", "delete", str(job_id))

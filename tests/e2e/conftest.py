@@ -45,7 +45,7 @@ def workspace_stack(
     its Pulumi.<stack>.yaml and state never touch the checkout. Call it with the
     `workspace:*` objects to declare; call `write_config` on the result to change them."""
 
-    def make(wire_form: str = "seed", secret: str | None = None, **objects: Any) -> PulumiCli:
+    def make(wire_form: str = "legacy", secret: str | None = None, **objects: Any) -> PulumiCli:
         return scratch_stack(
             tmp_path_factory.mktemp("stack"),
             emulator,

@@ -250,7 +250,7 @@ def test_every_lookup_at_preview_and_up(lookup_stack: PulumiCli, emulator: Emula
     write_config(
         lookup_stack,
         {
-            **connection_config(emulator, "seed"),
+            **connection_config(emulator, "legacy"),
             "lookups:jobName": "looked-up",
             "lookups:cluster": "etl-nightly",
             "lookups:runId": str(run_id),

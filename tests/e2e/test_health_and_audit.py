@@ -169,7 +169,7 @@ def audited(workspace_stack: StackFactory, emulator: EmulatorInfo) -> Audited:
     write_config(
         second,
         {
-            **connection_config(emulator, "seed"),
+            **connection_config(emulator, "legacy"),
             "workspace:secretScopes": [{"name": "second-stack-scope"}],
         },
     )

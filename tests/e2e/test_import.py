@@ -68,7 +68,7 @@ def make_objects_out_of_band(info: EmulatorInfo, client: WorkspaceClient) -> dic
         },
         "max_retries": 1,
     }
-    if client.connection.wire_form is WireForm.SEED:
+    if client.connection.wire_form is WireForm.LEGACY:
         job_id = str(client.jobs.create(settings))
     else:
         # A job from before tasks had types: Jobs 2.0 still takes it as it stands, Jobs 2.2
@@ -144,7 +144,7 @@ def assert_rotated_credentials_update_the_provider_alone(
     stack.set_config("workspace:clientSecret", info.client_secret, secret=True)
 
 
-@pytest.mark.parametrize("wire_form", ["seed", "public"])
+@pytest.mark.parametrize("wire_form", ["legacy", "public"])
 def test_import_every_kind(tmp_path: Path, emulator: EmulatorInfo, wire_form: str) -> None:
     client = emulator_client(emulator, wire_form)
     imports = make_objects_out_of_band(emulator, client)
@@ -200,7 +200,7 @@ def test_import_every_kind(tmp_path: Path, emulator: EmulatorInfo, wire_form: st
 def test_import_of_a_missing_id_or_of_other_settings_fails_saying_so(
     tmp_path: Path, emulator: EmulatorInfo
 ) -> None:
-    stack = import_stack(tmp_path, emulator, "seed")
+    stack = import_stack(tmp_path, emulator, "legacy")
     missing = {"SecretScope": {"id": "no-such-scope", "args": {"name": "no-such-scope"}}}
     write_config(stack, {"workspace:objects": missing})
     failed = stack.up(check=False)
@@ -234,7 +234,7 @@ def test_a_stack_from_before_the_provider_moves_over_without_replacements(
 ) -> None:
     """Resources deployed on the default provider (as before WorkspaceAuth registered its
     own) are taken over by the component's provider: nothing is replaced or written."""
-    stack = import_stack(tmp_path, emulator, "seed")
+    stack = import_stack(tmp_path, emulator, "legacy")
     suffix = uuid.uuid4().hex[:8]
     objects = {
         "SecretScope": {"args": {"name": f"moved-scope-{suffix}"}},
@@ -279,7 +279,7 @@ def test_rotated_credentials_serve_the_up_that_brings_them(
     admin.service_principals.create(
         {"schemas": [SCIM_SCHEMA], "applicationId": rotated["client_id"], "displayName": "deployer"}
     )
-    stack = import_stack(tmp_path, emulator, "seed")
+    stack = import_stack(tmp_path, emulator, "legacy")
     suffix = uuid.uuid4().hex[:8]
     scope = {"SecretScope": {"args": {"name": f"before-{suffix}"}}}
     write_config(stack, {"workspace:objects": scope})

@@ -406,8 +406,8 @@ class FullDepthJobLifecycle:
         ]
 
 
-class TestFullDepthJobInTheSeedForm(FullDepthJobLifecycle):
-    wire_form = "seed"
+class TestFullDepthJobInTheLegacyForm(FullDepthJobLifecycle):
+    wire_form = "legacy"
 
 
 class TestFullDepthJobInThePublicForm(FullDepthJobLifecycle):

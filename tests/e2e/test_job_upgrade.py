@@ -2,7 +2,7 @@
 
 The state is made honestly: the tree of the last commit before the rewrite
 (`OLD_COMMIT`, taken with `git archive`) deploys the local stack's job as it was then (the
-single-task shape in the seed nesting: `new_cluster` holding `timeout_seconds`,
+single-task shape in the legacy form's nesting: `new_cluster` holding `timeout_seconds`,
 `max_retries`, `spark_python_task`, and `spark_env_vars` inside `cluster_log_conf`) with
 its own program and provider host. Then this checkout's program and provider host, on the
 same state and emulator, preview no change, up without a write, refresh (which records the
@@ -34,10 +34,10 @@ pytestmark = pytest.mark.engine
 OLD_COMMIT = "206480b7ec7e911aa4e1c86616f8c7475958ea0b"
 
 
-def old_tree(destination: Path) -> Path:
-    """The files of OLD_COMMIT under `destination`, with this checkout's virtualenv."""
+def old_tree(destination: Path, commit: str = OLD_COMMIT) -> Path:
+    """The files of `commit` under `destination`, with this checkout's virtualenv."""
     archive = subprocess.run(
-        ["git", "-C", str(REPO_ROOT), "archive", OLD_COMMIT],
+        ["git", "-C", str(REPO_ROOT), "archive", commit],
         capture_output=True,
         check=True,
     ).stdout
@@ -76,13 +76,14 @@ def writes(info: EmulatorInfo) -> list[str]:
     ]
 
 
-@pytest.mark.parametrize("wire_form", ["seed", "public"])
+# The old code's names of the forms: "seed" is the deprecated name of "legacy".
+@pytest.mark.parametrize("wire_form", ["seed", "public"])  # "seed": deprecated, as it was
 def test_a_single_task_job_deployed_before_full_depth_is_no_change(
     workspace_stack: StackFactory, emulator: EmulatorInfo, tmp_path: Path, wire_form: str
 ) -> None:
     tree = old_tree(tmp_path / "old")
     job = old_local_job(tree)
-    assert "timeout_seconds" in job["new_cluster"]  # the seed nesting, as it was
+    assert "timeout_seconds" in job["new_cluster"]  # the legacy form's nesting, as it was
     stack = workspace_stack(wire_form=wire_form, jobs=[job])
     run_program_of(stack, tree)
     stack.up()
@@ -125,19 +126,19 @@ def test_a_single_task_job_deployed_before_full_depth_is_no_change(
     stack.destroy()
 
 
-def as_multi_task(seed_job: dict[str, Any]) -> dict[str, Any]:
-    """The seed-nested single-task job as two tasks on a shared job cluster: its task, now
-    keyed `ingest`, and a report after it."""
-    cluster = copy.deepcopy(seed_job["new_cluster"])
+def as_multi_task(legacy_job: dict[str, Any]) -> dict[str, Any]:
+    """The single-task job in the legacy form's nesting as two tasks on a shared job cluster:
+    its task, now keyed `ingest`, and a report after it."""
+    cluster = copy.deepcopy(legacy_job["new_cluster"])
     task_fields = {name: cluster.pop(name) for name in ("spark_python_task", "timeout_seconds",
                                                           "max_retries")}
     cluster["spark_env_vars"] = cluster["cluster_log_conf"].pop("spark_env_vars")
     return {
-        "name": seed_job["name"],
+        "name": legacy_job["name"],
         "job_clusters": [{"job_cluster_key": "etl", "new_cluster": cluster}],
         "tasks": [
             {"task_key": "ingest", "job_cluster_key": "etl",
-             "libraries": seed_job["libraries"], **task_fields},
+             "libraries": legacy_job["libraries"], **task_fields},
             {"task_key": "report", "depends_on": [{"task_key": "ingest"}],
              "job_cluster_key": "etl",
              "notebook_task": {"notebook_path": "/Workspace/Shared/reports/nightly"}},

@@ -277,8 +277,8 @@ def test_invalid_inputs_fail_the_preview_naming_the_field_with_no_call(
     assert request_log(emulator) == []
 
 
-class TestClusterKindsInTheSeedForm(ClusterKindsLifecycle):
-    wire_form = "seed"
+class TestClusterKindsInTheLegacyForm(ClusterKindsLifecycle):
+    wire_form = "legacy"
 
 
 class TestClusterKindsInThePublicForm(ClusterKindsLifecycle):

@@ -350,8 +350,8 @@ class GroupsReposIpAclLifecycle:
         }
 
 
-class TestGroupsReposIpAclInTheSeedForm(GroupsReposIpAclLifecycle):
-    wire_form = "seed"
+class TestGroupsReposIpAclInTheLegacyForm(GroupsReposIpAclLifecycle):
+    wire_form = "legacy"
 
 
 class TestGroupsReposIpAclInThePublicForm(GroupsReposIpAclLifecycle):

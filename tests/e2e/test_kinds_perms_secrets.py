@@ -306,8 +306,8 @@ class PermsSecretsLifecycle:
         assert snapshot(lifecycle.client) == lifecycle.before, "10. destroy: as before"
 
 
-class TestPermsSecretsInTheSeedForm(PermsSecretsLifecycle):
-    wire_form = "seed"
+class TestPermsSecretsInTheLegacyForm(PermsSecretsLifecycle):
+    wire_form = "legacy"
 
 
 class TestPermsSecretsInThePublicForm(PermsSecretsLifecycle):
@@ -317,7 +317,7 @@ class TestPermsSecretsInThePublicForm(PermsSecretsLifecycle):
 # --- import -------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("wire_form", ["seed", "public"])
+@pytest.mark.parametrize("wire_form", ["legacy", "public"])
 def test_import_by_id_shows_no_change(
     tmp_path: Path, emulator: EmulatorInfo, wire_form: str
 ) -> None:
@@ -387,7 +387,7 @@ def test_bad_inputs_fail_preview_naming_the_field_without_a_call(
              "access_controls": [{"permission_level": "CAN_READ"}]},
         ],
     }
-    stack = workspace_stack(wire_form="seed")
+    stack = workspace_stack(wire_form="legacy")
     configure(stack, objects)
     clear_request_log(emulator)
     result = stack.preview(check=False)
@@ -412,7 +412,7 @@ def test_bad_inputs_fail_preview_naming_the_field_without_a_call(
 BEFORE_PERMISSIONS = "103d270"
 
 
-@pytest.mark.parametrize("wire_form", ["seed", "public"])
+@pytest.mark.parametrize("wire_form", ["legacy", "public"])
 def test_job_permissions_deployed_before_are_no_change(
     workspace_stack: StackFactory, emulator: EmulatorInfo, tmp_path: Path, wire_form: str
 ) -> None:

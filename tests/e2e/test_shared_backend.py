@@ -150,7 +150,7 @@ def write_local_objects(path: Path) -> None:
     config = {k: v for k, v in document["config"].items()
               if k.removeprefix("workspace:") not in object_lists()}
     config.update({f"workspace:{k}": v for k, v in local_objects().items()})
-    config["workspace:wireForm"] = "seed"
+    config["workspace:wireForm"] = "legacy"
     document["config"] = config
     path.write_text(yaml.safe_dump(document))
 

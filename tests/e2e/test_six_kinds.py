@@ -55,7 +55,7 @@ KINDS = {
 
 def job_item(wire_form: str) -> dict[str, Any]:
     """The job in the nesting that matches the wire form: the specification's nesting for
-    the seed form, the public service's for the public form."""
+    the legacy form, the public service's for the public form."""
     public: dict[str, Any] = {
         "name": JOB_NAME,
         "new_cluster": {
@@ -270,7 +270,7 @@ class SixKindsLifecycle:
         assert job["new_cluster"]["spark_env_vars"] == {"ENVIRONMENT": "e2e"}, "2. up: job env"
         # The specification nests libraries in new_cluster; the public service has them at
         # job level. Each form's body keeps them where its form has them.
-        libraries = (job["new_cluster"] if wire_form == "seed" else job).get("libraries") or []
+        libraries = (job["new_cluster"] if wire_form == "legacy" else job).get("libraries") or []
         assert sorted(lib["pypi"]["package"] for lib in libraries) == [
             "pandas==2.2.2",
             "requests==2.32.3",
@@ -298,7 +298,7 @@ class SixKindsLifecycle:
         # and up has nothing to do.
         stack, wire_form = lifecycle.stack, lifecycle.wire_form
         info = lifecycle.workspace.info
-        other_form = "public" if wire_form == "seed" else "seed"
+        other_form = "public" if wire_form == "legacy" else "legacy"
         for form in (other_form, wire_form):
             write_config(stack, {"workspace:wireForm": form})
             # Another connection is an update of the provider alone, which writes nothing.
@@ -321,7 +321,7 @@ class SixKindsLifecycle:
             "workspace-access",
         ]
         job_settings = updated["jobs"][0]
-        (job_settings["new_cluster"] if lifecycle.wire_form == "seed" else job_settings)[
+        (job_settings["new_cluster"] if lifecycle.wire_form == "legacy" else job_settings)[
             "max_retries"
         ] = 3
         lifecycle.objects = updated
@@ -341,7 +341,7 @@ class SixKindsLifecycle:
         preview = steps(stack)
         expected_changes = {
             "reporting": "entitlements",
-            JOB_NAME: "new_cluster" if lifecycle.wire_form == "seed" else "max_retries",
+            JOB_NAME: "new_cluster" if lifecycle.wire_form == "legacy" else "max_retries",
             "e2e-etl-access": "access_controls",
             "pipelines": "branch",
             "finance": "bindings",
@@ -529,8 +529,8 @@ class SixKindsLifecycle:
         )
 
 
-class TestSixKindsInTheSeedForm(SixKindsLifecycle):
-    wire_form = "seed"
+class TestSixKindsInTheLegacyForm(SixKindsLifecycle):
+    wire_form = "legacy"
 
 
 class TestSixKindsInThePublicForm(SixKindsLifecycle):

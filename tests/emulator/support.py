@@ -86,8 +86,8 @@ def api_as(emulator: EmulatorInfo, application: dict) -> Api:
     return Api(emulator.base_url, token)
 
 
-def seed_job_body(name: str, **overrides: Any) -> dict:
-    """A create-job body in the seed form of docs/api.md#create-job-body."""
+def legacy_form_job_body(name: str, **overrides: Any) -> dict:
+    """A create-job body in the legacy form of docs/api.md#create-job-body."""
     body = {
         "name": name,
         "new_cluster": {
@@ -129,6 +129,6 @@ def public_job_body(name: str) -> dict:
 
 
 def create_job(api: Api, body: dict | None = None) -> int:
-    response = api.post("/api/2.0/jobs/create", json=body or seed_job_body(unique("job")))
+    response = api.post("/api/2.0/jobs/create", json=body or legacy_form_job_body(unique("job")))
     assert response.status_code == 200, response.text
     return response.json()["job_id"]

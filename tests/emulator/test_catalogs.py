@@ -1,4 +1,4 @@
-"""Unity Catalog catalogs and workspace bindings (seed and public forms, legacy path)."""
+"""Unity Catalog catalogs and workspace bindings (legacy and public forms, legacy path)."""
 
 from __future__ import annotations
 
@@ -43,7 +43,7 @@ def test_bad_catalog_updates(api, body):
     expect_error(api.patch(f"{UC}/catalogs/main", json=body), 400, "INVALID_PARAMETER_VALUE")
 
 
-def test_seed_form_bind_and_unbind(api):
+def test_legacy_form_bind_and_unbind(api):
     api.patch(f"{UC}/catalogs/sandbox", json={"isolation_mode": "ISOLATED"})
     path = f"{UC}/bindings/catalog/sandbox"
     added = api.patch(path, json={"add": [

@@ -1,4 +1,4 @@
-"""Clusters: list, get, start, stop (seed form), delete (public form), state moves."""
+"""Clusters: list, get, start, stop (legacy form), delete (public form), state moves."""
 
 from __future__ import annotations
 

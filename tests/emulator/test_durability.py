@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import sqlite3
 
-from tests.emulator.support import Api, create_job, seed_job_body, unique
+from tests.emulator.support import Api, create_job, legacy_form_job_body, unique
 from workspace_emulator.storage import DATABASE_FILE, INITIALISED_KEY, LEGACY_INITIALISED_KEY
 from workspace_emulator.testing import EmulatorProcess, fetch_token
 
@@ -21,7 +21,7 @@ def test_state_survives_sigterm_and_restart(tmp_path):
     try:
         api = _client(first)
         name = unique("durable")
-        job_id = create_job(api, seed_job_body(name))
+        job_id = create_job(api, legacy_form_job_body(name))
         api.patch(f"/api/2.0/permissions/jobs/{job_id}", json={"access_control_list": [
             {"group_name": "analysts", "permission_level": "CAN_VIEW"}]})
         api.post("/api/2.0/secrets/scopes/create", json={"scope": name})
@@ -59,7 +59,7 @@ def test_acknowledged_write_survives_sigkill(tmp_path):
     try:
         api = _client(first)
         name = unique("killed")
-        response = api.post("/api/2.0/jobs/create", json=seed_job_body(name))
+        response = api.post("/api/2.0/jobs/create", json=legacy_form_job_body(name))
         assert response.status_code == 200
         first.kill()
     finally:

@@ -38,14 +38,14 @@ def test_public_form_post_client_credentials(emulator):
     assert response.headers["cache-control"] == "no-store"
 
 
-def test_seed_form_get_with_query_parameters(emulator):
+def test_legacy_form_get_with_query_parameters(emulator):
     params = _params(emulator, grant_type="client_credential")
     response = requests.get(emulator.token_url, params=params, timeout=TIMEOUT)
     assert response.status_code == 200, response.text
     _check_token(response.json(), emulator.resource)
 
 
-def test_seed_form_get_with_form_body(emulator):
+def test_legacy_form_get_with_form_body(emulator):
     params = _params(emulator, grant_type="client_credential")
     response = requests.get(emulator.token_url, data=params, timeout=TIMEOUT)
     assert response.status_code == 200, response.text

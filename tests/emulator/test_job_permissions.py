@@ -37,7 +37,7 @@ def test_creator_owns_and_admins_inherit(api, emulator):
     assert admins["all_permissions"][0]["inherited_from_object"] == ["/jobs/"]
 
 
-def test_patch_merges_seed_form(api, emulator):
+def test_patch_merges_legacy_form(api, emulator):
     job_id = create_job(api)
     first = api.patch(_path(job_id), json={"access_control_list": [
         {"group_name": "data-engineers", "permission_level": "CAN_MANAGE_RUN"}]})

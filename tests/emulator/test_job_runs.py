@@ -23,7 +23,7 @@ from tests.emulator.support import (
     api_as,
     create_job,
     expect_error,
-    seed_job_body,
+    legacy_form_job_body,
 )
 from workspace_emulator.testing import advance_clock
 
@@ -73,7 +73,7 @@ def test_a_run_lists_its_tasks_with_their_own_run_ids_and_states(api):
 
 
 def test_a_legacy_job_runs_its_one_task_main(api):
-    run = run_job(api, create_job(api, seed_job_body("legacy-run")))
+    run = run_job(api, create_job(api, legacy_form_job_body("legacy-run")))
     assert results(run) == {"main": "SUCCESS"}
     assert run["format"] == "SINGLE_TASK"
 

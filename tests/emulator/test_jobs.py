@@ -13,8 +13,8 @@ from tests.emulator.support import (
     api_as,
     create_job,
     expect_error,
+    legacy_form_job_body,
     public_job_body,
-    seed_job_body,
     unique,
 )
 from workspace_emulator.platform.models.job_settings import to_public_form
@@ -32,8 +32,8 @@ def _without_defaults(settings: dict) -> dict:
             if k not in ("max_concurrent_runs", "email_notifications", "format")}
 
 
-def test_seed_form_is_echoed_in_seed_form(api, emulator):
-    body = seed_job_body(unique("seed"))
+def test_legacy_form_is_echoed_in_legacy_form(api, emulator):
+    body = legacy_form_job_body(unique("legacy"))
     job = _get(api, create_job(api, body))
     assert _without_defaults(job["settings"]) == body
     assert job["creator_user_name"] == emulator.client_id
@@ -55,9 +55,9 @@ def test_server_fills_defaults(api):
 
 def test_both_forms_describe_the_same_job(api):
     name = unique("same")
-    seed_settings = _get(api, create_job(api, seed_job_body(name)))["settings"]
+    legacy_settings = _get(api, create_job(api, legacy_form_job_body(name)))["settings"]
     public_settings = _get(api, create_job(api, public_job_body(name)))["settings"]
-    assert to_public_form(seed_settings) == public_settings
+    assert to_public_form(legacy_settings) == public_settings
 
 
 def test_multi_task_jobs_are_kept_as_given(api):
@@ -88,7 +88,7 @@ def test_multi_task_jobs_are_kept_as_given(api):
     (lambda b: b["new_cluster"].update(num_workers=2**64), "num_workers"),
 ])
 def test_invalid_settings_name_the_field(api, mutate, field):
-    body = seed_job_body(unique("bad"))
+    body = legacy_form_job_body(unique("bad"))
     mutate(body)
     error = expect_error(api.post("/api/2.0/jobs/create", json=body), 400,
                          "INVALID_PARAMETER_VALUE")
@@ -113,7 +113,7 @@ def test_get_with_a_bad_job_id_is_invalid(api, job_id):
 
 def test_list_pages_with_limit_offset_and_tokens(api):
     name = unique("paged")
-    ids = [create_job(api, seed_job_body(name)) for _ in range(5)]
+    ids = [create_job(api, legacy_form_job_body(name)) for _ in range(5)]
     first = api.get("/api/2.0/jobs/list", params={"name": name, "limit": 2}).json()
     assert [j["job_id"] for j in first["jobs"]] == ids[::-1][:2]
     assert first["has_more"] is True
@@ -130,7 +130,7 @@ def test_list_pages_with_limit_offset_and_tokens(api):
 
 def test_list_name_filter_is_exact_and_case_insensitive(api):
     name = unique("Filter")
-    job_id = create_job(api, seed_job_body(name))
+    job_id = create_job(api, legacy_form_job_body(name))
     found = api.get("/api/2.1/jobs/list", params={"name": name.upper()}).json()["jobs"]
     assert [j["job_id"] for j in found] == [job_id]
     assert api.get("/api/2.0/jobs/list", params={"name": name[:-1]}).json()["jobs"] == []
@@ -268,7 +268,7 @@ def test_a_listed_page_follows_every_change_to_the_jobs(api, emulator):
         return [j["job_id"] for j in response.json()["jobs"]]
 
     assert listed(api, name) == []
-    job_id = create_job(api, seed_job_body(name))
+    job_id = create_job(api, legacy_form_job_body(name))
     assert listed(api, name) == [job_id]
     assert listed(member, name) == []  # the same page, asked by someone who may not view it
     assert api.patch(f"/api/2.0/permissions/jobs/{job_id}", json={"access_control_list": [

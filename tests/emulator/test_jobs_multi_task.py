@@ -20,8 +20,8 @@ from tests.emulator.support import (
     add_service_principal,
     create_job,
     expect_error,
+    legacy_form_job_body,
     public_job_body,
-    seed_job_body,
     unique,
 )
 
@@ -42,7 +42,7 @@ def _refused(api, body: dict, *words: str, version: str = "2.2") -> str:
 @pytest.mark.parametrize("version", ["2.1", "2.2"])
 def test_a_legacy_job_shows_one_task_keyed_main_through_2_1_and_2_2(api, version):
     name = unique("legacy")
-    job_id = create_job(api, seed_job_body(name))
+    job_id = create_job(api, legacy_form_job_body(name))
     shown = settings(api, job_id, version)
     public = public_job_body(name)
     cluster = {k: v for k, v in public["new_cluster"].items() if k != "libraries"}
@@ -58,7 +58,7 @@ def test_a_legacy_job_shows_one_task_keyed_main_through_2_1_and_2_2(api, version
 
 
 def test_a_legacy_job_reads_back_in_its_shape_through_2_0(api):
-    for body in (seed_job_body(unique("seed")), public_job_body(unique("public"))):
+    for body in (legacy_form_job_body(unique("legacy")), public_job_body(unique("public"))):
         shown = settings(api, create_job(api, body), "2.0")
         assert shown == {**body, "max_concurrent_runs": 1, "email_notifications": {},
                          "format": "SINGLE_TASK"}

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import sqlite3
 
-from tests.emulator.support import Api, create_job, seed_job_body, unique
+from tests.emulator.support import Api, create_job, legacy_form_job_body, unique
 from workspace_emulator.platform.models.job_settings import to_public_form
 from workspace_emulator.storage import DATABASE_FILE
 from workspace_emulator.testing import EmulatorProcess, fetch_token
@@ -22,7 +22,7 @@ def _rewrite_as_before(database, job_id: int, run_id: int, body: dict) -> None:
                                                 "creator_user_name", "acl")}
         old_job["settings"] = {**to_public_form(body), "max_concurrent_runs": 1,
                                "email_notifications": {}, "format": "SINGLE_TASK"}
-        old_job["settings_form"] = "seed"
+        old_job["settings_form"] = "seed"  # the emulator's name of the legacy form
         run = json.loads(conn.execute("SELECT doc FROM runs WHERE run_id = ?",
                                       (run_id,)).fetchone()[0])
         old_run = {name: run[name] for name in (
@@ -34,7 +34,7 @@ def _rewrite_as_before(database, job_id: int, run_id: int, body: dict) -> None:
 
 
 def test_jobs_and_runs_stored_before_are_still_served(tmp_path):
-    body = seed_job_body(unique("before"))
+    body = legacy_form_job_body(unique("before"))
     first = EmulatorProcess(data_dir=tmp_path)
     try:
         info = first.start()

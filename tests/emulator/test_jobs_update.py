@@ -13,7 +13,7 @@ from tests.emulator.jobs_support import (
     python_script,
     settings,
 )
-from tests.emulator.support import create_job, expect_error, seed_job_body, unique
+from tests.emulator.support import create_job, expect_error, legacy_form_job_body, unique
 
 
 def _update(api, job_id: int, version: str = "2.2", **body) -> None:
@@ -137,18 +137,18 @@ def test_reset_through_2_2_turns_queueing_on_by_default(api):
 # single-task jobs
 
 def test_a_job_level_update_keeps_a_single_task_job_single_task(api):
-    body = seed_job_body(unique("seed"))
+    body = legacy_form_job_body(unique("legacy"))
     job_id = create_job(api, body)
     for version in ("2.0", "2.1", "2.2"):
         _update(api, job_id, version, new_settings={"tags": {"v": version}})
         shown = settings(api, job_id, "2.0")
         assert shown["format"] == "SINGLE_TASK"
-        assert shown["new_cluster"] == body["new_cluster"]  # still in the seed nesting
+        assert shown["new_cluster"] == body["new_cluster"]  # still in the legacy form's nesting
         assert shown["tags"] == {"v": version}
 
 
 def test_a_legacy_update_through_2_0_changes_the_main_task(api):
-    job_id = create_job(api, seed_job_body(unique("seed")))
+    job_id = create_job(api, legacy_form_job_body(unique("legacy")))
     new_task = {"python_file": "dbfs:/jobs/other.py", "parameters": []}
     _update(api, job_id, "2.0", new_settings={"spark_python_task": new_task,
                                               "max_retries": 5})
@@ -159,7 +159,7 @@ def test_a_legacy_update_through_2_0_changes_the_main_task(api):
 
 
 def test_an_update_of_tasks_makes_a_single_task_job_multi_task(api):
-    job_id = create_job(api, seed_job_body(unique("seed")))
+    job_id = create_job(api, legacy_form_job_body(unique("legacy")))
     _update(api, job_id, "2.2", new_settings={"tasks": [notebook("report", "main")]})
     shown = settings(api, job_id, "2.0")
     assert shown["format"] == "MULTI_TASK"
@@ -168,7 +168,7 @@ def test_an_update_of_tasks_makes_a_single_task_job_multi_task(api):
 
 
 def test_a_reset_through_2_0_in_the_legacy_shape_makes_a_job_single_task(api, job):
-    body = seed_job_body(unique("back"))
+    body = legacy_form_job_body(unique("back"))
     api.post("/api/2.0/jobs/reset", json={"job_id": job, "new_settings": body})
     shown = settings(api, job, "2.0")
     assert shown["format"] == "SINGLE_TASK" and shown["new_cluster"] == body["new_cluster"]

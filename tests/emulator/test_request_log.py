@@ -28,10 +28,10 @@ def test_entries_name_service_method_path_status_and_client(emulator):
 def test_log_holds_no_secrets_or_tokens(emulator):
     clear_request_log(emulator)
     secret = emulator.client_secret
-    seed_form = requests.get(emulator.token_url, params={
+    legacy_form = requests.get(emulator.token_url, params={
         "grant_type": "client_credential", "client_id": emulator.client_id,
         "client_secret": secret, "resource": emulator.resource}, timeout=5)
-    token = seed_form.json()["access_token"]
+    token = legacy_form.json()["access_token"]
     Api(emulator.base_url, token).get("/api/2.0/clusters/list")
     requests.get(emulator.base_url + "/api/2.0/clusters/list",
                  headers={"Authorization": f"Bearer {token}x"}, timeout=5)

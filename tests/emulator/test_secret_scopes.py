@@ -15,8 +15,8 @@ def _scopes(api) -> dict[str, dict]:
     return {s["name"]: s for s in api.get("/api/2.0/secrets/scopes/list").json()["scopes"]}
 
 
-def test_seed_form_key_vault_scope(api):
-    name = unique("kv.seed")
+def test_legacy_form_key_vault_scope(api):
+    name = unique("kv.legacy")
     response = api.post("/api/2.0/secrets/scopes/create", json={
         "scope": name, "scope_backend_type": "CLOUD_KEYVAULT",
         "backend_cloud_keyvault": VAULT, "initial_manage_principal": "users"})

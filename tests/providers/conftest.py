@@ -27,7 +27,7 @@ def one_deployment_per_test() -> None:
     tagged_jobs.forget()
 
 
-@pytest.fixture(params=["seed", "public"])
+@pytest.fixture(params=["legacy", "public"])
 def connection(request: pytest.FixtureRequest, emulator: EmulatorInfo) -> dict[str, Any]:
     """The props of a `providers.client.Connection` for the bootstrap principal."""
     return emulator_connection(emulator, request.param).to_props()

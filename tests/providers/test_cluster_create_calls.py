@@ -79,7 +79,7 @@ def test_a_terminated_pinned_cluster_with_a_library(emulator, connection) -> Non
     props = cluster_props(connection, state="TERMINATED", pinned=True,
                           libraries=[{"pypi": {"package": "requests==2.32.3"}}])
     result, calls = create_counted(emulator, provider, props)
-    stop = "stop" if connection["wire_form"] == "seed" else "delete"
+    stop = "stop" if connection["wire_form"] == "legacy" else "delete"
     try:
         assert calls == [
             "GET /api/2.0/clusters/list",

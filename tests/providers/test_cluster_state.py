@@ -94,7 +94,7 @@ def test_start_stop_and_a_cluster_already_there(provider, connection, client, em
     updated = provider.update(CLUSTER, created.outs, props(connection, "TERMINATED"))
     assert updated.outs["state"] == "TERMINATED"
     assert state_of(client) == "TERMINATED"
-    stop_path = "/api/2.0/clusters/" + ("stop" if connection["wire_form"] == "seed" else "delete")
+    stop_path = "/api/2.0/clusters/" + ("stop" if connection["wire_form"] == "legacy" else "delete")
     assert writes(emulator) == [("POST", stop_path)]
 
     clear_request_log(emulator)

@@ -23,7 +23,7 @@ from providers.secret_scope import SecretScopeProvider
 from providers.service_principal import ServicePrincipalProvider
 from tests.conftest import emulator_fixture
 from tests.providers.support import client_of
-from tests.providers.test_job import public_inputs, seed_inputs, unique_name
+from tests.providers.test_job import legacy_form_inputs, public_inputs, unique_name
 from tests.providers.test_secret_scope import VAULT
 from workspace_emulator.testing import (
     EmulatorInfo,
@@ -59,7 +59,7 @@ def assert_read_shows_the_outputs(provider: WorkspaceProvider, result, props) ->
     assert not diff.changes, diff.changed_keys
 
 
-@pytest.mark.parametrize("nesting", [public_inputs, seed_inputs], ids=["public", "seed"])
+@pytest.mark.parametrize("nesting", [public_inputs, legacy_form_inputs], ids=["public", "legacy"])
 def test_job_create_lists_its_tag_and_creates(emulator, connection, nesting) -> None:
     provider = JobProvider()
     props = {**nesting(unique_name()), CONNECTION_KEY: connection}

@@ -385,7 +385,7 @@ def test_diff_config_updates_the_provider_alone_where_its_connection_changes(con
     assert diff({}, stack_config).changes == proto.DiffResponse.DIFF_NONE
 
     rotated = {**connection, "client_secret": "rotated", "client_id": "another-client"}
-    other_wire_form = "seed" if connection.get("wire_form") == "public" else "public"
+    other_wire_form = "legacy" if connection.get("wire_form") == "public" else "public"
     other_form = {**connection, "wire_form": other_wire_form, "timeout_seconds": 5}
     unknown_secret = {**connection, "client_secret": rpc.UNKNOWN}
     for olds, news, changed in [

@@ -142,7 +142,7 @@ def guarded() -> Iterator[EmulatorInfo]:
         yield info
 
 
-@pytest.mark.parametrize("wire_form", ["seed", "public"])
+@pytest.mark.parametrize("wire_form", ["legacy", "public"])
 def test_a_list_that_would_block_the_caller_is_refused(provider, guarded, wire_form) -> None:
     connection = emulator_connection(guarded, wire_form).to_props()
     blocking = {

@@ -64,7 +64,7 @@ def public_inputs(name: str) -> dict[str, Any]:
     }
 
 
-def seed_inputs(name: str) -> dict[str, Any]:
+def legacy_form_inputs(name: str) -> dict[str, Any]:
     """The same job in the specification's nesting."""
     inputs = public_inputs(name)
     cluster = inputs["new_cluster"]
@@ -114,8 +114,9 @@ def made(connection: dict[str, Any]) -> Iterator[list[str]]:
 
 @pytest.fixture
 def created(connection, made) -> tuple[str, dict[str, Any], dict[str, Any] | None]:
-    """(id, inputs, outputs) of a job created through the provider from seed-nesting input."""
-    inputs = seed_inputs(unique_name())
+    """(id, inputs, outputs) of a job created through the provider from input in the legacy
+    form's nesting."""
+    inputs = legacy_form_inputs(unique_name())
     result = provider.create(with_connection(inputs, connection))
     assert result.outs is not None
     made.append(result.id)
@@ -146,7 +147,7 @@ BAD_FIELDS = [
     ("public", "name", "  ", "name"),
     ("public", "new_cluster.init_scripts.1.dbfs.destination", "s3://b/a.sh", None),
     ("public", "spark_python_task.python_file", "jobs/etl.py", None),
-    ("seed", "new_cluster.spark_python_task.python_file", "jobs/etl.py", None),
+    ("legacy", "new_cluster.spark_python_task.python_file", "jobs/etl.py", None),
     ("public", "new_cluster.cluster_log_conf.dbfs.destination", "/mnt/logs", None),
     ("public", "libraries.0.pypi.package", "requests", None),
     ("public", "libraries.1.pypi.package", "pandas>=2", None),
@@ -154,12 +155,12 @@ BAD_FIELDS = [
     ("public", "new_cluster.autoscale.min_workers", -1, None),
     ("public", "new_cluster.autoscale.min_workers", 5, "new_cluster.autoscale"),
     ("public", "timeout_seconds", -1, None),
-    ("seed", "new_cluster.timeout_seconds", -5, None),
+    ("legacy", "new_cluster.timeout_seconds", -5, None),
     ("public", "max_retries", -2, None),
-    ("seed", "new_cluster.max_retries", -2, None),
+    ("legacy", "new_cluster.max_retries", -2, None),
     ("public", "new_cluster.spark_env_vars", {"N": 1}, "new_cluster.spark_env_vars.N"),
     (
-        "seed",
+        "legacy",
         "new_cluster.cluster_log_conf.spark_env_vars",
         {"N": 1},
         "new_cluster.cluster_log_conf.spark_env_vars.N",
@@ -173,7 +174,7 @@ BAD_FIELDS = [
 
 @pytest.mark.parametrize(("form", "path", "value", "reported"), BAD_FIELDS)
 def test_check_names_the_bad_field(connection, form, path, value, reported):
-    inputs = (seed_inputs if form == "seed" else public_inputs)("j")
+    inputs = (legacy_form_inputs if form == "legacy" else public_inputs)("j")
     _set(inputs, path, value)
     failures = provider.check({}, with_connection(inputs, connection)).failures
     assert [f.property for f in failures] == [reported or bracketed(path)]
@@ -194,7 +195,7 @@ def test_check_accepts_the_paths_the_service_takes(connection):
 def test_check_reports_cluster_size_and_duplicate_placement(connection):
     inputs = public_inputs("j")
     del inputs["new_cluster"]["autoscale"]
-    inputs["new_cluster"]["timeout_seconds"] = 60  # seed place, other value than job level
+    inputs["new_cluster"]["timeout_seconds"] = 60  # legacy-form place, other value than job level
     # Lifting the legacy shape comes first: a value given twice is named before the rest.
     failures = provider.check({}, with_connection(inputs, connection)).failures
     assert [f.property for f in failures] == ["new_cluster"]
@@ -218,7 +219,7 @@ def test_check_reports_every_bad_field_once(connection):
     ]
 
 
-@pytest.mark.parametrize("make", [public_inputs, seed_inputs])
+@pytest.mark.parametrize("make", [public_inputs, legacy_form_inputs])
 def test_check_accepts_valid_input_in_either_nesting(connection, make):
     inputs = make("j")
     inputs["new_cluster"]["init_scripts"] = []
@@ -299,7 +300,7 @@ def test_create_makes_the_job_in_the_wire_form(connection, created):
     settings = job["settings"]
     assert settings["name"] == inputs["name"]
     assert settings["tags"][DEPLOYMENT_TAG_KEY] == inputs["deployment_tag"]
-    if connection["wire_form"] == "seed":  # the legacy job in the seed nesting
+    if connection["wire_form"] == "legacy":  # the legacy job in the legacy form's nesting
         assert settings["format"] == "SINGLE_TASK"
         assert settings["new_cluster"]["timeout_seconds"] == 3600
     else:  # Jobs 2.2 multi-task settings
@@ -493,9 +494,9 @@ def test_resource_sends_typed_args_and_its_deployment_tag(connection):
 
 
 def spec_nesting_inputs(name: str) -> dict[str, Any]:
-    """seed_inputs with the libraries inside new_cluster, as the specification's body has
+    """legacy_form_inputs with the libraries inside new_cluster, as the specification's body has
     them (docs/api.md#create-job-body)."""
-    inputs = seed_inputs(name)
+    inputs = legacy_form_inputs(name)
     inputs["new_cluster"]["libraries"] = inputs.pop("libraries")
     return inputs
 
@@ -509,7 +510,7 @@ def test_libraries_in_new_cluster_are_accepted_sent_in_the_wire_form_and_stable(
     made.append(result.id)
 
     settings = get_job(connection, result.id)["settings"]
-    if connection["wire_form"] == "seed":  # the seed nesting: in new_cluster
+    if connection["wire_form"] == "legacy":  # the legacy form's nesting: in new_cluster
         holder, other = settings["new_cluster"], settings
     else:  # Jobs 2.2: the task's
         holder = main_task(settings)

@@ -156,7 +156,7 @@ def test_create_checks_out_the_branch_and_records_the_previous_one(
         "previous_branch": "main",
         "head_commit_id": DEVELOP_HEAD,
     }
-    method = "POST" if connection["wire_form"] == "seed" else "PATCH"
+    method = "POST" if connection["wire_form"] == "legacy" else "PATCH"
     checkouts = [e for e in request_log(emulator) if e["method"] in ("POST", "PATCH")]
     assert [(e["method"], e["path"]) for e in checkouts] == [
         (method, f"{REPOS_PATH}/{PIPELINES_ID}")

@@ -241,7 +241,7 @@ def test_delete_removes_it_from_the_workspace_only(
     with pytest.raises(NotFound):
         client.service_principals.get(id_)
     # The wire form decides how the principal is named in the DELETE path.
-    named = props["application_id"] if connection["wire_form"] == "seed" else id_
+    named = props["application_id"] if connection["wire_form"] == "legacy" else id_
     deletes = [e["path"] for e in request_log(emulator) if e["method"] == "DELETE"]
     assert deletes == [f"{SCIM_SERVICE_PRINCIPALS}/{named}"]
     # The application is still registered with the identity provider.

@@ -187,10 +187,10 @@ ITEM_CASES = [
         {"existing_cluster_id": "0101-120000-etl00001"}),
     job("env var not text", "new_cluster.spark_env_vars.LEVEL", "valid string",
         nested("new_cluster.spark_env_vars", {"LEVEL": 3})),
-    # the seed nesting
-    job("seed-nested retries below -1", "new_cluster.max_retries", "must be at least -1",
+    # the legacy form's nesting
+    job("legacy-form-nested retries below -1", "new_cluster.max_retries", "must be at least -1",
         nested("new_cluster.max_retries", -3)),
-    job("seed-nested value given twice", "new_cluster", "both given, with different values",
+    job("legacy-form-nested value given twice", "new_cluster", "both given, with different values",
         {"timeout_seconds": 60, "new_cluster": {"timeout_seconds": 120}}),
     # multi-task jobs: keys and references
     multi("task key twice", "tasks[1].task_key", "task 'ingest' is given twice",
@@ -471,7 +471,7 @@ ITEM_CASES = [
 SETTING_CASES = [
     setting("misspelt list", "jbos", "did you mean 'jobs'", []),
     setting("secret in plain text", "clientSecret", "stored in plain text", "hunter2"),
-    setting("unknown wire form", "wireForm", "'seed' or 'public'", "xml"),
+    setting("unknown wire form", "wireForm", "'legacy' or 'public'", "xml"),
     setting("negative timeout", "timeoutSeconds", "greater than 0", "-1"),
     setting("no attempts", "maxAttempts", "greater than or equal to 1", "0"),
     setting("negative rate limit", "rateLimitPerSecond", "greater than or equal to 0", "-3"),

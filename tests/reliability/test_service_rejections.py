@@ -25,7 +25,7 @@ JOB = {"name": "rejections-job",
        "spark_python_task": {"python_file": "dbfs:/jobs/main.py"}}
 
 
-def failed_up(stack: PulumiCli, info: EmulatorInfo, wire_form: str = "seed", **objects) -> str:
+def failed_up(stack: PulumiCli, info: EmulatorInfo, wire_form: str = "legacy", **objects) -> str:
     write_stack_config(stack, {**connection_config(info, wire_form),
                                **{f"workspace:{k}": v for k, v in objects.items()}})
     result = stack.up(check=False)
@@ -92,7 +92,7 @@ UNKNOWN_CLUSTER = "0101-999999-gone0000"
 UNKNOWN_PRINCIPAL = "0f0f0f0f-0000-4000-8000-000000000000"  # registered nowhere
 
 
-@pytest.mark.parametrize("wire_form", ["seed", "public"])
+@pytest.mark.parametrize("wire_form", ["legacy", "public"])
 def test_service_refuses_a_job_naming_objects_it_lacks(tmp_path: Path, wire_form: str) -> None:
     """A cluster or a run_as principal the workspace lacks passes every check (only the
     service knows its objects): up fails with the service's message and makes no job."""

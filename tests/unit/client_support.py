@@ -43,6 +43,7 @@ def connection(**overrides: Any) -> Connection:
         "client_id": CLIENT_ID,
         "client_secret": CLIENT_SECRET,
         "resource": RESOURCE,
+        "wire_form": "legacy",  # the tests' token mocks are its GET; the default is public
         "rate_limit_per_second": 0,
     }
     values.update(overrides)

@@ -64,6 +64,7 @@ def args(**overrides) -> WorkspaceAuthArgs:
         "client_id": CLIENT_ID,
         "client_secret": pulumi.Output.secret(CLIENT_SECRET),
         "resource": RESOURCE,
+        "wire_form": "legacy",  # a GET for a token (the default: test_wire_form_default.py)
     }
     values.update(overrides)
     return WorkspaceAuthArgs(**values)
@@ -85,7 +86,7 @@ def test_connection_is_a_secret_dict_of_the_connection_and_expiry_is_not_secret(
         props = await auth.connection.future()
         assert props is not None
         assert Connection.from_props(props).client_secret.get_secret_value() == CLIENT_SECRET
-        assert props["base_url"] == BASE_URL and props["wire_form"] == "seed"
+        assert props["base_url"] == BASE_URL and props["wire_form"] == "legacy"
         assert await auth.token_expires_on.future() == 1_900_000_000.0
 
     with responses.RequestsMock() as mocked:

@@ -73,7 +73,7 @@ def test_principal_replace_answered_empty_reads_the_resource_back(service, clien
 
 
 def test_principal_delete_names_it_as_the_wire_form_does(service, client, wire_form):
-    named = "app-1" if wire_form == "seed" else "42"
+    named = "app-1" if wire_form == "legacy" else "42"
     service.delete(f"{SCIM}/{named}", status=204)
     client.service_principals.delete("42", application_id="app-1")
 
@@ -97,7 +97,7 @@ def test_a_keyvault_scope_create_spells_the_vault_as_the_wire_form_does(
 ):
     backend, field = (
         ("CLOUD_KEYVAULT", "backend_cloud_keyvault")
-        if wire_form == "seed"
+        if wire_form == "legacy"
         else ("AZURE_KEYVAULT", "backend_azure_keyvault")
     )
     vault = {"resource_id": VAULT.resource_id, "dns_name": VAULT.dns_name}
@@ -148,7 +148,7 @@ def test_job_permissions_read_add_and_replace(service, client):
 
 
 def test_a_checkout_uses_the_wire_forms_method(service, client, wire_form):
-    method = "POST" if wire_form == "seed" else "PATCH"
+    method = "POST" if wire_form == "legacy" else "PATCH"
     path = f"{BASE_URL}/api/2.0/repos/3"
     service.add(method, path, status=200, body=b"", match=body_is({"branch": "dev"}))
     client.repos.update_branch(3, "dev")
@@ -171,7 +171,7 @@ def test_bind_and_unbind_in_the_wire_forms_bodies(service, client, wire_form):
     read_only = "BINDING_TYPE_READ_ONLY"
     bind: dict[str, Any]
     unbind: dict[str, Any]
-    if wire_form == "seed":
+    if wire_form == "legacy":
         bind = {"add": [{"workspace_id": "1", "binding_type": read_only}], "remove": []}
         unbind = {"unassign_workspaces": ["1", "2"]}
     else:
@@ -251,7 +251,7 @@ def test_repo_create_update_delete(service, client, wire_form):
         ),
     )
     assert client.repos.create("https://x/y.git", "gitHub", "/Repos/a/b", ["jobs"]) == made
-    method = "POST" if wire_form == "seed" else "PATCH"
+    method = "POST" if wire_form == "legacy" else "PATCH"
     service.add(
         method,
         f"{REPOS}/3",

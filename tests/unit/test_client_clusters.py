@@ -31,7 +31,7 @@ def test_create_edit_resize_answer_and_send_the_spec(service, client) -> None:
 def test_stop_path_depends_on_the_wire_form_permanent_delete_does_not(
     service, client, wire_form
 ) -> None:
-    stop = "stop" if wire_form == "seed" else "delete"
+    stop = "stop" if wire_form == "legacy" else "delete"
     service.add("POST", f"{CLUSTERS}/{stop}", json={}, match=body_is({"cluster_id": "c-1"}))
     service.add(
         "POST", f"{CLUSTERS}/permanent-delete", json={}, match=body_is({"cluster_id": "c-1"})

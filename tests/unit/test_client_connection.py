@@ -26,7 +26,7 @@ def test_defaults():
         resource="r",
     )
     assert conn.base_url == "https://ws.example.net"
-    assert conn.wire_form is WireForm.SEED
+    assert conn.wire_form is WireForm.PUBLIC  # the public service's spelling
     assert (conn.timeout_seconds, conn.max_attempts, conn.max_retry_seconds) == (30, 6, 300)
     assert conn.rate_limit_per_second == 0  # no ceiling: the client adapts to 429s
     assert conn.allow_insecure_http is False

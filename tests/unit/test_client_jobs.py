@@ -27,9 +27,9 @@ from tests.unit.client_support import (
     token_body,
 )
 
-PREFIX = {WireForm.PUBLIC: f"{BASE_URL}/api/2.2/jobs", WireForm.SEED: f"{BASE_URL}/api/2.0/jobs"}
+PREFIX = {WireForm.PUBLIC: f"{BASE_URL}/api/2.2/jobs", WireForm.LEGACY: f"{BASE_URL}/api/2.0/jobs"}
 
-# A lifted legacy job the seed nesting can carry, in the canonical shape ...
+# A lifted legacy job the legacy form's nesting can carry, in the canonical shape ...
 LIFTED: dict[str, Any] = {
     "name": "nightly",
     "tags": {"team": "data"},
@@ -53,7 +53,7 @@ LIFTED: dict[str, Any] = {
     ],
 }
 # ... and the same job in the specification's create body.
-SEED_BODY: dict[str, Any] = {
+LEGACY_FORM_BODY: dict[str, Any] = {
     "name": "nightly",
     "tags": {"team": "data"},
     "new_cluster": {
@@ -87,7 +87,7 @@ def _clean(fresh_client_caches: None) -> None:
     """Every test starts with empty client caches (the root conftest's fixture)."""
 
 
-@pytest.fixture(params=[WireForm.SEED, WireForm.PUBLIC], ids=lambda f: f.value)
+@pytest.fixture(params=[WireForm.LEGACY, WireForm.PUBLIC], ids=lambda f: f.value)
 def form(request) -> WireForm:
     return request.param
 
@@ -95,7 +95,7 @@ def form(request) -> WireForm:
 @pytest.fixture
 def mocked(form):
     with responses.RequestsMock() as rsps:
-        rsps.add("GET" if form is WireForm.SEED else "POST", TOKEN_URL, json=token_body())
+        rsps.add("GET" if form is WireForm.LEGACY else "POST", TOKEN_URL, json=token_body())
         yield rsps
 
 
@@ -112,9 +112,9 @@ def sent(mocked: responses.RequestsMock, index: int = -1) -> Any:
 # --- job_wire ------------------------------------------------------------------------
 
 
-def test_the_seed_nesting_round_trip():
-    body = to_wire(LIFTED, WireForm.SEED)
-    assert body == SEED_BODY
+def test_the_legacy_form_nesting_round_trip():
+    body = to_wire(LIFTED, WireForm.LEGACY)
+    assert body == LEGACY_FORM_BODY
     assert lift(body) == LIFTED
 
 
@@ -170,14 +170,14 @@ def test_lift_leaves_the_canonical_shape_alone_and_copies_it():
     ],
     ids=["multi-task", "other-key", "retry-on-timeout", "two-types", "queue", "job-timeout"],
 )
-def test_anything_the_seed_nesting_cannot_carry_goes_in_the_canonical_shape(settings):
+def test_anything_the_legacy_form_nesting_cannot_carry_goes_in_the_canonical_shape(settings):
     assert legacy_single_task(settings) is None
-    assert to_wire(settings, WireForm.SEED) == settings
+    assert to_wire(settings, WireForm.LEGACY) == settings
 
 
 def test_the_public_form_always_sends_the_canonical_shape():
     assert to_wire(LIFTED, WireForm.PUBLIC) == LIFTED
-    assert to_wire(SEED_BODY, WireForm.PUBLIC) == LIFTED
+    assert to_wire(LEGACY_FORM_BODY, WireForm.PUBLIC) == LIFTED
 
 
 # --- paths per wire form ---------------------------------------------------------------
@@ -210,14 +210,14 @@ def test_every_call_uses_the_jobs_path_of_its_form(mocked, form):
     assert all(call.request.url.startswith(prefix) for call in mocked.calls[1:])
 
 
-def test_create_in_the_seed_form_sends_a_lifted_legacy_job_in_the_seed_nesting():
+def test_create_in_the_legacy_form_sends_a_lifted_legacy_job_in_its_nesting():
     with responses.RequestsMock() as mocked:
         mocked.get(TOKEN_URL, json=token_body())
-        mocked.post(f"{PREFIX[WireForm.SEED]}/create", json={"job_id": 3},
-                    match=[matchers.json_params_matcher(SEED_BODY)])
-        mocked.get(f"{PREFIX[WireForm.SEED]}/get",
-                   json={"job_id": 3, "creator_user_name": "sp", "settings": SEED_BODY})
-        jobs = api(WireForm.SEED)
+        mocked.post(f"{PREFIX[WireForm.LEGACY]}/create", json={"job_id": 3},
+                    match=[matchers.json_params_matcher(LEGACY_FORM_BODY)])
+        mocked.get(f"{PREFIX[WireForm.LEGACY]}/get",
+                   json={"job_id": 3, "creator_user_name": "sp", "settings": LEGACY_FORM_BODY})
+        jobs = api(WireForm.LEGACY)
         assert jobs.create(LIFTED) == 3
         assert jobs.get(3) == {"job_id": 3, "creator_user_name": "sp", "settings": LIFTED}
 
@@ -225,10 +225,11 @@ def test_create_in_the_seed_form_sends_a_lifted_legacy_job_in_the_seed_nesting()
 def test_reset_lowers_too_but_update_sends_the_canonical_shape():
     with responses.RequestsMock() as mocked:
         mocked.get(TOKEN_URL, json=token_body())
-        mocked.post(f"{PREFIX[WireForm.SEED]}/reset", json={},
-                    match=[matchers.json_params_matcher({"job_id": 3, "new_settings": SEED_BODY})])
-        mocked.post(f"{PREFIX[WireForm.SEED]}/update", json={})
-        jobs = api(WireForm.SEED)
+        body = {"job_id": 3, "new_settings": LEGACY_FORM_BODY}
+        mocked.post(f"{PREFIX[WireForm.LEGACY]}/reset", json={},
+                    match=[matchers.json_params_matcher(body)])
+        mocked.post(f"{PREFIX[WireForm.LEGACY]}/update", json={})
+        jobs = api(WireForm.LEGACY)
         jobs.reset(3, LIFTED)
         jobs.update(3, {"tasks": LIFTED["tasks"]})
         assert sent(mocked) == {"job_id": 3, "new_settings": {"tasks": LIFTED["tasks"]}}
@@ -304,7 +305,7 @@ def test_list_pages_by_token_and_lifts_legacy_settings(mocked, form):
     mocked.get(path, json={"jobs": [{"job_id": 1, "settings": MULTI_TASK}], "has_more": True,
                            "next_page_token": "t2"},
                match=[matchers.query_param_matcher({"limit": "100", "name": "nightly"})])
-    mocked.get(path, json={"jobs": [{"job_id": 2, "settings": SEED_BODY}]},
+    mocked.get(path, json={"jobs": [{"job_id": 2, "settings": LEGACY_FORM_BODY}]},
                match=[matchers.query_param_matcher({"limit": "100", "name": "nightly",
                                                     "page_token": "t2"})])
     listed = list(api(form).list("nightly"))

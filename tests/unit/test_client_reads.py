@@ -41,7 +41,7 @@ def test_an_empty_cluster_list_is_an_empty_list(mocked):
 
 @pytest.mark.parametrize(
     ("wire_form", "token_method", "stop_path"),
-    [("seed", "GET", "/api/2.0/clusters/stop"), ("public", "POST", "/api/2.0/clusters/delete")],
+    [("legacy", "GET", "/api/2.0/clusters/stop"), ("public", "POST", "/api/2.0/clusters/delete")],
 )
 def test_start_and_stop_in_each_wire_form(wire_form, token_method, stop_path):
     with responses.RequestsMock() as mocked:
@@ -192,7 +192,7 @@ def test_repos_list_follows_next_page_token_and_get(mocked):
     assert client.repos.get(2)["branch"] == "main"
 
 
-@pytest.mark.parametrize(("wire_form", "token_method"), [("seed", "GET"), ("public", "POST")])
+@pytest.mark.parametrize(("wire_form", "token_method"), [("legacy", "GET"), ("public", "POST")])
 def test_catalog_and_bindings_with_integer_workspace_ids(wire_form, token_method):
     listed = [{"workspace_id": "2345678901234567", "binding_type": "BINDING_TYPE_READ_ONLY"}]
     with responses.RequestsMock() as mocked:

@@ -31,7 +31,7 @@ def service() -> Iterator[responses.RequestsMock]:
 
 @pytest.fixture
 def client() -> WorkspaceClient:
-    return client_for(connection(wire_form="seed"))
+    return client_for(connection(wire_form="legacy"))
 
 
 def test_put_sends_the_value_in_the_body_only_and_repeats_after_a_lost_answer(service, client):

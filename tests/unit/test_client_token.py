@@ -35,7 +35,7 @@ from tests.unit.client_support import (
 pytestmark = pytest.mark.usefixtures("fresh_client_caches")
 
 
-def seed_query(resource: str = RESOURCE) -> dict[str, str]:
+def legacy_query(resource: str = RESOURCE) -> dict[str, str]:
     return {
         "grant_type": "client_credential",
         "client_id": CLIENT_ID,
@@ -55,11 +55,12 @@ def invalid_client() -> dict[str, object]:
     }
 
 
-def test_seed_form_is_a_get_with_the_credentials_in_the_query():
+def test_legacy_form_is_a_get_with_the_credentials_in_the_query():
     with responses.RequestsMock() as mocked:
-        mocked.get(TOKEN_URL, json=token_body(), match=[matchers.query_param_matcher(seed_query())])
+        mocked.get(TOKEN_URL, json=token_body(),
+                   match=[matchers.query_param_matcher(legacy_query())])
 
-        token = fetch_token(AUTH_URL, TENANT, CLIENT_ID, CLIENT_SECRET, RESOURCE, "seed")
+        token = fetch_token(AUTH_URL, TENANT, CLIENT_ID, CLIENT_SECRET, RESOURCE, "legacy")
 
     assert token.value == ACCESS_TOKEN
     assert token.resource == RESOURCE
@@ -67,7 +68,7 @@ def test_seed_form_is_a_get_with_the_credentials_in_the_query():
 
 
 def test_public_form_is_a_form_encoded_post():
-    form = {**seed_query(), "grant_type": "client_credentials"}
+    form = {**legacy_query(), "grant_type": "client_credentials"}
     with responses.RequestsMock() as mocked:
         mocked.post(
             TOKEN_URL,
@@ -110,16 +111,16 @@ def test_an_unusable_200_never_echoes_the_body():
     with responses.RequestsMock() as mocked:
         mocked.get(TOKEN_URL, json={"access_token": "leaky-token", "expires_on": "soon"})
         with pytest.raises(IdentityError) as caught:
-            fetch_token(AUTH_URL, TENANT, CLIENT_ID, CLIENT_SECRET, RESOURCE, "seed")
+            fetch_token(AUTH_URL, TENANT, CLIENT_ID, CLIENT_SECRET, RESOURCE, "legacy")
     assert caught.value.code == "INVALID_TOKEN_RESPONSE"
     assert "leaky-token" not in str(caught.value)
 
 
-@pytest.mark.parametrize("form", ["seed", "public"])
+@pytest.mark.parametrize("form", ["legacy", "public"])
 def test_wrong_secret_names_tenant_and_client_but_never_the_secret(form):
     with responses.RequestsMock() as mocked:
         mocked.add(
-            "GET" if form == "seed" else "POST", TOKEN_URL, status=401, json=invalid_client()
+            "GET" if form == "legacy" else "POST", TOKEN_URL, status=401, json=invalid_client()
         )
         with pytest.raises(InvalidClientCredentials) as caught:
             fetch_token(AUTH_URL, TENANT, CLIENT_ID, CLIENT_SECRET, RESOURCE, form)
@@ -139,7 +140,7 @@ def test_an_identity_provider_echoing_the_secret_is_redacted():
     with responses.RequestsMock() as mocked:
         mocked.get(TOKEN_URL, status=400, json=body)
         with pytest.raises(IdentityError) as caught:
-            fetch_token(AUTH_URL, TENANT, CLIENT_ID, CLIENT_SECRET, RESOURCE, "seed")
+            fetch_token(AUTH_URL, TENANT, CLIENT_ID, CLIENT_SECRET, RESOURCE, "legacy")
     assert CLIENT_SECRET not in str(caught.value)
 
 
@@ -150,13 +151,14 @@ def test_unreachable_identity_provider_never_shows_the_query():
             body=requests.exceptions.ConnectionError(f"refused for ?client_secret={CLIENT_SECRET}"),
         )
         with pytest.raises(WorkspaceUnreachable) as caught:
-            fetch_token(AUTH_URL, TENANT, CLIENT_ID, CLIENT_SECRET, RESOURCE, "seed")
+            fetch_token(AUTH_URL, TENANT, CLIENT_ID, CLIENT_SECRET, RESOURCE, "legacy")
     assert CLIENT_SECRET not in str(caught.value) + repr(caught.value)
 
 
 def test_http_identity_provider_is_refused():
     with pytest.raises(InsecureUrlError):
-        fetch_token("http://login.example.net", TENANT, CLIENT_ID, CLIENT_SECRET, RESOURCE, "seed")
+        fetch_token("http://login.example.net", TENANT, CLIENT_ID, CLIENT_SECRET, RESOURCE,
+                    "legacy")
 
 
 def test_access_token_repr_hides_the_value():
@@ -217,12 +219,12 @@ def test_both_resource_variants_are_cached_apart():
         mocked.get(
             TOKEN_URL,
             json=token_body("platform"),
-            match=[matchers.query_param_matcher(seed_query(RESOURCE))],
+            match=[matchers.query_param_matcher(legacy_query(RESOURCE))],
         )
         mocked.get(
             TOKEN_URL,
             json=token_body("management", resource=MANAGEMENT_RESOURCE),
-            match=[matchers.query_param_matcher(seed_query(MANAGEMENT_RESOURCE))],
+            match=[matchers.query_param_matcher(legacy_query(MANAGEMENT_RESOURCE))],
         )
         for _ in range(2):
             platform = cache.get(connection())

@@ -15,7 +15,7 @@ from providers.client.wire import (
     profile,
 )
 
-SEED = profile(WireForm.SEED)
+LEGACY = profile(WireForm.LEGACY)
 PUBLIC = profile(WireForm.PUBLIC)
 
 PUBLIC_JOB = {
@@ -35,7 +35,7 @@ PUBLIC_JOB = {
     "spark_python_task": {"python_file": "dbfs:/jobs/main.py", "parameters": ["--a", "1"]},
 }
 
-SEED_JOB = {
+LEGACY_FORM_JOB = {
     "name": "nightly",
     "new_cluster": {
         "name": "nightly-cluster",
@@ -56,24 +56,24 @@ SEED_JOB = {
 
 
 def test_profile_accepts_the_enum_or_its_value():
-    assert profile("seed") is SEED
+    assert profile("legacy") is LEGACY
     assert profile("public") is PUBLIC
     with pytest.raises(ValueError):
         profile("other")
 
 
 def test_profiles_pickle_to_themselves():
-    assert pickle.loads(pickle.dumps(SEED)) is SEED
+    assert pickle.loads(pickle.dumps(LEGACY)) is LEGACY
     assert pickle.loads(pickle.dumps(PUBLIC)) is PUBLIC
 
 
 def test_row_token_request():
-    assert (SEED.token_method, SEED.token_grant_type) == ("GET", "client_credential")
+    assert (LEGACY.token_method, LEGACY.token_grant_type) == ("GET", "client_credential")
     assert (PUBLIC.token_method, PUBLIC.token_grant_type) == ("POST", "client_credentials")
 
 
 def test_row_keyvault_scope():
-    assert (SEED.keyvault_backend_type, SEED.keyvault_field) == (
+    assert (LEGACY.keyvault_backend_type, LEGACY.keyvault_field) == (
         "CLOUD_KEYVAULT",
         "backend_cloud_keyvault",
     )
@@ -81,7 +81,7 @@ def test_row_keyvault_scope():
         "AZURE_KEYVAULT",
         "backend_azure_keyvault",
     )
-    assert SEED.keyvault_scope_body("s", "/subs/x", "https://kv.vault.net/") == {
+    assert LEGACY.keyvault_scope_body("s", "/subs/x", "https://kv.vault.net/") == {
         "scope": "s",
         "scope_backend_type": "CLOUD_KEYVAULT",
         "backend_cloud_keyvault": {"resource_id": "/subs/x", "dns_name": "https://kv.vault.net/"},
@@ -96,37 +96,37 @@ def test_row_keyvault_scope():
 
 
 def test_row_job_create_body():
-    assert SEED.job_settings_to_wire(PUBLIC_JOB) == SEED_JOB
+    assert LEGACY.job_settings_to_wire(PUBLIC_JOB) == LEGACY_FORM_JOB
     assert PUBLIC.job_settings_to_wire(PUBLIC_JOB) == PUBLIC_JOB
 
 
 def test_job_settings_to_wire_accepts_either_nesting():
-    assert SEED.job_settings_to_wire(SEED_JOB) == SEED_JOB
-    assert PUBLIC.job_settings_to_wire(SEED_JOB) == PUBLIC_JOB
+    assert LEGACY.job_settings_to_wire(LEGACY_FORM_JOB) == LEGACY_FORM_JOB
+    assert PUBLIC.job_settings_to_wire(LEGACY_FORM_JOB) == PUBLIC_JOB
 
 
 def test_job_settings_to_wire_never_changes_its_input():
     before = copy.deepcopy(PUBLIC_JOB)
-    SEED.job_settings_to_wire(PUBLIC_JOB)["new_cluster"]["name"] = "changed"
+    LEGACY.job_settings_to_wire(PUBLIC_JOB)["new_cluster"]["name"] = "changed"
     PUBLIC.job_settings_to_wire(PUBLIC_JOB)["new_cluster"]["name"] = "changed"
     assert before == PUBLIC_JOB
 
 
 def test_normalise_job_settings_round_trips_both_nestings():
-    assert normalise_job_settings(SEED_JOB) == PUBLIC_JOB
+    assert normalise_job_settings(LEGACY_FORM_JOB) == PUBLIC_JOB
     assert normalise_job_settings(PUBLIC_JOB) == PUBLIC_JOB
-    assert SEED.job_settings_to_wire(normalise_job_settings(SEED_JOB)) == SEED_JOB
-    assert normalise_job_settings(SEED.job_settings_to_wire(PUBLIC_JOB)) == PUBLIC_JOB
+    assert LEGACY.job_settings_to_wire(normalise_job_settings(LEGACY_FORM_JOB)) == LEGACY_FORM_JOB
+    assert normalise_job_settings(LEGACY.job_settings_to_wire(PUBLIC_JOB)) == PUBLIC_JOB
 
 
-def test_seed_env_vars_without_a_log_conf_get_one_and_lose_it_again():
+def test_legacy_env_vars_without_a_log_conf_get_one_and_lose_it_again():
     public = {"name": "j", "new_cluster": {"spark_env_vars": {"A": "1"}}}
-    seed = SEED.job_settings_to_wire(public)
-    assert seed == {
+    legacy = LEGACY.job_settings_to_wire(public)
+    assert legacy == {
         "name": "j",
         "new_cluster": {"cluster_log_conf": {"spark_env_vars": {"A": "1"}}},
     }
-    assert normalise_job_settings(seed) == public
+    assert normalise_job_settings(legacy) == public
 
 
 def test_normalise_prefers_the_public_position_when_both_are_present():
@@ -136,38 +136,40 @@ def test_normalise_prefers_the_public_position_when_both_are_present():
 
 def test_job_without_new_cluster_passes_through():
     settings = {"name": "j", "existing_cluster_id": "abc", "timeout_seconds": 5}
-    assert SEED.job_settings_to_wire(settings) == settings
+    assert LEGACY.job_settings_to_wire(settings) == settings
     assert normalise_job_settings(settings) == settings
 
 
 def test_row_delete_principal():
     app_id, workspace_id = "9f1c-app", "123456"
-    assert SEED.principal_delete_path(app_id, workspace_id) == f"{SCIM_SERVICE_PRINCIPALS}/{app_id}"
+    assert LEGACY.principal_delete_path(app_id, workspace_id) == (
+        f"{SCIM_SERVICE_PRINCIPALS}/{app_id}"
+    )
     assert PUBLIC.principal_delete_path(app_id, workspace_id) == (
         f"{SCIM_SERVICE_PRINCIPALS}/{workspace_id}"
     )
 
 
 def test_principal_path_is_quoted():
-    assert SEED.principal_delete_path("a/b", "1").endswith("/a%2Fb")
+    assert LEGACY.principal_delete_path("a/b", "1").endswith("/a%2Fb")
 
 
 def test_row_repo_branch():
-    assert SEED.repo_update_method == "POST"
+    assert LEGACY.repo_update_method == "POST"
     assert PUBLIC.repo_update_method == "PATCH"
 
 
 def test_row_stop_cluster():
-    assert SEED.cluster_stop_path == "/api/2.0/clusters/stop"
+    assert LEGACY.cluster_stop_path == "/api/2.0/clusters/stop"
     assert PUBLIC.cluster_stop_path == "/api/2.0/clusters/delete"
 
 
 def test_row_binding_workspace_ids():
     big = 2**62 + 7
-    assert SEED.binding_workspace_id(big) == str(big)
+    assert LEGACY.binding_workspace_id(big) == str(big)
     assert PUBLIC.binding_workspace_id(big) == big
     assert parse_binding_workspace_id(str(big)) == parse_binding_workspace_id(big) == big
-    assert SEED.bind_body([1, 2]) == {
+    assert LEGACY.bind_body([1, 2]) == {
         "add": [
             {"workspace_id": "1", "binding_type": "BINDING_TYPE_READ_WRITE"},
             {"workspace_id": "2", "binding_type": "BINDING_TYPE_READ_WRITE"},
@@ -181,7 +183,7 @@ def test_row_binding_workspace_ids():
 
 
 def test_row_unbind():
-    assert SEED.unbind_body([1, 2]) == {"unassign_workspaces": ["1", "2"]}
+    assert LEGACY.unbind_body([1, 2]) == {"unassign_workspaces": ["1", "2"]}
     assert PUBLIC.unbind_body([1, 2]) == {
         "remove": [
             {"workspace_id": 1, "binding_type": "BINDING_TYPE_READ_WRITE"},

@@ -297,7 +297,7 @@ def test_pulumi_numbers_come_as_floats():
 
 # --- legacy shapes ---------------------------------------------------------------------
 
-SEED: dict[str, Any] = {
+LEGACY_FORM: dict[str, Any] = {
     "name": "nightly-etl",
     "new_cluster": {
         "name": "etl",
@@ -332,7 +332,7 @@ PUBLIC_2_0: dict[str, Any] = {
     "tags": {"team": "data"},
 }
 
-LIFTED_SEED = {
+LIFTED_LEGACY_FORM = {
     "name": "nightly-etl",
     "tags": {"team": "data"},
     "tasks": [
@@ -378,8 +378,8 @@ LIFTED_PUBLIC_2_0 = {
 
 @pytest.mark.parametrize(
     ("legacy", "lifted"),
-    [(SEED, LIFTED_SEED), (PUBLIC_2_0, LIFTED_PUBLIC_2_0)],
-    ids=["seed", "2.0"],
+    [(LEGACY_FORM, LIFTED_LEGACY_FORM), (PUBLIC_2_0, LIFTED_PUBLIC_2_0)],
+    ids=["legacy", "2.0"],
 )
 def test_legacy_shapes_lift_to_one_task(legacy, lifted):
     before = copy.deepcopy(legacy)
@@ -393,11 +393,11 @@ def test_legacy_shapes_lift_to_one_task(legacy, lifted):
     assert legacy == before
 
 
-def test_the_seed_nesting_and_the_job_level_may_agree():
-    settings = copy.deepcopy(SEED)
+def test_the_legacy_form_nesting_and_the_job_level_may_agree():
+    settings = copy.deepcopy(LEGACY_FORM)
     settings["timeout_seconds"] = 3600
     settings["new_cluster"]["spark_env_vars"] = {"ENVIRONMENT": "local"}
-    assert lift_legacy(settings) == LIFTED_SEED
+    assert lift_legacy(settings) == LIFTED_LEGACY_FORM
 
 
 @pytest.mark.parametrize(
@@ -420,12 +420,12 @@ def test_the_seed_nesting_and_the_job_level_may_agree():
     ids=["timeout", "libraries", "spark_env_vars", "cluster name"],
 )
 def test_a_value_given_in_two_places_differently_names_both(change, places):
-    settings = copy.deepcopy(SEED)
+    settings = copy.deepcopy(LEGACY_FORM)
     change(settings)
     with pytest.raises(LegacyShapeError, match=places):
         lift_legacy(settings)
     [(path, reason)] = found(settings)
-    assert path == "new_cluster"  # the seed nesting's holder
+    assert path == "new_cluster"  # where the legacy form nests it
     assert places in reason and "give it once" in reason
 
 
@@ -447,7 +447,7 @@ def test_legacy_fields_beside_tasks_say_where_they_go():
 
 
 def test_errors_in_a_legacy_shape_are_named_where_they_were_given():
-    settings = copy.deepcopy(SEED)
+    settings = copy.deepcopy(LEGACY_FORM)
     settings["new_cluster"]["spark_python_task"]["python_file"] = "jobs/etl.py"
     assert found(settings) == [
         (
@@ -457,7 +457,7 @@ def test_errors_in_a_legacy_shape_are_named_where_they_were_given():
             "the job",
         )
     ]
-    settings = copy.deepcopy(SEED)
+    settings = copy.deepcopy(LEGACY_FORM)
     settings["new_cluster"]["cluster_log_conf"]["spark_env_vars"] = {"A": 1}
     settings["new_cluster"]["name"] = 7
     settings["new_cluster"]["libraries"][0]["pypi"]["package"] = "requests"

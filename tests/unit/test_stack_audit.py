@@ -64,7 +64,7 @@ def test_table_lists_unmanaged_objects_or_says_nothing() -> None:
     assert "42" in text and "hand-made" in text and "1 unmanaged object(s)" in text
     assert "1 job" in text and "2 secret_scope" in text
     clean = AuditReport("https://ws", ["dev"], counts, [],
-                        [WorkspaceObject("job", "9", "seed")])
+                        [WorkspaceObject("job", "9", "legacy")])
     assert "nothing unmanaged" in render_table(clean)
     assert "1 ignored by pattern" in render_table(clean)
 

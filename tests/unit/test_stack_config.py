@@ -114,7 +114,7 @@ def test_missing_required_connection_keys(local: dict[str, Any]) -> None:
 @pytest.mark.parametrize(
     ("key", "value", "reason"),
     [
-        ("wireForm", "private", "workspace:wireForm: Input should be 'seed' or 'public'"),
+        ("wireForm", "private", "workspace:wireForm: Input should be 'legacy' or 'public'"),
         (
             "allowInsecureHttp",
             "sometimes",

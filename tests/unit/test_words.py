@@ -1,7 +1,14 @@
-"""'seed' names one thing only: the original specification's wire form (`workspace:wireForm:
-seed`, `WireForm.SEED`, the seed nesting). The emulator's starting objects are its initial
-data (workspace_emulator/initial_data.json), and a fixed source of randomness is a random state
-(`--random-state`, `--fault-random-state`). These tests keep the other two meanings out."""
+"""'seed' is a retired word. It named three things, each of which has a name that says what
+it is now: the emulator's starting objects are its initial data
+(workspace_emulator/initial_data.json), a fixed source of randomness is a random state
+(`--random-state`, `--fault-random-state`), and the original specification's spelling of the
+API is the legacy wire form (`workspace:wireForm: legacy`, `WireForm.LEGACY`, the legacy
+form's nesting; the public service's, `public`, is the default).
+
+`seed` survives as the deprecated alias of `legacy`, which stack files and programs written
+before may still say: only on a line that says it is deprecated, in the tests of the alias
+and of stacks deployed before, and inside the emulator (workspace_emulator/), whose own name
+for the legacy form it still is (its stored jobs record `settings_form: "seed"`)."""
 
 from __future__ import annotations
 
@@ -27,6 +34,15 @@ RETIRED = re.compile(
 )
 # Databases an earlier emulator wrote carry this mark; they must still be read.
 ALLOWED = {("workspace_emulator/storage.py", 'LEGACY_INITIALISED_KEY = "seeded"')}
+# The legacy wire form by its retired name (`enterpriseEdition` is no seed).
+WIRE_FORM_SEED = re.compile(r"(?<![a-z])seed|SEED|Seed")
+# Where it is not retired: the emulator's own name of the form; the tests of the alias and of
+# stacks deployed before; what an emulator stored before.
+EMULATOR = "workspace_emulator/"
+ALIAS_FILES = {"tests/unit/test_wire_form_default.py", "tests/e2e/test_wire_form_upgrade.py"}
+ALIAS_ALLOWED = {("tests/emulator/test_jobs_stored_before.py",
+                  'old_job["settings_form"] = "seed"  # the emulator\'s name of the legacy form')}
+DEPRECATED = re.compile(r"deprecated", re.IGNORECASE)
 THIS_FILE = Path(__file__).resolve()
 
 
@@ -39,7 +55,7 @@ def _text_files() -> list[Path]:
     return files
 
 
-def test_seed_means_only_the_wire_form() -> None:
+def test_seed_means_neither_initial_data_nor_a_random_state() -> None:
     files = [path for path in _text_files() if path.resolve() != THIS_FILE]
     # the walk reaches workspace_emulator/
     assert any(path.name == "initial_data.py" for path in files)
@@ -51,7 +67,27 @@ def test_seed_means_only_the_wire_form() -> None:
                 found.append(f"{name}:{number}: {line.strip()}")
     assert found == [], (
         "say 'initial data' for the emulator's starting objects and 'random state' for fixed "
-        "randomness; 'seed' is the wire form only:\n" + "\n".join(found)
+        "randomness:\n" + "\n".join(found)
+    )
+
+
+def test_the_specifications_wire_form_is_legacy() -> None:
+    found = []
+    for path in _text_files():
+        name = path.relative_to(REPO_ROOT).as_posix()
+        if path.resolve() == THIS_FILE or name.startswith(EMULATOR) or name in ALIAS_FILES:
+            continue
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if (
+                WIRE_FORM_SEED.search(line)
+                and not DEPRECATED.search(line)
+                and (name, line.strip()) not in ALIAS_ALLOWED
+            ):
+                found.append(f"{name}:{number}: {line.strip()}")
+    assert found == [], (
+        "the specification's wire form is 'legacy' (WireForm.LEGACY, the legacy form's "
+        "nesting); 'seed' only as its deprecated alias, on a line that says so:\n"
+        + "\n".join(found)
     )
 
 
@@ -62,9 +98,14 @@ def test_the_pattern_catches_the_retired_spellings() -> None:
                "set_faults(info, seed=7)", "seed_applications()", "SeedError"]
     wire_form = ["workspace:wireForm: seed", "WireForm.SEED", "the seed nesting",
                  "seed_inputs(name)", "seed_job_body(name)", "SEED_BODY", "seed = dict(public)",
-                 "connection_config(info, \"seed\")", "the seed form"]
+                 "connection_config(info, \"seed\")", "the seed form", "TestSixKindsInTheSeedForm",
+                 "JOB_FIELDS_IN_SEED_CLUSTER"]
     assert [text for text in retired if not RETIRED.search(text)] == []
     assert [text for text in wire_form if RETIRED.search(text)] == []
+    assert [text for text in wire_form if not WIRE_FORM_SEED.search(text)] == []
+    assert not WIRE_FORM_SEED.search("gitLabEnterpriseEdition")
+    assert DEPRECATED.search("`seed` (deprecated) still means `legacy`")
+    assert DEPRECATED.search('DEPRECATED_LEGACY_NAME = "seed"')
 
 
 def test_the_initial_data_ships_as_package_data() -> None:

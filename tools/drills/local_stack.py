@@ -40,24 +40,33 @@ def local_objects(kinds: tuple[str, ...] | None = SIX_KINDS) -> dict[str, Any]:
             if f"{NAMESPACE}:{key}" in config}
 
 
-def connection_config(info: EmulatorInfo, wire_form: str = "seed") -> dict[str, Any]:
+def local_wire_form() -> str:
+    """The wire form the local stack talks (Pulumi.local.yaml says it: `legacy`)."""
+    config = yaml.safe_load(LOCAL_CONFIG.read_text())["config"]
+    return str(config[f"{NAMESPACE}:wireForm"])
+
+
+def connection_config(info: EmulatorInfo, wire_form: str | None = None) -> dict[str, Any]:
+    """The connection settings of a stack on `info`'s emulator, talking `wire_form` (None:
+    the local stack's)."""
     return {
         f"{NAMESPACE}:baseUrl": info.base_url,
         f"{NAMESPACE}:authUrl": info.auth_url,
         f"{NAMESPACE}:tenantId": info.tenant_id,
         f"{NAMESPACE}:clientId": info.client_id,
         f"{NAMESPACE}:resource": info.resource,
-        f"{NAMESPACE}:wireForm": wire_form,
+        f"{NAMESPACE}:wireForm": wire_form or local_wire_form(),
         f"{NAMESPACE}:allowInsecureHttp": True,
     }
 
 
 def scratch_stack(workdir: Path, info: EmulatorInfo, objects: dict[str, Any] | None = None,
                   stack: str = "local", secret: str | None = None,
-                  wire_form: str = "seed", extra_env: dict[str, str] | None = None,
+                  wire_form: str | None = None, extra_env: dict[str, str] | None = None,
                   backend_url: str | None = None) -> PulumiCli:
     """A stack of the project's program (stacks/) declaring `objects` (default: the local
-    stack's), its project file under `workdir`, its state there too or at `backend_url`."""
+    stack's), talking `wire_form` (default: the local stack's), its project file under
+    `workdir`, its state there too or at `backend_url`."""
     project = workdir / "project"
     project.mkdir(parents=True, exist_ok=True)
     (project / "Pulumi.yaml").write_text(
@@ -98,8 +107,9 @@ def write_stack_config(cli: PulumiCli, config: dict[str, Any]) -> None:
 
 
 def repoint(cli: PulumiCli, info: EmulatorInfo) -> None:
-    """Points the stack at a (restarted) emulator's new addresses."""
+    """Points the stack at a (restarted) emulator's new addresses, in the wire form it talks."""
     path = cli.project_dir / f"Pulumi.{cli.stack}.yaml"
     document = yaml.safe_load(path.read_text())
-    document["config"].update(connection_config(info))
+    wire_form = document["config"].get(f"{NAMESPACE}:wireForm")
+    document["config"].update(connection_config(info, wire_form))
     path.write_text(yaml.safe_dump(document))

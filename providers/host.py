@@ -1,6 +1,12 @@
 """The resource-plugin host for every workspace kind: Pulumi's dynamic-provider host, plus
 what `ResourceOptions(import_=id)` and an explicit workspace provider need.
 
+It runs under the name of Pulumi's own plugin for dynamic providers, so the engine hands it
+every dynamic resource of the program. A resource whose type token is not one of the
+workspace kinds (a team's own `pulumi.dynamic.ResourceProvider`) is answered by Pulumi's own
+host as the installed SDK implements it (providers/pulumi_host.py), configuration included:
+such resources behave exactly as they would without this package.
+
 Pulumi's own host (`python -m pulumi.dynamic`) finds the provider code in the `__provider`
 property the program sends. An import gives it nothing: the engine's import step reads the
 object by id with no properties at all (pulumi/pulumi#16175). This host answers that read
@@ -43,10 +49,11 @@ refuses (3.79 refuses the import itself), so an import writes nothing to the wor
 from __future__ import annotations
 
 import base64
+import functools
 import gc
 import sys
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from concurrent import futures
 from typing import TYPE_CHECKING, Any
 
@@ -70,6 +77,7 @@ from providers.lifecycle import (
     user_inputs,
 )
 from providers.properties import from_struct, to_struct, value_of
+from providers.pulumi_host import sdk_servicer
 
 if TYPE_CHECKING:
     from providers.kind import Kind
@@ -102,12 +110,26 @@ class ImportRefused(Exception):
     """An import that cannot proceed; the message says why and names the id."""
 
 
+def _type_token(urn: str) -> str:
+    """`urn:pulumi:stack::project::[parent$]pulumi-python:dynamic/workspace:Job::name` ->
+    `pulumi-python:dynamic/workspace:Job`."""
+    return urn.split("::")[2].rsplit("$", 1)[-1]
+
+
+def is_workspace_resource(urn: str) -> bool:
+    """Whether `urn` is of the package's type tokens; any other dynamic resource of the
+    program (a team's own provider) is Pulumi's host's to serve."""
+    from providers.kind import TYPE_PREFIX
+
+    return _type_token(urn).startswith(TYPE_PREFIX)
+
+
 def kind_of(urn: str) -> Kind:
     """`urn:pulumi:stack::project::[parent$]pulumi-python:dynamic/workspace:Job::name` -> Job."""
     from providers.kind import TYPE_PREFIX
     from providers.registry import UnknownKind, kind_named
 
-    type_token = urn.split("::")[2].rsplit("$", 1)[-1]
+    type_token = _type_token(urn)
     if not type_token.startswith(TYPE_PREFIX):
         raise ImportRefused(f"{type_token} is not a workspace resource kind")
     try:
@@ -283,17 +305,42 @@ def _unimplemented(context: grpc.ServicerContext, what: str) -> None:
     context.abort(grpc.StatusCode.UNIMPLEMENTED, f"{what} is not implemented by this provider")
 
 
+def _others_to_pulumi(method: Callable[..., Any]) -> Callable[..., Any]:
+    """A resource call of this host that answers workspace resources itself and any other
+    dynamic resource of the program as Pulumi's own host would."""
+
+    @functools.wraps(method)
+    def routed(self: WorkspaceProviderHost, request: Any, context: Any) -> Any:
+        if is_workspace_resource(request.urn):
+            return method(self, request, context)
+        return getattr(self.pulumi_host(), method.__name__)(request, context)
+
+    return routed
+
+
 class WorkspaceProviderHost(ResourceProviderServicer):
-    """Serves the dynamic-provider protocol (`__provider` carries the code), configuration
-    (the connection) and import."""
+    """Serves the workspace kinds (the dynamic-provider protocol, configuration: the
+    connection, and import), and every other dynamic resource through Pulumi's own host."""
 
     def __init__(self) -> None:
         self.connection: dict[str, Any] | None = None
+        # Pulumi's own host for the program's other dynamic resources, made on first use and
+        # configured as this host was (`configure` of a team's provider, on SDKs that have it).
+        self._pulumi_host: Any = None
+        self._configuration: Any = None
         # The URNs this host read for an import. The engine starts a host per deployment, so
         # these are the resources imported by the running deployment.
         self.imported: set[str] = set()
         # The id each create of this deployment returned, by URN (see Delete).
         self.created: dict[str, str] = {}
+
+    def pulumi_host(self) -> Any:
+        if self._pulumi_host is None:
+            host = sdk_servicer()
+            if self._configuration is not None:
+                host.Configure(self._configuration, None)
+            self._pulumi_host = host
+        return self._pulumi_host
 
     def _bound_kind(self, urn: str) -> Kind | None:
         """The kind of a workspace resource whose connection and provider code this host
@@ -330,6 +377,7 @@ class WorkspaceProviderHost(ResourceProviderServicer):
     def Cancel(self, request, context):
         return empty_pb2.Empty()
 
+    @_others_to_pulumi
     def Check(self, request, context):
         kind = self._bound_kind(request.urn)
         if kind is not None and _accepted_before(request):
@@ -347,6 +395,7 @@ class WorkspaceProviderHost(ResourceProviderServicer):
             inputs=to_struct(self._recorded(kind, inputs)), failures=failures
         )
 
+    @_others_to_pulumi
     def Diff(self, request, context):
         kind = self._bound_kind(request.urn)
         if kind is not None and _nothing_to_change(kind, request):
@@ -409,6 +458,7 @@ class WorkspaceProviderHost(ResourceProviderServicer):
             **fields,
         )
 
+    @_others_to_pulumi
     def Create(self, request, context):
         kind = self._bound_kind(request.urn)
         props = self._completed(kind, from_struct(request.properties))
@@ -417,6 +467,7 @@ class WorkspaceProviderHost(ResourceProviderServicer):
         outs = _with_code(kind, result.outs, props)
         return proto.CreateResponse(id=result.id, properties=to_struct(self._recorded(kind, outs)))
 
+    @_others_to_pulumi
     def Update(self, request, context):
         kind = self._bound_kind(request.urn)
         olds = self._completed(kind, from_struct(request.olds))
@@ -433,6 +484,7 @@ class WorkspaceProviderHost(ResourceProviderServicer):
         outs = _with_code(kind, result.outs, news)
         return proto.UpdateResponse(properties=to_struct(self._recorded(kind, outs)))
 
+    @_others_to_pulumi
     def Delete(self, request, context):
         if self.created.get(request.urn) == request.id:
             # A replacement created before the delete (`pulumi up --replace`, or any
@@ -450,6 +502,9 @@ class WorkspaceProviderHost(ResourceProviderServicer):
     def Configure(self, request, context):
         config = plain(from_struct(request.args))
         self.connection = connection_settings(config) or None
+        self._configuration = request
+        if self._pulumi_host is not None:
+            self._pulumi_host.Configure(request, context)
         # Resource calls keep the SDK's behaviour: plain values in, the engine re-marks
         # the secrets it knows of.
         return proto.ConfigureResponse(acceptSecrets=False)
@@ -483,6 +538,7 @@ class WorkspaceProviderHost(ResourceProviderServicer):
             return proto.DiffResponse(changes=proto.DiffResponse.DIFF_NONE)
         return proto.DiffResponse(changes=proto.DiffResponse.DIFF_SOME, diffs=changed)
 
+    @_others_to_pulumi
     def Read(self, request, context):
         if request.properties.fields:
             return self._refresh(request)

@@ -36,7 +36,7 @@ class WorkspaceResource(Resource):
         props: dict[str, Any] = {key: None for key in outputs}
         props.update({k: v for k, v in inputs.items() if v is not None})
         explicit = opts is not None and opts.provider is not None
-        bound = None if explicit else provider_for(connection, name)
+        bound = None if explicit else provider_for(connection)
         own = pulumi.ResourceOptions(
             provider=bound, additional_secret_outputs=[CONNECTION_KEY, PROVIDER_KEY]
         )

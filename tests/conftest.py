@@ -19,7 +19,6 @@ from typing import Any, Literal
 import pytest
 from pydantic import SecretStr
 
-from providers.auth import component as auth_component
 from providers.client import Connection, WireForm, WorkspaceClient, client_for, ratelimit
 from providers.client import token as auth_token
 from providers.client import workspace as client_workspace
@@ -96,19 +95,12 @@ def forget_what_clients_cached_per_address() -> None:
     ratelimit.reset()
 
 
-def reset_client_caches() -> None:
-    """Forgets what the client modules keep per process: what they keep per address, and the
-    WorkspaceAuth providers of a program."""
-    forget_what_clients_cached_per_address()
-    auth_component._providers.clear()
-
-
 @pytest.fixture
 def fresh_client_caches() -> Iterator[None]:
     """The test starts with empty client caches and leaves them empty."""
-    reset_client_caches()
+    forget_what_clients_cached_per_address()
     yield
-    reset_client_caches()
+    forget_what_clients_cached_per_address()
 
 
 # --- scenarios in steps ----------------------------------------------------------------------

@@ -56,15 +56,15 @@ def _import(module: str) -> tuple[Any, str]:
 
 def sample_apps() -> tuple[Any, Any]:
     """(application, its admin application)."""
-    module, reason = _import("emulator.sample_app")
+    module, reason = _import("workspace_emulator.sample_app")
     if module is not None and hasattr(module, "build_apps"):
         try:
             return module.build_apps()
         except Exception as exc:
-            logger.exception("emulator.sample_app.build_apps failed")
+            logger.exception("workspace_emulator.sample_app.build_apps failed")
             reason = f"build_apps failed ({type(exc).__name__})"
     elif module is not None:
-        reason = "emulator.sample_app has no build_apps()"
+        reason = "workspace_emulator.sample_app has no build_apps()"
     return _stand_in("sample app", reason), _stand_in("sample admin app", reason)
 
 
@@ -95,16 +95,16 @@ def flow_app(
     verify_login: Callable[[str, str], bool], verify_bearer: Callable[[str], bool]
 ) -> Callable:
     """The flow controller, its routes under /nifi-api."""
-    module, reason = _import("emulator.flow")
+    module, reason = _import("workspace_emulator.flow")
     inner: Any = None
     if module is not None and hasattr(module, "create_app"):
         try:
             inner = module.create_app(verify_login, verify_bearer)
         except Exception as exc:
-            logger.exception("emulator.flow.create_app failed")
+            logger.exception("workspace_emulator.flow.create_app failed")
             reason = f"create_app failed ({type(exc).__name__})"
     elif module is not None:
-        reason = "emulator.flow has no create_app()"
+        reason = "workspace_emulator.flow has no create_app()"
     if inner is None:
         inner = _stand_in("flow controller", reason)
     return PrefixMount(inner, FLOW_PREFIX)

@@ -21,7 +21,6 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 import pulumi
-from pulumi.runtime.settings import get_root_resource
 from pydantic import ValidationError
 
 from providers.client.blocking import in_thread
@@ -37,20 +36,6 @@ SECRET_SETTINGS = frozenset({"client_secret"})
 # The attribute of a component's `connection` output that names the component's provider:
 # the binding travels with the value a resource is given.
 BOUND_PROVIDER = "_workspace_provider"
-# The providers of the running program's components, in order: the first takes the default
-# provider over; once there is one, every connection must be bound. An inline program of the
-# Automation API runs again and again in one process: each run (its own root stack resource)
-# starts with none.
-_providers: list[pulumi.ProviderResource] = []
-_run_of_providers: dict[str, Any] = {"root": None}
-
-
-def _program_providers() -> list[pulumi.ProviderResource]:
-    root = get_root_resource()
-    if root is not _run_of_providers["root"]:
-        _run_of_providers["root"] = root
-        _providers.clear()
-    return _providers
 
 
 class WorkspaceAuthError(pulumi.RunError):
@@ -96,41 +81,28 @@ class WorkspaceAuth(pulumi.ComponentResource):
         self.connection = pulumi.Output.secret(checked.apply(lambda result: result[0]))
         self.token_expires_on = pulumi.Output.unsecret(checked.apply(lambda result: result[1]))
         _report_failure_once(self.token_expires_on)
+        # Its own provider, never an alias of the default one: the default `pulumi-python`
+        # provider also serves the program's other dynamic resources (docs/architecture.md).
         self.provider = pulumi.ProviderResource(
             PROVIDER_PACKAGE,
             resource_name,
             _provider_settings(self.connection, _chosen_wire_form(self, checked)),
-            pulumi.ResourceOptions(parent=self, aliases=_default_provider_alias()),
+            pulumi.ResourceOptions(parent=self),
         )
         setattr(self.connection, BOUND_PROVIDER, self.provider)
-        _program_providers().append(self.provider)
         self.register_outputs(
             {"connection": self.connection, "token_expires_on": self.token_expires_on}
         )
 
 
-class UnboundConnectionError(pulumi.RunError):
-    """A resource's connection is not a WorkspaceAuth's `connection` output itself."""
-
-
-def provider_for(connection: Any, resource_name: str) -> pulumi.ProviderResource | None:
-    """The provider of the WorkspaceAuth whose `connection` output this is.
-
-    None when the program has no WorkspaceAuth (the resource then uses the default
-    provider). Once it has one, every connection must be a component's output itself: a
-    resource left on the default provider beside the component's provider, which took the
-    default one over, would fail the next deployment (a duplicate alias).
-    """
-    bound = vars(connection).get(BOUND_PROVIDER) if isinstance(connection, pulumi.Output) else None
-    if bound is not None:
+def provider_for(connection: Any) -> pulumi.ProviderResource | None:
+    """The provider of the WorkspaceAuth whose `connection` output this is; None for any
+    other connection (the resource then uses the default provider and keeps its connection,
+    a secret, in its own state)."""
+    if isinstance(connection, pulumi.Output):
+        bound: pulumi.ProviderResource | None = vars(connection).get(BOUND_PROVIDER)
         return bound
-    if not _program_providers():
-        return None
-    raise UnboundConnectionError(
-        f"{resource_name}: connection must be the `connection` output of a WorkspaceAuth "
-        "component itself (not a value made from it): it binds the resource to the "
-        "component's provider"
-    )
+    return None
 
 
 def _chosen_wire_form(
@@ -172,18 +144,6 @@ def _provider_settings(
         else:
             settings[key] = pulumi.Output.unsecret(value)
     return settings
-
-
-def _default_provider_alias() -> list[str]:
-    """Resources deployed before the explicit provider existed were served by the default
-    one; without this alias the engine would replace every one of them to move them over
-    (a provider change). Only the program's first WorkspaceAuth can take it over."""
-    if _program_providers():
-        return []
-    return [
-        f"urn:pulumi:{pulumi.get_stack()}::{pulumi.get_project()}::"
-        f"pulumi:providers:{PROVIDER_PACKAGE}::default"
-    ]
 
 
 def _report_failure_once(output: pulumi.Output[Any]) -> None:

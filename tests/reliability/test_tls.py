@@ -18,7 +18,7 @@ import pytest
 from pydantic import SecretStr
 
 from providers.client import Connection, WorkspaceError, WorkspaceUnreachable, client_for
-from tests.conftest import reset_client_caches
+from tests.conftest import forget_what_clients_cached_per_address
 
 
 class NotFoundHandler(http.server.BaseHTTPRequestHandler):
@@ -59,7 +59,8 @@ def untrusted_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple
 
 
 def call(url: str, **settings) -> WorkspaceError:
-    reset_client_caches()  # every call is a first one: no client or token of the one before
+    # every call is a first one: no client or token of the one before
+    forget_what_clients_cached_per_address()
     connection = Connection(base_url=url, auth_url=url, tenant_id="t", client_id="c",
                             client_secret=SecretStr("s"), resource="r", max_attempts=1, **settings)
     with pytest.raises(WorkspaceError) as caught:

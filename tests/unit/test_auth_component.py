@@ -11,7 +11,6 @@ from pulumi.runtime import rpc
 
 from providers import SecretScope, SecretScopeArgs
 from providers.auth.component import (
-    UnboundConnectionError,
     WorkspaceAuth,
     WorkspaceAuthArgs,
     WorkspaceAuthError,
@@ -102,7 +101,7 @@ def test_connection_is_a_secret_dict_of_the_connection_and_expiry_is_not_secret(
 def test_registers_the_workspace_provider_and_binds_resources_given_its_connection():
     async def scenario():
         auth = WorkspaceAuth("auth", args())
-        assert provider_for(auth.connection, "scope") is auth.provider
+        assert provider_for(auth.connection) is auth.provider
         SecretScope("scope", SecretScopeArgs(name="etl"), connection=auth.connection)
         await auth.connection.future()
 
@@ -149,17 +148,43 @@ def test_wrong_secret_fails_with_a_clear_message_without_the_secret(preview):
         assert CLIENT_SECRET not in str(error) and CLIENT_SECRET not in repr(error)
 
 
-def test_a_connection_made_from_the_output_is_refused_naming_the_resource():
+def test_a_connection_made_from_the_output_leaves_the_resource_on_the_default_provider():
+    """Only the component's own output binds; a value made from it is any other connection:
+    the resource keeps it (a secret) on the default provider, beside the component's."""
+
     async def scenario():
         auth = WorkspaceAuth("auth", args())
         derived = auth.connection.apply(lambda c: c)
-        with pytest.raises(UnboundConnectionError, match="^scope: connection must be"):
-            SecretScope("scope", SecretScopeArgs(name="etl"), connection=derived)
+        assert provider_for(derived) is None
+        SecretScope("scope", SecretScopeArgs(name="etl"), connection=derived)
         await auth.connection.future()
 
     with responses.RequestsMock() as mocked:
         mocked.get(TOKEN_URL, json=token_body())
-        run(scenario, preview=False)
+        mocks = run(scenario, preview=False)
+    scope = next(r for r in mocks.registered if r.name == "scope")
+    assert scope.provider == ""
+    assert rpc.unwrap_rpc_secret(scope.inputs[CONNECTION_KEY])["base_url"] == BASE_URL
+    assert rpc.is_rpc_secret(scope.inputs[CONNECTION_KEY])
+
+
+def test_the_workspace_provider_aliases_no_other_provider():
+    """The default `pulumi-python` provider serves the program's other dynamic resources
+    too: an alias to it would clash with them (a duplicate alias from the second run on)."""
+
+    made: list[WorkspaceAuth] = []
+
+    async def scenario():
+        made.extend([WorkspaceAuth("first", args()), WorkspaceAuth("second", args())])
+        for auth in made:
+            await auth.connection.future()
+
+    with responses.RequestsMock() as mocked:
+        mocked.get(TOKEN_URL, json=token_body())
+        mocks = run(scenario, preview=False)
+    providers = [r for r in mocks.registered if r.typ == "pulumi:providers:pulumi-python"]
+    assert sorted(r.name for r in providers) == ["first", "second"]
+    assert [auth.provider._aliases for auth in made] == [[], []]
 
 
 def test_without_a_workspace_auth_resources_use_the_default_provider():

@@ -12,6 +12,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import yaml
+
 from stacks.pulumi_cli import REPO_ROOT, PulumiCli, engine_kind
 
 SERVE_PROGRAM = Path(__file__).with_name("serve_program.py")
@@ -26,6 +28,16 @@ def tree_at(commit: str, destination: Path) -> Path:
         tar.extractall(destination, filter="data")
     (destination / ".venv").symlink_to(REPO_ROOT / ".venv")
     return destination
+
+
+def run_program_of(stack: PulumiCli, tree: Path) -> None:
+    """Points the stack's project at the program of `tree`, and its provider host at the
+    same code."""
+    project = stack.project_dir / "Pulumi.yaml"
+    document = yaml.safe_load(project.read_text())
+    document["main"] = str(tree / "stacks")
+    project.write_text(yaml.safe_dump(document))
+    stack.extra_env["PYTHONPATH"] = str(tree)
 
 
 @contextmanager

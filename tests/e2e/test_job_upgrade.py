@@ -13,9 +13,6 @@ task in place, and turn it into a multi-task job in place.
 from __future__ import annotations
 
 import copy
-import io
-import subprocess
-import tarfile
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +23,7 @@ from providers.job_diff import canonical
 from stacks.pulumi_cli import REPO_ROOT, PulumiCli
 from tests.conftest import emulator_client
 from tests.e2e.conftest import StackFactory, upgrade_updates_the_provider_alone, write_config
+from tests.e2e.previous_code import run_program_of, tree_at
 from workspace_emulator.testing import EmulatorInfo, clear_request_log, request_log
 
 pytestmark = pytest.mark.engine
@@ -34,33 +32,10 @@ pytestmark = pytest.mark.engine
 OLD_COMMIT = "206480b7ec7e911aa4e1c86616f8c7475958ea0b"
 
 
-def old_tree(destination: Path, commit: str = OLD_COMMIT) -> Path:
-    """The files of `commit` under `destination`, with this checkout's virtualenv."""
-    archive = subprocess.run(
-        ["git", "-C", str(REPO_ROOT), "archive", commit],
-        capture_output=True,
-        check=True,
-    ).stdout
-    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
-        tar.extractall(destination, filter="data")
-    (destination / ".venv").symlink_to(REPO_ROOT / ".venv")
-    return destination
-
-
 def old_local_job(tree: Path) -> dict[str, Any]:
     config = yaml.safe_load((tree / "Pulumi.local.yaml").read_text())["config"]
     [job] = config["workspace:jobs"]
     return job
-
-
-def run_program_of(stack: PulumiCli, tree: Path) -> None:
-    """Points the stack's project at the program of `tree`, and its provider host at the
-    same code."""
-    project = stack.project_dir / "Pulumi.yaml"
-    document = yaml.safe_load(project.read_text())
-    document["main"] = str(tree / "stacks")
-    project.write_text(yaml.safe_dump(document))
-    stack.extra_env["PYTHONPATH"] = str(tree)
 
 
 def job_outputs(stack: PulumiCli) -> dict[str, Any]:
@@ -81,7 +56,7 @@ def writes(info: EmulatorInfo) -> list[str]:
 def test_a_single_task_job_deployed_before_full_depth_is_no_change(
     workspace_stack: StackFactory, emulator: EmulatorInfo, tmp_path: Path, wire_form: str
 ) -> None:
-    tree = old_tree(tmp_path / "old")
+    tree = tree_at(OLD_COMMIT, tmp_path / "old")
     job = old_local_job(tree)
     assert "timeout_seconds" in job["new_cluster"]  # the legacy form's nesting, as it was
     stack = workspace_stack(wire_form=wire_form, jobs=[job])

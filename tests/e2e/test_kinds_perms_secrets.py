@@ -11,10 +11,7 @@ from __future__ import annotations
 import base64
 import copy
 import dataclasses
-import io
 import json
-import subprocess
-import tarfile
 import uuid
 from pathlib import Path
 from typing import Any
@@ -37,8 +34,8 @@ from tests.e2e.conftest import (
     write_config,
     write_objects,
 )
+from tests.e2e.previous_code import run_program_of, tree_at
 from tests.e2e.test_import import import_stack
-from tests.e2e.test_job_upgrade import run_program_of
 from workspace_emulator.testing import EmulatorInfo, clear_request_log, request_log
 
 pytestmark = pytest.mark.engine
@@ -412,16 +409,11 @@ def test_bad_inputs_fail_preview_naming_the_field_without_a_call(
 BEFORE_PERMISSIONS = "103d270"
 
 
-@pytest.mark.parametrize("wire_form", ["legacy", "public"])
+@pytest.mark.parametrize("wire_form", ["seed", "public"])  # "seed": deprecated, as it was
 def test_job_permissions_deployed_before_are_no_change(
     workspace_stack: StackFactory, emulator: EmulatorInfo, tmp_path: Path, wire_form: str
 ) -> None:
-    archive = subprocess.run(["git", "-C", str(REPO_ROOT), "archive", BEFORE_PERMISSIONS],
-                             capture_output=True, check=True).stdout
-    tree = tmp_path / "old"
-    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
-        tar.extractall(tree, filter="data")
-    (tree / ".venv").symlink_to(REPO_ROOT / ".venv")
+    tree = tree_at(BEFORE_PERMISSIONS, tmp_path / "old")
     config = yaml.safe_load((tree / "Pulumi.local.yaml").read_text())["config"]
     objects = {"jobs": config["workspace:jobs"],
                "jobPermissions": config["workspace:jobPermissions"]}

@@ -30,7 +30,7 @@ from tests.e2e.conftest import (
     changed_steps,
     platform_writes,
 )
-from tests.e2e.test_job_upgrade import old_tree, run_program_of
+from tests.e2e.previous_code import run_program_of, tree_at
 from tools.drills.local_stack import write_stack_config
 from workspace_emulator.testing import EmulatorInfo, clear_request_log, request_log
 
@@ -78,7 +78,7 @@ def deployed_by_the_old_code(
     this checkout's code runs it from then on."""
     stack = workspace_stack(secretScopes=SCOPES)
     set_config(stack, **{WIRE_FORM_KEY: wire_form})
-    run_program_of(stack, old_tree(tmp_path / "old", OLD_COMMIT))
+    run_program_of(stack, tree_at(OLD_COMMIT, tmp_path / "old"))
     stack.up()
     run_program_of(stack, REPO_ROOT)
     return stack

@@ -1,6 +1,7 @@
 """The pull-request preview workflow (.github/workflows/preview.yml) fits the project: one
 matrix entry per committed stack, commands that exist, the engine cached, and no address of
-any outside service in it."""
+any outside service in it; and it cannot hand a branch's code credentials unreviewed
+(README.md, "Previews in pull requests")."""
 
 from __future__ import annotations
 
@@ -38,7 +39,6 @@ def test_runs_on_pull_requests_for_every_committed_stack() -> None:
     stacks = document["jobs"]["preview"]["strategy"]["matrix"]["stack"]
     committed = sorted(p.name.split(".")[1] for p in REPO_ROOT.glob("Pulumi.*.yaml"))
     assert sorted(stacks) == committed
-    assert document["permissions"]["pull-requests"] == "write"
 
 
 def test_previews_with_diff_and_summarises_the_json() -> None:
@@ -99,3 +99,48 @@ def test_every_step_condition_and_expression_is_one_the_e2e_runner_judges() -> N
     assert expand("${{ matrix.stack }}/${{ vars.X }}", {**context, "vars": {"X": "x"}}) == "dev/x"
     assert not applies({"if": "matrix.stack == 'local'"}, {"stack": "dev"})
     assert applies({"if": "always() && matrix.stack != 'local'"}, {"stack": "dev"})
+
+
+# --- what the pull request's code can reach -------------------------------------------------
+
+PINNED = re.compile(r"^[\w.-]+/[\w.-]+(/[\w./-]+)?@[0-9a-f]{40}$")
+
+
+def test_no_token_can_write_but_the_comment_jobs() -> None:
+    document = workflow()
+    assert document["permissions"] == {}  # nothing by default
+    jobs = document["jobs"]
+    assert {name: job["permissions"] for name, job in jobs.items()} == {
+        "preview": {"contents": "read"},
+        "comment": {"pull-requests": "write"},
+    }
+
+
+def test_the_comment_job_runs_none_of_the_pull_requests_code() -> None:
+    comment = workflow()["jobs"]["comment"]
+    assert not any("checkout" in s.get("uses", "") or "run" in s for s in comment["steps"])
+
+
+def test_every_checkout_keeps_no_credentials() -> None:
+    checkouts = [s for job in workflow()["jobs"].values() for s in job["steps"]
+                 if s.get("uses", "").startswith("actions/checkout@")]
+    assert checkouts and all(s["with"]["persist-credentials"] is False for s in checkouts)
+
+
+def test_every_action_is_pinned_by_commit() -> None:
+    uses = [s["uses"] for job in workflow()["jobs"].values() for s in job["steps"] if "uses" in s]
+    assert uses and [u for u in uses if not PINNED.match(u)] == []
+    # The version each commit is, for a reader, beside it.
+    assert all(re.search(r"@[0-9a-f]{40}  # v\d+", line)
+               for line in WORKFLOW.read_text().splitlines() if "uses:" in line)
+
+
+def test_real_stacks_run_behind_their_environment_and_local_sees_no_secret() -> None:
+    """Each stack's job runs in its own environment (`preview-<stack>`: required reviewers
+    and secrets per environment), and the steps the `local` stack runs name no secret."""
+    preview = workflow()["jobs"]["preview"]
+    assert preview["environment"] == "preview-${{ matrix.stack }}"
+    local_steps = [s for s in preview["steps"] if applies(s, {"stack": "local"})]
+    assert local_steps and not any("secrets." in yaml.safe_dump(s) for s in local_steps)
+    with_secrets = [s for s in preview["steps"] if "secrets." in yaml.safe_dump(s)]
+    assert [s["name"] for s in with_secrets] == ["Preview"]

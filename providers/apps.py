@@ -31,7 +31,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from providers.client import http
 from providers.client.blocking import in_thread
 from providers.client.connection import require_secure_url
-from providers.client.errors import WorkspaceUnreachable, redact_text
+from providers.client.errors import RedirectRefused, WorkspaceUnreachable, redact_text
 
 DEFAULT_POLICY = http.CallPolicy(timeout_seconds=30.0, max_attempts=4, max_retry_seconds=60.0)
 
@@ -224,6 +224,8 @@ def _send(
         )
     except WorkspaceUnreachable as exc:
         raise AppLookupError(method, url, None, f"{exc.code}: {exc.message}") from None
+    except RedirectRefused as exc:  # never followed: it would re-send the flow password
+        raise AppLookupError(method, url, exc.status, f"{exc.code}: {exc.message}") from None
 
 
 def _get_json(url: str, *, policy: http.CallPolicy, params: dict[str, str] | None = None) -> Any:

@@ -108,6 +108,13 @@ class InvalidClientCredentials(IdentityError):
     """invalid_client: the identity provider rejected the client id or the client secret."""
 
 
+class RedirectRefused(WorkspaceError):
+    """A 3xx answer with a Location: the client follows no redirect. Following one would
+    send the request again, its client secret, bearer token or body included, to whatever
+    host and scheme the Location names (a 307 or 308 keeps the method and the body). The
+    message names the target as scheme://host/path, never its query."""
+
+
 class WorkspaceUnreachable(WorkspaceError):
     """No HTTP answer: connection refused, DNS failure, TLS failure, timeout, dropped connection.
 

@@ -26,6 +26,12 @@ service refused it before doing anything) and on connect errors (the request was
 sent). A 5xx, a read timeout or a dropped connection may mean the object was made: those
 surface as errors, and the providers look the object up by its natural key and adopt it.
 
+No redirect is followed (``allow_redirects=False`` on every call, whatever the caller
+passes): a 3xx with a ``Location`` raises ``RedirectRefused`` naming the target, and nothing
+is sent there. A 307 or 308 would otherwise repeat the request, the token request's client
+secret, a ``secrets/put`` body or the flow controller's password included, to any host and
+scheme the answer names, plain ``http://`` too.
+
 Every attempt of a call waits for a slot of its endpoint family's adaptive limit
 (``ratelimit``), and a 429 tells that limit to slow down: the first attempt here, the
 retries inside urllib3 after their backoff (``retry``).
@@ -39,7 +45,7 @@ import re
 import threading
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import urljoin, urlsplit
 
 import requests
 from requests.adapters import HTTPAdapter
@@ -52,7 +58,7 @@ from urllib3.exceptions import (
 )
 
 from providers.client import ratelimit
-from providers.client.errors import WorkspaceUnreachable, redact_text
+from providers.client.errors import RedirectRefused, WorkspaceUnreachable, redact_text
 from providers.client.retry import budgeted_retry
 
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
@@ -155,7 +161,8 @@ def send(
     **kwargs: Any,
 ) -> requests.Response:
     """Send one call (with its retries). Returns the final response whatever its status;
-    raises ``WorkspaceUnreachable`` when no response came back.
+    raises ``WorkspaceUnreachable`` when no response came back and ``RedirectRefused`` for a
+    redirect (never followed).
 
     ``secrets`` are scrubbed from any error text; ``kwargs`` go to ``Session.request``.
     """
@@ -167,11 +174,35 @@ def send(
         limit = ratelimit.limit_for(rate_limit_key, rate_limit_per_second)
         limit.acquire(max_wait=policy.max_retry_seconds)
     session = session_for(policy, idempotent=idempotent)
+    kwargs["allow_redirects"] = False
     try:
         with ratelimit.retrying_call(limit):
-            return session.request(method, url, timeout=policy.timeout_seconds, **kwargs)
+            response = session.request(method, url, timeout=policy.timeout_seconds, **kwargs)
     except requests.RequestException as exc:
         raise _unreachable(exc, method, url, secrets) from None
+    if 300 <= response.status_code < 400 and response.headers.get("Location"):
+        raise _redirect_refused(response, method, url, secrets)
+    return response
+
+
+def _redirect_refused(
+    response: requests.Response, method: str, url: str, secrets: tuple[str, ...]
+) -> RedirectRefused:
+    target = urlsplit(urljoin(url, response.headers["Location"]))
+    # scheme://host/path: never credentials in the authority, nor the query or fragment.
+    host = target.netloc.rpartition("@")[2]
+    shown = redact_text(f"{target.scheme}://{host}{target.path}", secrets)
+    return RedirectRefused(
+        status=response.status_code,
+        code="REDIRECT_REFUSED",
+        message=(
+            f"the server redirected the call to {shown}; the client follows no redirect "
+            "(it would send the call's credentials and body there): check the configured "
+            "address, and use the address the service itself answers on"
+        ),
+        method=method,
+        path=urlsplit(url).path or "/",
+    )
 
 
 def _unreachable(

@@ -31,7 +31,12 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from providers.client import http
 from providers.client.blocking import in_thread
 from providers.client.connection import require_secure_url
-from providers.client.errors import RedirectRefused, WorkspaceUnreachable, redact_text
+from providers.client.errors import (
+    RedirectRefused,
+    WorkspaceUnreachable,
+    redact_text,
+    snippet,
+)
 
 DEFAULT_POLICY = http.CallPolicy(timeout_seconds=30.0, max_attempts=4, max_retry_seconds=60.0)
 
@@ -239,10 +244,12 @@ def _raise_for_status(
 ) -> None:
     if response.ok:
         return
-    text = " ".join(response.text.split())[:200] if response.content else ""
-    reason = response.reason or "error"
+    # Redacted, then cut: a secret straddling the cut would leave its first part behind.
+    text = redact_text(response.text, secrets) if response.content else ""
+    text = snippet(" ".join(text.split()))
+    reason = redact_text(response.reason or "error", secrets)
     detail = f"{reason} ({text})" if text else reason
-    raise AppLookupError(method, url, response.status_code, redact_text(detail, secrets))
+    raise AppLookupError(method, url, response.status_code, detail)
 
 
 def _json(response: requests.Response, method: str, url: str) -> Any:

@@ -192,7 +192,7 @@ def error_from_response(
         message = str(body.get("message") or "")
     else:
         code = f"HTTP_{status}"
-        message = _describe_unstructured(response)
+        message = _describe_unstructured(response, secrets)
 
     cls = _class_for(status, code)
     return cls(
@@ -254,16 +254,23 @@ def _first_line(text: str) -> str:
     return text.strip().splitlines()[0] if text.strip() else text
 
 
-def _describe_unstructured(response: requests.Response) -> str:
+def _describe_unstructured(response: requests.Response, secrets: Iterable[str | None]) -> str:
     reason = response.reason or "error"
     text = response.text if response.content else ""
     if not text.strip():
         return f"{reason} (empty body)"
+    # Redacted before anything reshapes or cuts it: a secret cut in two by the snippet's end
+    # (or split by the markup and whitespace clean-up) would no longer match, and its first
+    # part would survive.
+    text = redact_text(text, secrets)
     text = re.sub(r"<[^>]*>", " ", text)
     text = " ".join(text.split())
-    if len(text) > _MAX_BODY_SNIPPET:
-        text = text[:_MAX_BODY_SNIPPET] + "..."
-    return f"{reason} (body is not JSON: {text})"
+    return f"{reason} (body is not JSON: {snippet(text)})"
+
+
+def snippet(text: str, limit: int = _MAX_BODY_SNIPPET) -> str:
+    """The first `limit` characters of already redacted text, "..." marking a cut."""
+    return text if len(text) <= limit else text[:limit] + "..."
 
 
 def redact_text(text: str, secrets: Iterable[str | None]) -> str:

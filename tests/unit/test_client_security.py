@@ -7,9 +7,10 @@ and pruned."""
 from __future__ import annotations
 
 import pytest
+import requests
 import responses
 
-from providers.client.errors import RedirectRefused
+from providers.client.errors import RedirectRefused, error_from_response
 from providers.client.token import fetch_token
 from providers.client.workspace import client_for
 from tests.unit.client_support import (
@@ -119,3 +120,33 @@ def test_a_redirect_target_never_shows_credentials(mocked: responses.RequestsMoc
         client_for(connection()).get("/api/2.0/jobs/get")
 
     assert "to https://[::2]:8443/p;" in str(raised.value) and "pw" not in str(raised.value)
+
+
+# --- 3. redact first, then cut ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("start", [185, 190, 199])
+def test_a_secret_straddling_the_cut_is_redacted_whole(start: int) -> None:
+    body = "x" * start + CLIENT_SECRET + " and more text after it" * 5
+    with responses.RequestsMock() as mocked:
+        mocked.add("GET", f"{BASE_URL}/api/2.0/jobs/get", status=502, body=body)
+        response = requests.get(f"{BASE_URL}/api/2.0/jobs/get")
+
+    error = error_from_response(response, secrets=(CLIENT_SECRET,))
+
+    assert CLIENT_SECRET[:6] not in str(error)
+    assert ("x" * start + "***")[:200] in str(error)  # the marker, itself cut at 200
+
+
+def test_a_flow_controller_error_straddling_the_cut_is_redacted_whole() -> None:
+    from providers import apps
+
+    base = "https://flow.example.net/nifi-api"
+    password = "flow-password-123"
+    with responses.RequestsMock() as mocked:
+        mocked.add("POST", f"{base}/access/token", status=400, body="y" * 195 + password)
+
+        with pytest.raises(apps.AppLookupError) as raised:
+            apps.flow_login(base, "admin", password)
+
+    assert password[:5] not in str(raised.value) and "***" in str(raised.value)

@@ -3,16 +3,19 @@
 Every error renders as ``"<METHOD> <path>: <status> <code>: <message>"``. The path never
 carries the query string (the legacy-form token request puts the client secret there), and
 callers that know a secret (a token, a client secret) pass it to ``error_from_response``,
-which removes it from the service's text before adding any text of its own.
+which removes it, in each of its spellings (as is, URL-encoded, base64), from the service's
+text before adding any text of its own, and before cutting a long body short.
 """
 
 from __future__ import annotations
 
+import base64
+import functools
 import json
 import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit
+from urllib.parse import quote, quote_plus, urlsplit
 
 if TYPE_CHECKING:
     # Only named in annotations: the errors load without the transport (a provider host
@@ -274,10 +277,32 @@ def snippet(text: str, limit: int = _MAX_BODY_SNIPPET) -> str:
 
 
 def redact_text(text: str, secrets: Iterable[str | None]) -> str:
+    """`text` with every spelling of each secret (`secret_spellings`) replaced by ***."""
     for secret in secrets:
         if secret:
-            text = text.replace(secret, _REDACTED)
+            for spelling in secret_spellings(secret):
+                text = text.replace(spelling, _REDACTED)
     return text
+
+
+@functools.lru_cache(maxsize=64)
+def secret_spellings(secret: str) -> tuple[str, ...]:
+    """The ways a secret shows up in text a client or server writes: as itself, URL-encoded
+    (`quote` with its default `/` kept or not, `quote_plus`: a query string, a form body) and
+    base64 (standard and URL-safe, padded or not). Longest first, so a spelling that holds
+    another is replaced whole."""
+    raw = secret.encode()
+    encoded = {base64.b64encode(raw).decode(), base64.urlsafe_b64encode(raw).decode()}
+    spellings = {
+        secret,
+        quote(secret),
+        quote(secret, safe=""),
+        quote_plus(secret),
+        quote_plus(secret, safe=""),
+        *encoded,
+        *(spelling.rstrip("=") for spelling in encoded),
+    }
+    return tuple(sorted((s for s in spellings if s), key=len, reverse=True))
 
 
 def is_gone(error: Exception) -> bool:

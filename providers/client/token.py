@@ -1,8 +1,9 @@
 """Access tokens from the identity provider (client-credentials grant), and their cache.
 
 Both wire forms call ``{auth_url}/{tenant}/oauth2/token``: the legacy form as a GET with
-``grant_type=client_credential`` in the query, the public form as a form-encoded POST
-with ``grant_type=client_credentials``. A token is requested either for the platform's
+``grant_type=client_credential`` in the query (to a loopback address only: the query holds
+the client secret), the public form as a form-encoded POST with
+``grant_type=client_credentials``. A token is requested either for the platform's
 resource id (``Connection.resource``) or for the management resource address.
 """
 
@@ -14,11 +15,17 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit
 
 from pydantic import SecretStr
 
-from providers.client.connection import Connection, WireForm, require_secure_url
+from providers.client.connection import (
+    Connection,
+    InsecureUrlError,
+    WireForm,
+    is_loopback_host,
+    require_secure_url,
+)
 from providers.client.errors import (
     IdentityError,
     InvalidClientCredentials,
@@ -65,6 +72,8 @@ def fetch_token(
         tenant_id,
     )
     wire = profile(form)
+    if wire.token_method == "GET":
+        _refuse_secret_in_a_remote_url(url, wire.form)
     fields = {
         "grant_type": wire.token_grant_type,
         "client_id": client_id,
@@ -109,6 +118,26 @@ def fetch_token(
             method=wire.token_method,
             path=token_url("", tenant_id),
         ) from None
+
+
+def _refuse_secret_in_a_remote_url(url: str, form: WireForm) -> None:
+    """The legacy form's GET puts the client secret in the URL's query string, which proxies,
+    load balancers and access logs keep. It stays for loopback addresses only: the emulator,
+    the one identity provider that speaks the legacy form, where the URL never leaves the
+    machine. Anywhere else the call is refused before anything is sent, rather than sent as a
+    POST: a legacy identity provider answers the GET of its specification, and quietly
+    changing the method would make a different request than the wire form the stack names.
+    The public form, the real service's, always sends the secret in a POST body."""
+    host = urlsplit(url).hostname or ""
+    if is_loopback_host(host):
+        return
+    raise InsecureUrlError(
+        f"the {form.value!r} wire form sends the client secret in the token request's URL, "
+        f"which is only allowed to a loopback address (the emulator), not to {host!r}: set "
+        f"workspace:wireForm to {WireForm.PUBLIC.value!r} (the token request then carries "
+        "the secret in a POST body), or point workspace:authUrl at the emulator on "
+        "127.0.0.1"
+    )
 
 
 def parse_token_response(

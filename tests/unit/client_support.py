@@ -26,7 +26,7 @@ from providers.client import retry
 from providers.client.connection import Connection
 
 BASE_URL = "https://adb-123.example.net"
-AUTH_URL = "https://login.example.net"
+AUTH_URL = "https://127.0.0.1:9443"  # loopback: the legacy form sends its token request there only
 TENANT = "tenant-1"
 CLIENT_ID = "client-1"
 CLIENT_SECRET = "very-secret-value-1234"

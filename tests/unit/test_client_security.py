@@ -6,11 +6,20 @@ and pruned."""
 
 from __future__ import annotations
 
+import base64
+from urllib.parse import quote, quote_plus
+
 import pytest
 import requests
 import responses
 
-from providers.client.errors import RedirectRefused, error_from_response
+from providers.client.connection import InsecureUrlError
+from providers.client.errors import (
+    RedirectRefused,
+    WorkspaceUnreachable,
+    error_from_response,
+    redact_text,
+)
 from providers.client.token import fetch_token
 from providers.client.workspace import client_for
 from tests.unit.client_support import (
@@ -22,6 +31,7 @@ from tests.unit.client_support import (
     TENANT,
     TOKEN_URL,
     connection,
+    token_body,
 )
 
 # --- 1. redirects are errors, nothing is re-sent ----------------------------------------------
@@ -150,3 +160,100 @@ def test_a_flow_controller_error_straddling_the_cut_is_redacted_whole() -> None:
             apps.flow_login(base, "admin", password)
 
     assert password[:5] not in str(raised.value) and "***" in str(raised.value)
+
+
+# --- 2. no secret in a URL beyond loopback; every spelling redacted -----------------------------
+
+REMOTE_AUTH_URL = "https://login.example.net"
+REMOTE_TOKEN_URL = f"{REMOTE_AUTH_URL}/{TENANT}/oauth2/token"
+# A secret whose URL-encoded and base64 spellings differ from it.
+ODD_SECRET = "s3cr/et+with&eq=and space~"
+
+
+def _spellings(secret: str) -> dict[str, str]:
+    raw = secret.encode()
+    return {
+        "plain": secret,
+        "quote": quote(secret),
+        "quote safe=''": quote(secret, safe=""),
+        "quote_plus": quote_plus(secret),
+        "base64": base64.b64encode(raw).decode(),
+        "base64 unpadded": base64.b64encode(raw).decode().rstrip("="),
+        "urlsafe base64": base64.urlsafe_b64encode(raw).decode(),
+    }
+
+
+def test_the_legacy_form_refuses_to_put_the_secret_in_a_remote_url() -> None:
+    with responses.RequestsMock() as mocked:
+        with pytest.raises(InsecureUrlError) as raised:
+            fetch_token(REMOTE_AUTH_URL, TENANT, CLIENT_ID, ODD_SECRET, RESOURCE, "legacy")
+
+        assert len(mocked.calls) == 0
+    message = str(raised.value)
+    assert "workspace:wireForm" in message and "public" in message
+    for spelling in _spellings(ODD_SECRET).values():
+        assert spelling not in message
+
+
+@pytest.mark.parametrize(
+    "auth_url", ["http://127.0.0.1:8766", "http://[::1]:8766", "http://localhost:8766"]
+)
+def test_the_legacy_form_keeps_its_get_on_loopback(auth_url: str) -> None:
+    with responses.RequestsMock() as mocked:
+        mocked.get(f"{auth_url}/{TENANT}/oauth2/token", json=token_body())
+
+        fetch_token(
+            auth_url, TENANT, CLIENT_ID, ODD_SECRET, RESOURCE, "legacy", allow_insecure_http=True
+        )
+
+        assert mocked.calls[0].request.method == "GET"
+
+
+def test_the_public_form_keeps_the_secret_out_of_the_url() -> None:
+    with responses.RequestsMock() as mocked:
+        mocked.post(REMOTE_TOKEN_URL, json=token_body())
+
+        fetch_token(REMOTE_AUTH_URL, TENANT, CLIENT_ID, ODD_SECRET, RESOURCE, "public")
+
+        [call] = mocked.calls
+    for spelling in _spellings(ODD_SECRET).values():
+        assert spelling not in str(call.request.url)
+    assert quote_plus(ODD_SECRET) in str(call.request.body)
+
+
+@pytest.mark.parametrize(
+    ("form", "auth_url"),
+    [("legacy", "http://127.0.0.1:8766"), ("public", REMOTE_AUTH_URL)],
+)
+def test_a_secret_in_a_url_of_an_error_is_redacted(form: str, auth_url: str) -> None:
+    """The transport's own error text can carry the URL (the legacy form's query string)."""
+    url = f"{auth_url}/{TENANT}/oauth2/token"
+    leaked = f"{url}?client_secret={quote_plus(ODD_SECRET)}&x={quote(ODD_SECRET, safe='')}"
+    with responses.RequestsMock() as mocked:
+        mocked.add(
+            "GET" if form == "legacy" else "POST",
+            url,
+            body=requests.exceptions.ConnectionError(f"refused: {leaked}"),
+        )
+        with pytest.raises(WorkspaceUnreachable) as raised:
+            fetch_token(
+                auth_url, TENANT, CLIENT_ID, ODD_SECRET, RESOURCE, form, allow_insecure_http=True
+            )
+
+    for name, spelling in _spellings(ODD_SECRET).items():
+        assert spelling not in str(raised.value), name
+
+
+@pytest.mark.parametrize("name", list(_spellings(ODD_SECRET)))
+def test_every_spelling_of_a_secret_is_redacted(name: str) -> None:
+    spelling = _spellings(ODD_SECRET)[name]
+    body = {"error_code": "INVALID_PARAMETER_VALUE", "message": f"bad value <{spelling}>"}
+    with responses.RequestsMock() as mocked:
+        mocked.add("GET", f"{BASE_URL}/api/2.0/jobs/get", status=400, json=body)
+        response = requests.get(f"{BASE_URL}/api/2.0/jobs/get")
+
+    error = error_from_response(response, secrets=(ODD_SECRET,))
+
+    assert spelling not in str(error)
+    assert "bad value <***>" in str(error)
+    assert redact_text(f"<{spelling}>", [ODD_SECRET]) == "<***>"

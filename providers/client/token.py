@@ -61,9 +61,11 @@ def fetch_token(
     max_attempts: int = 6,
     max_retry_seconds: float = 300.0,
     allow_insecure_http: bool = False,
+    now: Callable[[], float] = time.time,
 ) -> AccessToken:
     """One token request. Raises ``InvalidClientCredentials`` for a wrong id or secret,
-    ``IdentityError`` for other refusals, ``WorkspaceUnreachable`` without an answer."""
+    ``IdentityError`` for other refusals, ``WorkspaceUnreachable`` without an answer.
+    ``now`` is the local clock the expiry is counted on (the cache's)."""
     secret = (
         client_secret.get_secret_value() if isinstance(client_secret, SecretStr) else client_secret
     )
@@ -108,7 +110,7 @@ def fetch_token(
             )
         raise error
     try:
-        return parse_token_response(json.loads(response.content), resource)
+        return parse_token_response(json.loads(response.content), resource, now=now)
     except ValueError as exc:
         # Never the body: it may hold the token.
         raise IdentityError(
@@ -143,7 +145,8 @@ def _refuse_secret_in_a_remote_url(url: str, form: WireForm) -> None:
 def parse_token_response(
     body: Any, resource: str, *, now: Callable[[], float] = time.time
 ) -> AccessToken:
-    """The token response of docs/api.md#token (its numbers are strings)."""
+    """The token response of docs/api.md#token (its numbers are strings). The expiry is in
+    the local clock's epoch seconds: receipt plus `expires_in`, else `expires_on`."""
     if not isinstance(body, dict):
         raise ValueError("expected a JSON object")
     value = body.get("access_token")
@@ -152,12 +155,17 @@ def parse_token_response(
     token_type = body.get("token_type", "Bearer")
     if str(token_type).lower() != "bearer":
         raise ValueError(f"token_type {token_type!r} is not Bearer")
-    expires_on = _seconds(body.get("expires_on"))
-    if expires_on is None:
-        expires_in = _seconds(body.get("expires_in"))
-        if expires_in is None:
-            raise ValueError("neither expires_on nor expires_in is a number")
+    # `expires_in` first: relative, so counted from receipt on the local clock, it holds
+    # whatever the skew between this machine and the identity provider. `expires_on` is the
+    # provider's clock: a local clock ahead of it by more than a token's lifetime would see
+    # every token as expired on arrival and fetch a new one for every call.
+    expires_in = _seconds(body.get("expires_in"))
+    if expires_in is not None:
         expires_on = now() + expires_in
+    else:
+        expires_on = _seconds(body.get("expires_on"))
+        if expires_on is None:
+            raise ValueError("neither expires_in nor expires_on is a number")
     return AccessToken(value=value, expires_on=expires_on, resource=resource)
 
 
@@ -225,6 +233,7 @@ class TokenCache:
                 max_attempts=connection.max_attempts,
                 max_retry_seconds=connection.max_retry_seconds,
                 allow_insecure_http=connection.allow_insecure_http,
+                now=self._clock,
             )
             lifetime = max(0.0, token.expires_on - self._clock())
             margin = min(self.refresh_margin_seconds, lifetime / 2)

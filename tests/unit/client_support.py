@@ -60,8 +60,10 @@ def token_body(
     *,
     expires_on: float | None = None,
     resource: str = RESOURCE,
+    now: float | None = None,
 ) -> dict[str, str]:
-    now = int(time.time())
+    """An identity provider's answer; `now` is its clock (the real one unless given)."""
+    now = int(time.time() if now is None else now)
     expires = int(expires_on) if expires_on is not None else now + 3599
     return {
         "token_type": "Bearer",

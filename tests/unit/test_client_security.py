@@ -7,6 +7,7 @@ and pruned."""
 from __future__ import annotations
 
 import base64
+import time
 from urllib.parse import quote, quote_plus
 
 import pytest
@@ -20,7 +21,7 @@ from providers.client.errors import (
     error_from_response,
     redact_text,
 )
-from providers.client.token import fetch_token
+from providers.client.token import TokenCache, fetch_token, parse_token_response
 from providers.client.workspace import client_for
 from tests.unit.client_support import (
     AUTH_URL,
@@ -257,3 +258,32 @@ def test_every_spelling_of_a_secret_is_redacted(name: str) -> None:
     assert spelling not in str(error)
     assert "bad value <***>" in str(error)
     assert redact_text(f"<{spelling}>", [ODD_SECRET]) == "<***>"
+
+
+# --- 4. a skewed clock costs no extra tokens ---------------------------------------------------
+
+
+def test_an_hour_of_clock_skew_costs_one_token_for_many_calls() -> None:
+    """The local clock an hour ahead of the identity provider: its `expires_on` is an hour in
+    the past by the local clock, its `expires_in` (relative) still 3599 seconds."""
+    now = int(time.time())
+    skewed = {**token_body(), "expires_on": str(now - 3600), "expires_in": "3599"}
+    cache = TokenCache()
+    with responses.RequestsMock() as mocked:
+        mocked.get(TOKEN_URL, json=skewed)
+
+        for _ in range(20):
+            token = cache.get(connection())
+
+        assert len(mocked.calls) == 1
+    assert token.expires_on == pytest.approx(now + 3599, abs=5)
+
+
+def test_expires_on_is_the_fallback_without_expires_in() -> None:
+    body = {"token_type": "Bearer", "expires_on": "5000", "access_token": "t"}
+    assert parse_token_response(body, "r", now=lambda: 100.0).expires_on == 5000.0
+
+
+def test_expires_in_wins_over_expires_on() -> None:
+    body = {"token_type": "Bearer", "expires_on": "5000", "expires_in": "60", "access_token": "t"}
+    assert parse_token_response(body, "r", now=lambda: 100.0).expires_on == 160.0

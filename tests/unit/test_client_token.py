@@ -85,7 +85,8 @@ def test_the_token_response_numbers_are_strings():
     body = token_body(expires_on=1_800_000_000)
     assert isinstance(body["expires_on"], str)
     token = parse_token_response(body, RESOURCE)
-    assert token.expires_on == 1_800_000_000.0
+    # From `expires_in`, counted from receipt on the local clock (test_client_security.py)
+    assert token.expires_on == pytest.approx(1_800_000_000.0, abs=5)
 
 
 def test_expires_in_is_used_when_expires_on_is_missing():
@@ -184,8 +185,10 @@ def test_refetch_five_minutes_before_expiry_on_a_fake_clock():
     cache = TokenCache(clock=clock)
     expires = clock.now + 3600
     with responses.RequestsMock() as mocked:
-        mocked.get(TOKEN_URL, json=token_body("first", expires_on=expires))
-        mocked.get(TOKEN_URL, json=token_body("second", expires_on=expires + 3600))
+        mocked.get(TOKEN_URL, json=token_body("first", expires_on=expires, now=clock.now))
+        mocked.get(
+            TOKEN_URL, json=token_body("second", expires_on=expires + 3600, now=expires - 300)
+        )
 
         assert cache.get(connection()).value == "first"
         clock.now = expires - 301
@@ -199,9 +202,9 @@ def test_the_margin_is_configurable_and_never_more_than_half_the_lifetime():
     clock = FakeClock(now=0.0)
     cache = TokenCache(clock=clock, refresh_margin_seconds=60)
     with responses.RequestsMock() as mocked:
-        mocked.get(TOKEN_URL, json=token_body("a", expires_on=3600))
-        mocked.get(TOKEN_URL, json=token_body("b", expires_on=3700))  # lifetime 100 s
-        mocked.get(TOKEN_URL, json=token_body("c", expires_on=9999))
+        mocked.get(TOKEN_URL, json=token_body("a", expires_on=3600, now=0))
+        mocked.get(TOKEN_URL, json=token_body("b", expires_on=3700, now=3600))  # lifetime 100 s
+        mocked.get(TOKEN_URL, json=token_body("c", expires_on=9999, now=3650))
         assert cache.get(connection()).value == "a"
         clock.now = 3539
         assert cache.get(connection()).value == "a"

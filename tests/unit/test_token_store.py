@@ -73,7 +73,7 @@ def test_a_second_process_reuses_the_first_ones_token(token_dir: Path):
     program = TokenCache(clock=clock, store=SharedTokenStore())
     host = TokenCache(clock=clock, store=SharedTokenStore())
     with responses.RequestsMock() as mocked:
-        call = mocked.get(TOKEN_URL, json=token_body(expires_on=clock.now + 3600))
+        call = mocked.get(TOKEN_URL, json=token_body(expires_on=clock.now + 3600, now=clock.now))
         first = program.get(connection())
         second = host.get(connection())
 
@@ -84,8 +84,10 @@ def test_a_second_process_reuses_the_first_ones_token(token_dir: Path):
 def test_a_stored_token_near_expiry_is_fetched_anew(token_dir: Path):
     clock = FakeClock(now=10_000.0)
     with responses.RequestsMock() as mocked:
-        mocked.get(TOKEN_URL, json=token_body("first", expires_on=clock.now + 3600))
-        mocked.get(TOKEN_URL, json=token_body("second", expires_on=clock.now + 7200))
+        mocked.get(TOKEN_URL, json=token_body("first", expires_on=clock.now + 3600, now=clock.now))
+        mocked.get(
+            TOKEN_URL, json=token_body("second", expires_on=clock.now + 7200, now=clock.now + 3300)
+        )
         assert TokenCache(clock=clock, store=SharedTokenStore()).get(connection()).value == "first"
         clock.now += 3600 - 300
         later = TokenCache(clock=clock, store=SharedTokenStore())
@@ -97,8 +99,8 @@ def test_invalidate_drops_the_stored_token_too(token_dir: Path):
     clock = FakeClock(now=10_000.0)
     cache = TokenCache(clock=clock, store=SharedTokenStore())
     with responses.RequestsMock() as mocked:
-        mocked.get(TOKEN_URL, json=token_body("revoked", expires_on=clock.now + 3600))
-        mocked.get(TOKEN_URL, json=token_body("fresh", expires_on=clock.now + 3600))
+        mocked.get(TOKEN_URL, json=token_body("revoked", expires_on=clock.now + 3600, now=clock.now))
+        mocked.get(TOKEN_URL, json=token_body("fresh", expires_on=clock.now + 3600, now=clock.now))
         stale = cache.get(connection())
         cache.invalidate(connection(), stale=stale)
         other_process = TokenCache(clock=clock, store=SharedTokenStore())

@@ -160,12 +160,9 @@ def parse_token_response(
     # provider's clock: a local clock ahead of it by more than a token's lifetime would see
     # every token as expired on arrival and fetch a new one for every call.
     expires_in = _seconds(body.get("expires_in"))
-    if expires_in is not None:
-        expires_on = now() + expires_in
-    else:
-        expires_on = _seconds(body.get("expires_on"))
-        if expires_on is None:
-            raise ValueError("neither expires_in nor expires_on is a number")
+    expires_on = now() + expires_in if expires_in is not None else _seconds(body.get("expires_on"))
+    if expires_on is None:
+        raise ValueError("neither expires_in nor expires_on is a number")
     return AccessToken(value=value, expires_on=expires_on, resource=resource)
 
 

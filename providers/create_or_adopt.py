@@ -1,6 +1,8 @@
 """Non-idempotent creates that converge: after an answer that leaves open whether the
-object was made (a 5xx, a dropped connection, a read timeout), look the object up by its
-natural key; adopt it when it is there, create again when it is not.
+object was made (any 5xx, whatever its error code, a dropped connection, a read timeout),
+look the object up by its natural key; adopt it when it is there, create again when it is
+not. A throttling code (REQUEST_LIMIT_EXCEEDED, TEMPORARILY_UNAVAILABLE) under 500 says the
+service refused the create before doing anything: it is sent again after the pause.
 
 The HTTP layer never repeats these POSTs itself (it cannot know whether the first one
 took effect); only the kind can, because only the kind knows the natural key.
@@ -12,12 +14,11 @@ import time
 from collections.abc import Callable
 from typing import TypeVar
 
-from providers.client import ServerError, TemporarilyUnavailable, WorkspaceUnreachable
+from providers.client import WorkspaceError, WorkspaceUnreachable
+from providers.client.errors import THROTTLING_CODES
 
 T = TypeVar("T")
 
-# Errors after which a create may or may not have happened.
-AMBIGUOUS_CREATE_ERRORS = (ServerError, TemporarilyUnavailable, WorkspaceUnreachable)
 CREATE_ATTEMPTS = 4
 FIRST_PAUSE_SECONDS = 0.5
 
@@ -34,11 +35,23 @@ def create_or_adopt(
     for attempt in range(attempts):
         try:
             return create(), False
-        except AMBIGUOUS_CREATE_ERRORS:
-            found = find()
-            if found is not None:
-                return found, True
+        except WorkspaceError as error:
+            uncertain = is_uncertain_create_outcome(error)
+            if not uncertain and error.code not in THROTTLING_CODES:
+                raise
+            if uncertain:
+                found = find()
+                if found is not None:
+                    return found, True
             if attempt + 1 == attempts:
                 raise
             pause(FIRST_PAUSE_SECONDS * 2**attempt)
     raise AssertionError("unreachable")
+
+
+def is_uncertain_create_outcome(error: Exception) -> bool:
+    """Whether a create that failed so may have made its object: any 5xx (a throttling
+    500 too: the service may have acted before it refused), or no answer at all."""
+    if isinstance(error, WorkspaceUnreachable):
+        return True
+    return isinstance(error, WorkspaceError) and error.status is not None and error.status >= 500

@@ -157,6 +157,10 @@ _BY_STATUS: dict[int, type[WorkspaceError]] = {
     504: ServerError,
 }
 
+# The service's codes for "slow down / try later": retried whatever the status they come
+# with (a 500 REQUEST_LIMIT_EXCEEDED is seen), see workspace.WorkspaceClient._call.
+THROTTLING_CODES = frozenset({"REQUEST_LIMIT_EXCEEDED", "TEMPORARILY_UNAVAILABLE"})
+
 _IDENTITY_BY_CODE: dict[str, type[IdentityError]] = {
     "invalid_client": InvalidClientCredentials,
 }

@@ -24,7 +24,11 @@ Non-idempotent POSTs (``/api/2.0/jobs/create``, SCIM ``ServicePrincipals`` creat
 ``/api/2.0/secrets/scopes/create``, run-now without a token) are retried only on 429 (the
 service refused it before doing anything) and on connect errors (the request was never
 sent). A 5xx, a read timeout or a dropped connection may mean the object was made: those
-surface as errors, and the providers look the object up by its natural key and adopt it.
+surface as errors, and the providers look the object up by its natural key and adopt it
+(any 5xx, a throttling 500 such as ``REQUEST_LIMIT_EXCEEDED`` included). Retries go by
+status here; the throttling codes (``REQUEST_LIMIT_EXCEEDED``, ``TEMPORARILY_UNAVAILABLE``)
+that come with a status not retried here are retried by the workspace client
+(``WorkspaceClient._retry_throttled``), except a create's 5xx.
 
 No redirect is followed (``allow_redirects=False`` on every call, whatever the caller
 passes): a 3xx with a ``Location`` raises ``RedirectRefused`` naming the target, and nothing

@@ -14,12 +14,12 @@ from urllib.parse import urlsplit
 import requests
 from requests.auth import AuthBase
 
-from providers.client import http, ratelimit
+from providers.client import http, ratelimit, retry
 from providers.client.catalogs import CatalogsApi
 from providers.client.cluster_policies import ClusterPoliciesApi
 from providers.client.clusters import ClustersApi
 from providers.client.connection import Connection
-from providers.client.errors import WorkspaceError, error_from_response
+from providers.client.errors import THROTTLING_CODES, WorkspaceError, error_from_response
 from providers.client.groups import GroupsApi, UsersApi
 from providers.client.ip_access_lists import IpAccessListsApi
 from providers.client.jobs import JobsApi
@@ -127,6 +127,9 @@ class WorkspaceClient:
                 tokens.invalidate(self.connection, stale=token)
                 token = tokens.get(self.connection)
                 response = self._send(method, path, token, params, body, idempotent)
+            response = self._retry_throttled(
+                method, path, token, params, body, idempotent, response
+            )
         finally:
             if writes:  # counted on both sides: a listing taken meanwhile may miss it
                 _count_write(self.connection.base_url)
@@ -156,6 +159,42 @@ class WorkspaceClient:
             auth=BearerAuth(token.value),
         )
 
+    def _retry_throttled(
+        self,
+        method: str,
+        path: str,
+        token: AccessToken,
+        params: dict[str, Any] | None,
+        body: dict[str, Any] | None,
+        idempotent: bool,
+        response: requests.Response,
+    ) -> requests.Response:
+        """A throttling code (REQUEST_LIMIT_EXCEEDED, TEMPORARILY_UNAVAILABLE) is retried
+        whatever the status it comes with, within the call's attempts and time budget. The
+        transport retries by status alone, so here are only the answers it did not retry:
+        any status of an idempotent call outside its retried ones (a 400 REQUEST_LIMIT_EXCEEDED),
+        and under 500 for a create; a create's 5xx is an uncertain outcome, which only the
+        kind may follow up, by looking the object up first (providers/create_or_adopt.py)."""
+        idempotent = idempotent or method.upper() != "POST"
+        transport_retries = (
+            http.RETRY_STATUSES if idempotent else http.NON_IDEMPOTENT_RETRY_STATUSES
+        )
+        started = retry.monotonic()
+        for attempt in range(1, self.connection.max_attempts):
+            status = response.status_code
+            if response.ok or status in transport_retries or (not idempotent and status >= 500):
+                break
+            if _error_code(response) not in THROTTLING_CODES:
+                break
+            delay = _retry_after(response)
+            if delay is None:
+                delay = http.BACKOFF_FACTOR * 2 ** (attempt - 1)
+            if retry.monotonic() - started + delay > self.connection.max_retry_seconds:
+                break
+            retry.sleep(delay)
+            response = self._send(method, path, token, params, body, idempotent)
+        return response
+
     def _secret(self) -> str:
         return self.connection.client_secret.get_secret_value()
 
@@ -164,6 +203,21 @@ class WorkspaceClient:
         if not path.startswith("/") or path.startswith("//"):
             raise ValueError(f"path must start with a single '/', got {path!r}")
         return self.connection.base_url + path
+
+
+def _error_code(response: requests.Response) -> str | None:
+    try:
+        body = json.loads(response.content) if response.content else None
+    except ValueError:
+        return None
+    return str(body.get("error_code")) if isinstance(body, dict) else None
+
+
+def _retry_after(response: requests.Response) -> float | None:
+    try:
+        return max(0.0, float(response.headers["Retry-After"]))
+    except (KeyError, ValueError):
+        return None
 
 
 def _json_body(response: requests.Response) -> dict[str, Any]:

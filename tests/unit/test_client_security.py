@@ -7,6 +7,7 @@ and pruned."""
 from __future__ import annotations
 
 import base64
+import json
 import time
 from urllib.parse import quote, quote_plus
 
@@ -17,12 +18,14 @@ import responses
 from providers.client.connection import InsecureUrlError
 from providers.client.errors import (
     RedirectRefused,
+    WorkspaceError,
     WorkspaceUnreachable,
     error_from_response,
     redact_text,
 )
 from providers.client.token import TokenCache, fetch_token, parse_token_response
 from providers.client.workspace import client_for
+from providers.create_or_adopt import create_or_adopt, is_uncertain_create_outcome
 from tests.unit.client_support import (
     AUTH_URL,
     BASE_URL,
@@ -287,3 +290,81 @@ def test_expires_on_is_the_fallback_without_expires_in() -> None:
 def test_expires_in_wins_over_expires_on() -> None:
     body = {"token_type": "Bearer", "expires_on": "5000", "expires_in": "60", "access_token": "t"}
     assert parse_token_response(body, "r", now=lambda: 100.0).expires_on == 160.0
+
+
+# --- 5. a throttling 500 is an uncertain outcome; throttling codes are retried ------------------
+
+SCOPES = "/api/2.0/secrets/scopes"
+
+
+@pytest.mark.parametrize("applied", [True, False], ids=["applied-then-500", "refused-500"])
+@pytest.mark.parametrize("code", ["REQUEST_LIMIT_EXCEEDED", "TEMPORARILY_UNAVAILABLE"])
+def test_a_throttling_500_during_a_create_ends_with_one_object_created_once(
+    mocked: responses.RequestsMock, applied: bool, code: str
+) -> None:
+    scopes: list[str] = []
+    creates: list[str] = []
+
+    def create_scope(request: requests.PreparedRequest) -> tuple[int, dict, str]:
+        name = json.loads(request.body or b"{}")["scope"]
+        creates.append(name)
+        if len(creates) == 1:
+            if applied:
+                scopes.append(name)
+            return 500, {}, json.dumps({"error_code": code, "message": "slow down"})
+        if name in scopes:
+            return 400, {}, json.dumps({"error_code": "RESOURCE_ALREADY_EXISTS"})
+        scopes.append(name)
+        return 200, {}, "{}"
+
+    mocked.add_callback("POST", f"{BASE_URL}{SCOPES}/create", callback=create_scope)
+    mocked.add_callback(
+        "GET",
+        f"{BASE_URL}{SCOPES}/list",
+        callback=lambda _r: (200, {}, json.dumps({"scopes": [{"name": s} for s in scopes]})),
+    )
+    client = client_for(connection())
+
+    def find() -> dict | None:
+        return next((s for s in client.secret_scopes.list() if s["name"] == "team"), None)
+
+    _made, adopted = create_or_adopt(
+        lambda: client.secret_scopes.create("team"), find, pause=lambda _s: None
+    )
+
+    assert scopes == ["team"]
+    assert adopted is applied
+    assert len(creates) == (1 if applied else 2)
+
+
+def test_a_throttling_code_is_retried_whatever_its_status(
+    mocked: responses.RequestsMock, no_retry_sleep: None
+) -> None:
+    throttled = {"error_code": "REQUEST_LIMIT_EXCEEDED", "message": "too many requests"}
+    mocked.get(f"{BASE_URL}/api/2.0/jobs/get", status=400, json=throttled)
+    mocked.get(f"{BASE_URL}/api/2.0/jobs/get", json={"job_id": 1})
+
+    assert client_for(connection()).get("/api/2.0/jobs/get", {"job_id": 1}) == {"job_id": 1}
+
+
+def test_a_create_refused_by_a_throttling_4xx_is_sent_again(
+    mocked: responses.RequestsMock, no_retry_sleep: None
+) -> None:
+    throttled = {"error_code": "TEMPORARILY_UNAVAILABLE", "message": "busy"}
+    mocked.post(f"{BASE_URL}/api/2.0/jobs/create", status=400, json=throttled)
+    mocked.post(f"{BASE_URL}/api/2.0/jobs/create", json={"job_id": 7})
+
+    assert client_for(connection()).post("/api/2.0/jobs/create", {}) == {"job_id": 7}
+
+
+def test_a_throttling_500_on_a_create_is_not_sent_again_by_the_client(
+    mocked: responses.RequestsMock, no_retry_sleep: None
+) -> None:
+    throttled = {"error_code": "REQUEST_LIMIT_EXCEEDED", "message": "slow down"}
+    mocked.post(f"{BASE_URL}/api/2.0/jobs/create", status=500, json=throttled)
+
+    with pytest.raises(WorkspaceError) as raised:
+        client_for(connection()).post("/api/2.0/jobs/create", {})
+
+    assert raised.value.status == 500 and is_uncertain_create_outcome(raised.value)
+    assert len([c for c in mocked.calls if "jobs/create" in c.request.url]) == 1

@@ -99,8 +99,9 @@ def test_invalidate_drops_the_stored_token_too(token_dir: Path):
     clock = FakeClock(now=10_000.0)
     cache = TokenCache(clock=clock, store=SharedTokenStore())
     with responses.RequestsMock() as mocked:
-        mocked.get(TOKEN_URL, json=token_body("revoked", expires_on=clock.now + 3600, now=clock.now))
-        mocked.get(TOKEN_URL, json=token_body("fresh", expires_on=clock.now + 3600, now=clock.now))
+        expires = clock.now + 3600
+        mocked.get(TOKEN_URL, json=token_body("revoked", expires_on=expires, now=clock.now))
+        mocked.get(TOKEN_URL, json=token_body("fresh", expires_on=expires, now=clock.now))
         stale = cache.get(connection())
         cache.invalidate(connection(), stale=stale)
         other_process = TokenCache(clock=clock, store=SharedTokenStore())

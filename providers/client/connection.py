@@ -62,7 +62,11 @@ class InsecureUrlError(ValueError):
 
 
 def is_loopback_host(host: str) -> bool:
-    if host == "localhost" or host.endswith(".localhost"):
+    """Literal loopback only: an address of 127.0.0.0/8 or ::1, or exactly `localhost`.
+    Nothing is resolved, and `*.localhost` does not count: such a name reaches whatever a
+    resolver, a hosts file or a proxy makes of it, and plain http (or the legacy form's
+    secret in a URL) must never depend on that."""
+    if host == "localhost":
         return True
     try:
         return ipaddress.ip_address(host).is_loopback

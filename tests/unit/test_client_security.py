@@ -15,7 +15,7 @@ import pytest
 import requests
 import responses
 
-from providers.client.connection import InsecureUrlError
+from providers.client.connection import InsecureUrlError, is_loopback_host, require_secure_url
 from providers.client.errors import (
     RedirectRefused,
     WorkspaceError,
@@ -368,3 +368,32 @@ def test_a_throttling_500_on_a_create_is_not_sent_again_by_the_client(
 
     assert raised.value.status == 500 and is_uncertain_create_outcome(raised.value)
     assert len([c for c in mocked.calls if "jobs/create" in c.request.url]) == 1
+
+
+# --- 6. only literal loopback is loopback -----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "host",
+    ["app.localhost", "localhost.example.net", "localhost.", "127.0.0.1.nip.io", "0.0.0.0"],
+)
+def test_a_name_that_only_looks_local_is_not_loopback(host: str) -> None:
+    assert not is_loopback_host(host)
+    with pytest.raises(InsecureUrlError):
+        require_secure_url(f"http://{host}:8765", allow_insecure_http=True)
+    with pytest.raises(ValueError):
+        connection(base_url=f"http://{host}:8765", allow_insecure_http=True)
+
+
+@pytest.mark.parametrize("host", ["localhost", "127.0.0.1", "127.8.9.10", "::1"])
+def test_literal_loopback_may_use_plain_http(host: str) -> None:
+    assert is_loopback_host(host)
+    shown = f"[{host}]" if ":" in host else host
+    assert require_secure_url(f"http://{shown}:8765", allow_insecure_http=True)
+
+
+def test_the_legacy_form_refuses_a_subdomain_of_localhost() -> None:
+    with responses.RequestsMock() as mocked:
+        with pytest.raises(InsecureUrlError):
+            fetch_token("https://idp.localhost", TENANT, CLIENT_ID, ODD_SECRET, RESOURCE, "legacy")
+        assert len(mocked.calls) == 0

@@ -31,6 +31,7 @@ from providers.registry import by_config_key
 from stacks.config_rules import (
     CONNECTION_KEYS,
     SECRET_KEY,
+    SECRET_PLACEHOLDER,
     decoded_list,
     decoded_object,
     problems,
@@ -103,13 +104,33 @@ def namespace_values() -> tuple[dict[str, Any], set[str]]:
 
 def file_values(path: Path) -> tuple[dict[str, Any], set[str]]:
     """The same from a Pulumi.<stack>.yaml file: values as YAML parsed them, and the keys
-    stored encrypted (`secure:`)."""
+    stored encrypted as a whole (`secure:`). A value encrypted inside a list or object
+    (`pulumi config set --secret --path ...`) reads as SECRET_PLACEHOLDER: offline it is
+    not decrypted, and its key is not named secret, so every other value of that key is
+    judged as plain text (the running program gets them decrypted, its key secret)."""
     document = yaml.safe_load(path.read_text()) or {}
     prefix = f"{NAMESPACE}:"
     config = document.get("config") or {}
     values = {k.removeprefix(prefix): v for k, v in config.items() if k.startswith(prefix)}
-    secrets = {k for k, v in values.items() if isinstance(v, Mapping) and set(v) == {"secure"}}
-    return values, secrets
+    secrets = {k for k, v in values.items() if _encrypted(v)}
+    return {k: v if k in secrets else _placeholders(v) for k, v in values.items()}, secrets
+
+
+def _encrypted(value: Any) -> bool:
+    """`{secure: <ciphertext>}`, how Pulumi stores an encrypted config value."""
+    return isinstance(value, Mapping) and set(value) == {"secure"} and isinstance(
+        value["secure"], str
+    )
+
+
+def _placeholders(value: Any) -> Any:
+    if _encrypted(value):
+        return SECRET_PLACEHOLDER
+    if isinstance(value, Mapping):
+        return {k: _placeholders(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_placeholders(v) for v in value]
+    return value
 
 
 # --- loading -------------------------------------------------------------------------

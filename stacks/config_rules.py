@@ -20,11 +20,16 @@ from providers.client.connection import deprecated_wire_form_warning
 from providers.kind import Kind, Lookup, Reference
 from providers.lifecycle import UNKNOWN
 from providers.registry import by_config_key
-from stacks.errors import NAMESPACE, ConfigError
+from stacks.errors import NAMESPACE, ConfigError, plain_text_problem
 from stacks.health_settings import HEALTH_KEY, PASSWORD_KEY
 from stacks.health_settings import problems as health_problems
 
 SECRET_KEY = "clientSecret"
+
+# What the offline check (`python -m stacks.config`) reads in place of a value stored
+# encrypted inside a list or object (`pulumi config set --secret --path ...` writes
+# `{secure: v1:...}` there): not decrypted, so not judged but as a secret (an unknown).
+SECRET_PLACEHOLDER = UNKNOWN
 
 # Connection settings: config key -> (WorkspaceAuthArgs / Connection field, required).
 CONNECTION_KEYS: dict[str, tuple[str, bool]] = {
@@ -104,11 +109,9 @@ def problems(values: Mapping[str, Any], secret_keys: Iterable[str] = ()) -> list
         for key in sorted(values)
         if key not in known
     ]
-    if SECRET_KEY in values and SECRET_KEY not in set(secret_keys):
-        found.append(
-            f"{NAMESPACE}:{SECRET_KEY}: stored in plain text; set it with `pulumi config set "
-            f"--secret {NAMESPACE}:{SECRET_KEY} <secret>`"
-        )
+    secret_keys = set(secret_keys)
+    if SECRET_KEY in values and SECRET_KEY not in secret_keys:
+        found.append(plain_text_problem(SECRET_KEY))
     found += connection_problems(values)
     lists: dict[str, list[dict[str, Any]]] = {}
     for key in kinds:
@@ -118,6 +121,8 @@ def problems(values: Mapping[str, Any], secret_keys: Iterable[str] = ()) -> list
     names = {key: {i.get("name") for i in items} for key, items in lists.items()}
     for key, items in lists.items():
         found += item_problems(kinds[key], items, names)
+        if key not in secret_keys:
+            found += plain_secret_values(kinds[key], items)
     found += health_problems(values, secret_keys)
     return found
 
@@ -220,6 +225,21 @@ def item_problems(
                 reason = f"unknown key{suggestion(unknown, field_names(kind, own_keys))}"
             found.append(f"{where}.{item_path(failure.property)}: {reason}")
     return found
+
+
+def plain_secret_values(kind: Kind, items: list[dict[str, Any]]) -> list[str]:
+    """The kind's secret inputs (a Secret's value) stored in plain text in a list the engine
+    does not call secret. The running program can tell only the list (the engine marks the
+    whole key secret when any value in it is encrypted); the offline check, each value (an
+    encrypted one reads as SECRET_PLACEHOLDER)."""
+    key = kind.config_key or kind.name
+    fields = [f for f in kind.secrets if f in kind.model.model_fields]
+    return [
+        plain_text_problem(f"{key}[{index}].{field}", path=True)
+        for index, item in enumerate(items)
+        for field in fields
+        if item.get(field) is not None and item[field] != SECRET_PLACEHOLDER
+    ]
 
 
 def reference_problems(

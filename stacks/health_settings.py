@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from stacks.errors import NAMESPACE, ConfigError
+from stacks.errors import NAMESPACE, ConfigError, plain_text_problem
 
 HEALTH_KEY = "health"
 PASSWORD_KEY = "flowPassword"
@@ -61,10 +61,7 @@ def problems(values: Mapping[str, Any], secret_keys: Iterable[str] = ()) -> list
     the config before anything is registered, and files offline)."""
     found = []
     if PASSWORD_KEY in values and PASSWORD_KEY not in set(secret_keys):
-        found.append(
-            f"{NAMESPACE}:{PASSWORD_KEY}: stored in plain text; set it with `pulumi config set "
-            f"--secret {NAMESPACE}:{PASSWORD_KEY} <password>`"
-        )
+        found.append(plain_text_problem(PASSWORD_KEY, placeholder="<password>"))
     raw = values.get(HEALTH_KEY)
     if isinstance(raw, str):  # the engine passes objects as JSON text
         try:

@@ -17,21 +17,18 @@ import requests
 import yaml
 
 from stacks.config_rules import object_lists
-from stacks.pulumi_cli import REPO_ROOT, PulumiCli
+from stacks.pulumi_cli import PulumiCli
 from tests.conftest import emulator_fixture
-from tools.drills.local_stack import scratch_stack
+from tools.drills.local_stack import local_objects, scratch_stack, with_secret_inputs_encrypted
 from workspace_emulator.testing import EmulatorInfo, auth_headers, clear_request_log, request_log
 
 StackFactory = Callable[..., PulumiCli]
 STACK = "e2e"
 
-# The object lists of the project's `local` stack (Pulumi.local.yaml), by kind.
+# The object lists of the project's `local` stack (Pulumi.local.yaml), by kind, secret
+# values decrypted (a scratch stack's settings file holds them encrypted again).
 LOCAL_OBJECTS: dict[str, Any] = {
-    key.removeprefix("workspace:"): value
-    for key, value in yaml.safe_load((REPO_ROOT / "Pulumi.local.yaml").read_text())[
-        "config"
-    ].items()
-    if key.removeprefix("workspace:") in object_lists()
+    key: value for key, value in local_objects(kinds=None).items() if key in object_lists()
 }
 
 emulator = emulator_fixture("class")
@@ -71,7 +68,7 @@ def write_config(cli: PulumiCli, config: dict[str, Any]) -> None:
     current = yaml.safe_load(path.read_text()) if path.exists() else None
     document = current or {}
     document.setdefault("config", {}).update(config)
-    path.write_text(yaml.safe_dump(document))
+    path.write_text(yaml.safe_dump(with_secret_inputs_encrypted(cli, document)))
 
 
 def write_objects(cli: PulumiCli, objects: dict[str, Any]) -> None:

@@ -299,3 +299,61 @@ def test_command_line_prints_problems_and_fails(
     assert stack_config.main([str(path)]) == 1
     assert f"{path}: workspace:jobz: unknown key (did you mean 'jobs'?)" in capsys.readouterr().out
     assert stack_config.main([]) == 2
+
+
+# --- secret values of the kinds' lists (docs/secret.md) ---------------------------------------
+
+
+def local_file_with(tmp_path: Path, **secret_item: Any) -> Path:
+    """Pulumi.local.yaml with one secret item of `secret_item`'s value fields."""
+    document = yaml.safe_load((REPO_ROOT / "Pulumi.local.yaml").read_text())
+    item = {"name": "etl-api-token", "secret_scope": "etl-secrets", "key": "api-token"}
+    document["config"]["workspace:secrets"] = [{**item, **secret_item}]
+    path = tmp_path / "Pulumi.local.yaml"
+    path.write_text(yaml.safe_dump(document))
+    return path
+
+
+@pytest.mark.parametrize("field", ["string_value", "bytes_value"])
+def test_a_secret_value_stored_as_the_docs_say_is_accepted_offline(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], field: str
+) -> None:
+    # What `pulumi config set --secret --path 'workspace:secrets[0].string_value'` writes.
+    path = local_file_with(tmp_path, **{field: {"secure": "v1:bm9uY2U=:Y2lwaGVydGV4dA=="}})
+    values, secrets = file_values(path)
+    assert problems(values, secrets) == []
+    assert stack_config.main([str(path)]) == 0
+    assert capsys.readouterr().out == f"{path}: ok\n"
+
+
+@pytest.mark.parametrize("field", ["string_value", "bytes_value"])
+def test_a_secret_value_in_plain_text_is_refused_as_a_plain_client_secret_is(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], field: str
+) -> None:
+    path = local_file_with(tmp_path, **{field: "cGxhaW4tdG9rZW4="})
+    expected = (
+        f"workspace:secrets[0].{field}: stored in plain text; set it with `pulumi config set "
+        f"--secret --path 'workspace:secrets[0].{field}' <secret>`"
+    )
+    assert problems(*file_values(path)) == [expected]
+    assert stack_config.main([str(path)]) == 1
+    out = capsys.readouterr().out
+    assert f"{path}: {expected}" in out and "cGxhaW4tdG9rZW4=" not in out
+
+
+def test_the_engine_marks_a_list_with_an_encrypted_value_secret(local: dict[str, Any]) -> None:
+    """The running program gets the list decrypted, as JSON text; the engine names the key
+    secret when any value in it was stored encrypted, which is all it can tell."""
+    local["secrets"][0]["string_value"] = "decrypted-by-the-engine"
+    engine = as_engine_passes_them(local)
+    assert problems(engine, {"secrets"}) == []
+    assert problems(engine, set()) == [
+        "workspace:secrets[0].string_value: stored in plain text; set it with `pulumi config "
+        "set --secret --path 'workspace:secrets[0].string_value' <secret>`"
+    ]
+
+
+def test_the_local_stack_keeps_its_demo_secret_encrypted() -> None:
+    document = yaml.safe_load((REPO_ROOT / "Pulumi.local.yaml").read_text())
+    [item] = document["config"]["workspace:secrets"]
+    assert set(item["string_value"]) == {"secure"}

@@ -3,7 +3,8 @@ in a scratch project directory with its own file-backend state.
 
 The desired objects are read from Pulumi.local.yaml at run time, so the drills always
 deploy what the demo deploys; only the connection settings are swapped for the
-emulator's."""
+emulator's. The local stack's secret values are read decrypted (its development
+passphrase) and written to a scratch stack encrypted under that stack's own salt."""
 
 from __future__ import annotations
 
@@ -13,7 +14,14 @@ from typing import Any
 import yaml
 
 from providers.registry import by_config_key
-from stacks.pulumi_cli import REPO_ROOT, PulumiCli, inline_where_needed, project_settings
+from stacks.pulumi_cli import (
+    LOCAL_PASSPHRASE,
+    REPO_ROOT,
+    PulumiCli,
+    inline_where_needed,
+    project_settings,
+)
+from tools.stack_secrets import Crypter, decrypted, encrypt_secret_inputs
 from workspace_emulator.testing import EmulatorInfo
 
 LOCAL_CONFIG = REPO_ROOT / "Pulumi.local.yaml"
@@ -34,10 +42,27 @@ def stack_kinds() -> tuple[str, ...]:
 
 def local_objects(kinds: tuple[str, ...] | None = SIX_KINDS) -> dict[str, Any]:
     """The `workspace:<kind list>` entries of the local stack for `kinds` (None: every kind
-    the stack declares, `stack_kinds()`)."""
-    config = yaml.safe_load(LOCAL_CONFIG.read_text())["config"]
-    return {key: config[f"{NAMESPACE}:{key}"] for key in (kinds or stack_kinds())
-            if f"{NAMESPACE}:{key}" in config}
+    the stack declares, `stack_kinds()`), secret values decrypted."""
+    document = yaml.safe_load(LOCAL_CONFIG.read_text())
+    config = document["config"]
+    objects = {key: config[f"{NAMESPACE}:{key}"] for key in (kinds or stack_kinds())
+               if f"{NAMESPACE}:{key}" in config}
+    if "secure:" not in yaml.safe_dump(objects):
+        return objects
+    return decrypted(objects, Crypter(LOCAL_PASSPHRASE, document["encryptionsalt"]))
+
+
+def with_secret_inputs_encrypted(cli: PulumiCli, document: dict[str, Any]) -> dict[str, Any]:
+    """A stack's settings `document` with the plain secret values of its kinds' lists
+    encrypted under the stack's salt and passphrase, as `pulumi config set --secret --path`
+    stores them (the program refuses a plain one). Without a salt (no passphrase provider)
+    the document is left as it is."""
+    salt = document.get("encryptionsalt")
+    config = document.get("config") or {}
+    if not salt or not config:
+        return document
+    passphrase = cli.env().get("PULUMI_CONFIG_PASSPHRASE", LOCAL_PASSPHRASE)
+    return {**document, "config": encrypt_secret_inputs(config, Crypter(passphrase, salt))}
 
 
 def local_wire_form() -> str:
@@ -103,7 +128,7 @@ def write_stack_config(cli: PulumiCli, config: dict[str, Any]) -> None:
     document = (yaml.safe_load(path.read_text()) if path.exists() else None) or {}
     kept = {k: v for k, v in (document.get("config") or {}).items() if k == SECRET_CONFIG_KEY}
     document["config"] = {**kept, **config}
-    path.write_text(yaml.safe_dump(document))
+    path.write_text(yaml.safe_dump(with_secret_inputs_encrypted(cli, document)))
 
 
 def repoint(cli: PulumiCli, info: EmulatorInfo) -> None:

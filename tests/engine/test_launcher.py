@@ -37,7 +37,9 @@ def run_launcher(cwd: Path, **env: str) -> tuple[str, int | None, str]:
     try:
         first = lines.get(timeout=WAIT_SECONDS)
     except queue.Empty:
-        first = ""
+        first = None
+    if first == "":  # stdout closed: the launcher is exiting
+        process.wait(timeout=WAIT_SECONDS)
     code = process.poll()
     if code is None:
         process.kill()
@@ -45,7 +47,7 @@ def run_launcher(cwd: Path, **env: str) -> tuple[str, int | None, str]:
     stderr = process.stderr.read()
     process.stdout.close()
     process.stderr.close()
-    return first.strip(), code, stderr
+    return (first or "").strip(), code, stderr
 
 
 def test_the_project_virtualenv_runs_the_workspace_host(tmp_path: Path) -> None:

@@ -17,7 +17,8 @@ Config (namespace `workspace`):
       flowUsername: <optional; default workspace:clientId>
       thresholds:
         - {metric: runTest, field: p99, max: 0.5}
-    workspace:flowPassword  secret, optional; default the workspace client secret
+    workspace:flowPassword  secret; required unless flowApiBase is a loopback address (the
+                            emulator), where it defaults to the workspace client secret
 """
 
 from __future__ import annotations
@@ -31,8 +32,13 @@ import pulumi
 from providers import apps
 from providers.client.blocking import in_thread
 from stacks.config import StackSettings
-from stacks.errors import NAMESPACE
-from stacks.health_settings import HEALTH_KEY, HealthSettings, Threshold
+from stacks.errors import NAMESPACE, ConfigError
+from stacks.health_settings import (
+    HEALTH_KEY,
+    HealthSettings,
+    Threshold,
+    missing_password_problem,
+)
 
 
 class HealthGateError(pulumi.RunError):
@@ -50,7 +56,7 @@ def gate(stack: StackSettings) -> None:
         pulumi.export(HEALTH_KEY, _unknown())
         return
     username = settings.flow_username or stack.values["clientId"]
-    password = stack.flow_password or stack.client_secret
+    password = flow_password(settings, stack.flow_password, stack.client_secret)
     insecure = stack.allow_insecure_http
     registered: list[pulumi.CustomResource] = []
 
@@ -77,6 +83,16 @@ def gate(stack: StackSettings) -> None:
     report: pulumi.Output[dict[str, Any]] = password_and_ids.apply(check)
     # The report holds no secret; only the password that went into it was one.
     pulumi.export(HEALTH_KEY, pulumi.Output.unsecret(report))
+
+
+def flow_password(settings: HealthSettings, flow_password: Any, client_secret: Any) -> Any:
+    """The flow controller's credential: `workspace:flowPassword`, or the client secret for
+    a loopback flow controller only (the config check refuses the rest before this)."""
+    if flow_password is not None:
+        return flow_password
+    if (problem := missing_password_problem(settings)) is not None:
+        raise ConfigError(problem)
+    return client_secret
 
 
 def check_health(

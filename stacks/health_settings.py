@@ -7,9 +7,11 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from providers.client.connection import is_loopback_host
 from stacks.errors import NAMESPACE, ConfigError, plain_text_problem
 
 HEALTH_KEY = "health"
@@ -70,10 +72,28 @@ def problems(values: Mapping[str, Any], secret_keys: Iterable[str] = ()) -> list
             raw = "text"
     if raw is not None:
         try:
-            parse_settings(raw)
+            settings = parse_settings(raw)
         except ConfigError as exc:
             found.append(str(exc))
+        else:
+            if values.get(PASSWORD_KEY) is None:
+                found += [p for p in [missing_password_problem(settings)] if p]
     return found
+
+
+def missing_password_problem(settings: HealthSettings) -> str | None:
+    """Why the flow controller needs `workspace:flowPassword`, when it does: the default,
+    the workspace's client secret, is sent to a loopback flow controller (the emulator's,
+    which accepts the identity provider's applications) only. Another service never gets
+    the Azure AD client secret."""
+    if is_loopback_host(urlsplit(settings.flow_api_base).hostname or ""):
+        return None
+    return (
+        f"{NAMESPACE}:{PASSWORD_KEY}: required: the flow controller at "
+        f"{settings.flow_api_base} gets a credential of its own, never the workspace's client "
+        "secret (that default holds for a loopback address, the emulator, only); set it with "
+        f"`pulumi config set --secret {NAMESPACE}:{PASSWORD_KEY} <password>`"
+    )
 
 
 def parse_settings(raw: Any) -> HealthSettings:

@@ -9,7 +9,7 @@ import yaml
 
 from providers.apps import METRIC_NUMBER_FIELDS, MetricEntry
 from stacks.errors import ConfigError
-from stacks.health import evaluate
+from stacks.health import evaluate, flow_password
 from stacks.health_settings import Threshold, parse_settings, problems
 from stacks.pulumi_cli import REPO_ROOT
 
@@ -101,3 +101,36 @@ def test_config_problems_include_the_health_settings_and_a_plain_password() -> N
     assert found[1].startswith("workspace:health.thresholds[0].field")
     assert problems(values | {"health": json.dumps(URLS)}, secret_keys={"flowPassword"}) == []
     assert problems({"health": "not json"}) == ["workspace:health must be an object"]
+
+
+FLOW_PASSWORD_REQUIRED = (
+    "workspace:flowPassword: required: the flow controller at {base} gets a credential of its "
+    "own, never the workspace's client secret (that default holds for a loopback address, "
+    "the emulator, only); set it with `pulumi config set --secret workspace:flowPassword "
+    "<password>`"
+)
+
+
+@pytest.mark.parametrize(
+    "base", ["https://flow.example.net/nifi-api", "https://10.0.0.7:8443/nifi-api"]
+)
+def test_the_client_secret_goes_to_no_other_flow_controller_than_a_loopback_one(
+    base: str,
+) -> None:
+    remote = {**URLS, "appUrl": "https://app.example.net", "flowApiBase": base}
+    assert problems({"health": json.dumps(remote)}) == [FLOW_PASSWORD_REQUIRED.format(base=base)]
+    encrypted = {"secure": "v1:x:y"}
+    assert problems({"health": remote, "flowPassword": encrypted}, {"flowPassword"}) == []
+    # the emulator's flow controller, on loopback, takes the client secret
+    for loopback in ("http://127.0.0.1:3/nifi-api", "http://localhost:3/nifi-api",
+                     "http://[::1]:3/nifi-api"):
+        assert problems({"health": {**URLS, "flowApiBase": loopback}}) == []
+
+
+def test_the_gate_never_sends_the_client_secret_elsewhere() -> None:
+    remote = parse_settings({**URLS, "flowApiBase": "https://flow.example.net/nifi-api"})
+    with pytest.raises(ConfigError, match="workspace:flowPassword: required"):
+        flow_password(remote, flow_password=None, client_secret="the-client-secret")
+    assert flow_password(remote, flow_password="own", client_secret="the-client-secret") == "own"
+    local = parse_settings(URLS)
+    assert flow_password(local, flow_password=None, client_secret="cs") == "cs"

@@ -19,11 +19,19 @@ object type fixed to jobs.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from functools import cache
 from typing import Any, ClassVar
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 from providers.client import InvalidParameter, NotFound, WorkspaceClient
 from providers.client.jobs import is_gone
@@ -58,6 +66,36 @@ OBJECT_TYPES: dict[str, tuple[str, str]] = {
 }
 # Other spellings of a type the service serves too.
 TYPE_ALIASES = {"sql/warehouses": "warehouses"}
+
+# The object id is one segment of the request path (after the type): only the
+# characters the type's ids are made of, so `.`, `..`, `/`, `?`, `#` or `%` never send a
+# request to another endpoint. (pattern, what it says)
+_NUMERIC = (re.compile(r"[0-9]{1,20}"), "digits (a numeric id)")
+_DASHED = (
+    re.compile(r"[A-Za-z0-9][A-Za-z0-9-]{0,127}"),
+    "letters, digits and '-' (such as 0101-120000-abcd01)",
+)
+_NAMED = (
+    re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,255}"),
+    "letters, digits, '_', '-' and '.', starting with a letter or digit",
+)
+OBJECT_ID_RULES: dict[str, tuple[re.Pattern[str], str]] = {
+    "jobs": _NUMERIC,
+    "notebooks": _NUMERIC,
+    "directories": _NUMERIC,
+    "files": _NUMERIC,
+    "repos": _NUMERIC,
+    "experiments": _NUMERIC,
+    "clusters": _DASHED,  # 0101-120000-abcd01
+    "instance-pools": _DASHED,
+    "cluster-policies": _DASHED,  # hex
+    "warehouses": _DASHED,  # hex
+    "pipelines": _DASHED,  # a UUID
+    "apps": _DASHED,  # an app's name
+    "registered-models": _NAMED,  # an id, or a model's name
+    "serving-endpoints": _NAMED,
+    "vector-search-endpoints": _NAMED,
+}
 
 Entry = dict[str, str]
 Principal = tuple[str, str]
@@ -174,6 +212,15 @@ class PermissionsModel(BaseModel):
             return canonical_id(value)
         if isinstance(value, str) and (not value.strip() or "/" in value):
             raise ValueError("must be the object's id: not empty, without '/'")
+        return value
+
+    @field_validator("object_id")
+    @classmethod
+    def _id_of_the_type(cls, value: str, info: ValidationInfo) -> str:
+        object_type = info.data.get("object_type")
+        pattern, says = OBJECT_ID_RULES.get(object_type or "", _NAMED)
+        if not pattern.fullmatch(value):
+            raise ValueError(f"a {object_type or 'permissions object'} id is {says}")
         return value
 
     @field_validator("access_controls")

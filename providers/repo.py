@@ -44,8 +44,23 @@ def _git_provider(value: str) -> str:
 
 
 def _remote_url(value: str) -> str:
-    if not value.startswith(("https://", "http://")) or len(value) < 12:
+    """The remote's https:// URL. The URL is kept in the stack's state and shown in previews
+    and the pull-request summary, so it never carries credentials (the workspace's Git
+    credential for the provider authenticates the clone), and never plain http://. A
+    refusal never quotes the URL."""
+    scheme, _, rest = value.partition("://")
+    if scheme.lower() == "http":
+        raise ValueError("must use https://: plain http:// sends the repository's traffic "
+                         "unprotected")
+    if scheme != "https" or len(value) < 12:
         raise ValueError("must be the remote's HTTPS URL, e.g. https://github.com/org/project.git")
+    authority = rest.split("/", 1)[0].split("?", 1)[0].split("#", 1)[0]
+    if "@" in authority:
+        raise ValueError(
+            "must not carry credentials (user:token@): they would be kept in the stack's state "
+            "and shown in previews; give the workspace a Git credential for the provider "
+            "instead"
+        )
     return value
 
 

@@ -10,6 +10,13 @@ useless without the secret, which is what gets a token anyway; nothing goes into
 Where: ``$WORKSPACE_TOKEN_CACHE_DIR``, else ``$XDG_CACHE_HOME/workspace-iac/tokens``, else
 ``~/.cache/workspace-iac/tokens``. Set ``WORKSPACE_TOKEN_CACHE_DIR`` to ``off`` to keep
 tokens in memory only. Any unreadable, foreign or stale file is a miss, never an error.
+
+The directory is the store's own: whenever the store opens it, it makes it 0700 and its
+token files 0600, whatever they were (an existing directory keeps the mode it was made
+with otherwise). Writing a token also prunes the files of tokens long expired: those not
+written for a day (``PRUNE_AFTER_SECONDS``; a file is rewritten with each new token, and
+tokens live an hour), and temporary files a crashed write left. Keep it out of anything
+that is uploaded or shared, such as a CI cache (docs/token-cache.md).
 """
 
 from __future__ import annotations
@@ -18,7 +25,9 @@ import base64
 import hashlib
 import json
 import os
+import stat
 import tempfile
+import time
 from pathlib import Path
 
 from cryptography.fernet import Fernet, InvalidToken
@@ -29,6 +38,11 @@ from providers.client import user_cache
 
 CACHE_DIR_ENV = "WORKSPACE_TOKEN_CACHE_DIR"
 _INFO = b"workspace-iac token cache v1"
+DIRECTORY_MODE = 0o700
+FILE_MODE = 0o600
+PRUNE_AFTER_SECONDS = 24 * 3600.0
+_TOKEN_FILES = "*.token"
+_TEMPORARY_FILES = ".token-*"
 
 Key = tuple[str, ...]
 
@@ -47,6 +61,8 @@ class SharedTokenStore:
         if path is None:
             return None
         try:
+            _tighten(path.parent, DIRECTORY_MODE)
+            _tighten(path, FILE_MODE)
             sealed = path.read_bytes()
             record = json.loads(_fernet(key, secret).decrypt(sealed))
         except (OSError, InvalidToken, ValueError):
@@ -59,7 +75,9 @@ class SharedTokenStore:
             return
         sealed = _fernet(key, secret).encrypt(json.dumps(record).encode())
         try:
-            path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+            path.parent.mkdir(mode=DIRECTORY_MODE, parents=True, exist_ok=True)
+            _tighten(path.parent, DIRECTORY_MODE)
+            _prune_and_tighten(path.parent, keep=path)
             handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".token-")
             try:
                 with os.fdopen(handle, "wb") as file:  # mkstemp makes it 0600
@@ -97,6 +115,35 @@ class SharedTokenStore:
             return None
         name = hashlib.sha256("\n".join(key).encode()).hexdigest()
         return directory / f"{name}.token"
+
+
+def _tighten(path: Path, mode: int) -> None:
+    """Give `path` exactly `mode` if it has more; a missing path or one this user may not
+    change is left as it is."""
+    try:
+        if stat.S_IMODE(path.stat().st_mode) & ~mode:
+            path.chmod(mode)
+    except OSError:
+        pass
+
+
+def _prune_and_tighten(directory: Path, *, keep: Path) -> None:
+    """Remove token files not written for `PRUNE_AFTER_SECONDS` (their tokens expired long
+    ago: the file of a key in use is rewritten with each new token) and temporary files of
+    crashed writes as old; make the other token files 0600."""
+    oldest = time.time() - PRUNE_AFTER_SECONDS
+    for pattern in (_TOKEN_FILES, _TEMPORARY_FILES):
+        for path in directory.glob(pattern):
+            if path == keep and pattern == _TOKEN_FILES:
+                continue
+            try:
+                if path.stat().st_mtime < oldest:
+                    path.unlink()
+                    continue
+            except OSError:
+                continue
+            if pattern == _TOKEN_FILES:
+                _tighten(path, FILE_MODE)
 
 
 def _fernet(key: Key, secret: str) -> Fernet:

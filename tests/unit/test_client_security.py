@@ -7,13 +7,18 @@ and pruned."""
 from __future__ import annotations
 
 import base64
+import fnmatch
 import json
+import os
+import stat
 import time
+from pathlib import Path
 from urllib.parse import quote, quote_plus
 
 import pytest
 import requests
 import responses
+import yaml
 
 from providers.client.connection import InsecureUrlError, is_loopback_host, require_secure_url
 from providers.client.errors import (
@@ -24,6 +29,7 @@ from providers.client.errors import (
     redact_text,
 )
 from providers.client.token import TokenCache, fetch_token, parse_token_response
+from providers.client.token_store import CACHE_DIR_ENV, SharedTokenStore
 from providers.client.workspace import client_for
 from providers.create_or_adopt import create_or_adopt, is_uncertain_create_outcome
 from tests.unit.client_support import (
@@ -397,3 +403,86 @@ def test_the_legacy_form_refuses_a_subdomain_of_localhost() -> None:
         with pytest.raises(InsecureUrlError):
             fetch_token("https://idp.localhost", TENANT, CLIENT_ID, ODD_SECRET, RESOURCE, "legacy")
         assert len(mocked.calls) == 0
+
+
+# --- 7. the token cache stays private and pruned ------------------------------------------------
+
+STORE_KEY = ("https://127.0.0.1:9443", "tenant", "client", "resource")
+
+
+@pytest.fixture()
+def token_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    directory = tmp_path / "tokens"
+    monkeypatch.setenv(CACHE_DIR_ENV, str(directory))
+    return directory
+
+
+def _mode(path: Path) -> int:
+    return stat.S_IMODE(path.stat().st_mode)
+
+
+def test_an_existing_open_cache_directory_is_tightened_on_save(token_dir: Path) -> None:
+    token_dir.mkdir(mode=0o755)
+    token_dir.chmod(0o777)
+    (token_dir / "left.token").write_bytes(b"sealed")
+    (token_dir / "left.token").chmod(0o644)
+
+    SharedTokenStore().save(STORE_KEY, "the-secret", {"value": "v", "expires_on": 1.0})
+
+    assert _mode(token_dir) == 0o700
+    assert {p.name: _mode(p) for p in token_dir.iterdir()} == {
+        "left.token": 0o600,
+        SharedTokenStore._path(STORE_KEY).name: 0o600,  # type: ignore[union-attr]
+    }
+
+
+def test_an_existing_open_cache_directory_is_tightened_on_load(token_dir: Path) -> None:
+    store = SharedTokenStore()
+    store.save(STORE_KEY, "the-secret", {"value": "v", "expires_on": 1.0})
+    [path] = token_dir.iterdir()
+    token_dir.chmod(0o755)
+    path.chmod(0o644)
+
+    assert store.load(STORE_KEY, "the-secret") == {"value": "v", "expires_on": 1.0}
+
+    assert (_mode(token_dir), _mode(path)) == (0o700, 0o600)
+
+
+def test_stale_token_files_are_pruned_when_writing(token_dir: Path) -> None:
+    store = SharedTokenStore()
+    token_dir.mkdir(mode=0o700)
+    day = 24 * 3600
+    stale, recent, temporary = (
+        token_dir / f"{'a' * 64}.token",
+        token_dir / f"{'b' * 64}.token",
+        token_dir / ".token-leftover",
+    )
+    for path, age in ((stale, day + 60), (recent, day - 60), (temporary, day + 60)):
+        path.write_bytes(b"sealed")
+        os.utime(path, (time.time() - age, time.time() - age))
+    unrelated = token_dir / "notes.txt"
+    unrelated.write_text("not the store's")
+    os.utime(unrelated, (time.time() - 10 * day, time.time() - 10 * day))
+
+    store.save(STORE_KEY, "the-secret", {"value": "v", "expires_on": 1.0})
+
+    names = {p.name for p in token_dir.iterdir()}
+    assert stale.name not in names and temporary.name not in names
+    assert recent.name in names and "notes.txt" in names
+    assert SharedTokenStore._path(STORE_KEY).name in names  # type: ignore[union-attr]
+
+
+def test_ci_caches_the_engine_build_and_not_the_token_cache() -> None:
+    workflow_file = Path(__file__).resolve().parents[2] / ".github/workflows/preview.yml"
+    workflow = yaml.safe_load(workflow_file.read_text())
+    cache = next(
+        step
+        for step in workflow["jobs"]["preview"]["steps"]
+        if str(step.get("uses", "")).startswith("actions/cache")
+    )
+    paths = cache["with"]["path"].split()
+    token_cache = "~/.cache/workspace-iac/tokens"
+    for path in paths:
+        assert not fnmatch.fnmatch(token_cache, path) and not token_cache.startswith(path + "/")
+        assert path != "~/.cache/workspace-iac"
+    assert "~/.cache/workspace-iac/pulumi-*" in paths

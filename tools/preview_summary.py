@@ -13,6 +13,11 @@ inputs (Pulumi 3.79 leaves `detailedDiff` empty for dynamic providers and gives
 known until the update runs show as "known after apply". The stack itself and provider
 instances are left out: the summary is about objects of the workspace. A failed preview
 lists its errors.
+
+What the service and the stack's config put into the Markdown cannot change its shape: an
+error is shown in a fence longer than any run of backticks in it, at most MAX_DIAGNOSTIC
+characters of each (saying how much was cut); names and kinds in table cells have their
+`|` escaped and line breaks shown as `⏎`, names in a code span no backtick inside closes.
 """
 
 from __future__ import annotations
@@ -38,6 +43,9 @@ OPERATIONS = {"create": "create", "update": "update", "replace": "replace", "del
 REPLACEMENT_STEPS = frozenset({"create-replacement", "delete-replaced", "replace"})
 SYMBOLS = {"create": "+", "update": "~", "replace": "+-", "delete": "-"}
 MAX_VALUE = 60
+# How much of one diagnostic (mostly the service's error text) the summary shows.
+MAX_DIAGNOSTIC = 2000
+LINE_BREAK = re.compile(r"\r\n|\r|\n")
 # One step of an engine property path: `name`, `["quoted key"]` or `[index]`.
 PATH_PART = re.compile(r'([^.\[\]"]+)|\["((?:[^"\\]|\\.)*)"\]|\[(\d+)\]')
 
@@ -51,9 +59,10 @@ def summarise(preview: Mapping[str, Any], stack: str | None = None) -> str:
         if d.get("severity") == "error"
     ]
     if errors:
-        lines = [title, "", "**The preview failed.**", "", "```"]
-        lines += [message.removeprefix("error: ") for message in errors]
-        return "\n".join([*lines, "```", ""])
+        shown = [capped(message.removeprefix("error: ")) for message in errors]
+        fence = fence_for("\n".join(shown))
+        lines = [title, "", "**The preview failed.**", "", fence, *shown, fence]
+        return "\n".join([*lines, ""])
 
     order = list(OPERATIONS)
     changes = sorted(
@@ -73,10 +82,44 @@ def summarise(preview: Mapping[str, Any], stack: str | None = None) -> str:
     for change in changes:
         fields = "<br>".join(change["fields"]) or ""
         lines.append(
-            f"| `{SYMBOLS[change['op']]}` {change['op']} | `{change['name']}` "
-            f"| {change['kind']} | {fields} |"
+            f"| `{SYMBOLS[change['op']]}` {change['op']} | {cell_code(change['name'])} "
+            f"| {cell_text(change['kind'])} | {fields} |"
         )
     return "\n".join([*lines, ""])
+
+
+def capped(message: str) -> str:
+    """At most MAX_DIAGNOSTIC characters of a diagnostic, saying how much was cut."""
+    if len(message) <= MAX_DIAGNOSTIC:
+        return message
+    return f"{message[:MAX_DIAGNOSTIC]}\n… (cut: {len(message) - MAX_DIAGNOSTIC} more characters)"
+
+
+def fence_for(text: str) -> str:
+    """A code fence no line of `text` can close: longer than any run of backticks in it."""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    return "`" * max(3, longest + 1)
+
+
+def one_line(text: str) -> str:
+    """`text` on one table row: `|` escaped, line breaks shown as ⏎."""
+    return LINE_BREAK.sub("⏎", text).replace("|", "\\|")
+
+
+def cell_code(text: str) -> str:
+    """`text` as a code span in a table cell, delimited by more backticks than any run in it."""
+    text = one_line(text)
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    ticks = "`" * (longest + 1)
+    padded = f" {text} " if "`" in text else text
+    return f"{ticks}{padded}{ticks}"
+
+
+def cell_text(text: str) -> str:
+    """`text` as plain text in a table cell: no markup of its own."""
+    escaped = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    escaped = re.sub(r"([\\`*_\[\]])", r"\\\1", escaped)
+    return one_line(escaped)
 
 
 def changed_resources(steps: list[Mapping[str, Any]]) -> Iterator[dict[str, Any]]:
@@ -135,7 +178,7 @@ def step_fields(op: str, step: Mapping[str, Any]) -> list[str]:
     fields = []
     for path, before, after in changes:
         note = " (forces replacement)" if top_level(path) in replace_reasons else ""
-        fields.append(f"`{path}`: {describe(before, after)}{note}")
+        fields.append(f"{cell_code(path)}: {describe(before, after)}{note}")
     return fields
 
 
@@ -153,7 +196,7 @@ def engine_fields(
         after = _MISSING if kind.startswith("delete") else value_at(new, path)
         note = " (forces replacement)" if kind.endswith("-replace") else ""
         shown = describe(before, after) if (before, after) != (_MISSING, _MISSING) else "changed"
-        fields.append(f"`{path}`: {shown}{note}")
+        fields.append(f"{cell_code(path)}: {shown}{note}")
     return fields
 
 

@@ -21,6 +21,7 @@ import copy
 import io
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -146,3 +147,80 @@ def test_a_modern_engine_preview_shows_the_kinds_rows_and_the_engines_where_no_k
         "| `~` update | `nightly-etl` | Flow | `tasks[0].max_retries`: `2` → `5`"
         "<br>`retry_policy`: changed (forces replacement) |"
     )
+
+
+# --- what the service and the stack's names put into the Markdown ------------------------
+
+
+def parsed(markdown: str) -> list[Any]:
+    from markdown_it import MarkdownIt
+
+    return MarkdownIt("commonmark").enable("table").parse(markdown)
+
+
+def failed_preview(*messages: str) -> dict[str, Any]:
+    return {"diagnostics": [{"severity": "error", "message": m} for m in messages]}
+
+
+def test_a_diagnostic_cannot_close_the_fence_it_is_shown_in() -> None:
+    service = (
+        "error: POST /api/2.1/jobs/create: 400 INVALID_PARAMETER_VALUE: bad task\n"
+        "```\n\n**Approved** by the platform team ````` [click](https://evil.example)\n"
+        "| a | b |"
+    )
+    tokens = parsed(summarise(failed_preview(service, "error: second ``` one"), "dev"))
+    [fence] = [t for t in tokens if t.type == "fence"]
+    assert fence.content == service.removeprefix("error: ") + "\nsecond ``` one\n"
+    assert tokens[-1] is fence  # nothing of the message rendered outside it
+    assert not any(t.type in ("table_open", "link_open", "strong_open") for t in tokens)
+
+
+def test_a_diagnostic_adds_at_most_2000_characters_of_the_services_text() -> None:
+    markdown = summarise(failed_preview("error: " + "x" * 10_000, "error: short"), "dev")
+    [fence] = [t for t in parsed(markdown) if t.type == "fence"]
+    first, rest = fence.content.split("\n", 1)
+    assert first == "x" * preview_summary.MAX_DIAGNOSTIC
+    assert rest == "… (cut: 8000 more characters)\nshort\n"
+
+
+def table_rows(markdown: str) -> list[list[str]]:
+    """The body rows of the summary's table as a Markdown parser reads them: each cell's
+    source text."""
+    tokens = parsed(markdown)
+    rows_: list[list[str]] = []
+    for index, token in enumerate(tokens):
+        if token.type == "tr_open":
+            rows_.append([])
+        elif token.type == "td_open":
+            rows_[-1].append(tokens[index + 1].content)
+    return [row for row in rows_ if row]
+
+
+def test_names_cannot_break_the_table() -> None:
+    preview = fixture("update-replace-delete.json")
+    name, kind = "data|pipe\nline`tick", "Repo|Branch\n<b>x</b>"
+    for step in preview["steps"]:
+        if step["urn"].endswith("::data-pipelines"):
+            step["urn"] = step["urn"].replace("::data-pipelines", f"::{name}")
+            step["urn"] = step["urn"].replace("workspace:RepoBranch", f"workspace:{kind}")
+            for state in (step.get("oldState"), step.get("newState")):
+                if state:
+                    state["type"] = f"pulumi-python:dynamic/workspace:{kind}"
+    markdown = summarise(preview, "local")
+    body = table_rows(markdown)
+    assert len(body) == len(list(preview_summary.changed_resources(preview["steps"])))
+    assert all(len(row) == 4 for row in body)
+    [row] = [r for r in body if "pipe" in r[1]]
+    # (a parser reads `\\|` in a cell as `|`, code spans included, as GitHub does)
+    assert row[1] == "`` data|pipe⏎line`tick ``"
+    assert row[2] == "Repo|Branch⏎&lt;b&gt;x&lt;/b&gt;"
+    [code] = [t for t in parsed(markdown) if t.content == row[1]][0].children or []
+    assert code.type == "code_inline" and code.content == "data|pipe⏎line`tick"
+
+
+def test_field_paths_cannot_break_the_table() -> None:
+    step = {"op": "update", "urn": "urn:pulumi:s::p::pulumi-python:dynamic/x:Other::n",
+            "oldState": {"inputs": {"tags": {"a|b\nc`": "1"}}},
+            "newState": {"inputs": {"tags": {"a|b\nc`": "2"}}}}
+    [row] = table_rows(summarise({"steps": [step]}))
+    assert len(row) == 4 and row[3] == "`` tags.a|b⏎c` ``: `\"1\"` → `\"2\"`"

@@ -22,11 +22,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         stream=sys.stderr, level=options.log_level.upper(),
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
+    from workspace_emulator.data_dir_lock import DataDirInUse
     from workspace_emulator.initial_data import InitialDataError
     from workspace_emulator.runner import serve
 
     try:
         return asyncio.run(serve(options))
+    except DataDirInUse as exc:
+        print(f"workspace-emulator: cannot start: {exc}", file=sys.stderr)
+        return 1
     except InitialDataError as exc:
         print(f"workspace-emulator: {exc}", file=sys.stderr)
         return 2

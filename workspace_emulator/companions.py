@@ -91,15 +91,14 @@ class PrefixMount:
             await self.not_found(scope, receive, send)
 
 
-def flow_app(
-    verify_login: Callable[[str, str], bool], verify_bearer: Callable[[str], bool]
-) -> Callable:
-    """The flow controller, its routes under /nifi-api."""
+def flow_app(verify_login: Callable[[str, str], bool]) -> Callable:
+    """The flow controller, its routes under /nifi-api; it accepts its own login tokens
+    only."""
     module, reason = _import("workspace_emulator.flow")
     inner: Any = None
     if module is not None and hasattr(module, "create_app"):
         try:
-            inner = module.create_app(verify_login, verify_bearer)
+            inner = module.create_app(verify_login)
         except Exception as exc:
             logger.exception("workspace_emulator.flow.create_app failed")
             reason = f"create_app failed ({type(exc).__name__})"

@@ -1,7 +1,9 @@
 """Runs every service of the emulator in one process, on one asyncio loop.
 
-Ports are bound before anything else (so --port 0 works and the JSON line can name
-them); SIGTERM and SIGINT stop all servers together and the process exits 0.
+The data directory is locked first (one emulator per directory: data_dir_lock.py), then
+ports are bound (so --port 0 works and the JSON line can name them); SIGTERM and SIGINT stop
+all servers together and the process exits 0. The JSON line carries a new random
+`admin_token` each start, which the administrative API (admin.py) asks for.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import contextlib
 import json
 import logging
 import os
+import secrets
 import signal
 import socket
 import sys
@@ -22,6 +25,7 @@ import uvicorn
 
 from workspace_emulator import clock, companions
 from workspace_emulator.admin import create_admin_router
+from workspace_emulator.data_dir_lock import DataDirLock
 from workspace_emulator.edge import ServiceEdge
 from workspace_emulator.faults import FaultInjector
 from workspace_emulator.identity import IdentityProvider
@@ -119,6 +123,8 @@ def assemble(options: EmulatorOptions, urls: dict[str, str]) -> Emulator:
         "client_secret": config.client_secret,
         "resource": config.resource,
         "management_resource": config.management_resource,
+        # The administrative API's token: a new one each start, never stored.
+        "admin_token": secrets.token_urlsafe(32),
     }
     stored = config
 
@@ -129,11 +135,14 @@ def assemble(options: EmulatorOptions, urls: dict[str, str]) -> Emulator:
     admin = create_admin_router(
         faults, request_log, identity,
         {**urls, "workspace_id": str(config.workspace_id)}, reset,
+        admin_token=info["admin_token"],
     )
     platform = create_platform_app(workspace, config.resource, RateLimiter(options.rate_limit),
                                    admin, trust_forwarded_for=options.trust_forwarded_for)
     sample, sample_admin = companions.sample_apps()
-    flow = companions.flow_app(identity.verify_login, identity.verify_bearer)
+    # The flow controller takes its own login tokens only, never the identity provider's
+    # (issued for the platform or the management address, not for it).
+    flow = companions.flow_app(identity.verify_login)
     raw = {"platform": platform, "identity": create_identity_app(identity), "app": sample,
            "admin": sample_admin, "flow": flow}
 
@@ -154,15 +163,33 @@ class _Server(uvicorn.Server):
 
 
 def _write_info_file(path: Path, line: str) -> None:
+    # The line holds the bootstrap secret and the admin token: readable by the user only.
     path.parent.mkdir(parents=True, exist_ok=True)
     temporary = path.with_name(path.name + ".tmp")
-    temporary.write_text(line + "\n", encoding="utf-8")
+    temporary.unlink(missing_ok=True)
+    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as file:
+        file.write(line + "\n")
     os.replace(temporary, path)
 
 
 async def serve(options: EmulatorOptions) -> int:
+    lock = None if options.in_memory else DataDirLock(options.data_dir)
+    try:
+        return await _serve(options)
+    finally:
+        if lock is not None:
+            lock.release()
+
+
+async def _serve(options: EmulatorOptions) -> int:
     sockets = bind_sockets(options.port)
-    emulator = assemble(options, service_urls(sockets))
+    try:
+        emulator = assemble(options, service_urls(sockets))
+    except BaseException:
+        for sock in sockets.values():
+            sock.close()
+        raise
     servers = {
         name: _Server(uvicorn.Config(
             app, log_config=None, access_log=False, lifespan="auto", http="h11", ws="none",

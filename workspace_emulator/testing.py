@@ -32,7 +32,7 @@ from workspace_emulator.extra import require_emulator_extra
 START_TIMEOUT_SECONDS = 30.0
 STOP_TIMEOUT_SECONDS = 15.0
 INFO_FIELDS = ("base_url", "auth_url", "app_url", "admin_url", "flow_api_base", "tenant_id",
-               "client_id", "client_secret", "resource", "management_resource")
+               "client_id", "client_secret", "resource", "management_resource", "admin_token")
 # The real service's spelling of the API, which a team's program sends in production.
 DEFAULT_WIRE_FORM = "public"
 
@@ -58,12 +58,20 @@ class EmulatorInfo:
     client_secret: str = field(repr=False)
     resource: str
     management_resource: str
+    # What the administrative API (/_emulator/*) asks for; the helpers below send it.
+    admin_token: str = field(default="", repr=False)
     process: subprocess.Popen | None = field(default=None, repr=False, compare=False)
 
     @classmethod
     def from_json(cls, line: str, process: subprocess.Popen | None = None) -> EmulatorInfo:
         data = json.loads(line)
-        return cls(**{name: data[name] for name in INFO_FIELDS}, process=process)
+        values = {name: data[name] for name in INFO_FIELDS if name != "admin_token"}
+        # An emulator of before the admin token printed none (its admin API asked for none).
+        return cls(**values, admin_token=data.get("admin_token", ""), process=process)
+
+    def admin_headers(self) -> dict[str, str]:
+        """The header the administrative API (/_emulator/*) needs."""
+        return {"Authorization": f"Bearer {self.admin_token}"}
 
     @property
     def token_url(self) -> str:
@@ -198,7 +206,7 @@ def running_emulator(extra_args: Sequence[str] = (), env: dict[str, str] | None 
         emulator.close()
 
 
-# talking to a running emulator
+# talking to a running emulator (the administrative API with the info's admin token)
 
 def fetch_token(info: EmulatorInfo, client_id: str | None = None,
                 client_secret: str | None = None, resource: str | None = None) -> str:
@@ -218,25 +226,29 @@ def auth_headers(info: EmulatorInfo, **token_options: str) -> dict[str, str]:
 
 
 def request_log(info: EmulatorInfo) -> list[dict[str, Any]]:
-    response = requests.get(f"{info.base_url}/_emulator/requests", timeout=10)
+    response = requests.get(f"{info.base_url}/_emulator/requests",
+                            headers=info.admin_headers(), timeout=10)
     response.raise_for_status()
     return response.json()["requests"]
 
 
 def clear_request_log(info: EmulatorInfo) -> None:
-    requests.delete(f"{info.base_url}/_emulator/requests", timeout=10).raise_for_status()
+    requests.delete(f"{info.base_url}/_emulator/requests", headers=info.admin_headers(),
+                    timeout=10).raise_for_status()
 
 
 def set_faults(info: EmulatorInfo, **settings: Any) -> dict[str, Any]:
     """Replaces the fault settings: rate_429, rate_500, rate_503, rate_drop, latency_ms,
     random_state, paths (list of globs). Calling it with nothing turns faults off."""
-    response = requests.post(f"{info.base_url}/_emulator/faults", json=settings, timeout=10)
+    response = requests.post(f"{info.base_url}/_emulator/faults", json=settings,
+                             headers=info.admin_headers(), timeout=10)
     response.raise_for_status()
     return response.json()
 
 
 def get_faults(info: EmulatorInfo) -> dict[str, Any]:
-    response = requests.get(f"{info.base_url}/_emulator/faults", timeout=10)
+    response = requests.get(f"{info.base_url}/_emulator/faults", headers=info.admin_headers(),
+                            timeout=10)
     response.raise_for_status()
     return response.json()
 
@@ -244,13 +256,14 @@ def get_faults(info: EmulatorInfo) -> dict[str, Any]:
 def reset_workspace(info: EmulatorInfo) -> None:
     """Returns the workspace to its initial data (and empties the request log); tokens,
     fault settings and the clock are kept."""
-    requests.post(f"{info.base_url}/_emulator/reset", timeout=30).raise_for_status()
+    requests.post(f"{info.base_url}/_emulator/reset", headers=info.admin_headers(),
+                  timeout=30).raise_for_status()
 
 
 def advance_clock(info: EmulatorInfo, seconds: float) -> int:
     """Moves the manual clock (`clock="manual"`) on; returns the new time in ms."""
     response = requests.post(f"{info.base_url}/_emulator/clock/advance",
-                             json={"seconds": seconds}, timeout=10)
+                             json={"seconds": seconds}, headers=info.admin_headers(), timeout=10)
     response.raise_for_status()
     return response.json()["now_ms"]
 
@@ -258,7 +271,8 @@ def advance_clock(info: EmulatorInfo, seconds: float) -> int:
 def register_application(info: EmulatorInfo, display_name: str | None = None) -> dict[str, str]:
     """A new identity-provider application (client_id, client_secret, display_name)."""
     body = {"display_name": display_name} if display_name else {}
-    response = requests.post(f"{info.base_url}/_emulator/applications", json=body, timeout=10)
+    response = requests.post(f"{info.base_url}/_emulator/applications", json=body,
+                             headers=info.admin_headers(), timeout=10)
     response.raise_for_status()
     return response.json()
 

@@ -99,7 +99,8 @@ def test_expired_token_is_unauthenticated(manual, manual_api):
     expect_error(manual_api.get(CLUSTERS), 401, "UNAUTHENTICATED")
 
 
-def test_admin_endpoints_need_no_token(emulator):
+def test_the_admin_liveness_probe_needs_no_token(emulator):
+    # The rest of the administrative API needs the admin token: test_admin_auth.py.
     assert requests.get(f"{emulator.base_url}/_emulator/health", timeout=5).status_code == 200
 
 

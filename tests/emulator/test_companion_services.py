@@ -16,13 +16,22 @@ def test_sample_app_and_metrics(emulator):
     assert metrics.status_code == 200 and "runTest" in metrics.json()
 
 
-def test_flow_accepts_bearer_tokens_of_the_identity_provider(emulator):
+def test_flow_accepts_only_its_own_login_tokens(emulator):
     root = f"{emulator.flow_api_base}/process-groups/root"
     assert requests.get(root, timeout=5).status_code == 401
-    token = fetch_token(emulator)
-    group = requests.get(root, headers={"Authorization": f"Bearer {token}"}, timeout=5)
+    login = requests.post(f"{emulator.flow_api_base}/access/token",
+                          data={"username": emulator.client_id,
+                                "password": emulator.client_secret}, timeout=5)
+    group = requests.get(root, headers={"Authorization": f"Bearer {login.text}"}, timeout=5)
     assert group.status_code == 200
     assert group.json()["component"]["name"] == "NiFi Flow"
+    # Tokens the identity provider issued for other resources (the platform's, the
+    # management address) are not the flow controller's: 401, as an unknown token.
+    for resource in (emulator.resource, emulator.management_resource):
+        token = fetch_token(emulator, resource=resource)
+        refused = requests.get(root, headers={"Authorization": f"Bearer {token}"}, timeout=5)
+        assert refused.status_code == 401, resource
+        assert refused.headers["www-authenticate"].startswith('Bearer error="invalid_token"')
     bad = requests.get(root, headers={"Authorization": "Bearer nope"}, timeout=5)
     assert bad.status_code == 401
 

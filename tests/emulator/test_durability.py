@@ -1,14 +1,16 @@
 """State survives restarts: a clean SIGTERM, and a SIGKILL right after an acknowledged write.
 The initial data goes only into a new database, never again into one an earlier version
-filled."""
+filled. One emulator at a time on a data directory: a second fails at start-up."""
 
 from __future__ import annotations
 
 import sqlite3
 
+import pytest
+
 from tests.emulator.support import Api, create_job, legacy_form_job_body, unique
 from workspace_emulator.storage import DATABASE_FILE, INITIALISED_KEY, LEGACY_INITIALISED_KEY
-from workspace_emulator.testing import EmulatorProcess, fetch_token
+from workspace_emulator.testing import EmulatorProcess, fetch_token, running_emulator
 
 
 def _client(process: EmulatorProcess) -> Api:
@@ -109,3 +111,40 @@ def test_a_database_marked_with_the_legacy_key_is_not_filled_again(tmp_path):
         assert "platform-shared" not in scopes
     finally:
         second.close()
+
+
+def test_a_second_emulator_on_the_same_data_dir_fails_naming_it_and_the_holder(tmp_path):
+    first = EmulatorProcess(data_dir=tmp_path)
+    try:
+        info = first.start()
+        assert first.process is not None
+        second = EmulatorProcess(data_dir=tmp_path)
+        try:
+            with pytest.raises(RuntimeError) as refused:
+                second.start()
+            assert second.returncode == 1
+            message = str(refused.value)
+            assert str(tmp_path) in message and "already in use" in message
+            assert f"pid {first.process.pid}" in message
+        finally:
+            second.close()
+        # The first one is untouched and still serves.
+        assert _client_of(info).get("/api/2.0/clusters/list").status_code == 200
+    finally:
+        assert first.stop() == 0
+        first.close()
+    # The lock goes with the process: the directory can be opened again.
+    third = EmulatorProcess(data_dir=tmp_path)
+    try:
+        _client(third)
+    finally:
+        third.close()
+
+
+def test_in_memory_emulators_need_no_lock(tmp_path):
+    with running_emulator() as one, running_emulator() as other:
+        assert one.base_url != other.base_url
+
+
+def _client_of(info):
+    return Api(info.base_url, fetch_token(info))

@@ -115,7 +115,8 @@ def test_admin_endpoints_are_never_faulted(faulty):
                                       {"rate_500": "x"}, {"latency_ms": -1}, {"bogus": 1},
                                       {"paths": [1]}, {"random_state": 1.5}])
 def test_admin_refuses_bad_fault_settings(faulty, settings):
-    response = requests.post(f"{faulty.base_url}/_emulator/faults", json=settings, timeout=5)
+    response = requests.post(f"{faulty.base_url}/_emulator/faults", json=settings,
+                             headers=faulty.admin_headers(), timeout=5)
     assert response.status_code == 400
     assert response.json()["error_code"] == "INVALID_PARAMETER_VALUE"
 
@@ -199,5 +200,6 @@ def test_after_write_mode_from_flag_and_admin(faulty):
     set_faults(faulty)
     assert get_faults(faulty)["after_write"] is False
     response = requests.post(f"{faulty.base_url}/_emulator/faults",
-                             json={"after_write": "yes"}, timeout=5)
+                             json={"after_write": "yes"}, headers=faulty.admin_headers(),
+                             timeout=5)
     assert response.status_code == 400 and "after_write" in response.json()["message"]

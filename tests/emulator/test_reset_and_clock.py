@@ -46,7 +46,8 @@ def test_reset_returns_the_initial_data_and_keeps_tokens(manual, manual_api):
         assert _inventory(api) == initial  # the same token still works
         assert all(e["path"] != "/api/2.0/jobs/create" for e in request_log(info))
         assert create_job(api) == first_job  # id counters start again: ids repeat
-        faults = requests.get(f"{info.base_url}/_emulator/faults", timeout=5).json()
+        faults = requests.get(f"{info.base_url}/_emulator/faults",
+                              headers=info.admin_headers(), timeout=5).json()
         assert faults["paths"] == ["/nowhere"]  # settings of the emulator are kept
     finally:
         set_faults(info)
@@ -67,15 +68,16 @@ def _cluster_state(api: Api) -> str:
 
 
 def test_clock_reports_its_mode_and_refuses_bad_advances(manual, emulator):
-    state = requests.get(f"{manual.base_url}/_emulator/clock", timeout=5).json()
+    state = requests.get(f"{manual.base_url}/_emulator/clock", headers=manual.admin_headers(),
+                         timeout=5).json()
     assert state["mode"] == "manual"
     assert advance_clock(manual, 0) == state["now_ms"]
     for body in ({"seconds": -1}, {"seconds": "1"}, {}):
         response = requests.post(f"{manual.base_url}/_emulator/clock/advance", json=body,
-                                 timeout=5)
+                                 headers=manual.admin_headers(), timeout=5)
         assert response.status_code == 400 and "seconds" in response.json()["message"]
     real = requests.post(f"{emulator.base_url}/_emulator/clock/advance",
-                         json={"seconds": 1}, timeout=5)
+                         json={"seconds": 1}, headers=emulator.admin_headers(), timeout=5)
     assert real.status_code == 409 and "--clock manual" in real.json()["message"]
-    assert requests.get(f"{emulator.base_url}/_emulator/clock",
+    assert requests.get(f"{emulator.base_url}/_emulator/clock", headers=emulator.admin_headers(),
                         timeout=5).json()["mode"] == "real"

@@ -41,6 +41,8 @@ def test_info_file_holds_the_same_line_and_sigterm_exits_zero(tmp_path):
         assert list(written) == list(INFO_FIELDS)
         assert written["base_url"] == info.base_url
         assert written["client_secret"] == info.client_secret
+        assert written["admin_token"] == info.admin_token
+        assert info_file.stat().st_mode & 0o077 == 0  # secrets in it: the owner's only
         health = requests.get(f"{info.base_url}/_emulator/health", timeout=5).json()
         assert health["status"] == "ok"
         assert health["services"]["workspace_id"] == "1234567890123456"
@@ -85,7 +87,8 @@ def test_options_can_come_from_the_environment():
     env = {"EMULATOR_FAULT_RATE_503": "0.25", "EMULATOR_FAULT_RANDOM_STATE": "5",
            "EMULATOR_FAULT_PATHS": "/api/2.0/jobs/*"}
     with running_emulator(env=env) as info:
-        faults = requests.get(f"{info.base_url}/_emulator/faults", timeout=5).json()
+        faults = requests.get(f"{info.base_url}/_emulator/faults", headers=info.admin_headers(),
+                              timeout=5).json()
     assert faults["rate_503"] == 0.25 and faults["random_state"] == 5
     assert faults["paths"] == ["/api/2.0/jobs/*"]
 

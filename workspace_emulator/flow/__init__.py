@@ -2,8 +2,7 @@
 
 Contract with the emulator core::
 
-    create_app(verify_login: Callable[[str, str], bool],
-               verify_bearer: Callable[[str], bool]) -> ASGIApp
+    create_app(verify_login: Callable[[str, str], bool]) -> ASGIApp
 
 The app serves paths relative to its mount point; the core mounts it at ``PREFIX``
 (``"/nifi-api"``), e.g. ``Mount(PREFIX, app=create_app(...))``, so that
@@ -16,7 +15,9 @@ The app serves paths relative to its mount point; the core mounts it at ``PREFIX
   statuses); 415 for a body that is not form-encoded.
 * ``GET /process-groups/root`` (and ``/process-groups/<root id>``): the root process group,
   named "NiFi Flow", as a ProcessGroupEntity. Needs ``Authorization: Bearer <token>`` with a
-  token from login or one ``verify_bearer`` accepts. Otherwise 401 ``text/plain``: body
+  token this app's login issued: tokens are issued for the flow controller alone, so one the
+  identity provider issued (for the platform or any other resource) is refused like an
+  unknown token. Otherwise 401 ``text/plain``: body
   ``Unauthorized`` without credentials; with a bad token a ``WWW-Authenticate: Bearer
   error="invalid_token", ...`` challenge, and the body ``Session Expired`` if it was a login
   token that has expired.

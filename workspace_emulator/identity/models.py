@@ -171,10 +171,7 @@ class IdentityProvider:
             return None
         return TokenGrant(row["client_id"], row["resource"], row["expires_at"])
 
-    # callables for the companion services (flow controller)
+    # the flow controller's login checks an application's credentials
 
     def verify_login(self, username: str, password: str) -> bool:
         return self.verify_client(username, password)
-
-    def verify_bearer(self, token: str) -> bool:
-        return self.resolve(token) is not None

@@ -71,7 +71,14 @@ class WorkspaceAuth(pulumi.ComponentResource):
         resource_name: str,
         args: WorkspaceAuthArgs,
         opts: pulumi.ResourceOptions | None = None,
+        *,
+        take_over_default_provider: bool = False,
     ) -> None:
+        """`take_over_default_provider=True` moves workspace resources a stack deployed on
+        the default `pulumi-python` provider (a program without a WorkspaceAuth) onto this
+        component's provider without replacing them (docs/workspace-auth.md). Only while no
+        other dynamic resource of the program uses the default provider: the engine would
+        refuse the alias as a duplicate."""
         super().__init__(TYPE, resource_name, None, opts)
         # Not dataclasses.asdict: it would deep-copy the Outputs.
         inputs = {f.name: getattr(args, f.name) for f in fields(args)}
@@ -81,13 +88,15 @@ class WorkspaceAuth(pulumi.ComponentResource):
         self.connection = pulumi.Output.secret(checked.apply(lambda result: result[0]))
         self.token_expires_on = pulumi.Output.unsecret(checked.apply(lambda result: result[1]))
         _report_failure_once(self.token_expires_on)
-        # Its own provider, never an alias of the default one: the default `pulumi-python`
-        # provider also serves the program's other dynamic resources (docs/architecture.md).
+        # Its own provider, an alias of the default one only when asked: the default
+        # `pulumi-python` provider also serves the program's other dynamic resources
+        # (docs/architecture.md).
+        aliases = [_default_provider_urn()] if take_over_default_provider else None
         self.provider = pulumi.ProviderResource(
             PROVIDER_PACKAGE,
             resource_name,
             _provider_settings(self.connection, _chosen_wire_form(self, checked)),
-            pulumi.ResourceOptions(parent=self),
+            pulumi.ResourceOptions(parent=self, aliases=aliases),
         )
         setattr(self.connection, BOUND_PROVIDER, self.provider)
         self.register_outputs(
@@ -144,6 +153,13 @@ def _provider_settings(
         else:
             settings[key] = pulumi.Output.unsecret(value)
     return settings
+
+
+def _default_provider_urn() -> str:
+    return (
+        f"urn:pulumi:{pulumi.get_stack()}::{pulumi.get_project()}::"
+        f"pulumi:providers:{PROVIDER_PACKAGE}::default"
+    )
 
 
 def _report_failure_once(output: pulumi.Output[Any]) -> None:

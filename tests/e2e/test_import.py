@@ -232,8 +232,10 @@ def test_import_of_a_missing_id_or_of_other_settings_fails_saying_so(
 def test_a_stack_from_before_the_provider_moves_over_without_replacements(
     tmp_path: Path, emulator: EmulatorInfo
 ) -> None:
-    """Resources deployed on the default provider (as before WorkspaceAuth registered its
-    own) are taken over by the component's provider: nothing is replaced or written."""
+    """Resources deployed on the default provider (a program without a WorkspaceAuth, as
+    before WorkspaceAuth registered its own provider) are taken over by the component's
+    provider when it is asked to: nothing is replaced or written. Without asking, the
+    engine would replace them (a provider of its own aliases no other)."""
     stack = import_stack(tmp_path, emulator, "legacy")
     suffix = uuid.uuid4().hex[:8]
     objects = {
@@ -255,6 +257,8 @@ def test_a_stack_from_before_the_provider_moves_over_without_replacements(
     assert {r["provider"].split("::")[-2] for r in before.values()} == {"default"}
 
     write_config(stack, {"workspace:withoutAuth": False})
+    assert "replace" in stack.preview().stdout  # not asked to take the default provider over
+    write_config(stack, {"workspace:takeOver": True})
     clear_request_log(emulator)
     moved = stack.up()
     assert "replace" not in moved.stdout and "deleted" not in moved.stdout, moved.stdout
@@ -264,6 +268,8 @@ def test_a_stack_from_before_the_provider_moves_over_without_replacements(
         name: r["id"] for name, r in before.items()
     }
     assert {r["provider"].split("::")[-2] for r in after.values()} == {"workspace"}
+    stack.preview("--expect-no-changes")
+    write_config(stack, {"workspace:takeOver": False})  # moved: the alias is no longer needed
     stack.preview("--expect-no-changes")
     stack.destroy()
 

@@ -188,6 +188,22 @@ def test_the_workspace_provider_aliases_no_other_provider():
     assert [auth.provider._aliases for auth in made] == [[], []]
 
 
+def test_taking_the_default_provider_over_is_asked_for():
+    """A program that deployed its workspace resources without a WorkspaceAuth moves them
+    onto the component's provider, without replacing them, only when it asks to."""
+    made: list[WorkspaceAuth] = []
+
+    async def scenario():
+        made.append(WorkspaceAuth("auth", args(), take_over_default_provider=True))
+        await made[0].connection.future()
+        made.append(await made[0].provider._aliases[0].future())
+
+    with responses.RequestsMock() as mocked:
+        mocked.get(TOKEN_URL, json=token_body())
+        run(scenario, preview=False)
+    assert made[1] == "urn:pulumi:stack::project::pulumi:providers:pulumi-python::default"
+
+
 def test_without_a_workspace_auth_resources_use_the_default_provider():
     async def scenario():
         SecretScope("scope", SecretScopeArgs(name="etl"), connection={"base_url": BASE_URL})

@@ -3,7 +3,8 @@
 Config `workspace:objects` maps a kind to `{"args": {<the kind's args>}, "id": <import id>}`
 ("id" optional); the connection settings are the stack program's (stacks/config.py).
 `workspace:withoutAuth: true` declares them as a stack did before WorkspaceAuth had its
-provider: a plain connection, served by the default provider.
+provider: a plain connection, served by the default provider. `workspace:takeOver: true`
+has the WorkspaceAuth take those over.
 """
 
 from dataclasses import fields
@@ -24,7 +25,9 @@ if config.get_bool("withoutAuth"):
         lambda v: Connection.model_validate(v).to_props()
     )
 else:
-    connection = WorkspaceAuth("workspace", settings).connection
+    connection = WorkspaceAuth(
+        "workspace", settings, take_over_default_provider=bool(config.get_bool("takeOver"))
+    ).connection
 
 made: dict[str, pulumi.Resource] = {}
 for kind, item in (config.get_object("objects") or {}).items():

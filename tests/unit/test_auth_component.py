@@ -191,17 +191,18 @@ def test_the_workspace_provider_aliases_no_other_provider():
 def test_taking_the_default_provider_over_is_asked_for():
     """A program that deployed its workspace resources without a WorkspaceAuth moves them
     onto the component's provider, without replacing them, only when it asks to."""
-    made: list[WorkspaceAuth] = []
+    aliases: list[Any] = []
 
     async def scenario():
-        made.append(WorkspaceAuth("auth", args(), take_over_default_provider=True))
-        await made[0].connection.future()
-        made.append(await made[0].provider._aliases[0].future())
+        auth = WorkspaceAuth("auth", args(), take_over_default_provider=True)
+        await auth.connection.future()
+        aliases.extend([await pulumi.Output.from_input(a).future()
+                        for a in auth.provider._aliases])
 
     with responses.RequestsMock() as mocked:
         mocked.get(TOKEN_URL, json=token_body())
         run(scenario, preview=False)
-    assert made[1] == "urn:pulumi:stack::project::pulumi:providers:pulumi-python::default"
+    assert aliases == ["urn:pulumi:stack::project::pulumi:providers:pulumi-python::default"]
 
 
 def test_without_a_workspace_auth_resources_use_the_default_provider():

@@ -99,16 +99,22 @@ def test_own_program_up_noop_destroy(tmp_path: Path, emulator: EmulatorInfo) -> 
     assert emulator.client_secret not in (project / "Pulumi.dev.yaml").read_text()
 
     up = cli.up()
-    # the stack, the component, its provider, the scope and the job
-    assert "5 created" in up.stdout, up.stdout
+    # the stack, the component, its provider, the scope, the job and the team's own
+    # announcement (a dynamic provider of its own, on the default provider)
+    assert "6 created" in up.stdout, up.stdout
+    assert (project / "announcements" / "analytics.txt").read_text().startswith("The report")
     outputs = cli.outputs()
     client = emulator_client(emulator, wire_form="public")
     assert outputs["secret_scope"] == "team-secrets"
     assert "team-secrets" in scope_names(client)
     [job] = jobs_named(client, "daily-report")
     assert job["job_id"] == outputs["job_id"]
-    [task] = client.jobs.get(job["job_id"])["settings"]["tasks"]  # a listing leaves tasks out
-    assert task["existing_cluster_id"] == CLUSTER_ID and task["max_retries"] == 1
+    tasks = client.jobs.get(job["job_id"])["settings"]["tasks"]  # a listing leaves tasks out
+    by_key = {task["task_key"]: task for task in tasks}
+    assert sorted(by_key) == ["publish", "report"]
+    assert by_key["report"]["existing_cluster_id"] == CLUSTER_ID
+    assert by_key["report"]["max_retries"] == 1
+    assert by_key["publish"]["depends_on"] == [{"task_key": "report"}]
 
     # Served by this package's provider host (providers/host.py), not Pulumi's own: bound
     # resources keep no provider code in their state.
@@ -120,8 +126,9 @@ def test_own_program_up_noop_destroy(tmp_path: Path, emulator: EmulatorInfo) -> 
     assert all("pulumi:providers:pulumi-python::workspace::" in r["provider"] for r in kinds)
 
     again = cli.up("--expect-no-changes")
-    assert "5 unchanged" in again.stdout, again.stdout
+    assert "6 unchanged" in again.stdout, again.stdout
 
     cli.destroy()
     assert "team-secrets" not in scope_names(client)
     assert jobs_named(client, "daily-report") == []
+    assert not (project / "announcements" / "analytics.txt").exists()

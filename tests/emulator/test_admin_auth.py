@@ -120,7 +120,13 @@ def _asgi(app: FastAPI, method: str, path: str, client: str,
     async def send(message: MutableMapping[str, Any]) -> None:
         sent.append(message)
 
-    asyncio.run(app(scope, receive, send))
+    # A loop of its own, not asyncio.run: that leaves the thread without a current loop, and
+    # a later test of this process on Pulumi's mocks (which asks for the current one) fails.
+    loop = asyncio.new_event_loop()
+    try:
+        loop.run_until_complete(app(scope, receive, send))
+    finally:
+        loop.close()
     status = next(m["status"] for m in sent if m["type"] == "http.response.start")
     payload = b"".join(m.get("body", b"") for m in sent if m["type"] == "http.response.body")
     return status, json.loads(payload)

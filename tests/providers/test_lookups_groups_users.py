@@ -9,10 +9,15 @@ import pytest
 from providers import lookups
 from providers.client import WorkspaceClient
 from providers.lookups import LookupFailed
+from tests.conftest import emulator_fixture
 
 ALICE = "200000000000001"
 BOB = "200000000000002"
 DATA_ENGINEERS = "100000000000003"
+
+# An emulator of this module's own: the groups as the initial data has them, whichever tests
+# of the session's emulator (principals joining groups) ran before in this process.
+emulator = emulator_fixture("module")
 
 
 def test_group_by_name_and_by_id(client: WorkspaceClient) -> None:

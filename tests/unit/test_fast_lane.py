@@ -110,10 +110,15 @@ def call(app: FastLaneApp, method: str, path: str, body: bytes,
              "server": ("127.0.0.1", 2), "state": {}}
     app.state.calls = []
     escaped = None
+    # A loop of its own, not asyncio.run: that leaves the thread without a current loop, and
+    # a later test of this process on Pulumi's mocks (which asks for the current one) fails.
+    loop = asyncio.new_event_loop()
     try:
-        asyncio.run(app(scope, receive, send))
+        loop.run_until_complete(app(scope, receive, send))
     except Exception as exc:
         escaped = repr(exc)
+    finally:
+        loop.close()
     start, *rest = sent
     return (start["status"], start["headers"], b"".join(m.get("body", b"") for m in rest),
             escaped, app.state.calls)

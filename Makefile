@@ -2,6 +2,9 @@
 #   make demo   set up, start the local emulator, `pulumi up` the `local` stack, print outputs
 #   make test   set up and run every test: the main leg (unit, emulator, providers, end to end
 #               on the lock-step engine), then the modern leg (make test-modern)
+# and the quick loop while changing code:
+#   make check  the unit, client, provider and emulator tests: no engine, no Go build, only
+#               the virtualenv (minutes; the tests marked `engine`, `cli` or `slow` are left out)
 # Everything they need is installed by `make setup` and `make setup-modern`: the project
 # virtualenv (.venv, the lock-step pins of constraints.txt) and the pinned Pulumi engine, the
 # modern leg's virtualenv (.venv-modern: the newest pulumi SDK on Python 3.13) and the newest
@@ -18,7 +21,7 @@ BIN := $(VENV)/bin
 # from any directory, as the engine's language host and the drills need.
 checkout_on_path = echo "$(CURDIR)" > "$$($(1)/python -c 'import sysconfig; print(sysconfig.get_path("purelib"))')/workspace-iac-checkout.pth"
 
-.PHONY: setup engine databricks-cli setup-modern test test-modern demo demo-down lint audit
+.PHONY: setup engine databricks-cli setup-modern check test test-modern demo demo-down lint audit
 
 setup: $(VENV)/.installed engine
 
@@ -55,8 +58,28 @@ $(MODERN_VENV)/.installed: pyproject.toml
 	$(call checkout_on_path,$(MODERN_BIN))
 	touch $@
 
+# The tests in parallel (pytest-xdist): one test file at a time per worker (a file's module-
+# and class-scoped emulators and a scenario's steps stay in one process), the files in the
+# order collected (tests/conftest.py puts the long ones, on the engine, first). `make check`
+# runs a worker per core; `make test` four: its tests on the engine spend most of their time
+# waiting on other processes (the engine, its plugins, the emulator), so four workers keep two
+# cores busy. `CHECK_WORKERS=0` or `TEST_WORKERS=0` runs the tests in one process.
+CHECK_WORKERS ?= auto
+TEST_WORKERS ?= 4
+XDIST := --dist loadfile --no-loadscope-reorder
+# The tests start hundreds of Python processes (workers, emulators, provider hosts, programs):
+# each reads the project's modules, and pytest its rewritten tests, from bytecode written
+# once, also where the environment says to write none (an empty value is unset for Python).
+check test test-modern: export PYTHONDONTWRITEBYTECODE :=
+
+# The quick loop: every test but those on the engine (`engine`), those driving the service's
+# CLI (`cli`, tests/cli), so nothing is built with Go and no engine runs, and the few long
+# ones (`slow`: the OpenAPI fuzz run, a third of the rest's CPU).
+check: $(VENV)/.installed
+	$(BIN)/pytest -n $(CHECK_WORKERS) $(XDIST) -m "not engine and not cli and not slow"
+
 test: setup databricks-cli
-	$(BIN)/pytest
+	$(BIN)/pytest -n $(TEST_WORKERS) $(XDIST)
 	$(MAKE) test-modern
 
 test-modern: setup-modern

@@ -23,6 +23,8 @@ from providers.client import Connection, WireForm, WorkspaceClient, client_for, 
 from providers.client import token as auth_token
 from providers.client import workspace as client_workspace
 from providers.client.token_store import CACHE_DIR_ENV
+from stacks import pulumi_cli
+from tools import databricks_cli
 from tools.object_store import ObjectStore, running_object_store
 from workspace_emulator.testing import EmulatorInfo, running_emulator
 
@@ -160,3 +162,36 @@ def pytest_runtest_makereport(
     ):
         item.config.stash[_passed_steps].add(_step_key(item, item.originalname))
     return report
+
+
+# --- what a test may start ---------------------------------------------------------------------
+#
+# A test that runs the Pulumi engine is marked `engine`, one that drives the service's CLI
+# `cli` (all of tests/cli). `make check` leaves both out, so it builds no Go binary and starts
+# no engine: a test without the mark that asks for either fails, naming the mark it needs.
+
+
+def _refused(what: str, marker: str) -> Callable[..., Any]:
+    def refuse(*args: Any, **kwargs: Any) -> Any:
+        pytest.fail(f"this test uses {what}: mark it `{marker}` (`make check` leaves those "
+                    "out)", pytrace=False)
+
+    return refuse
+
+
+@pytest.fixture(autouse=True)
+def engine_and_cli_only_where_marked(
+    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if request.node.get_closest_marker("engine") is None:
+        monkeypatch.setattr(pulumi_cli, "engine_bin_dir", _refused("the Pulumi engine", "engine"))
+    if request.node.get_closest_marker("cli") is None:
+        monkeypatch.setattr(databricks_cli, "binary", _refused("the service's CLI", "cli"))
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The files of tests marked `engine` first, each file's tests in their order: they are
+    the long ones, so with several workers (`make test`: one file at a time per worker, in
+    this order) none starts last and ends the run alone."""
+    engine_files = {item.path for item in items if item.get_closest_marker("engine")}
+    items.sort(key=lambda item: item.path not in engine_files)

@@ -1,5 +1,6 @@
 """Fixtures of the CLI compatibility suite: the pinned CLI (built on first use on this
-machine), one emulator per test module, and the CLI signed in to it."""
+machine), one emulator per test module, and the CLI signed in to it. Every test here is
+marked `cli`, which `make check` leaves out (the CLI is a Go build)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,14 @@ from tools import databricks_cli
 from workspace_emulator.testing import EmulatorInfo, fetch_token
 
 emulator = emulator_fixture("module")
+HERE = Path(__file__).parent
+
+
+@pytest.hookimpl(tryfirst=True)  # before `-m` selects by marks
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if item.path.is_relative_to(HERE):
+            item.add_marker(pytest.mark.cli)
 
 
 @pytest.fixture(scope="session")

@@ -37,6 +37,9 @@ def test_served_document_is_the_fuzzed_one(fuzzed_emulator):
     assert len(served["paths"]) > 30
 
 
+# Some 9,000 requests, most of them the coverage phase's (some 50 per operation beside the 12
+# generated ones), and a minute of CPU or more: `make test` runs it, `make check` leaves it out.
+@pytest.mark.slow
 @schema.parametrize()
 @settings(max_examples=MAX_EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck),
           derandomize=True)

@@ -61,11 +61,12 @@ $(MODERN_VENV)/.installed: pyproject.toml
 # The tests in parallel (pytest-xdist): one test file at a time per worker (a file's module-
 # and class-scoped emulators and a scenario's steps stay in one process), the files in the
 # order collected (tests/conftest.py puts the long ones, on the engine, first). `make check`
-# runs a worker per core; `make test` four: its tests on the engine spend most of their time
-# waiting on other processes (the engine, its plugins, the emulator), so four workers keep two
-# cores busy. `CHECK_WORKERS=0` or `TEST_WORKERS=0` runs the tests in one process.
+# runs a worker per core. `make test` runs in one process: a run of its main leg in four
+# workers (`TEST_WORKERS=4`) reported 3,170 of the 3,299 tests collected, all passed, and
+# named none of the other 129; until that is found, CI runs every test in one process.
+# `CHECK_WORKERS=0` runs the quick loop in one process.
 CHECK_WORKERS ?= auto
-TEST_WORKERS ?= 4
+TEST_WORKERS ?= 0
 XDIST := --dist loadfile --no-loadscope-reorder
 # The tests start hundreds of Python processes (workers, emulators, provider hosts, programs):
 # each reads the project's modules, and pytest its rewritten tests, from bytecode written

@@ -12,6 +12,7 @@ import atexit
 import os
 import shutil
 import tempfile
+from collections import Counter
 from collections.abc import Callable, Generator, Iterator
 from contextlib import contextmanager
 from typing import Any, Literal
@@ -195,3 +196,13 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     this order) none starts last and ends the run alone."""
     engine_files = {item.path for item in items if item.get_closest_marker("engine")}
     items.sort(key=lambda item: item.path not in engine_files)
+    # Schemathesis names each operation's test `test_x[GET /path]` but gives them all the id
+    # `...::test_x`; pytest-xdist knows a test by its id and would run one of them only. They
+    # get the id pytest gives any other test, and a repeated id left is an error.
+    repeated = Counter(item.nodeid for item in items)
+    for item in items:
+        if repeated[item.nodeid] > 1 and item.parent is not None:
+            item._id = item.parent.id.child(item.name)
+    repeated = Counter(item.nodeid for item in items)
+    if twice := sorted(nodeid for nodeid, count in repeated.items() if count > 1):
+        raise pytest.UsageError(f"tests with the same id (pytest-xdist would run one): {twice}")

@@ -257,7 +257,9 @@ def test_a_stack_from_before_the_provider_moves_over_without_replacements(
     assert {r["provider"].split("::")[-2] for r in before.values()} == {"default"}
 
     write_config(stack, {"workspace:withoutAuth": False})
-    assert "replace" in stack.preview().stdout  # not asked to take the default provider over
+    unasked = stack.preview().stdout  # not asked to take the default provider over
+    if engine_kind() == "classic":  # 3.79 replaces a resource whose provider changes
+        assert "replace" in unasked, unasked
     write_config(stack, {"workspace:takeOver": True})
     clear_request_log(emulator)
     moved = stack.up()

@@ -51,7 +51,7 @@ class Mocks(pulumi.runtime.Mocks):
         return {}
 
 
-# Each test is a program of its own: no WorkspaceAuth provider of another test is known.
+# Each test is a program of its own: no token another test's program fetched is known.
 pytestmark = pytest.mark.usefixtures("fresh_client_caches")
 
 

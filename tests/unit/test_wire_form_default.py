@@ -25,6 +25,7 @@ from stacks import config as stack_config
 from stacks.audit import connection_of
 from stacks.config_rules import problems, warnings
 from stacks.pulumi_cli import REPO_ROOT
+from tests.providers.resource_mocks import RecordingMocks
 from tests.unit.client_support import (
     AUTH_URL,
     BASE_URL,
@@ -84,18 +85,6 @@ def test_only_the_deprecated_name_warns() -> None:
 # --- WorkspaceAuth ------------------------------------------------------------------------
 
 
-class Mocks(pulumi.runtime.Mocks):
-    def __init__(self) -> None:
-        self.registered: list[pulumi.runtime.MockResourceArgs] = []
-
-    def new_resource(self, args: pulumi.runtime.MockResourceArgs):
-        self.registered.append(args)
-        return [f"{args.name}-id", args.inputs]
-
-    def call(self, args: pulumi.runtime.MockCallArgs):
-        return {}
-
-
 def deployed(**wire_form: Any) -> tuple[dict[str, Any], dict[str, Any]]:
     """(the connection output, the provider's configuration) of a WorkspaceAuth given
     `wire_form` (or none), under Pulumi's mocks."""
@@ -108,7 +97,7 @@ def deployed(**wire_form: Any) -> tuple[dict[str, Any], dict[str, Any]]:
         )
         found["connection"] = await auth.connection.future()
 
-    mocks = Mocks()
+    mocks = RecordingMocks()
     pulumi.runtime.set_mocks(mocks, preview=False)
     pulumi.runtime.test(scenario)()
     [provider] = [r for r in mocks.registered if r.typ == "pulumi:providers:pulumi-python"]

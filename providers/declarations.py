@@ -20,6 +20,8 @@ from providers.kind import DEPLOYMENT_TAG, Kind, Lookup, Reference, declare
 SECRET_VALUE_FIELDS = ("string_value", "bytes_value")
 SECRET_DIGEST_KEY = "value_digest"
 SECRET_TIMESTAMP_KEY = "last_updated_timestamp"
+# The output of a service principal's OAuth secret that holds its value.
+PRINCIPAL_SECRET_VALUE_KEY = "secret"
 
 # Groups the workspace itself holds; never made or deleted by a stack, nor listed by the
 # audit as unmanaged.
@@ -47,6 +49,16 @@ def _job_run_output(run: Any) -> dict[str, Any]:
     }
 
 
+def _principal_secret_output(secret: Any) -> dict[str, Any]:
+    # The value makes the whole output a secret: `pulumi stack output --show-secrets`.
+    return {
+        "client_id": secret.application_id,
+        "client_secret": secret.secret,
+        "secret_id": secret.secret_id,
+        "expire_time": secret.expire_time,
+    }
+
+
 DECLARATIONS: tuple[Kind, ...] = (
     declare(
         name="ServicePrincipal",
@@ -56,12 +68,38 @@ DECLARATIONS: tuple[Kind, ...] = (
         doc="docs/service-principal.md",
         summary="a service principal of the workspace (never removed from the identity provider)",
         import_id="the workspace's principal id",
+        # Declared, or assigned by the service where left out (AWS, GCP).
+        outputs={"application_id": str},
         defaults={"active": True},
         stack_output=("service_principals", lambda resource: resource.id),
         inventory=lambda client: (
             (str(p["id"]), p.get("displayName") or p.get("applicationId") or "")
             for p in client.service_principals.list()
         ),
+    ),
+    declare(
+        name="ServicePrincipalSecret",
+        implementation="providers.service_principal_secret",
+        outputs={
+            "secret_id": str,
+            PRINCIPAL_SECRET_VALUE_KEY: str,
+            "application_id": str,
+            "status": str,
+            "create_time": str,
+            "expire_time": str,
+        },
+        config_key="servicePrincipalSecrets",
+        references={
+            "service_principal": Reference(
+                target_key="servicePrincipals", field="service_principal_id"
+            )
+        },
+        doc="docs/service-principal-secret.md",
+        summary="an OAuth secret of a service principal, for oauth-m2m sign-in (its value a "
+        "Pulumi secret; every change replaces it)",
+        import_id="<principal id>/<secret id>",
+        secrets=(PRINCIPAL_SECRET_VALUE_KEY,),
+        stack_output=("service_principal_secrets", _principal_secret_output),
     ),
     declare(
         name="SecretScope",

@@ -1,9 +1,15 @@
 """ServicePrincipal: an identity-provider application added to the workspace (SCIM).
 
-The application id is the natural key: the workspace holds at most one principal per
+A declared application id is the natural key: the workspace holds at most one principal per
 application. A create answered 409 (one left by an interrupted earlier create, or added
 by someone else) adopts that one and brings it to the declared state. Deleting removes the
 principal from the workspace only; the application stays registered with the identity provider.
+
+Without an application id (AWS, GCP: the service assigns one) the display name stands in
+for the natural key: the create looks the name up first and adopts the one principal that
+has it, so a create whose answer was lost makes no second principal on the next run
+(providers/principal_by_name.py). The assigned id is an output; an application id left out
+is never a change, so "not declared" and "assigned" never differ.
 
 Fields left out (display name, groups, entitlements) are not managed: whatever the
 workspace holds stays as it is and never shows as a change.
@@ -13,7 +19,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Annotated, Any, ClassVar
+from typing import Annotated, Any
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, StrictBool, field_validator
 
@@ -21,7 +27,8 @@ from providers.client import AlreadyExists, WorkspaceClient
 from providers.client.listing import TOO_MANY, Listing
 from providers.client.service_principals import SCIM_SCHEMA
 from providers.create_or_adopt import create_or_adopt
-from providers.lifecycle import Spec, WorkspaceProvider
+from providers.lifecycle import KeyedDiffResult, Spec, WorkspaceProvider, contains_unknown
+from providers.principal_by_name import create_by_display_name
 from providers.registry import kind_named
 from providers.scim_fields import Entitlement, no_duplicates, not_blank
 
@@ -33,7 +40,7 @@ GroupId = Annotated[str, AfterValidator(not_blank)]
 class ServicePrincipalModel(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    application_id: str
+    application_id: str | None = None
     display_name: Annotated[str, AfterValidator(not_blank)] | None = None
     active: StrictBool = kind_named("ServicePrincipal").defaults["active"]
     entitlements: Annotated[list[Entitlement], AfterValidator(no_duplicates)] | None = None
@@ -42,8 +49,8 @@ class ServicePrincipalModel(BaseModel):
 
     @field_validator("application_id")
     @classmethod
-    def _application_id_is_guid(cls, value: str) -> str:
-        if not GUID.match(value):
+    def _application_id_is_guid(cls, value: str | None) -> str | None:
+        if value is not None and not GUID.match(value):
             raise ValueError(
                 "must be the application (client) id from the identity provider, a GUID "
                 "like 00000000-0000-0000-0000-000000000000"
@@ -78,12 +85,25 @@ def _principals_by_id(client: WorkspaceClient) -> dict[str, dict[str, Any]] | No
 listed_principals = Listing(_principals_by_id)
 
 
+NAMED_ONCE = (
+    "give application_id (the identity provider's application id), display_name, or both: "
+    "with display_name alone the service assigns the application id (AWS, GCP)"
+)
+
+
 class ServicePrincipalProvider(WorkspaceProvider):
     args_model = ServicePrincipalModel
-    replace_keys: ClassVar[frozenset[str]] = frozenset({"application_id"})
+
+    @classmethod
+    def rules(cls, inputs: Mapping[str, Any]) -> list[tuple[str, str]]:
+        if inputs.get("application_id") is None and inputs.get("display_name") is None:
+            return [("application_id", NAMED_ONCE)]
+        return []
 
     def spec(self, args: ServicePrincipalModel) -> Spec:
-        spec: Spec = {"application_id": args.application_id, "active": args.active}
+        # The application id is no part of the spec: declared or assigned, it is an output,
+        # and `diff` compares it only where it is declared.
+        spec: Spec = {"active": args.active}
         if args.display_name is not None:
             spec["display_name"] = args.display_name
         if args.entitlements is not None:
@@ -92,42 +112,63 @@ class ServicePrincipalProvider(WorkspaceProvider):
             spec["groups"] = sorted(args.groups)
         return spec
 
-    def must_delete_first(self, changed: list[str]) -> bool:
-        # The workspace holds one principal per application id.
-        return "application_id" not in changed
+    def diff(self, _id, olds, news, old_inputs=None) -> KeyedDiffResult:
+        declared = news.get("application_id")
+        others = {k: v for k, v in news.items() if k != "application_id"}
+        result = super().diff(_id, olds, others, old_inputs)
+        if declared is None:  # left out: whatever the principal has (assigned or not) stays
+            return result
+        if contains_unknown(declared) or not same_guid(declared, olds.get("application_id")):
+            # Another application is another principal: the new one is added before the old
+            # one is removed (the two never collide).
+            result.changes = True
+            result.changed_keys = sorted({*result.changed_keys, "application_id"})
+            result.replaces = ["application_id"]
+            result.delete_before_replace = False
+        return result
 
     def create_object(self, client: WorkspaceClient, args: ServicePrincipalModel, spec: Spec):
-        # Create first: a principal already there for this application id (left by an
-        # interrupted earlier create) answers 409 and is adopted, so no lookup is needed
-        # before the create.
-        try:
-            made, adopted = create_or_adopt(
-                lambda: client.service_principals.create(self._create_body(spec)),
-                lambda: self._find(client, args.application_id),
-            )
-        except AlreadyExists:
-            found = self._find(client, args.application_id)
-            if found is None:
-                raise
-            made, adopted = found, True
+        body = self._create_body(args.application_id, spec)
+        if args.application_id is None:
+            made, adopted = create_by_display_name(client, spec["display_name"], body)
+        else:
+            made, adopted = self._create_by_application_id(client, args.application_id, body)
         if adopted:
             made = self._replace(client, made, spec)
-        return made["id"], self._spec_of(made), {}
+        return made["id"], self._spec_of(made), self._computed(made)
 
     def read_object(self, client: WorkspaceClient, id_: str, recorded: Mapping[str, Any]):
         # A refresh shares one listing of the workspace's principals (the list shows each
         # as a get does); one it does not hold, or a workspace too big to list, is read alone.
         found = listed_principals.take(client, id_, lambda: client.service_principals.get(id_))
-        return self._spec_of(found or client.service_principals.get(id_)), {}
+        found = found or client.service_principals.get(id_)
+        return self._spec_of(found), self._computed(found)
 
     def update_object(self, client, id_, recorded, args, spec):
-        current = client.service_principals.get(id_)
-        return self._spec_of(self._replace(client, current, spec)), {}
+        replaced = self._replace(client, client.service_principals.get(id_), spec)
+        return self._spec_of(replaced), self._computed(replaced)
 
     def delete_object(self, client: WorkspaceClient, id_: str, recorded: Mapping[str, Any]) -> None:
         client.service_principals.delete(id_, recorded["application_id"])
 
     # --- helpers ------------------------------------------------------------------
+    def _create_by_application_id(
+        self, client: WorkspaceClient, application_id: str, body: dict[str, Any]
+    ) -> tuple[dict, bool]:
+        # Create first: a principal already there for this application id (left by an
+        # interrupted earlier create) answers 409 and is adopted, so no lookup is needed
+        # before the create.
+        try:
+            return create_or_adopt(
+                lambda: client.service_principals.create(body),
+                lambda: self._find(client, application_id),
+            )
+        except AlreadyExists:
+            found = self._find(client, application_id)
+            if found is None:
+                raise
+            return found, True
+
     @staticmethod
     def _find(client: WorkspaceClient, application_id: str) -> dict | None:
         listed = client.service_principals.list(f'applicationId eq "{application_id}"')
@@ -141,14 +182,15 @@ class ServicePrincipalProvider(WorkspaceProvider):
         )
 
     @staticmethod
-    def _create_body(spec: Spec) -> dict[str, Any]:
+    def _create_body(application_id: str | None, spec: Spec) -> dict[str, Any]:
         body: dict[str, Any] = {
             "schemas": [SCIM_SCHEMA],
-            "applicationId": spec["application_id"],
             "active": spec["active"],
             "groups": [{"value": g} for g in spec.get("groups", [])],
             "entitlements": [{"value": e} for e in spec.get("entitlements", [])],
         }
+        if application_id is not None:  # left out, the service assigns one
+            body["applicationId"] = application_id
         if "display_name" in spec:
             body["displayName"] = spec["display_name"]
         return body
@@ -169,15 +211,21 @@ class ServicePrincipalProvider(WorkspaceProvider):
         return client.service_principals.replace(current["id"], body)
 
     @staticmethod
+    def _computed(resource: Mapping[str, Any]) -> dict[str, Any]:
+        return {"application_id": resource.get("applicationId")}
+
+    @staticmethod
     def _spec_of(resource: Mapping[str, Any]) -> Spec:
         return {
-            "application_id": resource.get("applicationId"),
             "display_name": resource.get("displayName"),
             "active": resource.get("active", True),
             "entitlements": sorted(e["value"] for e in resource.get("entitlements") or []),
             "groups": direct_groups(resource),
         }
 
+
+def same_guid(declared: Any, recorded: Any) -> bool:
+    return isinstance(recorded, str) and str(declared).lower() == recorded.lower()
 
 
 KIND = kind_named("ServicePrincipal").implemented_by(ServicePrincipalProvider)

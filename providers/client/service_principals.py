@@ -12,7 +12,7 @@ from typing import Any
 from urllib.parse import quote
 
 from providers.client.calls import Calls
-from providers.client.scim import PATCH_OP_SCHEMA, list_resources
+from providers.client.scim import PATCH_OP_SCHEMA, list_resources, quoted
 from providers.client.wire import SCIM_SERVICE_PRINCIPALS
 
 SCIM_SCHEMA = "urn:ietf:params:scim:schemas:core:2.0:ServicePrincipal"
@@ -31,6 +31,12 @@ class ServicePrincipalsApi:
     def list(self, scim_filter: str | None = None) -> list[dict[str, Any]]:
         """Every resource (matching `scim_filter`, e.g. `displayName eq "etl"`), all pages."""
         return list_resources(self.client, SCIM_SERVICE_PRINCIPALS, scim_filter)
+
+    def named(self, display_name: str) -> Resources:
+        """The principals whose display name is exactly `display_name` (SCIM compares names
+        without regard to case; these are the ones that match it as written)."""
+        listed = self.list(f"displayName eq {quoted(display_name)}")
+        return [p for p in listed if p.get("displayName") == display_name]
 
     def list_unless_more_than(self, most: int) -> Resources | None:
         """Every resource, or None (after the first page) when there are more than `most`."""

@@ -27,6 +27,7 @@ from providers.client.permissions import JOBS, PermissionsApi
 from providers.client.repos import ReposApi
 from providers.client.secret_scopes import SecretScopesApi
 from providers.client.secrets import SecretsApi
+from providers.client.service_principal_secrets import ServicePrincipalSecretsApi
 from providers.client.service_principals import ServicePrincipalsApi
 from providers.client.token import AccessToken, tokens
 from providers.client.wire import WireProfile, profile
@@ -56,6 +57,7 @@ class WorkspaceClient:
         self.clusters = ClustersApi(self)
         self.cluster_policies = ClusterPoliciesApi(self)
         self.service_principals = ServicePrincipalsApi(self)
+        self.service_principal_secrets = ServicePrincipalSecretsApi(self)
         self.secret_scopes = SecretScopesApi(self)
         self.secrets = SecretsApi(self)
         self.repos = ReposApi(self)

@@ -68,7 +68,6 @@ def test_valid_input_passes_check(provider, props):
     ("field", "value", "path"),
     [
         ("application_id", "etl-pipeline", "application_id"),
-        ("application_id", None, "application_id"),
         ("display_name", "", "display_name"),
         ("display_name", "   ", "display_name"),
         ("entitlements", ["workspace-access", "superuser"], "entitlements.1"),
@@ -86,6 +85,14 @@ def test_check_names_the_bad_field(provider, props, field, value, path):
     if value is None:
         del bad[field]
     assert list(failures(provider, bad)) == [path]
+
+
+def test_check_asks_for_an_application_id_or_a_display_name(provider, props):
+    neither = {k: v for k, v in props.items() if k not in ("application_id", "display_name")}
+    found = failures(provider, neither)
+    assert list(found) == ["application_id"]
+    assert "application_id" in found["application_id"] and "display_name" in found["application_id"]
+    assert failures(provider, {**neither, "display_name": "etl"}) == {}
 
 
 def test_check_reports_every_bad_field(provider, props):

@@ -366,8 +366,9 @@ ITEM_CASES = [
     # service principals
     principal("application id not a GUID", "application_id", "a GUID",
               {"application_id": "not-a-guid"}),
-    principal("application id missing", "application_id", "Field required",
-              drop=("application_id",)),
+    principal("neither application id nor display name", "application_id",
+              "give application_id (the identity provider's application id), display_name",
+              drop=("application_id", "display_name")),
     principal("active as text", "active", "valid boolean", {"active": "yes"}),
     principal("unknown entitlement", "entitlements[0]", "Input should be",
               {"entitlements": ["fly"]}),

@@ -14,14 +14,23 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from workspace_emulator.identity.federation import (
+    FEDERATED_CREDENTIAL,
+    FEDERATION_POLICY,
+    trust_from_initial_data,
+)
 from workspace_emulator.platform.models import Workspace
 from workspace_emulator.platform.models.directory import Group, ServicePrincipalSpec, User
 from workspace_emulator.storage import INITIALISED_KEY, Database
 
-# What a reset keeps: the stored settings and the identity provider's applications and
-# issued tokens (the identity provider is no part of the workspace, and a test's client
-# keeps its token across a reset).
-KEPT_ON_RESET = ("meta", "applications", "tokens")
+# What a reset keeps: the stored settings and the identity provider's (and the account's)
+# state: applications, issued tokens, OAuth secrets, federation trusts, role assignments
+# and managed identities. The identity provider is no part of the workspace, and a test's
+# client keeps its token across a reset.
+KEPT_ON_RESET = ("meta", "applications", "tokens", "oauth_secrets", "federated_trusts",
+                 "role_assignments", "managed_identities")
+DEFAULT_RESOURCE_ID = ("/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/"
+                       "emulated/providers/Microsoft.Databricks/workspaces/{name}")
 
 CONFIG_KEY = "config"
 REQUIRED_SECTIONS = ("workspace", "identity", "groups")
@@ -40,6 +49,8 @@ class StoredConfig:
     client_secret: str
     workspace_id: int
     metastore_id: str
+    # Written by versions before it existed without one: the default's then.
+    workspace_resource_id: str = ""
 
 
 def default_initial_data_path() -> Path:
@@ -75,6 +86,8 @@ def config_from_initial_data(data: dict[str, Any]) -> StoredConfig:
             client_secret=bootstrap["client_secret"],
             workspace_id=int(data["workspace"]["id"]),
             metastore_id=data["workspace"].get("metastore_id", "emulated-metastore"),
+            workspace_resource_id=identity.get("workspace_resource_id") or
+            DEFAULT_RESOURCE_ID.format(name=data["workspace"].get("name", "emulated")),
         )
     except (KeyError, TypeError, ValueError) as exc:
         raise InitialDataError(
@@ -83,7 +96,11 @@ def config_from_initial_data(data: dict[str, Any]) -> StoredConfig:
 
 def stored_config(db: Database) -> StoredConfig | None:
     data = db.get_meta(CONFIG_KEY)
-    return None if data is None else StoredConfig(**data)
+    if data is None:
+        return None
+    if not data.get("workspace_resource_id"):
+        data["workspace_resource_id"] = DEFAULT_RESOURCE_ID.format(name="emulated")
+    return StoredConfig(**data)
 
 
 def store_config(db: Database, config: StoredConfig) -> None:
@@ -119,6 +136,26 @@ def reset_workspace(db: Database, data: dict[str, Any], config: StoredConfig,
         raise InitialDataError(f"initial data rejected: {exc!r}") from exc
 
 
+def _apply_azure_identity(identity: dict[str, Any], config: StoredConfig,
+                          ws: Workspace) -> None:
+    """Managed identities, role assignments and federation trusts (applied again by a reset,
+    replacing entries of the same key)."""
+    for managed in identity.get("managed_identities", []):
+        ws.identity.register_secretless_application(
+            managed["client_id"], managed.get("display_name", managed["client_id"]))
+        ws.identity.managed_identities.add(managed["client_id"],
+                                           managed.get("type", "system-assigned") ==
+                                           "system-assigned")
+    for assignment in identity.get("role_assignments", []):
+        ws.identity.role_assignments.assign(
+            assignment["client_id"], assignment["role"],
+            assignment.get("scope") or config.workspace_resource_id)
+    for policy in identity.get("federation_policies", []):
+        ws.identity.trusts.add(trust_from_initial_data(FEDERATION_POLICY, policy))
+    for credential in identity.get("federated_credentials", []):
+        ws.identity.trusts.add(trust_from_initial_data(FEDERATED_CREDENTIAL, credential))
+
+
 def _apply(conn, data: dict[str, Any], config: StoredConfig,
            ws: Workspace) -> None:
     identity = data["identity"]
@@ -128,6 +165,7 @@ def _apply(conn, data: dict[str, Any], config: StoredConfig,
     for app in identity.get("applications", []):
         ws.identity.register_application(app["client_id"], app["client_secret"],
                                          app.get("display_name", app["client_id"]))
+    _apply_azure_identity(identity, config, ws)
 
     for workspace_id in [config.workspace_id, *data["workspace"].get("other_workspace_ids", [])]:
         ws.catalogs.add_workspace(conn, workspace_id)

@@ -29,6 +29,8 @@ from workspace_emulator.data_dir_lock import DataDirLock
 from workspace_emulator.edge import ServiceEdge
 from workspace_emulator.faults import FaultInjector
 from workspace_emulator.identity import IdentityProvider
+from workspace_emulator.identity.github_actions import REQUEST_PATH as GITHUB_REQUEST_PATH
+from workspace_emulator.identity.managed_identity import APP_SERVICE_PATH, IMDS_PATH
 from workspace_emulator.identity.responses import create_identity_app
 from workspace_emulator.initial_data import (
     apply_initial_data,
@@ -109,7 +111,8 @@ def assemble(options: EmulatorOptions, urls: dict[str, str]) -> Emulator:
     )
     workspace = Workspace.open(
         db, identity, config.workspace_id, config.metastore_id, urls["base_url"],
-        options.transition_seconds,
+        options.transition_seconds, azure_resource_id=config.workspace_resource_id,
+        management_resource=config.management_resource,
     )
     if initial_data is not None:
         apply_initial_data(db, initial_data, config, workspace)
@@ -125,6 +128,15 @@ def assemble(options: EmulatorOptions, urls: dict[str, str]) -> Emulator:
         "management_resource": config.management_resource,
         # The administrative API's token: a new one each start, never stored.
         "admin_token": secrets.token_urlsafe(32),
+        "workspace_resource_id": config.workspace_resource_id,
+        # The secretless sign-ins' loopback endpoints (identity/managed_identity.py,
+        # identity/github_actions.py); their header and token, like the admin token, are
+        # new each start and never stored.
+        "managed_identity_endpoint": urls["auth_url"] + APP_SERVICE_PATH,
+        "managed_identity_header": secrets.token_urlsafe(24),
+        "imds_endpoint": urls["auth_url"] + IMDS_PATH,
+        "github_oidc_request_url": f"{urls['auth_url']}{GITHUB_REQUEST_PATH}?api-version=2.0",
+        "github_oidc_request_token": secrets.token_urlsafe(24),
     }
     stored = config
 
@@ -143,7 +155,9 @@ def assemble(options: EmulatorOptions, urls: dict[str, str]) -> Emulator:
     # The flow controller takes its own login tokens only, never the identity provider's
     # (issued for the platform or the management address, not for it).
     flow = companions.flow_app(identity.verify_login)
-    raw = {"platform": platform, "identity": create_identity_app(identity), "app": sample,
+    identity_app = create_identity_app(identity, info["managed_identity_header"],
+                                       info["github_oidc_request_token"])
+    raw = {"platform": platform, "identity": identity_app, "app": sample,
            "admin": sample_admin, "flow": flow}
 
     def client_of(token: str) -> str | None:

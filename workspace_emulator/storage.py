@@ -37,6 +37,18 @@ CREATE TABLE IF NOT EXISTS tokens (
     token_sha256 TEXT PRIMARY KEY, client_id TEXT NOT NULL, resource TEXT NOT NULL,
     expires_at REAL NOT NULL);
 CREATE INDEX IF NOT EXISTS tokens_by_expiry ON tokens (expires_at);
+CREATE TABLE IF NOT EXISTS oauth_secrets (id TEXT PRIMARY KEY, application_id TEXT NOT NULL,
+    secret_sha256 TEXT NOT NULL, create_time REAL NOT NULL, expire_time REAL NOT NULL);
+CREATE INDEX IF NOT EXISTS oauth_secrets_by_application ON oauth_secrets (application_id);
+CREATE TABLE IF NOT EXISTS federated_trusts (kind TEXT NOT NULL, application_id TEXT NOT NULL,
+    issuer TEXT NOT NULL, subject TEXT NOT NULL, audiences TEXT NOT NULL,
+    PRIMARY KEY (kind, application_id, issuer, subject));
+CREATE TABLE IF NOT EXISTS role_assignments (client_id TEXT NOT NULL, role TEXT NOT NULL,
+    scope TEXT NOT NULL, PRIMARY KEY (client_id, role, scope));
+CREATE TABLE IF NOT EXISTS managed_identities (client_id TEXT PRIMARY KEY,
+    system_assigned INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS personal_tokens (token_id TEXT PRIMARY KEY,
+    token_sha256 TEXT NOT NULL UNIQUE, application_id TEXT NOT NULL, doc TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS workspaces (workspace_id INTEGER PRIMARY KEY);
 CREATE TABLE IF NOT EXISTS groups (id TEXT PRIMARY KEY, display_name TEXT NOT NULL UNIQUE);
 CREATE TABLE IF NOT EXISTS group_docs (id TEXT PRIMARY KEY, doc TEXT NOT NULL);

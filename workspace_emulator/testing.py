@@ -32,7 +32,11 @@ from workspace_emulator.extra import require_emulator_extra
 START_TIMEOUT_SECONDS = 30.0
 STOP_TIMEOUT_SECONDS = 15.0
 INFO_FIELDS = ("base_url", "auth_url", "app_url", "admin_url", "flow_api_base", "tenant_id",
-               "client_id", "client_secret", "resource", "management_resource", "admin_token")
+               "client_id", "client_secret", "resource", "management_resource", "admin_token",
+               "workspace_resource_id", "managed_identity_endpoint", "managed_identity_header",
+               "imds_endpoint", "github_oidc_request_url", "github_oidc_request_token")
+# Fields an emulator of an earlier version may not print (read as "").
+OPTIONAL_INFO_FIELDS = INFO_FIELDS[INFO_FIELDS.index("admin_token"):]
 # The real service's spelling of the API, which a team's program sends in production.
 DEFAULT_WIRE_FORM = "public"
 
@@ -60,14 +64,24 @@ class EmulatorInfo:
     management_resource: str
     # What the administrative API (/_emulator/*) asks for; the helpers below send it.
     admin_token: str = field(default="", repr=False)
+    # The workspace as an Azure resource (the management-token sign-in names it).
+    workspace_resource_id: str = ""
+    # The secretless sign-ins' loopback endpoints (workspace_emulator/README.md#signing-in).
+    managed_identity_endpoint: str = ""
+    managed_identity_header: str = field(default="", repr=False)
+    imds_endpoint: str = ""
+    github_oidc_request_url: str = ""
+    github_oidc_request_token: str = field(default="", repr=False)
     process: subprocess.Popen | None = field(default=None, repr=False, compare=False)
 
     @classmethod
     def from_json(cls, line: str, process: subprocess.Popen | None = None) -> EmulatorInfo:
         data = json.loads(line)
-        values = {name: data[name] for name in INFO_FIELDS if name != "admin_token"}
-        # An emulator of before the admin token printed none (its admin API asked for none).
-        return cls(**values, admin_token=data.get("admin_token", ""), process=process)
+        values = {name: data[name] for name in INFO_FIELDS if name not in OPTIONAL_INFO_FIELDS}
+        # An emulator of before the admin token printed none (its admin API asked for none),
+        # nor the sign-in fields before those.
+        optional = {name: data.get(name, "") for name in OPTIONAL_INFO_FIELDS}
+        return cls(**values, **optional, process=process)
 
     def admin_headers(self) -> dict[str, str]:
         """The header the administrative API (/_emulator/*) needs."""
@@ -76,6 +90,11 @@ class EmulatorInfo:
     @property
     def token_url(self) -> str:
         return f"{self.auth_url}/{self.tenant_id}/oauth2/token"
+
+    @property
+    def oidc_token_url(self) -> str:
+        """The workspace's own OAuth token endpoint (OAuth secrets, token federation)."""
+        return f"{self.base_url}/oidc/v1/token"
 
     def auth_args(self, wire_form: str = DEFAULT_WIRE_FORM) -> dict[str, Any]:
         """`WorkspaceAuthArgs(**info.auth_args())`: the bootstrap principal (a workspace

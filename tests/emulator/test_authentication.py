@@ -44,28 +44,32 @@ def test_token_for_the_management_resource_is_refused(emulator):
     expect_error(Api(emulator.base_url, token).get(CLUSTERS), 401, "UNAUTHENTICATED")
 
 
-def test_application_outside_the_workspace_is_denied(emulator):
+def test_application_outside_the_workspace_is_not_signed_in(emulator):
     application = register_application(emulator, unique("outsider"))
     response = api_as(emulator, application).get(CLUSTERS)
-    expect_error(response, 403, "PERMISSION_DENIED")
+    body = expect_error(response, 401, "UNAUTHENTICATED")
+    assert body["message"].startswith(
+        f"User not authorized. Service principal {application['client_id']} is not a member "
+        "of this workspace")
 
 
-def test_deleted_principal_still_gets_tokens_but_is_denied(api, emulator):
+def test_deleted_principal_still_gets_tokens_but_is_not_signed_in(api, emulator):
     application, principal = add_service_principal(api, emulator)
     member = api_as(emulator, application)
     assert member.get(CLUSTERS).status_code == 200
     deleted = api.delete(f"/api/2.0/preview/scim/v2/ServicePrincipals/{principal['id']}")
     assert deleted.status_code == 204
-    expect_error(member.get(CLUSTERS), 403, "PERMISSION_DENIED")
+    expect_error(member.get(CLUSTERS), 401, "UNAUTHENTICATED")
     fresh = api_as(emulator, application)  # the identity provider still issues tokens
-    expect_error(fresh.get(CLUSTERS), 403, "PERMISSION_DENIED")
+    expect_error(fresh.get(CLUSTERS), 401, "UNAUTHENTICATED")
 
 
 def test_inactive_principal_is_denied(api, emulator):
     application, principal = add_service_principal(api, emulator)
     path = f"/api/2.0/preview/scim/v2/ServicePrincipals/{principal['id']}"
     api.patch(path, json={"Operations": [{"op": "replace", "path": "active", "value": False}]})
-    expect_error(api_as(emulator, application).get(CLUSTERS), 403, "PERMISSION_DENIED")
+    body = expect_error(api_as(emulator, application).get(CLUSTERS), 403, "PERMISSION_DENIED")
+    assert "is deactivated in this workspace" in body["message"]
 
 
 def test_a_change_of_groups_counts_from_the_next_call_with_the_same_token(api, emulator):

@@ -45,7 +45,7 @@ def test_tokens_expiring_mid_deployment_are_replaced(tmp_path: Path) -> None:
         stack.up("--expect-no-changes")
 
 
-def test_principal_removed_from_the_workspace_gets_a_clear_403(tmp_path: Path) -> None:
+def test_principal_removed_from_the_workspace_gets_a_clear_401(tmp_path: Path) -> None:
     with running_emulator() as info:
         app = register_application(info, "ci-deployer")
         admin = auth_headers(info)
@@ -66,7 +66,8 @@ def test_principal_removed_from_the_workspace_gets_a_clear_403(tmp_path: Path) -
         result = stack.up(check=False)
         output = result.stdout + result.stderr
         assert result.returncode != 0
-        assert "403 PERMISSION_DENIED" in output
-        assert f"Service principal {app['client_id']} is not an active member of this " \
+        # As the service: a principal the workspace does not know is not signed in (401).
+        assert "401 UNAUTHENTICATED" in output
+        assert f"Service principal {app['client_id']} is not a member of this " \
                "workspace" in output
         assert app["client_secret"] not in output

@@ -12,10 +12,21 @@ import secrets
 from dataclasses import dataclass
 
 from workspace_emulator import clock
+from workspace_emulator.identity.federation import (
+    AZURE_TOKEN_EXCHANGE_AUDIENCE,
+    FEDERATED_CREDENTIAL,
+    FederatedTrusts,
+    describe_claims,
+)
+from workspace_emulator.identity.id_tokens import IdTokenSigner, InvalidIdToken
+from workspace_emulator.identity.managed_identities import ManagedIdentities
+from workspace_emulator.identity.oauth_secrets import OAuthSecrets
+from workspace_emulator.identity.role_assignments import RoleAssignments
 from workspace_emulator.storage import Database
 
 SEED_GRANT_TYPE = "client_credential"
 PUBLIC_GRANT_TYPE = "client_credentials"
+JWT_BEARER_ASSERTION = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
 
 
 class IdentityError(Exception):
@@ -63,6 +74,11 @@ class IdentityProvider:
         self.tenant_id = tenant_id
         self.resources = resources
         self.token_lifetime_seconds = token_lifetime_seconds
+        self.oauth_secrets = OAuthSecrets(db)
+        self.trusts = FederatedTrusts(db)
+        self.role_assignments = RoleAssignments(db)
+        self.managed_identities = ManagedIdentities(db)
+        self.id_tokens = IdTokenSigner()
 
     # applications
 
@@ -82,6 +98,11 @@ class IdentityProvider:
             ).fetchone()
         return None if row is None else row["display_name"]
 
+    def register_secretless_application(self, client_id: str, display_name: str) -> None:
+        """An application no one holds a secret of (a managed identity, a principal the
+        workspace made): it signs in by other means, or not at all."""
+        self.register_application(client_id, secrets.token_urlsafe(32), display_name)
+
     def verify_client(self, client_id: str, secret: str) -> bool:
         with self._db.read() as conn:
             row = conn.execute(
@@ -99,6 +120,8 @@ class IdentityProvider:
         client_id: str | None,
         client_secret: str | None,
         resource: str | None,
+        client_assertion_type: str | None = None,
+        client_assertion: str | None = None,
     ) -> IssuedToken:
         if tenant != self.tenant_id:
             raise IdentityError(
@@ -106,9 +129,12 @@ class IdentityProvider:
                 f"AADSTS90002: Tenant '{tenant}' not found. Check that the tenant id is right.",
                 90002,
             )
+        credential_name = "client_assertion" if client_assertion and not client_secret \
+            else "client_secret"
+        credential = client_assertion if credential_name == "client_assertion" else client_secret
         for name, value in (
             ("grant_type", grant_type), ("client_id", client_id),
-            ("client_secret", client_secret), ("resource", resource),
+            (credential_name, credential), ("resource", resource),
         ):
             if not value:
                 raise IdentityError(
@@ -124,8 +150,10 @@ class IdentityProvider:
                 f"use grant_type={expected_grant_type}.",
                 70003,
             )
-        assert client_id is not None and client_secret is not None and resource is not None
-        if not self.verify_client(client_id, client_secret):
+        assert client_id is not None and credential is not None and resource is not None
+        if credential_name == "client_assertion":
+            self._verify_assertion(client_id, client_assertion_type, credential)
+        elif not self.verify_client(client_id, credential):
             raise IdentityError(
                 401, "invalid_client",
                 "AADSTS7000215: Invalid client secret provided, or application "
@@ -139,6 +167,45 @@ class IdentityProvider:
                 f"the tenant '{self.tenant_id}'.",
                 500011,
             )
+        return self._store_token(client_id, resource)
+
+    def _verify_assertion(self, client_id: str, assertion_type: str | None,
+                          assertion: str) -> None:
+        """A federated credential: an ID token matching one of the application's."""
+        if assertion_type != JWT_BEARER_ASSERTION:
+            raise IdentityError(
+                400, "invalid_request",
+                f"AADSTS700023: client_assertion_type must be '{JWT_BEARER_ASSERTION}'.",
+                700023,
+            )
+        if self.application_display_name(client_id) is None:
+            raise IdentityError(
+                400, "unauthorized_client",
+                f"AADSTS700016: Application with identifier '{client_id}' was not found in "
+                f"the directory '{self.tenant_id}'.",
+                700016,
+            )
+        try:
+            claims = self.id_tokens.verify(assertion)
+        except InvalidIdToken as reason:
+            raise IdentityError(
+                401, "invalid_client",
+                f"AADSTS50013: Assertion failed signature validation: {reason}.", 50013,
+            ) from None
+        if self.trusts.find_match(FEDERATED_CREDENTIAL, client_id, claims,
+                                  (AZURE_TOKEN_EXCHANGE_AUDIENCE,)) is None:
+            raise IdentityError(
+                400, "invalid_request",
+                "AADSTS70021: No matching federated identity record found for presented "
+                f"assertion ({describe_claims(claims)}). Add a federated credential with "
+                f"these values to application '{client_id}' (identity.federated_credentials "
+                "of the initial data).",
+                70021,
+            )
+
+    def issue_for(self, client_id: str, resource: str) -> IssuedToken:
+        """A token for a client authenticated by other means (an OAuth secret, a federated
+        token, the host of a managed identity)."""
         return self._store_token(client_id, resource)
 
     def _store_token(self, client_id: str, resource: str) -> IssuedToken:

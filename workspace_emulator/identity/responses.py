@@ -1,8 +1,11 @@
-"""HTTP surface of the identity provider: the OAuth token endpoint.
+"""HTTP surface of the identity provider: the OAuth token endpoint, and the loopback
+endpoints of the secretless sign-ins (managed_identity.py, github_actions.py).
 
 Seed form: GET with grant_type=client_credential, parameters in the query string or a
 form body. Public form: POST form body with grant_type=client_credentials. The v2.0
-endpoint takes `scope=<resource>/.default` instead of `resource`.
+endpoint takes `scope=<resource>/.default` instead of `resource`. Instead of a client
+secret, a client may present a federated credential: `client_assertion_type=
+urn:ietf:params:oauth:client-assertion-type:jwt-bearer` and `client_assertion=<ID token>`.
 """
 
 from __future__ import annotations
@@ -17,6 +20,8 @@ from starlette.routing import Route
 
 from workspace_emulator.edge import CLIENT_ID_KEY
 from workspace_emulator.error_bodies import IDENTITY_ERROR_BY_STATUS, identity_error
+from workspace_emulator.identity.github_actions import github_actions_routes
+from workspace_emulator.identity.managed_identity import managed_identity_routes
 from workspace_emulator.identity.models import (
     PUBLIC_GRANT_TYPE,
     SEED_GRANT_TYPE,
@@ -51,7 +56,8 @@ async def _parameters(request: Request) -> dict[str, str]:
     return params
 
 
-def create_identity_app(provider: IdentityProvider) -> Starlette:
+def create_identity_app(provider: IdentityProvider, managed_identity_header: str,
+                        github_request_token: str) -> Starlette:
     async def token(request: Request) -> JSONResponse:
         return await _token(request, scope_style=False)
 
@@ -72,6 +78,8 @@ def create_identity_app(provider: IdentityProvider) -> Starlette:
                 client_id=params.get("client_id"),
                 client_secret=params.get("client_secret"),
                 resource=resource,
+                client_assertion_type=params.get("client_assertion_type"),
+                client_assertion=params.get("client_assertion"),
             )
         except IdentityError as error:
             return _error_response(error)
@@ -102,6 +110,8 @@ def create_identity_app(provider: IdentityProvider) -> Starlette:
         routes=[
             Route("/{tenant}/oauth2/token", token, methods=["GET", "POST"]),
             Route("/{tenant}/oauth2/v2.0/token", token_v2, methods=["GET", "POST"]),
+            *managed_identity_routes(provider, managed_identity_header),
+            *github_actions_routes(provider.id_tokens, github_request_token),
         ],
         exception_handlers={HTTPException: http_error, Exception: http_error},
     )

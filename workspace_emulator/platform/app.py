@@ -16,6 +16,7 @@ from workspace_emulator.errors import (
     RequestLimitExceeded,
     ServiceError,
 )
+from workspace_emulator.identity.oidc import WorkspaceOidc
 from workspace_emulator.platform.auth import KnownCallers
 from workspace_emulator.platform.fast_lane import FastLaneApp
 from workspace_emulator.platform.models import Workspace
@@ -25,9 +26,12 @@ from workspace_emulator.platform.routes import (
     clusters,
     ip_access_lists,
     jobs,
+    oidc,
     permissions,
     scim,
     secrets,
+    service_principal_secrets,
+    tokens,
     workspace_objects,
 )
 from workspace_emulator.rate_limit import RateLimiter
@@ -48,7 +52,7 @@ API_ROUTERS: tuple[tuple[APIRouter, str], ...] = (
     (permissions.router, ""), (scim.router, ""), (secrets.router, ""),
     *((clusters.router, f"/api/{version}") for version in CLUSTERS_VERSIONS),
     (workspace_objects.router, ""), (catalogs.router, ""), (cluster_policies.router, ""),
-    (ip_access_lists.router, ""),
+    (ip_access_lists.router, ""), (tokens.router, ""), (service_principal_secrets.router, ""),
 )
 
 
@@ -135,6 +139,9 @@ def create_platform_app(
     app.state.rate_limiter = rate_limiter
     app.state.known_callers = KnownCallers()
     app.state.trust_forwarded_for = trust_forwarded_for
+    if workspace is not None:
+        app.state.oidc = WorkspaceOidc(workspace.identity, platform_resource,
+                                       f"{workspace.base_url}/oidc/v1/token")
     for router, prefix in API_ROUTERS:
         app.include_router(router, prefix=prefix)
     app.serve_in_fast_lane(API_ROUTERS)
@@ -144,6 +151,8 @@ def create_platform_app(
         # The official SDK probes this on start; plain token auth needs nothing from it.
         return JSONResponse({"workspace_id": str(workspace.workspace_id),
                              "oidc_endpoint": f"{workspace.base_url}/oidc"})
+
+    oidc.add_oidc_routes(app)
 
     if admin_router is not None:
         app.include_router(admin_router)

@@ -16,15 +16,17 @@ from workspace_emulator import clock
 from workspace_emulator.edge import CLIENT_ID_KEY
 from workspace_emulator.errors import PermissionDenied, RequestLimitExceeded, Unauthenticated
 from workspace_emulator.identity.models import TokenGrant
+from workspace_emulator.platform import workspace_admission
 from workspace_emulator.platform.models import Caller, Workspace
 from workspace_emulator.rate_limit import RateLimiter, retry_after_header
 
 
 class KnownCallers:
-    """Who a token stands for, without a hash and three queries per call. A token's grant
-    never changes once issued (only its expiry, checked on each use, and a reset keeps
-    tokens), so it is kept; its principal is kept while the directory's principals and
-    groups are unchanged (a principal deactivated or moved out of `admins` makes it
+    """Who a token stands for, without a hash and three queries per call. A grant of the
+    identity provider never changes once issued (only its expiry, checked on each use, and a
+    reset keeps tokens), so it is kept (a personal access token's is not: it can be
+    deleted); its principal is kept while the directory's principals and groups are
+    unchanged (a principal deactivated or moved out of `admins` makes it
     stale; writes to anything else, e.g. jobs, do not)."""
 
     MAX_ENTRIES = 1024
@@ -33,15 +35,20 @@ class KnownCallers:
         self._grants: dict[str, TokenGrant] = {}
         self._callers: dict[str, tuple[int, Caller | None]] = {}
 
-    def lookup(self, ws: Workspace, token: str) -> tuple[TokenGrant | None, Caller | None]:
+    def lookup(self, ws: Workspace, token: str, platform_resource: str
+               ) -> tuple[TokenGrant | None, Caller | None]:
         grant = self._grants.get(token)
         if grant is None:
             grant = ws.identity.resolve(token)
             if grant is None:
-                return None, None
-            if len(self._grants) >= self.MAX_ENTRIES:
-                self._grants.clear()
-            self._grants[token] = grant
+                # A personal access token can be deleted at any time: never kept.
+                grant = ws.personal_tokens.resolve(token, platform_resource)
+                if grant is None:
+                    return None, None
+            else:
+                if len(self._grants) >= self.MAX_ENTRIES:
+                    self._grants.clear()
+                self._grants[token] = grant
         elif grant.expires_at <= clock.now():
             return None, None
         generation = ws.directory.generation
@@ -93,11 +100,12 @@ class PlatformBearer(HTTPBearer):
         if token is None:
             raise Unauthenticated("Missing 'Authorization: Bearer <token>' header.")
         known: KnownCallers = request.app.state.known_callers
-        grant, caller = known.lookup(ws, token)
+        platform_resource = request.app.state.platform_resource
+        grant, caller = known.lookup(ws, token, platform_resource)
         if grant is None:
             raise Unauthenticated("Invalid access token: unknown or expired.")
         request.scope[CLIENT_ID_KEY] = grant.client_id
-        if grant.resource != request.app.state.platform_resource:
+        if grant.resource != platform_resource:
             raise Unauthenticated(
                 f"Invalid access token: issued for resource '{grant.resource}', not for this "
                 "workspace's resource id."
@@ -108,16 +116,14 @@ class PlatformBearer(HTTPBearer):
             raise RequestLimitExceeded(
                 "Too many requests from this client; retry later.", retry_after_header(wait))
         if caller is None:
-            raise PermissionDenied(
-                f"Service principal {grant.client_id} is not an active member of this workspace."
-            )
+            caller = workspace_admission.admit(ws, grant, request.headers)
         return caller
 
 
 authenticated_caller = PlatformBearer(
     auto_error=False, scheme_name="HTTPBearer",
-    description="A token from the emulator's identity provider, issued for the platform "
-                "resource id.")
+    description="A token from the emulator's identity provider issued for the platform "
+                "resource id (also through /oidc/v1/token), or a personal access token.")
 
 
 async def admin_caller(caller: Annotated[Caller, Depends(authenticated_caller)]) -> Caller:

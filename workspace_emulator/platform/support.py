@@ -156,6 +156,22 @@ SUPPORT: dict[str, Fidelity] = {
     "PATCH /unity-catalog/workspace-bindings/catalogs/{name}": _s("assign/unassign_workspaces"),
     # discovery
     "GET /.well-known/databricks-config": _v("unauthenticated; the SDK probes it on start"),
+    # signing in (workspace_emulator/README.md#signing-in)
+    "GET /oidc/.well-known/oauth-authorization-server": _v(
+        "unauthenticated; issuer, token and authorization endpoints"),
+    "POST /oidc/v1/token": _s("client_credentials with an OAuth secret (Basic or form), or "
+                              "token exchange of a federated ID token; scope all-apis"),
+    "POST /accounts/servicePrincipals/{service_principal_id}/credentials/secrets": _s(
+        "admins; the principal's workspace id; lifetime \"<n>s\" up to 730 days; the value "
+        "shown once, stored hashed"),
+    "GET /accounts/servicePrincipals/{service_principal_id}/credentials/secrets": _s(
+        "admins; ACTIVE or EXPIRED, no values; one page"),
+    "DELETE /accounts/servicePrincipals/{service_principal_id}/credentials/secrets/{secret_id}":
+        _s("the secret stops signing in"),
+    "POST /token/create": _s("a personal access token of the caller; lifetime_seconds, comment; "
+                             "the value shown once, stored hashed"),
+    "GET /token/list": _s("the caller's unexpired tokens"),
+    "POST /token/delete": _s("the token is refused from the next call"),
 }
 
 # Operations of the service that clients use and the emulator answers 404
@@ -171,6 +187,5 @@ NOT_SERVED: dict[str, tuple[str, ...]] = {
     "Unity Catalog beyond catalogs": ("POST /unity-catalog/catalogs",
                                       "GET /unity-catalog/schemas",
                                       "GET /unity-catalog/tables"),
-    "Other areas": ("GET /dbfs/list", "GET /sql/warehouses", "GET /token/list",
-                    "GET /pipelines"),
+    "Other areas": ("GET /dbfs/list", "GET /sql/warehouses", "GET /pipelines"),
 }

@@ -12,6 +12,7 @@ from workspace_emulator.platform.models.directory import Caller, Directory
 from workspace_emulator.platform.models.ip_access_lists import IpAccessLists
 from workspace_emulator.platform.models.jobs import Jobs
 from workspace_emulator.platform.models.object_permissions import ObjectPermissions
+from workspace_emulator.platform.models.personal_tokens import PersonalTokens
 from workspace_emulator.platform.models.repos import Repos
 from workspace_emulator.platform.models.secret_scopes import SecretScopes
 from workspace_emulator.platform.models.secrets import Secrets
@@ -33,11 +34,17 @@ class Workspace:
     catalogs: Catalogs
     secrets: Secrets
     object_permissions: ObjectPermissions
+    personal_tokens: PersonalTokens
+    # The workspace as an Azure resource: its id, and the address its management tokens
+    # are for (platform/workspace_admission.py).
+    azure_resource_id: str = ""
+    management_resource: str = ""
 
     @classmethod
     def open(
         cls, db: Database, identity: IdentityProvider, workspace_id: int, metastore_id: str,
-        base_url: str, transition_seconds: float,
+        base_url: str, transition_seconds: float, azure_resource_id: str = "",
+        management_resource: str = "",
     ) -> Workspace:
         directory = Directory(db, identity.application_display_name)
         cluster_policies = ClusterPolicies(db)
@@ -61,6 +68,9 @@ class Workspace:
             catalogs=Catalogs(db, directory, metastore_id),
             secrets=Secrets(db, directory),
             object_permissions=object_permissions,
+            personal_tokens=PersonalTokens(db),
+            azure_resource_id=azure_resource_id,
+            management_resource=management_resource,
         )
 
 

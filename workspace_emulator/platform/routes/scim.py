@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import uuid
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Query, Response
@@ -10,6 +11,7 @@ from fastapi.responses import JSONResponse
 from workspace_emulator.errors import InvalidParameter
 from workspace_emulator.platform import scim
 from workspace_emulator.platform.auth import AdminDep, CallerDep, WorkspaceDep
+from workspace_emulator.platform.models import Workspace
 from workspace_emulator.platform.wire import Open, ok
 
 router = APIRouter(prefix="/api/2.0/preview/scim/v2", tags=["scim"])
@@ -77,10 +79,24 @@ async def create_service_principal(
     scim.require_schema(request, scim.SP_SCHEMA)
     application_id = request.get("applicationId")
     if not application_id:
-        raise InvalidParameter("'applicationId' is required")
+        application_id = _new_workspace_managed_application(ws, request.get("displayName"))
     principal = ws.directory.create_service_principal(
         application_id, scim.spec_from_resource(request))
     return ok(scim.render_service_principal(principal, ws.directory), status_code=201)
+
+
+def _new_workspace_managed_application(ws: Workspace, display_name: Any) -> str:
+    """As the service does on AWS and GCP: a principal made with a name only gets an
+    application of its own, with a new applicationId and no secret (it signs in with OAuth
+    secrets made for it)."""
+    if not isinstance(display_name, str) or not display_name.strip():
+        raise InvalidParameter(
+            "'applicationId' or 'displayName' is required: an applicationId registered with "
+            "the identity provider, or a displayName alone for a new workspace-managed "
+            "principal.")
+    application_id = str(uuid.uuid4())
+    ws.identity.register_secretless_application(application_id, display_name)
+    return application_id
 
 
 @router.get("/ServicePrincipals/{principal_id}")

@@ -23,15 +23,21 @@ from typing import Any
 import pulumi
 from pydantic import ValidationError
 
+from providers.client.auth_type import (
+    METHODS,
+    SECRET_FIELDS,
+    UNPROVEN_BY_A_TOKEN,
+    config_key,
+    with_config_keys,
+)
 from providers.client.blocking import in_thread
 from providers.client.connection import Connection, deprecated_wire_form_warning
-from providers.client.errors import InvalidClientCredentials, WorkspaceError
+from providers.client.errors import InvalidClientCredentials, Unauthenticated, WorkspaceError
 from providers.client.token import tokens
 
 TYPE = "workspace:auth:WorkspaceAuth"
 # The package of the dynamic provider plugin that serves every workspace kind.
 PROVIDER_PACKAGE = "pulumi-python"
-SECRET_SETTINGS = frozenset({"client_secret"})
 
 # The attribute of a component's `connection` output that names the component's provider:
 # the binding travels with the value a resource is given.
@@ -44,12 +50,20 @@ class WorkspaceAuthError(pulumi.RunError):
 
 @dataclass
 class WorkspaceAuthArgs:
+    """The workspace and how to sign in to it. `auth_type` chooses the method; each method
+    takes its own fields (docs/workspace-auth.md has one section per method). None, the
+    default, is `azure-client-secret`, the one method before there was a choice."""
+
     base_url: pulumi.Input[str]
-    auth_url: pulumi.Input[str]
-    tenant_id: pulumi.Input[str]
-    client_id: pulumi.Input[str]
-    client_secret: pulumi.Input[str]
-    resource: pulumi.Input[str]
+    auth_url: pulumi.Input[str] | None = None
+    tenant_id: pulumi.Input[str] | None = None
+    client_id: pulumi.Input[str] | None = None
+    client_secret: pulumi.Input[str] | None = None
+    resource: pulumi.Input[str] | None = None
+    auth_type: pulumi.Input[str] | None = None
+    token: pulumi.Input[str] | None = None
+    profile: pulumi.Input[str] | None = None
+    azure_workspace_resource_id: pulumi.Input[str] | None = None
     # "public" (the public service's spelling of the API) or "legacy" (the original
     # specification's; "seed" is its deprecated name). None, the default, is "public", and
     # the provider's configuration then records no form: the provider host can tell a stack
@@ -95,7 +109,11 @@ class WorkspaceAuth(pulumi.ComponentResource):
         self.provider = pulumi.ProviderResource(
             PROVIDER_PACKAGE,
             resource_name,
-            _provider_settings(self.connection, _chosen_wire_form(self, checked)),
+            _provider_settings(
+                self.connection,
+                _chosen_wire_form(self, checked),
+                {name for name in SECRET_FIELDS if getattr(args, name) is not None},
+            ),
             pulumi.ResourceOptions(parent=self, aliases=aliases),
         )
         setattr(self.connection, BOUND_PROVIDER, self.provider)
@@ -137,18 +155,23 @@ def _chosen_wire_form(
 
 
 def _provider_settings(
-    connection: pulumi.Output[dict[str, Any]], wire_form: pulumi.Output[str | None]
+    connection: pulumi.Output[dict[str, Any]],
+    wire_form: pulumi.Output[str | None],
+    secrets_given: set[str],
 ) -> dict[str, Any]:
     # One setting per connection field, so the state shows where a stack points; only the
-    # client secret stays secret. The wire form only where the program chose one (None drops
+    # credentials' secrets stay secret. The wire form only where the program chose one (None drops
     # the setting).
     settings: dict[str, Any] = {}
     for key in Connection.model_fields:
         if key == "wire_form":
             settings[key] = wire_form
             continue
-        value: pulumi.Output[Any] = connection.apply(operator.itemgetter(key))
-        if key in SECRET_SETTINGS:
+        if key in SECRET_FIELDS and key not in secrets_given:
+            continue  # a secret of None would still be recorded, as a secret
+        # Unset settings are None, which records no setting.
+        value: pulumi.Output[Any] = connection.apply(operator.methodcaller("get", key))
+        if key in SECRET_FIELDS:
             settings[key] = pulumi.Output.secret(value)
         else:
             settings[key] = pulumi.Output.unsecret(value)
@@ -178,34 +201,57 @@ def _checked(values: dict[str, Any]) -> tuple[dict[str, Any], float, Any]:
 
 
 def check_credentials(values: dict[str, Any]) -> tuple[dict[str, Any], float]:
-    """Validate the settings and fetch a token: (connection props, token expiry)."""
-    if values.get("wire_form") is None:  # left out: the connection's default
-        values = {key: value for key, value in values.items() if key != "wire_form"}
+    """Validate the settings and sign in once: (connection props, token expiry)."""
+    # Left out (None): the connection's default, or the method does not use it.
+    values = {key: value for key, value in values.items() if value is not None}
     try:
         connection = Connection.model_validate(values)
     except ValidationError as exc:
         raise WorkspaceAuthError(f"invalid workspace connection: {_describe(exc)}") from None
     except ValueError as exc:
-        raise WorkspaceAuthError(f"invalid workspace connection: {exc}") from None
+        raise WorkspaceAuthError(
+            f"invalid workspace connection: {with_config_keys(str(exc))}"
+        ) from None
+    method = connection.method.value
+    keys = _credential_keys(connection)
     try:
         token = tokens.get(connection)
+        if connection.method in UNPROVEN_BY_A_TOKEN:
+            # Loaded here: the service areas are a third of a second most methods never need.
+            from providers.client.workspace import client_for
+
+            # A cheap call that proves a token no identity provider had to issue.
+            client_for(connection).users.me()
     except InvalidClientCredentials as exc:
         raise WorkspaceAuthError(
             f"{exc.message}. Check the client id and the client secret (and that the secret "
-            f"has not expired) for {connection.auth_url} ({exc.code})"
+            f"has not expired) for {connection.auth_url} ({exc.code}; auth type {method!r}, "
+            f"{keys})"
+        ) from None
+    except Unauthenticated as exc:
+        raise WorkspaceAuthError(
+            f"the workspace {connection.base_url} refused the credentials of auth type "
+            f"{method!r} ({keys}): {exc.message}. Check that they are right and have not "
+            "expired or been revoked"
         ) from None
     except WorkspaceError as exc:
         raise WorkspaceAuthError(
-            f"could not get a token for client id {connection.client_id!r} in tenant "
-            f"{connection.tenant_id!r}: {exc}"
+            f"could not sign in with auth type {method!r} ({keys}): {exc}"
         ) from None
     return connection.to_props(), token.expires_on
+
+
+def _credential_keys(connection: Connection) -> str:
+    method = METHODS[connection.method]
+    names = [n for n in (*method.required, *method.optional) if getattr(connection, n) is not None]
+    return ", ".join(f"workspace:{config_key(n)}" for n in ["auth_type", *names])
 
 
 def _describe(exc: ValidationError) -> str:
     # Not str(exc): it would repeat the input values, the secret among them.
     problems = []
     for error in exc.errors(include_input=False, include_url=False):
-        where = ".".join(str(part) for part in error["loc"]) or "connection"
-        problems.append(f"{where}: {error['msg']}")
+        where = ".".join(str(part) for part in error["loc"])
+        reason = with_config_keys(error["msg"].removeprefix("Value error, "))
+        problems.append(f"{with_config_keys(where)}: {reason}" if where else reason)
     return "; ".join(problems)

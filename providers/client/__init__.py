@@ -35,13 +35,12 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "error_from_response",
         "is_gone",
     ),
-    "providers.client.token": (
+    "providers.client.token": ("TokenCache", "tokens"),
+    "providers.client.token_request": (
         "MANAGEMENT_RESOURCE",
         "AccessToken",
-        "TokenCache",
         "fetch_token",
         "parse_token_response",
-        "tokens",
     ),
     "providers.client.wire": (
         "WireProfile",
@@ -74,13 +73,12 @@ if TYPE_CHECKING:
         error_from_response,
         is_gone,
     )
-    from providers.client.token import (
+    from providers.client.token import TokenCache, tokens
+    from providers.client.token_request import (
         MANAGEMENT_RESOURCE,
         AccessToken,
-        TokenCache,
         fetch_token,
         parse_token_response,
-        tokens,
     )
     from providers.client.wire import (
         WireProfile,

@@ -7,6 +7,7 @@ The tuning knobs follow the established clients of this service where they fit
 
 from __future__ import annotations
 
+import difflib
 import functools
 import ipaddress
 from collections.abc import Mapping
@@ -22,6 +23,14 @@ from pydantic import (
     ValidationInfo,
     field_validator,
     model_validator,
+)
+
+from providers.client.auth_type import (
+    CREDENTIAL_FIELDS,
+    METHODS,
+    SECRET_FIELDS,
+    AuthType,
+    known_names,
 )
 
 
@@ -108,11 +117,24 @@ class Connection(BaseModel):
     model_config = ConfigDict(frozen=True, extra="ignore")
 
     base_url: str = Field(min_length=1)
-    auth_url: str = Field(min_length=1)
-    tenant_id: str = Field(min_length=1)
-    client_id: str = Field(min_length=1)
-    client_secret: SecretStr
-    resource: str = Field(min_length=1, description="the platform's application resource id")
+    # None: not chosen, which means azure-client-secret (the one method before there was a
+    # choice); `method` is the one in force. Only a chosen one is recorded.
+    auth_type: AuthType | None = None
+    auth_url: str | None = None
+    tenant_id: str | None = None
+    client_id: str | None = None
+    client_secret: SecretStr | None = None
+    resource: str | None = Field(
+        default=None, description="the platform's application resource id (Azure methods)"
+    )
+    token: SecretStr | None = Field(default=None, description="a personal access token (pat)")
+    profile: str | None = Field(
+        default=None, description="a profile of the service's config file (databricks-cli)"
+    )
+    azure_workspace_resource_id: str | None = Field(
+        default=None,
+        description="the workspace's Azure resource id: also send the management token",
+    )
     wire_form: WireForm = DEFAULT_WIRE_FORM
     timeout_seconds: float = Field(default=30, gt=0)
     max_attempts: int = Field(default=6, ge=1)
@@ -125,40 +147,100 @@ class Connection(BaseModel):
     )
     allow_insecure_http: bool = False
 
-    @field_validator("client_secret")
+    @field_validator("auth_type", mode="before")
     @classmethod
-    def _secret_not_empty(cls, value: SecretStr) -> SecretStr:
-        if not value.get_secret_value():
-            raise ValueError("client_secret must not be empty")
+    def _known_auth_type(cls, value: Any) -> Any:
+        if value is None or value in AuthType.__members__.values():
+            return value
+        close = difflib.get_close_matches(str(value), [t.value for t in AuthType], n=1)
+        hint = f"did you mean {close[0]!r}? " if close else ""
+        raise ValueError(f"unknown auth type {value!r}: {hint}known ones: {known_names()}")
+
+    @field_validator(
+        "auth_url", "tenant_id", "client_id", "resource", "profile", "azure_workspace_resource_id"
+    )
+    @classmethod
+    def _not_blank(cls, value: str | None, info: ValidationInfo) -> str | None:
+        if value is not None and not value.strip():
+            raise ValueError(f"{info.field_name} must not be empty")
+        return value
+
+    @field_validator("client_secret", "token")
+    @classmethod
+    def _secret_not_empty(cls, value: SecretStr | None, info: ValidationInfo) -> SecretStr | None:
+        if value is not None and not value.get_secret_value():
+            raise ValueError(f"{info.field_name} must not be empty")
         return value
 
     @field_validator("base_url", "auth_url")
     @classmethod
-    def _url_shape(cls, value: str, info: ValidationInfo) -> str:
+    def _url_shape(cls, value: str | None, info: ValidationInfo) -> str | None:
+        if value is None:
+            return None
         return check_url_shape(value, field=info.field_name or "url")
+
+    @property
+    def method(self) -> AuthType:
+        return self.auth_type or AuthType.AZURE_CLIENT_SECRET
+
+    @model_validator(mode="after")
+    def _fields_of_the_method(self) -> Connection:
+        """The method's required fields are set, and no other method's credentials are."""
+        method = METHODS[self.method]
+        missing = [name for name in method.required if getattr(self, name) is None]
+        if missing:
+            raise ValueError(
+                f"auth type {self.method.value!r} needs {_listed(missing)}"
+                + (
+                    ""
+                    if self.auth_type
+                    else " (no auth_type was chosen, which means "
+                    f"{AuthType.AZURE_CLIENT_SECRET.value!r}; known ones: {known_names()})"
+                )
+            )
+        unused = [
+            name
+            for name in CREDENTIAL_FIELDS
+            if getattr(self, name) is not None and name not in (*method.required, *method.optional)
+        ]
+        if unused:
+            raise ValueError(
+                f"auth type {self.method.value!r} does not use {_listed(unused)}: remove "
+                f"{'it' if len(unused) == 1 else 'them'}, or choose the auth type that uses "
+                f"{'it' if len(unused) == 1 else 'them'}"
+            )
+        return self
 
     @model_validator(mode="after")
     def _http_only_when_allowed(self) -> Connection:
         for name in ("base_url", "auth_url"):
-            require_secure_url(
-                getattr(self, name), allow_insecure_http=self.allow_insecure_http, field=name
-            )
+            if getattr(self, name) is not None:
+                require_secure_url(
+                    getattr(self, name), allow_insecure_http=self.allow_insecure_http, field=name
+                )
         return self
 
     def to_props(self) -> dict[str, Any]:
-        """Plain values for Pulumi props, secret included; the caller marks it secret."""
-        props = self.model_dump(mode="json")
-        props["client_secret"] = self.client_secret.get_secret_value()
+        """Plain values for Pulumi props, secrets included (the caller marks them secret);
+        settings left unset are left out."""
+        props = self.model_dump(mode="json", exclude_none=True)
+        for name in SECRET_FIELDS:
+            value = getattr(self, name)
+            if value is not None:
+                props[name] = value.get_secret_value()
         return props
+
+    def secret_values(self) -> tuple[str, ...]:
+        """The credentials' secret values, for redaction."""
+        values = (getattr(self, name) for name in sorted(SECRET_FIELDS))
+        return tuple(v.get_secret_value() for v in values if v is not None)
 
     @classmethod
     def from_props(cls, props: Mapping[str, Any]) -> Connection:
         """The connection of these settings (other keys are ignored). Connections are frozen,
         so the same settings give the same one, validated once: a refresh asks per resource."""
         # Typed: `1` and `True` are equal keys, not equal settings.
-        settings = tuple(
-            sorted((k, type(v), v) for k, v in props.items() if k in cls.model_fields)
-        )
+        settings = tuple(sorted((k, type(v), v) for k, v in props.items() if k in cls.model_fields))
         try:
             hash(settings)
         except TypeError:  # not plain settings: validation says which field is wrong
@@ -167,10 +249,14 @@ class Connection(BaseModel):
 
     def cache_key(self) -> tuple[tuple[str, Any], ...]:
         """The identity of this connection without the secret value."""
-        values = self.model_dump(mode="json", exclude={"client_secret"})
+        values = self.model_dump(mode="json", exclude=set(SECRET_FIELDS))
         return tuple(sorted(values.items()))
 
 
 @functools.lru_cache(maxsize=16)
 def _validated(cls: type[Connection], settings: tuple[tuple[str, type, Any], ...]) -> Connection:
     return cls.model_validate({k: v for k, _, v in settings})
+
+
+def _listed(names: list[str]) -> str:
+    return ", ".join(names)

@@ -111,6 +111,14 @@ class InvalidClientCredentials(IdentityError):
     """invalid_client: the identity provider rejected the client id or the client secret."""
 
 
+class SignInFailed(IdentityError):
+    """A sign-in method could not get a token (no answer of the identity provider's own to
+    report, or an error of a tool the method runs). ``method`` is the auth type."""
+
+    def __str__(self) -> str:
+        return f"{self.method} sign-in failed: {self.message}"
+
+
 class RedirectRefused(WorkspaceError):
     """A 3xx answer with a Location: the client follows no redirect. Following one would
     send the request again, its client secret, bearer token or body included, to whatever

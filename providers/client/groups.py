@@ -74,6 +74,10 @@ class UsersApi:
     def get(self, user_id: str) -> dict[str, Any]:
         return self.client.get(_path(USERS_PATH, user_id))
 
+    def me(self) -> dict[str, Any]:
+        """Whoever the call's credentials stand for (a user or a service principal)."""
+        return self.client.get(f"{SCIM_BASE}/Me")
+
 
 def _path(base: str, resource_id: str) -> str:
     return f"{base}/{quote(str(resource_id), safe='')}"

@@ -1,178 +1,25 @@
-"""Access tokens from the identity provider (client-credentials grant), and their cache.
-
-Both wire forms call ``{auth_url}/{tenant}/oauth2/token``: the legacy form as a GET with
-``grant_type=client_credential`` in the query (to a loopback address only: the query holds
-the client secret), the public form as a form-encoded POST with
-``grant_type=client_credentials``. A token is requested either for the platform's
-resource id (``Connection.resource``) or for the management resource address.
+"""The token cache every sign-in method's tokens go through: when a token is fetched, reused
+and shared between the processes of a deployment (the methods themselves are in
+providers/client/sign_in/, the identity provider's request in token_request.py).
 """
 
 from __future__ import annotations
 
-import json
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
-from urllib.parse import quote, urlsplit
 
 from pydantic import SecretStr
 
-from providers.client.connection import (
-    Connection,
-    InsecureUrlError,
-    WireForm,
-    is_loopback_host,
-    require_secure_url,
-)
-from providers.client.errors import (
-    IdentityError,
-    InvalidClientCredentials,
-    error_from_response,
-)
+from providers.client import sign_in
+from providers.client.auth_type import METHODS
+from providers.client.connection import Connection
+from providers.client.token_request import AccessToken
 from providers.client.token_store import SharedTokenStore
-from providers.client.wire import profile
 
-MANAGEMENT_RESOURCE = "https://management.core.windows.net/"
 DEFAULT_REFRESH_MARGIN_SECONDS = 300.0
-
-
-@dataclass(frozen=True)
-class AccessToken:
-    value: str = field(repr=False)
-    expires_on: float
-    resource: str
-
-
-def token_url(auth_url: str, tenant_id: str) -> str:
-    return f"{auth_url.rstrip('/')}/{quote(tenant_id, safe='')}/oauth2/token"
-
-
-def fetch_token(
-    auth_url: str,
-    tenant_id: str,
-    client_id: str,
-    client_secret: str | SecretStr,
-    resource: str,
-    form: WireForm | str = WireForm.PUBLIC,
-    *,
-    timeout_seconds: float = 30.0,
-    max_attempts: int = 6,
-    max_retry_seconds: float = 300.0,
-    allow_insecure_http: bool = False,
-    now: Callable[[], float] = time.time,
-) -> AccessToken:
-    """One token request. Raises ``InvalidClientCredentials`` for a wrong id or secret,
-    ``IdentityError`` for other refusals, ``WorkspaceUnreachable`` without an answer.
-    ``now`` is the local clock the expiry is counted on (the cache's)."""
-    secret = (
-        client_secret.get_secret_value() if isinstance(client_secret, SecretStr) else client_secret
-    )
-    url = token_url(
-        require_secure_url(auth_url, allow_insecure_http=allow_insecure_http, field="auth_url"),
-        tenant_id,
-    )
-    wire = profile(form)
-    if wire.token_method == "GET":
-        _refuse_secret_in_a_remote_url(url, wire.form)
-    fields = {
-        "grant_type": wire.token_grant_type,
-        "client_id": client_id,
-        "client_secret": secret,
-        "resource": resource,
-    }
-    payload: dict[str, Any] = {"params": fields} if wire.token_method == "GET" else {"data": fields}
-    # Loaded here: the HTTP stack (requests, urllib3) is a tenth of a second that a program
-    # whose token is cached, as in most runs, never needs.
-    from providers.client import http
-
-    response = http.send(
-        wire.token_method,
-        url,
-        policy=http.CallPolicy(timeout_seconds, max_attempts, max_retry_seconds),
-        idempotent=True,
-        secrets=(secret,),
-        **payload,
-    )
-    if not response.ok:
-        error = error_from_response(response, secrets=(secret,))
-        if isinstance(error, InvalidClientCredentials):
-            raise InvalidClientCredentials(
-                status=error.status,
-                code=error.code,
-                message=(
-                    f"the identity provider rejected client id {client_id!r} in tenant "
-                    f"{tenant_id!r}: {error.message}"
-                ),
-                method=error.method,
-                path=error.path,
-            )
-        raise error
-    try:
-        return parse_token_response(json.loads(response.content), resource, now=now)
-    except ValueError as exc:
-        # Never the body: it may hold the token.
-        raise IdentityError(
-            status=response.status_code,
-            code="INVALID_TOKEN_RESPONSE",
-            message=f"the token response could not be used: {exc}",
-            method=wire.token_method,
-            path=token_url("", tenant_id),
-        ) from None
-
-
-def _refuse_secret_in_a_remote_url(url: str, form: WireForm) -> None:
-    """The legacy form's GET puts the client secret in the URL's query string, which proxies,
-    load balancers and access logs keep. It stays for loopback addresses only: the emulator,
-    the one identity provider that speaks the legacy form, where the URL never leaves the
-    machine. Anywhere else the call is refused before anything is sent, rather than sent as a
-    POST: a legacy identity provider answers the GET of its specification, and quietly
-    changing the method would make a different request than the wire form the stack names.
-    The public form, the real service's, always sends the secret in a POST body."""
-    host = urlsplit(url).hostname or ""
-    if is_loopback_host(host):
-        return
-    raise InsecureUrlError(
-        f"the {form.value!r} wire form sends the client secret in the token request's URL, "
-        f"which is only allowed to a loopback address (the emulator), not to {host!r}: set "
-        f"workspace:wireForm to {WireForm.PUBLIC.value!r} (the token request then carries "
-        "the secret in a POST body), or point workspace:authUrl at the emulator on "
-        "127.0.0.1"
-    )
-
-
-def parse_token_response(
-    body: Any, resource: str, *, now: Callable[[], float] = time.time
-) -> AccessToken:
-    """The token response of docs/api.md#token (its numbers are strings). The expiry is in
-    the local clock's epoch seconds: receipt plus `expires_in`, else `expires_on`."""
-    if not isinstance(body, dict):
-        raise ValueError("expected a JSON object")
-    value = body.get("access_token")
-    if not isinstance(value, str) or not value:
-        raise ValueError("no access_token")
-    token_type = body.get("token_type", "Bearer")
-    if str(token_type).lower() != "bearer":
-        raise ValueError(f"token_type {token_type!r} is not Bearer")
-    # `expires_in` first: relative, so counted from receipt on the local clock, it holds
-    # whatever the skew between this machine and the identity provider. `expires_on` is the
-    # provider's clock: a local clock ahead of it by more than a token's lifetime would see
-    # every token as expired on arrival and fetch a new one for every call.
-    expires_in = _seconds(body.get("expires_in"))
-    expires_on = now() + expires_in if expires_in is not None else _seconds(body.get("expires_on"))
-    if expires_on is None:
-        raise ValueError("neither expires_in nor expires_on is a number")
-    return AccessToken(value=value, expires_on=expires_on, resource=resource)
-
-
-def _seconds(value: Any) -> float | None:
-    if value is None or isinstance(value, bool):
-        return None
-    try:
-        return float(value)
-    except (TypeError, ValueError):
-        return None
 
 
 @dataclass(frozen=True)
@@ -182,10 +29,11 @@ class _Entry:
 
 
 class TokenCache:
-    """Tokens per (auth_url, tenant, client id, resource), reused until ``refresh_margin_seconds``
-    before they expire (at most half their lifetime). Thread-safe; concurrent requests for the
-    same key make one token request. With a ``store``, tokens are also shared with the other
-    processes of a deployment (the program and the provider host; see token_store)."""
+    """Tokens per sign-in identity and resource (``key``), reused until
+    ``refresh_margin_seconds`` before they expire (at most half their lifetime). Thread-safe;
+    concurrent requests for the same key make one token request. With a ``store``, the tokens
+    of a method with a secret are also shared with the other processes of a deployment (the
+    program and the provider host; see token_store)."""
 
     def __init__(
         self,
@@ -203,11 +51,16 @@ class TokenCache:
 
     @staticmethod
     def key(connection: Connection, resource: str | None = None) -> tuple[str, ...]:
+        """Who the token is for: the method and its identity, and the resource (the
+        platform's application id, the management address, or for the service's own OAuth
+        the workspace). Never a secret."""
         return (
-            connection.auth_url,
-            connection.tenant_id,
-            connection.client_id,
-            resource or connection.resource,
+            connection.method.value,
+            connection.auth_url or "",
+            connection.tenant_id or "",
+            connection.client_id or "",
+            connection.profile or "",
+            resource or platform_resource(connection),
         )
 
     def get(self, connection: Connection, resource: str | None = None) -> AccessToken:
@@ -219,36 +72,26 @@ class TokenCache:
             token = self._fresh(key) or self._from_store(key, connection)
             if token is not None:
                 return token
-            token = fetch_token(
-                connection.auth_url,
-                connection.tenant_id,
-                connection.client_id,
-                connection.client_secret,
-                key[3],
-                connection.wire_form,
-                timeout_seconds=connection.timeout_seconds,
-                max_attempts=connection.max_attempts,
-                max_retry_seconds=connection.max_retry_seconds,
-                allow_insecure_http=connection.allow_insecure_http,
-                now=self._clock,
-            )
+            token = sign_in.fetch(connection, key[-1], now=self._clock)
             lifetime = max(0.0, token.expires_on - self._clock())
             margin = min(self.refresh_margin_seconds, lifetime / 2)
             entry = _Entry(token, token.expires_on - margin)
             with self._lock:
                 self._entries[key] = entry
-            if self._store is not None:
-                self._store.save(key, _secret_of(connection), _record(entry))
+            secret = _sealing_secret(connection)
+            if self._store is not None and secret is not None:
+                self._store.save(key, secret, _record(entry))
             return token
 
     def _from_store(self, key: tuple[str, ...], connection: Connection) -> AccessToken | None:
-        if self._store is None:
+        secret = _sealing_secret(connection)
+        if self._store is None or secret is None:
             return None
-        record = self._store.load(key, _secret_of(connection))
+        record = self._store.load(key, secret)
         if record is None:
             return None
         try:
-            token = AccessToken(str(record["value"]), float(record["expires_on"]), key[3])
+            token = AccessToken(str(record["value"]), float(record["expires_on"]), key[-1])
             entry = _Entry(token, float(record["refresh_at"]))
         except (KeyError, TypeError, ValueError):
             return None
@@ -291,8 +134,16 @@ class TokenCache:
             return self._key_locks.setdefault(key, threading.Lock())
 
 
-def _secret_of(connection: Connection) -> str:
-    return connection.client_secret.get_secret_value()
+def platform_resource(connection: Connection) -> str:
+    """What a platform token is issued for: the platform's application id where the method
+    signs in with the identity provider, else the workspace itself."""
+    return connection.resource or connection.base_url
+
+
+def _sealing_secret(connection: Connection) -> str | None:
+    field_name = METHODS[connection.method].sealing_field
+    value: SecretStr | None = getattr(connection, field_name) if field_name else None
+    return None if value is None else value.get_secret_value()
 
 
 def _record(entry: _Entry) -> dict[str, Any]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import threading
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -29,22 +30,63 @@ from providers.client.secret_scopes import SecretScopesApi
 from providers.client.secrets import SecretsApi
 from providers.client.service_principal_secrets import ServicePrincipalSecretsApi
 from providers.client.service_principals import ServicePrincipalsApi
-from providers.client.token import AccessToken, tokens
+from providers.client.token import tokens
+from providers.client.token_request import MANAGEMENT_RESOURCE, AccessToken
 from providers.client.wire import WireProfile, profile
+
+# The management-token variant's headers (docs/workspace-auth.md#the-management-token).
+MANAGEMENT_TOKEN_HEADER = "X-Databricks-Azure-SP-Management-Token"
+WORKSPACE_RESOURCE_ID_HEADER = "X-Databricks-Azure-Workspace-Resource-Id"
+
+
+@dataclass(frozen=True)
+class Credentials:
+    """What a call carries: the platform token and, where the connection names the
+    workspace's Azure resource, the management token with it."""
+
+    platform: AccessToken
+    management: AccessToken | None = None
+    workspace_resource_id: str | None = None
+
+    def values(self) -> tuple[str, ...]:
+        return tuple(t.value for t in (self.platform, self.management) if t is not None)
 
 
 class BearerAuth(AuthBase):
-    """Sets the bearer header; also keeps requests from replacing it with .netrc credentials."""
+    """Sets the bearer header (and the management headers); also keeps requests from
+    replacing them with .netrc credentials."""
 
-    def __init__(self, token: str) -> None:
-        self._token = token
+    def __init__(self, credentials: Credentials) -> None:
+        self._credentials = credentials
 
     def __call__(self, request: requests.PreparedRequest) -> requests.PreparedRequest:
-        request.headers["Authorization"] = f"Bearer {self._token}"
+        credentials = self._credentials
+        request.headers["Authorization"] = f"Bearer {credentials.platform.value}"
+        if credentials.management is not None and credentials.workspace_resource_id:
+            request.headers[MANAGEMENT_TOKEN_HEADER] = credentials.management.value
+            request.headers[WORKSPACE_RESOURCE_ID_HEADER] = credentials.workspace_resource_id
         return request
 
     def __repr__(self) -> str:
         return "BearerAuth(***)"
+
+
+def credentials_for(connection: Connection) -> Credentials:
+    """The tokens a call of this connection carries now (from the cache)."""
+    platform = tokens.get(connection)
+    if connection.azure_workspace_resource_id is None:
+        return Credentials(platform)
+    return Credentials(
+        platform,
+        tokens.get(connection, MANAGEMENT_RESOURCE),
+        connection.azure_workspace_resource_id,
+    )
+
+
+def invalidate(connection: Connection, stale: Credentials) -> None:
+    tokens.invalidate(connection, stale=stale.platform)
+    if stale.management is not None:
+        tokens.invalidate(connection, MANAGEMENT_RESOURCE, stale=stale.management)
 
 
 class WorkspaceClient:
@@ -118,7 +160,7 @@ class WorkspaceClient:
         idempotent: bool = True,
     ) -> dict[str, Any]:
         self._url(path)  # refuses anything but a path before a token is fetched
-        token = tokens.get(self.connection)
+        token = credentials_for(self.connection)
         writes = method.upper() not in READ_METHODS
         if writes:
             _count_write(self.connection.base_url)
@@ -126,8 +168,8 @@ class WorkspaceClient:
             response = self._send(method, path, token, params, body, idempotent)
             if response.status_code == 401:
                 # Revoked or rotated before its expiry: one more try with a fresh token.
-                tokens.invalidate(self.connection, stale=token)
-                token = tokens.get(self.connection)
+                invalidate(self.connection, token)
+                token = credentials_for(self.connection)
                 response = self._send(method, path, token, params, body, idempotent)
             response = self._retry_throttled(
                 method, path, token, params, body, idempotent, response
@@ -136,14 +178,14 @@ class WorkspaceClient:
             if writes:  # counted on both sides: a listing taken meanwhile may miss it
                 _count_write(self.connection.base_url)
         if not response.ok:
-            raise error_from_response(response, secrets=(token.value, self._secret()))
+            raise error_from_response(response, secrets=self._secrets(token))
         return _json_body(response)
 
     def _send(
         self,
         method: str,
         path: str,
-        token: AccessToken,
+        token: Credentials,
         params: dict[str, Any] | None,
         body: dict[str, Any] | None,
         idempotent: bool,
@@ -155,17 +197,17 @@ class WorkspaceClient:
             idempotent=idempotent,
             rate_limit_key=f"{self.connection.base_url} {ratelimit.endpoint_family(path)}",
             rate_limit_per_second=self.connection.rate_limit_per_second,
-            secrets=(token.value, self._secret()),
+            secrets=self._secrets(token),
             params=params,
             json=body,
-            auth=BearerAuth(token.value),
+            auth=BearerAuth(token),
         )
 
     def _retry_throttled(
         self,
         method: str,
         path: str,
-        token: AccessToken,
+        token: Credentials,
         params: dict[str, Any] | None,
         body: dict[str, Any] | None,
         idempotent: bool,
@@ -197,8 +239,8 @@ class WorkspaceClient:
             response = self._send(method, path, token, params, body, idempotent)
         return response
 
-    def _secret(self) -> str:
-        return self.connection.client_secret.get_secret_value()
+    def _secrets(self, credentials: Credentials) -> tuple[str, ...]:
+        return (*credentials.values(), *self.connection.secret_values())
 
     def _url(self, path: str) -> str:
         # Only paths: the bearer token must never go to another host.

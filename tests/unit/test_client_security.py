@@ -28,7 +28,8 @@ from providers.client.errors import (
     error_from_response,
     redact_text,
 )
-from providers.client.token import TokenCache, fetch_token, parse_token_response
+from providers.client.token import TokenCache
+from providers.client.token_request import fetch_token, parse_token_response
 from providers.client.token_store import CACHE_DIR_ENV, SharedTokenStore
 from providers.client.workspace import client_for
 from providers.create_or_adopt import create_or_adopt, is_uncertain_create_outcome

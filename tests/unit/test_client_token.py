@@ -12,10 +12,10 @@ from responses import matchers
 
 from providers.client.connection import InsecureUrlError
 from providers.client.errors import IdentityError, InvalidClientCredentials, WorkspaceUnreachable
-from providers.client.token import (
+from providers.client.token import TokenCache
+from providers.client.token_request import (
     MANAGEMENT_RESOURCE,
     AccessToken,
-    TokenCache,
     fetch_token,
     parse_token_response,
 )

@@ -34,6 +34,8 @@ from providers.lifecycle import Spec, WorkspaceProvider
 from providers.registry import kind_named
 
 ID_SEPARATOR = "/"
+# The service's default lifetime of a secret, and the longest it makes.
+MAX_LIFETIME_SECONDS = 730 * 24 * 3600
 # What the outputs show of a secret as the service lists it.
 LISTED_FIELDS = ("status", "create_time", "expire_time")
 
@@ -57,6 +59,11 @@ def as_lifetime(value: object) -> str:
         raise ValueError(
             'must be a whole number of seconds, as 7776000 or "7776000s" (90 days); left '
             "out, the service's default of 730 days"
+        )
+    if text > MAX_LIFETIME_SECONDS:
+        raise ValueError(
+            f"must be at most {MAX_LIFETIME_SECONDS} seconds (730 days), the longest the "
+            "service makes a secret for"
         )
     return f"{text}s"
 

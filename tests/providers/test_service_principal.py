@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import uuid
 from typing import Any
 
 import pytest
@@ -12,7 +13,8 @@ from providers.client import InvalidParameter, NotFound, WorkspaceClient
 from providers.client.service_principals import SCIM_SCHEMA
 from providers.client.wire import SCIM_SERVICE_PRINCIPALS
 from providers.lifecycle import CONNECTION_KEY, UNKNOWN
-from providers.service_principal import ServicePrincipalProvider
+from providers.principal_by_name import AmbiguousDisplayName
+from providers.service_principal import GUID, ServicePrincipalProvider
 from tests.providers.resource_mocks import register
 from tests.providers.support import failures
 from workspace_emulator.testing import (
@@ -362,3 +364,80 @@ def test_update_without_declared_groups_puts_back_direct_memberships_only():
     assert body["groups"] == [{"value": "100"}]
     assert body["displayName"] == "new"
     assert "meta" not in body
+
+
+# --- without an application id (AWS, GCP: the service assigns it) ------------------------------
+
+
+@pytest.fixture
+def named_props(connection: dict[str, Any]) -> dict[str, Any]:
+    """A principal declared by a display name of its own alone."""
+    return {
+        "display_name": f"ci-{uuid.uuid4().hex[:10]}",
+        "entitlements": ["workspace-access"],
+        CONNECTION_KEY: connection,
+    }
+
+
+def named(client: WorkspaceClient, display_name: str) -> list[dict]:
+    return client.service_principals.named(display_name)
+
+
+def test_a_principal_by_display_name_gets_an_application_id_that_stays(
+    provider, named_props, client
+):
+    result = provider.create(named_props)
+    [principal] = named(client, named_props["display_name"])
+    assert principal["id"] == result.id
+    assert GUID.match(result.outs["application_id"])
+    assert result.outs["application_id"] == principal["applicationId"]
+    # The assigned id is no change, with the last inputs known or not, and reads the same.
+    assert not provider.diff(result.id, result.outs, named_props).changes
+    assert not provider.diff(result.id, result.outs, named_props, old_inputs=named_props).changes
+    assert provider.read(result.id, result.outs).outs == result.outs
+    # Declaring it later is no change either; another one replaces.
+    declared = {**named_props, "application_id": result.outs["application_id"]}
+    assert not provider.diff(result.id, result.outs, declared, old_inputs=named_props).changes
+
+
+def test_a_new_display_name_renames_the_principal_in_place(provider, named_props, client):
+    created = provider.create(named_props)
+    renamed = {**named_props, "display_name": named_props["display_name"] + "-v2"}
+    diff = provider.diff(created.id, created.outs, renamed, old_inputs=named_props)
+    assert diff.changes and not diff.replaces
+    updated = provider.update(created.id, created.outs, renamed)
+    principal = client.service_principals.get(created.id)
+    assert principal["displayName"] == renamed["display_name"]
+    assert updated.outs["application_id"] == created.outs["application_id"]
+    assert not provider.diff(created.id, updated.outs, renamed, old_inputs=renamed).changes
+
+
+def test_a_create_whose_answer_was_lost_is_adopted_by_its_display_name(
+    provider, named_props, client
+):
+    left = client.service_principals.create(
+        {"schemas": [SCIM_SCHEMA], "displayName": named_props["display_name"]}
+    )
+    result = provider.create(named_props)
+    assert result.id == left["id"]
+    assert result.outs["application_id"] == left["applicationId"]
+    [principal] = named(client, named_props["display_name"])
+    assert [e["value"] for e in principal["entitlements"]] == ["workspace-access"]
+
+
+def test_several_principals_of_the_display_name_are_refused(provider, named_props, client):
+    for _ in range(2):
+        client.service_principals.create(
+            {"schemas": [SCIM_SCHEMA], "displayName": named_props["display_name"]}
+        )
+    with pytest.raises(AmbiguousDisplayName, match="declare application_id"):
+        provider.create(named_props)
+    assert len(named(client, named_props["display_name"])) == 2
+
+
+def test_a_principal_by_display_name_is_deleted_in_either_wire_form(
+    provider, named_props, client
+):
+    created = provider.create(named_props)
+    provider.delete(created.id, created.outs)
+    assert named(client, named_props["display_name"]) == []

@@ -65,6 +65,12 @@ def test_a_bad_lifetime_is_named_with_the_form_it_takes(given):
     assert '"7776000s"' in found["lifetime"]
 
 
+def test_a_lifetime_is_at_most_730_days():
+    assert failures({"service_principal_id": PRINCIPAL, "lifetime": 730 * 86400}) == {}
+    found = failures({"service_principal_id": PRINCIPAL, "lifetime": 730 * 86400 + 1})
+    assert "at most 63072000 seconds (730 days)" in found["lifetime"]
+
+
 def test_unknown_fields_and_values():
     assert list(failures({"service_principal_id": PRINCIPAL, "secret": "x"})) == ["secret"]
     assert failures({"service_principal_id": UNKNOWN}) == {}

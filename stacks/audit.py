@@ -27,8 +27,16 @@ from pathlib import Path
 from typing import Any
 
 from providers.client import Connection, WorkspaceClient, WorkspaceError
+from providers.client.auth_type import METHODS
 from providers.kind import Kind
 from providers.registry import kinds
+from stacks.config_rules import (
+    SECRET_KEYS,
+    connection_problems,
+    connection_settings,
+    method_of,
+    missing_problem,
+)
 from stacks.errors import NAMESPACE
 from stacks.pulumi_cli import REPO_ROOT, PulumiCli, PulumiError
 
@@ -120,26 +128,20 @@ def project_stacks(cli: PulumiCli) -> list[str]:
 
 def connection_of(values: dict[str, Any]) -> Connection:
     """The audited workspace's connection from the stack's config values."""
-    def need(key: str) -> str:
-        value = values.get(f"{NAMESPACE}:{key}")
-        if value in (None, ""):
-            raise AuditError(f"{NAMESPACE}:{key} is not set in the stack's config")
-        return str(value)
-
-    secret = values.get(f"{NAMESPACE}:clientSecret")
-    if not secret:
-        raise AuditError(
-            f"{NAMESPACE}:clientSecret is not set: set it with `pulumi config set --secret`"
-        )
-    insecure = str(values.get(f"{NAMESPACE}:allowInsecureHttp", "false")).lower() == "true"
-    # Left out: the connection's default, as the stack's WorkspaceAuth has it.
-    wire_form = values.get(f"{NAMESPACE}:wireForm")
+    prefix = f"{NAMESPACE}:"
+    unprefixed = {k.removeprefix(prefix): v for k, v in values.items() if k.startswith(prefix)}
+    found = connection_problems(unprefixed)
+    method = method_of(unprefixed.get("authType"))
+    if method is not None:
+        found += [
+            missing_problem(key, method)
+            for key, fieldname in SECRET_KEYS.items()
+            if fieldname in METHODS[method].required and not unprefixed.get(key)
+        ]
+    if found:
+        raise AuditError("; ".join(found))
     try:
-        return Connection(
-            base_url=need("baseUrl"), auth_url=need("authUrl"), tenant_id=need("tenantId"),
-            client_id=need("clientId"), client_secret=secret, resource=need("resource"),
-            allow_insecure_http=insecure, **({"wire_form": wire_form} if wire_form else {}),
-        )
+        return Connection.model_validate(connection_settings(unprefixed))
     except ValueError as exc:
         raise AuditError(f"invalid workspace connection in the stack's config: {exc}") from None
 
@@ -229,14 +231,27 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
         epilog="Exit status: 0 nothing unmanaged, 1 unmanaged objects found, 2 error.",
     )
     parser.add_argument("--stack", default="local", help="the stack whose workspace to audit")
-    parser.add_argument("--project-dir", type=Path, default=REPO_ROOT,
-                        help="the Pulumi project (default: this checkout)")
-    parser.add_argument("--state-dir", type=Path, default=None,
-                        help="file backend directory (default: PULUMI_BACKEND_URL if set, "
-                        "else .pulumi-state of the project)")
+    parser.add_argument(
+        "--project-dir",
+        type=Path,
+        default=REPO_ROOT,
+        help="the Pulumi project (default: this checkout)",
+    )
+    parser.add_argument(
+        "--state-dir",
+        type=Path,
+        default=None,
+        help="file backend directory (default: PULUMI_BACKEND_URL if set, "
+        "else .pulumi-state of the project)",
+    )
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
-    parser.add_argument("--ignore", action="append", default=[], metavar="KIND:PATTERN",
-                        help="leave out matching objects (glob on id or name); repeatable")
+    parser.add_argument(
+        "--ignore",
+        action="append",
+        default=[],
+        metavar="KIND:PATTERN",
+        help="leave out matching objects (glob on id or name); repeatable",
+    )
     return parser.parse_args(argv)
 
 

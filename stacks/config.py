@@ -27,13 +27,16 @@ import yaml
 from pulumi.runtime import config as runtime_config
 
 from providers.auth.component import WorkspaceAuthArgs
+from providers.client.auth_type import METHODS
 from providers.registry import by_config_key
 from stacks.config_rules import (
     CONNECTION_KEYS,
-    SECRET_KEY,
+    SECRET_KEYS,
     SECRET_PLACEHOLDER,
     decoded_list,
     decoded_object,
+    method_of,
+    missing_problem,
     problems,
     validate,
     warnings,
@@ -49,8 +52,9 @@ class StackSettings:
     values: Mapping[str, Any]
     lists: Mapping[str, list[dict[str, Any]]]
     health: HealthSettings | None
-    # The secrets, as the engine hands them over (Outputs marked secret); None offline.
-    client_secret: Any = None
+    # The credentials' secrets (connection field -> the engine's secret Output), as the
+    # stack sets them; empty offline.
+    credentials: Mapping[str, Any] = field(default_factory=dict)
     flow_password: Any = None
     secret_keys: frozenset[str] = field(default_factory=frozenset)
 
@@ -58,28 +62,33 @@ class StackSettings:
         return self.lists.get(config_key, [])
 
     def auth_args(self) -> WorkspaceAuthArgs:
-        return connection_args(self.values, self.client_secret)
+        return connection_args(self.values, self.credentials)
 
     @property
     def allow_insecure_http(self) -> bool:
         return _boolean(self.values.get("allowInsecureHttp"))
 
 
-def connection_args(values: Mapping[str, Any], client_secret: Any) -> WorkspaceAuthArgs:
-    """The connection settings of a stack's config (keys without namespace), as the
-    WorkspaceAuth component takes them; it validates them (text from the engine included)."""
-    if client_secret is None:
-        raise ConfigError(
-            f"{NAMESPACE}:{SECRET_KEY} is not set: run `pulumi config set --secret "
-            f"{NAMESPACE}:{SECRET_KEY} <secret>`"
-        )
+def connection_args(values: Mapping[str, Any], credentials: Mapping[str, Any]) -> WorkspaceAuthArgs:
+    """The connection settings of a stack's config (keys without namespace) and its secret
+    credentials, as the WorkspaceAuth component takes them; it validates them (text from
+    the engine included), and names what its auth type is missing."""
     settings = {
         fieldname: values[key]
         for key, (fieldname, _) in CONNECTION_KEYS.items()
         if values.get(key) is not None
     }
     settings["allow_insecure_http"] = _boolean(settings.get("allow_insecure_http"))
-    return WorkspaceAuthArgs(client_secret=client_secret, **settings)
+    method = method_of(settings.get("auth_type"))
+    if method is not None:
+        missing = [
+            missing_problem(key, method)
+            for key, fieldname in SECRET_KEYS.items()
+            if fieldname in METHODS[method].required and fieldname not in credentials
+        ]
+        if missing:
+            raise ConfigError("\n".join(missing))
+    return WorkspaceAuthArgs(**settings, **credentials)
 
 
 def _boolean(value: Any) -> bool:
@@ -118,8 +127,8 @@ def file_values(path: Path) -> tuple[dict[str, Any], set[str]]:
 
 def _encrypted(value: Any) -> bool:
     """`{secure: <ciphertext>}`, how Pulumi stores an encrypted config value."""
-    return isinstance(value, Mapping) and set(value) == {"secure"} and isinstance(
-        value["secure"], str
+    return (
+        isinstance(value, Mapping) and set(value) == {"secure"} and isinstance(value["secure"], str)
     )
 
 
@@ -156,7 +165,7 @@ def load_from_engine() -> StackSettings:
     config = pulumi.Config(NAMESPACE)
     return dataclasses.replace(
         load(values, secret_keys),
-        client_secret=config.get_secret(SECRET_KEY),
+        credentials=secret_credentials(config),
         flow_password=config.get_secret(PASSWORD_KEY),
     )
 
@@ -169,7 +178,13 @@ def auth_args() -> WorkspaceAuthArgs:
     """The connection of the running program's stack config, for programs that declare
     their own objects (the benchmark's, tests'): no other key is judged."""
     values, _ = namespace_values()
-    return connection_args(values, pulumi.Config(NAMESPACE).get_secret(SECRET_KEY))
+    return connection_args(values, secret_credentials(pulumi.Config(NAMESPACE)))
+
+
+def secret_credentials(config: pulumi.Config) -> dict[str, Any]:
+    """The stack's secret credentials (connection field -> secret Output) it sets."""
+    found = {fieldname: config.get_secret(key) for key, fieldname in SECRET_KEYS.items()}
+    return {fieldname: value for fieldname, value in found.items() if value is not None}
 
 
 def main(paths: list[str]) -> int:

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import difflib
 import json
+import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 import pydantic
 
 from providers.client import Connection
+from providers.client.auth_type import METHODS, AuthType, config_key
 from providers.client.connection import deprecated_wire_form_warning
 from providers.kind import Kind, Lookup, Reference
 from providers.lifecycle import UNKNOWN
@@ -24,7 +26,8 @@ from stacks.errors import NAMESPACE, ConfigError, plain_text_problem
 from stacks.health_settings import HEALTH_KEY, PASSWORD_KEY
 from stacks.health_settings import problems as health_problems
 
-SECRET_KEY = "clientSecret"
+# The credentials that are secrets: config key -> connection field.
+SECRET_KEYS: dict[str, str] = {"clientSecret": "client_secret", "token": "token"}
 
 # What the offline check (`python -m stacks.config`) reads in place of a value stored
 # encrypted inside a list or object (`pulumi config set --secret --path ...` writes
@@ -32,12 +35,16 @@ SECRET_KEY = "clientSecret"
 SECRET_PLACEHOLDER = UNKNOWN
 
 # Connection settings: config key -> (WorkspaceAuthArgs / Connection field, required).
+# Which of `authType`'s keys a stack needs depends on the method: Connection says.
 CONNECTION_KEYS: dict[str, tuple[str, bool]] = {
     "baseUrl": ("base_url", True),
-    "authUrl": ("auth_url", True),
-    "tenantId": ("tenant_id", True),
-    "clientId": ("client_id", True),
-    "resource": ("resource", True),
+    "authType": ("auth_type", False),
+    "authUrl": ("auth_url", False),
+    "tenantId": ("tenant_id", False),
+    "clientId": ("client_id", False),
+    "resource": ("resource", False),
+    "profile": ("profile", False),
+    "azureWorkspaceResourceId": ("azure_workspace_resource_id", False),
     "wireForm": ("wire_form", False),
     "allowInsecureHttp": ("allow_insecure_http", False),
     "timeoutSeconds": ("timeout_seconds", False),
@@ -90,8 +97,6 @@ def type_name(value: Any) -> str:
     )
 
 
-
-
 # --- judging -------------------------------------------------------------------------
 
 
@@ -103,15 +108,16 @@ def suggestion(word: str, choices: Iterable[str]) -> str:
 def problems(values: Mapping[str, Any], secret_keys: Iterable[str] = ()) -> list[str]:
     """Every problem of a stack's `workspace` config, one line each: `workspace:<key>: why`."""
     kinds = by_config_key()
-    known = [*CONNECTION_KEYS, SECRET_KEY, *kinds, *EXTENSION_KEYS]
+    known = [*CONNECTION_KEYS, *SECRET_KEYS, *kinds, *EXTENSION_KEYS]
     found = [
         f"{NAMESPACE}:{key}: unknown key{suggestion(key, known)}"
         for key in sorted(values)
         if key not in known
     ]
     secret_keys = set(secret_keys)
-    if SECRET_KEY in values and SECRET_KEY not in secret_keys:
-        found.append(plain_text_problem(SECRET_KEY))
+    found += [
+        plain_text_problem(key) for key in SECRET_KEYS if key in values and key not in secret_keys
+    ]
     found += connection_problems(values)
     lists: dict[str, list[dict[str, Any]]] = {}
     for key in kinds:
@@ -142,30 +148,72 @@ def warnings(values: Mapping[str, Any]) -> list[str]:
     return found
 
 
+def connection_settings(values: Mapping[str, Any]) -> dict[str, Any]:
+    """The connection fields a stack's config sets (keys without namespace)."""
+    keys = {key: fieldname for key, (fieldname, _) in CONNECTION_KEYS.items()} | SECRET_KEYS
+    return {f: values[k] for k, f in keys.items() if values.get(k) not in (None, "")}
+
+
 def connection_problems(values: Mapping[str, Any]) -> list[str]:
     found = [
         f"{NAMESPACE}:{key}: required (`pulumi config set {NAMESPACE}:{key} <value>`)"
         for key, (_, required) in CONNECTION_KEYS.items()
         if required and values.get(key) in (None, "")
     ]
+    settings = connection_settings(values)
+    method = method_of(settings.get("auth_type"))
+    if method is not None:
+        found += [
+            missing_problem(config_key(name), method)
+            for name in METHODS[method].required
+            if name not in settings and name not in SECRET_KEYS.values()
+        ]
     if found:
         return found
-    field_to_key = {fieldname: key for key, (fieldname, _) in CONNECTION_KEYS.items()}
-    settings = {f: values[k] for k, (f, _) in CONNECTION_KEYS.items() if k in values}
+    if method is not None:
+        # The secrets are judged where they are read (WorkspaceAuth, stacks.config), never
+        # here: the offline check has them encrypted.
+        secrets = set(METHODS[method].required) & set(SECRET_KEYS.values())
+        settings |= {f: "not-judged-here" for f in secrets}
     try:
-        # The secret is judged where it is read (WorkspaceAuth), never here.
-        Connection.model_validate({**settings, "client_secret": "not-judged-here"})
+        Connection.model_validate(settings)
     except pydantic.ValidationError as error:
         for issue in error.errors(include_url=False):
-            fieldname = str(issue["loc"][0]) if issue["loc"] else ""
-            key = field_to_key.get(fieldname)
             reason = issue["msg"].removeprefix("Value error, ")
-            if key is None:  # a rule across fields: the reason names them
-                key = "baseUrl" if "base_url" in reason else "authUrl"
-            for fieldname, other in field_to_key.items():
-                reason = reason.replace(fieldname, other)
-            found.append(f"{NAMESPACE}:{key}: {reason}")
+            # A rule across fields has no place: the first field its reason names.
+            named = _FIELD_NAMES.search(reason)
+            fieldname = str(issue["loc"][0]) if issue["loc"] else named[1] if named else ""
+            key = config_key(fieldname or "auth_type")
+            found.append(f"{NAMESPACE}:{key}: {_with_keys(reason)}")
     return found
+
+
+def method_of(auth_type: Any) -> AuthType | None:
+    if auth_type is None:
+        return AuthType.AZURE_CLIENT_SECRET
+    try:
+        return AuthType(auth_type)
+    except ValueError:
+        return None  # Connection's validation names it, with did-you-mean
+
+
+def missing_problem(key: str, method: AuthType) -> str:
+    secret = " --secret" if key in SECRET_KEYS else ""
+    chosen = " (the default)" if method is AuthType.AZURE_CLIENT_SECRET else ""
+    return (
+        f"{NAMESPACE}:{key}: required (`pulumi config set{secret} {NAMESPACE}:{key} <value>`) "
+        f"by authType {method.value!r}{chosen}"
+    )
+
+
+_FIELD_NAMES = re.compile(
+    r"\b(" + "|".join(sorted(Connection.model_fields, key=len, reverse=True)) + r")\b"
+)
+
+
+def _with_keys(reason: str) -> str:
+    """The reason with the connection fields it names spelled as config keys."""
+    return _FIELD_NAMES.sub(lambda m: config_key(m[1]), reason)
 
 
 def name_problem(

@@ -56,7 +56,7 @@ def gate(stack: StackSettings) -> None:
         pulumi.export(HEALTH_KEY, _unknown())
         return
     username = settings.flow_username or stack.values["clientId"]
-    password = flow_password(settings, stack.flow_password, stack.client_secret)
+    password = flow_password(settings, stack.flow_password, stack.credentials.get("client_secret"))
     insecure = stack.allow_insecure_http
     registered: list[pulumi.CustomResource] = []
 
@@ -143,8 +143,11 @@ def evaluate(
         if problem:
             failures.append(problem)
         checks.append(
-            {**threshold.model_dump(exclude_none=True), "observed": observed,
-             "passed": problem is None}
+            {
+                **threshold.model_dump(exclude_none=True),
+                "observed": observed,
+                "passed": problem is None,
+            }
         )
     return checks, failures
 

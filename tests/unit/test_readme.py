@@ -28,7 +28,7 @@ def test_configuration_reference_names_every_key() -> None:
     reference = README.split("## Configuration reference", 1)[1].split("\n## ", 1)[0]
     keys = [
         *stack_config.CONNECTION_KEYS,
-        stack_config.SECRET_KEY,
+        *stack_config.SECRET_KEYS,
         *stack_config.by_config_key(),
         *stack_config.EXTENSION_KEYS,
     ]

@@ -83,7 +83,7 @@ def values(**overrides: str) -> dict:
 
 
 def test_connection_takes_the_secret_from_the_stack_config() -> None:
-    with pytest.raises(AuditError, match="workspace:clientSecret is not set"):
+    with pytest.raises(AuditError, match="workspace:clientSecret: required"):
         connection_of(values())
     configured = connection_of(values(**{"workspace:clientSecret": "from-config"}))
     assert configured.client_secret.get_secret_value() == "from-config"
@@ -92,7 +92,7 @@ def test_connection_takes_the_secret_from_the_stack_config() -> None:
 def test_missing_connection_key_is_named() -> None:
     broken = values(**{"workspace:clientSecret": "s"})
     del broken["workspace:tenantId"]
-    with pytest.raises(AuditError, match="workspace:tenantId is not set"):
+    with pytest.raises(AuditError, match="workspace:tenantId: required"):
         connection_of(broken)
 
 

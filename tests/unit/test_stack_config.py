@@ -108,7 +108,10 @@ def test_missing_required_connection_keys(local: dict[str, Any]) -> None:
     local["tenantId"] = ""
     found = problems(local)
     assert "workspace:baseUrl: required (`pulumi config set workspace:baseUrl <value>`)" in found
-    assert "workspace:tenantId: required (`pulumi config set workspace:tenantId <value>`)" in found
+    assert (
+        "workspace:tenantId: required (`pulumi config set workspace:tenantId <value>`) by "
+        "authType 'azure-client-secret' (the default)"
+    ) in found
 
 
 @pytest.mark.parametrize(

@@ -151,8 +151,9 @@ def stack_values(**extra: Any) -> dict[str, Any]:
 
 
 def test_a_stack_config_without_the_key_gives_no_form() -> None:
-    assert stack_config.connection_args(stack_values(), "secret").wire_form is None
-    given = stack_config.connection_args(stack_values(wireForm="legacy"), "secret")
+    secret = {"client_secret": "secret"}
+    assert stack_config.connection_args(stack_values(), secret).wire_form is None
+    given = stack_config.connection_args(stack_values(wireForm="legacy"), secret)
     assert given.wire_form == "legacy"
 
 

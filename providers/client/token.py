@@ -5,6 +5,7 @@ providers/client/sign_in/, the identity provider's request in token_request.py).
 
 from __future__ import annotations
 
+import hashlib
 import threading
 import time
 from collections.abc import Callable
@@ -51,11 +52,13 @@ class TokenCache:
 
     @staticmethod
     def key(connection: Connection, resource: str | None = None) -> tuple[str, ...]:
-        """Who the token is for: the method and its identity, and the resource (the
-        platform's application id, the management address, or for the service's own OAuth
-        the workspace). Never a secret."""
+        """Who the token is for: the method and its identity (a digest of its secret too, so
+        that another secret for the same principal, a wrong one as well, gets a token of
+        its own), and the resource (the platform's application id, the management address,
+        or for the service's own OAuth the workspace). Never a secret."""
         return (
             connection.method.value,
+            _digest(connection.secret_values()),
             connection.auth_url or "",
             connection.tenant_id or "",
             connection.client_id or "",
@@ -132,6 +135,12 @@ class TokenCache:
     def _key_lock(self, key: tuple[str, ...]) -> threading.Lock:
         with self._lock:
             return self._key_locks.setdefault(key, threading.Lock())
+
+
+def _digest(secrets: tuple[str, ...]) -> str:
+    if not secrets:
+        return ""
+    return hashlib.sha256("\0".join(secrets).encode("utf-8", "surrogatepass")).hexdigest()[:32]
 
 
 def platform_resource(connection: Connection) -> str:

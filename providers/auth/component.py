@@ -231,8 +231,8 @@ def check_credentials(values: dict[str, Any]) -> tuple[dict[str, Any], float]:
     except Unauthenticated as exc:
         raise WorkspaceAuthError(
             f"the workspace {connection.base_url} refused the credentials of auth type "
-            f"{method!r} ({keys}): {exc.message.rstrip('.')}. Check that they are right and have not "
-            "expired or been revoked"
+            f"{method!r} ({keys}): {exc.message.rstrip('.')}. Check that they are right and "
+            "have not expired or been revoked"
         ) from None
     except WorkspaceError as exc:
         raise WorkspaceAuthError(

@@ -4,7 +4,9 @@ The component fetches one token at program time (during ``pulumi preview`` too, 
 its inputs are known) so that a wrong client id or secret fails the run up front, with a
 message that names the tenant and client id, never the secret. Resources take the secret
 ``connection`` output and fetch their own tokens, so a token rotation never changes any
-resource. ``token_expires_on`` is informational only; do not feed it to resources.
+resource. ``token_expires_on`` is informational only; do not feed it to resources. It is
+None where the token does not say when it expires (a personal access token: the ``pat``
+method, or a ``databricks-cli`` profile holding one).
 
 The component also registers the explicit Pulumi provider of the workspace (``provider``),
 configured with the connection settings (the client secret as a secret). Every resource
@@ -16,6 +18,7 @@ connection must come from the provider's configuration.
 from __future__ import annotations
 
 import asyncio
+import math
 import operator
 from dataclasses import dataclass, fields
 from typing import Any
@@ -78,7 +81,7 @@ class WorkspaceAuthArgs:
 
 class WorkspaceAuth(pulumi.ComponentResource):
     connection: pulumi.Output[dict[str, Any]]
-    token_expires_on: pulumi.Output[float]
+    token_expires_on: pulumi.Output[float | None]
 
     def __init__(
         self,
@@ -96,7 +99,7 @@ class WorkspaceAuth(pulumi.ComponentResource):
         super().__init__(TYPE, resource_name, None, opts)
         # Not dataclasses.asdict: it would deep-copy the Outputs.
         inputs = {f.name: getattr(args, f.name) for f in fields(args)}
-        checked: pulumi.Output[tuple[dict[str, Any], float, Any]] = pulumi.Output.all(
+        checked: pulumi.Output[tuple[dict[str, Any], float | None, Any]] = pulumi.Output.all(
             **inputs
         ).apply(lambda values: in_thread(_checked, values))
         self.connection = pulumi.Output.secret(checked.apply(lambda result: result[0]))
@@ -133,12 +136,12 @@ def provider_for(connection: Any) -> pulumi.ProviderResource | None:
 
 
 def _chosen_wire_form(
-    component: WorkspaceAuth, checked: pulumi.Output[tuple[dict[str, Any], float, Any]]
+    component: WorkspaceAuth, checked: pulumi.Output[tuple[dict[str, Any], float | None, Any]]
 ) -> pulumi.Output[str | None]:
     """The connection's wire form where the program gave one (by its current name), else
     None; warns once where it gave the deprecated name."""
 
-    def chosen(result: tuple[dict[str, Any], float, Any]) -> str | None:
+    def chosen(result: tuple[dict[str, Any], float | None, Any]) -> str | None:
         props, _, given = result
         if given is None:
             return None
@@ -195,13 +198,15 @@ def _report_failure_once(output: pulumi.Output[Any]) -> None:
     asyncio.ensure_future(output.future()).add_done_callback(consume)
 
 
-def _checked(values: dict[str, Any]) -> tuple[dict[str, Any], float, Any]:
+def _checked(values: dict[str, Any]) -> tuple[dict[str, Any], float | None, Any]:
     """`check_credentials`, and the wire form as the program gave it (None: none)."""
     return (*check_credentials(values), values.get("wire_form"))
 
 
-def check_credentials(values: dict[str, Any]) -> tuple[dict[str, Any], float]:
-    """Validate the settings and sign in once: (connection props, token expiry)."""
+def check_credentials(values: dict[str, Any]) -> tuple[dict[str, Any], float | None]:
+    """Validate the settings and sign in once: (connection props, token expiry). The expiry
+    is None for a token that does not say (the cache holds it as never expiring, math.inf,
+    which the engine cannot store: its state is JSON)."""
     # Left out (None): the connection's default, or the method does not use it.
     values = {key: value for key, value in values.items() if value is not None}
     try:
@@ -238,7 +243,7 @@ def check_credentials(values: dict[str, Any]) -> tuple[dict[str, Any], float]:
         raise WorkspaceAuthError(
             f"could not sign in with auth type {method!r} ({keys}): {exc}"
         ) from None
-    return connection.to_props(), token.expires_on
+    return connection.to_props(), token.expires_on if math.isfinite(token.expires_on) else None
 
 
 def _credential_keys(connection: Connection) -> str:

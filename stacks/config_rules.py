@@ -44,6 +44,7 @@ CONNECTION_KEYS: dict[str, tuple[str, bool]] = {
     "clientId": ("client_id", False),
     "resource": ("resource", False),
     "profile": ("profile", False),
+    "previewClientId": ("preview_client_id", False),
     "azureWorkspaceResourceId": ("azure_workspace_resource_id", False),
     "wireForm": ("wire_form", False),
     "allowInsecureHttp": ("allow_insecure_http", False),

@@ -67,6 +67,8 @@ class WorkspaceAuthArgs:
     token: pulumi.Input[str] | None = None
     profile: pulumi.Input[str] | None = None
     azure_workspace_resource_id: pulumi.Input[str] | None = None
+    # The read-only principal previews sign in as where WORKSPACE_SIGN_IN_AS=preview.
+    preview_client_id: pulumi.Input[str] | None = None
     # "public" (the public service's spelling of the API) or "legacy" (the original
     # specification's; "seed" is its deprecated name). None, the default, is "public", and
     # the provider's configuration then records no form: the provider host can tell a stack

@@ -131,6 +131,10 @@ class Connection(BaseModel):
     profile: str | None = Field(
         default=None, description="a profile of the service's config file (databricks-cli)"
     )
+    preview_client_id: str | None = Field(
+        default=None,
+        description="the read-only principal previews in CI sign in as (github-oidc methods)",
+    )
     azure_workspace_resource_id: str | None = Field(
         default=None,
         description="the workspace's Azure resource id: also send the management token",
@@ -157,7 +161,13 @@ class Connection(BaseModel):
         raise ValueError(f"unknown auth type {value!r}: {hint}known ones: {known_names()}")
 
     @field_validator(
-        "auth_url", "tenant_id", "client_id", "resource", "profile", "azure_workspace_resource_id"
+        "auth_url",
+        "tenant_id",
+        "client_id",
+        "resource",
+        "profile",
+        "preview_client_id",
+        "azure_workspace_resource_id",
     )
     @classmethod
     def _not_blank(cls, value: str | None, info: ValidationInfo) -> str | None:

@@ -67,6 +67,7 @@ class TokenCache:
         )
 
     def get(self, connection: Connection, resource: str | None = None) -> AccessToken:
+        connection = sign_in.acting(connection)
         key = self.key(connection, resource)
         token = self._fresh(key)
         if token is not None:
@@ -111,7 +112,7 @@ class TokenCache:
     ) -> None:
         """Drop the cached token; with ``stale``, only if that is still the cached one
         (so a token another thread just fetched survives)."""
-        key = self.key(connection, resource)
+        key = self.key(sign_in.acting(connection), resource)
         with self._lock:
             entry = self._entries.get(key)
             if entry is not None and (stale is None or entry.token == stale):

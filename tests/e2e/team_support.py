@@ -24,6 +24,11 @@ WORKFLOW = REPO_ROOT / ".github" / "workflows" / "preview.yml"
 CHECKOUT_LINKS = ("__main__.py", "providers", "stacks", "tools", "workspace_emulator", ".venv")
 
 
+# The keys that say how a stack signs in (the address and the tuning stay).
+SIGN_IN_KEYS = ("authType", "authUrl", "tenantId", "clientId", "resource", "profile",
+                "previewClientId", "azureWorkspaceResourceId")
+
+
 def checkout_like(directory: Path) -> Path:
     """`directory` with the project file and links to the checkout's packages and
     virtualenv: `pulumi`, `tools/engine/ensure.sh` and `.venv/bin/python -m ...` work there
@@ -43,6 +48,10 @@ def environment_stack(checkout: Path, environment: str, info: EmulatorInfo,
     the client secret set as a secret: the README's "To bring up an environment"."""
     document = yaml.safe_load((REPO_ROOT / f"Pulumi.{environment}.yaml").read_text())
     wire_form = document["config"]["workspace:wireForm"]
+    # How the committed stack signs in is the real workspace's business: the emulator's
+    # bootstrap principal deploys here (a test that previews in CI adds previewClientId).
+    for key in SIGN_IN_KEYS:
+        document["config"].pop(f"workspace:{key}", None)
     document["config"].update(connection_config(info, wire_form))
     (checkout / f"Pulumi.{environment}.yaml").write_text(yaml.safe_dump(document))
     cli = PulumiCli(project_dir=checkout, stack=environment,

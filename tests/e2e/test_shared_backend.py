@@ -12,6 +12,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+import requests
 import yaml
 
 from stacks.config import file_values
@@ -22,7 +23,12 @@ from tools.drills import inventory
 from tools.drills.concurrent_ups import HOLDING_LOCK, race
 from tools.drills.local_stack import local_objects, scratch_stack
 from tools.object_store import ObjectStore
-from workspace_emulator.testing import EmulatorInfo, clear_request_log, request_log
+from workspace_emulator.testing import (
+    EmulatorInfo,
+    clear_request_log,
+    fetch_token,
+    request_log,
+)
 
 pytestmark = pytest.mark.engine
 
@@ -161,23 +167,44 @@ def run_readme_steps(steps: str, checkout: Path, env: dict[str, str]
                           capture_output=True, text=True, timeout=900)
 
 
+def preview_principal(emulator: EmulatorInfo) -> str:
+    """The emulator's `github-previewer` (a federation policy for the preview-dev
+    environment's OIDC tokens) made a member of the workspace, not an admin: its client id."""
+    data = json.loads((REPO_ROOT / "workspace_emulator" / "initial_data.json").read_text())
+    [client_id] = [a["client_id"] for a in data["identity"]["applications"]
+                   if a["display_name"] == "github-previewer"]
+    response = requests.post(
+        f"{emulator.base_url}/api/2.0/preview/scim/v2/ServicePrincipals",
+        headers={"Authorization": f"Bearer {fetch_token(emulator)}"},
+        json={"applicationId": client_id, "displayName": "github-previewer"}, timeout=30)
+    assert response.status_code in (200, 201, 409), response.text
+    return client_id
+
+
 def test_pull_request_workflow_previews_dev_on_the_shared_backend(
     tmp_path: Path, emulator: EmulatorInfo, object_store: ObjectStore
 ) -> None:
     """The `preview` job of .github/workflows/preview.yml for `dev`, its steps read from the
     file: the offline check, `pulumi preview --diff` and `--json` against the shared backend
     (the repository variable and secret it names), the Markdown summary. `make setup` is
-    what the test command already ran."""
+    what the test command already ran. The preview signs in as the stack's read-only
+    preview principal through the job's OIDC token (the emulator stands in for GitHub's
+    token service), never as the deploying principal, and with no workspace secret."""
     checkout = checkout_like(tmp_path / "checkout")
     backend_url = object_store.backend_url("ci")
     cli = environment_stack(checkout, "dev", emulator, backend_url=backend_url,
                             extra_env=object_store.env())
+    previewer = preview_principal(emulator)
+    cli.set_config("workspace:previewClientId", previewer)
     values, _ = file_values(REPO_ROOT / "Pulumi.dev.yaml")
     declared = sum(len(values.get(key) or []) for key in object_lists())  # none: 0
     summary_page = tmp_path / "step-summary.md"
     runner_env = {k: v for k, v in cli.env().items()
                   if k not in ("PULUMI_BACKEND_URL", "PULUMI_CONFIG_PASSPHRASE")}
     runner_env["GITHUB_STEP_SUMMARY"] = str(summary_page)
+    # What GitHub gives a job with `id-token: write` (the SDK appends `&audience=`).
+    runner_env["ACTIONS_ID_TOKEN_REQUEST_URL"] = emulator.github_oidc_request_url
+    runner_env["ACTIONS_ID_TOKEN_REQUEST_TOKEN"] = emulator.github_oidc_request_token
     context = {"matrix": {"stack": "dev"}, "vars": {"PULUMI_BACKEND_URL": backend_url},
                "secrets": {"PULUMI_CONFIG_PASSPHRASE": LOCAL_PASSPHRASE}}
     clear_request_log(emulator)
@@ -201,8 +228,13 @@ def test_pull_request_workflow_previews_dev_on_the_shared_backend(
     assert summary_page.read_text() == summary
     for text in (diff, summary, steps["Preview"].stderr):
         assert emulator.client_secret not in text
-    assert [e for e in request_log(emulator) if e["service"] == "platform"
+    calls = request_log(emulator)
+    assert [e for e in calls if e["service"] == "platform"
             and e["method"] != "GET"] == []  # a preview writes nothing
+    # every token (and any call) is the preview principal's, got with the job's OIDC token
+    tokens = [e for e in calls if e["path"].endswith("/oauth2/token")]
+    assert tokens and {e["client"] for e in calls if e["client"]} == {previewer}
+    assert any(e["path"] == "/github-actions/idtoken" for e in calls)
     assert object_store.keys("ci/.pulumi/locks/") == []  # and takes no lock
 
     # without the repository variable the job stops at the offline check, and says so

@@ -115,7 +115,7 @@ def test_no_token_can_write_but_the_comment_jobs() -> None:
     assert document["permissions"] == {}  # nothing by default
     jobs = document["jobs"]
     assert {name: job["permissions"] for name, job in jobs.items()} == {
-        "preview": {"contents": "read"},
+        "preview": {"contents": "read", "id-token": "write"},
         "comment": {"pull-requests": "write"},
     }
 

@@ -12,7 +12,8 @@ REQUEST_URL = "ACTIONS_ID_TOKEN_REQUEST_URL"
 REQUEST_TOKEN = "ACTIONS_ID_TOKEN_REQUEST_TOKEN"
 
 
-def id_token(audience: str, method: str) -> str:
+def require_job_environment(method: str) -> None:
+    """Raise naming what is missing where this is not a job that may get an OIDC token."""
     missing = [name for name in (REQUEST_URL, REQUEST_TOKEN) if not os.environ.get(name)]
     if missing:
         raise _failed(
@@ -20,6 +21,10 @@ def id_token(audience: str, method: str) -> str:
             f"{' and '.join(missing)} not set: this is not a GitHub Actions job, or the job "
             "lacks `permissions: id-token: write`",
         )
+
+
+def id_token(audience: str, method: str) -> str:
+    require_job_environment(method)
     from databricks.sdk.oidc_token_supplier import GitHubOIDCTokenSupplier
 
     token = GitHubOIDCTokenSupplier().get_oidc_token(audience)

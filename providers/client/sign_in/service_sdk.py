@@ -26,6 +26,7 @@ from typing import Any
 from providers.client.auth_type import AuthType
 from providers.client.connection import Connection
 from providers.client.errors import SignInFailed, redact_text
+from providers.client.sign_in import github_actions
 from providers.client.token_request import AccessToken
 
 
@@ -34,11 +35,22 @@ def fetch(
 ) -> AccessToken:
     from databricks.sdk.config import Config
 
+    if connection.method is AuthType.GITHUB_OIDC:
+        # Checked here: the SDK would only say that no method could be configured.
+        github_actions.require_job_environment(connection.method)
     secrets = connection.secret_values()
     try:
         config = Config(**_settings(connection))
-        headers = config.authenticate()
-        expiry = _expiry(config)
+        if connection.method in _OAUTH:
+            # One token request: the value and the expiry of the same token (the SDK's
+            # federated sign-in exchanges a new ID token on each of its calls).
+            token = config.oauth_token()
+            scheme, value = token.token_type or "", token.access_token
+            expiry = token.expiry.timestamp() if token.expiry else None
+        else:
+            headers = config.authenticate()
+            scheme, _, value = headers.get("Authorization", "").partition(" ")
+            expiry = _expiry(config)
     except Exception as exc:  # the SDK raises ValueError, IOError and requests' errors alike
         raise SignInFailed(
             status=None,
@@ -47,7 +59,6 @@ def fetch(
             method=connection.method.value,
             path="",
         ) from None
-    scheme, _, value = headers.get("Authorization", "").partition(" ")
     if scheme.lower() != "bearer" or not value:
         raise SignInFailed(
             status=None,
@@ -57,6 +68,14 @@ def fetch(
             path="",
         )
     return AccessToken(value, expiry if expiry is not None else math.inf, resource)
+
+
+# The methods that are the service's OAuth whatever the environment says.
+_OAUTH = frozenset({AuthType.OAUTH_M2M, AuthType.GITHUB_OIDC})
+# The workspace's OIDC discovery document. Named here: the SDK finds it only through the
+# workspace's host metadata (`/.well-known/databricks-config`), and without that tries an
+# address of None.
+DISCOVERY_PATH = "/oidc/.well-known/oauth-authorization-server"
 
 
 def _settings(connection: Connection) -> dict[str, Any]:
@@ -71,6 +90,7 @@ def _settings(connection: Connection) -> dict[str, Any]:
             settings["profile"] = connection.profile
         return settings
     settings["auth_type"] = connection.method.value
+    settings["discovery_url"] = connection.base_url + DISCOVERY_PATH
     settings["client_id"] = connection.client_id
     if connection.client_secret is not None:
         settings["client_secret"] = connection.client_secret.get_secret_value()

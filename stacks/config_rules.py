@@ -171,11 +171,13 @@ def connection_problems(values: Mapping[str, Any]) -> list[str]:
         ]
     if found:
         return found
+    # The secrets' values are judged where they are read (WorkspaceAuth, stacks.config),
+    # never here: the offline check has them encrypted. Whether one is set is: a required
+    # one counts as set, and one the method does not use is refused by name.
+    secrets = {f for f in SECRET_KEYS.values() if f in settings}
     if method is not None:
-        # The secrets are judged where they are read (WorkspaceAuth, stacks.config), never
-        # here: the offline check has them encrypted.
-        secrets = set(METHODS[method].required) & set(SECRET_KEYS.values())
-        settings |= {f: "not-judged-here" for f in secrets}
+        secrets |= set(METHODS[method].required) & set(SECRET_KEYS.values())
+    settings |= {f: "not-judged-here" for f in secrets}
     try:
         Connection.model_validate(settings)
     except pydantic.ValidationError as error:

@@ -283,6 +283,8 @@ def test_validate_reports_every_problem_at_once(local: dict[str, Any]) -> None:
 
 def test_file_values_know_encrypted_keys(tmp_path: Path) -> None:
     document = yaml.safe_load((REPO_ROOT / "Pulumi.dev.yaml").read_text())
+    # A method that takes a client secret (dev itself signs in by github-oidc, secretless).
+    document["config"]["workspace:authType"] = "oauth-m2m"
     document["config"]["workspace:clientSecret"] = {"secure": "v1:abc:def"}
     document["config"]["other:key"] = "not ours"
     path = tmp_path / "Pulumi.dev.yaml"

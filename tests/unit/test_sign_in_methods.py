@@ -657,6 +657,10 @@ if [ "$1 $2" = "account show" ]; then
   printf '{"user": {"name": "someone@example.com", "type": "user"}}'
   exit 0
 fi
+if [ -n "$AZ_OUTPUT" ]; then
+  printf '%s' "$AZ_OUTPUT"
+  exit 0
+fi
 if [ -n "$AZ_FAIL" ]; then
   echo "$AZ_FAIL" >&2
   exit 1
@@ -719,6 +723,22 @@ def test_azure_cli_signed_out_says_az_login(fake_az: Path, monkeypatch):
     monkeypatch.setenv("AZ_FAIL", "ERROR: Please run 'az login' to setup account.")
     error = failure(SignInFailed, fetch, azure_cli(), RESOURCE)
     assert error.method == "azure-cli" and "Please run 'az login'" in str(error)
+
+
+@pytest.mark.parametrize(
+    ("output", "words"),
+    [
+        ('{"accessToken": "cli-token", "tokenType": "Bearer"}', "'expiresOn'"),
+        ("Please run az login", "cannot unmarshal"),
+    ],
+)
+def test_azure_cli_answer_that_cannot_be_read_is_a_sign_in_failure(
+    fake_az: Path, monkeypatch, output: str, words: str
+):
+    monkeypatch.setenv("AZ_OUTPUT", output)
+    error = failure(SignInFailed, fetch, azure_cli(), RESOURCE)
+    assert error.code == "AZURE_CLI" and words in str(error)
+    assert_hidden(error, "cli-token")
 
 
 @pytest.mark.parametrize("tenant", [None, TENANT])

@@ -24,6 +24,8 @@ def fetch(
         raise _failed("the Azure CLI (`az`) is not on PATH: install it, run `az login`") from None
     except (OSError, ValueError) as exc:
         raise _failed(f"{exc}; run `az login` (--tenant where the stack sets tenantId)") from None
+    except KeyError as exc:  # the SDK reads the CLI's answer by key
+        raise _failed(f"the Azure CLI's token has no {exc}: update the Azure CLI") from None
     expires_on = token.expiry.timestamp() if token.expiry else now() + 300
     return AccessToken(token.access_token, expires_on, resource)
 

@@ -76,11 +76,13 @@ class SecretScopeEcho(Echo):
 
 
 class ServicePrincipalEcho(Echo):
-    computed_keys = ("active",)
+    # Ours outputs the application id always (declared, or assigned by the service).
+    computed_keys = ("active", "application_id")
     kept_keys = ("application_id",)
 
     def identify(self, props: Any) -> tuple[str, dict[str, Any]]:
-        return str(next(_principal_ids)), {"active": True}
+        computed = {"active": True, "application_id": props["application_id"]}
+        return str(next(_principal_ids)), computed
 
 
 PROVIDERS: dict[str, type[Echo]] = {

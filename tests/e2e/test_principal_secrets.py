@@ -2,8 +2,9 @@
 stack under the real engine against the emulator (public wire form): up (the service assigns
 the application id; the secret signs the principal in), a second up without changes or
 writes, the value in plain text nowhere (`pulumi stack export`, `pulumi stack output`, the
-engine's output, the emulator's request log), still encrypted after a refresh, a rotation by replacement that
-makes the new secret before it deletes the old, and a destroy back to the initial data.
+engine's output, the emulator's request log), still encrypted after a refresh, a rotation
+by replacement that makes the new secret before it deletes the old, a rename in place, and
+a destroy back to the initial data.
 
 One stack walks through the steps, a test each: a failure names its step, and the steps
 after it do not run. (The engine's own verbose log, `-v=9`, prints every output a provider

@@ -23,7 +23,9 @@ from tests.unit.client_support import (
     BASE_URL,
     CLIENT_ID,
     CLIENT_SECRET,
+    ME,
     RESOURCE,
+    SCIM_ME,
     TENANT,
     TOKEN_URL,
     token_body,
@@ -91,8 +93,9 @@ def test_connection_is_a_secret_dict_of_the_connection_and_expiry_is_not_secret(
 
     with responses.RequestsMock() as mocked:
         mocked.get(TOKEN_URL, json=token_body(expires_on=1_900_000_000))
+        mocked.get(SCIM_ME, json=ME)  # the workspace takes the token
         mocks = run(scenario, preview=preview)
-        assert len(mocked.calls) == 1  # checked during preview too
+        assert len(mocked.calls) == 2  # checked during preview too: a token, SCIM Me
     assert [r.typ for r in mocks.registered] == [
         "workspace:auth:WorkspaceAuth",
         "pulumi:providers:pulumi-python",
@@ -108,6 +111,7 @@ def test_registers_the_workspace_provider_and_binds_resources_given_its_connecti
 
     with responses.RequestsMock() as mocked:
         mocked.get(TOKEN_URL, json=token_body())
+        mocked.get(SCIM_ME, json=ME)  # the workspace takes the token
         mocks = run(scenario, preview=False)
     provider = next(r for r in mocks.registered if r.typ == "pulumi:providers:pulumi-python")
     assert provider.name == "auth"
@@ -117,7 +121,7 @@ def test_registers_the_workspace_provider_and_binds_resources_given_its_connecti
     settings["client_secret"] = rpc.unwrap_rpc_secret(settings["client_secret"])
     assert not any(rpc.is_rpc_secret(v) for v in settings.values())
     # Settings left unset are not recorded: the stacks of before gain none.
-    unset = {"auth_type", "token", "profile", "azure_workspace_resource_id"}
+    unset = {"auth_type", "token", "profile", "azure_workspace_resource_id", "preview_client_id"}
     assert set(settings) == set(Connection.model_fields) - unset
     assert Connection.from_props(settings).client_secret.get_secret_value() == CLIENT_SECRET
     assert settings["base_url"] == BASE_URL
@@ -164,6 +168,7 @@ def test_a_connection_made_from_the_output_leaves_the_resource_on_the_default_pr
 
     with responses.RequestsMock() as mocked:
         mocked.get(TOKEN_URL, json=token_body())
+        mocked.get(SCIM_ME, json=ME)  # the workspace takes the token
         mocks = run(scenario, preview=False)
     scope = next(r for r in mocks.registered if r.name == "scope")
     assert scope.provider == ""
@@ -184,6 +189,7 @@ def test_the_workspace_provider_aliases_no_other_provider():
 
     with responses.RequestsMock() as mocked:
         mocked.get(TOKEN_URL, json=token_body())
+        mocked.get(SCIM_ME, json=ME)  # the workspace takes the token
         mocks = run(scenario, preview=False)
     providers = [r for r in mocks.registered if r.typ == "pulumi:providers:pulumi-python"]
     assert sorted(r.name for r in providers) == ["first", "second"]
@@ -203,6 +209,7 @@ def test_taking_the_default_provider_over_is_asked_for():
 
     with responses.RequestsMock() as mocked:
         mocked.get(TOKEN_URL, json=token_body())
+        mocked.get(SCIM_ME, json=ME)  # the workspace takes the token
         run(scenario, preview=False)
     assert aliases == ["urn:pulumi:stack::project::pulumi:providers:pulumi-python::default"]
 
@@ -236,6 +243,7 @@ def test_public_form_and_tuning_knobs_reach_the_connection():
 
     with responses.RequestsMock() as mocked:
         mocked.post(TOKEN_URL, json=token_body())
+        mocked.get(SCIM_ME, json=ME)  # the workspace takes the token
         run(scenario, preview=False)
 
 

@@ -134,7 +134,7 @@ def connection_of(values: dict[str, Any]) -> Connection:
     method = method_of(unprefixed.get("authType"))
     if method is not None:
         found += [
-            missing_problem(key, method)
+            missing_problem(key, method, chosen="authType" in unprefixed)
             for key, fieldname in SECRET_KEYS.items()
             if fieldname in METHODS[method].required and not unprefixed.get(key)
         ]

@@ -82,7 +82,7 @@ def connection_args(values: Mapping[str, Any], credentials: Mapping[str, Any]) -
     method = method_of(settings.get("auth_type"))
     if method is not None:
         missing = [
-            missing_problem(key, method)
+            missing_problem(key, method, chosen="auth_type" in settings)
             for key, fieldname in SECRET_KEYS.items()
             if fieldname in METHODS[method].required and fieldname not in credentials
         ]

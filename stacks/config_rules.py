@@ -165,7 +165,7 @@ def connection_problems(values: Mapping[str, Any]) -> list[str]:
     method = method_of(settings.get("auth_type"))
     if method is not None:
         found += [
-            missing_problem(config_key(name), method)
+            missing_problem(config_key(name), method, chosen="auth_type" in settings)
             for name in METHODS[method].required
             if name not in settings and name not in SECRET_KEYS.values()
         ]
@@ -200,12 +200,13 @@ def method_of(auth_type: Any) -> AuthType | None:
         return None  # Connection's validation names it, with did-you-mean
 
 
-def missing_problem(key: str, method: AuthType) -> str:
+def missing_problem(key: str, method: AuthType, *, chosen: bool) -> str:
+    """`key` is missing for `method`, which the stack `chosen` or left to the default."""
     secret = " --secret" if key in SECRET_KEYS else ""
-    chosen = " (the default)" if method is AuthType.AZURE_CLIENT_SECRET else ""
+    default = "" if chosen else " (the default)"
     return (
         f"{NAMESPACE}:{key}: required (`pulumi config set{secret} {NAMESPACE}:{key} <value>`) "
-        f"by authType {method.value!r}{chosen}"
+        f"by authType {method.value!r}{default}"
     )
 
 

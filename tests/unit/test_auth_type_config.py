@@ -63,8 +63,9 @@ SECRET_KEYS = {"clientSecret", "token"}
 MISSING = [(method, key) for method, keys in REQUIRED.items() for key in keys]
 
 
-def default_note(method: str) -> str:
-    return " (the default)" if method == "azure-client-secret" else ""
+def default_note(method: str | None) -> str:
+    """What a missing key's message adds where the stack chose no method."""
+    return " (the default)" if method is None else ""
 
 
 @pytest.fixture(autouse=True)

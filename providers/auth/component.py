@@ -223,11 +223,15 @@ def check_credentials(values: dict[str, Any]) -> tuple[dict[str, Any], float | N
     keys = _credential_keys(connection)
     try:
         token = tokens.get(connection)
-        if connection.method in UNPROVEN_BY_A_TOKEN:
-            # Loaded here: the service areas are a third of a second most methods never need.
+        if connection.method in UNPROVEN_BY_A_TOKEN or METHODS[connection.method].azure:
+            # Loaded here: the service areas are a third of a second a failed sign-in never
+            # needs.
             from providers.client.workspace import client_for
 
-            # A cheap call that proves a token no identity provider had to issue.
+            # A cheap call that proves the workspace takes the credentials: a token no identity
+            # provider had to issue (pat, a profile's), or one Azure AD issues to any principal
+            # of the tenant, which the workspace refuses (401 'User not authorized') unless the
+            # principal is a member, or the management token admits it (on this very call).
             client_for(connection).users.me()
     except InvalidClientCredentials as exc:
         raise WorkspaceAuthError(
@@ -236,10 +240,17 @@ def check_credentials(values: dict[str, Any]) -> tuple[dict[str, Any], float | N
             f"{keys})"
         ) from None
     except Unauthenticated as exc:
+        admission = ""
+        if METHODS[connection.method].azure and connection.azure_workspace_resource_id is None:
+            admission = (
+                "; a principal that is not a member of the workspace yet is added as an admin "
+                "where it is a Contributor or Owner of the workspace's Azure resource and the "
+                "stack names that resource (workspace:azureWorkspaceResourceId)"
+            )
         raise WorkspaceAuthError(
             f"the workspace {connection.base_url} refused the credentials of auth type "
-            f"{method!r} ({keys}): {exc.message.rstrip('.')}. Check that they are right and "
-            "have not expired or been revoked"
+            f"{method!r} ({keys}) with {exc.status}: {exc.message.rstrip('.')}. Check that "
+            f"they are right and have not expired or been revoked{admission}"
         ) from None
     except WorkspaceError as exc:
         raise WorkspaceAuthError(

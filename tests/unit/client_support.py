@@ -32,6 +32,10 @@ CLIENT_ID = "client-1"
 CLIENT_SECRET = "very-secret-value-1234"
 RESOURCE = "2ff814a6-3304-4ab8-85cb-cd0e6f879c1d"
 TOKEN_URL = f"{AUTH_URL}/{TENANT}/oauth2/token"
+# WorkspaceAuth proves an Azure AD token with SCIM Me (the workspace may refuse a principal of
+# the tenant it does not know): its URL and an answer.
+SCIM_ME = f"{BASE_URL}/api/2.0/preview/scim/v2/Me"
+ME = {"applicationId": CLIENT_ID, "displayName": "iac"}
 ACCESS_TOKEN = "eyJ0eXAiOiJKV1QiLCJhbGciOi.fake-access-token"
 
 

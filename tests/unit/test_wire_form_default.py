@@ -31,7 +31,9 @@ from tests.unit.client_support import (
     BASE_URL,
     CLIENT_ID,
     CLIENT_SECRET,
+    ME,
     RESOURCE,
+    SCIM_ME,
     TENANT,
     TOKEN_URL,
     token_body,
@@ -110,6 +112,7 @@ def test_workspace_auth_talks_the_public_form_by_default_and_records_no_form() -
     assert WorkspaceAuthArgs(**SETTINGS).wire_form is None  # left out: the default
     with responses.RequestsMock() as mocked:
         mocked.post(TOKEN_URL, json=token_body())  # the public form's token request
+        mocked.get(SCIM_ME, json=ME)  # WorkspaceAuth proves the token
         connection, provider = deployed()
     assert connection["wire_form"] == "public"
     # The provider host can tell a program that chose no form from one that chose public.
@@ -126,6 +129,7 @@ def test_a_form_given_is_recorded_by_its_name_now(
     monkeypatch.setattr(pulumi.log, "warn", lambda message, *a, **k: warned.append(message))
     with responses.RequestsMock() as mocked:
         mocked.add("GET" if recorded == "legacy" else "POST", TOKEN_URL, json=token_body())
+        mocked.get(SCIM_ME, json=ME)  # WorkspaceAuth proves the token
         connection, provider = deployed(wire_form=given)
     assert connection["wire_form"] == provider["wire_form"] == recorded
     if given == "seed":

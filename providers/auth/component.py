@@ -26,6 +26,7 @@ from typing import Any
 import pulumi
 from pydantic import ValidationError
 
+from providers.client import sign_in
 from providers.client.auth_type import (
     METHODS,
     SECRET_FIELDS,
@@ -219,11 +220,20 @@ def check_credentials(values: dict[str, Any]) -> tuple[dict[str, Any], float | N
         raise WorkspaceAuthError(
             f"invalid workspace connection: {with_config_keys(str(exc))}"
         ) from None
-    method = connection.method.value
-    keys = _credential_keys(connection)
+    try:
+        signing_in = sign_in.acting(connection)
+    except WorkspaceError as exc:
+        raise WorkspaceAuthError(str(exc)) from None
+    previewing = signing_in is not connection
+    method = signing_in.method.value
+    keys = (
+        f"workspace:previewClientId, as {sign_in.SIGN_IN_AS_ENV}={sign_in.PREVIEW} asks"
+        if previewing
+        else _credential_keys(connection)
+    )
     try:
         token = tokens.get(connection)
-        if connection.method in UNPROVEN_BY_A_TOKEN or METHODS[connection.method].azure:
+        if signing_in.method in UNPROVEN_BY_A_TOKEN or METHODS[signing_in.method].azure:
             # Loaded here: the service areas are a third of a second a failed sign-in never
             # needs.
             from providers.client.workspace import client_for
@@ -241,7 +251,8 @@ def check_credentials(values: dict[str, Any]) -> tuple[dict[str, Any], float | N
         ) from None
     except Unauthenticated as exc:
         admission = ""
-        if METHODS[connection.method].azure and connection.azure_workspace_resource_id is None:
+        azure = METHODS[signing_in.method].azure
+        if azure and not previewing and connection.azure_workspace_resource_id is None:
             admission = (
                 "; a principal that is not a member of the workspace yet is added as an admin "
                 "where it is a Contributor or Owner of the workspace's Azure resource and the "

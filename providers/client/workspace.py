@@ -15,7 +15,7 @@ from urllib.parse import urlsplit
 import requests
 from requests.auth import AuthBase
 
-from providers.client import http, ratelimit, retry
+from providers.client import http, ratelimit, retry, sign_in
 from providers.client.catalogs import CatalogsApi
 from providers.client.cluster_policies import ClusterPoliciesApi
 from providers.client.clusters import ClustersApi
@@ -72,9 +72,11 @@ class BearerAuth(AuthBase):
 
 
 def credentials_for(connection: Connection) -> Credentials:
-    """The tokens a call of this connection carries now (from the cache)."""
+    """The tokens a call of this connection carries now (from the cache). The management
+    token only where the principal signing in is the stack's own: a CI preview's read-only
+    principal (sign_in.acting) never sends one, so a preview never admits anyone."""
     platform = tokens.get(connection)
-    if connection.azure_workspace_resource_id is None:
+    if sign_in.acting(connection).azure_workspace_resource_id is None:
         return Credentials(platform)
     return Credentials(
         platform,

@@ -19,11 +19,20 @@ from workspace_emulator.testing import EmulatorInfo, clear_request_log, request_
 pytestmark = pytest.mark.engine
 
 # What the test replaces with the emulator's: where the workspace is and who signs in.
-ADDRESS_KEYS = ("baseUrl", "authUrl", "tenantId", "clientId", "resource", "allowInsecureHttp")
+ADDRESS_KEYS = ("baseUrl", "authType", "authUrl", "tenantId", "clientId", "resource", "profile",
+                "previewClientId", "azureWorkspaceResourceId", "allowInsecureHttp")
+
+
+# The one call a preview of new objects makes: WorkspaceAuth's sign-in check.
+SIGN_IN_CHECK = [("GET", "/api/2.0/preview/scim/v2/Me")]
 
 
 def platform_calls(info: EmulatorInfo) -> list[dict[str, Any]]:
     return [entry for entry in request_log(info) if entry["service"] == "platform"]
+
+
+def calls_made(info: EmulatorInfo) -> list[tuple[str, str]]:
+    return [(entry["method"], entry["path"]) for entry in platform_calls(info)]
 
 
 def test_environment_files_preview_against_the_emulator(
@@ -39,7 +48,7 @@ def test_environment_files_preview_against_the_emulator(
         assert result.returncode == 0, result.stdout + result.stderr
         # the stack, the WorkspaceAuth component, its provider and every declared object
         assert f"+ {declared + 3} to create" in result.stdout, (environment, result.stdout)
-        assert platform_calls(emulator) == []
+        assert calls_made(emulator) == SIGN_IN_CHECK
 
 
 def test_bad_config_fails_preview_with_key_and_reason(
@@ -98,4 +107,4 @@ def test_bad_config_fails_preview_with_key_and_reason(
     assert secret not in (stack.project_dir / "Pulumi.e2e.yaml").read_text()
     result = stack.preview(check=False)
     assert result.returncode == 0, result.stdout + result.stderr
-    assert platform_calls(emulator) == []
+    assert calls_made(emulator) == SIGN_IN_CHECK

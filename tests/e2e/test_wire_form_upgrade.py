@@ -90,7 +90,7 @@ def test_a_stack_that_left_the_wire_form_out_must_name_it(
     stack = deployed_by_the_old_code(workspace_stack, tmp_path, None)
     assert recorded_wire_form(stack) == "seed"  # the default then, by its name then
 
-    # Left out: refused, naming the key and both values, before the workspace is called.
+    # Left out: refused, naming the key and both values, before any object is read.
     clear_request_log(emulator)
     refused = stack.preview(check=False)
     assert refused.returncode != 0
@@ -98,7 +98,9 @@ def test_a_stack_that_left_the_wire_form_out_must_name_it(
     assert "workspace:wireForm is not set" in output, output
     assert "deployed talking the legacy wire form" in output
     assert "to 'legacy' to keep talking" in output and "or to 'public' to switch" in output
-    assert [r for r in request_log(emulator) if r["service"] == "platform"] == []
+    # nothing but the program's sign-in check (WorkspaceAuth, GET .../scim/v2/Me)
+    assert [(r["method"], r["path"]) for r in request_log(emulator)
+            if r["service"] == "platform"] in ([], [("GET", "/api/2.0/preview/scim/v2/Me")])
     assert stack.up(check=False).returncode != 0
     assert recorded_wire_form(stack) == "seed"  # nothing was deployed
     stack.refresh()  # runs with the recorded configuration: not refused

@@ -4,11 +4,17 @@ principal through the job's OIDC token, whatever the stack deploys with."""
 from __future__ import annotations
 
 import pytest
+import responses
 
 from providers.client.auth_type import AuthType
 from providers.client.connection import Connection
 from providers.client.errors import SignInFailed
 from providers.client.sign_in import SIGN_IN_AS_ENV, acting
+from providers.client.workspace import (
+    MANAGEMENT_TOKEN_HEADER,
+    WORKSPACE_RESOURCE_ID_HEADER,
+    client_for,
+)
 
 AZURE = {
     "base_url": "https://ws.example.com",
@@ -68,3 +74,31 @@ def test_an_unknown_value_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(SIGN_IN_AS_ENV, "deploy")
     with pytest.raises(SignInFailed, match="the only value is 'preview'"):
         acting(Connection(**AZURE, preview_client_id="previewer"))
+
+
+@pytest.mark.usefixtures("fresh_client_caches")
+def test_a_preview_sends_no_management_token_so_it_never_admits_anyone(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv(SIGN_IN_AS_ENV, "preview")
+    monkeypatch.setenv("WORKSPACE_TOKEN_CACHE_DIR", "off")
+    monkeypatch.setenv("ACTIONS_ID_TOKEN_REQUEST_URL", "https://github.example/idtoken?v=2")
+    monkeypatch.setenv("ACTIONS_ID_TOKEN_REQUEST_TOKEN", "request-token")
+    connection = Connection(**AZURE, preview_client_id="previewer")
+    me = f"{AZURE['base_url']}/api/2.0/preview/scim/v2/Me"
+    with responses.RequestsMock() as mocked:
+        mocked.get("https://github.example/idtoken", json={"value": "github-id-token"})
+        token = mocked.post(
+            f"{AZURE['auth_url']}/tenant/oauth2/token",
+            json={"access_token": "preview-token", "token_type": "Bearer", "expires_in": "3599"},
+        )
+        call = mocked.get(me, json={"id": "7", "applicationId": "previewer"})
+        client_for(connection).users.me()
+
+    [token_call] = token.calls  # one token: the platform's, none for the management address
+    assert "client_assertion=github-id-token" in str(token_call.request.body)
+    assert "client_secret" not in str(token_call.request.body)
+    headers = call.calls[0].request.headers
+    assert headers["Authorization"] == "Bearer preview-token"
+    assert MANAGEMENT_TOKEN_HEADER not in headers
+    assert WORKSPACE_RESOURCE_ID_HEADER not in headers

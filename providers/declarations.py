@@ -14,7 +14,7 @@ from typing import Any
 
 import pulumi
 
-from providers.kind import DEPLOYMENT_TAG, Kind, Lookup, Reference, declare
+from providers.kind import DEPLOYMENT_TAG, Adoption, Kind, Lookup, Reference, declare
 
 # What a secret's state and outputs name, and its inputs that are always Pulumi secrets.
 SECRET_VALUE_FIELDS = ("string_value", "bytes_value")
@@ -26,6 +26,21 @@ PRINCIPAL_SECRET_VALUE_KEY = "secret"
 # Groups the workspace itself holds; never made or deleted by a stack, nor listed by the
 # audit as unmanaged.
 SYSTEM_GROUPS = frozenset({"admins", "users"})
+# The group every principal of the workspace is in: the service adds each one itself.
+ALL_PRINCIPALS_GROUP = "users"
+# The cluster policies the service makes in every workspace (from its policy families).
+BUILT_IN_POLICIES = frozenset(
+    {
+        "Personal Compute",
+        "Power User Compute",
+        "Shared Compute",
+        "Legacy Shared Compute",
+        "Job Compute",
+    }
+)
+# Object types whose permissions the Permissions kind adopts: those the client can list
+# (jobs' are JobPermissions'); -> the id field and name field of a listed object.
+LISTED_PERMISSION_TYPES = ("clusters", "cluster-policies", "repos")
 
 
 def _cluster_id_named(connection: pulumi.Input[dict], name: str) -> pulumi.Output[str]:
@@ -59,6 +74,106 @@ def _principal_secret_output(secret: Any) -> dict[str, Any]:
     }
 
 
+# --- what the audit and adoption list (each loads its code when it runs) ----------------
+
+
+def _scope_names(client: Any) -> list[str]:
+    return [str(scope["name"]) for scope in client.secret_scopes.list() if scope.get("name")]
+
+
+def _secrets(client: Any) -> Any:
+    for scope in _scope_names(client):
+        for secret in client.secrets.list_secrets(scope):
+            yield f"{scope}/{secret['key']}", f"{scope}/{secret['key']}"
+
+
+def _secret_acls(client: Any) -> Any:
+    for scope in _scope_names(client):
+        for acl in client.secrets.list_acls(scope):
+            yield f"{scope}/{acl['principal']}", f"{scope}: {acl['principal']}"
+
+
+def _principal_secrets(client: Any) -> Any:
+    for principal in client.service_principals.list():
+        name = principal.get("displayName") or principal.get("applicationId") or ""
+        for secret in client.service_principal_secrets.list(str(principal["id"])):
+            yield f"{principal['id']}/{secret['id']}", f"{name}: {secret['id']}"
+
+
+def _with_entries(answer: Any) -> bool:
+    """Whether a permissions answer has a direct entry besides the owner's (what a
+    Permissions or JobPermissions resource declares)."""
+    from providers.permissions import OWNER, direct_entries
+
+    return any(e["permission_level"] != OWNER for e in direct_entries(answer).values())
+
+
+def _job_permissions(client: Any) -> Any:
+    for job in client.jobs.list():
+        job_id = str(job["job_id"])
+        if _with_entries(client.job_permissions.get(job_id)):
+            yield job_id, (job.get("settings") or {}).get("name") or job_id
+
+
+def _object_permissions(client: Any) -> Any:
+    listed = {
+        "clusters": [
+            (str(c["cluster_id"]), str(c.get("cluster_name", "")))
+            for c in client.clusters.list()
+            if c.get("cluster_source") != "JOB"
+        ],
+        "cluster-policies": [
+            (str(p["policy_id"]), str(p.get("name", ""))) for p in client.cluster_policies.list()
+        ],
+        "repos": [(str(r["id"]), str(r.get("path", ""))) for r in client.repos.list()],
+    }
+    for object_type in LISTED_PERMISSION_TYPES:
+        api = client.permissions(object_type)
+        for object_id, name in listed[object_type]:
+            if _with_entries(api.get(object_id)):
+                yield f"{object_type}/{object_id}", f"{object_type}/{name or object_id}"
+
+
+def _group_members(client: Any) -> Any:
+    """Every membership but those of the group every principal is in, which the service
+    adds itself."""
+    for group in client.groups.list():
+        if group.get("displayName") == ALL_PRINCIPALS_GROUP:
+            continue
+        members = (
+            group["members"]
+            if "members" in group
+            else (client.groups.get(str(group["id"])).get("members"))
+        )
+        group_name = group.get("displayName") or group["id"]
+        for member in members or []:
+            member_name = member.get("display") or member["value"]
+            yield f"{group['id']}|{member['value']}", f"{group_name}: {member_name}"
+
+
+def _bound_catalogs(client: Any) -> Any:
+    """Catalogs with a binding to manage: isolated, or bound to a workspace. (An open
+    catalog without bindings is every catalog's state before anyone binds it.)"""
+    for catalog in client.catalogs.list():
+        name = str(catalog["name"])
+        if catalog.get("isolation_mode") == "ISOLATED" or client.catalogs.get_bindings(name):
+            yield name, name
+
+
+def _repos(client: Any) -> Any:
+    return ((str(r["id"]), str(r.get("path", ""))) for r in client.repos.list())
+
+
+def _service_filled_run_as(observed: Any, computed: Any) -> bool:
+    """A job's run_as that names its creator: what the service fills in where none is set."""
+    run_as = observed.get("run_as") or {}
+    return list(run_as.values()) == [computed.get("creator_user_name")]
+
+
+def _always(observed: Any, computed: Any) -> bool:
+    return True
+
+
 DECLARATIONS: tuple[Kind, ...] = (
     declare(
         name="ServicePrincipal",
@@ -75,6 +190,13 @@ DECLARATIONS: tuple[Kind, ...] = (
         inventory=lambda client: (
             (str(p["id"]), p.get("displayName") or p.get("applicationId") or "")
             for p in client.service_principals.list()
+        ),
+        adoption=Adoption(
+            from_outputs=("application_id",),
+            # Its memberships are GroupMember items: declared here too, one would undo the
+            # other's change.
+            leaves_out={"groups": _always},
+            principal_of=lambda id_: id_,
         ),
     ),
     declare(
@@ -100,6 +222,8 @@ DECLARATIONS: tuple[Kind, ...] = (
         import_id="<principal id>/<secret id>",
         secrets=(PRINCIPAL_SECRET_VALUE_KEY,),
         stack_output=("service_principal_secrets", _principal_secret_output),
+        inventory=_principal_secrets,
+        adoption=Adoption(principal_of=lambda id_: id_.split("/", 1)[0]),
     ),
     declare(
         name="SecretScope",
@@ -125,6 +249,7 @@ DECLARATIONS: tuple[Kind, ...] = (
         summary="a key and its value (a Pulumi secret) in a secret scope",
         import_id="<scope>/<key>",
         secrets=(*SECRET_VALUE_FIELDS, SECRET_DIGEST_KEY),
+        inventory=_secrets,
     ),
     declare(
         name="SecretAcl",
@@ -134,6 +259,7 @@ DECLARATIONS: tuple[Kind, ...] = (
         doc="docs/secret-acl.md",
         summary="READ, WRITE or MANAGE for one principal on a secret scope",
         import_id="<scope>/<principal>",
+        inventory=_secret_acls,
     ),
     declare(
         name="Job",
@@ -150,6 +276,7 @@ DECLARATIONS: tuple[Kind, ...] = (
             (str(job["job_id"]), (job.get("settings") or {}).get("name") or "")
             for job in client.jobs.list()
         ),
+        adoption=Adoption(leaves_out={"run_as": _service_filled_run_as}),
         arg_aliases={
             # The names of the single-task shape's args before the SDK's schema.
             "AutoscaleArgs": "AutoScaleArgs",
@@ -167,6 +294,7 @@ DECLARATIONS: tuple[Kind, ...] = (
         doc="docs/job-permissions.md",
         summary="the declared access-control entries of one job",
         import_id="job id",
+        inventory=_job_permissions,
     ),
     declare(
         name="Permissions",
@@ -175,6 +303,7 @@ DECLARATIONS: tuple[Kind, ...] = (
         doc="docs/permissions.md",
         summary="the declared access-control entries (and optionally the owner) of any object",
         import_id="<object type>/<object id>",
+        inventory=_object_permissions,
     ),
     declare(
         name="RepoBranch",
@@ -186,6 +315,14 @@ DECLARATIONS: tuple[Kind, ...] = (
         summary="the checked-out branch of an existing repo",
         import_id="repo id",
         stack_output=("repo_branches", lambda resource: resource.branch),
+        adoption=Adoption(
+            objects=_repos,
+            refused="a repo's checked-out branch is adopted with the repo itself (its Repo "
+            "item's `branch`); a RepoBranch beside it would manage the same setting twice. To "
+            "manage only the branch of a repo no stack should own, leave the repo out of "
+            "adoption and declare {repo_id, branch} in repoBranches yourself, with the repo "
+            "id as its import id",
+        ),
     ),
     declare(
         name="CatalogBinding",
@@ -197,6 +334,7 @@ DECLARATIONS: tuple[Kind, ...] = (
         summary="a catalog's isolation mode and workspace bindings",
         import_id="catalog name",
         stack_output=("catalog_bindings", lambda resource: resource.id),
+        inventory=_bound_catalogs,
     ),
     declare(
         name="ClusterPolicy",
@@ -209,8 +347,15 @@ DECLARATIONS: tuple[Kind, ...] = (
         "in place",
         import_id="policy id",
         stack_output=("cluster_policies", lambda resource: resource.policy_id),
+        # The policies the service makes in every workspace are its own.
         inventory=lambda client: (
-            (str(p["policy_id"]), str(p.get("name", ""))) for p in client.cluster_policies.list()
+            (str(p["policy_id"]), str(p.get("name", "")))
+            for p in client.cluster_policies.list()
+            if p.get("name") not in BUILT_IN_POLICIES
+        ),
+        adoption=Adoption(
+            # A policy of a family shows the family's definition merged: not its own.
+            leaves_out={"definition": lambda observed, _: "policy_family_id" in observed},
         ),
     ),
     declare(
@@ -229,6 +374,19 @@ DECLARATIONS: tuple[Kind, ...] = (
             (str(c["cluster_id"]), str(c.get("cluster_name", "")))
             for c in client.clusters.list()
             if c.get("cluster_source") != "JOB"
+        ),
+        adoption=Adoption(
+            leaves_out={
+                # Where it is now, not a setting: declared, the stack would start or stop it.
+                "state": _always,
+                "pinned": lambda observed, _: observed.get("pinned") is False,
+                "enable_elastic_disk": lambda observed, _: (
+                    observed.get("enable_elastic_disk") is True
+                ),
+                "driver_node_type_id": lambda observed, _: (
+                    observed.get("driver_node_type_id") == observed.get("node_type_id")
+                ),
+            },
         ),
     ),
     declare(
@@ -292,6 +450,8 @@ DECLARATIONS: tuple[Kind, ...] = (
         summary="one user, service principal or group in a group (SCIM PATCH, never a PUT)",
         import_id="<group id>|<member id>",
         stack_output=("group_members", lambda resource: resource.id),
+        inventory=_group_members,
+        adoption=Adoption(principal_of=lambda id_: id_.rpartition("|")[2]),
     ),
     declare(
         name="Repo",

@@ -78,6 +78,31 @@ class Lookup:
     expects: type = str
 
 
+@dataclass(frozen=True)
+class Adoption:
+    """What taking over a workspace's existing objects of the kind needs beyond its
+    inventory and its provider's read of each one (stacks/adoption.py). Every field is
+    optional; the defaults adopt every listed object as its import reads it."""
+
+    # (import id, display name) of every object to adopt where that is not the audit's
+    # `inventory` (a repo's branch: the repos the audit lists as repos).
+    objects: Callable[[Any], Iterable[tuple[str, str]]] | None = None
+    # Inputs an item takes from the computed outputs (a principal's application id).
+    from_outputs: tuple[str, ...] = ()
+    # Settings of the observed spec an item leaves out, each with when: (observed spec,
+    # computed outputs) -> True where the value is the service's own (a job's run_as naming
+    # its creator) or another kind declares it (a principal's groups: GroupMember items).
+    leaves_out: Mapping[str, Callable[[Mapping[str, Any], Mapping[str, Any]], bool]] = field(
+        default_factory=dict
+    )
+    # The SCIM id of the principal an object (by import id) belongs to, where it belongs to
+    # one (a principal, its OAuth secret, its membership of a group): the stack's own
+    # principal's are never adopted (a destroy would take its own credentials and rights).
+    principal_of: Callable[[str], str] | None = None
+    # Why the kind is not adopted at all, though importable (what to do instead).
+    refused: str | None = None
+
+
 @dataclass(frozen=True, eq=False)
 class Kind:
     name: str
@@ -114,6 +139,8 @@ class Kind:
     # defaults, which take them from here), so the state records them undeclared. The
     # provider host's no-op test (`_nothing_to_change`) knows them without the model.
     defaults: Mapping[str, Any] = field(default_factory=dict)
+    # How `python -m stacks.adopt` takes over existing objects of the kind.
+    adoption: Adoption = field(default_factory=Adoption)
     resource: type[KindResource] = field(init=False)
     _provider: type[WorkspaceProvider] | None = field(init=False, default=None)
 
@@ -243,6 +270,7 @@ def declare(
     arg_aliases: Mapping[str, str] | None = None,
     secrets: tuple[str, ...] = (),
     defaults: Mapping[str, Any] | None = None,
+    adoption: Adoption | None = None,
 ) -> Kind:
     kind = Kind(
         name=name,
@@ -262,6 +290,7 @@ def declare(
         secrets=secrets,
         arg_aliases=dict(arg_aliases or {}),
         defaults=dict(defaults or {}),
+        adoption=adoption or Adoption(),
     )
     object.__setattr__(kind, "resource", _resource_class(kind))
     return kind

@@ -23,6 +23,18 @@ class CatalogsApi:
     def __repr__(self) -> str:
         return f"CatalogsApi({self.client!r})"
 
+    def list(self) -> list[dict[str, Any]]:
+        """Every catalog the caller may see, all pages."""
+        found: list[dict[str, Any]] = []
+        params: dict[str, Any] = {}
+        while True:
+            page = self.client.get(CATALOGS_PATH, params or None)
+            found += page.get("catalogs") or []
+            token = page.get("next_page_token")
+            if not token:
+                return found
+            params = {"page_token": token}
+
     def get(self, name: str) -> dict[str, Any]:
         return self.client.get(_catalog_path(name))
 

@@ -1,0 +1,413 @@
+"""Adoption, kind by kind: an existing workspace object as the stack-config item that declares
+it exactly as it is (issue 33; `python -m stacks.adopt` writes the items, this module makes
+them).
+
+For each object a kind lists (its `inventory`, the audit's, or `Kind.adoption.objects`), the
+kind's provider reads it as an import does (`read_object(client, id, {})`: the observed
+state in spec form), and the item is built from that:
+
+- the kind's declared inputs only (`Kind.input_names()`: no computed outputs, no stamped
+  inputs), plus the inputs the kind takes from its outputs (`Adoption.from_outputs`: a
+  principal's application id), in the model's field order;
+- without what the kind leaves out (`Adoption.leaves_out`: a value the service fills in
+  itself, such as a job's run_as naming its creator, or a setting another kind declares,
+  such as a principal's groups, which are GroupMember items);
+- without any value whose absence means the same thing: a field at its model default is
+  dropped, at any depth, where the kind's normal form (`provider.spec`) of the item is the
+  same without it (an ALLOW list's `enabled: true`, a binding's READ_WRITE).
+
+Every item is then verified (`declares_exactly`): the kind's checks accept it, its normal
+form is the observed state (but what the kind leaves out), and the kind's own `diff`
+against what the import records finds no change, both as the import's preview judges it
+(nothing declared before) and as every later preview does (the item declared before). An
+item that fails is no item: the candidate carries a problem naming the fields and what the
+user must do. Nothing is ever dropped silently.
+
+What is not adopted, and why: `not_adoptable()` names each kind with its reason (the
+actions; RepoBranch, whose branch its Repo item declares), and `SERVICE_OWN` lists the
+objects the service makes itself, which `listed` leaves out with their reason. A secret's
+value is never read back: its candidate says how to declare it (`secret_problem`).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import pydantic
+
+from providers.client import WorkspaceClient, WorkspaceError, is_gone
+from providers.kind import Kind, Reference
+from providers.lifecycle import WorkspaceProvider
+from providers.registry import kinds
+from stacks.errors import NAMESPACE
+
+# Kinds no object is adopted of, and why (besides a kind's own `Adoption.refused`).
+NOT_ADOPTED: dict[str, str] = {
+    "ClusterState": "an action (holds a cluster RUNNING or TERMINATED), not an object: "
+    "nothing to import",
+    "JobRun": "an action (one run of a job), not an object: nothing to import",
+}
+
+# Objects the service (or the emulator, standing for it) makes for itself, which the kinds'
+# inventories leave out (so the audit never reports them either), and why.
+SERVICE_OWN: tuple[str, ...] = (
+    "the `admins` and `users` groups (Group): the workspace's own",
+    "every principal's membership of `users` (GroupMember): the service adds each one",
+    "the built-in cluster policies (ClusterPolicy: Personal Compute, Power User Compute, "
+    "Shared Compute, Legacy Shared Compute, Job Compute): the service makes them in every "
+    "workspace",
+    "job clusters (Cluster): they come and go with their runs",
+    "inherited permissions (JobPermissions, Permissions: the admins' CAN_MANAGE from the "
+    "workspace root) and an object's owner: an object's permissions are adopted where it has "
+    "a direct entry besides the owner's, and the owner of a job is never declared",
+    "open catalogs without workspace bindings (CatalogBinding): every catalog's state before "
+    "anyone binds it",
+    "the permissions of object types the client cannot list (instance pools, notebooks, "
+    "directories, files, warehouses, pipelines, models, experiments, serving and vector "
+    "search endpoints, apps): declare them by hand, Permissions `<type>/<id>`",
+)
+# What `listed` leaves out besides: objects of the principal the stack signs in as (itself,
+# its OAuth secrets, its group memberships), where the workspace tells who that is (SCIM Me).
+OWN_PRINCIPAL = (
+    "belongs to the principal the stack signs in as: adopted, a destroy would delete the "
+    "stack's own credentials or rights"
+)
+
+# What an item must say so that the engine can read the adopted object's secret value, per
+# field: the service returns a secret's value to no one a stack could rely on.
+SECRET_VALUE_HINT = "string_value (or bytes_value: the bytes in base64)"
+
+
+@dataclass(frozen=True)
+class Candidate:
+    kind: Kind
+    # What ResourceOptions(import_=...) takes for this kind (kind.import_id's form).
+    import_id: str
+    # The object's human name (for resource names and progress).
+    display_name: str
+    # The config item's kind inputs (no `name`, no `import`), in the API's own shape,
+    # without the values the service fills in by default; None: cannot be adopted.
+    item: dict[str, Any] | None
+    # Why not, and exactly what the user must do.
+    problem: str | None
+    # Input field -> the import id of the object it points at, for each of the kind's
+    # references (`{"job_id": "123"}` of JobPermissions; `{"scope": "etl"}` of a Secret).
+    references: dict[str, str]
+
+
+# --- which kinds ----------------------------------------------------------------------
+
+
+def refusal(kind: Kind) -> str | None:
+    """Why no object of `kind` is adopted, or None where its objects are."""
+    if kind.name in NOT_ADOPTED:
+        return NOT_ADOPTED[kind.name]
+    if not kind.importable:
+        return "cannot be imported: its resources are actions, not objects"
+    if not kind.config_key:
+        return "has no list in the stack config to declare it in"
+    if kind.adoption.refused:
+        return kind.adoption.refused
+    if listing_of(kind) is None:
+        return (
+            "its objects cannot be listed: declare each one by hand with its import id "
+            f"({kind.import_id or 'its id'})"
+        )
+    return None
+
+
+def adoptable_kinds() -> list[Kind]:
+    """Every registered kind whose existing objects are adopted, in the registry's order
+    (the stack program's: a kind after the kinds it references)."""
+    return [kind for kind in kinds() if refusal(kind) is None]
+
+
+def not_adoptable() -> dict[str, str]:
+    """Every registered kind that is not adopted, by name, with the reason."""
+    return {kind.name: reason for kind in kinds() if (reason := refusal(kind)) is not None}
+
+
+def listing_of(kind: Kind) -> Any:
+    return kind.adoption.objects or kind.inventory
+
+
+# --- which objects ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Listed:
+    import_id: str
+    display_name: str
+    # Why it is the service's own and not adopted; None: adopt it.
+    left_out: str | None
+
+
+def listed(client: WorkspaceClient, kind: Kind) -> Iterator[Listed]:
+    """Every object of the kind the workspace lists (the service's own are not listed:
+    `SERVICE_OWN`), each with why it is left out, if it is (`OWN_PRINCIPAL`)."""
+    listing = listing_of(kind)
+    if listing is None:
+        return
+    signed_in = _signed_in_id(client)
+    for import_id, name in listing(client):
+        reason = None
+        principal_of = kind.adoption.principal_of
+        if signed_in is not None and principal_of is not None:
+            if principal_of(str(import_id)) == signed_in:
+                reason = OWN_PRINCIPAL
+        yield Listed(str(import_id), str(name or import_id), reason)
+
+
+def candidates(client: WorkspaceClient, kind: Kind) -> Iterator[Candidate]:
+    """Every object of that kind in the workspace but the service's own and the stack's own
+    principal's (`listed`), each read once and turned into a verified item or a problem."""
+    for found in listed(client, kind):
+        if found.left_out is None:
+            candidate = candidate_of(client, kind, found.import_id, found.display_name)
+            if candidate is not None:
+                yield candidate
+
+
+def candidate_of(
+    client: WorkspaceClient, kind: Kind, import_id: str, display_name: str
+) -> Candidate | None:
+    """The candidate of one object; None where it went between the listing and the read."""
+    provider = kind.provider()
+    try:
+        found = provider.read_object(client, import_id, {})
+    except WorkspaceError as error:
+        if is_gone(error):
+            return None
+        raise
+    if found is None:
+        return None
+    observed, computed = found
+    item = item_of(kind, observed, computed)
+    references = references_of(kind, item)
+    if _secret_inputs(kind):
+        return Candidate(
+            kind, import_id, display_name, None, secret_problem(kind, item), references
+        )
+    differing = differences(kind, item, observed, computed)
+    if differing:
+        return Candidate(
+            kind,
+            import_id,
+            display_name,
+            None,
+            inexpressible_problem(kind, import_id, differing),
+            references,
+        )
+    return Candidate(kind, import_id, display_name, item, None, references)
+
+
+# --- the item ----------------------------------------------------------------------------
+
+
+def item_of(kind: Kind, observed: Mapping[str, Any], computed: Mapping[str, Any]) -> dict:
+    """The config item (kind inputs only) declaring the observed object (see the module's
+    docstring); not verified."""
+    taken = set(kind.adoption.from_outputs)
+    names = [n for n in kind.input_names() if n not in kind.computed_keys or n in taken]
+    leaves_out = {
+        key
+        for key, when in kind.adoption.leaves_out.items()
+        if key in observed and when(observed, computed)
+    }
+    item: dict[str, Any] = {}
+    for name in names:
+        if name in taken and computed.get(name) is not None:
+            item[name] = copy.deepcopy(computed[name])
+        elif name in observed and observed[name] is not None and name not in leaves_out:
+            item[name] = copy.deepcopy(observed[name])
+    return without_defaults(kind, item)
+
+
+def without_defaults(kind: Kind, item: dict[str, Any]) -> dict[str, Any]:
+    """`item` without the fields, at any depth, that hold their model's default and whose
+    absence the kind's normal form does not tell apart (an item never carries a value whose
+    absence means the same)."""
+    provider = kind.provider()
+    base = _normal_form(provider, item)
+    if base is None:
+        return item
+    for path in list(_at_default(kind.model, item, ())):
+        trial = _without(item, path)
+        if _normal_form(provider, trial) == base:
+            item = trial
+    return item
+
+
+def _normal_form(provider: WorkspaceProvider, item: Mapping[str, Any]) -> Any:
+    if provider.input_failures(item):
+        return None
+    try:
+        return provider.spec(provider.args_model.model_validate(item))
+    except (pydantic.ValidationError, ValueError):
+        return None
+
+
+def _at_default(
+    model: type[pydantic.BaseModel], value: Mapping[str, Any], path: tuple[Any, ...]
+) -> Iterator[tuple[Any, ...]]:
+    """Paths of the fields of `value` (validated by `model`) that hold the field's default,
+    deepest first, so a parent is tried after its children."""
+    for name, item in value.items():
+        info = model.model_fields.get(name)
+        if info is None:
+            continue
+        nested = _nested_model(info.annotation)
+        if nested is not None:
+            if isinstance(item, Mapping):
+                yield from _at_default(nested, item, (*path, name))
+            elif isinstance(item, list):
+                for index, entry in enumerate(item):
+                    if isinstance(entry, Mapping):
+                        yield from _at_default(nested, entry, (*path, name, index))
+        if not info.is_required():
+            default = info.get_default(call_default_factory=True)
+            if default is not None and _same(item, _plain(default)):
+                yield (*path, name)
+
+
+def _nested_model(annotation: Any) -> type[pydantic.BaseModel] | None:
+    if isinstance(annotation, type) and issubclass(annotation, pydantic.BaseModel):
+        return annotation
+    for argument in getattr(annotation, "__args__", ()):
+        found = _nested_model(argument)
+        if found is not None:
+            return found
+    return None
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, pydantic.BaseModel):
+        return value.model_dump(mode="json", exclude_none=True)
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value
+
+
+def _without(item: Mapping[str, Any], path: tuple[Any, ...]) -> dict[str, Any]:
+    trimmed = copy.deepcopy(dict(item))
+    node: Any = trimmed
+    for part in path[:-1]:
+        node = node[part]
+    del node[path[-1]]
+    return trimmed
+
+
+def _same(a: Any, b: Any) -> bool:
+    return json.dumps(a, sort_keys=True, default=str) == json.dumps(b, sort_keys=True, default=str)
+
+
+def references_of(kind: Kind, item: Mapping[str, Any]) -> dict[str, str]:
+    """Input field -> import id of the object it names, for each of the kind's references
+    to another list (that object's import id is the field's value in every kind)."""
+    return {
+        reference.field: str(item[reference.field])
+        for reference in kind.references.values()
+        if isinstance(reference, Reference) and item.get(reference.field) is not None
+    }
+
+
+# --- verification ------------------------------------------------------------------------
+
+
+def declares_exactly(
+    kind: Kind,
+    item: Mapping[str, Any],
+    observed: Mapping[str, Any],
+    computed: Mapping[str, Any] | None = None,
+) -> bool:
+    """Whether `item` declares the object whose read (an import's) is `observed` (and
+    `computed`, its outputs) so that the import and every preview after it show no change."""
+    return not differences(kind, item, observed, computed or {})
+
+
+def differences(
+    kind: Kind,
+    item: Mapping[str, Any],
+    observed: Mapping[str, Any],
+    computed: Mapping[str, Any],
+) -> list[str]:
+    """What keeps `item` from declaring the observed object exactly, field by field (empty:
+    it does): the kind's check failures, the fields whose normal form is not the observed
+    one (but those the kind leaves out), and the fields the kind's diff names."""
+    provider = kind.provider()
+    failures = provider.input_failures(item)
+    if failures:
+        return sorted({f"{f.property}: {f.reason}" for f in failures})
+    desired = provider.spec(provider.args_model.model_validate(item))
+    left_out = set(kind.adoption.leaves_out)
+    found = {
+        key
+        for key in set(desired) | set(observed)
+        if not _same(desired.get(key), observed.get(key))
+        and not (key not in desired and key in left_out)
+    }
+    # The kind's own judgement, as the engine asks it: the import's preview (nothing
+    # declared before) and every preview after it (the item declared before).
+    recorded = {**observed, **computed}
+    for old_inputs in ({}, item):
+        result = provider.diff("adopted", recorded, dict(item), old_inputs=old_inputs)
+        if result.changes:
+            found |= set(result.changed_keys) or {"(the kind's diff)"}
+    return sorted(found)
+
+
+# --- problems ----------------------------------------------------------------------------
+
+
+def inexpressible_problem(kind: Kind, import_id: str, fields: list[str]) -> str:
+    named = ", ".join(fields)
+    return (
+        f"a setting the {kind.name} kind cannot express: {named}. Change it in the workspace "
+        f"to a value the kind declares (docs: {kind.doc}) and adopt again, or leave the "
+        f"object to be managed outside the stack (`{NAMESPACE}:auditIgnore` "
+        f"{kind.audit_key}:{import_id})"
+    )
+
+
+def _secret_inputs(kind: Kind) -> list[str]:
+    """The kind's inputs that are secrets (a Secret's value): never read back."""
+    return [f for f in kind.secrets if f in kind.model.model_fields]
+
+
+def secret_problem(kind: Kind, item: Mapping[str, Any]) -> str:
+    """What the user does to adopt a secret whose value the service does not return."""
+    key = kind.config_key or kind.name
+    field = next(iter(_secret_inputs(kind)), "value")
+    shown = json.dumps(dict(item), sort_keys=False)
+    return (
+        f"the service never returns a secret's value, so no item can declare it as it is. "
+        f"Add {shown} with a `name` to {NAMESPACE}:{key} yourself (or `secret_scope:` naming "
+        f"the scope's item instead of `scope`), then set its value, which is stored "
+        f"encrypted: `pulumi config set --secret --path '{NAMESPACE}:{key}[<i>].{field}' "
+        f"<value>` (<i>: the item's index in the list; {SECRET_VALUE_HINT}). The next "
+        f"`pulumi up` imports it and shows no change where the value is the one it holds."
+    )
+
+
+def secret_value_command(kind: Kind, index: int, field: str | None = None) -> str:
+    """The exact command that sets the secret value of item `index` of the kind's list."""
+    key = kind.config_key or kind.name
+    field = field or next(iter(_secret_inputs(kind)), "value")
+    return f"pulumi config set --secret --path '{NAMESPACE}:{key}[{index}].{field}' <value>"
+
+
+# --- the stack's own principal -----------------------------------------------------------
+
+
+def _signed_in_id(client: WorkspaceClient) -> str | None:
+    """The SCIM id of the principal the client signs in as, where the workspace says."""
+    try:
+        me = client.users.me()
+    except WorkspaceError:
+        return None
+    found = me.get("id")
+    return str(found) if found is not None else None

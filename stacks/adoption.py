@@ -325,8 +325,12 @@ def declares_exactly(
     computed: Mapping[str, Any] | None = None,
 ) -> bool:
     """Whether `item` declares the object whose read (an import's) is `observed` (and
-    `computed`, its outputs) so that the import and every preview after it show no change."""
-    return not differences(kind, item, observed, computed or {})
+    `computed`, its outputs) so that the import and every preview after it show no change.
+    Without `computed`, the inputs the item takes from the outputs (`from_outputs`) are
+    taken as the object's."""
+    if computed is None:
+        computed = {k: item[k] for k in kind.adoption.from_outputs if k in item}
+    return not differences(kind, item, observed, computed)
 
 
 def differences(

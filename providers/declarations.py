@@ -128,9 +128,8 @@ def _object_permissions(client: Any) -> Any:
         "repos": [(str(r["id"]), str(r.get("path", ""))) for r in client.repos.list()],
     }
     for object_type in LISTED_PERMISSION_TYPES:
-        api = client.permissions(object_type)
         for object_id, name in listed[object_type]:
-            if _with_entries(api.get(object_id)):
+            if _with_entries(client.permissions(object_type).get(object_id)):
                 yield f"{object_type}/{object_id}", f"{object_type}/{name or object_id}"
 
 

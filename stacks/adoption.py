@@ -152,10 +152,10 @@ def listed(client: WorkspaceClient, kind: Kind) -> Iterator[Listed]:
     listing = listing_of(kind)
     if listing is None:
         return
-    signed_in = _signed_in_id(client)
+    principal_of = kind.adoption.principal_of
+    signed_in = _signed_in_id(client) if principal_of is not None else None
     for import_id, name in listing(client):
         reason = None
-        principal_of = kind.adoption.principal_of
         if signed_in is not None and principal_of is not None:
             if principal_of(str(import_id)) == signed_in:
                 reason = OWN_PRINCIPAL

@@ -79,12 +79,20 @@ DECLARED_AT = ("sourcePosition", "stackTrace")
 
 
 def by_urn(resources: list[dict[str, Any]]) -> dict[str, Any]:
-    """A state's resources by URN, without where the code declared them and each secret's
-    ciphertext (a new nonce at every write)."""
+    """A state's resources by URN, without where the code declared them, each secret's
+    ciphertext (a new nonce at every write) and the WorkspaceAuth's token expiry (a new
+    token's at every sign-in that finds none cached: informational, never an input)."""
     return {
-        r["urn"]: without_ciphertexts({k: v for k, v in r.items() if k not in DECLARED_AT})
+        r["urn"]: without_ciphertexts(
+            {k: without_token_expiry(v) if k == "outputs" else v
+             for k, v in r.items() if k not in DECLARED_AT}
+        )
         for r in resources
     }
+
+
+def without_token_expiry(outputs: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in outputs.items() if k != "token_expires_on"}
 
 
 def without_ciphertexts(value: Any) -> Any:

@@ -29,6 +29,7 @@ from stacks.adoption import (
     declares_exactly,
     listed,
 )
+from workspace_emulator.testing import EmulatorInfo, register_application
 
 SPARK = "15.4.x-scala2.12"
 NODE = "Standard_DS3_v2"
@@ -55,7 +56,10 @@ def adopted(
     assert candidate is not None
     assert candidate.problem is None, candidate.problem
     assert candidate.item is not None
-    assert "name" not in candidate.item and "import" not in candidate.item
+    # `name` is the resource name, but where the kind has an input of that name (a scope's,
+    # a policy's), which the config item's `name` then is.
+    assert "import" not in candidate.item
+    assert "name" not in candidate.item or "name" in kind.model.model_fields
     assert_no_change(kind, connection, import_id, candidate.item)
     return candidate
 
@@ -80,10 +84,11 @@ def assert_no_change(
 
 
 @pytest.fixture
-def principal(client: WorkspaceClient) -> Iterator[dict[str, Any]]:
+def principal(client: WorkspaceClient, emulator: EmulatorInfo) -> Iterator[dict[str, Any]]:
+    application = register_application(emulator, unique("adopted-app"))
     made = client.service_principals.create({
         "schemas": [SCIM_SCHEMA],
-        "applicationId": str(uuid.uuid4()),
+        "applicationId": application["client_id"],
         "displayName": unique("etl"),
         "entitlements": [{"value": "allow-cluster-create"}],
         "groups": [{"value": ENGINEERS}],

@@ -142,6 +142,15 @@ EMULATOR_REMOTES = (
      ("master", "feature/new-kpis"), ()),
 )
 CATALOGS = ("finance", "sandbox", "main")
+# Names the emulator's packaged data holds already, per kind of name.
+EMULATOR_NAMES = {
+    "principal": ("iac-bootstrap",),
+    "group": ("admins", "users", "data-engineers", "analysts"),
+    "scope": ("platform-shared",),
+    "cluster": ("shared-autoscaling", "etl-nightly", "ad-hoc-single-node", "ml-gpu"),
+    "repo": ("/Repos/iac/data-pipelines", "/Repos/iac/ml-models", "/Repos/analytics/dashboards"),
+    "ip-list": ("office-network", "known-bad"),
+}
 USERS = ("alice@example.com", "bob@example.com")
 INITIAL_GROUPS = ("data-engineers", "analysts")
 
@@ -377,7 +386,9 @@ class Names:
 
     def __init__(self, rng: random.Random) -> None:
         self.rng = rng
-        self.used: dict[str, set[str]] = {}
+        # The workspace's own objects keep their names (the emulator's packaged data).
+        self.used: dict[str, set[str]] = {kind: set(taken)
+                                          for kind, taken in EMULATOR_NAMES.items()}
 
     def unique(self, kind: str, name: str) -> str:
         used = self.used.setdefault(kind, set())

@@ -41,6 +41,7 @@ BUILT_IN_POLICIES = frozenset(
 # Object types whose permissions the Permissions kind adopts: those the client can list
 # (jobs' are JobPermissions'); -> the id field and name field of a listed object.
 LISTED_PERMISSION_TYPES = ("clusters", "cluster-policies", "repos")
+OWNER_LEVEL = "IS_OWNER"
 
 
 def _cluster_id_named(connection: pulumi.Input[dict], name: str) -> pulumi.Output[str]:
@@ -101,11 +102,20 @@ def _principal_secrets(client: Any) -> Any:
 
 
 def _with_entries(answer: Any) -> bool:
-    """Whether a permissions answer has a direct entry besides the owner's (what a
-    Permissions or JobPermissions resource declares)."""
-    from providers.permissions import OWNER, direct_entries
-
-    return any(e["permission_level"] != OWNER for e in direct_entries(answer).values())
+    """Whether a permissions answer has a direct entry besides the owner's: what a
+    Permissions or JobPermissions resource declares (`providers.permissions.direct_entries`
+    takes a principal's highest direct level, the owner's above all)."""
+    for entry in answer.get("access_control_list") or []:
+        if not any(entry.get(f) for f in ("group_name", "user_name", "service_principal_name")):
+            continue
+        levels = {
+            p.get("permission_level")
+            for p in entry.get("all_permissions") or []
+            if not p.get("inherited") and p.get("permission_level")
+        }
+        if levels and OWNER_LEVEL not in levels:
+            return True
+    return False
 
 
 def _job_permissions(client: Any) -> Any:

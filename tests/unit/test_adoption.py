@@ -307,3 +307,29 @@ def test_built_in_policies_are_the_services(monkeypatch) -> None:
 def test_each_adoptable_kind_can_list_its_objects(kind) -> None:
     assert adoption.listing_of(kind) is not None
     assert kind.config_key
+
+
+@pytest.mark.parametrize(
+    ("acl", "listed_as_entries"),
+    [
+        ([], False),
+        ([{"group_name": "admins", "all_permissions": [
+            {"permission_level": "CAN_MANAGE", "inherited": True}]}], False),
+        ([{"user_name": "a@x", "all_permissions": [
+            {"permission_level": "IS_OWNER", "inherited": False}]}], False),
+        ([{"user_name": "a@x", "all_permissions": [
+            {"permission_level": "IS_OWNER", "inherited": False},
+            {"permission_level": "CAN_MANAGE", "inherited": False}]}], False),
+        ([{"group_name": "g", "all_permissions": [
+            {"permission_level": "CAN_VIEW", "inherited": False}]}], True),
+    ],
+)
+def test_the_inventories_list_permissions_as_the_kinds_read_them(acl, listed_as_entries):
+    """An object's permissions are listed where the kinds' read finds a direct entry
+    besides the owner's (the inventory cannot import the implementation: no cycle)."""
+    from providers.declarations import _with_entries
+    from providers.permissions import OWNER, direct_entries
+
+    answer = {"access_control_list": acl}
+    found = [e for e in direct_entries(answer).values() if e["permission_level"] != OWNER]
+    assert _with_entries(answer) is bool(found) is listed_as_entries

@@ -15,6 +15,8 @@ from providers.client.wire import BINDING_READ_WRITE, parse_binding_workspace_id
 CATALOGS_PATH = "/api/2.1/unity-catalog/catalogs"
 BINDINGS_PATH = "/api/2.1/unity-catalog/bindings/catalog"
 
+Objects = list[dict[str, Any]]
+
 
 class CatalogsApi:
     def __init__(self, client: Calls) -> None:
@@ -23,9 +25,9 @@ class CatalogsApi:
     def __repr__(self) -> str:
         return f"CatalogsApi({self.client!r})"
 
-    def list(self) -> list[dict[str, Any]]:
+    def list(self) -> Objects:
         """Every catalog the caller may see, all pages."""
-        found: list[dict[str, Any]] = []
+        found: Objects = []
         params: dict[str, Any] = {}
         while True:
             page = self.client.get(CATALOGS_PATH, params or None)
@@ -42,7 +44,7 @@ class CatalogsApi:
         """Make the catalog ISOLATED (only bound workspaces see it) or OPEN."""
         self.client.patch(_catalog_path(name), {"isolation_mode": isolation_mode})
 
-    def get_bindings(self, name: str) -> list[dict[str, Any]]:
+    def get_bindings(self, name: str) -> Objects:
         """The catalog's workspace bindings (`workspace_id` an int, `binding_type`)."""
         return [
             {**binding, "workspace_id": parse_binding_workspace_id(binding["workspace_id"])}

@@ -25,6 +25,8 @@ from stacks.adoption import (
 )
 
 APP_ID = "9f0c1e2d-3b4a-4c5d-8e6f-7a8b9c0d1e2f"
+# Stands for a WorkspaceClient where the provider's read is replaced.
+NO_CLIENT: Any = SimpleNamespace()
 
 
 # --- which kinds -----------------------------------------------------------------------
@@ -209,7 +211,7 @@ def test_a_setting_the_kind_cannot_express_becomes_a_problem(monkeypatch) -> Non
     observed = {"label": "v6", "list_type": "BLOCK", "ip_addresses": ["2001:db8::1"],
                 "enabled": True}
     monkeypatch.setattr(kind.provider, "read_object", lambda self, c, i, r: (observed, {}))
-    candidate = candidate_of(SimpleNamespace(), kind, "list-1", "v6")
+    candidate = candidate_of(NO_CLIENT, kind, "list-1", "v6")
     assert isinstance(candidate, Candidate)
     assert candidate.item is None
     assert candidate.problem is not None
@@ -225,7 +227,7 @@ def test_a_secret_is_never_an_item_and_says_how_to_declare_its_value(monkeypatch
         lambda self, c, i, r: ({"scope": "etl", "key": "token"},
                                {"value_digest": "s:d", "last_updated_timestamp": 1}),
     )
-    candidate = candidate_of(SimpleNamespace(), kind, "etl/token", "etl/token")
+    candidate = candidate_of(NO_CLIENT, kind, "etl/token", "etl/token")
     assert candidate is not None and candidate.item is None
     assert candidate.references == {"scope": "etl"}
     assert candidate.problem is not None
@@ -242,7 +244,7 @@ def test_a_principals_oauth_secret_is_adopted_without_its_value(monkeypatch) -> 
     observed = {"service_principal_id": "4000000000000007", "lifetime": "63072000s"}
     monkeypatch.setattr(kind.provider, "read_object", lambda self, c, i, r: (
         observed, {"secret_id": "9", "secret": None, "application_id": APP_ID}))
-    candidate = candidate_of(SimpleNamespace(), kind, "4000000000000007/9", "p: 9")
+    candidate = candidate_of(NO_CLIENT, kind, "4000000000000007/9", "p: 9")
     assert candidate is not None and candidate.problem is None
     assert candidate.item == observed
     assert candidate.references == {"service_principal_id": "4000000000000007"}
@@ -251,7 +253,7 @@ def test_a_principals_oauth_secret_is_adopted_without_its_value(monkeypatch) -> 
 def test_an_object_gone_since_the_listing_is_no_candidate(monkeypatch) -> None:
     kind = kind_named("Group")
     monkeypatch.setattr(kind.provider, "read_object", lambda self, c, i, r: None)
-    assert candidate_of(SimpleNamespace(), kind, "1", "g") is None
+    assert candidate_of(NO_CLIENT, kind, "1", "g") is None
 
 
 # --- which objects ---------------------------------------------------------------------
@@ -287,7 +289,7 @@ def test_a_workspace_that_does_not_say_who_signs_in_leaves_nothing_out() -> None
     def me() -> dict[str, Any]:
         raise WorkspaceError(status=404, code="NOT_FOUND", message="no", method="GET", path="/Me")
 
-    client = SimpleNamespace(groups=_Groups(), users=SimpleNamespace(me=me))
+    client: Any = SimpleNamespace(groups=_Groups(), users=SimpleNamespace(me=me))
     assert all(f.left_out is None for f in listed(client, kind_named("GroupMember")))
 
 
@@ -295,7 +297,7 @@ def test_built_in_policies_are_the_services(monkeypatch) -> None:
     kind = kind_named("ClusterPolicy")
     policies = [{"policy_id": "A", "name": "Personal Compute"},
                 {"policy_id": "B", "name": "team-small"}]
-    client = SimpleNamespace(cluster_policies=SimpleNamespace(list=lambda: policies),
+    client: Any = SimpleNamespace(cluster_policies=SimpleNamespace(list=lambda: policies),
                              users=SimpleNamespace(me=lambda: {"id": "1"}))
     assert [f.import_id for f in listed(client, kind)] == ["B"]
     monkeypatch.setattr(adoption, "candidate_of",

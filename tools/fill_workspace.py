@@ -41,6 +41,7 @@ import dataclasses
 import inspect
 import json
 import random
+import re
 import sys
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -235,7 +236,8 @@ JOB_FAMILIES: dict[str, FamilyTest] = {
         "description", "tags", "schedule", "continuous", "email_notifications",
         "webhook_notifications", "notification_settings", "timeout_seconds",
         "max_concurrent_runs", "health", "queue", "parameters", "job_clusters", "git_source",
-        "environments", "performance_target")},
+        "environments", "performance_target", "edit_mode", "deployment",
+        "environment_variables", "budget_policy_id")},
     **{f"trigger.{name}": _inside("trigger", name)
        for name in ("file_arrival", "table_update", "periodic")},
     **{f"run_as.{name}": _inside("run_as", name)
@@ -245,15 +247,18 @@ JOB_FAMILIES: dict[str, FamilyTest] = {
         "spark_submit_task", "sql_task", "dbt_task", "pipeline_task", "run_job_task",
         "condition_task", "for_each_task", "depends_on", "run_if", "existing_cluster_id",
         "new_cluster", "job_cluster_key", "environment_key", "max_retries",
-        "min_retry_interval_millis", "retry_on_timeout", "disabled")},
+        "min_retry_interval_millis", "retry_on_timeout", "disabled", "description",
+        "environment_variables_key")},
     "task.depends_on.outcome": _outcome,
     **{f"task.{name}": _task_field(name, truthy=True) for name in (
         "email_notifications", "notification_settings", "health", "webhook_notifications")},
-    **{f"library.{kind}": _library(kind) for kind in ("pypi", "maven", "jar", "whl")},
+    **{f"library.{kind}": _library(kind)
+       for kind in ("pypi", "maven", "jar", "whl", "cran", "requirements")},
     **{f"cluster.{name}": _cluster_field(name) for name in (
         "autoscale", "num_workers", "init_scripts", "cluster_log_conf", "spark_conf",
         "spark_env_vars", "custom_tags", "azure_attributes", "data_security_mode",
-        "runtime_engine", "policy_id")},
+        "runtime_engine", "policy_id", "instance_pool_id", "docker_image", "ssh_public_keys",
+        "enable_elastic_disk")},
 }
 
 
@@ -1200,15 +1205,59 @@ def _job_clicked(c: JobContext) -> dict[str, Any]:
     return settings
 
 
+def _job_bundle(c: JobContext) -> dict[str, Any]:
+    """What an asset bundle deploys from CI: locked in the UI, with its deployment's
+    metadata, environment variables, a pinned commit, a pool's nodes and a container."""
+    url, provider, _branches, _tags = EMULATOR_REMOTES[1]
+    principal = c.principal() or "{principal:0}"
+    target = c.pick(ENVIRONMENTS)
+    return {
+        "deployment": {"kind": "BUNDLE", "metadata_file_path":
+                       f"/Workspace/Users/{principal}/.bundle/{c.noun}/{target}/state/"
+                       "metadata.json"},
+        "edit_mode": "UI_LOCKED",
+        "budget_policy_id": _uuid(c.rng),
+        "run_as": {"service_principal_name": principal},
+        "git_source": {"git_url": url, "git_provider": provider, "git_commit": _hex(c.rng, 40)},
+        "environment_variables": [{"environment_variables_key": "runtime", "spec": {
+            "variables": {"TARGET": target, "LOG_LEVEL": c.pick(("INFO", "DEBUG"))}}}],
+        "email_notifications": {"on_start": [c.email()], "on_success": [c.email()],
+                                "on_streaming_backlog_exceeded": [c.email()]},
+        "webhook_notifications": {"on_start": [{"id": _uuid(c.rng)}],
+                                  "on_success": [{"id": _uuid(c.rng)}]},
+        "tags": {**c.tags(), "bundle": c.noun, "target": target},
+        "job_clusters": [{"job_cluster_key": "pool", "new_cluster": {
+            "spark_version": "15.4.x-scala2.12",
+            "instance_pool_id": "0101-120000-pool0001",
+            "driver_instance_pool_id": "0101-120000-pool0001",
+            "num_workers": c.rng.randint(1, 4),
+            "enable_elastic_disk": True,
+            "docker_image": {"url": f"example.azurecr.io/{c.noun}-runtime:1.{c.rng.randint(0, 9)}"},
+            "ssh_public_keys": [f"ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAI{_hex(c.rng, 32)} ci"],
+            "init_scripts": [{"abfss": {"destination": "abfss://init@examplelake.dfs.core.windows"
+                                                       f".net/{c.noun}/setup.sh"}},
+                             {"file": {"destination": "file:/databricks/scripts/tune.sh"}}],
+        }}],
+        "tasks": [
+            {"task_key": "transform", "description": f"Transforms the {c.noun} of the day.",
+             "spark_python_task": {"python_file": f"src/{c.noun}/transform.py", "source": "GIT"},
+             "job_cluster_key": "pool", "environment_variables_key": "runtime",
+             "libraries": [{"requirements": f"/Workspace/Shared/{c.slug}/requirements.txt"},
+                           {"cran": {"package": "forecast", "repo": "https://cran.r-project.org"}}],
+             "timeout_seconds": 3600},
+        ],
+    }
+
+
 # In the order jobs are made: every archetype once before any repeats, so every family of
 # settings is present from the smallest fill; the orchestrator after the jobs it runs.
 JOB_ARCHETYPES: tuple[Callable[[JobContext], dict[str, Any]], ...] = (
     _job_notebook_chain, _job_stream, _job_file_arrival, _job_for_each, _job_wheel,
     _job_table_update, _job_serverless, _job_dbt, _job_sql, _job_periodic_submit,
-    _job_clicked, _job_orchestrator,
+    _job_clicked, _job_bundle, _job_orchestrator,
 )
 # How often each comes after the first round: most jobs a team has are simple.
-_ARCHETYPE_WEIGHTS = (4, 1, 1, 1, 2, 1, 1, 1, 1, 1, 6, 1)
+_ARCHETYPE_WEIGHTS = (4, 1, 1, 1, 2, 1, 1, 1, 1, 1, 6, 1, 1)
 # The fewest objects a fill makes: every kind at its minimum, a job of every archetype.
 MIN_SIZE = sum(MINIMUM.get(kind, 1) for kind in KINDS) - 1 + len(JOB_ARCHETYPES)
 
@@ -1347,17 +1396,19 @@ def _sdk_call(method: Callable[..., Any], data_class: Any, data: Mapping[str, An
     return method(**kwargs, **extra)
 
 
+# A reference of the plan to an object made earlier, `{kind:index}`; never the service's own
+# `{{job.parameters.x}}`.
+_REFERENCE = re.compile(r"(?<!\{)\{(principal|policy|cluster|repo|job):(\d+)\}(?!\})")
+
+
 def _resolve(value: Any, refs: Mapping[str, list[str]]) -> Any:
-    """`{kind:index}` strings in the planned settings replaced by the ids made."""
-    if isinstance(value, str) and value.startswith("{") and value.count("{") == 1 \
-            and ":" in value and "}" in value:
-        head, _, rest = value[1:].partition(":")
-        index, _, tail = rest.partition("}")
-        if head in refs and index.isdigit():
-            resolved = refs[head][int(index)]
-            if head == "job" and not tail:
-                return int(resolved)
-            return resolved + tail
+    """`{kind:index}` in the planned settings replaced by the ids made (a job id alone as a
+    number)."""
+    if isinstance(value, str):
+        whole = _REFERENCE.fullmatch(value)
+        if whole and whole.group(1) == "job":
+            return int(refs["job"][int(whole.group(2))])
+        return _REFERENCE.sub(lambda m: str(refs[m.group(1)][int(m.group(2))]), value)
     if isinstance(value, dict):
         return {k: _resolve(v, refs) for k, v in value.items()}
     if isinstance(value, list):

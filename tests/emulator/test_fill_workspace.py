@@ -1,7 +1,8 @@
 """tools/fill_workspace.py against fresh emulators: every kind the project manages has
 objects, seen through the official SDK's own list and get calls; the jobs show every family
-of settings; the same seed on another fresh emulator makes the same names; the command
-line fills from an emulator's info file."""
+of settings, each job as the service holds it passing the Job kind's check; the same seed on
+another fresh emulator makes the same names; the command line fills from an emulator's info
+file."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from collections.abc import Iterator
 import pytest
 from databricks.sdk import WorkspaceClient
 
+from providers.job_settings import check_settings
 from tests.conftest import fresh_emulator
 from tests.fill_support import FilledWorkspace, fill_emulator
 from tools.fill_workspace import (
@@ -140,6 +142,8 @@ def test_jobs_show_every_family_of_settings(filled: FilledWorkspace, sdk: Worksp
         families = job_families(settings)
         # the service keeps what the script sent (it may add its defaults)
         assert set(made.families[name]) <= families, name
+        # and the Job kind can declare it as the service holds it
+        assert check_settings(settings)[1] == [], name
         found |= families
     assert found == set(JOB_FAMILIES), set(JOB_FAMILIES) - found
     multi_task = [j for j in sdk.jobs.list(expand_tasks=True)

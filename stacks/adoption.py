@@ -23,6 +23,27 @@ against what the import records finds no change, both as the import's preview ju
 item that fails is no item: the candidate carries a problem naming the fields and what the
 user must do. Nothing is ever dropped silently.
 
+Kind by kind (the knowledge is in each declaration, providers/declarations.py):
+
+- ServicePrincipal: its application id (an output the item declares), display name,
+  entitlements; `active` only when false; its groups are left to its GroupMember items.
+- ServicePrincipalSecret: the principal and the lifetime; the value, shown once at creation,
+  is not in the state after an import (the stack output has none).
+- SecretScope: its name and key vault (the initial MANAGE principal is its `users` ACL).
+- Secret: never an item (the value): the candidate says how to declare it.
+- SecretAcl: scope, principal, permission.
+- Job: every setting the service returns in the normal form (`job_diff.canonical`: keyed
+  lists by key, documented defaults and empty values left out), but a run_as naming the
+  creator (what the service fills in).
+- JobPermissions / Permissions (clusters, cluster policies, Git folders): the direct entries
+  but the owner's (Permissions also the owner, where the type has one); objects with no
+  such entry are not listed.
+- CatalogBinding: catalogs isolated or bound: the mode where OPEN, and the bindings.
+- ClusterPolicy: its fields; a family's policy leaves out the family's merged definition.
+- Cluster: its spec, libraries, pinned where true; not its state (where it is now, not a
+  setting), nor elastic disk where on, nor a driver node type that is the worker's.
+- Group, GroupMember, Repo, IpAccessList: what the import reads, without defaults.
+
 What is not adopted, and why: `not_adoptable()` names each kind with its reason (the
 actions; RepoBranch, whose branch its Repo item declares), and `SERVICE_OWN` lists the
 objects the service makes itself, which `listed` leaves out with their reason. A secret's

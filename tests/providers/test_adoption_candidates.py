@@ -389,3 +389,40 @@ def test_every_candidate_of_the_workspace_is_an_exact_item_or_a_problem(client):
                 assert candidate.item is None
             elif candidate.item is None:
                 assert "cannot express" in (candidate.problem or ""), candidate
+
+
+# --- a workspace filled like a team's -----------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def filled() -> Iterator[Any]:
+    """A fresh emulator filled by tools/fill_workspace.py through the official SDK (every
+    kind, multi-task jobs of every family of settings, nested groups, scopes with ACLs)."""
+    from tests.conftest import fresh_emulator
+    from tests.fill_support import fill_emulator
+
+    with fresh_emulator() as info:
+        yield fill_emulator(info)
+
+
+def test_every_object_of_a_filled_workspace_is_adopted_exactly(filled):
+    """In both wire forms, on one fill: every object made is a candidate; every candidate
+    but a secret verifies and shows no change declared; every secret says how to declare
+    its value."""
+    from tests.conftest import emulator_connection
+
+    for wire_form in ("public", "legacy"):
+        connection = emulator_connection(filled.info, wire_form)
+        client = WorkspaceClient(connection)
+        props = connection.to_props()
+        for kind in adoptable_kinds():
+            found = {c.import_id: c for c in candidates(client, kind)}
+            made = set(filled.filled.ids(kind.name)) if kind.name in filled.filled.made else set()
+            assert made <= set(found), (wire_form, kind.name, sorted(made - set(found)))
+            for candidate in found.values():
+                if kind.name == "Secret":
+                    assert candidate.item is None and candidate.problem is not None
+                    continue
+                assert candidate.problem is None, (wire_form, candidate.problem)
+                assert candidate.item is not None
+                assert_no_change(kind, props, candidate.import_id, candidate.item)

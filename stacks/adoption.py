@@ -196,14 +196,21 @@ def candidates(client: WorkspaceClient, kind: Kind) -> Iterator[Candidate]:
 def candidate_of(
     client: WorkspaceClient, kind: Kind, import_id: str, display_name: str
 ) -> Candidate | None:
-    """The candidate of one object; None where it went between the listing and the read."""
+    """The candidate of one object; None where it went between the listing and the read.
+    An object that cannot be read (the principal may not see it) is a candidate with the
+    service's answer as its problem: never dropped silently, and the rest still adopted."""
     provider = kind.provider()
     try:
         found = provider.read_object(client, import_id, {})
     except WorkspaceError as error:
         if is_gone(error):
             return None
-        raise
+        problem = (
+            f"could not be read ({error}): give the principal the stack signs in as the "
+            f"right to read it and adopt again, or leave it out (`{NAMESPACE}:auditIgnore` "
+            f"{kind.audit_key}:{import_id})"
+        )
+        return Candidate(kind, import_id, display_name, None, problem, {})
     if found is None:
         return None
     observed, computed = found

@@ -335,3 +335,19 @@ def test_the_inventories_list_permissions_as_the_kinds_read_them(acl, listed_as_
     answer = {"access_control_list": acl}
     found = [e for e in direct_entries(answer).values() if e["permission_level"] != OWNER]
     assert _with_entries(answer) is bool(found) is listed_as_entries
+
+
+def test_an_object_the_principal_cannot_read_is_a_problem_not_a_crash(monkeypatch) -> None:
+    from providers.client import PermissionDenied
+
+    kind = kind_named("Job")
+
+    def refuse(self: Any, client: Any, id_: str, recorded: Any) -> None:
+        raise PermissionDenied(status=403, code="PERMISSION_DENIED", message="no read",
+                               method="GET", path="/api/2.2/jobs/get")
+
+    monkeypatch.setattr(kind.provider, "read_object", refuse)
+    candidate = candidate_of(NO_CLIENT, kind, "7", "nightly")
+    assert candidate is not None and candidate.item is None
+    assert candidate.problem is not None
+    assert candidate.problem.startswith("could not be read (") and "job:7" in candidate.problem

@@ -6,12 +6,12 @@
 
 `filled_workspace` fills the `emulator` fixture of the test's folder (tests/e2e: one per
 class, so a class of steps adopts one filled workspace), once per class, at
-`FILL_SIZE`/`FILL_SEED`. Do not use it where that emulator is shared by tests that expect
+`FILL_SIZE`/`FILL_RANDOM_STATE`. Do not use it where that emulator is shared by tests that expect
 the initial data only (tests/emulator's is the session's): make a fixture of a fresh
 emulator with `filled_emulator_fixture` instead, as `emulator_fixture` does.
 
-A class may fill at another size or seed: `filled_workspace` reads the class attributes
-`fill_size` and `fill_seed` when given.
+A class may fill at another size or random_state: `filled_workspace` reads the class attributes
+`fill_size` and `fill_random_state` when given.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from tools.fill_workspace import Filled
 
 FILL_SIZE = 80
-FILL_SEED = 33
+FILL_RANDOM_STATE = 33
 
 
 @dataclass(frozen=True)
@@ -43,31 +43,32 @@ class FilledWorkspace:
         return self.info.base_url
 
 
-def fill_emulator(info: EmulatorInfo, size: int = FILL_SIZE, seed: int = FILL_SEED
+def fill_emulator(info: EmulatorInfo, size: int = FILL_SIZE, random_state: int = FILL_RANDOM_STATE
                   ) -> FilledWorkspace:
     from tools.fill_workspace import fill
 
-    return FilledWorkspace(info, fill(info, size=size, seed=seed))
+    return FilledWorkspace(info, fill(info, size=size, random_state=random_state))
 
 
 @pytest.fixture(scope="class")
 def filled_workspace(request: pytest.FixtureRequest, emulator: EmulatorInfo) -> FilledWorkspace:
     """The folder's `emulator`, filled by tools/fill_workspace.py through the official SDK
-    (the class's `fill_size` and `fill_seed`, else FILL_SIZE and FILL_SEED)."""
+    (the class's `fill_size` and `fill_random_state`, else FILL_SIZE and FILL_RANDOM_STATE)."""
     size = getattr(request.cls, "fill_size", FILL_SIZE)
-    seed = getattr(request.cls, "fill_seed", FILL_SEED)
-    return fill_emulator(emulator, size, seed)
+    random_state = getattr(request.cls, "fill_random_state", FILL_RANDOM_STATE)
+    return fill_emulator(emulator, size, random_state)
 
 
-def filled_emulator_fixture(scope: str = "class", size: int = FILL_SIZE, seed: int = FILL_SEED,
+def filled_emulator_fixture(scope: str = "class", size: int = FILL_SIZE,
+                            random_state: int = FILL_RANDOM_STATE,
                             **options: Any) -> Callable[..., Iterator[FilledWorkspace]]:
     """A fixture of a fresh emulator of its own per `scope` (started with `options`, the
-    keyword flags of `running_emulator`), filled at `size` and `seed`."""
+    keyword flags of `running_emulator`), filled at `size` and `random_state`."""
     from tests.conftest import fresh_emulator
 
     @pytest.fixture(scope=scope)  # type: ignore[call-overload]  # scope checked by pytest
     def filled() -> Iterator[FilledWorkspace]:
         with fresh_emulator(**options) as info:
-            yield fill_emulator(info, size, seed)
+            yield fill_emulator(info, size, random_state)
 
     return filled

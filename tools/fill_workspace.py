@@ -6,7 +6,7 @@ them: what `python -m stacks.adopt` is tested and benched on (issue 33, item 6).
     python -m tools.fill_workspace --base-url https://adb-….azuredatabricks.net   # SDK env auth
 
     from tools.fill_workspace import fill
-    filled = fill(emulator_info, size=200, seed=7)   # or a databricks.sdk.WorkspaceClient
+    filled = fill(emulator_info, size=200, random_state=7)   # or a databricks.sdk.WorkspaceClient
     filled.names("Job"), filled.ids("Secret"), filled.counts()
 
 What it makes, every object through the public API (nothing touches the emulator's
@@ -24,7 +24,7 @@ Objects reference each other as a team's would: jobs run on the clusters and pol
 here, run as the principals made here, run other jobs, read notebooks from the repos;
 permissions and ACLs name the groups and principals made here.
 
-Deterministic: the same `seed` and `size` make the same objects with the same names (the ids
+Deterministic: the same `random_state` and `size` make the same objects with the same names (the ids
 are the workspace's). `size` is the number of objects made (every kind at least once, so at
 least `MIN_SIZE`); `plan_counts(size)` says how many of each kind.
 
@@ -50,7 +50,7 @@ from pathlib import Path
 from typing import Any
 
 DEFAULT_SIZE = 80
-DEFAULT_SEED = 33
+DEFAULT_RANDOM_STATE = 33
 
 # Every kind made, in the order of creation (a kind after those it references).
 KINDS = (
@@ -273,7 +273,7 @@ def job_families(settings: Mapping[str, Any]) -> set[str]:
 @dataclass(frozen=True)
 class Made:
     """One object made: its kind's import id and a name that is the same for every fill of
-    the same seed and size."""
+    the same random_state and size."""
 
     kind: str
     id: str
@@ -285,7 +285,7 @@ class Filled:
     """What `fill` made, per kind in the order made."""
 
     base_url: str
-    seed: int
+    random_state: int
     size: int
     made: dict[str, list[Made]] = field(default_factory=lambda: {kind: [] for kind in KINDS})
     seconds: float = 0.0
@@ -315,7 +315,7 @@ class Filled:
 
     def as_dict(self) -> dict[str, Any]:
         return {
-            "base_url": self.base_url, "seed": self.seed, "size": self.size,
+            "base_url": self.base_url, "random_state": self.random_state, "size": self.size,
             "seconds": round(self.seconds, 3), "total": self.total, "counts": self.counts(),
             "objects": {kind: [{"id": m.id, "name": m.name} for m in objects]
                         for kind, objects in self.made.items()},
@@ -326,7 +326,8 @@ class Filled:
         width = max(len(kind) for kind in KINDS)
         lines = [f"{kind:<{width}}  {count:>5}" for kind, count in self.counts().items()]
         lines.append(f"{'total':<{width}}  {self.total:>5}  in {self.seconds:.1f}s "
-                     f"(seed {self.seed}, size {self.size}; {len(self.job_families())} of "
+                     f"(random state {self.random_state}, size {self.size}; "
+                     f"{len(self.job_families())} of "
                      f"{len(JOB_FAMILIES)} job setting families)")
         return "\n".join(lines)
 
@@ -464,8 +465,8 @@ def _uuid(rng: random.Random) -> str:
     return f"{_hex(rng, 8)}-{_hex(rng, 4)}-4{_hex(rng, 3)}-a{_hex(rng, 3)}-{_hex(rng, 12)}"
 
 
-def make_plan(size: int, seed: int, application_ids: Sequence[str]) -> Plan:
-    rng = random.Random(f"fill-workspace/{seed}")
+def make_plan(size: int, random_state: int, application_ids: Sequence[str]) -> Plan:
+    rng = random.Random(f"fill-workspace/{random_state}")
     names = Names(rng)
     counts = plan_counts(size)
     plan = Plan(counts)
@@ -1124,7 +1125,7 @@ def _job_dbt(c: JobContext) -> dict[str, Any]:
                                    "dependencies": ["dbt-databricks>=1.8.0,<2.0.0"]}}],
         "tasks": [
             {"task_key": "dbt_build",
-             "dbt_task": {"commands": ["dbt deps", "dbt seed", "dbt build"],
+             "dbt_task": {"commands": ["dbt deps", "dbt snapshot", "dbt build"],
                           "schema": c.noun, "catalog": c.pick(CATALOGS),
                           "warehouse_id": WAREHOUSE_ID, "source": "GIT"},
              "environment_key": "dbt", "timeout_seconds": 5400},
@@ -1429,7 +1430,7 @@ def _client(target: Any) -> Any:
 def fill(
     client_or_info: Any,
     size: int = DEFAULT_SIZE,
-    seed: int = DEFAULT_SEED,
+    random_state: int = DEFAULT_RANDOM_STATE,
     *,
     application_ids: Sequence[str] = EMULATOR_APPLICATION_IDS,
     workspace_ids: Sequence[int] | None = None,
@@ -1444,8 +1445,8 @@ def fill(
     called after each kind."""
     started = time.monotonic()
     w = _client(client_or_info)
-    plan = make_plan(size, seed, application_ids)
-    filled = Filled(base_url=str(w.config.host), seed=seed, size=size)
+    plan = make_plan(size, random_state, application_ids)
+    filled = Filled(base_url=str(w.config.host), random_state=random_state, size=size)
     maker = _Maker(w, plan, filled, workspace_ids, progress)
     maker.run()
     filled.seconds = time.monotonic() - started
@@ -1798,8 +1799,9 @@ def _parser() -> argparse.ArgumentParser:
                         "profile, ...)")
     parser.add_argument("--size", type=int, default=DEFAULT_SIZE,
                         help=f"objects to make (default {DEFAULT_SIZE}, at least {MIN_SIZE})")
-    parser.add_argument("--seed", type=int, default=DEFAULT_SEED,
-                        help=f"the same seed makes the same names (default {DEFAULT_SEED})")
+    parser.add_argument("--random-state", type=int, default=DEFAULT_RANDOM_STATE,
+                        help="the same random state, the same names "
+                             f"(default {DEFAULT_RANDOM_STATE})")
     parser.add_argument("--json", action="store_true",
                         help="print what was made as JSON (ids and names per kind)")
     parser.add_argument("--plan", action="store_true",
@@ -1830,7 +1832,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     def progress(kind: str, done: int, of: int) -> None:
         print(f"  {kind}: {done} of {of}", file=sys.stderr, flush=True)
 
-    filled = fill(client, size=args.size, seed=args.seed, progress=progress)
+    filled = fill(client, size=args.size, random_state=args.random_state, progress=progress)
     print(json.dumps(filled.as_dict(), indent=2) if args.json else filled.summary())
     return 0
 

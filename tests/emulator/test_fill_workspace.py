@@ -1,6 +1,6 @@
 """tools/fill_workspace.py against fresh emulators: every kind the project manages has
 objects, seen through the official SDK's own list and get calls; the jobs show every family
-of settings, each job as the service holds it passing the Job kind's check; the same seed on
+of settings, each job as the service holds it passing the Job kind's check; the same random_state on
 another fresh emulator makes the same names; the command line fills from an emulator's info
 file."""
 
@@ -27,13 +27,13 @@ from tools.fill_workspace import (
 )
 from workspace_emulator.testing import fetch_token, request_log
 
-SEED = 33
+RANDOM_STATE = 33
 
 
 @pytest.fixture(scope="module")
 def filled() -> Iterator[FilledWorkspace]:
     with fresh_emulator() as info:
-        yield fill_emulator(info, DEFAULT_SIZE, SEED)
+        yield fill_emulator(info, DEFAULT_SIZE, RANDOM_STATE)
 
 
 @pytest.fixture(scope="module")
@@ -191,19 +191,19 @@ def listed_names(sdk: WorkspaceClient) -> dict[str, list[str]]:
     }
 
 
-def test_the_same_seed_makes_the_same_names_on_a_fresh_workspace(
+def test_the_same_random_state_makes_the_same_names_on_a_fresh_workspace(
         filled: FilledWorkspace, sdk: WorkspaceClient) -> None:
     first = listed_names(sdk)
     with fresh_emulator() as info:
-        again = fill_emulator(info, DEFAULT_SIZE, SEED).filled
+        again = fill_emulator(info, DEFAULT_SIZE, RANDOM_STATE).filled
         listed_again = listed_names(
             WorkspaceClient(host=info.base_url, token=fetch_token(info), auth_type="pat"))
     assert listed_again == first
     assert {k: again.names(k) for k in KINDS} == {k: filled.filled.names(k) for k in KINDS}
     assert again.families == filled.filled.families
-    # another seed, other names
+    # another random_state, other names
     with fresh_emulator() as info:
-        other = fill_emulator(info, MIN_SIZE, SEED + 1).filled
+        other = fill_emulator(info, MIN_SIZE, RANDOM_STATE + 1).filled
     assert other.total == MIN_SIZE
     assert not set(other.names("Job")) & set(filled.filled.names("Job"))
 
@@ -221,7 +221,7 @@ def test_the_command_fills_from_an_emulator_info_file(tmp_path) -> None:
     with fresh_emulator(info_file=str(info_file)) as info:
         result = subprocess.run(
             [sys.executable, "-m", "tools.fill_workspace", "--token-from-emulator-info",
-             str(info_file), "--size", str(MIN_SIZE), "--seed", "5", "--json"],
+             str(info_file), "--size", str(MIN_SIZE), "--random-state", "5", "--json"],
             capture_output=True, text=True, timeout=300, check=False)
         assert result.returncode == 0, result.stderr
         summary = json.loads(result.stdout)

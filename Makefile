@@ -21,7 +21,7 @@ BIN := $(VENV)/bin
 # from any directory, as the engine's language host and the drills need.
 checkout_on_path = echo "$(CURDIR)" > "$$($(1)/python -c 'import sysconfig; print(sysconfig.get_path("purelib"))')/workspace-iac-checkout.pth"
 
-.PHONY: setup engine databricks-cli setup-modern check test test-modern demo demo-down lint audit
+.PHONY: setup engine databricks-cli setup-modern check test test-modern demo demo-down lint audit adopt
 
 setup: $(VENV)/.installed engine
 
@@ -99,6 +99,12 @@ demo-down: setup
 STACK ?= local
 audit: setup
 	$(BIN)/python -m stacks.audit --stack $(STACK) $(AUDIT_FLAGS)
+
+# Take STACK's workspace over as it is (docs/adopt.md): every object no stack manages, written
+# into Pulumi.$(STACK).yaml with its import id; the next `pulumi up` imports them, writing
+# nothing. ADOPT_FLAGS: --dry-run, --kind KIND, --match KIND:GLOB, --ignore KIND:PATTERN.
+adopt: setup
+	$(BIN)/python -m stacks.adopt --stack $(STACK) $(ADOPT_FLAGS)
 
 lint: setup
 	$(BIN)/ruff check .

@@ -30,7 +30,7 @@ from pydantic import AfterValidator, Field
 from providers.client import WorkspaceClient
 from providers.client.sdk_services import compute
 from providers.cluster_state import DEFAULT_TIMEOUT_SECONDS, ClusterStateError, converge
-from providers.create_or_adopt import create_or_adopt
+from providers.create_or_adopt import create_or_adopt, imported_untagged
 from providers.job_settings import (
     COMPUTE_RULES,
     DEPLOYMENT_TAG_KEY,
@@ -261,7 +261,10 @@ class ClusterProvider(WorkspaceProvider):
 
     def update_object(self, client, id_, recorded, args: ClusterModel, spec: Spec):
         old = self._recorded_spec(recorded)
-        tag = args.deployment_tag or recorded.get("deployment_tag")
+        tag = (
+            None if imported_untagged(recorded)
+            else args.deployment_tag or recorded.get("deployment_tag")
+        )
         timeout = args.timeout_seconds or DEFAULT_TIMEOUT_SECONDS
         changed = {k for k in set(cluster_spec(old)) | set(cluster_spec(spec))
                    if old.get(k) != spec.get(k)}

@@ -11,8 +11,8 @@ took effect); only the kind can, because only the kind knows the natural key.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
-from typing import TypeVar
+from collections.abc import Callable, Mapping
+from typing import Any, TypeVar
 
 from providers.client import WorkspaceError, WorkspaceUnreachable
 from providers.client.errors import THROTTLING_CODES
@@ -55,3 +55,12 @@ def is_uncertain_create_outcome(error: Exception) -> bool:
     if isinstance(error, WorkspaceUnreachable):
         return True
     return isinstance(error, WorkspaceError) and error.status is not None and error.status >= 500
+
+
+def imported_untagged(recorded: Mapping[str, Any]) -> bool:
+    """Whether the recorded object (a job's, a cluster's outputs) has no deployment tag: one
+    made outside the stack and imported (`python -m stacks.adopt`'s; the state leaves out
+    the tag it does not have). An update leaves it untagged, so it changes only what the
+    stack declares: the tag serves a create's retry, which an imported object never had.
+    One the stack made records its tag, and keeps it."""
+    return not recorded.get("deployment_tag")

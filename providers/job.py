@@ -21,7 +21,7 @@ create first looks for a job carrying its tag and adopts it, so an interrupted r
 leaves a duplicate. One listing of the workspace's jobs answers that for every create of a
 deployment (`TaggedJobs`), so N creates cost N + 1 calls where the jobs fit one page, and
 about N + 5 + twice the pages where they fill up to ten. The tag is bookkeeping: it never
-shows as a change.
+shows as a change, and a job imported without one is never tagged by an update.
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ from pulumi.dynamic import CheckFailure, UpdateResult
 from providers.client import WorkspaceClient
 from providers.client import jobs as jobs_api
 from providers.client.listing import TOO_MANY, Listing
-from providers.create_or_adopt import create_or_adopt
+from providers.create_or_adopt import create_or_adopt, imported_untagged
 from providers.ids import parse_int64_id
 from providers.job_diff import (
     DEPLOYMENT_TAG_KEY,
@@ -163,7 +163,7 @@ class JobProvider(WorkspaceProvider):
         desired = self.spec(args)
         client = self._client(news)
         job_id = parse_int64_id(id_, "job id")
-        tag = args.deployment_tag or olds.get("deployment_tag")
+        tag = None if imported_untagged(olds) else args.deployment_tag or olds.get("deployment_tag")
         if args.authoritative:
             client.jobs.reset(job_id, _tagged(args.settings(), tag))
         else:

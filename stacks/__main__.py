@@ -4,7 +4,10 @@ Config (namespace `workspace`, see README.md): connection settings, then one lis
 (its `config_key` in providers/registry.py), each item with a unique `name` (the Pulumi
 resource name) and the kind's arguments as in docs/<kind>.md. An item may name an item of
 another list instead of giving its id (a kind's `references`: `job: nightly-etl` for
-`job_id`), or an existing object by name (`cluster_name`).
+`job_id`), or an existing object by name (`cluster_name`). An item with an `import` id (what
+`python -m stacks.adopt` writes, docs/adopt.md) declares an existing object: the next up
+imports it, writing nothing to the workspace; once it is in the state the engine ignores
+the option, so the key stays.
 """
 
 from typing import Any
@@ -16,7 +19,7 @@ from providers.kind import Kind, Lookup
 from providers.registry import kinds
 from stacks import health
 from stacks.config import StackSettings, load_from_engine
-from stacks.config_rules import stack_keys
+from stacks.config_rules import IMPORT_KEY, stack_keys
 
 
 def declare(
@@ -27,7 +30,6 @@ def declare(
 ) -> dict[str, Any]:
     """One resource per item of the kind's list, named by the item's `name`."""
     after = [r for key in kind.after for r in made.get(key, {}).values()]
-    opts = pulumi.ResourceOptions(depends_on=after) if after else None
     own_keys = stack_keys(kind)
     resources = {}
     for item in settings.items(kind.config_key or ""):
@@ -42,9 +44,17 @@ def declare(
                 # is updated, so a preview of that update does not show this one replaced.
                 inputs[reference.field] = made[reference.target_key][item[key]].id
         resources[item["name"]] = kind.resource(
-            item["name"], kind.args(**inputs), connection=connection, opts=opts
+            item["name"], kind.args(**inputs), connection=connection, opts=options(item, after)
         )
     return resources
+
+
+def options(item: dict[str, Any], after: list[Any]) -> pulumi.ResourceOptions | None:
+    """The item's resource options: what it waits for, and the id it imports (`import`)."""
+    import_id = item.get(IMPORT_KEY) if IMPORT_KEY in item else None
+    if not after and import_id is None:
+        return None
+    return pulumi.ResourceOptions(depends_on=after or None, import_=import_id)
 
 
 # All of the config is judged before anything is registered: bad config changes nothing.

@@ -4,12 +4,14 @@
     make audit [STACK=local] [AUDIT_FLAGS=...]
 
 The workspace is the one the `--stack` stack's config names (`workspace:baseUrl` and the
-credentials, as the stack program reads them). Managed objects are the jobs, service
-principals and secret scopes recorded in the state of every stack of the project in the
-backend (`pulumi stack export`) that targets the same workspace. The workspace side comes
-from the list endpoints. Everything else is unmanaged, the workspace's initial objects
-included, unless an `--ignore` pattern or the stack's `workspace:auditIgnore` list matches
-it.
+credentials, as the stack program reads them). Managed objects are the objects of the
+audited kinds (every kind with an inventory: every kind `stacks.adopt` adopts) recorded in
+the state of every stack of the project in the backend (`pulumi stack export`) that targets
+the same workspace. The workspace side comes from the list endpoints, through adoption's
+listing where adopt adopts the kind (stacks.adoption.listed: the service's own objects and
+the stack's own principal are left out of both). Everything else is unmanaged, the
+workspace's initial objects included, unless an `--ignore` pattern or the stack's
+`workspace:auditIgnore` list matches it.
 
 Exit status: 0 nothing unmanaged, 1 unmanaged objects found, 2 the audit could not run.
 """
@@ -21,7 +23,7 @@ import fnmatch
 import json
 import os
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -30,6 +32,7 @@ from providers.client import Connection, WorkspaceClient, WorkspaceError
 from providers.client.auth_type import METHODS
 from providers.kind import Kind
 from providers.registry import kinds
+from stacks import adoption
 from stacks.config_rules import (
     SECRET_KEYS,
     connection_problems,
@@ -70,30 +73,71 @@ class AuditReport:
 
 
 def audited_kinds() -> dict[str, Kind]:
-    """The kinds the audit covers, by their audit key (`job`, `service_principal`, ...)."""
-    return {kind.audit_key: kind for kind in kinds() if kind.inventory is not None}
+    """The kinds the audit covers, by their audit key (`job`, `service_principal`, ...):
+    every kind with an inventory, and every kind `python -m stacks.adopt` adopts."""
+    adopted = {kind.name for kind in adoption.adoptable_kinds()}
+    return {
+        kind.audit_key: kind
+        for kind in kinds()
+        if kind.inventory is not None or kind.name in adopted
+    }
 
 
 def workspace_objects(client: WorkspaceClient) -> Iterator[WorkspaceObject]:
-    """Every object of the audited kinds that the list endpoints return."""
+    """Every object of the audited kinds that the list endpoints return; of a kind adopt
+    adopts, the objects it lists as adoption does (stacks.adoption.listed), so the service's
+    own objects, and the principal the stack signs in as with what belongs to it, are no
+    more reported than adopted."""
+    adopted = {kind.name for kind in adoption.adoptable_kinds()}
     for key, kind in audited_kinds().items():
-        assert kind.inventory is not None
-        for id_, name in kind.inventory(client):
-            yield WorkspaceObject(key, id_, name)
+        if kind.name in adopted:
+            for found in adoption.listed(client, kind):
+                if found.left_out is None:
+                    yield WorkspaceObject(key, found.import_id, found.display_name)
+        elif kind.inventory is not None:
+            for id_, name in kind.inventory(client):
+                yield WorkspaceObject(key, str(id_), str(name))
 
 
 # the stacks side
 
 
-def managed_ids(deployment: dict[str, Any]) -> set[tuple[str, str]]:
-    """(kind, id) of every job, principal and scope recorded in one `stack export`."""
-    resources = (deployment.get("deployment") or {}).get("resources") or []
-    by_type = {kind.type_token: key for key, kind in audited_kinds().items()}
-    return {
-        (by_type[r["type"]], str(r["id"]))
-        for r in resources
-        if r.get("type") in by_type and r.get("id") and not r.get("delete")
+def managed_ids(
+    deployment: dict[str, Any], of: Iterable[Kind] | None = None
+) -> set[tuple[str, str]]:
+    """(kind, id) of every object of the audited kinds (or those `of`) recorded in one
+    `stack export`; an imported resource also counts by the id it was imported with."""
+    by_type = {
+        kind.type_token: kind.audit_key
+        for kind in (audited_kinds().values() if of is None else of)
     }
+    return {
+        (by_type[r["type"]], str(recorded))
+        for r in recorded_resources(deployment)
+        if r.get("type") in by_type
+        for recorded in (r["id"], r.get("importID"))
+        if recorded
+    }
+
+
+def recorded_resources(deployment: dict[str, Any]) -> list[dict[str, Any]]:
+    """The resources of one `stack export` that have an id and are not pending deletion."""
+    resources = (deployment.get("deployment") or {}).get("resources") or []
+    return [r for r in resources if r.get("id") and not r.get("delete")]
+
+
+def stacks_on(cli: PulumiCli, workspace_url: str) -> dict[str, dict[str, Any]]:
+    """Every stack of the project in the backend that targets `workspace_url` (or whose
+    target cannot be told), by name, with its `stack export`."""
+    found: dict[str, dict[str, Any]] = {}
+    for name in project_stacks(cli):
+        other = PulumiCli(cli.project_dir, name, cli.state_dir, cli.extra_env, cli.backend_url)
+        deployment = other.export()
+        target = stack_workspace_url(other, deployment)
+        # A stack whose workspace cannot be told counts, so nothing it holds is reported.
+        if target is None or target == workspace_url:
+            found[name] = deployment
+    return found
 
 
 def stack_workspace_url(cli: PulumiCli, deployment: dict[str, Any]) -> str | None:
@@ -179,16 +223,11 @@ def audit(cli: PulumiCli, extra_ignores: Sequence[str] = ()) -> AuditReport:
     patterns = [parse_pattern(p) for p in [*ignore_patterns(values), *extra_ignores]]
     workspace_url = connection.base_url.rstrip("/")
 
+    on_workspace = stacks_on(cli, workspace_url)
+    stacks = list(on_workspace)
     managed: set[tuple[str, str]] = set()
-    stacks: list[str] = []
-    for name in project_stacks(cli):
-        other = PulumiCli(cli.project_dir, name, cli.state_dir, cli.extra_env)
-        deployment = other.export()
-        target = stack_workspace_url(other, deployment)
-        # A stack whose workspace cannot be told counts, so nothing it holds is reported.
-        if target is None or target == workspace_url:
-            stacks.append(name)
-            managed |= managed_ids(deployment)
+    for deployment in on_workspace.values():
+        managed |= managed_ids(deployment)
 
     unmanaged: list[WorkspaceObject] = []
     ignored: list[WorkspaceObject] = []
@@ -227,7 +266,7 @@ def render_json(report: AuditReport) -> str:
 def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog="python -m stacks.audit",
-        description="List jobs, service principals and secret scopes that no stack manages.",
+        description="List the objects of a workspace that no stack manages.",
         epilog="Exit status: 0 nothing unmanaged, 1 unmanaged objects found, 2 error.",
     )
     parser.add_argument("--stack", default="local", help="the stack whose workspace to audit")

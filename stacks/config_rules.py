@@ -235,10 +235,31 @@ def name_problem(
     return None
 
 
+# The item key naming an existing object the next `pulumi up` imports (what `python -m
+# stacks.adopt` writes): the id `ResourceOptions(import_=...)` takes (docs/adopt.md).
+IMPORT_KEY = "import"
+
+
 def stack_keys(kind: Kind) -> tuple[str, ...]:
-    """Keys of a list item that belong to the stack, not to the kind: the resource name and
-    the references (unless the kind has a field of that name)."""
-    return tuple(k for k in ("name", *kind.references) if k not in kind.model.model_fields)
+    """Keys of a list item that belong to the stack, not to the kind: the resource name, the
+    import id and the references (unless the kind has a field of that name)."""
+    own = ("name", IMPORT_KEY, *kind.references)
+    return tuple(k for k in own if k not in kind.model.model_fields)
+
+
+def import_problem(kind: Kind, where: str, item: Mapping[str, Any]) -> str | None:
+    """Why an item's `import` is not an id the next up can import, if it is not."""
+    if IMPORT_KEY not in item or IMPORT_KEY in kind.model.model_fields:
+        return None
+    value = item[IMPORT_KEY]
+    if not kind.importable:
+        return f"{where}.{IMPORT_KEY}: a {kind.name} cannot be imported (it is an action)"
+    if not isinstance(value, str) or not value.strip():
+        return (
+            f"{where}.{IMPORT_KEY}: must be a non-empty string, the {kind.import_id or 'id'} "
+            "of the object to import"
+        )
+    return None
 
 
 def item_problems(
@@ -253,7 +274,9 @@ def item_problems(
         where = f"{NAMESPACE}:{key}[{index}]"
         if problem := name_problem(key, index, item, first_name):
             found.append(problem)
-        for field in kind.identity:
+        if problem := import_problem(kind, where, item):
+            found.append(problem)
+        for field in (*kind.identity, *([IMPORT_KEY] if IMPORT_KEY in own_keys else [])):
             value = item.get(field)
             if value is None or isinstance(value, dict | list):
                 continue

@@ -374,6 +374,22 @@ def test_update_changes_the_settings_and_keeps_the_tag(connection, created):
     assert provider.diff(id_, result.outs, with_connection(news, connection)).changes is False
 
 
+def test_an_imported_untagged_job_is_updated_without_a_tag(connection, made):
+    """A job made outside the stack and imported (`stacks.adopt`) has no deployment tag: an
+    update changes what the stack declares and tags nothing."""
+    inputs = public_inputs(unique_name())
+    settings = provider.spec(JobModel.model_validate(inputs))
+    job_id = str(client_of(connection).post("/api/2.0/jobs/create", settings)["job_id"])
+    made.append(job_id)
+    imported = provider.read(job_id, {"connection": connection})
+    assert imported.outs is not None and not imported.outs.get("deployment_tag")
+    news = {**inputs, "max_retries": 4}
+    provider.update(job_id, imported.outs, with_connection(news, connection))
+    updated = settings_of(connection, job_id)
+    assert main_task(updated)["max_retries"] == 4
+    assert DEPLOYMENT_TAG_KEY not in (updated.get("tags") or {})
+
+
 def test_delete_removes_the_job_and_a_missing_job_is_deleted(connection, created):
     id_, _inputs, outs = created
     provider.delete(id_, outs)

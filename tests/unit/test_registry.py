@@ -147,6 +147,10 @@ class _NoCalls:
     def list(self, *args: Any, **kwargs: Any) -> Sequence[Any]:
         return []
 
+    def me(self) -> dict[str, Any]:
+        """SCIM Me, which adoption's listing asks: no one."""
+        return {}
+
 
 def test_the_inputs_a_kind_holds_to_a_value_are_its_models_defaults() -> None:
     """`Kind.defaults` lets the provider host find a no-op diff without the model: each must

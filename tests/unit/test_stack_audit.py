@@ -8,6 +8,7 @@ import responses
 from responses import matchers
 
 from providers.client import WorkspaceClient
+from stacks import adoption, audit
 from stacks.audit import (
     AuditError,
     AuditReport,
@@ -96,7 +97,19 @@ def test_missing_connection_key_is_named() -> None:
         connection_of(broken)
 
 
-def test_workspace_objects_follow_every_page(mocked: responses.RequestsMock) -> None:
+# The kinds the audit listed before it listed every kind adopt adopts; their list calls are
+# mocked below.
+FIRST_EIGHT = ("service_principal", "secret_scope", "job", "cluster_policy", "cluster", "group",
+               "repo", "ip_access_list")
+
+
+def test_workspace_objects_follow_every_page(
+    mocked: responses.RequestsMock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    every = audit.audited_kinds()
+    monkeypatch.setattr(audit, "audited_kinds", lambda: {k: every[k] for k in FIRST_EIGHT})
+    # Who the stack signs in as (adoption.listed leaves its own objects out): no one listed.
+    mocked.get(f"{BASE_URL}/api/2.0/preview/scim/v2/Me", json={"id": "4000000000000001"})
     jobs = f"{BASE_URL}/api/2.0/jobs/list"
     mocked.get(jobs, match=[matchers.query_param_matcher({"limit": "100"})],
                json={"jobs": [{"job_id": 2, "settings": {"name": "b"}}], "has_more": True,
@@ -136,3 +149,26 @@ def test_workspace_objects_follow_every_page(mocked: responses.RequestsMock) -> 
         WorkspaceObject("cluster_policy", "p-1", "small"),
         WorkspaceObject("repo", "3", "/Repos/team/pipelines"),
     ], key=repr)
+
+
+def test_the_audit_lists_every_kind_adopt_adopts() -> None:
+    audited = audit.audited_kinds()
+    assert {kind.audit_key for kind in adoption.adoptable_kinds()} <= set(audited)
+
+
+def test_what_adoption_leaves_out_the_audit_does_not_report(
+    monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The audit lists a kind adopt adopts as adoption lists it: an object left out there
+    (the stack's own principal's) is no more reported than adopted."""
+    principal = audit.audited_kinds()["service_principal"]
+
+    def listed(client: object, kind: object) -> list[adoption.Listed]:
+        if kind is not principal:
+            return []
+        return [adoption.Listed("7", "deployer", adoption.OWN_PRINCIPAL),
+                adoption.Listed("8", "reporting", None)]
+
+    monkeypatch.setattr(adoption, "listed", listed)
+    found = list(workspace_objects(WorkspaceClient(connection())))
+    assert found == [WorkspaceObject("service_principal", "8", "reporting")]

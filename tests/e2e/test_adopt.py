@@ -1,0 +1,287 @@
+"""`python -m stacks.adopt` under the real engine against the emulator, in the public wire
+form (docs/adopt.md).
+
+Objects made through the workspace's API outside any stack (a multi-task job and one more,
+the first one's permissions, a scope with an ACL and a secret, a group with a member) are
+adopted into a scratch stack's config: a dry run first, which changes nothing; then the
+items, with references by name and the file's comment kept. One `pulumi up` imports them
+with no write to the workspace, and the preview after it shows no changes. One adopted
+job's task edited in the config: the preview names exactly that field and the up changes
+exactly that. Adopting again adds nothing; a broken config is refused before anything is
+written; the secret, whose value the service never returns, is reported with its reason;
+and the audit reports nothing of those objects unmanaged but that secret.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import json
+import subprocess
+import sys
+import uuid
+from typing import Any
+
+import pytest
+import yaml
+
+from providers.client import WorkspaceClient
+from stacks.pulumi_cli import REPO_ROOT, PulumiCli
+from tests.conftest import emulator_client
+from tests.e2e.conftest import StackFactory, changed_steps, platform_writes, write_config
+from workspace_emulator.testing import EmulatorInfo, clear_request_log
+
+pytestmark = pytest.mark.engine
+
+JOB_TYPE = "pulumi-python:dynamic/workspace:Job"
+ANALYSTS = "100000000000004"  # a group of the emulator's initial data
+CLUSTER = "0101-120000-shared01"
+COMMENT = "# Kept by adopt: a comment of the team's own."
+
+
+def run_adopt(stack: PulumiCli, *flags: str) -> subprocess.CompletedProcess[str]:
+    """`python -m stacks.adopt` on the stack's project and state."""
+    return subprocess.run(
+        [sys.executable, "-m", "stacks.adopt", "--project-dir", str(stack.project_dir),
+         "--stack", stack.stack, "--state-dir", str(stack.state_dir), *flags],
+        cwd=REPO_ROOT, env=stack.env(), capture_output=True, text=True, timeout=600,
+    )
+
+
+def run_audit(stack: PulumiCli) -> dict[str, Any]:
+    result = subprocess.run(
+        [sys.executable, "-m", "stacks.audit", "--project-dir", str(stack.project_dir),
+         "--stack", stack.stack, "--state-dir", str(stack.state_dir), "--json"],
+        cwd=REPO_ROOT, env=stack.env(), capture_output=True, text=True, timeout=600,
+    )
+    assert result.returncode in (0, 1), result.stderr
+    return json.loads(result.stdout)
+
+
+@dataclasses.dataclass
+class Workspace:
+    """The scratch stack, the emulator's client, and what was made by hand."""
+
+    stack: PulumiCli
+    client: WorkspaceClient
+    prefix: str
+    etl_job: int
+    report_job: int
+    scope: str
+    group_id: str
+
+    @property
+    def settings_path(self) -> Any:
+        return self.stack.project_dir / f"Pulumi.{self.stack.stack}.yaml"
+
+    def config(self) -> dict[str, Any]:
+        return yaml.safe_load(self.settings_path.read_text())["config"]
+
+    def items(self, key: str) -> list[dict[str, Any]]:
+        return self.config().get(f"workspace:{key}") or []
+
+    def adopt(self, *flags: str) -> subprocess.CompletedProcess[str]:
+        return run_adopt(self.stack, "--match", f"*:{self.prefix}*", *flags)
+
+
+def etl_settings(name: str) -> dict[str, Any]:
+    return {
+        "name": name,
+        "max_concurrent_runs": 1,
+        "tags": {"team": "data-platform"},
+        "tasks": [
+            {"task_key": "ingest", "existing_cluster_id": CLUSTER, "max_retries": 2,
+             "spark_python_task": {"python_file": "dbfs:/jobs/ingest.py",
+                                   "parameters": ["--date", "today"]}},
+            {"task_key": "report", "depends_on": [{"task_key": "ingest"}],
+             "existing_cluster_id": CLUSTER,
+             "notebook_task": {"notebook_path": "/Shared/report"}},
+        ],
+    }
+
+
+@pytest.fixture(scope="class")
+def workspace(workspace_stack: StackFactory, emulator: EmulatorInfo) -> Workspace:
+    stack = workspace_stack(wire_form="public")
+    path = stack.project_dir / f"Pulumi.{stack.stack}.yaml"
+    path.write_text(path.read_text().replace("config:\n", f"{COMMENT}\nconfig:\n", 1))
+    client = emulator_client(emulator, "public")
+    prefix = f"adopt-{uuid.uuid4().hex[:6]}"
+    etl_job = client.jobs.create(etl_settings(f"{prefix}-etl"))
+    report_job = client.jobs.create({
+        "name": f"{prefix}-report",
+        "tasks": [{"task_key": "main", "existing_cluster_id": CLUSTER,
+                   "notebook_task": {"notebook_path": "/Shared/weekly"}}],
+    })
+    client.job_permissions.update(
+        etl_job, [{"group_name": "analysts", "permission_level": "CAN_VIEW"}]
+    )
+    scope = f"{prefix}-scope"
+    client.secret_scopes.create(scope)
+    client.secrets.put_acl(scope, "analysts", "READ")
+    client.secrets.put(scope, "token", string_value="s3cr3t-by-hand")
+    group = client.groups.create(
+        {"displayName": f"{prefix}-group", "members": [{"value": ANALYSTS}]}
+    )
+    return Workspace(stack, client, prefix, etl_job, report_job, scope, str(group["id"]))
+
+
+@pytest.mark.steps
+class TestAdoptWhatScriptsMade:
+    def test_1_a_dry_run_prints_the_items_and_changes_nothing(self, workspace: Workspace) -> None:
+        before = workspace.settings_path.read_text()
+        result = workspace.adopt("--dry-run")
+        assert result.returncode == 1, result.stderr  # the secret cannot be adopted
+        assert workspace.settings_path.read_text() == before
+        printed = yaml.safe_load(result.stdout)["config"]
+        assert {i["name"] for i in printed["workspace:jobs"]} == {
+            f"{workspace.prefix}-etl", f"{workspace.prefix}-report"}
+        assert "would add" in result.stderr and "read" in result.stderr
+
+    def test_2_adopt_writes_items_with_references_by_name(self, workspace: Workspace) -> None:
+        result = workspace.adopt()
+        assert result.returncode == 1, result.stdout + result.stderr
+        prefix = workspace.prefix
+        # Progress on stderr, per kind.
+        assert "adopt: jobs: " in result.stderr and "read" in result.stderr
+        jobs = {i["name"]: i for i in workspace.items("jobs")}
+        assert set(jobs) == {f"{prefix}-etl", f"{prefix}-report"}
+        etl = jobs[f"{prefix}-etl"]
+        assert etl["import"] == str(workspace.etl_job)
+        assert {t["task_key"] for t in etl["tasks"]} == {"ingest", "report"}
+        (permissions,) = workspace.items("jobPermissions")
+        assert permissions["job"] == f"{prefix}-etl" and "job_id" not in permissions
+        assert permissions["import"] == str(workspace.etl_job)
+        (scope,) = workspace.items("secretScopes")
+        assert (scope["name"], scope["import"]) == (workspace.scope, workspace.scope)
+        acls = workspace.items("secretAcls")
+        assert acls and all(a["secret_scope"] == workspace.scope for a in acls)
+        assert "analysts" in {a["principal"] for a in acls}
+        (group,) = workspace.items("groups")
+        assert group["import"] == workspace.group_id
+        members = workspace.items("groupMembers")
+        assert [m["group"] for m in members] == [group["name"]]
+        assert workspace.items("secrets") == []  # its value is never returned
+        # The refused one, with its reason and what to do.
+        assert f"{workspace.scope}/token" in result.stdout
+        assert "pulumi config set --secret --path" in result.stdout
+        assert "1 object(s) cannot be adopted" in result.stdout
+        # The file's own comment stays; the secret's value is nowhere.
+        text = workspace.settings_path.read_text()
+        assert text.startswith(COMMENT) or f"\n{COMMENT}\n" in text
+        assert "s3cr3t-by-hand" not in text + result.stdout + result.stderr
+
+    def test_3_up_imports_them_with_no_write(
+        self, workspace: Workspace, emulator: EmulatorInfo
+    ) -> None:
+        added = sum(
+            len(workspace.items(key))
+            for key in ("jobs", "jobPermissions", "secretScopes", "secretAcls", "groups",
+                        "groupMembers")
+        )
+        clear_request_log(emulator)
+        up = workspace.stack.up()
+        assert f"{added} imported" in up.stdout, up.stdout
+        assert platform_writes(emulator) == []
+
+    def test_4_the_next_preview_shows_no_changes(self, workspace: Workspace) -> None:
+        workspace.stack.preview("--expect-no-changes")
+
+    def test_5_one_task_edited_is_that_change_alone(
+        self, workspace: Workspace, emulator: EmulatorInfo
+    ) -> None:
+        before = workspace.client.jobs.get(workspace.etl_job)["settings"]
+        jobs = workspace.items("jobs")
+        edited = copy.deepcopy(jobs)
+        (etl,) = [j for j in edited if j["name"] == f"{workspace.prefix}-etl"]
+        (ingest,) = [t for t in etl["tasks"] if t["task_key"] == "ingest"]
+        ingest["max_retries"] = 5
+        write_config(workspace.stack, {"workspace:jobs": edited})
+        assert changed_steps(workspace.stack) == [("update", JOB_TYPE)]
+        diff = workspace.stack.preview("--diff").stdout
+        changes = [line.strip() for line in diff.splitlines() if "=>" in line]
+        assert len(changes) == 1 and "max_retries" in changes[0], diff
+        assert "2 => 5" in " ".join(changes[0].split()), diff
+
+        clear_request_log(emulator)
+        workspace.stack.up()
+        assert platform_writes(emulator) == ["POST /api/2.2/jobs/update"]
+        after = workspace.client.jobs.get(workspace.etl_job)["settings"]
+        expected = copy.deepcopy(before)
+        (task,) = [t for t in expected["tasks"] if t["task_key"] == "ingest"]
+        task["max_retries"] = 5
+        assert after == expected
+        workspace.stack.preview("--expect-no-changes")
+
+    def test_6_adopting_again_adds_nothing(self, workspace: Workspace) -> None:
+        before = workspace.settings_path.read_text()
+        again = workspace.adopt()
+        assert again.returncode == 1, again.stderr  # the secret, still
+        assert "added 0 item(s)" in again.stdout, again.stdout
+        assert workspace.settings_path.read_text() == before
+
+    def test_7_a_broken_config_is_refused_before_anything_is_written(
+        self, workspace: Workspace
+    ) -> None:
+        path = workspace.settings_path
+        original = path.read_text()
+        jobs = workspace.items("jobs")
+        broken = [*jobs, {"name": jobs[0]["name"], "tasks": []}]
+        write_config(workspace.stack, {"workspace:jobs": broken, "workspace:jobz": []})
+        before = path.read_text()
+        refused = run_adopt(workspace.stack)
+        assert refused.returncode == 2, refused.stdout + refused.stderr
+        assert "fix them first, nothing was written" in refused.stderr
+        assert "workspace:jobz: unknown key (did you mean 'jobs'?)" in refused.stderr
+        assert f"'{jobs[0]['name']}' is declared twice" in refused.stderr
+        assert path.read_text() == before
+        path.write_text(original)
+
+    def test_8_the_audit_reports_only_what_adopt_could_not_take(
+        self, workspace: Workspace
+    ) -> None:
+        report = run_audit(workspace.stack)
+        ours = {
+            (o["kind"], o["id"])
+            for o in report["unmanaged"]
+            if workspace.prefix in o["id"] or workspace.prefix in o["name"]
+            or o["id"] in (str(workspace.etl_job), str(workspace.report_job), workspace.group_id)
+        }
+        assert ours == {("secret", f"{workspace.scope}/token")}
+
+
+def refused_objects(output: str) -> set[tuple[str, str]]:
+    """(kind, id) of each object adopt's report says it cannot adopt."""
+    lines = output.splitlines()
+    if not any(line.startswith("KIND ") for line in lines):
+        return set()
+    start = next(i for i, line in enumerate(lines) if line.startswith("KIND "))
+    rows = []
+    for line in lines[start + 1:]:
+        if line.endswith("object(s) cannot be adopted"):
+            break
+        kind, id_ = line.split()[:2]
+        rows.append((kind, id_))
+    return set(rows)
+
+
+def test_a_whole_workspace_is_taken_over_with_no_write(
+    workspace_stack: StackFactory, emulator: EmulatorInfo
+) -> None:
+    """Everything the emulator holds that no stack manages (its initial objects: principals,
+    scopes, groups and members, clusters, policies, Git folders, IP access lists, catalogs,
+    permissions), adopted at once: one up imports it all writing nothing, the next preview
+    shows no changes, and the audit reports just what adopt could not take."""
+    stack = workspace_stack(wire_form="public")
+    adopted = run_adopt(stack)
+    assert adopted.returncode in (0, 1), adopted.stdout + adopted.stderr
+    refused = refused_objects(adopted.stdout)
+    clear_request_log(emulator)
+    up = stack.up()
+    assert "imported" in up.stdout, up.stdout
+    assert platform_writes(emulator) == []
+    stack.preview("--expect-no-changes")
+    report = run_audit(stack)
+    assert {(o["kind"], o["id"]) for o in report["unmanaged"]} == refused
+    again = run_adopt(stack)
+    assert "added 0 item(s)" in again.stdout, again.stdout + again.stderr

@@ -232,16 +232,13 @@ def check_credentials(values: dict[str, Any]) -> tuple[dict[str, Any], float | N
         else _credential_keys(connection)
     )
     try:
+        signed_in_before = tokens.holds(connection)
         token = tokens.get(connection)
-        if signing_in.method in UNPROVEN_BY_A_TOKEN or METHODS[signing_in.method].azure:
+        if _needs_proof(signing_in, signed_in_before):
             # Loaded here: the service areas are a third of a second a failed sign-in never
             # needs.
             from providers.client.workspace import client_for
 
-            # A cheap call that proves the workspace takes the credentials: a token no identity
-            # provider had to issue (pat, a profile's), or one Azure AD issues to any principal
-            # of the tenant, which the workspace refuses (401 'User not authorized') unless the
-            # principal is a member, or the management token admits it (on this very call).
             client_for(connection).users.me()
     except InvalidClientCredentials as exc:
         raise WorkspaceAuthError(
@@ -260,14 +257,26 @@ def check_credentials(values: dict[str, Any]) -> tuple[dict[str, Any], float | N
             )
         raise WorkspaceAuthError(
             f"the workspace {connection.base_url} refused the credentials of auth type "
-            f"{method!r} ({keys}) with {exc.status}: {exc.message.rstrip('.')}. Check that "
-            f"they are right and have not expired or been revoked{admission}"
+            f"{method!r} ({keys}): {str(exc).rstrip('.')}. Check that they are right and "
+            f"have not expired or been revoked{admission}"
         ) from None
     except WorkspaceError as exc:
         raise WorkspaceAuthError(
             f"could not sign in with auth type {method!r} ({keys}): {exc}"
         ) from None
     return connection.to_props(), token.expires_on if math.isfinite(token.expires_on) else None
+
+
+def _needs_proof(signing_in: Connection, signed_in_before: bool) -> bool:
+    """Whether the check also asks the workspace who the credentials stand for (SCIM Me):
+    always for a token no identity provider had to issue (pat, a profile's), which only the
+    workspace can judge; for an Azure AD token when it was just issued, since Azure AD
+    issues one to any principal of the tenant and the workspace refuses (401 'User not
+    authorized') a principal that is not a member, unless the management token admits it
+    (on this very call). A token at hand has been through that check: a no-op preview or up
+    keeps making no call to the workspace."""
+    method = signing_in.method
+    return method in UNPROVEN_BY_A_TOKEN or (METHODS[method].azure and not signed_in_before)
 
 
 def _credential_keys(connection: Connection) -> str:

@@ -103,6 +103,13 @@ class TokenCache:
             self._entries[key] = entry
         return self._fresh(key)
 
+    def holds(self, connection: Connection, resource: str | None = None) -> bool:
+        """Whether a token for this connection is at hand (in memory or the shared store)
+        that `get` would return without signing in anew."""
+        connection = sign_in.acting(connection)
+        key = self.key(connection, resource)
+        return (self._fresh(key) or self._from_store(key, connection)) is not None
+
     def invalidate(
         self,
         connection: Connection,

@@ -33,6 +33,7 @@ pytestmark = pytest.mark.engine
 
 PROGRAM = Path(__file__).parent / "import_program"
 ANALYSTS = "100000000000004"
+ADMINS = "100000000000001"
 REPO_ID = "3000000000000002"
 CATALOG = "sandbox"
 OTHER_WORKSPACE = "2345678901234567"
@@ -137,6 +138,10 @@ def assert_rotated_credentials_update_the_provider_alone(
     """Other credentials (another client id and secret) are an update of the provider and
     change no resource."""
     rotated = register_application(info, "rotated-credentials")
+    # A member of the workspace, as a principal a stack is moved to must be.
+    emulator_client(info, "public").service_principals.create(
+        {"schemas": [SCIM_SCHEMA], "applicationId": rotated["client_id"],
+         "displayName": "rotated-credentials", "groups": [{"value": ADMINS}]})
     write_config(stack, {"workspace:clientId": rotated["client_id"]})
     stack.set_config("workspace:clientSecret", rotated["client_secret"], secret=True)
     assert changed_steps(stack) == [("update", PROVIDER_TYPE)]

@@ -236,7 +236,7 @@ def test_management_token_admits_a_contributor(
     output = refused.stdout + refused.stderr
     assert refused.returncode != 0, "a preview of a principal the workspace does not know"
     assert "auth type 'azure-client-secret'" in output, output
-    assert "with 401: User not authorized" in output, output
+    assert "Me: 401" in output and "User not authorized" in output, output
     assert "(workspace:azureWorkspaceResourceId)" in output, "the way in is named"
     assert secret not in output
     assert platform_writes(emulator) == [], "the refused preview wrote to the workspace"

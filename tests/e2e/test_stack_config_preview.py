@@ -23,7 +23,8 @@ ADDRESS_KEYS = ("baseUrl", "authType", "authUrl", "tenantId", "clientId", "resou
                 "previewClientId", "azureWorkspaceResourceId", "allowInsecureHttp")
 
 
-# The one call a preview of new objects makes: WorkspaceAuth's sign-in check.
+# The one call a preview of new objects may make: WorkspaceAuth's sign-in check, where it
+# signs in anew (a token at hand was checked when it was issued).
 SIGN_IN_CHECK = [("GET", "/api/2.0/preview/scim/v2/Me")]
 
 
@@ -48,7 +49,7 @@ def test_environment_files_preview_against_the_emulator(
         assert result.returncode == 0, result.stdout + result.stderr
         # the stack, the WorkspaceAuth component, its provider and every declared object
         assert f"+ {declared + 3} to create" in result.stdout, (environment, result.stdout)
-        assert calls_made(emulator) == SIGN_IN_CHECK
+        assert calls_made(emulator) in ([], SIGN_IN_CHECK)
 
 
 def test_bad_config_fails_preview_with_key_and_reason(
@@ -107,4 +108,4 @@ def test_bad_config_fails_preview_with_key_and_reason(
     assert secret not in (stack.project_dir / "Pulumi.e2e.yaml").read_text()
     result = stack.preview(check=False)
     assert result.returncode == 0, result.stdout + result.stderr
-    assert calls_made(emulator) == SIGN_IN_CHECK
+    assert calls_made(emulator) in ([], SIGN_IN_CHECK)

@@ -89,5 +89,6 @@ def test_no_client_secret(emulator: EmulatorInfo, tmp_path: Path) -> None:
     stack = scratch_stack(tmp_path, emulator, objects={}, secret="")
     result = stack.preview(check=False)
     assert result.returncode != 0
-    assert "workspace:clientSecret is not set" in result.stdout + result.stderr
+    assert "workspace:clientSecret: required (`pulumi config set --secret" in (
+        result.stdout + result.stderr)
     assert request_log(emulator) == []

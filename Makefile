@@ -61,13 +61,12 @@ $(MODERN_VENV)/.installed: pyproject.toml
 # The tests in parallel (pytest-xdist): one test file at a time per worker (a file's module-
 # and class-scoped emulators and a scenario's steps stay in one process), the files in the
 # order collected (tests/conftest.py puts the long ones, on the engine, first). `make check`
-# runs a worker per core. `make test` runs in one process: a run of its main leg in four
-# workers (`TEST_WORKERS=4`) ran 3,170 of the 3,299 tests collected (the OpenAPI fuzz run's
-# tests shared one id, and xdist runs an id once; ids are unique now and a repeat fails
-# collection); until a four-worker run has passed in full, CI runs every test in one process.
-# `CHECK_WORKERS=0` runs the quick loop in one process.
+# runs a worker per core; `make test`'s main leg four (most of its time is the engine's and
+# the emulators' processes, which wait on each other: four workers keep two cores busy).
+# A four-worker run collects and runs every test (xdist knows a test by its id: a repeated
+# id fails the collection). `TEST_WORKERS=0` or `CHECK_WORKERS=0` runs in one process.
 CHECK_WORKERS ?= auto
-TEST_WORKERS ?= 0
+TEST_WORKERS ?= 4
 XDIST := --dist loadfile --no-loadscope-reorder
 # The tests start hundreds of Python processes (workers, emulators, provider hosts, programs):
 # each reads the project's modules, and pytest its rewritten tests, from bytecode written

@@ -390,6 +390,28 @@ def screened(
     return result
 
 
+def with_indexes(result: Plan, lists: Mapping[str, list[dict[str, Any]]]) -> Plan:
+    """Each refusal that asks for an item added by hand at `[<i>]` of a list (a secret, whose
+    value is set with `pulumi config set --secret --path '...[<i>]...'`) gets the index that
+    item takes when the items are added at the end of the list in the order reported: its
+    command is then exact."""
+    next_index: dict[str, int] = {}
+    numbered = []
+    for refused in result.refused:
+        found = re.search(rf"{NAMESPACE}:(\w+)\[<i>\]", refused.problem)
+        if found is not None:
+            key = found[1]
+            index = next_index.setdefault(
+                key, len(lists.get(key, [])) + len(result.additions.get(key, []))
+            )
+            next_index[key] = index + 1
+            refused = Refusal(refused.kind, refused.id, refused.name,
+                              refused.problem.replace("<i>", str(index)))
+        numbered.append(refused)
+    result.refused = numbered
+    return result
+
+
 # --- running -------------------------------------------------------------------------------
 
 
@@ -425,7 +447,7 @@ def adopt(args: argparse.Namespace, out: TextIO, err: TextIO) -> Plan:
     started = time.monotonic()
     result = plan(client, selection, known, progress=err)
     by_key = {kind.config_key: kind for kind in adoptable if kind.config_key}
-    result = screened(values, set(secret_keys), result, by_key)
+    result = with_indexes(screened(values, set(secret_keys), result, by_key), lists)
     seconds = time.monotonic() - started
     additions = {f"{NAMESPACE}:{key}": items for key, items in result.additions.items()}
     if args.dry_run:

@@ -255,3 +255,23 @@ def test_the_import_key_is_judged() -> None:
     assert "workspace:secretScopes[2].import: 'b' is also declared by secretScopes[1]; one " \
         "resource per object" in found
     assert "workspace:jobRuns[0].import: a JobRun cannot be imported (it is an action)" in found
+
+
+def test_a_secret_to_add_by_hand_gets_its_exact_command() -> None:
+    """The index in `pulumi config set --secret --path` is the one the item takes when the
+    refused items are added at the end of the list, in the order reported."""
+    def problem(key: str) -> str:
+        return (f"add {{\"key\": \"{key}\"}}; then `pulumi config set --secret --path "
+                "'workspace:secrets[<i>].string_value' <value>` (<i>: its index)")
+
+    result = adopt.Plan(refused=[
+        adopt.Refusal("secret", "s/a", "s/a", problem("a")),
+        adopt.Refusal("job", "1", "x", "a setting the kind cannot express"),
+        adopt.Refusal("secret", "s/b", "s/b", problem("b")),
+    ])
+    lists = {"secrets": [{"name": "one"}, {"name": "two"}]}
+    numbered = adopt.with_indexes(result, lists).refused
+    assert "'workspace:secrets[2].string_value'" in numbered[0].problem
+    assert "(2: its index)" in numbered[0].problem
+    assert numbered[1].problem == "a setting the kind cannot express"
+    assert "'workspace:secrets[3].string_value'" in numbered[2].problem

@@ -1,7 +1,7 @@
 """Adopt: take a workspace over as it is (docs/adopt.md).
 
     python -m stacks.adopt --stack STACK [--kind KIND ...] [--match KIND:GLOB ...]
-                           [--ignore KIND:PATTERN ...] [--dry-run]
+                           [--ignore KIND:PATTERN ...] [--dry-run] [--python FILE]
     make adopt STACK=dev [ADOPT_FLAGS=...]
 
 Reads the workspace the stack's config names, signing in as the stack does (the audit's
@@ -22,6 +22,9 @@ Safe to repeat: a second run adds nothing. A config with problems is refused bef
 workspace is read; the file is replaced atomically (stacks/config_file.py), its comments,
 order and items kept.
 
+`--python FILE` writes the same objects as a Python module for a team's own program instead
+(stacks/adopt_python.py).
+
 Exit status: 0 everything adopted, 1 some objects could not be adopted (listed), 2 adopt
 could not run (the reason on stderr; nothing written).
 """
@@ -40,7 +43,8 @@ from typing import Any, TextIO
 
 from providers.client import WorkspaceClient, WorkspaceError
 from providers.kind import Kind, Reference
-from stacks import adoption, audit, config_file
+from providers.registry import by_config_key
+from stacks import adopt_python, adoption, audit, config_file
 from stacks.config import file_values
 from stacks.config_rules import IMPORT_KEY, decoded_list, problems
 from stacks.errors import NAMESPACE
@@ -439,7 +443,15 @@ def adopt(args: argparse.Namespace, out: TextIO, err: TextIO) -> Plan:
         for kind in adoptable
         if kind.config_key
     }
-    known = known_of(lists, deployments, cli.stack, adoptable)
+    if args.python is not None:
+        # A module of its own: its names and references are its own objects'; what any
+        # stack records or the config imports is still managed, and left out.
+        known = known_of(lists, deployments, cli.stack, adoptable)
+        known.names, known.by_id = {}, {}
+        lists = {}
+        values = {k: v for k, v in values.items() if k not in by_config_key()}
+    else:
+        known = known_of(lists, deployments, cli.stack, adoptable)
     print(
         f"adopt: workspace {connection.base_url}; stacks read: {', '.join(deployments) or 'none'}",
         file=err,
@@ -450,7 +462,13 @@ def adopt(args: argparse.Namespace, out: TextIO, err: TextIO) -> Plan:
     result = with_indexes(screened(values, set(secret_keys), result, by_key), lists)
     seconds = time.monotonic() - started
     additions = {f"{NAMESPACE}:{key}": items for key, items in result.additions.items()}
-    if args.dry_run:
+    if args.python is not None:
+        text = adopt_python.module_text(result.additions, by_key, connection.base_url)
+        if args.dry_run:
+            print(text, end="", file=out)
+        else:
+            config_file.replace_atomically(args.python, text)
+    elif args.dry_run:
         if additions:
             print(config_file.render_additions(additions), end="", file=out)
     elif additions:
@@ -459,7 +477,8 @@ def adopt(args: argparse.Namespace, out: TextIO, err: TextIO) -> Plan:
             config_file.append_items(document, key, items)
         config_file.replace_atomically(path, config_file.dump(document))
     report = err if args.dry_run else out
-    print(summary(result, path.name, args.dry_run, seconds, cli.stack), file=report)
+    written = path.name if args.python is None else str(args.python)
+    print(summary(result, written, args.dry_run, seconds, cli.stack), file=report)
     if result.refused:
         print(render_refusals(result.refused), file=report)
     return result
@@ -474,7 +493,10 @@ def summary(result: Plan, file_name: str, dry_run: bool, seconds: float, stack: 
         f"{result.left_out} left out, {len(result.refused)} cannot be adopted",
         f"{verb} {result.added} item(s) to {file_name}" + (f": {counts}" if counts else ""),
     ]
-    if result.added and not dry_run:
+    if result.added and not dry_run and file_name.endswith(".py"):
+        lines.append("next: `pulumi up` of a program that calls its declare() imports them "
+                     "and writes nothing")
+    elif result.added and not dry_run:
         lines.append(f"next: `pulumi up --stack {stack}` imports them and writes nothing")
     return "\n".join(lines)
 
@@ -511,6 +533,9 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
                         help="leave out matching objects, as the audit does (repeatable)")
     parser.add_argument("--dry-run", action="store_true",
                         help="print the YAML it would add; change nothing")
+    parser.add_argument("--python", type=Path, default=None, metavar="FILE",
+                        help="write the objects as a Python module for a team's own program "
+                        "(its `declare(connection)`), not into the stack's config")
     return parser.parse_args(argv)
 
 

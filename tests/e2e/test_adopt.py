@@ -27,10 +27,11 @@ import pytest
 import yaml
 
 from providers.client import WorkspaceClient
-from stacks.pulumi_cli import REPO_ROOT, PulumiCli
+from stacks.pulumi_cli import REPO_ROOT, PulumiCli, inline_where_needed, project_settings
 from tests.conftest import emulator_client
 from tests.e2e.conftest import StackFactory, changed_steps, platform_writes, write_config
 from tests.fill_support import FilledWorkspace
+from tools.drills.local_stack import connection_config
 from workspace_emulator.testing import EmulatorInfo, clear_request_log
 
 pytestmark = pytest.mark.engine
@@ -293,3 +294,61 @@ def test_a_whole_workspace_is_taken_over_with_no_write(
     assert {(o["kind"], o["id"]) for o in report["unmanaged"]} == refused
     again = run_adopt(stack)
     assert "added 0 item(s)" in again.stdout, again.stdout + again.stderr
+
+
+# A team's own program: its WorkspaceAuth, and the module `adopt --python` wrote beside it.
+OWN_PROGRAM = """\
+import importlib.util
+import pathlib
+
+from providers import WorkspaceAuth
+from stacks.config import auth_args
+
+spec = importlib.util.spec_from_file_location(
+    "adopted", pathlib.Path(__file__).with_name("adopted.py")
+)
+adopted = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(adopted)
+adopted.declare(WorkspaceAuth("workspace", auth_args()).connection)
+"""
+
+
+def test_a_teams_own_program_imports_the_python_module(
+    tmp_path: Any, workspace_stack: StackFactory, emulator: EmulatorInfo
+) -> None:
+    """`adopt --python FILE` writes a module declaring the objects with the package's kinds
+    and `ResourceOptions(import_=...)`: a team's own project that calls it imports them with
+    no write, then previews no changes. The stack's config is not touched."""
+    client = emulator_client(emulator, "public")
+    prefix = f"own-{uuid.uuid4().hex[:6]}"
+    job_id = client.jobs.create(etl_settings(f"{prefix}-etl"))
+    client.job_permissions.update(
+        job_id, [{"group_name": "analysts", "permission_level": "CAN_VIEW"}]
+    )
+    client.secret_scopes.create(f"{prefix}-scope")
+    stack = workspace_stack(wire_form="public")  # adopt signs in as this stack does
+    settings = (stack.project_dir / f"Pulumi.{stack.stack}.yaml").read_text()
+    program = tmp_path / "program"
+    program.mkdir()
+    (program / "__main__.py").write_text(OWN_PROGRAM)
+    module = program / "adopted.py"
+    adopted = run_adopt(stack, "--match", f"*:{prefix}*", "--python", str(module))
+    assert adopted.returncode == 0, adopted.stdout + adopted.stderr
+    assert (stack.project_dir / f"Pulumi.{stack.stack}.yaml").read_text() == settings
+    text = module.read_text()
+    assert f"import_='{job_id}'" in text
+    assert "'job_id': made['jobs']" in text  # the permissions name the module's own job
+
+    project = tmp_path / "own"
+    project.mkdir()
+    (project / "Pulumi.yaml").write_text(yaml.safe_dump(project_settings("team-own", program)))
+    own = PulumiCli(project_dir=project, stack="e2e", state_dir=tmp_path / "own-state",
+                    extra_env={}, program=inline_where_needed(program))
+    own.select_or_init()
+    own.set_config("workspace:clientSecret", emulator.client_secret, secret=True)
+    write_config(own, connection_config(emulator, "public"))
+    clear_request_log(emulator)
+    up = own.up()
+    assert f"{text.count('import_=')} imported" in up.stdout, up.stdout
+    assert platform_writes(emulator) == []
+    own.preview("--expect-no-changes")

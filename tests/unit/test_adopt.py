@@ -275,3 +275,17 @@ def test_a_secret_to_add_by_hand_gets_its_exact_command() -> None:
     assert "(2: its index)" in numbered[0].problem
     assert numbered[1].problem == "a setting the kind cannot express"
     assert "'workspace:secrets[3].string_value'" in numbered[2].problem
+
+
+def test_the_python_module_declares_the_same_objects_with_their_import_ids() -> None:
+    from stacks import adopt_python
+
+    result = run([job("1", "nightly"), job_permissions("1", "nightly")])
+    kinds = {k.config_key: k for k in KINDS if k.config_key}
+    text = adopt_python.module_text(result.additions, kinds, "https://ws")
+    compile(text, "adopted.py", "exec")
+    assert "providers.Job(\n        'nightly'," in text
+    assert "opts=pulumi.ResourceOptions(import_='1')" in text
+    # The permissions' job is the module's own job resource.
+    assert "'job_id': made['jobs']['nightly'].id," in text
+    assert "'job':" not in text

@@ -1,0 +1,79 @@
+"""`python -m stacks.adopt --python FILE`: the adopted objects as a Python module a team's own
+program imports (docs/adopt.md, "A team's own program").
+
+The module declares the same objects as the config items would, with the package's kinds
+and `ResourceOptions(import_=...)`, a reference by resource name becoming the id of the
+resource the module declares:
+
+    import adopted
+    auth = WorkspaceAuth("workspace", auth_args)
+    made = adopted.declare(auth.connection)   # {config key: {resource name: resource}}
+"""
+
+from __future__ import annotations
+
+import pprint
+from collections.abc import Mapping
+from typing import Any
+
+from providers.kind import Kind, Reference
+from stacks.config_rules import IMPORT_KEY, stack_keys
+
+HEADER = '''"""The objects `python -m stacks.adopt` adopted from {url}
+(generated: {count} object(s)).
+
+Each is declared as the workspace holds it and imported by id: the first `pulumi up` of a
+program that calls `declare` imports them all and writes nothing to the workspace; the
+preview after it shows no changes. Change a declaration to change its object.
+"""
+
+from typing import Any
+
+import pulumi
+
+import providers
+
+
+def declare(connection: pulumi.Input[dict]) -> dict[str, dict[str, Any]]:
+    """Declares every adopted object; returns them by config list and resource name."""
+    made: dict[str, dict[str, Any]] = {{{lists}}}
+'''
+
+
+def module_text(additions: Mapping[str, list[dict[str, Any]]], kinds: Mapping[str, Kind],
+                workspace_url: str) -> str:
+    """The module declaring `additions` (config key -> adopt's items, in the registry's
+    order: a kind after those it references)."""
+    count = sum(len(items) for items in additions.values())
+    lists = ", ".join(f"{key!r}: {{}}" for key in additions)
+    lines = [HEADER.format(url=workspace_url, count=count, lists=lists)]
+    for key, items in additions.items():
+        for item in items:
+            lines.append(_declaration(kinds[key], key, item))
+    lines.append("    return made\n")
+    return "\n".join(lines)
+
+
+def _declaration(kind: Kind, key: str, item: Mapping[str, Any]) -> str:
+    own = stack_keys(kind)
+    entries = [
+        f"{name!r}: {_literal(value)}" for name, value in item.items() if name not in own
+    ]
+    for name, reference in kind.references.items():
+        if isinstance(reference, Reference) and name in item:
+            target = f"made[{reference.target_key!r}][{item[name]!r}].id"
+            entries.append(f"{reference.field!r}: {target}")
+    args = "{\n" + "".join(f"            {entry},\n" for entry in entries) + "        }"
+    return (
+        f"    made[{key!r}][{item['name']!r}] = providers.{kind.name}(\n"
+        f"        {item['name']!r},\n"
+        f"        providers.{kind.name}Args(**{args}),\n"
+        f"        connection=connection,\n"
+        f"        opts=pulumi.ResourceOptions(import_={str(item[IMPORT_KEY])!r}),\n"
+        f"    )\n"
+    )
+
+
+def _literal(value: Any) -> str:
+    text = pprint.pformat(value, width=80, sort_dicts=False)
+    return text.replace("\n", "\n            ")

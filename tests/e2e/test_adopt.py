@@ -1,5 +1,5 @@
-"""`python -m stacks.adopt` under the real engine against the emulator, in the public wire
-form (docs/adopt.md).
+"""`python -m stacks.adopt` under the real engine against the emulator (docs/adopt.md), in
+the public wire form and the legacy one (jobs differ: Jobs 2.2 and 2.0).
 
 Objects made through the workspace's API outside any stack (a multi-task job and one more,
 the first one's permissions, a scope with an ACL and a secret, a group with a member) are
@@ -27,6 +27,8 @@ import pytest
 import yaml
 
 from providers.client import WorkspaceClient
+from providers.client.jobs import JOBS_PATHS
+from providers.client.wire import WireForm
 from stacks.pulumi_cli import REPO_ROOT, PulumiCli, inline_where_needed, project_settings
 from tests.conftest import emulator_client
 from tests.e2e.conftest import StackFactory, changed_steps, platform_writes, write_config
@@ -72,6 +74,7 @@ class Workspace:
     report_job: int
     scope: str
     group_id: str
+    stack_wire_form: str = "public"
 
     @property
     def settings_path(self) -> Any:
@@ -104,11 +107,13 @@ def etl_settings(name: str) -> dict[str, Any]:
 
 
 @pytest.fixture(scope="class")
-def workspace(workspace_stack: StackFactory, emulator: EmulatorInfo) -> Workspace:
-    stack = workspace_stack(wire_form="public")
+def workspace(
+    class_wire_form: str, workspace_stack: StackFactory, emulator: EmulatorInfo
+) -> Workspace:
+    stack = workspace_stack(wire_form=class_wire_form)
     path = stack.project_dir / f"Pulumi.{stack.stack}.yaml"
     path.write_text(path.read_text().replace("config:\n", f"{COMMENT}\nconfig:\n", 1))
-    client = emulator_client(emulator, "public")
+    client = emulator_client(emulator, class_wire_form)
     prefix = f"adopt-{uuid.uuid4().hex[:6]}"
     etl_job = client.jobs.create(etl_settings(f"{prefix}-etl"))
     report_job = client.jobs.create({
@@ -126,11 +131,16 @@ def workspace(workspace_stack: StackFactory, emulator: EmulatorInfo) -> Workspac
     group = client.groups.create(
         {"displayName": f"{prefix}-group", "members": [{"value": ANALYSTS}]}
     )
-    return Workspace(stack, client, prefix, etl_job, report_job, scope, str(group["id"]))
+    return Workspace(stack, client, prefix, etl_job, report_job, scope, str(group["id"]),
+                     class_wire_form)
 
 
 @pytest.mark.steps
 class TestAdoptWhatScriptsMade:
+    """In the public wire form; the legacy one below (jobs differ: Jobs 2.0's paths)."""
+
+    wire_form = "public"
+
     def test_1_a_dry_run_prints_the_items_and_changes_nothing(self, workspace: Workspace) -> None:
         before = workspace.settings_path.read_text()
         result = workspace.adopt("--dry-run")
@@ -208,7 +218,8 @@ class TestAdoptWhatScriptsMade:
 
         clear_request_log(emulator)
         workspace.stack.up()
-        assert platform_writes(emulator) == ["POST /api/2.2/jobs/update"]
+        jobs_path = JOBS_PATHS[WireForm(workspace.stack_wire_form)]
+        assert platform_writes(emulator) == [f"POST {jobs_path}/update"]
         after = workspace.client.jobs.get(workspace.etl_job)["settings"]
         expected = copy.deepcopy(before)
         (task,) = [t for t in expected["tasks"] if t["task_key"] == "ingest"]
@@ -251,6 +262,10 @@ class TestAdoptWhatScriptsMade:
             or o["id"] in (str(workspace.etl_job), str(workspace.report_job), workspace.group_id)
         }
         assert ours == {("secret", f"{workspace.scope}/token")}
+
+
+class TestAdoptWhatScriptsMadeLegacy(TestAdoptWhatScriptsMade):
+    wire_form = "legacy"
 
 
 def refused_objects(output: str) -> set[tuple[str, str]]:

@@ -204,5 +204,6 @@ def test_the_sdk_manages_secrets_through_the_proxy_api(api, emulator):
     assert created.secret and created.status == "ACTIVE"
     assert [s.id for s in admin.service_principal_secrets_proxy.list(principal["id"])] == \
         [created.id]
+    assert created.id is not None
     admin.service_principal_secrets_proxy.delete(principal["id"], created.id)
     assert list(admin.service_principal_secrets_proxy.list(principal["id"])) == []

@@ -92,6 +92,7 @@ def test_the_sdk_signs_in_with_a_personal_access_token(api, emulator):
     sdk = WorkspaceClient(host=emulator.base_url, token=value, auth_type="pat")
     assert {c.cluster_id for c in sdk.clusters.list()} >= {"0101-120000-shared01"}
     made = sdk.tokens.create(comment="from the sdk", lifetime_seconds=300)
+    assert made.token_info is not None and made.token_info.token_id is not None
     assert made.token_value and made.token_info.comment == "from the sdk"
     assert made.token_info.token_id in {t.token_id for t in sdk.tokens.list()}
     sdk.tokens.delete(made.token_info.token_id)

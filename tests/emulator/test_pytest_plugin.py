@@ -68,7 +68,8 @@ def test_stack_config_is_what_the_stack_program_reads(
 
     assert secrets == {"clientSecret"}
     assert problems(values, secrets) == []
-    assert connection_args(values, {"client_secret": workspace_emulator.client_secret}) == WorkspaceAuthArgs(
+    secret = {"client_secret": workspace_emulator.client_secret}
+    assert connection_args(values, secret) == WorkspaceAuthArgs(
         **workspace_emulator.auth_args(wire_form=wire_form)
     )
     assert set(workspace_emulator.stack_config(namespace="team")) == {

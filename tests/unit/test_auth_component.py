@@ -86,7 +86,7 @@ def test_connection_is_a_secret_dict_of_the_connection_and_expiry_is_not_secret(
         assert not await auth.token_expires_on.is_secret()
         props = await auth.connection.future()
         assert props is not None
-        assert Connection.from_props(props).client_secret.get_secret_value() == CLIENT_SECRET
+        assert Connection.from_props(props).secret_values() == (CLIENT_SECRET,)
         assert props["base_url"] == BASE_URL and props["wire_form"] == "legacy"
         # receipt + expires_in on the local clock (test_client_security.py: clock skew)
         assert await auth.token_expires_on.future() == pytest.approx(1_900_000_000.0, abs=5)
@@ -123,7 +123,7 @@ def test_registers_the_workspace_provider_and_binds_resources_given_its_connecti
     # Settings left unset are not recorded: the stacks of before gain none.
     unset = {"auth_type", "token", "profile", "azure_workspace_resource_id", "preview_client_id"}
     assert set(settings) == set(Connection.model_fields) - unset
-    assert Connection.from_props(settings).client_secret.get_secret_value() == CLIENT_SECRET
+    assert Connection.from_props(settings).secret_values() == (CLIENT_SECRET,)
     assert settings["base_url"] == BASE_URL
     scope = next(r for r in mocks.registered if r.name == "scope")
     assert scope.provider is not None and scope.provider.startswith(

@@ -15,7 +15,7 @@ import stat
 import time
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 import responses
@@ -91,7 +91,10 @@ def assert_hidden(error: BaseException, *secrets: str) -> None:
             assert secret not in text, f"{secret!r} shown in {text!r}"
 
 
-def failure(exc_type: type[BaseException], call: Any, *args: Any) -> BaseException:
+E = TypeVar("E", bound=WorkspaceError)
+
+
+def failure(exc_type: type[E], call: Any, *args: Any) -> E:
     with pytest.raises(exc_type) as caught:
         call(*args)
     return caught.value
@@ -291,7 +294,7 @@ def test_outside_a_github_job_the_failure_names_the_variable_and_the_permission(
         workspace_oidc(mocked)
         error = failure(SignInFailed, fetch, conn, RESOURCE)
         # Nothing goes to GitHub or to a token endpoint.
-        assert not [c for c in mocked.calls if "token" in c.request.url]
+        assert not [c for c in mocked.calls if "token" in str(c.request.url)]
 
     assert error.method == method
     assert missing in str(error)
@@ -431,7 +434,8 @@ def test_github_oidc_azure_without_an_id_token_from_github(monkeypatch):
             json={"message": "Resource not accessible by integration"},
         )
         error = failure(SignInFailed, fetch, github_oidc_azure(), RESOURCE)
-        assert all(c.request.url.startswith(GH_REQUEST_URL.split("?")[0]) for c in mocked.calls)
+        github = GH_REQUEST_URL.split("?")[0]
+        assert all(str(c.request.url).startswith(github) for c in mocked.calls)
     assert error.method == "github-oidc-azure"
     assert AZURE_FEDERATION_AUDIENCE in str(error)
     assert_hidden(error, GH_REQUEST_TOKEN)
@@ -633,7 +637,7 @@ def test_databricks_cli_takes_the_profiles_token_for_the_stacks_workspace(monkey
         workspace_oidc(mocked)
         token = fetch(conn, BASE_URL)
         # Only the stack's workspace is asked anything, and no token is requested.
-        assert all(c.request.url.startswith(BASE_URL) for c in mocked.calls)
+        assert all(str(c.request.url).startswith(BASE_URL) for c in mocked.calls)
         assert not [c for c in mocked.calls if c.request.method == "POST"]
     assert token.value == PAT and token.expires_on == float("inf")
 
@@ -874,9 +878,10 @@ def test_without_a_workspace_resource_id_neither_header_is_sent(monkeypatch, met
         listed = mocked.get(CLUSTERS, json={"clusters": []})
         client_for(conn).get("/api/2.0/clusters/list")
         resources = [
-            c.request.params.get("resource") or c.request.body
+            c.request.params.get("resource")  # type: ignore[attr-defined]
+            or c.request.body
             for c in mocked.calls
-            if c.request.url.split("?")[0] != CLUSTERS
+            if str(c.request.url).split("?")[0] != CLUSTERS
         ]
 
     headers = listed.calls[0].request.headers

@@ -87,7 +87,7 @@ def test_connection_takes_the_secret_from_the_stack_config() -> None:
     with pytest.raises(AuditError, match="workspace:clientSecret: required"):
         connection_of(values())
     configured = connection_of(values(**{"workspace:clientSecret": "from-config"}))
-    assert configured.client_secret.get_secret_value() == "from-config"
+    assert configured.secret_values() == ("from-config",)
 
 
 def test_missing_connection_key_is_named() -> None:

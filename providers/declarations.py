@@ -269,6 +269,8 @@ DECLARATIONS: tuple[Kind, ...] = (
         summary="READ, WRITE or MANAGE for one principal on a secret scope",
         import_id="<scope>/<principal>",
         inventory=_secret_acls,
+        # The principal an ACL names: a user name or an application id, never a SCIM id.
+        adoption=Adoption(principal_of=lambda id_: id_.split("/", 1)[1]),
     ),
     declare(
         name="Job",

@@ -174,12 +174,11 @@ def listed(client: WorkspaceClient, kind: Kind) -> Iterator[Listed]:
     if listing is None:
         return
     principal_of = kind.adoption.principal_of
-    signed_in = _signed_in_id(client) if principal_of is not None else None
+    signed_in = _signed_in_names(client) if principal_of is not None else frozenset()
     for import_id, name in listing(client):
         reason = None
-        if signed_in is not None and principal_of is not None:
-            if principal_of(str(import_id)) == signed_in:
-                reason = OWN_PRINCIPAL
+        if principal_of is not None and principal_of(str(import_id)) in signed_in:
+            reason = OWN_PRINCIPAL
         yield Listed(str(import_id), str(name or import_id), reason)
 
 
@@ -435,11 +434,13 @@ def secret_value_command(kind: Kind, index: int, field: str | None = None) -> st
 # --- the stack's own principal -----------------------------------------------------------
 
 
-def _signed_in_id(client: WorkspaceClient) -> str | None:
-    """The SCIM id of the principal the client signs in as, where the workspace says."""
+def _signed_in_names(client: WorkspaceClient) -> frozenset[str]:
+    """What names the principal the client signs in as, where the workspace says: its SCIM
+    id (principals, memberships, OAuth secrets) and its application id or user name (a
+    secret ACL's principal, such as the MANAGE one the service gives a scope's creator)."""
     try:
         me = client.users.me()
     except WorkspaceError:
-        return None
-    found = me.get("id")
-    return str(found) if found is not None else None
+        return frozenset()
+    names = (me.get(key) for key in ("id", "applicationId", "userName"))
+    return frozenset(str(name) for name in names if name)

@@ -146,6 +146,21 @@ def test_the_services_own_and_the_stacks_own_principal_are_left_out(client):
     assert not groups & {"admins", "users"}
 
 
+def test_the_managing_acl_a_scope_gives_its_creator_is_left_out(client):
+    """A scope made without an initial principal gives its creator MANAGE, named by its
+    application id (not its SCIM id): the stack's own right, never adopted."""
+    name = unique("created")
+    client.secret_scopes.create(name)
+    try:
+        creator = str(client.users.me()["applicationId"])
+        acls = {f.import_id: f.left_out for f in listed(client, kind_named("SecretAcl"))}
+        assert "signs in as" in (acls[f"{name}/{creator}"] or "")
+        adoptable = {c.import_id for c in candidates(client, kind_named("SecretAcl"))}
+        assert f"{name}/{creator}" not in adoptable
+    finally:
+        client.secret_scopes.delete(name)
+
+
 # --- scopes, secrets, ACLs -------------------------------------------------------------
 
 

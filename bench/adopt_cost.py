@@ -18,15 +18,17 @@ bindings). Then, each round, on that emulator:
 - `peer` (`--peer`): the Terraform provider's exporter (`terraform-provider-databricks
   exporter -skip-interactive`, bench/peer/ensure.sh builds it from the Go module proxy) with
   a personal access token of the emulator's bootstrap principal, listing the services that
-  match our kinds (PEER_SERVICES). Its wall time, the resources it wrote per type and its
-  errors. Whether its output plans no changes needs terraform or OpenTofu: not measured
-  here (see bench/ADOPT_RESULTS.md).
+  match our kinds (PEER_SERVICES), writing import blocks (`-native-import`). Its wall
+  time, the resources it wrote per type and its errors. With `--peer-plan`, whether its
+  output plans no changes: `tofu plan` on it (OpenTofu, built by bench/peer/ensure.sh tofu),
+  the provider built here standing in for the registry's (dev_overrides).
 
 Per run: wall time, objects read/adopted/refused, platform calls (the emulator's request
 log: reads, writes, token requests, by route) and calls per object. Results go to a JSON
 file; `--report` also writes bench/ADOPT_RESULTS.md (the closing note is written by hand).
 
-    .venv/bin/python bench/adopt_cost.py [--counts 200,1000] [--rounds 1] [--peer]
+    .venv/bin/python bench/adopt_cost.py [--counts 200,1000] [--rounds 1]
+                                         [--peer [--peer-plan]] [--profile DIR]
                                          [--random-state 33] [--report bench/ADOPT_RESULTS.md]
 """
 
@@ -206,6 +208,24 @@ def parse_adopt_summary(stdout: str, run: AdoptRun) -> None:
     run.added_by_key = {
         key: int(n) for n, key in re.findall(r"(\d+) (\w+)", counts.lstrip(": "))
     }
+
+
+def profile_ours(stack: PulumiCli, out: Path, top: int = 30) -> list[str]:
+    """adopt run once more under cProfile (untimed, on a stack of its own): its profile is
+    written to `out` (pstats), and the `top` functions by cumulative time returned."""
+    import io
+    import pstats
+
+    result = subprocess.run(
+        [sys.executable, "-m", "cProfile", "-o", str(out), "-m", "stacks.adopt",
+         *stack_flags(stack)],
+        cwd=ROOT, env=stack.env(), capture_output=True, text=True, timeout=1800,
+    )
+    if result.returncode not in (0, 1):
+        raise RuntimeError(f"adopt under cProfile failed:\n{result.stderr}")
+    text = io.StringIO()
+    pstats.Stats(str(out), stream=text).sort_stats("cumulative").print_stats(top)
+    return [line for line in text.getvalue().splitlines() if line.strip()]
 
 
 # --- the floor: every object listed once --------------------------------------------------------
@@ -390,8 +410,12 @@ def _workdir(keep: Path | None) -> Iterator[Path]:
 
 
 def run(counts: list[int], rounds: int, random_state: int = DEFAULT_RANDOM_STATE,
-        peer: bool = False, progress=print, keep: Path | None = None) -> dict[str, Any]:
+        peer: bool = False, progress=print, keep: Path | None = None,
+        profile: Path | None = None, peer_plan: bool = False) -> dict[str, Any]:
+    """Every round of every N; `profile`: a directory where adopt's profile at each N is
+    written (adopt_<N>.prof, after the timed rounds)."""
     runs: list[AdoptRun] = []
+    profiles: dict[str, list[str]] = {}
     fills: list[dict[str, Any]] = []
     started = time.time()
     binary, peer_skipped = (None, "not requested (--peer)")
@@ -400,6 +424,8 @@ def run(counts: list[int], rounds: int, random_state: int = DEFAULT_RANDOM_STATE
         binary, peer_skipped = ensure_peer()
         if binary is None:
             progress(f"peer skipped: {peer_skipped}")
+        elif not peer_plan:
+            plan_skipped = "not requested (--peer-plan)"
         else:
             tofu, plan_skipped = ensure_peer("tofu")
             if tofu is None:
@@ -432,6 +458,12 @@ def run(counts: list[int], rounds: int, random_state: int = DEFAULT_RANDOM_STATE
                             f"writes={measured.calls.platform_writes} "
                             f"tokens={measured.calls.token_requests}"
                         )
+                if profile is not None:
+                    profile.mkdir(parents=True, exist_ok=True)
+                    stack = adopt_stack(workdir / f"profile-{count}", info)
+                    path = profile / f"adopt_{count}.prof"
+                    profiles[str(count)] = profile_ours(stack, path)
+                    progress(f"N={count}: adopt's profile: {path}")
     return {
         "counts": counts,
         "rounds": rounds,
@@ -443,6 +475,7 @@ def run(counts: list[int], rounds: int, random_state: int = DEFAULT_RANDOM_STATE
                  "plan_skipped": plan_skipped},
         "fills": fills,
         "runs": [dict(asdict(r), calls_per_object=r.calls_per_object) for r in runs],
+        "profiles": profiles,
     }
 
 
@@ -516,6 +549,8 @@ def render(results: dict[str, Any], notes: str = "") -> str:
     flags = f"--counts {','.join(map(str, results['counts']))} --rounds {results['rounds']}"
     if results["peer"]["binary"]:
         flags += " --peer"
+    if results["peer"].get("tofu"):
+        flags += " --peer-plan"
     lines = [
         "# Benchmark results: adopting a whole workspace against listing it once",
         "",
@@ -649,9 +684,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--random-state", type=int, default=DEFAULT_RANDOM_STATE)
     parser.add_argument("--peer", action="store_true",
                         help="also run the Terraform provider's exporter (built on first use)")
+    parser.add_argument("--peer-plan", action="store_true",
+                        help="with --peer: plan the exporter's output with OpenTofu (built on "
+                        "first use: 15 minutes and more on 2 cores)")
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="results JSON")
     parser.add_argument("--report", type=Path, help="also write this report")
     parser.add_argument("--keep", type=Path, help="keep the work directories under this one")
+    parser.add_argument("--profile", type=Path, metavar="DIR",
+                        help="also run adopt once under cProfile at each N (untimed) and "
+                        "write DIR/adopt_<N>.prof")
     # Internal: the floor's own process.
     parser.add_argument("--list-once", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--project-dir", type=Path, help=argparse.SUPPRESS)
@@ -665,7 +706,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.keep is not None:
         args.keep.mkdir(parents=True, exist_ok=True)
     results = run(counts, args.rounds, args.random_state, args.peer,
-                  progress=lambda line: print(line, flush=True), keep=args.keep)
+                  progress=lambda line: print(line, flush=True), keep=args.keep,
+                  profile=args.profile, peer_plan=args.peer_plan)
     results["summary"] = summarise(results)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(results, indent=1))

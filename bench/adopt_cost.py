@@ -18,8 +18,10 @@ bindings). Then, each round, on that emulator:
 - `peer` (`--peer`): the Terraform provider's exporter (`terraform-provider-databricks
   exporter -skip-interactive`, bench/peer/ensure.sh builds it from the Go module proxy) with
   a personal access token of the emulator's bootstrap principal, listing the services that
-  match our kinds (PEER_SERVICES), writing import blocks (`-native-import`). Its wall
-  time, the resources it wrote per type and its errors. With `--peer-plan`, whether its
+  match our kinds (PEER_SERVICES), writing import blocks (`-native-import`) and the
+  secrets' values it reads (`-export-secrets`: without them its output cannot be
+  planned). Its wall time (and of that, its HCL generation), the resources it wrote per
+  type and its errors. With `--peer-plan`, whether its
   output plans no changes: `tofu plan` on it (OpenTofu, built by bench/peer/ensure.sh tofu),
   the provider built here standing in for the registry's (dev_overrides).
 
@@ -121,6 +123,8 @@ class AdoptRun:
     objects_read: int = 0
     objects_adopted: int = 0
     objects_refused: int = 0
+    objects_managed: int = 0
+    objects_left_out: int = 0
     # ours: adopt's own figure for reading and planning (its summary line), without the
     # process start, the config read and the file write; floor: the listing alone.
     inner_seconds: float | None = None
@@ -202,6 +206,8 @@ def parse_adopt_summary(stdout: str, run: AdoptRun) -> None:
         raise RuntimeError(f"no summary in adopt's output:\n{stdout[-2000:]}")
     run.objects_read = int(read[1])
     run.inner_seconds = float(read[2])
+    run.objects_managed = int(read[3])
+    run.objects_left_out = int(read[4])
     run.objects_refused = int(read[5])
     run.objects_adopted = int(added[1])
     counts = stdout[added.end():].split("\n", 1)[0]
@@ -332,7 +338,7 @@ def run_peer(binary: Path, info: EmulatorInfo, count: int, round_: int, workdir:
     result, seconds = _timed(
         [str(binary), "exporter", "-skip-interactive", "-directory", str(out),
          "-listing", PEER_SERVICES, "-services", PEER_SERVICES, "-noformat",
-         "-native-import"],
+         "-native-import", "-export-secrets"],
         env, cwd=out,
     )
     calls = Calls.from_log(request_log(info))
@@ -341,9 +347,25 @@ def run_peer(binary: Path, info: EmulatorInfo, count: int, round_: int, workdir:
     measured = AdoptRun("peer", count, round_, seconds, calls, exit_code=result.returncode,
                         objects_adopted=sum(written.values()), resources_by_type=written,
                         errors=error_lines(result.stdout + result.stderr))
+    generation = GENERATION.search(result.stdout + result.stderr)
+    # Its listing and reading come before the generation of HCL; "inner" is the latter.
+    measured.inner_seconds = float(generation[1]) if generation else None
     if tofu is not None:
-        measured.plan = plan_peer(tofu, binary, out, env, info, workdir / f"peer-{count}-{round_}")
+        stem = workdir / f"peer-{count}-{round_}"
+        measured.plan = plan_peer(tofu, binary, out, env, info, stem)
+        if measured.plan["exit_code"] == 1 and set(measured.plan["errors"]) <= {EMPTY_PAUSE}:
+            # The emulator answers a schedule made without a pause status without one (the
+            # service says UNPAUSED), and the exporter writes `pause_status = ""`, which the
+            # provider refuses: planned again without those lines, the rest is judged too.
+            for path in out.glob("*.tf"):
+                path.write_text(EMPTY_PAUSE_LINE.sub("", path.read_text()))
+            measured.plan["again_without_empty_pause_status"] = plan_peer(
+                tofu, binary, out, env, info, stem.with_name(stem.name + "-again"))
     return measured
+
+
+EMPTY_PAUSE = 'expected schedule.0.pause_status to be one of ["PAUSED" "UNPAUSED"], got'
+EMPTY_PAUSE_LINE = re.compile(r'^\s*pause_status\s*=\s*""\n', re.MULTILINE)
 
 
 def plan_peer(tofu: Path, provider: Path, directory: Path, env: dict[str, str],
@@ -370,6 +392,8 @@ def plan_peer(tofu: Path, provider: Path, directory: Path, env: dict[str, str],
     return plan_summary(output, result.returncode, seconds, calls)
 
 
+GENERATION = re.compile(r"Finished generation of configuration for \d+ resources "
+                        r"\(took ([\d.]+) seconds\)")
 PLAN_ACTION = re.compile(
     r"^  # (\S+?)\.\S+ (will be (?:created|destroyed|updated in-place|imported)|"
     r"must be replaced|will be read during apply)", re.MULTILINE
@@ -601,7 +625,8 @@ def render(results: dict[str, Any], notes: str = "") -> str:
         "objects), and over N. "
         "`inner`: adopt's own time for reading and planning (its summary line), without the "
         "process start, the stack's config read and the file write; the floor's listing alone "
-        "inside its process.",
+        "inside its process; the exporter's generation of HCL (its log), after its listing and "
+        "reading.",
         "",
         "## Calls by route (last round)",
         "",
@@ -652,6 +677,21 @@ def render(results: dict[str, Any], notes: str = "") -> str:
                + "; ".join(f"`{e}`" for e in plan["errors"])] if plan["errors"] else []),
             "",
         ]
+        again = plan.get("again_without_empty_pause_status")
+        if again is not None:
+            verdict = {0: "no changes", 2: "changes"}.get(again["exit_code"], "the plan failed")
+            lines += [
+                "Planned again with its `pause_status = \"\"` lines removed: "
+                f"**{verdict}** (exit code {again['exit_code']}) in {again['seconds']:.1f} s, "
+                f"{again['platform_reads']} platform reads, {again['platform_writes']} writes; "
+                f"`{again['summary'] or 'no summary line'}`",
+                "",
+                *[f"- {action}: " + ", ".join(f"`{t}` {n}" for t, n in types.items())
+                  for action, types in again["actions"].items()],
+                *([f"- {again['error_count']} error(s), distinct: "
+                   + "; ".join(f"`{e}`" for e in again["errors"])] if again["errors"] else []),
+                "",
+            ]
     fills = results["fills"]
     lines += ["", "## The filled workspaces", "", "| N | objects made | fill (s) | by kind |",
               "|---:|---:|---:|---|"]

@@ -308,6 +308,13 @@ def peer_env(info: EmulatorInfo, token: str, home: Path) -> dict[str, str]:
     return env
 
 
+def fold_error(line: str) -> str:
+    """An exporter error with the user or group it names folded to `<name>`."""
+    line = re.sub(r"'[^']*'", "'<name>'", line)
+    line = re.sub(r"user_name: [^)\s]+", "user_name: <name>", line)
+    return re.sub(r"with name \S+", "with name <name>", line)
+
+
 def resources_written(directory: Path) -> dict[str, int]:
     counts: Counter[str] = Counter()
     for path in directory.glob("*.tf"):
@@ -650,13 +657,14 @@ def render(results: dict[str, Any], notes: str = "") -> str:
         lines.append(f"Not measured: {results['peer']['skipped']}.")
     for row in peer_rows:
         written = ", ".join(f"`{t}` {n}" for t, n in row["resources_by_type"].items())
+        folded = Counter(fold_error(e) for e in row["errors"])
         lines += [
             f"N={row['count']}: exit code {row['exit_code']}, {row['objects_adopted']} "
             f"resources written: {written or 'none'}.",
             "",
-            f"Its errors ({len(row['errors'])} distinct):",
+            f"Its errors ({len(row['errors'])} distinct; names folded):",
             "",
-            *[f"- `{e}`" for e in row["errors"][:40]],
+            *[f"- {n}x `{e}`" for e, n in folded.most_common()],
             "",
         ]
         plan = row["plan"]

@@ -15,7 +15,9 @@ import contextlib
 import json
 import os
 import queue
+import random
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -148,6 +150,40 @@ def emulator_command(options: dict[str, Any]) -> list[str]:
         else:
             command += [flag, str(value)]
     return command
+
+
+EPHEMERAL_RANGE_FILE = Path("/proc/sys/net/ipv4/ip_local_port_range")
+
+
+def _ephemeral_low(default: int = 32768) -> int:
+    try:
+        return int(EPHEMERAL_RANGE_FILE.read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return default
+
+
+def free_port_block(size: int = 5, attempts: int = 200) -> int:
+    """A port P with P..P+size-1 free now (the emulator takes five consecutive ports).
+
+    Drawn below the kernel's ephemeral range: a port the kernel hands out to outgoing
+    connections may be taken by one between this check and the emulator's bind, which
+    a busy parallel test run does within seconds."""
+    high = _ephemeral_low() - size
+    for _ in range(attempts):
+        base = random.randint(10_000, high)
+        holders: list[socket.socket] = []
+        try:
+            for port in range(base, base + size):
+                holder = socket.socket()
+                holders.append(holder)
+                holder.bind(("127.0.0.1", port))
+            return base
+        except OSError:
+            continue
+        finally:
+            for holder in holders:
+                holder.close()
+    raise RuntimeError(f"no {size} consecutive free ports found in {attempts} attempts")
 
 
 class EmulatorProcess:

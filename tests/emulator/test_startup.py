@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import socket
 import subprocess
 import sys
 
@@ -17,6 +16,7 @@ from workspace_emulator.testing import (
     EmulatorProcess,
     auth_headers,
     clear_request_log,
+    free_port_block,
     request_log,
     running_emulator,
 )
@@ -51,30 +51,8 @@ def test_info_file_holds_the_same_line_and_sigterm_exits_zero(tmp_path):
         process.close()
 
 
-def _free_port_block(size: int = 5) -> int:
-    for _ in range(50):
-        with socket.socket() as probe:
-            probe.bind(("127.0.0.1", 0))
-            start = probe.getsockname()[1]
-        if start + size > 65535:
-            continue
-        try:
-            held = []
-            for offset in range(size):
-                sock = socket.socket()
-                held.append(sock)
-                sock.bind(("127.0.0.1", start + offset))
-            return start
-        except OSError:
-            continue
-        finally:
-            for sock in held:
-                sock.close()
-    pytest.skip("no block of free ports found")
-
-
 def test_fixed_port_puts_services_on_consecutive_ports():
-    port = _free_port_block()
+    port = free_port_block()
     with running_emulator(port=port) as info:
         assert info.base_url == f"http://127.0.0.1:{port}"
         assert info.auth_url == f"http://127.0.0.1:{port + 1}"
@@ -137,7 +115,7 @@ def test_a_replacement_initial_data_file_is_used(tmp_path):
 def test_an_emulator_for_tests_on_an_address_an_earlier_one_had_gets_no_stale_token():
     # The client caches tokens by the identity provider's address; the tests' emulators must
     # not inherit one from an earlier emulator there (a 401 and a retry in the request log).
-    port = _free_port_block()
+    port = free_port_block()
     with fresh_emulator(port=port) as first:
         emulator_client(first).get("/api/2.0/jobs/list")
     with fresh_emulator(port=port) as second:

@@ -21,7 +21,6 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import socket
 import subprocess
 import tempfile
 import time
@@ -37,6 +36,7 @@ from workspace_emulator.testing import (
     EmulatorInfo,
     EmulatorProcess,
     clear_request_log,
+    free_port_block,
     request_log,
     running_emulator,
     set_faults,
@@ -181,29 +181,6 @@ def pulumi_kill_trial(workdir: Path, random_state: int, total_requests: int,
         recover_after_killed_pulumi(trial, cli, info, before)
     trial.seconds = round(time.monotonic() - started, 1)
     return trial
-
-
-def free_port_block(size: int = 5) -> int:
-    """A port P with P..P+size-1 free now (the emulator takes five consecutive ports)."""
-    for _ in range(100):
-        with socket.socket() as probe:
-            probe.bind(("127.0.0.1", 0))
-            base = probe.getsockname()[1]
-        if base + size > 65535:
-            continue
-        try:
-            holders = []
-            for port in range(base, base + size):
-                holder = socket.socket()
-                holders.append(holder)
-                holder.bind(("127.0.0.1", port))
-            return base
-        except OSError:
-            continue
-        finally:
-            for holder in holders:
-                holder.close()
-    raise RuntimeError("no block of free ports")
 
 
 def made_but_unrecorded(info: EmulatorInfo, before: inventory.Inventory,

@@ -406,10 +406,6 @@ class FullDepthJobLifecycle:
         ]
 
 
-class TestFullDepthJobInTheLegacyForm(FullDepthJobLifecycle):
-    wire_form = "legacy"
-
-
 class TestFullDepthJobInThePublicForm(FullDepthJobLifecycle):
     wire_form = "public"
 

@@ -277,9 +277,5 @@ def test_invalid_inputs_fail_the_preview_naming_the_field_with_no_call(
     assert request_log(emulator) == []
 
 
-class TestClusterKindsInTheLegacyForm(ClusterKindsLifecycle):
-    wire_form = "legacy"
-
-
 class TestClusterKindsInThePublicForm(ClusterKindsLifecycle):
     wire_form = "public"

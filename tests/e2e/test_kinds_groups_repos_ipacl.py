@@ -350,9 +350,5 @@ class GroupsReposIpAclLifecycle:
         }
 
 
-class TestGroupsReposIpAclInTheLegacyForm(GroupsReposIpAclLifecycle):
-    wire_form = "legacy"
-
-
 class TestGroupsReposIpAclInThePublicForm(GroupsReposIpAclLifecycle):
     wire_form = "public"

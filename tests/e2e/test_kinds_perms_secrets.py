@@ -303,10 +303,6 @@ class PermsSecretsLifecycle:
         assert snapshot(lifecycle.client) == lifecycle.before, "10. destroy: as before"
 
 
-class TestPermsSecretsInTheLegacyForm(PermsSecretsLifecycle):
-    wire_form = "legacy"
-
-
 class TestPermsSecretsInThePublicForm(PermsSecretsLifecycle):
     wire_form = "public"
 
@@ -314,7 +310,7 @@ class TestPermsSecretsInThePublicForm(PermsSecretsLifecycle):
 # --- import -------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("wire_form", ["legacy", "public"])
+@pytest.mark.parametrize("wire_form", ["public"])  # legacy: README, "Test legs"
 def test_import_by_id_shows_no_change(
     tmp_path: Path, emulator: EmulatorInfo, wire_form: str
 ) -> None:

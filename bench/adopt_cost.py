@@ -38,7 +38,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import re
 import statistics
 import subprocess
@@ -52,18 +51,22 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-import requests
-
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.deploy_cost import Calls  # noqa: E402
+from bench.peer_tofu import (  # noqa: E402
+    ensure_peer,
+    peer_env,
+    personal_access_token,
+    timed,
+    tofu_env,
+)
 from providers.client.token_store import CACHE_DIR_ENV  # noqa: E402
 from stacks.pulumi_cli import PulumiCli  # noqa: E402
 from workspace_emulator.testing import (  # noqa: E402
     EmulatorInfo,
     clear_request_log,
-    fetch_token,
     request_log,
     running_emulator,
 )
@@ -72,7 +75,6 @@ DEFAULT_COUNTS = (200, 1000)
 DEFAULT_RANDOM_STATE = 33
 STACK = "bench"
 DEFAULT_OUT = ROOT / "bench" / "out" / "adopt_cost.json"
-PEER_ENSURE = ROOT / "bench" / "peer" / "ensure.sh"
 # The exporter's services that hold our kinds: jobs; clusters; cluster policies; repos;
 # scopes, secrets and ACLs; groups and their members; users and service principals;
 # permissions and IP access lists (access); catalog bindings (uc-catalogs).
@@ -166,14 +168,6 @@ def adopt_stack(workdir: Path, info: EmulatorInfo) -> PulumiCli:
     )
 
 
-def _timed(command: list[str], env: dict[str, str], cwd: Path = ROOT,
-           timeout: float = 1800) -> tuple[subprocess.CompletedProcess[str], float]:
-    began = time.perf_counter()
-    result = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True,
-                            timeout=timeout)
-    return result, time.perf_counter() - began
-
-
 def stack_flags(stack: PulumiCli) -> list[str]:
     return ["--project-dir", str(stack.project_dir), "--stack", stack.stack,
             "--state-dir", str(stack.state_dir)]
@@ -258,7 +252,7 @@ def list_once(project_dir: Path, stack: str, state_dir: Path) -> dict[str, Any]:
 
 def run_floor(stack: PulumiCli, info: EmulatorInfo, count: int, round_: int) -> AdoptRun:
     clear_request_log(info)
-    result, seconds = _timed(
+    result, seconds = timed(
         [sys.executable, str(Path(__file__).resolve()), "--list-once", *stack_flags(stack)],
         stack.env(),
     )
@@ -271,41 +265,6 @@ def run_floor(stack: PulumiCli, info: EmulatorInfo, count: int, round_: int) -> 
 
 
 # --- the peer: the Terraform provider's exporter -----------------------------------------------
-
-
-def ensure_peer(tool: str = "provider") -> tuple[Path | None, str]:
-    """The binary of the exporter (`provider`) or of OpenTofu (`tofu`): bench/peer/ensure.sh
-    builds it from the Go module proxy once per machine; or None and why not."""
-    try:
-        result = subprocess.run(["bash", str(PEER_ENSURE), tool], capture_output=True,
-                                text=True, timeout=3600)
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        return None, f"bench/peer/ensure.sh did not finish: {exc}"
-    if result.returncode != 0:
-        tail = "\n".join(result.stderr.strip().splitlines()[-5:])
-        return None, f"bench/peer/ensure.sh failed ({result.returncode}):\n{tail}"
-    return Path(result.stdout.strip().splitlines()[-1]), ""
-
-
-def personal_access_token(info: EmulatorInfo) -> str:
-    """A PAT of the emulator's bootstrap principal (a workspace admin)."""
-    response = requests.post(
-        f"{info.base_url}/api/2.0/token/create",
-        json={"comment": "bench: the Terraform exporter", "lifetime_seconds": 7200},
-        headers={"Authorization": f"Bearer {fetch_token(info)}"}, timeout=10,
-    )
-    response.raise_for_status()
-    return str(response.json()["token_value"])
-
-
-def peer_env(info: EmulatorInfo, token: str, home: Path) -> dict[str, str]:
-    """The machine's environment without any other Databricks or Azure settings (the SDK's
-    config would pick them up), a HOME of its own (no ~/.databrickscfg), the PAT."""
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("DATABRICKS_", "ARM_", "AZURE_", "TF_"))}
-    env.update({"HOME": str(home), "DATABRICKS_HOST": info.base_url,
-                "DATABRICKS_TOKEN": token, "CHECKPOINT_DISABLE": "1"})
-    return env
 
 
 def fold_error(line: str) -> str:
@@ -340,9 +299,9 @@ def run_peer(binary: Path, info: EmulatorInfo, count: int, round_: int, workdir:
     home = workdir / f"peer-home-{count}-{round_}"
     out.mkdir(parents=True)
     home.mkdir(parents=True)
-    env = peer_env(info, personal_access_token(info), home)
+    env = peer_env(info, personal_access_token(info, "bench: the Terraform exporter"), home)
     clear_request_log(info)
-    result, seconds = _timed(
+    result, seconds = timed(
         [str(binary), "exporter", "-skip-interactive", "-directory", str(out),
          "-listing", PEER_SERVICES, "-services", PEER_SERVICES, "-noformat",
          "-native-import", "-export-secrets"],
@@ -380,16 +339,9 @@ def plan_peer(tofu: Path, provider: Path, directory: Path, env: dict[str, str],
     """`tofu plan` of what the exporter wrote (its import blocks: -native-import), the
     provider built here standing in for the registry's (dev_overrides): does it plan no
     changes? Its wall time, summary line, resources per action and platform writes."""
-    cli_config = directory.parent / f"{directory.name}.tofurc"
-    cli_config.write_text(
-        "provider_installation {\n  dev_overrides {\n"
-        + "".join(f'    "{host}/databricks/databricks" = "{provider.parent}"\n'
-                  for host in ("registry.opentofu.org", "registry.terraform.io"))
-        + "  }\n  direct {}\n}\n"
-    )
-    plan_env = {**env, "TF_CLI_CONFIG_FILE": str(cli_config), "TF_IN_AUTOMATION": "1"}
+    plan_env = tofu_env(env, provider, directory.parent / f"{directory.name}.tofurc")
     clear_request_log(info)
-    result, seconds = _timed(
+    result, seconds = timed(
         [str(tofu), "plan", "-input=false", "-no-color", "-lock=false", "-detailed-exitcode"],
         plan_env, cwd=directory,
     )

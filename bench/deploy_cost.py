@@ -20,13 +20,24 @@ limit converging, and how many 429s it took. On request (`--variants`): `floor_d
 floor_same whose outputs repeat no input (only what the service computes and what a delete
 needs), the engine's cost of the declaration alone, which every provider records.
 
+`peer`, by default too: the service's Terraform provider under OpenTofu on the same
+emulator, with ours' mix as an OpenTofu configuration (bench/programs/mix_hcl.py), each
+operation its OpenTofu command: `tofu apply` (create N), `tofu plan -detailed-exitcode`
+(no-op preview), `tofu apply` (no-op up), `tofu apply -refresh-only` (refresh: reads every
+object and writes what it read to the state, as `pulumi refresh` does) and `tofu destroy`,
+each with `-auto-approve` where it applies. The provider signs in with a personal access
+token of the emulator's admin (no token requests); each tool at its own defaults
+(OpenTofu's 10 operations at a time, the provider's SDK's 15 calls per second). Both tools
+are built by bench/peer/ensure.sh from the Go module proxy on first use (about 25 minutes
+on 2 cores); without Go the run says why and goes on without the peer.
+
 Per operation it records the wall time of the `pulumi` command and the emulator's request
 log (platform calls by method, 429s, token requests); after the first up, the state size
 (`pulumi stack export`). Results go to a JSON file; bench/report.py turns that into
 bench/RESULTS.md and the plot.
 
     .venv/bin/python bench/deploy_cost.py [--counts 10,50,200,500] [--rounds 2] [--quick]
-                                          [--variants ours,fixed,floor,floor_same,throttled]
+                                          [--variants ours,fixed,floor,floor_same,throttled,peer]
                                           (floor_declared on request)
                                           [--report bench/RESULTS.md] [--throughput]
 """
@@ -51,14 +62,24 @@ import yaml
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.peer_tofu import (  # noqa: E402
+    ensure_peer,
+    peer_env,
+    personal_access_token,
+    timed,
+    tofu_env,
+    version_of,
+)
 from bench.programs.floor_same.echo import MODULE as FLOOR_SAME_MODULE  # noqa: E402
 from bench.programs.mix import principals_in  # noqa: E402
+from bench.programs.mix_hcl import RESOURCE_TYPE, configuration  # noqa: E402
 from bench.summary import (  # noqa: E402
     DEFAULT_VARIANTS,
     EMULATOR_RATE_LIMIT,
     FIXED_RATE_LIMIT,
     OPERATIONS,
     OPERATIONS_OF,
+    PEER,
     VARIANTS,
     summarise,
 )
@@ -150,6 +171,8 @@ class Sample:
     seconds: float
     calls: Calls
     resources_in_state: int | None = None
+    # peer: OpenTofu's closing line (and whether a refresh found changes made outside it).
+    summary: str | None = None
 
 
 @dataclass
@@ -224,6 +247,121 @@ def make_stack(workdir: Path, variant: str, count: int, emulator: EmulatorInfo) 
     if PROGRAM_OF[variant] == "ours":
         cli.set_config("workspace:clientSecret", emulator.client_secret, secret=True)
     return cli
+
+
+@dataclass(frozen=True)
+class PeerTools:
+    provider: Path
+    tofu: Path
+
+    def versions(self) -> dict[str, str]:
+        return {"provider": version_of(self.provider), "tofu": version_of(self.tofu)}
+
+
+def peer_tools(progress=print) -> tuple[PeerTools | None, str]:
+    """The provider and OpenTofu (built by bench/peer/ensure.sh on first use), or None and
+    why not."""
+    progress("peer: the Terraform provider and OpenTofu (bench/peer/ensure.sh; the first "
+             "use on a machine builds them from the Go module proxy, about 25 minutes on "
+             "2 cores)")
+    said = lambda line: progress(f"  {line}")  # noqa: E731
+    provider, why = ensure_peer("provider", progress=said)
+    if provider is None:
+        return None, why
+    tofu, why = ensure_peer("tofu", progress=said)
+    if tofu is None:
+        return None, why
+    return PeerTools(provider, tofu), ""
+
+
+# Each operation as OpenTofu's command; a no-op that plans changes exits 2 and fails the run.
+PEER_COMMANDS = {
+    "up": ("apply", "-auto-approve"),
+    "preview_noop": ("plan", "-detailed-exitcode"),
+    "up_noop": ("apply", "-auto-approve"),
+    "refresh": ("apply", "-refresh-only", "-auto-approve"),
+    "destroy": ("destroy", "-auto-approve"),
+}
+TOFU_SUMMARY = re.compile(r"^((?:Apply|Destroy) complete!.*|No changes\..*|Plan: .*)$",
+                          re.MULTILINE)
+CHANGED_OUTSIDE = "Objects have changed outside of OpenTofu"
+# Ours' stacks register their applications and sign in at the start of the run; the peer's
+# token has to outlast the longest run.
+PEER_TOKEN_SECONDS = 12 * 3600
+
+
+class PeerStack:
+    """The peer's stack: a directory holding ours' mix as an OpenTofu configuration of the
+    service's Terraform provider (bench/programs/mix_hcl.py) and its state file, and the
+    environment OpenTofu runs in (the emulator's address and a personal access token)."""
+
+    def __init__(self, workdir: Path, count: int, emulator: EmulatorInfo, tools: PeerTools):
+        self.tofu = tools.tofu
+        self.directory = workdir / f"peer-{count}"
+        home = workdir / f"peer-home-{count}"
+        self.directory.mkdir(parents=True)
+        home.mkdir(parents=True)
+        application_ids = [
+            register_application(emulator, f"bench-peer-{count}-{i}")["client_id"]
+            for i in range(principals_in(count))
+        ]
+        (self.directory / "main.tf").write_text(
+            configuration(count, f"bench-peer-n{count}", application_ids)
+        )
+        token = personal_access_token(emulator, "bench: deploy_cost's peer", PEER_TOKEN_SECONDS)
+        self.env = tofu_env(peer_env(emulator, token, home), tools.provider,
+                            workdir / f"peer-{count}.tofurc")
+        self.runs = 0
+
+    def run(self, operation: str) -> str:
+        """Runs the operation; OpenTofu's closing line (its output is kept beside the
+        configuration, `<n>-<operation>.log`)."""
+        result, _ = timed(
+            [str(self.tofu), *PEER_COMMANDS[operation], "-input=false", "-no-color"],
+            self.env, cwd=self.directory, timeout=3600,
+        )
+        output = result.stdout + result.stderr
+        self.runs += 1
+        (self.directory / f"{self.runs}-{operation}.log").write_text(output)
+        if result.returncode != 0:
+            raise RuntimeError(
+                f"peer {operation} in {self.directory}: tofu exited {result.returncode} "
+                f"({'it plans changes' if result.returncode == 2 else 'failed'}):\n"
+                + output[-3000:]
+            )
+        found = TOFU_SUMMARY.findall(output)
+        summary = found[-1] if found else ""
+        if CHANGED_OUTSIDE in output:
+            summary = f"{summary} ({CHANGED_OUTSIDE.lower()})"
+        return summary
+
+    def state(self) -> dict[str, Any]:
+        return json.loads((self.directory / "terraform.tfstate").read_text())
+
+
+def peer_state_size(stack: PeerStack, count: int) -> StateSize:
+    """The bytes of the peer's state file, per resource and by kind (ours' kind names)."""
+    state = stack.state()
+    kind_of = {resource_type: kind for kind, resource_type in RESOURCE_TYPE.items()}
+    mine = [r for r in state.get("resources") or [] if r.get("mode") == "managed"]
+    instances = sum(len(r.get("instances") or []) for r in mine)
+    if instances != count:
+        raise RuntimeError(f"peer N={count}: {instances} resources in state, not {count}")
+    by_kind: dict[str, list[int]] = {}
+    for r in mine:
+        by_kind.setdefault(kind_of.get(r["type"], r["type"]), []).append(_size(r))
+    return StateSize(
+        variant="peer",
+        count=count,
+        total_bytes=_size(state),
+        resources=instances,
+        bytes_per_resource=_size(state) / count,
+        entry_bytes_per_resource=sum(_size(r) for r in mine) / count,
+        provider_bytes_per_resource=0.0,
+        connection_bytes_per_resource=0.0,
+        entry_bytes_per_job=_mean(by_kind.get("Job", [])),
+        entry_bytes_by_kind={kind: _mean(sizes) for kind, sizes in sorted(by_kind.items())},
+    )
 
 
 def run_operation(cli: PulumiCli, operation: str) -> None:
@@ -319,12 +457,23 @@ def run(
     samples: list[Sample] = []
     sizes: list[StateSize] = []
     started = time.time()
+    tools: PeerTools | None = None
+    peer: dict[str, Any] = {"skipped": "not requested (--variants)"}
+    if PEER in variants:
+        tools, why = peer_tools(progress)
+        if tools is None:
+            peer = {"skipped": why}
+            progress(f"peer skipped: {why}")
+            variants = tuple(v for v in variants if v != PEER)
+        else:
+            peer = tools.versions()
 
     def results_so_far() -> dict[str, Any]:
         return {
             "counts": counts,
             "rounds": rounds,
             "variants": list(variants),
+            "peer": peer,
             "started": started,
             "seconds": time.time() - started,
             "samples": [asdict(s) for s in samples],
@@ -339,8 +488,12 @@ def run(
                 return throttling
             return emulator
 
-        stacks = {
-            (variant, count): make_stack(workdir, variant, count, emulator_of(variant))
+        stacks: dict[tuple[str, int], PulumiCli | PeerStack] = {
+            (variant, count): (
+                PeerStack(workdir, count, emulator, tools)
+                if variant == PEER and tools is not None
+                else make_stack(workdir, variant, count, emulator_of(variant))
+            )
             for count in counts
             for variant in variants
         }
@@ -355,19 +508,27 @@ def run(
                         serving = emulator_of(variant)
                         clear_request_log(serving)
                         began = time.perf_counter()
-                        run_operation(cli, operation)
+                        if isinstance(cli, PeerStack):
+                            summary: str | None = cli.run(operation)
+                        else:
+                            summary = None
+                            run_operation(cli, operation)
                         seconds = time.perf_counter() - began
                         calls = Calls.from_log(request_log(serving))
-                        sample = Sample(variant, count, round_, operation, seconds, calls)
+                        sample = Sample(variant, count, round_, operation, seconds, calls,
+                                        summary=summary)
                         if operation == "up" and round_ == 0:
-                            sizes.append(state_size(cli, variant, count))
+                            sizes.append(
+                                peer_state_size(cli, count) if isinstance(cli, PeerStack)
+                                else state_size(cli, variant, count)
+                            )
                             sample.resources_in_state = sizes[-1].resources
                         samples.append(sample)
                         progress(
                             f"round {round_} N={count:<4} {operation:<13} {variant:<10} "
                             f"{seconds:7.2f}s  platform={calls.platform:<4} "
                             f"writes={calls.platform_writes:<4} tokens={calls.token_requests} "
-                            f"429s={calls.throttled}"
+                            f"429s={calls.throttled}" + (f"  {summary}" if summary else "")
                         )
                 after_each_count(results_so_far())
     return results_so_far()

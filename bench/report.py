@@ -197,6 +197,82 @@ def throttled_section(rows: list[dict[str, Any]]) -> list[str]:
     return [*lines, ""]
 
 
+PEER_COMMAND_NAMES = {
+    "up": "`tofu apply`",
+    "preview_noop": "`tofu plan -detailed-exitcode`",
+    "up_noop": "`tofu apply`, no changes",
+    "refresh": "`tofu apply -refresh-only`",
+    "destroy": "`tofu destroy`",
+}
+
+
+def peer_section(results: dict[str, Any], rows: list[dict[str, Any]]) -> list[str]:
+    """Ours beside the service's Terraform provider under OpenTofu, where the run measured
+    it; else why not, when the run asked for it."""
+    measured = [row for row in rows if "peer_seconds" in row]
+    peer = results.get("peer") or {}
+    title = ["## Beside the peer: the service's Terraform provider under OpenTofu", ""]
+    if not measured:
+        asked = "peer" in results.get("variants", []) or "provider" in peer
+        skipped = peer.get("skipped")
+        return [*title, f"Not measured: {skipped}.", ""] if skipped and asked else []
+    counts = ",".join(str(c) for c in sorted({row["count"] for row in measured}))
+    lines = [
+        *title,
+        f"The service's Terraform provider ({peer.get('provider', '?')}) under OpenTofu "
+        f"({peer.get('tofu', '?')}), both built from the Go module proxy by "
+        "bench/peer/ensure.sh, on the same emulator in the same rounds as ours, each "
+        "operation timed as a whole `tofu` process. Its configuration is ours' mix "
+        "(bench/programs/mix.py) written by bench/programs/mix_hcl.py: `Job` as "
+        "`databricks_job` (its job cluster, five chained tasks and schedule as blocks), "
+        "`JobPermissions` as `databricks_permissions` on the job before it, `SecretScope` as "
+        "`databricks_secret_scope`, `ServicePrincipal` as `databricks_service_principal` with "
+        "the same application ids. What differs: the provider signs in with a personal "
+        "access token (no token requests) and speaks the Jobs 2.2 API where ours' stack "
+        "speaks the legacy wire form; each tool runs at its defaults (the engine unbounded "
+        "and ours' adaptive limit; OpenTofu 10 operations at a time and the provider's SDK "
+        "15 calls per second); the peer reads each object back after creating it, and "
+        "refreshes before a plan, an apply and a destroy. The refresh is "
+        "`tofu apply -refresh-only -auto-approve`: like `pulumi refresh` it reads every "
+        "object and writes what it read to the state.",
+        "",
+        f"Reproduce: `.venv/bin/python bench/deploy_cost.py --counts {counts} --rounds "
+        f"{results['rounds']} --variants ours,floor,peer --report bench/RESULTS.md` (or any "
+        "`--variants` list with `peer`; the first use on a machine builds both tools, without "
+        "Go the run skips the peer and says why).",
+        "",
+        "| operation | the peer's command | N | ours (s) | peer (s) | peer/ours | per round "
+        "| ours platform calls | peer platform calls | ours writes | peer writes | peer 429s |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for row in measured:
+        per_round = ", ".join(f"{r:.2f}" for r in row.get("peer_over_ours_round_ratios", []))
+        lines.append(
+            f"| {OPERATION_NAMES[row['operation']]} | {PEER_COMMAND_NAMES[row['operation']]} "
+            f"| {row['count']} | {row['ours_seconds']:.2f} | {row['peer_seconds']:.2f} "
+            f"| {row['peer_over_ours']:.2f} | {per_round} | {row['platform_calls']} "
+            f"| {row['peer_platform_calls']} | {row['platform_writes']} "
+            f"| {row['peer_platform_writes']} | {max(row['peer_429s'])} |"
+        )
+    outside = [row for row in measured if "changed outside" in (row.get("peer_summary") or "")]
+    if outside:
+        lines += [
+            "",
+            "OpenTofu found objects changed outside it (and wrote what it read to the state) "
+            "in: " + ", ".join(
+                f"{PEER_COMMAND_NAMES[row['operation']]} at N={row['count']}" for row in outside
+            ) + ".",
+        ]
+    largest = max(row["count"] for row in measured)
+    lines += ["", f"| the peer's command | calls by route (N={largest}) |", "|---|---|"]
+    for row in measured:
+        if row["count"] != largest:
+            continue
+        routes = ", ".join(f"`{route}` x{n}" for route, n in row["peer_by_route"].items())
+        lines.append(f"| {PEER_COMMAND_NAMES[row['operation']]} | {routes or 'none'} |")
+    return [*lines, ""]
+
+
 def _extra_ms(row: dict[str, Any]) -> float:
     return 1000 * (row["ours_seconds"] - row["floor_seconds"]) / row["count"]
 
@@ -406,6 +482,9 @@ def plot(rows: list[dict[str, Any]], path: Path) -> None:
         if mine and all("throttled_seconds" in r for r in mine):
             throttled = [r["throttled_seconds"] for r in mine]
             axis.plot(counts, throttled, "v-.", color="C2", label="ours, throttling emulator")
+        if mine and all("peer_seconds" in r for r in mine):
+            peer = [r["peer_seconds"] for r in mine]
+            axis.plot(counts, peer, "x-", color="C5", label="peer: provider under OpenTofu")
         if mine and all("floor_same_seconds" in r for r in mine):
             same = [r["floor_same_seconds"] for r in mine]
             axis.plot(counts, same, "D--", color="C4", label="floor_same")
@@ -451,7 +530,14 @@ def write_report(results: dict[str, Any], path: Path, notes: str = "") -> Path:
         "whose provider does nothing, on the same engine and host. `floor_same`: N dynamic "
         "resources whose providers do nothing either, declared with ours' mix (the same kinds, "
         "inputs and dependencies) and recording about ours' state per resource (the table by "
-        "kind below).",
+        "kind below)."
+        + (
+            " `peer`: the same mix as a configuration of the service's Terraform provider "
+            "under OpenTofu, on the same emulator ([below](#beside-the-peer-the-services-"
+            "terraform-provider-under-opentofu); its state file in the state tables)."
+            if any("peer_seconds" in row for row in rows)
+            else ""
+        ),
         "",
         "## Targets",
         "",
@@ -474,6 +560,7 @@ def write_report(results: dict[str, Any], path: Path, notes: str = "") -> Path:
         *floor_declared_section(rows),
         *fixed_section(rows),
         *throttled_section(rows),
+        *peer_section(results, rows),
         "## Platform calls (emulator request log, ours)",
         "",
         *calls_table(rows),

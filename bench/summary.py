@@ -7,9 +7,12 @@ from __future__ import annotations
 import statistics
 from typing import Any
 
-VARIANTS = ("ours", "fixed", "floor", "floor_same", "floor_declared", "throttled")
+VARIANTS = ("ours", "fixed", "floor", "floor_same", "floor_declared", "throttled", "peer")
 # What a run measures unless told otherwise.
-DEFAULT_VARIANTS = ("ours", "fixed", "floor", "floor_same", "throttled")
+DEFAULT_VARIANTS = ("ours", "fixed", "floor", "floor_same", "throttled", "peer")
+# `peer`: the service's Terraform provider under OpenTofu, ours' mix as its configuration
+# (bench/programs/mix_hcl.py), on the same emulator: each row also gets peer/ours.
+PEER = "peer"
 # `floor_same`: the floor with ours' mix and about ours' state per resource (the engine's
 # cost per byte of state without our own).
 # `floor_declared`: floor_same whose outputs repeat no input (only the computed outputs and
@@ -54,6 +57,15 @@ def summarise(results: dict[str, Any]) -> dict[str, Any]:
                     s["calls"]["platform_reads"] + s["calls"]["platform_writes"] for s in theirs
                 )
                 extra[f"{variant}_429s"] = [s["calls"].get("throttled", 0) for s in theirs]
+                extra[f"{variant}_platform_writes"] = max(
+                    s["calls"]["platform_writes"] for s in theirs
+                )
+            peer = by_key.get((operation, count, PEER), [])
+            if peer:
+                extra["peer_over_ours_round_ratios"] = per_round_ratios(peer, ours)
+                extra["peer_over_ours"] = statistics.median(extra["peer_over_ours_round_ratios"])
+                extra["peer_summary"] = peer[-1].get("summary")
+                extra["peer_by_route"] = peer[-1]["calls"]["by_route"]
             same = by_key.get((operation, count, "floor_same"), [])
             if same:
                 # Our own cost: ours over the floor that records as much state.

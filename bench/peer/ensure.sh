@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# Makes a pinned peer tool of bench/adopt_cost.py --peer available and prints the path of
-# its binary:
+# Makes a pinned peer tool of the benches available and prints the path of its binary:
 #   provider (default)  the service's Terraform provider, whose `exporter` mode is the peer
-#                       of `python -m stacks.adopt` (provider/go.mod pins the release)
-#   tofu                OpenTofu, to plan what the exporter wrote (opentofu/go.mod)
+#                       of `python -m stacks.adopt` (bench/adopt_cost.py --peer) and whose
+#                       resources are the peer of ours in bench/deploy_cost.py
+#                       (provider/go.mod pins the release)
+#   tofu                OpenTofu, to plan what the exporter wrote and to deploy the bench's
+#                       mix with the provider (opentofu/go.mod)
 #
 # Each is built from the Go module proxy by its wrapper module beside this script, like the
 # Databricks CLI (tools/databricks_cli) and the Pulumi engine (tools/engine), and cached

@@ -24,6 +24,8 @@ SECONDS = {
     "floor_same": (2.0, 2.0),
     "floor_declared": (1.2, 1.8),
     "fixed": (4.0, 4.0),
+    # peer/ours 2.0 then 1.5.
+    "peer": (6.0, 4.5),
 }
 ENTRY_BYTES = {
     "ours": {"Job": 3044.0, "JobPermissions": 1091.0, "SecretScope": 836.0},
@@ -33,6 +35,7 @@ ENTRY_BYTES = {
 }
 # The fixed-limit variant is ours with a ceiling: it records what ours records.
 ENTRY_BYTES["fixed"] = ENTRY_BYTES["ours"]
+ENTRY_BYTES["peer"] = {"Job": 6700.0, "JobPermissions": 990.0, "SecretScope": 410.0}
 
 
 @pytest.fixture(autouse=True)
@@ -153,3 +156,37 @@ def test_a_variant_the_run_did_not_measure_gets_no_section(tmp_path: Path):
     assert "`fixed`:" in text and "`throttled`:" not in text
     # ours 3.00 s, fixed 4.00 s, the floor's median 1.25 s; fixed/floor 4.0 then 2.67.
     assert "| `pulumi refresh` | 10 | 3.00 | 4.00 | 1.25 | 2.50 | 3.33 | 0 |" in text
+
+
+def test_the_peer_sits_beside_ours_with_its_ratio_calls_and_command(tmp_path: Path):
+    measured = results(("ours", "floor", "peer"))
+    for row in measured["summary"]["rows"]:
+        assert row["peer_over_ours_round_ratios"] == [2.0, 1.5]
+        assert row["peer_over_ours"] == 1.75
+    measured["peer"] = {"provider": "v1.84.0", "tofu": "v1.12.6"}
+    report = tmp_path / "RESULTS.md"
+    write_report(measured, report)
+    text = report.read_text()
+    section = text.split("## Beside the peer")[1].split("\n## ")[0]
+    assert "(v1.84.0) under OpenTofu (v1.12.6)" in section
+    assert "--counts 10,50 --rounds 2 --variants ours,floor,peer" in section
+    for count in COUNTS:
+        assert (
+            f"| `pulumi refresh` | `tofu apply -refresh-only` | {count} | 3.00 | 5.25 | 1.75 "
+            "| 2.00, 1.50 | 0 | 0 | 0 | 0 | 0 |"
+        ) in section
+    assert "| peer | 50 | 6700 | 990 | - | 410 |" in text
+
+
+def test_a_peer_the_run_could_not_build_is_named_with_why(tmp_path: Path):
+    measured = results(("ours", "floor"))
+    measured["peer"] = {"skipped": "bench/peer/ensure.sh provider failed (1): peer: Go is "
+                        "required to build terraform-provider-databricks (v1.84.0)"}
+    measured["variants"] = ["ours", "floor", "peer"]
+    report = tmp_path / "RESULTS.md"
+    write_report(measured, report)
+    assert "Not measured: bench/peer/ensure.sh provider failed (1): peer: Go is required" in (
+        report.read_text())
+    quiet = tmp_path / "QUIET.md"
+    write_report(results(("ours", "floor")), quiet)
+    assert "Beside the peer" not in quiet.read_text()

@@ -19,8 +19,8 @@ from workspace_emulator.identity.federation import (
     FEDERATION_POLICY,
     trust_from_initial_data,
 )
-from workspace_emulator.platform.models import Workspace
-from workspace_emulator.platform.models.directory import Group, ServicePrincipalSpec, User
+from workspace_emulator.platform.area import InitialData
+from workspace_emulator.platform.workspace import Workspace
 from workspace_emulator.storage import INITIALISED_KEY, Database
 
 # What a reset keeps: the stored settings and the identity provider's (and the account's)
@@ -158,6 +158,7 @@ def _apply_azure_identity(identity: dict[str, Any], config: StoredConfig,
 
 def _apply(conn, data: dict[str, Any], config: StoredConfig,
            ws: Workspace) -> None:
+    """The identity provider's part, then each area's, in the registry's order."""
     identity = data["identity"]
     bootstrap = identity["bootstrap_application"]
     ws.identity.register_application(config.client_id, config.client_secret,
@@ -167,36 +168,7 @@ def _apply(conn, data: dict[str, Any], config: StoredConfig,
                                          app.get("display_name", app["client_id"]))
     _apply_azure_identity(identity, config, ws)
 
-    for workspace_id in [config.workspace_id, *data["workspace"].get("other_workspace_ids", [])]:
-        ws.catalogs.add_workspace(conn, workspace_id)
-
-    group_ids = {}
-    for group in data["groups"]:
-        ws.directory.add_group(conn, Group(str(group["id"]), group["display_name"]))
-        group_ids[group["display_name"]] = str(group["id"])
-    for user in data.get("users", []):
-        ws.directory.add_user(conn, User(
-            id=str(user["id"]), user_name=user["user_name"],
-            display_name=user.get("display_name", user["user_name"]),
-            group_ids=tuple(group_ids[name] for name in user.get("groups", [])),
-        ))
-    for principal in data.get("service_principals", []):
-        ws.directory.create_service_principal(principal["application_id"], ServicePrincipalSpec(
-            display_name=principal.get("display_name"),
-            active=principal.get("active", True),
-            group_ids=tuple(group_ids[name] for name in principal.get("groups", [])),
-            entitlements=tuple(principal.get("entitlements", [])),
-        ), conn=conn)
-
-    for cluster in data.get("clusters", []):
-        ws.clusters.add_initial(conn, cluster)
-    for repo in data.get("repos", []):
-        ws.repos.add_initial(conn, repo)
-    for catalog in data.get("catalogs", []):
-        ws.catalogs.add_initial(conn, catalog)
-    for access_list in data.get("ip_access_lists", []):
-        ws.ip_access_lists.add_initial(conn, access_list)
-    for scope in data.get("secret_scopes", []):
-        ws.secret_scopes.create(scope, created_by="initial data", creator_is_principal=False)
-    for known in data.get("permission_objects", []):
-        ws.object_permissions.add_initial(conn, known)
+    initial = InitialData(conn, data, ws.workspace_id, ws.directory)
+    for area, state in ws.opened:
+        if area.initial_data is not None:
+            area.initial_data(state, initial)

@@ -42,7 +42,8 @@ from workspace_emulator.initial_data import (
 )
 from workspace_emulator.options import EmulatorOptions
 from workspace_emulator.platform.app import create_platform_app
-from workspace_emulator.platform.models import Workspace
+from workspace_emulator.platform.area import WorkspaceSettings
+from workspace_emulator.platform.opening import open_workspace
 from workspace_emulator.rate_limit import RateLimiter
 from workspace_emulator.request_log import RequestLog
 from workspace_emulator.storage import Database
@@ -109,11 +110,12 @@ def assemble(options: EmulatorOptions, urls: dict[str, str]) -> Emulator:
         db, config.tenant_id, (config.resource, config.management_resource),
         options.token_lifetime,
     )
-    workspace = Workspace.open(
-        db, identity, config.workspace_id, config.metastore_id, urls["base_url"],
-        options.transition_seconds, azure_resource_id=config.workspace_resource_id,
+    workspace = open_workspace(db, identity, WorkspaceSettings(
+        workspace_id=config.workspace_id, metastore_id=config.metastore_id,
+        base_url=urls["base_url"], transition_seconds=options.transition_seconds,
+        azure_resource_id=config.workspace_resource_id,
         management_resource=config.management_resource,
-    )
+    ))
     if initial_data is not None:
         apply_initial_data(db, initial_data, config, workspace)
 

@@ -28,6 +28,9 @@ DATABASE_FILE = "workspace.sqlite3"
 INITIALISED_KEY = "initialised"
 LEGACY_INITIALISED_KEY = "seeded"
 
+# The emulator's own tables and the identity provider's. The platform's are beside their
+# models: the directory's (platform/directory.py) and each area's (platform/areas/), created
+# when the workspace opens (`Database.create_tables`).
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
@@ -47,35 +50,6 @@ CREATE TABLE IF NOT EXISTS role_assignments (client_id TEXT NOT NULL, role TEXT 
     scope TEXT NOT NULL, PRIMARY KEY (client_id, role, scope));
 CREATE TABLE IF NOT EXISTS managed_identities (client_id TEXT PRIMARY KEY,
     system_assigned INTEGER NOT NULL);
-CREATE TABLE IF NOT EXISTS personal_tokens (token_id TEXT PRIMARY KEY,
-    token_sha256 TEXT NOT NULL UNIQUE, application_id TEXT NOT NULL, doc TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS workspaces (workspace_id INTEGER PRIMARY KEY);
-CREATE TABLE IF NOT EXISTS groups (id TEXT PRIMARY KEY, display_name TEXT NOT NULL UNIQUE);
-CREATE TABLE IF NOT EXISTS group_docs (id TEXT PRIMARY KEY, doc TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS users (id TEXT PRIMARY KEY, user_name TEXT NOT NULL UNIQUE,
-    doc TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS service_principals (id TEXT PRIMARY KEY,
-    application_id TEXT NOT NULL UNIQUE, doc TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS clusters (cluster_id TEXT PRIMARY KEY, doc TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS cluster_policies (policy_id TEXT PRIMARY KEY, doc TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS jobs (job_id INTEGER PRIMARY KEY, name_lower TEXT NOT NULL,
-    doc TEXT NOT NULL);
-CREATE INDEX IF NOT EXISTS jobs_by_name ON jobs (name_lower);
-CREATE TABLE IF NOT EXISTS runs (run_id INTEGER PRIMARY KEY, job_id INTEGER NOT NULL,
-    doc TEXT NOT NULL);
-CREATE INDEX IF NOT EXISTS runs_by_job ON runs (job_id);
-CREATE TABLE IF NOT EXISTS run_idempotency (token TEXT PRIMARY KEY, run_id INTEGER NOT NULL);
-CREATE TABLE IF NOT EXISTS secret_scopes (name TEXT PRIMARY KEY, doc TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS secrets (scope TEXT NOT NULL, key TEXT NOT NULL,
-    value TEXT NOT NULL, updated_at INTEGER NOT NULL, PRIMARY KEY (scope, key));
-CREATE TABLE IF NOT EXISTS secret_acls (scope TEXT NOT NULL, principal TEXT NOT NULL,
-    permission TEXT NOT NULL, PRIMARY KEY (scope, principal));
-CREATE TABLE IF NOT EXISTS object_acls (object_type TEXT NOT NULL, object_id TEXT NOT NULL,
-    doc TEXT NOT NULL, PRIMARY KEY (object_type, object_id));
-CREATE TABLE IF NOT EXISTS ip_access_lists (list_id TEXT PRIMARY KEY, doc TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS repos (id INTEGER PRIMARY KEY, doc TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS git_remotes (url TEXT PRIMARY KEY, doc TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS catalogs (name TEXT PRIMARY KEY, doc TEXT NOT NULL);
 """
 
 
@@ -167,6 +141,12 @@ class Database:
         self._conn.executescript(SCHEMA)
         if not self.is_new and not self.is_initialised():
             self.is_new = True  # initial data never applied (e.g. killed during the first start)
+
+    def create_tables(self, sql: str) -> None:
+        """Runs `CREATE ... IF NOT EXISTS` statements: tables a newer version added appear in
+        an existing database, the others are left as they are."""
+        with self._lock:
+            self._conn.executescript(sql)
 
     @classmethod
     def in_directory(cls, data_dir: Path, fsync: bool = False) -> Database:

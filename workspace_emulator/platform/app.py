@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterable
+from typing import Any
 
 from fastapi import APIRouter, Request
 from fastapi.exceptions import RequestValidationError
@@ -17,43 +19,26 @@ from workspace_emulator.errors import (
     ServiceError,
 )
 from workspace_emulator.identity.oidc import WorkspaceOidc
+from workspace_emulator.platform.area import Area
+from workspace_emulator.platform.areas import registered_areas
 from workspace_emulator.platform.auth import KnownCallers
 from workspace_emulator.platform.fast_lane import FastLaneApp
-from workspace_emulator.platform.models import Workspace
-from workspace_emulator.platform.routes import (
-    catalogs,
-    cluster_policies,
-    clusters,
-    ip_access_lists,
-    jobs,
-    oidc,
-    permissions,
-    scim,
-    secrets,
-    service_principal_secrets,
-    tokens,
-    workspace_objects,
-)
+from workspace_emulator.platform.routes import oidc
+from workspace_emulator.platform.workspace import Workspace
 from workspace_emulator.rate_limit import RateLimiter
 
 logger = logging.getLogger("emulator.platform")
 
-JOBS_VERSIONS = ("2.0", "2.1", "2.2")
-CLUSTERS_VERSIONS = ("2.0", "2.1")
 
 
-# The API's routers with their path prefixes, in the order a request is matched against
-# them. FastAPI spends several microseconds on each included route it passes over, so the
-# areas clients call most (the providers' jobs, permissions, principals and secret scopes)
-# come first. No path is served by two routers (tests/emulator/test_routing.py): the order
-# changes nothing but the time.
-API_ROUTERS: tuple[tuple[APIRouter, str], ...] = (
-    *((jobs.router, f"/api/{version}") for version in JOBS_VERSIONS),
-    (permissions.router, ""), (scim.router, ""), (secrets.router, ""),
-    *((clusters.router, f"/api/{version}") for version in CLUSTERS_VERSIONS),
-    (workspace_objects.router, ""), (catalogs.router, ""), (cluster_policies.router, ""),
-    (ip_access_lists.router, ""), (tokens.router, ""), (service_principal_secrets.router, ""),
-)
+def api_routers(areas: Iterable[Area[Any]]) -> tuple[tuple[APIRouter, str], ...]:
+    """The areas' routers with their path prefixes, in the order a request is matched
+    against them: by each area's `route_priority` (see there why), then the registry's."""
+    ordered = sorted(areas, key=lambda area: area.route_priority)
+    return tuple((mount.router, mount.prefix) for area in ordered for mount in area.routers)
+
+
+API_ROUTERS = api_routers(registered_areas())
 
 
 def _error(request: Request, status: int, code: str, message: str,

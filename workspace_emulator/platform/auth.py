@@ -17,7 +17,8 @@ from workspace_emulator.edge import CLIENT_ID_KEY
 from workspace_emulator.errors import PermissionDenied, RequestLimitExceeded, Unauthenticated
 from workspace_emulator.identity.models import TokenGrant
 from workspace_emulator.platform import workspace_admission
-from workspace_emulator.platform.models import Caller, Workspace
+from workspace_emulator.platform.directory import Caller
+from workspace_emulator.platform.workspace import Workspace
 from workspace_emulator.rate_limit import RateLimiter, retry_after_header
 
 
@@ -41,8 +42,9 @@ class KnownCallers:
         if grant is None:
             grant = ws.identity.resolve(token)
             if grant is None:
-                # A personal access token can be deleted at any time: never kept.
-                grant = ws.personal_tokens.resolve(token, platform_resource)
+                # A token an area knows (a personal access token) can be deleted at any
+                # time: never kept.
+                grant = _resolved_by_an_area(ws, token, platform_resource)
                 if grant is None:
                     return None, None
             else:
@@ -60,6 +62,15 @@ class KnownCallers:
             self._callers.clear()
         self._callers[grant.client_id] = (generation, caller)
         return grant, caller
+
+
+def _resolved_by_an_area(ws: Workspace, token: str, platform_resource: str
+                         ) -> TokenGrant | None:
+    for resolve in ws.token_resolvers:
+        grant = resolve(token, platform_resource)
+        if grant is not None:
+            return grant
+    return None
 
 
 async def workspace(request: Request) -> Workspace:
@@ -94,8 +105,12 @@ class PlatformBearer(HTTPBearer):
 
     async def __call__(self, request: Request) -> Caller:  # type: ignore[override]
         ws: Workspace = request.app.state.workspace
-        # Like the service, the lists are applied before the credentials are looked at.
-        ws.ip_access_lists.refuse_if_blocked(caller_address(request), ws.workspace_id)
+        # Like the service, IP access lists are applied before the credentials are looked
+        # at: each area's `refuses_address`.
+        if ws.address_checks:
+            address = caller_address(request)
+            for refuse in ws.address_checks:
+                refuse(address, ws.workspace_id)
         token = _bearer_token(request)
         if token is None:
             raise Unauthenticated("Missing 'Authorization: Bearer <token>' header.")

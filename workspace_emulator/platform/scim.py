@@ -12,7 +12,7 @@ from dataclasses import replace
 from typing import Any
 
 from workspace_emulator.errors import InvalidParameter
-from workspace_emulator.platform.models.directory import (
+from workspace_emulator.platform.directory import (
     Directory,
     Group,
     GroupSpec,

@@ -14,8 +14,8 @@ from collections.abc import Mapping
 from workspace_emulator.errors import AlreadyExists, PermissionDenied, Unauthenticated
 from workspace_emulator.identity import TokenGrant
 from workspace_emulator.identity.role_assignments import WORKSPACE_MANAGING_ROLES
-from workspace_emulator.platform.models import Caller, Workspace
-from workspace_emulator.platform.models.directory import ADMINS_GROUP, ServicePrincipalSpec
+from workspace_emulator.platform.directory import ADMINS_GROUP, Caller, ServicePrincipalSpec
+from workspace_emulator.platform.workspace import Workspace
 
 MANAGEMENT_TOKEN_HEADER = "x-databricks-azure-sp-management-token"
 RESOURCE_ID_HEADER = "x-databricks-azure-workspace-resource-id"

@@ -11,7 +11,7 @@ from typing import Any
 
 from workspace_emulator import clock
 from workspace_emulator.errors import AlreadyExists, InvalidParameter, NotFound, PermissionDenied
-from workspace_emulator.platform.models.directory import Caller, Directory
+from workspace_emulator.platform.directory import Caller, Directory
 from workspace_emulator.storage import Database, from_json, to_json
 
 ISOLATION_MODES = ("OPEN", "ISOLATED")
@@ -32,6 +32,12 @@ def parse_workspace_id(value: Any, field: str) -> int:
 
 def _view(doc: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in doc.items() if k not in INTERNAL_FIELDS}
+
+
+TABLES = """
+CREATE TABLE IF NOT EXISTS catalogs (name TEXT PRIMARY KEY, doc TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS workspaces (workspace_id INTEGER PRIMARY KEY);
+"""
 
 
 class Catalogs:

@@ -69,6 +69,11 @@ def _policy_fields(request: dict[str, Any]) -> dict[str, Any]:
     return fields
 
 
+TABLES = """
+CREATE TABLE IF NOT EXISTS cluster_policies (policy_id TEXT PRIMARY KEY, doc TEXT NOT NULL);
+"""
+
+
 class ClusterPolicies:
     def __init__(self, db: Database) -> None:
         self._db = db

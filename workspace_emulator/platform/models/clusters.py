@@ -172,6 +172,11 @@ def _validate_spec(spec: dict[str, Any], policies: Any) -> None:
                 f"Validation failed against cluster policy {policy_id}: " + "; ".join(broken))
 
 
+TABLES = """
+CREATE TABLE IF NOT EXISTS clusters (cluster_id TEXT PRIMARY KEY, doc TEXT NOT NULL);
+"""
+
+
 class Clusters:
     def __init__(self, db: Database, transition_seconds: float, policies: Any = None) -> None:
         self._db = db

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from workspace_emulator.errors import InvalidParameter
-from workspace_emulator.platform.models.directory import ADMINS_GROUP, Caller, Directory
+from workspace_emulator.platform.directory import ADMINS_GROUP, Caller, Directory
 
 LEVELS = ("CAN_VIEW", "CAN_MANAGE_RUN", "CAN_MANAGE", "IS_OWNER")
 RANK = {level: rank for rank, level in enumerate(LEVELS, start=1)}

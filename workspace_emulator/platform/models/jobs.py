@@ -15,6 +15,7 @@ from typing import Any
 
 from workspace_emulator import clock
 from workspace_emulator.errors import InvalidParameter, NotFound, PermissionDenied
+from workspace_emulator.platform.directory import Caller, Directory
 from workspace_emulator.platform.models import (
     job_format,
     job_graph,
@@ -24,7 +25,6 @@ from workspace_emulator.platform.models import (
     paging,
 )
 from workspace_emulator.platform.models.clusters import Clusters
-from workspace_emulator.platform.models.directory import Caller, Directory
 from workspace_emulator.platform.models.job_format import StoredSettings
 from workspace_emulator.platform.models.job_permissions import RANK, AclEntry
 from workspace_emulator.platform.rendered import RenderedView
@@ -90,6 +90,17 @@ def _paging_fields(has_more: bool, limit: int, offset: int, kind: str) -> dict[s
 
 LIST_VIEWS_KEPT = 2048
 PAGES_KEPT = 256
+
+
+TABLES = """
+CREATE TABLE IF NOT EXISTS jobs (job_id INTEGER PRIMARY KEY, name_lower TEXT NOT NULL,
+    doc TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS jobs_by_name ON jobs (name_lower);
+CREATE TABLE IF NOT EXISTS runs (run_id INTEGER PRIMARY KEY, job_id INTEGER NOT NULL,
+    doc TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS runs_by_job ON runs (job_id);
+CREATE TABLE IF NOT EXISTS run_idempotency (token TEXT PRIMARY KEY, run_id INTEGER NOT NULL);
+"""
 
 
 class Jobs:

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from workspace_emulator.errors import NotFound, PermissionDenied
+from workspace_emulator.platform.directory import Caller, Directory
 from workspace_emulator.platform.models import job_permissions
-from workspace_emulator.platform.models.directory import Caller, Directory
 from workspace_emulator.platform.models.job_permissions import OWNER, AclEntry
 from workspace_emulator.storage import Database, from_json, to_json
 
@@ -77,6 +77,12 @@ def object_type(name: str) -> ObjectType:
         raise NotFound(
             f"Unknown object type '{name}'; known: {', '.join(sorted(OBJECT_TYPES))}, jobs")
     return found
+
+
+TABLES = """
+CREATE TABLE IF NOT EXISTS object_acls (object_type TEXT NOT NULL, object_id TEXT NOT NULL,
+    doc TEXT NOT NULL, PRIMARY KEY (object_type, object_id));
+"""
 
 
 class ObjectPermissions:

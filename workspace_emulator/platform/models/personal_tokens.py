@@ -25,6 +25,12 @@ def _sha256(value: str) -> str:
     return hashlib.sha256(value.encode("utf-8", "surrogatepass")).hexdigest()
 
 
+TABLES = """
+CREATE TABLE IF NOT EXISTS personal_tokens (token_id TEXT PRIMARY KEY,
+    token_sha256 TEXT NOT NULL UNIQUE, application_id TEXT NOT NULL, doc TEXT NOT NULL);
+"""
+
+
 class PersonalTokens:
     def __init__(self, db: Database) -> None:
         self._db = db

@@ -35,6 +35,12 @@ def _view(doc: dict[str, Any]) -> dict[str, Any]:
     return {key: doc[key] for key in PUBLIC_FIELDS if key in doc}
 
 
+TABLES = """
+CREATE TABLE IF NOT EXISTS repos (id INTEGER PRIMARY KEY, doc TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS git_remotes (url TEXT PRIMARY KEY, doc TEXT NOT NULL);
+"""
+
+
 class Repos:
     def __init__(self, db: Database) -> None:
         self._db = db

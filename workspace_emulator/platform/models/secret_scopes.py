@@ -40,6 +40,11 @@ def _keyvault_metadata(backend: str, settings: Any) -> dict[str, str]:
     return {"resource_id": resource_id, "dns_name": dns_name}
 
 
+TABLES = """
+CREATE TABLE IF NOT EXISTS secret_scopes (name TEXT PRIMARY KEY, doc TEXT NOT NULL);
+"""
+
+
 class SecretScopes:
     def __init__(self, db: Database) -> None:
         self._db = db

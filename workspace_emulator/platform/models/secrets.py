@@ -21,7 +21,7 @@ from typing import Any
 
 from workspace_emulator import clock
 from workspace_emulator.errors import InvalidParameter, NotFound, PermissionDenied
-from workspace_emulator.platform.models.directory import Caller, Directory
+from workspace_emulator.platform.directory import Caller, Directory
 from workspace_emulator.storage import Database, from_json
 
 PERMISSIONS = ("READ", "WRITE", "MANAGE")
@@ -30,6 +30,14 @@ KEY_PATTERN = re.compile(r"[A-Za-z0-9_.\-]{1,128}")
 MAX_VALUE_BYTES = 128 * 1024
 MAX_SECRETS_PER_SCOPE = 1000
 KINDS = ("service_principal", "user", "group")
+
+
+TABLES = """
+CREATE TABLE IF NOT EXISTS secrets (scope TEXT NOT NULL, key TEXT NOT NULL,
+    value TEXT NOT NULL, updated_at INTEGER NOT NULL, PRIMARY KEY (scope, key));
+CREATE TABLE IF NOT EXISTS secret_acls (scope TEXT NOT NULL, principal TEXT NOT NULL,
+    permission TEXT NOT NULL, PRIMARY KEY (scope, principal));
+"""
 
 
 class Secrets:

@@ -11,8 +11,8 @@ from fastapi.responses import JSONResponse
 from workspace_emulator.errors import InvalidParameter
 from workspace_emulator.platform import scim
 from workspace_emulator.platform.auth import AdminDep, CallerDep, WorkspaceDep
-from workspace_emulator.platform.models import Workspace
 from workspace_emulator.platform.wire import Open, ok
+from workspace_emulator.platform.workspace import Workspace
 
 router = APIRouter(prefix="/api/2.0/preview/scim/v2", tags=["scim"])
 

@@ -13,9 +13,9 @@ from fastapi.responses import JSONResponse
 from workspace_emulator.errors import NotFound
 from workspace_emulator.identity.oauth_secrets import parse_lifetime
 from workspace_emulator.platform.auth import AdminDep, WorkspaceDep
-from workspace_emulator.platform.models import Workspace
-from workspace_emulator.platform.models.directory import ServicePrincipal
+from workspace_emulator.platform.directory import ServicePrincipal
 from workspace_emulator.platform.wire import Open, ok
+from workspace_emulator.platform.workspace import Workspace
 
 router = APIRouter(prefix="/api/2.0/accounts/servicePrincipals/{service_principal_id}"
                           "/credentials/secrets", tags=["service principal secrets"])

@@ -29,6 +29,9 @@ LIST_TYPES = ("ALLOW", "BLOCK")
 MAX_ADDRESSES = 1000
 FEATURE_KEY = "enableIpAccessLists"
 FEATURE_META_KEY = "workspace_conf.enableIpAccessLists"
+TABLES = """
+CREATE TABLE IF NOT EXISTS ip_access_lists (list_id TEXT PRIMARY KEY, doc TEXT NOT NULL);
+"""
 
 
 def _network(value: Any, index: int) -> ipaddress.IPv4Network:

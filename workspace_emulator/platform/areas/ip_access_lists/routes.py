@@ -8,8 +8,8 @@ from fastapi import APIRouter
 from fastapi.responses import JSONResponse
 
 from workspace_emulator.errors import InvalidParameter
+from workspace_emulator.platform.areas.ip_access_lists.model import FEATURE_KEY
 from workspace_emulator.platform.auth import AddressDep, AdminDep, CallerDep, WorkspaceDep
-from workspace_emulator.platform.models.ip_access_lists import FEATURE_KEY
 from workspace_emulator.platform.wire import Open, ok
 
 router = APIRouter(prefix="/api/2.0")

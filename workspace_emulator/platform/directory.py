@@ -28,6 +28,14 @@ GROUP_ID_START = 100_000_000_100_001
 SYSTEM_GROUPS = frozenset({ADMINS_GROUP, USERS_GROUP})
 # Every table `Directory.caller` reads: a change to any of them makes a kept caller stale.
 CALLER_TABLES = ("service_principals", "groups", "group_docs")
+TABLES = """
+CREATE TABLE IF NOT EXISTS groups (id TEXT PRIMARY KEY, display_name TEXT NOT NULL UNIQUE);
+CREATE TABLE IF NOT EXISTS group_docs (id TEXT PRIMARY KEY, doc TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS users (id TEXT PRIMARY KEY, user_name TEXT NOT NULL UNIQUE,
+    doc TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS service_principals (id TEXT PRIMARY KEY,
+    application_id TEXT NOT NULL UNIQUE, doc TEXT NOT NULL);
+"""
 
 
 @dataclass(frozen=True)

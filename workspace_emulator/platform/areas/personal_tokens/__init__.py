@@ -1,0 +1,25 @@
+"""Personal access tokens of the calling principal (model.py): made, listed and deleted
+here, and taken as credentials by every call (`resolves_token`)."""
+
+from __future__ import annotations
+
+from workspace_emulator.platform.area import Area, Mount
+from workspace_emulator.platform.fidelity import stateful
+from workspace_emulator.platform.models.personal_tokens import TABLES, PersonalTokens
+from workspace_emulator.platform.routes import tokens as routes
+
+AREA = Area(
+    name="personal_tokens",
+    open=lambda context: PersonalTokens(context.db),
+    tables=TABLES,
+    routers=(Mount(routes.router),),
+    route_priority=100,
+    support={
+        "POST /token/create": stateful("a personal access token of the caller; "
+                                       "lifetime_seconds, comment; the value shown once, "
+                                       "stored hashed"),
+        "GET /token/list": stateful("the caller's unexpired tokens"),
+        "POST /token/delete": stateful("the token is refused from the next call"),
+    },
+    resolves_token=PersonalTokens.resolve,
+)

@@ -1,0 +1,36 @@
+"""Repos (Git folders: model.py, clones of the remotes the initial data knows) and the
+status of a workspace path (workspace_tree.py: repos and the folders above them)."""
+
+from __future__ import annotations
+
+from workspace_emulator.platform.area import Area, InitialData
+from workspace_emulator.platform.fidelity import stateful
+from workspace_emulator.platform.models.repos import TABLES, Repos
+
+
+def _add_initial(repos: Repos, initial: InitialData) -> None:
+    for repo in initial.section("repos"):
+        repos.add_initial(initial.conn, repo)
+
+
+AREA = Area(
+    name="repos",
+    open=lambda context: Repos(context.db),
+    tables=TABLES,
+    route_priority=61,
+    support={
+        "GET /repos": stateful("initial-data repos; path_prefix"),
+        "GET /repos/{repo_id}": stateful(""),
+        "POST /repos": stateful("clones known remotes only; /Repos/<folder>/<name>; path "
+                                "unique; no path: the caller's folder"),
+        "DELETE /repos/{repo_id}": stateful(""),
+        "PATCH /repos/{repo_id}": stateful("branch or tag checkout among the remote's refs"),
+        "POST /repos/{repo_id}": stateful("the same checkout, seed form"),
+        "GET /workspace/get-status": stateful("REPO (with its id) or DIRECTORY; /Workspace "
+                                              "prefix"),
+    },
+    not_served={"Workspace objects": ("GET /workspace/list", "POST /workspace/import",
+                                      "GET /workspace/export")},
+    initial_data=_add_initial,
+    permission_objects={"repos": Repos.exists},
+)

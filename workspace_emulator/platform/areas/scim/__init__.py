@@ -1,0 +1,63 @@
+"""SCIM: the directory's service principals and groups (full CRUD, PATCH of members), users
+(read) and Me, over the workspace's directory (platform/directory.py: every area and the
+authentication use it, so it is no area's own; its tables are there too)."""
+
+from __future__ import annotations
+
+from workspace_emulator.platform.area import Area, InitialData, Mount
+from workspace_emulator.platform.directory import Group, ServicePrincipalSpec, User
+from workspace_emulator.platform.fidelity import stateful
+from workspace_emulator.platform.routes import scim as routes
+
+
+def _add_initial(_: None, initial: InitialData) -> None:
+    directory = initial.directory
+    group_ids = {}
+    for group in initial.section("groups"):
+        directory.add_group(initial.conn, Group(str(group["id"]), group["display_name"]))
+        group_ids[group["display_name"]] = str(group["id"])
+    for user in initial.section("users"):
+        directory.add_user(initial.conn, User(
+            id=str(user["id"]), user_name=user["user_name"],
+            display_name=user.get("display_name", user["user_name"]),
+            group_ids=tuple(group_ids[name] for name in user.get("groups", [])),
+        ))
+    for principal in initial.section("service_principals"):
+        directory.create_service_principal(principal["application_id"], ServicePrincipalSpec(
+            display_name=principal.get("display_name"),
+            active=principal.get("active", True),
+            group_ids=tuple(group_ids[name] for name in principal.get("groups", [])),
+            entitlements=tuple(principal.get("entitlements", [])),
+        ), conn=initial.conn)
+
+
+AREA: Area[None] = Area(
+    name="scim",
+    routers=(Mount(routes.router),),
+    route_priority=30,
+    support={
+        "GET /preview/scim/v2/Me": stateful("the calling service principal"),
+        "GET /preview/scim/v2/Users": stateful("initial-data users; filter, paging"),
+        "GET /preview/scim/v2/Users/{user_id}": stateful("read only"),
+        "GET /preview/scim/v2/Groups": stateful("groups with their members; filter, paging"),
+        "GET /preview/scim/v2/Groups/{group_id}": stateful(""),
+        "POST /preview/scim/v2/Groups": stateful("unique display name; members must exist"),
+        "PUT /preview/scim/v2/Groups/{group_id}": stateful("replaces the group; admins/users "
+                                                           "kept"),
+        "PATCH /preview/scim/v2/Groups/{group_id}": stateful("add/remove touch only the "
+                                                             "members named; no cycles"),
+        "DELETE /preview/scim/v2/Groups/{group_id}": stateful("admins and users refused"),
+        "GET /preview/scim/v2/ServicePrincipals": stateful("filter, startIndex/count paging"),
+        "POST /preview/scim/v2/ServicePrincipals": stateful("application id registered and "
+                                                            "unique"),
+        "GET /preview/scim/v2/ServicePrincipals/{principal_id}": stateful(""),
+        "PUT /preview/scim/v2/ServicePrincipals/{principal_id}": stateful("replaces the "
+                                                                          "principal"),
+        "PATCH /preview/scim/v2/ServicePrincipals/{principal_id}": stateful(
+            "add/remove/replace ops"),
+        "DELETE /preview/scim/v2/ServicePrincipals/{principal_id}": stateful(
+            "its tokens stop working"),
+    },
+    not_served={"SCIM writes of users": ("POST /preview/scim/v2/Users",)},
+    initial_data=_add_initial,
+)

@@ -19,11 +19,11 @@ from workspace_emulator.errors import (
     ServiceError,
 )
 from workspace_emulator.identity.oidc import WorkspaceOidc
+from workspace_emulator.platform import oidc_routes as oidc
 from workspace_emulator.platform.area import Area
 from workspace_emulator.platform.areas import registered_areas
 from workspace_emulator.platform.auth import KnownCallers
 from workspace_emulator.platform.fast_lane import FastLaneApp
-from workspace_emulator.platform.routes import oidc
 from workspace_emulator.platform.workspace import Workspace
 from workspace_emulator.rate_limit import RateLimiter
 

@@ -18,7 +18,7 @@ from workspace_emulator.platform.fidelity import LEVELS, Fidelity, stateful, val
 
 __all__ = ["LEVELS", "NOT_SERVED", "SUPPORT", "Fidelity"]
 
-# The routes of no area: app.py's and routes/oidc.py's.
+# The routes of no area: app.py's and oidc_routes.py's.
 OUTSIDE_AREAS: dict[str, Fidelity] = {
     "GET /.well-known/databricks-config": validated("unauthenticated; the SDK probes it on "
                                                     "start"),

@@ -1,1 +1,3 @@
-"""Models of the areas not yet moved into their packages (platform/areas/)."""
+"""The old home of the platform's models, before each moved into its area's package
+(platform/areas/<area>/). Only the names the tests of tests/emulator import from here stay,
+re-exported; new code imports from the area."""

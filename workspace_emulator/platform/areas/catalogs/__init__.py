@@ -4,9 +4,9 @@ the metastore a binding may name."""
 from __future__ import annotations
 
 from workspace_emulator.platform.area import Area, InitialData, Mount
+from workspace_emulator.platform.areas.catalogs import routes
+from workspace_emulator.platform.areas.catalogs.model import TABLES, Catalogs
 from workspace_emulator.platform.fidelity import stateful
-from workspace_emulator.platform.models.catalogs import TABLES, Catalogs
-from workspace_emulator.platform.routes import catalogs as routes
 
 
 def _add_initial(catalogs: Catalogs, initial: InitialData) -> None:

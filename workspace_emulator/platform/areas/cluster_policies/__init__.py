@@ -5,9 +5,9 @@ node types, runtime versions and families that clusters and policies name."""
 from __future__ import annotations
 
 from workspace_emulator.platform.area import Area, Mount
+from workspace_emulator.platform.areas.cluster_policies import routes
+from workspace_emulator.platform.areas.cluster_policies.model import TABLES, ClusterPolicies
 from workspace_emulator.platform.fidelity import stateful, validated
-from workspace_emulator.platform.models.cluster_policies import TABLES, ClusterPolicies
-from workspace_emulator.platform.routes import cluster_policies as routes
 
 AREA = Area(
     name="cluster_policies",

@@ -1,13 +1,14 @@
 """Clusters under /api/2.0 and /api/2.1 (model.py: specs checked, against their policy too;
-states played out over the transition time) and the libraries of a cluster."""
+states played out over the transition time) and the libraries of a cluster
+(library_routes.py)."""
 
 from __future__ import annotations
 
 from workspace_emulator.platform.area import Area, AreaContext, InitialData, Mount
+from workspace_emulator.platform.areas.cluster_policies.model import ClusterPolicies
+from workspace_emulator.platform.areas.clusters import library_routes, routes
+from workspace_emulator.platform.areas.clusters.model import TABLES, Clusters
 from workspace_emulator.platform.fidelity import simulated, stateful, validated
-from workspace_emulator.platform.models.cluster_policies import ClusterPolicies
-from workspace_emulator.platform.models.clusters import TABLES, Clusters
-from workspace_emulator.platform.routes import clusters as routes
 
 VERSIONS = ("2.0", "2.1")
 
@@ -26,7 +27,8 @@ AREA = Area(
     name="clusters",
     open=_open,
     tables=TABLES,
-    routers=tuple(Mount(routes.router, f"/api/{version}") for version in VERSIONS),
+    routers=(*(Mount(routes.router, f"/api/{version}") for version in VERSIONS),
+             Mount(library_routes.router)),
     route_priority=50,
     support={
         "GET /clusters/list": simulated("states settled on read; pinned clusters kept "

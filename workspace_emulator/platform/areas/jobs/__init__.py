@@ -6,10 +6,10 @@ control rules that every object type's permissions share, paging)."""
 from __future__ import annotations
 
 from workspace_emulator.platform.area import Area, AreaContext, Mount
+from workspace_emulator.platform.areas.clusters.model import Clusters
+from workspace_emulator.platform.areas.jobs import routes
+from workspace_emulator.platform.areas.jobs.model import TABLES, Jobs
 from workspace_emulator.platform.fidelity import simulated, stateful
-from workspace_emulator.platform.models.clusters import Clusters
-from workspace_emulator.platform.models.jobs import TABLES, Jobs
-from workspace_emulator.platform.routes import jobs as routes
 
 VERSIONS = ("2.0", "2.1", "2.2")
 

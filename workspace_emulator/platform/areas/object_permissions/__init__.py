@@ -6,9 +6,9 @@ names them; so this area comes after those in AREAS."""
 from __future__ import annotations
 
 from workspace_emulator.platform.area import Area, AreaContext, InitialData, Mount
+from workspace_emulator.platform.areas.object_permissions import routes
+from workspace_emulator.platform.areas.object_permissions.model import TABLES, ObjectPermissions
 from workspace_emulator.platform.fidelity import stateful, validated
-from workspace_emulator.platform.models.object_permissions import TABLES, ObjectPermissions
-from workspace_emulator.platform.routes import permissions as routes
 
 
 def _open(context: AreaContext) -> ObjectPermissions:

@@ -4,9 +4,9 @@ here, and taken as credentials by every call (`resolves_token`)."""
 from __future__ import annotations
 
 from workspace_emulator.platform.area import Area, Mount
+from workspace_emulator.platform.areas.personal_tokens import routes
+from workspace_emulator.platform.areas.personal_tokens.model import TABLES, PersonalTokens
 from workspace_emulator.platform.fidelity import stateful
-from workspace_emulator.platform.models.personal_tokens import TABLES, PersonalTokens
-from workspace_emulator.platform.routes import tokens as routes
 
 AREA = Area(
     name="personal_tokens",

@@ -3,9 +3,10 @@ status of a workspace path (workspace_tree.py: repos and the folders above them)
 
 from __future__ import annotations
 
-from workspace_emulator.platform.area import Area, InitialData
+from workspace_emulator.platform.area import Area, InitialData, Mount
+from workspace_emulator.platform.areas.repos import routes
+from workspace_emulator.platform.areas.repos.model import TABLES, Repos
 from workspace_emulator.platform.fidelity import stateful
-from workspace_emulator.platform.models.repos import TABLES, Repos
 
 
 def _add_initial(repos: Repos, initial: InitialData) -> None:
@@ -17,6 +18,7 @@ AREA = Area(
     name="repos",
     open=lambda context: Repos(context.db),
     tables=TABLES,
+    routers=(Mount(routes.router),),
     route_priority=61,
     support={
         "GET /repos": stateful("initial-data repos; path_prefix"),

@@ -5,9 +5,9 @@ authentication use it, so it is no area's own; its tables are there too)."""
 from __future__ import annotations
 
 from workspace_emulator.platform.area import Area, InitialData, Mount
+from workspace_emulator.platform.areas.scim import routes
 from workspace_emulator.platform.directory import Group, ServicePrincipalSpec, User
 from workspace_emulator.platform.fidelity import stateful
-from workspace_emulator.platform.routes import scim as routes
 
 
 def _add_initial(_: None, initial: InitialData) -> None:

@@ -4,9 +4,9 @@ control lists are the secrets area's."""
 from __future__ import annotations
 
 from workspace_emulator.platform.area import Area, InitialData, Mount
+from workspace_emulator.platform.areas.secret_scopes import routes
+from workspace_emulator.platform.areas.secret_scopes.model import TABLES, SecretScopes
 from workspace_emulator.platform.fidelity import stateful
-from workspace_emulator.platform.models.secret_scopes import TABLES, SecretScopes
-from workspace_emulator.platform.routes import workspace_objects as routes
 
 
 def _add_initial(scopes: SecretScopes, initial: InitialData) -> None:

@@ -4,9 +4,9 @@ echoed."""
 from __future__ import annotations
 
 from workspace_emulator.platform.area import Area, Mount
+from workspace_emulator.platform.areas.secrets import routes
+from workspace_emulator.platform.areas.secrets.model import TABLES, Secrets
 from workspace_emulator.platform.fidelity import stateful
-from workspace_emulator.platform.models.secrets import TABLES, Secrets
-from workspace_emulator.platform.routes import secrets as routes
 
 AREA = Area(
     name="secrets",

@@ -5,8 +5,8 @@ the account API (routes.py). No state of its own: the secrets are the identity p
 from __future__ import annotations
 
 from workspace_emulator.platform.area import Area, Mount
+from workspace_emulator.platform.areas.service_principal_secrets import routes
 from workspace_emulator.platform.fidelity import stateful
-from workspace_emulator.platform.routes import service_principal_secrets as routes
 
 SECRETS_PATH = "/accounts/servicePrincipals/{service_principal_id}/credentials/secrets"
 

@@ -1,5 +1,5 @@
 """Access-control lists as the permissions API keeps them, for jobs and (with their own
-levels, object_permissions.py) every other object type: at most one IS_OWNER (a user or
+levels, areas/object_permissions) every other object type: at most one IS_OWNER (a user or
 service principal, never a group; a job has exactly one), the admins group with an inherited
 CAN_MANAGE, and direct entries for users, groups and service principals.
 """

@@ -6,9 +6,9 @@ from __future__ import annotations
 from fastapi import APIRouter
 from fastapi.responses import JSONResponse
 
+from workspace_emulator.platform.areas.jobs.job_permissions import LEVELS
+from workspace_emulator.platform.areas.jobs.routes import AclRequestEntry
 from workspace_emulator.platform.auth import CallerDep, WorkspaceDep
-from workspace_emulator.platform.models.job_permissions import LEVELS
-from workspace_emulator.platform.routes.jobs import AclRequestEntry
 from workspace_emulator.platform.wire import Id64, Open, ok
 
 router = APIRouter(prefix="/api/2.0/permissions", tags=["permissions"])
@@ -55,7 +55,7 @@ async def job_permission_levels(
     return ok({"permission_levels": [{"permission_level": level} for level in LEVELS]})
 
 
-# --- every other object type (models/object_permissions.py) ------------------------------
+# --- every other object type (model.py) -------------------------------------------------
 # The older `sql/warehouses` spelling has a slash of its own, hence its own routes.
 
 

@@ -1,8 +1,6 @@
-"""Cluster policies and policy families, and the libraries of a cluster, under /api/2.0."""
+"""Cluster policies and policy families, under /api/2.0."""
 
 from __future__ import annotations
-
-from typing import Any
 
 from fastapi import APIRouter
 from fastapi.responses import JSONResponse
@@ -19,11 +17,6 @@ class PolicyBody(Open):
 
 class PolicyIdBody(Open):
     policy_id: str
-
-
-class LibrariesBody(Open):
-    cluster_id: str
-    libraries: list[dict[str, Any]]
 
 
 @router.post("/policies/clusters/create", tags=["cluster policies"])
@@ -63,28 +56,3 @@ async def get_policy_family(
     policy_family_id: str, ws: WorkspaceDep, _: CallerDep
 ) -> JSONResponse:
     return ok(ws.cluster_policies.family(policy_family_id))
-
-
-@router.post("/libraries/install", tags=["libraries"])
-async def install_libraries(body: LibrariesBody, ws: WorkspaceDep, _: CallerDep) -> JSONResponse:
-    ws.clusters.install_libraries(body.cluster_id, body.libraries)
-    return ok()
-
-
-@router.post("/libraries/uninstall", tags=["libraries"])
-async def uninstall_libraries(
-    body: LibrariesBody, ws: WorkspaceDep, _: CallerDep
-) -> JSONResponse:
-    ws.clusters.uninstall_libraries(body.cluster_id, body.libraries)
-    return ok()
-
-
-@router.get("/libraries/cluster-status", tags=["libraries"])
-async def library_statuses(cluster_id: str, ws: WorkspaceDep, _: CallerDep) -> JSONResponse:
-    return ok({"cluster_id": cluster_id,
-               "library_statuses": ws.clusters.library_statuses(cluster_id)})
-
-
-@router.get("/libraries/all-cluster-statuses", tags=["libraries"])
-async def all_library_statuses(ws: WorkspaceDep, _: CallerDep) -> JSONResponse:
-    return ok({"statuses": ws.clusters.all_library_statuses()})

@@ -12,9 +12,9 @@ from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 from pydantic import Field
 
+from workspace_emulator.platform.areas.jobs.model import Jobs
 from workspace_emulator.platform.auth import CallerDep
 from workspace_emulator.platform.fast_lane import LaneRoute
-from workspace_emulator.platform.models.jobs import Jobs
 from workspace_emulator.platform.wire import Id64, Int64, Open, QueryParameters, ok
 
 router = APIRouter(tags=["jobs"], route_class=LaneRoute)

@@ -15,8 +15,8 @@ from typing import Any
 
 from workspace_emulator import clock
 from workspace_emulator.errors import InvalidParameter, NotFound, PermissionDenied
-from workspace_emulator.platform.directory import Caller, Directory
-from workspace_emulator.platform.models import (
+from workspace_emulator.platform.areas.clusters.model import Clusters
+from workspace_emulator.platform.areas.jobs import (
     job_format,
     job_graph,
     job_permissions,
@@ -24,9 +24,9 @@ from workspace_emulator.platform.models import (
     job_update,
     paging,
 )
-from workspace_emulator.platform.models.clusters import Clusters
-from workspace_emulator.platform.models.job_format import StoredSettings
-from workspace_emulator.platform.models.job_permissions import RANK, AclEntry
+from workspace_emulator.platform.areas.jobs.job_format import StoredSettings
+from workspace_emulator.platform.areas.jobs.job_permissions import RANK, AclEntry
+from workspace_emulator.platform.directory import Caller, Directory
 from workspace_emulator.platform.rendered import RenderedView
 from workspace_emulator.storage import Database, ReservedIds, from_json, to_json
 

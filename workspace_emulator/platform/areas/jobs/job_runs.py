@@ -32,8 +32,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from workspace_emulator.platform.models import job_graph
-from workspace_emulator.platform.models.job_format import DEFAULT_RUN_IF
+from workspace_emulator.platform.areas.jobs import job_graph
+from workspace_emulator.platform.areas.jobs.job_format import DEFAULT_RUN_IF
 
 FAILURE_TRIGGER = "--fail"
 EVERY_TASK_TYPE = None

@@ -1,4 +1,4 @@
-"""The secrets of a scope and its access-control list (models/secrets.py). The bodies'
+"""The secrets of a scope and its access-control list (model.py). The bodies'
 values are never echoed: errors name fields, not what they held."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Personal access tokens of the calling principal (models/personal_tokens.py)."""
+"""Personal access tokens of the calling principal (model.py)."""
 
 from __future__ import annotations
 

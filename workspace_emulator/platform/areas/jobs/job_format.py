@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from workspace_emulator.errors import InvalidParameter
-from workspace_emulator.platform.models import job_graph, job_settings
+from workspace_emulator.platform.areas.jobs import job_graph, job_settings
 
 SINGLE_TASK, MULTI_TASK = "SINGLE_TASK", "MULTI_TASK"
 LEGACY_TASK_KEY = "main"

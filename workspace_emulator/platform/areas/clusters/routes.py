@@ -9,8 +9,11 @@ from typing import Annotated
 from fastapi import APIRouter, Query
 from fastapi.responses import JSONResponse
 
+from workspace_emulator.platform.areas.cluster_policies.compute_catalog import (
+    NODE_TYPES,
+    SPARK_VERSIONS,
+)
 from workspace_emulator.platform.auth import CallerDep, WorkspaceDep
-from workspace_emulator.platform.models.compute_catalog import NODE_TYPES, SPARK_VERSIONS
 from workspace_emulator.platform.wire import Open, ok
 
 router = APIRouter(tags=["clusters"])

@@ -16,8 +16,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from workspace_emulator.platform.models import job_format, job_graph, job_settings
-from workspace_emulator.platform.models.job_format import (
+from workspace_emulator.platform.areas.jobs import job_format, job_graph, job_settings
+from workspace_emulator.platform.areas.jobs.job_format import (
     LEGACY_VERSION,
     MULTI_TASK,
     SINGLE_TASK,

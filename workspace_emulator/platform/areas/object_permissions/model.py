@@ -1,5 +1,5 @@
 """Permissions of every object type but jobs (whose access-control list lives with the job,
-jobs.py): clusters, cluster policies, instance pools, repos, notebooks, directories, files,
+areas/jobs): clusters, cluster policies, instance pools, repos, notebooks, directories, files,
 SQL warehouses, pipelines, registered models, experiments, serving endpoints, apps and
 vector-search endpoints, each with the levels the service allows on that type.
 
@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from workspace_emulator.errors import NotFound, PermissionDenied
+from workspace_emulator.platform.areas.jobs import job_permissions
+from workspace_emulator.platform.areas.jobs.job_permissions import OWNER, AclEntry
 from workspace_emulator.platform.directory import Caller, Directory
-from workspace_emulator.platform.models import job_permissions
-from workspace_emulator.platform.models.job_permissions import OWNER, AclEntry
 from workspace_emulator.storage import Database, from_json, to_json
 
 

@@ -12,7 +12,7 @@ import hashlib
 from typing import Any
 
 from workspace_emulator.errors import InvalidParameter, NotFound
-from workspace_emulator.platform.models.repos import Repos
+from workspace_emulator.platform.areas.repos.model import Repos
 
 TOP_LEVEL_FOLDERS = ("/", "/Users", "/Shared", "/Repos")
 WORKSPACE_PREFIX = "/Workspace"  # the service accepts paths with and without it

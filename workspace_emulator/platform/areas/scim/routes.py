@@ -9,7 +9,7 @@ from fastapi import APIRouter, Depends, Query, Response
 from fastapi.responses import JSONResponse
 
 from workspace_emulator.errors import InvalidParameter
-from workspace_emulator.platform import scim
+from workspace_emulator.platform.areas.scim import resources as scim
 from workspace_emulator.platform.auth import AdminDep, CallerDep, WorkspaceDep
 from workspace_emulator.platform.wire import Open, ok
 from workspace_emulator.platform.workspace import Workspace

@@ -15,7 +15,7 @@ from typing import Any
 
 from workspace_emulator import clock
 from workspace_emulator.errors import AlreadyExists, InvalidParameter, NotFound
-from workspace_emulator.platform.models.compute_catalog import (
+from workspace_emulator.platform.areas.cluster_policies.compute_catalog import (
     POLICY_FAMILIES,
     POLICY_FAMILIES_BY_ID,
 )

@@ -12,7 +12,7 @@ from typing import Any
 
 from workspace_emulator import clock
 from workspace_emulator.errors import AlreadyExists, InvalidParameter, NotFound
-from workspace_emulator.platform.models.secrets import grant
+from workspace_emulator.platform.areas.secrets.model import grant
 from workspace_emulator.storage import Database, from_json, to_json
 
 NAME_PATTERN = re.compile(r"[A-Za-z0-9_.\-]{1,128}")

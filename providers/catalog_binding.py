@@ -14,14 +14,17 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from itertools import groupby
-from typing import Any, ClassVar, Final, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, field_validator
 
-from providers.client import NotFound, WorkspaceClient
+from providers.client import NotFound
 from providers.ids import Int64Id
+from providers.kind import declare
 from providers.lifecycle import Spec, WorkspaceProvider, undone_on_failure
-from providers.registry import kind_named
+
+if TYPE_CHECKING:
+    from providers.client import WorkspaceClient
 
 CATALOG_NAME = re.compile(r"^[A-Za-z0-9_-]{1,255}$")
 READ_WRITE: Final = "BINDING_TYPE_READ_WRITE"
@@ -229,4 +232,24 @@ def _by_type(bindings: Bindings) -> list[tuple[str, list[int]]]:
 
 
 
-KIND = kind_named("CatalogBinding").implemented_by(CatalogBindingProvider)
+def _bound_catalogs(client: Any) -> Any:
+    """Catalogs with a binding to manage: isolated, or bound to a workspace. (An open
+    catalog without bindings is every catalog's state before anyone binds it.)"""
+    for catalog in client.catalogs.list():
+        name = str(catalog["name"])
+        if catalog.get("isolation_mode") == "ISOLATED" or client.catalogs.get_bindings(name):
+            yield name, name
+
+
+KIND = declare(
+    name="CatalogBinding",
+    provider=CatalogBindingProvider,
+    outputs={"previous_isolation_mode": str, "preexisting_bindings": list},
+    config_key="catalogBindings",
+    identity=("catalog_name",),
+    doc="docs/catalog-binding.md",
+    summary="a catalog's isolation mode and workspace bindings",
+    import_id="catalog name",
+    stack_output=("catalog_bindings", lambda resource: resource.id),
+    inventory=_bound_catalogs,
+)

@@ -22,12 +22,11 @@ from __future__ import annotations
 import dataclasses
 import json
 from collections.abc import Mapping
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import pulumi
 from pydantic import AfterValidator, Field
 
-from providers.client import WorkspaceClient
 from providers.client.sdk_services import compute
 from providers.cluster_state import DEFAULT_TIMEOUT_SECONDS, ClusterStateError, converge
 from providers.create_or_adopt import create_or_adopt, imported_untagged
@@ -37,10 +36,13 @@ from providers.job_settings import (
     cluster_problems,
     library_problems,
 )
+from providers.kind import DEPLOYMENT_TAG, Adoption, Reference, always, declare
 from providers.lifecycle import KeyedDiffResult, Spec, WorkspaceProvider, spec_changes
 from providers.polling import Deadline, Progress
-from providers.registry import kind_named
 from providers.sdk_schema import ClassRules, model_of
+
+if TYPE_CHECKING:
+    from providers.client import WorkspaceClient
 
 # What the provider keeps beside the cluster's spec.
 OWN_FIELDS = ("state", "pinned", "libraries", "timeout_seconds", "deployment_tag")
@@ -361,4 +363,34 @@ def _find_tagged(client: WorkspaceClient, tag: str | None) -> str | None:
     return min(found, default=None)
 
 
-KIND = kind_named("Cluster").implemented_by(ClusterProvider)
+KIND = declare(
+    name="Cluster",
+    provider=ClusterProvider,
+    outputs={"cluster_id": str, "url": str, "current_state": str, "creator_user_name": str},
+    stamped=DEPLOYMENT_TAG,
+    config_key="clusters",
+    references={"policy": Reference(target_key="clusterPolicies", field="policy_id")},
+    doc="docs/cluster.md",
+    summary="an all-purpose cluster: spec, running or terminated, pin, libraries",
+    import_id="cluster id",
+    stack_output=("clusters", lambda resource: resource.cluster_id),
+    # Job clusters come and go with their runs; no stack could manage them.
+    inventory=lambda client: (
+        (str(c["cluster_id"]), str(c.get("cluster_name", "")))
+        for c in client.clusters.list()
+        if c.get("cluster_source") != "JOB"
+    ),
+    adoption=Adoption(
+        leaves_out={
+            # Where it is now, not a setting: declared, the stack would start or stop it.
+            "state": always,
+            "pinned": lambda observed, _: observed.get("pinned") is False,
+            "enable_elastic_disk": lambda observed, _: (
+                observed.get("enable_elastic_disk") is True
+            ),
+            "driver_node_type_id": lambda observed, _: (
+                observed.get("driver_node_type_id") == observed.get("node_type_id")
+            ),
+        },
+    ),
+)

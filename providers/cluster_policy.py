@@ -16,18 +16,32 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import pydantic
 from pydantic import AfterValidator
 
-from providers.client import AlreadyExists, WorkspaceClient
+from providers.client import AlreadyExists
 from providers.client.sdk_services import compute
 from providers.create_or_adopt import create_or_adopt
 from providers.job_settings import COMPUTE_RULES, library_problems
+from providers.kind import Adoption, declare
 from providers.lifecycle import Spec, WorkspaceProvider, spec_changes
-from providers.registry import kind_named
 from providers.sdk_schema import ClassRules, model_of
+
+if TYPE_CHECKING:
+    from providers.client import WorkspaceClient
+
+# The cluster policies the service makes in every workspace (from its policy families).
+BUILT_IN_POLICIES = frozenset(
+    {
+        "Personal Compute",
+        "Power User Compute",
+        "Shared Compute",
+        "Legacy Shared Compute",
+        "Job Compute",
+    }
+)
 
 NAME_LENGTH = (1, 100)
 # What the service fills itself: never an input.
@@ -204,4 +218,25 @@ def _named(client: WorkspaceClient, name: str) -> dict[str, Any] | None:
     return next((p for p in client.cluster_policies.list() if p.get("name") == name), None)
 
 
-KIND = kind_named("ClusterPolicy").implemented_by(ClusterPolicyProvider)
+KIND = declare(
+    name="ClusterPolicy",
+    provider=ClusterPolicyProvider,
+    outputs={"policy_id": str, "creator_user_name": str},
+    config_key="clusterPolicies",
+    identity=("name",),
+    doc="docs/cluster-policy.md",
+    summary="a cluster policy: its definition (compared as JSON) or its family's, changed "
+    "in place",
+    import_id="policy id",
+    stack_output=("cluster_policies", lambda resource: resource.policy_id),
+    # The policies the service makes in every workspace are its own.
+    inventory=lambda client: (
+        (str(p["policy_id"]), str(p.get("name", "")))
+        for p in client.cluster_policies.list()
+        if p.get("name") not in BUILT_IN_POLICIES
+    ),
+    adoption=Adoption(
+        # A policy of a family shows the family's definition merged: not its own.
+        leaves_out={"definition": lambda observed, _: "policy_family_id" in observed},
+    ),
+)

@@ -13,14 +13,18 @@ Its recorded `state` is the cluster's state when last seen, so `pulumi refresh` 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
+import pulumi
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from providers.client import InvalidState, NotFound, WorkspaceClient
+from providers.client import InvalidState, NotFound
+from providers.kind import Lookup, declare
 from providers.lifecycle import Spec, WorkspaceProvider
 from providers.polling import Deadline, Progress
-from providers.registry import kind_named
+
+if TYPE_CHECKING:
+    from providers.client import WorkspaceClient
 
 DEFAULT_TIMEOUT_SECONDS = 1200
 # What to do about a cluster in a state, per desired state; states not named here: wait.
@@ -129,4 +133,20 @@ class ClusterStateProvider(WorkspaceProvider):
 
 
 
-KIND = kind_named("ClusterState").implemented_by(ClusterStateProvider)
+def _cluster_id_named(connection: pulumi.Input[dict], name: str) -> pulumi.Output[str]:
+    from providers.lookups import get_cluster
+
+    return get_cluster(connection, name=name).apply(lambda cluster: cluster["cluster_id"])
+
+
+KIND = declare(
+    name="ClusterState",
+    provider=ClusterStateProvider,
+    outputs={"cluster_name": str, "state_message": str},
+    config_key="clusterStates",
+    references={"cluster_name": Lookup(field="cluster_id", resolve=_cluster_id_named)},
+    importable=False,
+    doc="docs/actions.md",
+    summary="an action: holds an existing cluster RUNNING or TERMINATED",
+    stack_output=("cluster_states", lambda resource: resource.state),
+)

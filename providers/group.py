@@ -10,16 +10,22 @@ interrupted earlier create leaves); a group in use is someone else's and the 409
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import AfterValidator, BaseModel, ConfigDict
 
-from providers.client import AlreadyExists, WorkspaceClient
+from providers.client import AlreadyExists
 from providers.create_or_adopt import create_or_adopt
-from providers.declarations import SYSTEM_GROUPS
+from providers.kind import declare
 from providers.lifecycle import Spec, WorkspaceProvider
-from providers.registry import kind_named
 from providers.scim_fields import Entitlement, no_duplicates, not_blank
+
+if TYPE_CHECKING:
+    from providers.client import WorkspaceClient
+
+# Groups the workspace itself holds; never made or deleted by a stack, nor listed by the
+# audit as unmanaged.
+SYSTEM_GROUPS = frozenset({"admins", "users"})
 
 
 def _not_a_system_group(value: str) -> str:
@@ -119,4 +125,18 @@ class GroupProvider(WorkspaceProvider):
         return spec
 
 
-KIND = kind_named("Group").implemented_by(GroupProvider)
+KIND = declare(
+    name="Group",
+    provider=GroupProvider,
+    config_key="groups",
+    identity=("display_name",),
+    doc="docs/group.md",
+    summary="a workspace group: name, entitlements, external id (members: GroupMember)",
+    import_id="the group's SCIM id",
+    stack_output=("groups", lambda resource: resource.id),
+    inventory=lambda client: (
+        (str(g["id"]), str(g.get("displayName", "")))
+        for g in client.groups.list()
+        if g.get("displayName") not in SYSTEM_GROUPS
+    ),
+)

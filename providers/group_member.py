@@ -10,13 +10,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
+import pulumi
 from pydantic import BaseModel, ConfigDict, ValidationInfo, field_validator
 
-from providers.client import WorkspaceClient
+from providers.kind import Adoption, Lookup, Reference, declare
 from providers.lifecycle import Spec, WorkspaceProvider
-from providers.registry import kind_named
+
+if TYPE_CHECKING:
+    from providers.client import WorkspaceClient
 
 # The workspace's SCIM ids are decimal numbers.
 SCIM_ID = re.compile(r"^[0-9]{1,20}$")
@@ -90,4 +93,48 @@ class GroupMemberProvider(WorkspaceProvider):
         client.groups.remove_member(group_id, member_id)
 
 
-KIND = kind_named("GroupMember").implemented_by(GroupMemberProvider)
+# The group every principal of the workspace is in: the service adds each one itself.
+ALL_PRINCIPALS_GROUP = "users"
+
+
+def _user_id_named(connection: pulumi.Input[dict], user_name: str) -> pulumi.Output[str]:
+    from providers.lookups import get_user
+
+    return get_user(connection, user_name=user_name).apply(lambda user: user["id"])
+
+
+def _group_members(client: Any) -> Any:
+    """Every membership but those of the group every principal is in, which the service
+    adds itself."""
+    for group in client.groups.list():
+        if group.get("displayName") == ALL_PRINCIPALS_GROUP:
+            continue
+        members = (
+            group["members"]
+            if "members" in group
+            else (client.groups.get(str(group["id"])).get("members"))
+        )
+        group_name = group.get("displayName") or group["id"]
+        for member in members or []:
+            member_name = member.get("display") or member["value"]
+            yield f"{group['id']}|{member['value']}", f"{group_name}: {member_name}"
+
+
+KIND = declare(
+    name="GroupMember",
+    provider=GroupMemberProvider,
+    outputs={"member_display": str},
+    config_key="groupMembers",
+    identity=(),
+    references={
+        "group": Reference(target_key="groups", field="group_id"),
+        "user": Lookup(field="member_id", resolve=_user_id_named),
+    },
+    after=("groups",),
+    doc="docs/group-member.md",
+    summary="one user, service principal or group in a group (SCIM PATCH, never a PUT)",
+    import_id="<group id>|<member id>",
+    stack_output=("group_members", lambda resource: resource.id),
+    inventory=_group_members,
+    adoption=Adoption(principal_of=lambda id_: id_.rpartition("|")[2]),
+)

@@ -12,15 +12,18 @@ from __future__ import annotations
 import contextlib
 import ipaddress
 from collections.abc import Iterator, Mapping
-from typing import Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, StrictBool, field_validator
 
-from providers.client import InvalidState, WorkspaceClient
+from providers.client import InvalidState
 from providers.create_or_adopt import create_or_adopt
+from providers.kind import declare
 from providers.lifecycle import Spec, WorkspaceProvider
-from providers.registry import kind_named
 from providers.scim_fields import not_blank
+
+if TYPE_CHECKING:
+    from providers.client import WorkspaceClient
 
 # For all lists of a workspace together; a CIDR range counts once.
 MAX_ADDRESSES = 1000
@@ -149,4 +152,18 @@ def _explained() -> Iterator[None]:
         raise
 
 
-KIND = kind_named("IpAccessList").implemented_by(IpAccessListProvider)
+KIND = declare(
+    name="IpAccessList",
+    provider=IpAccessListProvider,
+    outputs={"address_count": int},
+    config_key="ipAccessLists",
+    identity=("label",),
+    doc="docs/ip-access-list.md",
+    summary="an ALLOW or BLOCK list of IPv4 addresses and CIDR ranges, changed in place",
+    import_id="list id",
+    stack_output=("ip_access_lists", lambda resource: resource.id),
+    inventory=lambda client: (
+        (str(item["list_id"]), str(item.get("label", "")))
+        for item in client.ip_access_lists.list()
+    ),
+)

@@ -37,7 +37,6 @@ from typing import TYPE_CHECKING, Any
 import pydantic
 from pulumi.dynamic import CheckFailure, UpdateResult
 
-from providers.client import WorkspaceClient
 from providers.client import jobs as jobs_api
 from providers.client.listing import TOO_MANY, Listing
 from providers.create_or_adopt import create_or_adopt, imported_untagged
@@ -49,6 +48,7 @@ from providers.job_diff import (
     changes,
     update_request,
 )
+from providers.kind import DEPLOYMENT_TAG, Adoption, declare
 from providers.lifecycle import (
     ModelAt,
     Spec,
@@ -57,9 +57,9 @@ from providers.lifecycle import (
     contains_unknown,
     user_inputs,
 )
-from providers.registry import kind_named
 
 if TYPE_CHECKING:
+    from providers.client import WorkspaceClient
     from providers.job_model import JobModel
 
 
@@ -474,5 +474,34 @@ def _settings_of(spec: Mapping[str, Any]) -> dict[str, Any]:
 
 # --- the kind ------------------------------------------------------------------------
 
-KIND = kind_named("Job").implemented_by(JobProvider)
+def _service_filled_run_as(observed: Any, computed: Any) -> bool:
+    """A job's run_as that names its creator: what the service fills in where none is set."""
+    run_as = observed.get("run_as") or {}
+    return list(run_as.values()) == [computed.get("creator_user_name")]
+
+
+KIND = declare(
+    name="Job",
+    provider=JobProvider,
+    outputs={"job_id": int, "url": str, "creator_user_name": str},
+    stamped=DEPLOYMENT_TAG,
+    config_key="jobs",
+    after=("servicePrincipals",),  # a job may run as one of the stack's principals
+    doc="docs/job.md",
+    summary="a job at the full depth of Jobs API 2.2, changed in place",
+    import_id="job id",
+    stack_output=("jobs", lambda resource: resource.job_id),
+    inventory=lambda client: (
+        (str(job["job_id"]), (job.get("settings") or {}).get("name") or "")
+        for job in client.jobs.list()
+    ),
+    adoption=Adoption(leaves_out={"run_as": _service_filled_run_as}),
+    arg_aliases={
+        # The names of the single-task shape's args before the SDK's schema.
+        "AutoscaleArgs": "AutoScaleArgs",
+        "DbfsStorageArgs": "DbfsStorageInfoArgs",
+        "InitScriptArgs": "InitScriptInfoArgs",
+        "PypiLibraryArgs": "PythonPyPiLibraryArgs",
+    },
+)
 

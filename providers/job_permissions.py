@@ -14,6 +14,7 @@ from typing import Any, ClassVar
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from providers.ids import IntId, parse_int64_id
+from providers.kind import Reference, declare
 from providers.lifecycle import Spec
 from providers.permissions import (
     OWNER,
@@ -22,8 +23,8 @@ from providers.permissions import (
     PrincipalEntryModel,
     direct_entries,
     each_principal_once,
+    with_entries,
 )
-from providers.registry import kind_named
 
 MANAGED_LEVELS = ("CAN_VIEW", "CAN_MANAGE_RUN", "CAN_MANAGE")
 JOBS = "jobs"
@@ -76,7 +77,24 @@ class JobPermissionsProvider(PermissionsProvider):
         )
 
 
-KIND = kind_named("JobPermissions").implemented_by(JobPermissionsProvider)
+def _job_permissions(client: Any) -> Any:
+    for job in client.jobs.list():
+        job_id = str(job["job_id"])
+        if with_entries(client.job_permissions.get(job_id)):
+            yield job_id, (job.get("settings") or {}).get("name") or job_id
+
+
+KIND = declare(
+    name="JobPermissions",
+    provider=JobPermissionsProvider,
+    config_key="jobPermissions",
+    identity=("job", "job_id"),
+    references={"job": Reference(target_key="jobs", field="job_id")},
+    doc="docs/job-permissions.md",
+    summary="the declared access-control entries of one job",
+    import_id="job id",
+    inventory=_job_permissions,
+)
 
 __all__ = [
     "JobPermissionsModel",

@@ -23,17 +23,19 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, create_model, field_validator
 
-from providers.client import WorkspaceClient
 from providers.client.sdk_services import jobs
+from providers.kind import DEPLOYMENT_TAG, Reference, declare
 from providers.lifecycle import Spec, WorkspaceProvider
 from providers.lookups import LookupFailed, find_job_run
 from providers.polling import Deadline, Progress
-from providers.registry import kind_named
 from providers.sdk_schema import model_of
+
+if TYPE_CHECKING:
+    from providers.client import WorkspaceClient
 
 DEFAULT_TIMEOUT_SECONDS = 3600
 TERMINAL_LIFE_CYCLE_STATES = frozenset({"TERMINATED", "SKIPPED", "INTERNAL_ERROR"})
@@ -199,4 +201,32 @@ class JobRunProvider(WorkspaceProvider):
         }
 
 
-KIND = kind_named("JobRun").implemented_by(JobRunProvider)
+def _job_run_output(run: Any) -> dict[str, Any]:
+    return {
+        "run_id": run.run_id,
+        "result_state": run.result_state,
+        "task_results": run.task_results,
+        "run_page_url": run.run_page_url,
+    }
+
+
+KIND = declare(
+    name="JobRun",
+    provider=JobRunProvider,
+    outputs={
+        "run_id": int,
+        "result_state": str,
+        "state_message": str,
+        "run_page_url": str,
+        "number_in_job": int,
+        "task_results": dict,
+    },
+    stamped=DEPLOYMENT_TAG,
+    config_key="jobRuns",
+    references={"job": Reference(target_key="jobs", field="job_id")},
+    after=("clusterStates",),
+    importable=False,
+    doc="docs/actions.md",
+    summary="an action: one run of a job, started and waited for",
+    stack_output=("job_runs", _job_run_output),
+)

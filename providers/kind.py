@@ -1,34 +1,31 @@
-"""One declaration per resource kind, apart from the code that serves it.
+"""One declaration per resource kind, at the end of the module that implements it.
 
-A declaration (providers/declarations.py holds every kind's) says what a program needs to
-declare resources of the kind, and which module implements it:
+A kind's module (providers/job.py) writes the input model (pydantic: the schema) and the
+provider (the service calls), and ends with the kind's declaration: what a program needs to
+declare resources of the kind, bound to that provider.
 
-    declare(
+    KIND = declare(
         name="Job",
-        implementation="providers.job",
+        provider=JobProvider,
         outputs={"job_id": int, "url": str, "creator_user_name": str},
         config_key="jobs",
         doc="docs/job.md",
         summary="a job of the workspace",
     )
 
-The implementation module writes the input model (pydantic: the schema) and the provider
-(the service calls), and binds the provider to its declaration:
+The registry (providers/registry.py) names each kind and its module, and loads a module
+only when its kind is looked up, so a provider host serving only jobs loads the job's
+module alone.
 
-    KIND = kind_named("Job").implemented_by(JobProvider)
-
-Everything else derives from those two: the resource class (type token
+Everything else derives from the declaration: the resource class (type token
 `pulumi-python:dynamic/workspace:<name>`, its outputs as attributes), the program-side args
 classes (dataclasses generated from the input model on first use, nested models included,
 every field a `pulumi.Input`), the provider's `computed_keys`, the stack-config list key,
 the identity fields two items of that list may not share, the references from one list to
 another, whether the kind can be imported, and its row in the docs table.
 
-A program that declares resources loads no implementation: the resource class needs only
-the declaration, and the provider code travels as the kind's name (`ProviderOf`), which
-the provider host turns back into the provider. The implementation (the SDK's schemas and
-the models derived from them, about 0.3 to 0.7 s per kind) loads where it is used: in the
-host, in config checks, and where a program asks for an args class.
+The provider code travels in a program's requests as the kind's module and name
+(`ProviderOf`), which the provider host turns back into the provider.
 docs/architecture.md explains the choice.
 """
 
@@ -103,12 +100,16 @@ class Adoption:
     refused: str | None = None
 
 
+def always(observed: Any, computed: Any) -> bool:
+    """An `Adoption.leaves_out` test for a setting no adopted item declares."""
+    return True
+
+
 @dataclass(frozen=True, eq=False)
 class Kind:
     name: str
-    # The module that implements the kind: its input model and provider
-    # (`Kind.implemented_by`).
-    implementation: str
+    # The provider class: the service calls of the kind (its module is the kind's module).
+    provider: type[WorkspaceProvider]
     # Computed outputs (not inputs), with their Python types: the resource's attributes.
     outputs: Mapping[str, type]
     # Inputs the resource fills in itself from its resource name, never declared by users.
@@ -142,31 +143,17 @@ class Kind:
     # How `python -m stacks.adopt` takes over existing objects of the kind.
     adoption: Adoption = field(default_factory=Adoption)
     resource: type[KindResource] = field(init=False)
-    _provider: type[WorkspaceProvider] | None = field(init=False, default=None)
 
-    def implemented_by(self, provider: type[WorkspaceProvider]) -> Kind:
-        """Binds the provider class of the implementation module (which calls this once)."""
-        provider.computed_keys = self.computed_keys
-        object.__setattr__(self, "_provider", provider)
-        return self
+    @property
+    def implementation(self) -> str:
+        """The module that declares and implements the kind (its `KIND`)."""
+        return self.provider.__module__
 
     @property
     def computed_keys(self) -> frozenset[str]:
         """What the kind's outputs hold beside the declared settings: its computed outputs
         and its stamped inputs. Recorded, never diffed."""
         return frozenset(self.outputs) | frozenset(self.stamped)
-
-    @property
-    def provider(self) -> type[WorkspaceProvider]:
-        """The provider class, loading the implementation module on first use."""
-        if self._provider is None:
-            importlib.import_module(self.implementation)
-        if self._provider is None:
-            raise RuntimeError(
-                f"{self.implementation} does not bind the {self.name} kind's provider: "
-                f'end it with KIND = kind_named("{self.name}").implemented_by(<its provider>)'
-            )
-        return self._provider
 
     @functools.cached_property
     def arg_types(self) -> dict[str, type]:
@@ -233,8 +220,9 @@ class KindResource(WorkspaceResource):
 
 class ProviderOf(ResourceProvider):
     """Stands for a kind's provider in the `__provider` a program sends: it pickles as the
-    kind's implementation module and name, so the program loads no provider code, and
-    unpickles (in the provider host) as that kind's provider. It serves nothing itself."""
+    kind's module and name (what every state recorded since declarations exist holds), not
+    as the provider's code, and unpickles (in the provider host) as that kind's provider.
+    It serves nothing itself."""
 
     def __init__(self, kind: Kind) -> None:
         self.kind = kind
@@ -254,7 +242,7 @@ def provider_in(implementation: str, kind_name: str) -> WorkspaceProvider:
 def declare(
     *,
     name: str,
-    implementation: str,
+    provider: type[WorkspaceProvider],
     doc: str,
     summary: str,
     import_id: str = "",
@@ -274,7 +262,7 @@ def declare(
 ) -> Kind:
     kind = Kind(
         name=name,
-        implementation=implementation,
+        provider=provider,
         outputs=dict(outputs or {}),
         stamped=dict(stamped or {}),
         config_key=config_key,
@@ -293,6 +281,7 @@ def declare(
         adoption=adoption or Adoption(),
     )
     object.__setattr__(kind, "resource", _resource_class(kind))
+    provider.computed_keys = kind.computed_keys
     return kind
 
 

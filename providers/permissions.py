@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from functools import cache
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import (
     BaseModel,
@@ -33,13 +33,20 @@ from pydantic import (
     model_validator,
 )
 
-from providers.client import InvalidParameter, NotFound, WorkspaceClient
+from providers.client import InvalidParameter, NotFound
 from providers.client.jobs import is_gone
 from providers.client.permissions import PermissionsApi
 from providers.client.sdk_shapes import SdkEnum, enum_values
 from providers.ids import canonical_id
+from providers.kind import declare
 from providers.lifecycle import Spec, WorkspaceProvider
-from providers.registry import kind_named
+
+if TYPE_CHECKING:
+    from providers.client import WorkspaceClient
+
+# Object types whose permissions the Permissions kind adopts: those the client can list
+# (jobs' are JobPermissions'); -> the id field and name field of a listed object.
+LISTED_PERMISSION_TYPES = ("clusters", "cluster-policies", "repos")
 
 PRINCIPAL_FIELDS = ("group_name", "user_name", "service_principal_name")
 OWNER_FIELDS = ("user_name", "service_principal_name")
@@ -488,4 +495,47 @@ class PermissionsProvider(WorkspaceProvider):
         return spec
 
 
-KIND = kind_named("Permissions").implemented_by(PermissionsProvider)
+def with_entries(answer: Any) -> bool:
+    """Whether a permissions answer has a direct entry besides the owner's: what a
+    Permissions or JobPermissions resource declares (`providers.permissions.direct_entries`
+    takes a principal's highest direct level, the owner's above all)."""
+    for entry in answer.get("access_control_list") or []:
+        if not any(entry.get(f) for f in ("group_name", "user_name", "service_principal_name")):
+            continue
+        levels = {
+            p.get("permission_level")
+            for p in entry.get("all_permissions") or []
+            if not p.get("inherited") and p.get("permission_level")
+        }
+        if levels and OWNER not in levels:
+            return True
+    return False
+
+
+def _object_permissions(client: Any) -> Any:
+    listed = {
+        "clusters": [
+            (str(c["cluster_id"]), str(c.get("cluster_name", "")))
+            for c in client.clusters.list()
+            if c.get("cluster_source") != "JOB"
+        ],
+        "cluster-policies": [
+            (str(p["policy_id"]), str(p.get("name", ""))) for p in client.cluster_policies.list()
+        ],
+        "repos": [(str(r["id"]), str(r.get("path", ""))) for r in client.repos.list()],
+    }
+    for object_type in LISTED_PERMISSION_TYPES:
+        for object_id, name in listed[object_type]:
+            if with_entries(client.permissions(object_type).get(object_id)):
+                yield f"{object_type}/{object_id}", f"{object_type}/{name or object_id}"
+
+
+KIND = declare(
+    name="Permissions",
+    provider=PermissionsProvider,
+    config_key="permissions",
+    doc="docs/permissions.md",
+    summary="the declared access-control entries (and optionally the owner) of any object",
+    import_id="<object type>/<object id>",
+    inventory=_object_permissions,
+)

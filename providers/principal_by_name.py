@@ -18,10 +18,13 @@ declared application id adopts one too.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from providers.client import AlreadyExists, WorkspaceClient
+from providers.client import AlreadyExists
 from providers.create_or_adopt import create_or_adopt
+
+if TYPE_CHECKING:
+    from providers.client import WorkspaceClient
 
 
 class AmbiguousDisplayName(ValueError):

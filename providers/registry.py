@@ -1,42 +1,82 @@
-"""The one list of resource kinds: providers/declarations.py's, in order, plus plug-ins.
+"""The one list of resource kinds: one line per kind, its name and the module that declares
+and implements it (its `KIND`), in the stack program's order (a kind after the kinds its
+references point into); plug-ins join at the end.
 
-Looking a kind up loads no implementation: `kind_named(name)` and `kinds()` return
-declarations, whose `provider`, `model` and args classes load the kind's implementation
-module on first use (the provider host serving only jobs loads the job's alone; a program
-declaring resources loads none).
+A kind's module loads when that kind is first looked up (`kind_named`), and only then:
+the provider host serving only jobs loads the job's module alone, and `names()` loads
+none. `kinds()` loads every kind's module (what the stack program, its config rules, the
+audit, adoption and the docs tables iterate). docs/architecture.md gives the figures.
 """
 
 from __future__ import annotations
 
-from providers.declarations import DECLARATIONS
+import importlib
+
 from providers.kind import Kind
+
+# Adding a kind: its module (model, provider, `KIND = declare(...)`) and its line here.
+KINDS: tuple[tuple[str, str], ...] = (
+    ("ServicePrincipal", "providers.service_principal"),
+    ("ServicePrincipalSecret", "providers.service_principal_secret"),
+    ("SecretScope", "providers.secret_scope"),
+    ("Secret", "providers.secret"),
+    ("SecretAcl", "providers.secret_acl"),
+    ("Job", "providers.job"),
+    ("JobPermissions", "providers.job_permissions"),
+    ("Permissions", "providers.permissions"),
+    ("RepoBranch", "providers.repo_branch"),
+    ("CatalogBinding", "providers.catalog_binding"),
+    ("ClusterPolicy", "providers.cluster_policy"),
+    ("Cluster", "providers.cluster"),
+    ("ClusterState", "providers.cluster_state"),
+    ("JobRun", "providers.job_run"),
+    ("Group", "providers.group"),
+    ("GroupMember", "providers.group_member"),
+    ("Repo", "providers.repo"),
+    ("IpAccessList", "providers.ip_access_list"),
+)
 
 
 class UnknownKind(LookupError):
     """A name no registered kind has; the message names it."""
 
 
-# Every registered kind by name, in order (the declarations', then plug-ins').
-_kinds: dict[str, Kind] = {kind.name: kind for kind in DECLARATIONS}
+# Every registered kind by name, in order: its module until first looked up, then the kind.
+_kinds: dict[str, str | Kind] = dict(KINDS)
 
 
 def names() -> list[str]:
-    """Every registered kind's name, in order."""
+    """Every registered kind's name, in order (loads no kind's module)."""
     return list(_kinds)
 
 
 def kind_named(name: str) -> Kind:
     try:
-        return _kinds[name]
+        entry = _kinds[name]
     except KeyError:
         raise UnknownKind(
             f"no resource kind is named {name!r} (registered: {', '.join(_kinds)})"
         ) from None
+    if isinstance(entry, Kind):
+        return entry
+    kind = _declared_in(entry, name)
+    _kinds[name] = kind
+    return kind
+
+
+def _declared_in(module: str, name: str) -> Kind:
+    kind = getattr(importlib.import_module(module), "KIND", None)
+    if not isinstance(kind, Kind) or kind.name != name:
+        raise RuntimeError(
+            f"{module} does not declare the {name} kind: end it with "
+            f'KIND = declare(name="{name}", provider=<its provider>, ...)'
+        )
+    return kind
 
 
 def kinds() -> list[Kind]:
-    """Every registered kind, in order."""
-    return list(_kinds.values())
+    """Every registered kind, in order (loads every kind's module)."""
+    return [kind_named(name) for name in _kinds]
 
 
 def by_config_key() -> dict[str, Kind]:

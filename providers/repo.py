@@ -12,16 +12,19 @@ is at the path already (left by an interrupted earlier create) adopts that repo.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Annotated, Any, ClassVar
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
-from providers.client import AlreadyExists, WorkspaceClient
+from providers.client import AlreadyExists
 from providers.create_or_adopt import create_or_adopt
+from providers.kind import declare
 from providers.lifecycle import KeyedDiffResult, Spec, WorkspaceProvider, undone_on_failure
-from providers.registry import kind_named
 from providers.repo_branch import ref_name_problem, same_workspace_path
 from providers.scim_fields import no_duplicates, not_blank
+
+if TYPE_CHECKING:
+    from providers.client import WorkspaceClient
 
 # The service's spelling of each Git provider (it matches them without regard to case).
 GIT_PROVIDERS = (
@@ -215,4 +218,17 @@ class RepoProvider(WorkspaceProvider):
         return spec
 
 
-KIND = kind_named("Repo").implemented_by(RepoProvider)
+KIND = declare(
+    name="Repo",
+    provider=RepoProvider,
+    outputs={"head_commit_id": str},
+    config_key="repos",
+    identity=("path",),
+    doc="docs/repo.md",
+    summary="a Git folder made by the stack: remote, path, branch or tag, sparse checkout",
+    import_id="repo id",
+    stack_output=("repos", lambda resource: resource.id),
+    inventory=lambda client: (
+        (str(r["id"]), str(r.get("path", ""))) for r in client.repos.list()
+    ),
+)

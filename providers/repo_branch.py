@@ -9,15 +9,18 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
-from providers.client import InvalidParameter, NotFound, WorkspaceClient
+from providers.client import InvalidParameter, NotFound
 from providers.client.repos import REPOS_PATH
 from providers.ids import Int64Id
+from providers.kind import Adoption, declare
 from providers.lifecycle import Spec, WorkspaceProvider, undone_on_failure
-from providers.registry import kind_named
+
+if TYPE_CHECKING:
+    from providers.client import WorkspaceClient
 
 REPO_PATH_PREFIXES = ("/Repos/", "/Workspace/")
 # What `git check-ref-format --branch` refuses anywhere in a name.
@@ -182,4 +185,26 @@ class RepoBranchProvider(WorkspaceProvider):
 
 
 
-KIND = kind_named("RepoBranch").implemented_by(RepoBranchProvider)
+def _repos(client: Any) -> Any:
+    return ((str(r["id"]), str(r.get("path", ""))) for r in client.repos.list())
+
+
+KIND = declare(
+    name="RepoBranch",
+    provider=RepoBranchProvider,
+    outputs={"previous_branch": str, "head_commit_id": str},
+    config_key="repoBranches",
+    identity=("repo_path", "repo_id"),
+    doc="docs/repo-branch.md",
+    summary="the checked-out branch of an existing repo",
+    import_id="repo id",
+    stack_output=("repo_branches", lambda resource: resource.branch),
+    adoption=Adoption(
+        objects=_repos,
+        refused="a repo's checked-out branch is adopted with the repo itself (its Repo "
+        "item's `branch`); a RepoBranch beside it would manage the same setting twice. To "
+        "manage only the branch of a repo no stack should own, leave the repo out of "
+        "adoption and declare {repo_id, branch} in repoBranches yourself, with the repo "
+        "id as its import id",
+    ),
+)

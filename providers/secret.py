@@ -24,15 +24,21 @@ import hmac
 import re
 import secrets
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, field_validator, model_validator
 
-from providers.client import WorkspaceClient
-from providers.declarations import SECRET_DIGEST_KEY, SECRET_TIMESTAMP_KEY, SECRET_VALUE_FIELDS
+from providers.kind import Reference, declare
 from providers.lifecycle import KeyedDiffResult, Spec, WorkspaceProvider, contains_unknown
-from providers.registry import kind_named
-from providers.secret_scope import SCOPE_NAME
+from providers.secret_scope import SCOPE_NAME, scope_names
+
+if TYPE_CHECKING:
+    from providers.client import WorkspaceClient
+
+# What a secret's state and outputs name, and its inputs that are always Pulumi secrets.
+SECRET_VALUE_FIELDS = ("string_value", "bytes_value")
+SECRET_DIGEST_KEY = "value_digest"
+SECRET_TIMESTAMP_KEY = "last_updated_timestamp"
 
 KEY_NAME = re.compile(r"^[A-Za-z0-9_.\-]{1,128}$")
 MAX_VALUE_BYTES = 128 * 1024
@@ -167,7 +173,7 @@ class SecretProvider(WorkspaceProvider):
         client.secrets.put(
             args.scope, args.key, string_value=args.string_value, bytes_value=args.bytes_value
         )
-        listed = next(
+        listed: dict[str, Any] = next(
             (s for s in client.secrets.list_secrets(args.scope) if s.get("key") == args.key), {}
         )
         return {
@@ -184,4 +190,21 @@ def split_id(id_: str) -> tuple[str, str]:
     return scope, rest
 
 
-KIND = kind_named("Secret").implemented_by(SecretProvider)
+def _secrets(client: Any) -> Any:
+    for scope in scope_names(client):
+        for secret in client.secrets.list_secrets(scope):
+            yield f"{scope}/{secret['key']}", f"{scope}/{secret['key']}"
+
+
+KIND = declare(
+    name="Secret",
+    provider=SecretProvider,
+    outputs={SECRET_DIGEST_KEY: str, SECRET_TIMESTAMP_KEY: int},
+    config_key="secrets",
+    references={"secret_scope": Reference(target_key="secretScopes", field="scope")},
+    doc="docs/secret.md",
+    summary="a key and its value (a Pulumi secret) in a secret scope",
+    import_id="<scope>/<key>",
+    secrets=(*SECRET_VALUE_FIELDS, SECRET_DIGEST_KEY),
+    inventory=_secrets,
+)

@@ -10,14 +10,17 @@ lets the deploying principal itself manage the scope). The id is `<scope>/<princ
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, field_validator
 
-from providers.client import WorkspaceClient
+from providers.kind import Adoption, Reference, declare
 from providers.lifecycle import Spec, WorkspaceProvider
-from providers.registry import kind_named
 from providers.secret import scope_name
+from providers.secret_scope import scope_names
+
+if TYPE_CHECKING:
+    from providers.client import WorkspaceClient
 
 PERMISSIONS = ("READ", "WRITE", "MANAGE")
 
@@ -71,4 +74,21 @@ def split_id(id_: str) -> tuple[str, str]:
     return scope, principal
 
 
-KIND = kind_named("SecretAcl").implemented_by(SecretAclProvider)
+def _secret_acls(client: Any) -> Any:
+    for scope in scope_names(client):
+        for acl in client.secrets.list_acls(scope):
+            yield f"{scope}/{acl['principal']}", f"{scope}: {acl['principal']}"
+
+
+KIND = declare(
+    name="SecretAcl",
+    provider=SecretAclProvider,
+    config_key="secretAcls",
+    references={"secret_scope": Reference(target_key="secretScopes", field="scope")},
+    doc="docs/secret-acl.md",
+    summary="READ, WRITE or MANAGE for one principal on a secret scope",
+    import_id="<scope>/<principal>",
+    inventory=_secret_acls,
+    # The principal an ACL names: a user name or an application id, never a SCIM id.
+    adoption=Adoption(principal_of=lambda id_: id_.split("/", 1)[1]),
+)

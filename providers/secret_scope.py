@@ -9,16 +9,19 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from providers.client import AlreadyExists, WorkspaceClient
+from providers.client import AlreadyExists
 from providers.client.listing import Listing
 from providers.client.secret_scopes import KeyVault
 from providers.create_or_adopt import create_or_adopt
+from providers.kind import declare
 from providers.lifecycle import Spec, WorkspaceProvider
-from providers.registry import kind_named
+
+if TYPE_CHECKING:
+    from providers.client import WorkspaceClient
 
 SCOPE_NAME = re.compile(r"^[A-Za-z0-9_.\-]{1,128}$")
 KEYVAULT_RESOURCE_ID = re.compile(
@@ -142,4 +145,21 @@ class SecretScopeProvider(WorkspaceProvider):
 
 
 
-KIND = kind_named("SecretScope").implemented_by(SecretScopeProvider)
+def scope_names(client: Any) -> list[str]:
+    return [str(scope["name"]) for scope in client.secret_scopes.list() if scope.get("name")]
+
+
+KIND = declare(
+    name="SecretScope",
+    provider=SecretScopeProvider,
+    outputs={"backend_type": str},
+    config_key="secretScopes",
+    identity=("name",),
+    doc="docs/secret-scope.md",
+    summary="a secret scope, plain or backed by a key vault (every change replaces it)",
+    import_id="scope name",
+    stack_output=("secret_scopes", lambda resource: resource.id),
+    inventory=lambda client: (
+        (str(scope["name"]), str(scope["name"])) for scope in client.secret_scopes.list()
+    ),
+)

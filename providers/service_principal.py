@@ -19,30 +19,36 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, StrictBool, field_validator
 
-from providers.client import AlreadyExists, WorkspaceClient
+from providers.client import AlreadyExists
 from providers.client.listing import TOO_MANY, Listing
 from providers.client.service_principals import SCIM_SCHEMA
 from providers.create_or_adopt import create_or_adopt
+from providers.kind import Adoption, always, declare
 from providers.lifecycle import KeyedDiffResult, Spec, WorkspaceProvider, contains_unknown
 from providers.principal_by_name import create_by_display_name
-from providers.registry import kind_named
 from providers.scim_fields import Entitlement, no_duplicates, not_blank
+
+if TYPE_CHECKING:
+    from providers.client import WorkspaceClient
 
 GUID = re.compile(r"^[0-9a-fA-F]{8}-([0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}$")
 
 GroupId = Annotated[str, AfterValidator(not_blank)]
 
 
+# What a principal declared without them holds (the provider host's no-op test knows them).
+DEFAULTS = {"active": True}
+
 class ServicePrincipalModel(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     application_id: str | None = None
     display_name: Annotated[str, AfterValidator(not_blank)] | None = None
-    active: StrictBool = kind_named("ServicePrincipal").defaults["active"]
+    active: StrictBool = DEFAULTS["active"]
     entitlements: Annotated[list[Entitlement], AfterValidator(no_duplicates)] | None = None
     groups: Annotated[list[GroupId], AfterValidator(no_duplicates)] | None = None
     schemas: list[str] | None = None
@@ -228,4 +234,27 @@ def same_guid(declared: Any, recorded: Any) -> bool:
     return isinstance(recorded, str) and str(declared).lower() == recorded.lower()
 
 
-KIND = kind_named("ServicePrincipal").implemented_by(ServicePrincipalProvider)
+KIND = declare(
+    name="ServicePrincipal",
+    provider=ServicePrincipalProvider,
+    config_key="servicePrincipals",
+    identity=("application_id",),
+    doc="docs/service-principal.md",
+    summary="a service principal of the workspace (never removed from the identity provider)",
+    import_id="the workspace's principal id",
+    # Declared, or assigned by the service where left out (AWS, GCP).
+    outputs={"application_id": str},
+    defaults=DEFAULTS,
+    stack_output=("service_principals", lambda resource: resource.id),
+    inventory=lambda client: (
+        (str(p["id"]), p.get("displayName") or p.get("applicationId") or "")
+        for p in client.service_principals.list()
+    ),
+    adoption=Adoption(
+        from_outputs=("application_id",),
+        # Its memberships are GroupMember items: declared here too, one would undo the
+        # other's change.
+        leaves_out={"groups": always},
+        principal_of=lambda id_: id_,
+    ),
+)

@@ -21,17 +21,22 @@ from __future__ import annotations
 
 import datetime
 from collections.abc import Mapping
-from typing import Annotated, Any, ClassVar
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict
 
-from providers.client import WorkspaceClient, WorkspaceError
+from providers.client import WorkspaceError
 from providers.client.service_principal_secrets import INVALID_RESPONSE
 from providers.create_or_adopt import create_or_adopt, is_uncertain_create_outcome
-from providers.declarations import PRINCIPAL_SECRET_VALUE_KEY
 from providers.ids import canonical_id
+from providers.kind import Adoption, Reference, declare
 from providers.lifecycle import Spec, WorkspaceProvider
-from providers.registry import kind_named
+
+if TYPE_CHECKING:
+    from providers.client import WorkspaceClient
+
+# The output of a service principal's OAuth secret that holds its value.
+PRINCIPAL_SECRET_VALUE_KEY = "secret"
 
 ID_SEPARATOR = "/"
 # The service's default lifetime of a secret, and the longest it makes.
@@ -180,4 +185,46 @@ def split_id(id_: str) -> tuple[str, str]:
         ) from None
 
 
-KIND = kind_named("ServicePrincipalSecret").implemented_by(ServicePrincipalSecretProvider)
+def _principal_secret_output(secret: Any) -> dict[str, Any]:
+    # The value makes the whole output a secret: `pulumi stack output --show-secrets`.
+    return {
+        "client_id": secret.application_id,
+        "client_secret": secret.secret,
+        "secret_id": secret.secret_id,
+        "expire_time": secret.expire_time,
+    }
+
+
+def _principal_secrets(client: Any) -> Any:
+    for principal in client.service_principals.list():
+        name = principal.get("displayName") or principal.get("applicationId") or ""
+        for secret in client.service_principal_secrets.list(str(principal["id"])):
+            yield f"{principal['id']}/{secret['id']}", f"{name}: {secret['id']}"
+
+
+KIND = declare(
+    name="ServicePrincipalSecret",
+    provider=ServicePrincipalSecretProvider,
+    outputs={
+        "secret_id": str,
+        PRINCIPAL_SECRET_VALUE_KEY: str,
+        "application_id": str,
+        "status": str,
+        "create_time": str,
+        "expire_time": str,
+    },
+    config_key="servicePrincipalSecrets",
+    references={
+        "service_principal": Reference(
+            target_key="servicePrincipals", field="service_principal_id"
+        )
+    },
+    doc="docs/service-principal-secret.md",
+    summary="an OAuth secret of a service principal, for oauth-m2m sign-in (its value a "
+    "Pulumi secret; every change replaces it)",
+    import_id="<principal id>/<secret id>",
+    secrets=(PRINCIPAL_SECRET_VALUE_KEY,),
+    stack_output=("service_principal_secrets", _principal_secret_output),
+    inventory=_principal_secrets,
+    adoption=Adoption(principal_of=lambda id_: id_.split("/", 1)[0]),
+)

@@ -18,14 +18,15 @@ import threading
 import time
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from providers.client.workspace import WorkspaceClient, writes_sent
+if TYPE_CHECKING:
+    from providers.client.workspace import WorkspaceClient
 
 # What a fetch answers when the workspace holds too many objects to list them for reads.
 TOO_MANY = None
 
-Fetch = Callable[[WorkspaceClient], dict[str, dict[str, Any]] | None]
+Fetch = Callable[["WorkspaceClient"], dict[str, dict[str, Any]] | None]
 ReadOne = Callable[[], dict[str, Any] | None]
 
 
@@ -69,7 +70,7 @@ class Listing:
                 found = self._pop(snapshot, name)
                 if found is not None:
                     return found
-            writes_before = writes_sent(client.connection.base_url)
+            writes_before = _writes_sent(client)
             listed = self._fetch(client)
             snapshot = _Snapshot(
                 self._clock(), writes_before, None if listed is TOO_MANY else dict(listed)
@@ -96,7 +97,7 @@ class Listing:
             return None
         if self._clock() - snapshot.taken_at > self.max_age_seconds:
             return None
-        if writes_sent(client.connection.base_url) != snapshot.writes_before:
+        if _writes_sent(client) != snapshot.writes_before:
             return None
         return snapshot
 
@@ -107,3 +108,11 @@ class Listing:
     def _key_lock(self, key: Hashable) -> threading.Lock:
         with self._lock:
             return self._key_locks.setdefault(key, threading.Lock())
+
+
+def _writes_sent(client: WorkspaceClient) -> int:
+    # Imported here: a kind's module imports this one without the transport (requests),
+    # which loads only when a client is made.
+    from providers.client.workspace import writes_sent
+
+    return writes_sent(client.connection.base_url)

@@ -291,10 +291,11 @@ print(json.dumps({
 """
 
 
-def test_an_unchanged_resource_is_checked_and_diffed_without_its_kinds_code(connection):
+def test_an_unchanged_resource_is_checked_and_diffed_without_its_kinds_code(connection, tmp_path):
     """A no-op preview or up: what is declared is what the state records, and the outputs
-    show it as declared. The host answers from the requests alone; neither the kind's
-    implementation nor the service's SDK is loaded, nothing is validated again."""
+    show it as declared. The host answers from the requests and the kind's declaration
+    alone: the kind's module loads (its declaration is there), but neither its input model
+    nor the service's SDK, and nothing is validated again."""
     host = configured(connection)
     settings = job_settings()
     made, inputs = created_job(host, settings)
@@ -310,13 +311,18 @@ def test_an_unchanged_resource_is_checked_and_diffed_without_its_kinds_code(conn
     }
     given = {k: base64.b64encode(r.SerializeToString()).decode() for k, r in requests.items()}
     root = Path(__file__).resolve().parents[2]
+    # The SDK's shapes stored, as a host finds them after its first run on a machine (the
+    # job's module reads them; deriving them loads the SDK).
+    env = {"PYTHONPATH": str(root), "PATH": "/usr/bin:/bin",
+           "WORKSPACE_SDK_SHAPES_DIR": str(tmp_path)}
+    subprocess.run([sys.executable, "-c", "import providers.job"], check=True, cwd=root, env=env)
     answer = subprocess.run(
         [sys.executable, "-c", NO_OP_HOST],
-        input=json.dumps(given), capture_output=True, text=True, check=True, cwd=root,
-        env={"PYTHONPATH": str(root), "PATH": "/usr/bin:/bin"},
+        input=json.dumps(given), capture_output=True, text=True, check=True, cwd=root, env=env,
     )
     assert json.loads(answer.stdout) == {
-        "same_inputs": True, "failures": 0, "no_change": True, "loaded": []
+        "same_inputs": True, "failures": 0, "no_change": True,
+        "loaded": ["providers.job", "providers.job_diff"],
     }
 
 

@@ -1,7 +1,7 @@
 """The provider host loads kinds per request: one that only answers the configuration calls
 (the engine starts such a host for a WorkspaceAuth's provider) imports no kind, none of the
 kinds' machinery and none of the client's service areas; a request for a job loads the job
-kind alone. Each check runs in a fresh interpreter, as this one has loaded everything."""
+kind's module alone. Each check runs in a fresh interpreter, as this one has loaded everything."""
 
 from __future__ import annotations
 
@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from providers.declarations import DECLARATIONS
 from providers.host import ImportRefused, kind_of
+from providers.registry import KINDS
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
-KIND_MODULES = sorted(kind.implementation for kind in DECLARATIONS)
+KIND_MODULES = sorted(module for _, module in KINDS)
 # What only a resource request needs: the kinds' base, the component behind it, the client's
 # service areas and transport, the SDK's service modules.
 NOT_FOR_CONFIGURATION = ["providers.kind", "providers.resource", "providers.auth.component",

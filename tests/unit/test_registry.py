@@ -48,7 +48,7 @@ class WidgetProvider(WorkspaceProvider):
 def make_widget() -> Kind:
     return declare(
         name="Widget",
-        implementation=__name__,
+        provider=WidgetProvider,
         outputs={"serial": str},
         config_key="widgets",
         identity=("name",),
@@ -57,7 +57,7 @@ def make_widget() -> Kind:
         summary="a widget",
         import_id="widget name",
         inventory=lambda client: [("w-1", "first widget")],
-    ).implemented_by(WidgetProvider)
+    )
 
 
 @pytest.fixture()

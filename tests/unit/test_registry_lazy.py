@@ -1,26 +1,27 @@
-"""The registry holds every kind's declaration and loads a kind's implementation only when
-its provider, model or args classes are asked for: the order is the stack program's, each
-declaration's module binds that kind's provider, a lookup loads no implementation, a
-program declaring resources loads none, a plug-in joins at the end, and an unknown name is
-refused by name. Import checks run in a fresh interpreter, as this one has loaded every
-implementation already."""
+"""The registry names every kind and its module, and loads a kind's module only when that
+kind is looked up: the order is the stack program's, each line's module declares that kind,
+a lookup loads that kind's module alone, a program declaring resources loads the modules of
+the kinds it declares and builds no input model, a plug-in joins at the end, and an unknown
+name is refused by name. Import checks run in a fresh interpreter, as this one has loaded
+every kind's module already."""
 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from providers.declarations import DECLARATIONS
+from providers import registry
 from providers.kind import Reference, declare
 from providers.lifecycle import WorkspaceProvider
-from providers.registry import UnknownKind, kind_named, kinds, names, register, unregister
+from providers.registry import KINDS, UnknownKind, kind_named, kinds, names, register, unregister
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
-KIND_MODULES = {kind.implementation for kind in DECLARATIONS}
+KIND_MODULES = {module for _, module in KINDS}
 # What only an implementation needs: the SDK's schemas and the models derived from them.
 SDK_SCHEMAS = [
     "databricks.sdk.service.jobs",
@@ -28,6 +29,8 @@ SDK_SCHEMAS = [
     "providers.job_settings",
     "providers.job_model",
 ]
+# The input models derived from the SDK's schemas: built only by requests that judge inputs.
+INPUT_MODELS = {"providers.sdk_schema", "providers.job_settings", "providers.job_model"}
 
 
 def loaded_after(code: str) -> set[str]:
@@ -45,26 +48,26 @@ def loaded_after(code: str) -> set[str]:
     return set(json.loads(result.stdout.splitlines()[-1]))
 
 
-def test_each_declarations_module_binds_that_kinds_provider() -> None:
-    for declared in DECLARATIONS:
-        kind = kind_named(declared.name)
-        assert kind is declared
-        assert kind.provider.__module__ == kind.implementation, kind.name
-        assert kind.provider.computed_keys == {*kind.outputs, *kind.stamped}, kind.name
+def test_each_lines_module_declares_that_kind_beside_its_provider() -> None:
+    for name, module in KINDS:
+        kind = kind_named(name)
+        assert kind.name == name and kind.implementation == module
+        assert kind.provider.__module__ == module, name
+        assert kind.provider.computed_keys == {*kind.outputs, *kind.stamped}, name
 
 
-def test_a_module_that_binds_no_provider_is_named() -> None:
-    unbound = declare(
-        name="Unbound", implementation="providers.ids", doc="docs/x.md", summary="nothing"
-    )
-    with pytest.raises(RuntimeError, match=r"providers\.ids does not bind the Unbound kind"):
-        unbound.provider()
+def test_a_line_whose_module_declares_no_such_kind_is_named(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setitem(registry._kinds, "Unbound", "providers.ids")
+    with pytest.raises(RuntimeError, match=r"providers\.ids does not declare the Unbound kind"):
+        kind_named("Unbound")
 
 
 def test_kinds_keep_the_stack_programs_order() -> None:
     # A kind comes after the kinds its references point into.
     listed = [kind.name for kind in kinds()]
-    assert listed == names() == [kind.name for kind in DECLARATIONS]
+    assert listed == names() == [name for name, _ in KINDS]
     position = {kind.config_key: index for index, kind in enumerate(kinds())}
     for index, kind in enumerate(kinds()):
         for reference in kind.references.values():
@@ -72,13 +75,14 @@ def test_kinds_keep_the_stack_programs_order() -> None:
                 assert position[reference.target_key] < index, (kind.name, reference)
 
 
-def test_a_lookup_loads_no_implementation_and_a_provider_its_own() -> None:
-    lookup = "from providers.registry import kind_named, kinds; kinds(); kind = kind_named"
-    assert loaded_after(f"{lookup}('Job'); kind.resource, kind.outputs") == set()
-    job = loaded_after(f"{lookup}('Job'); kind.provider")
+def test_a_lookup_loads_that_kinds_module_alone() -> None:
+    assert loaded_after("from providers.registry import names; names()") == set()
+    lookup = "from providers.registry import kind_named; kind = kind_named"
+    job = loaded_after(f"{lookup}('Job'); kind.resource, kind.provider")
     assert job - set(SDK_SCHEMAS) == {"providers.job"}
+    assert job & INPUT_MODELS == set()
     # Job permissions are built on the Permissions kind's module, and nothing else.
-    assert loaded_after(f"{lookup}('JobPermissions'); kind.provider") - set(SDK_SCHEMAS) == {
+    assert loaded_after(f"{lookup}('JobPermissions')") - set(SDK_SCHEMAS) == {
         "providers.job_permissions",
         "providers.permissions",
     }
@@ -88,9 +92,8 @@ def test_a_jobs_read_and_delete_build_no_input_model() -> None:
     # The job's input model (some hundred pydantic models derived from the SDK) is built only
     # by the requests that judge inputs: a refresh or destroy of jobs never pays for it.
     provider = "from providers.registry import kind_named; provider = kind_named('Job').provider"
-    models = {"providers.sdk_schema", "providers.job_settings", "providers.job_model"}
-    assert loaded_after(f"{provider}; provider()") & models == set()
-    assert loaded_after(f"{provider}; provider.args_model") >= models
+    assert loaded_after(f"{provider}; provider()") & INPUT_MODELS == set()
+    assert loaded_after(f"{provider}; provider.args_model") >= INPUT_MODELS
 
 
 def test_kinds_that_are_no_jobs_or_clusters_serve_without_the_sdks_schemas() -> None:
@@ -108,8 +111,13 @@ def test_kinds_that_are_no_jobs_or_clusters_serve_without_the_sdks_schemas() -> 
     assert loaded_after(legacy) <= {"databricks.sdk.service.jobs"}
 
 
-def test_the_flat_surface_loads_an_implementation_only_for_args() -> None:
-    assert loaded_after("from providers import WorkspaceAuth, Job, Secret") == set()
+def test_the_flat_surface_loads_the_modules_of_the_kinds_named() -> None:
+    named = loaded_after("from providers import WorkspaceAuth, Job, Secret")
+    # A secret names its scope by the scope kind's rules.
+    assert named - set(SDK_SCHEMAS) == {
+        "providers.job", "providers.secret", "providers.secret_scope"
+    }
+    assert named & INPUT_MODELS == set()
     assert loaded_after("from providers import lookups") <= set(SDK_SCHEMAS)
     assert loaded_after("from providers import JobArgs") - set(SDK_SCHEMAS) == {"providers.job"}
     assert loaded_after("from providers import SecretScopeArgs") - set(SDK_SCHEMAS) == {
@@ -149,20 +157,26 @@ assert len(sent) >= 2, sent
 """
 
 
-def test_a_program_declaring_resources_loads_no_implementation() -> None:
-    assert loaded_after(DECLARE_UNDER_MOCKS) == set()
+def test_a_program_declaring_resources_loads_their_kinds_modules_and_no_input_model() -> None:
+    loaded = loaded_after(DECLARE_UNDER_MOCKS)
+    assert loaded - set(SDK_SCHEMAS) == {"providers.job", "providers.secret_scope"}
+    assert loaded & INPUT_MODELS == set()
 
 
-def test_a_program_loads_the_http_stack_only_to_fetch_a_token() -> None:
+def test_a_program_loads_the_http_stack_only_to_fetch_a_token(tmp_path: Path) -> None:
     # A cached token (most runs) needs no HTTP: requests and urllib3 load at a token request.
+    # The job's module reads the SDK's shapes, stored by a first run (deriving them loads
+    # the SDK, which loads requests): the stored ones are what a program's runs find.
     script = (
         "import sys\nfrom providers import WorkspaceAuth, Job\n"
         "print(sorted(m for m in ('requests', 'urllib3') if m in sys.modules))"
     )
-    result = subprocess.run(
-        [sys.executable, "-c", script], cwd=REPO_ROOT, capture_output=True, text=True,
-        timeout=120, check=True,
-    )
+    env = {**os.environ, "WORKSPACE_SDK_SHAPES_DIR": str(tmp_path)}
+    for _ in ("store the shapes", "run as a program does"):
+        result = subprocess.run(
+            [sys.executable, "-c", script], cwd=REPO_ROOT, capture_output=True, text=True,
+            timeout=120, check=True, env=env,
+        )
     assert result.stdout.strip() == "[]"
 
 
@@ -190,8 +204,8 @@ class _PlugInProvider(WorkspaceProvider):
 
 def test_a_plug_in_joins_at_the_end_and_leaves_again() -> None:
     plug_in = declare(
-        name="PlugIn", implementation=__name__, doc="docs/plug-in.md", summary="a plug-in kind"
-    ).implemented_by(_PlugInProvider)
+        name="PlugIn", provider=_PlugInProvider, doc="docs/plug-in.md", summary="a plug-in kind"
+    )
     register(plug_in)
     try:
         assert names()[-1] == "PlugIn" and kinds()[-1] is plug_in

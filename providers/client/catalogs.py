@@ -71,3 +71,7 @@ def _catalog_path(name: str) -> str:
 
 def _bindings_path(name: str) -> str:
     return f"{BINDINGS_PATH}/{quote(name, safe='')}"
+
+
+# `client.catalogs` (WorkspaceClient finds an area by its module's name).
+AREA = CatalogsApi

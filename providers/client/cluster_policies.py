@@ -42,3 +42,7 @@ class ClusterPoliciesApi:
 
     def families(self) -> Objects:
         return self.client.get(FAMILIES_PATH).get("policy_families") or []
+
+
+# `client.cluster_policies` (WorkspaceClient finds an area by its module's name).
+AREA = ClusterPoliciesApi

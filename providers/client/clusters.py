@@ -88,3 +88,7 @@ class ClustersApi:
     def uninstall_libraries(self, cluster_id: str, libraries: Objects) -> None:
         body = {"cluster_id": cluster_id, "libraries": libraries}
         self.client.post(f"{LIBRARIES_PATH}/uninstall", body, idempotent=True)
+
+
+# `client.clusters` (WorkspaceClient finds an area by its module's name).
+AREA = ClustersApi

@@ -81,3 +81,7 @@ class UsersApi:
 
 def _path(base: str, resource_id: str) -> str:
     return f"{base}/{quote(str(resource_id), safe='')}"
+
+
+# `client.groups` (WorkspaceClient finds an area by its module's name).
+AREA = GroupsApi

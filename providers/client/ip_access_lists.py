@@ -41,3 +41,7 @@ class IpAccessListsApi:
 
 def _path(list_id: str) -> str:
     return f"{IP_ACCESS_LISTS_PATH}/{quote(str(list_id), safe='')}"
+
+
+# `client.ip_access_lists` (WorkspaceClient finds an area by its module's name).
+AREA = IpAccessListsApi

@@ -239,3 +239,7 @@ def _lifted(job: dict[str, Any]) -> dict[str, Any]:
     if isinstance(job.get("settings"), Mapping):
         job["settings"] = lift(job["settings"])
     return job
+
+
+# `client.jobs` (WorkspaceClient finds an area by its module's name).
+AREA = JobsApi

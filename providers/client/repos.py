@@ -78,3 +78,7 @@ class ReposApi:
 
 def _path(repo_id: int | str) -> str:
     return f"{REPOS_PATH}/{quote(str(repo_id), safe='')}"
+
+
+# `client.repos` (WorkspaceClient finds an area by its module's name).
+AREA = ReposApi

@@ -60,3 +60,7 @@ class SecretScopesApi:
 
     def delete(self, name: str) -> None:
         self.client.post(f"{SCOPES_PATH}/delete", {"scope": name}, idempotent=True)
+
+
+# `client.secret_scopes` (WorkspaceClient finds an area by its module's name).
+AREA = SecretScopesApi

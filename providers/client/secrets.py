@@ -78,3 +78,7 @@ def _without(error: WorkspaceError, value: str) -> WorkspaceError:
     cleaned.code = redact_text(error.code, (value,))
     cleaned.args = (str(cleaned),)
     return cleaned
+
+
+# `client.secrets` (WorkspaceClient finds an area by its module's name).
+AREA = SecretsApi

@@ -71,3 +71,7 @@ class ServicePrincipalSecretsApi:
 def _secrets_path(service_principal_id: str) -> str:
     principal = quote(str(service_principal_id), safe="")
     return f"{PRINCIPALS_PATH}/{principal}/credentials/secrets"
+
+
+# `client.service_principal_secrets` (WorkspaceClient finds an area by its module's name).
+AREA = ServicePrincipalSecretsApi

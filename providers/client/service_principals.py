@@ -68,3 +68,7 @@ class ServicePrincipalsApi:
 
 def _path(principal_id: str) -> str:
     return f"{SCIM_SERVICE_PRINCIPALS}/{quote(str(principal_id), safe='')}"
+
+
+# `client.service_principals` (WorkspaceClient finds an area by its module's name).
+AREA = ServicePrincipalsApi

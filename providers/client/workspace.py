@@ -6,6 +6,7 @@ are module-level, shared by every client in the process.
 
 from __future__ import annotations
 
+import importlib
 import json
 import threading
 from dataclasses import dataclass
@@ -16,20 +17,9 @@ import requests
 from requests.auth import AuthBase
 
 from providers.client import http, ratelimit, retry, sign_in
-from providers.client.catalogs import CatalogsApi
-from providers.client.cluster_policies import ClusterPoliciesApi
-from providers.client.clusters import ClustersApi
 from providers.client.connection import Connection
 from providers.client.errors import THROTTLING_CODES, WorkspaceError, error_from_response
-from providers.client.groups import GroupsApi, UsersApi
-from providers.client.ip_access_lists import IpAccessListsApi
-from providers.client.jobs import JobsApi
-from providers.client.permissions import JOBS, PermissionsApi
-from providers.client.repos import ReposApi
-from providers.client.secret_scopes import SecretScopesApi
-from providers.client.secrets import SecretsApi
-from providers.client.service_principal_secrets import ServicePrincipalSecretsApi
-from providers.client.service_principals import ServicePrincipalsApi
+from providers.client.permissions import PermissionsApi
 from providers.client.token import tokens
 from providers.client.token_request import MANAGEMENT_RESOURCE, AccessToken
 from providers.client.wire import WireProfile, profile
@@ -95,25 +85,38 @@ class WorkspaceClient:
     def __init__(self, connection: Connection) -> None:
         self.connection = connection
         self.wire: WireProfile = profile(connection.wire_form)
-        # The areas of docs/api.md: each owns its paths and its wire-form differences.
-        self.jobs = JobsApi(self)
-        self.job_permissions = PermissionsApi(self, JOBS)
-        self.clusters = ClustersApi(self)
-        self.cluster_policies = ClusterPoliciesApi(self)
-        self.service_principals = ServicePrincipalsApi(self)
-        self.service_principal_secrets = ServicePrincipalSecretsApi(self)
-        self.secret_scopes = SecretScopesApi(self)
-        self.secrets = SecretsApi(self)
-        self.repos = ReposApi(self)
-        self.catalogs = CatalogsApi(self)
-        self.ip_access_lists = IpAccessListsApi(self)
-        self.groups = GroupsApi(self)
-        self.users = UsersApi(self)
         self._policy = http.CallPolicy(
             timeout_seconds=connection.timeout_seconds,
             max_attempts=connection.max_attempts,
             max_retry_seconds=connection.max_retry_seconds,
         )
+
+    def __getattr__(self, name: str) -> Any:
+        """A service area by its module's name: `client.ip_access_lists` is the `AREA` of
+        providers/client/ip_access_lists.py, made for this client on first use and kept.
+        Adding an area is adding its module; nothing here names it."""
+        if name.startswith("_"):
+            raise AttributeError(name)
+        made = self.area(name)
+        with _areas_lock:
+            return self.__dict__.setdefault(name, made)
+
+    def area(self, name: str) -> Any:
+        """A new instance of the area `name` (`client.<name>` keeps one)."""
+        module_name = f"{__package__}.{name}"
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError as error:
+            if error.name != module_name:
+                raise
+            module = None
+        make = getattr(module, "AREA", None)
+        if make is None:
+            raise AttributeError(
+                f"the workspace client has no area {name!r} (an area is a module of "
+                f"{__package__} that names its maker AREA)"
+            )
+        return make(self)
 
     def permissions(self, object_type: str) -> PermissionsApi:
         """The permissions area for objects of `object_type` (`clusters`, `notebooks`, ...)."""
@@ -285,6 +288,7 @@ def _json_body(response: requests.Response) -> dict[str, Any]:
     return body
 
 
+_areas_lock = threading.Lock()
 READ_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 # Writes sent to each workspace by this process (each counted as it starts and as it ends):
 # a listing kept to answer reads (`listing.Listing`) is used only while this has not moved.

@@ -23,6 +23,7 @@ AREAS: tuple[str, ...] = (
     "jobs",  # the clusters their tasks name
     "repos",
     "catalogs",
+    "unity_catalog",  # below and beside the catalogs
     "ip_access_lists",
     "secret_scopes",
     "secrets",

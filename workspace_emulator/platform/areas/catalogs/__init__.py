@@ -1,5 +1,6 @@
 """Unity Catalog's catalogs and their workspace bindings (model.py), with the workspaces of
-the metastore a binding may name."""
+the metastore a binding may name. What a catalog holds is the unity_catalog area's, which
+also serves the bindings path of every securable, catalogs' included."""
 
 from __future__ import annotations
 
@@ -25,19 +26,18 @@ AREA = Area(
     routers=(Mount(routes.router),),
     route_priority=70,
     support={
-        "GET /unity-catalog/catalogs": stateful("initial-data catalogs"),
-        "GET /unity-catalog/catalogs/{name}": stateful(""),
-        "PATCH /unity-catalog/catalogs/{name}": stateful("isolation_mode, owner, comment"),
-        "GET /unity-catalog/bindings/{securable_type}/{name}": stateful("catalog bindings"),
-        "PATCH /unity-catalog/bindings/{securable_type}/{name}": stateful(
-            "add/remove bindings; known workspaces only"),
+        "GET /unity-catalog/catalogs": stateful("initial-data and created catalogs; one page"),
+        "POST /unity-catalog/catalogs": stateful(
+            "admins; name stored lower case; with default and information_schema schemas"),
+        "GET /unity-catalog/catalogs/{name}": stateful("any case"),
+        "PATCH /unity-catalog/catalogs/{name}": stateful(
+            "isolation_mode, owner, comment, properties, new_name (schemas follow)"),
+        "DELETE /unity-catalog/catalogs/{name}": stateful(
+            "refused while it holds schemas unless force, which removes them"),
         "GET /unity-catalog/workspace-bindings/catalogs/{name}": stateful("legacy bindings "
                                                                           "API"),
         "PATCH /unity-catalog/workspace-bindings/catalogs/{name}": stateful(
             "assign/unassign_workspaces"),
     },
-    not_served={"Unity Catalog beyond catalogs": ("POST /unity-catalog/catalogs",
-                                                  "GET /unity-catalog/schemas",
-                                                  "GET /unity-catalog/tables")},
     initial_data=_add_initial,
 )

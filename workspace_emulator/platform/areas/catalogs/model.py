@@ -1,4 +1,12 @@
-"""Unity Catalog catalogs: isolation mode, owner, comment, and workspace bindings.
+"""Unity Catalog catalogs: create, rename, delete, isolation mode, owner, comment, and
+workspace bindings.
+
+Names are stored lower case and found without regard to case. What a catalog holds (its
+schemas, their volumes, the grants on them) is the unity_catalog area's: it sets
+`Catalogs.contents` when it opens, and a catalog's create, rename and delete go through it
+(a new catalog gets its `default` and `information_schema` schemas there; deleting one that
+holds schemas needs `force`). Creating a catalog needs a metastore admin (a workspace
+admin); changing or deleting one, an admin or its owner.
 
 Workspace ids arrive as strings (seed form) or integers (public form); they are stored and
 returned as integers. Bindings are kept whatever the isolation mode; they only take effect
@@ -7,10 +15,18 @@ while the catalog is ISOLATED.
 
 from __future__ import annotations
 
-from typing import Any
+import sqlite3
+import uuid
+from typing import Any, Protocol
 
 from workspace_emulator import clock
-from workspace_emulator.errors import AlreadyExists, InvalidParameter, NotFound, PermissionDenied
+from workspace_emulator.errors import (
+    AlreadyExists,
+    InvalidParameter,
+    InvalidState,
+    NotFound,
+    PermissionDenied,
+)
 from workspace_emulator.platform.directory import Caller, Directory
 from workspace_emulator.storage import Database, from_json, to_json
 
@@ -18,6 +34,7 @@ ISOLATION_MODES = ("OPEN", "ISOLATED")
 BINDING_TYPES = ("BINDING_TYPE_READ_WRITE", "BINDING_TYPE_READ_ONLY")
 DEFAULT_BINDING = "BINDING_TYPE_READ_WRITE"
 INTERNAL_FIELDS = ("bindings",)
+FORBIDDEN_IN_NAMES = frozenset(". /")
 FREE_FIELDS = ("comment", "properties", "enable_predictive_optimization")
 INT64_MAX = 2**63 - 1
 
@@ -40,11 +57,42 @@ CREATE TABLE IF NOT EXISTS workspaces (workspace_id INTEGER PRIMARY KEY);
 """
 
 
+class CatalogContents(Protocol):
+    """What the unity_catalog area does for a catalog (platform/areas/unity_catalog)."""
+
+    def check_storage_root(self, conn: sqlite3.Connection, storage_root: Any) -> str: ...
+
+    def managed_location(self, kind: str, object_id: str, storage_root: str | None) -> str: ...
+
+    def add_catalog_defaults(self, conn: sqlite3.Connection, catalog: dict[str, Any],
+                             caller: Caller) -> None: ...
+
+    def catalog_contents(self, conn: sqlite3.Connection, catalog: str) -> int: ...
+
+    def drop_catalog_contents(self, conn: sqlite3.Connection, catalog: str) -> None: ...
+
+    def rename_catalog_contents(self, conn: sqlite3.Connection, old: str, new: str
+                                ) -> None: ...
+
+
+def check_catalog_name(value: Any, field: str) -> str:
+    if not isinstance(value, str) or not value:
+        raise InvalidParameter(f"{field} must be a non-empty string.")
+    if len(value) > 255 or any(c in FORBIDDEN_IN_NAMES or ord(c) < 32 or ord(c) == 127
+                               for c in value):
+        raise InvalidParameter(
+            f"Invalid name '{value[:80]}' for {field}: a name may not contain '.', ' ', '/' or "
+            "control characters, and has at most 255 characters.")
+    return value.lower()
+
+
 class Catalogs:
     def __init__(self, db: Database, directory: Directory, metastore_id: str) -> None:
         self._db = db
         self._directory = directory
         self._metastore_id = metastore_id
+        # Set by the unity_catalog area when it opens.
+        self.contents: CatalogContents | None = None
 
     def add_initial(self, conn, spec: dict[str, Any]) -> None:
         now = clock.now_ms()
@@ -69,7 +117,8 @@ class Catalogs:
                      (parse_workspace_id(workspace_id, "workspace id"),))
 
     def _load(self, conn, name: str) -> dict[str, Any]:
-        row = conn.execute("SELECT doc FROM catalogs WHERE name = ?", (name,)).fetchone()
+        row = conn.execute("SELECT doc FROM catalogs WHERE lower(name) = ?",
+                           (name.lower(),)).fetchone()
         if row is None:
             raise NotFound(f"Catalog '{name}' does not exist.")
         return from_json(row["doc"])
@@ -94,6 +143,76 @@ class Catalogs:
         with self._db.read() as conn:
             return _view(self._load(conn, name))
 
+    def create(self, spec: dict[str, Any], caller: Caller) -> dict[str, Any]:
+        name = check_catalog_name(spec.get("name"), "name")
+        if spec.get("connection_name") is not None:
+            raise NotFound(f"Connection '{spec['connection_name']}' does not exist.")
+        if spec.get("provider_name") is not None or spec.get("share_name") is not None:
+            raise NotFound(f"Provider '{spec.get('provider_name')}' does not exist.")
+        for field in ("properties", "options"):
+            value = spec.get(field)
+            if value is not None and not (isinstance(value, dict) and all(
+                    isinstance(k, str) and isinstance(v, str) for k, v in value.items())):
+                raise InvalidParameter(f"{field} must be a map of strings to strings.")
+        if not caller.is_admin:
+            raise PermissionDenied(
+                f"User does not have CREATE CATALOG on Metastore '{self._metastore_id}' "
+                f"({caller.application_id} is not a metastore admin).")
+        now = clock.now_ms()
+        doc: dict[str, Any] = {
+            "name": name, "full_name": name, "owner": caller.application_id,
+            "isolation_mode": "OPEN", "catalog_type": "MANAGED_CATALOG",
+            "metastore_id": self._metastore_id, "securable_type": "CATALOG",
+            "created_at": now, "created_by": caller.application_id,
+            "updated_at": now, "updated_by": caller.application_id, "bindings": [],
+        }
+        for field in ("comment", "properties", "options"):
+            if spec.get(field) is not None:
+                doc[field] = spec[field]
+        with self._db.write() as conn:
+            if conn.execute("SELECT 1 FROM catalogs WHERE lower(name) = ?",
+                            (name,)).fetchone():
+                raise AlreadyExists(f"Catalog '{name}' already exists.")
+            if spec.get("storage_root") is not None:
+                if self.contents is None:
+                    raise InvalidParameter("storage_root is not served without Unity Catalog.")
+                root = self.contents.check_storage_root(conn, spec["storage_root"])
+                doc["storage_root"] = root
+                doc["storage_location"] = self.contents.managed_location(
+                    "catalogs", str(uuid.uuid4()), root)
+            conn.execute("INSERT INTO catalogs (name, doc) VALUES (?, ?)", (name, to_json(doc)))
+            if self.contents is not None:
+                self.contents.add_catalog_defaults(conn, doc, caller)
+        return _view(doc)
+
+    def delete(self, name: str, caller: Caller, force: bool = False) -> None:
+        with self._db.write() as conn:
+            doc = self._load(conn, name)
+            self._check_may_change(doc, caller)
+            held = (self.contents.catalog_contents(conn, doc["name"])
+                    if self.contents is not None else 0)
+            if held and not force:
+                raise InvalidState(
+                    f"Catalog '{doc['name']}' is not empty. The catalog has {held} schema(s) "
+                    "(information_schema aside). Delete them first, or delete the catalog "
+                    "with force=true.")
+            if self.contents is not None:
+                self.contents.drop_catalog_contents(conn, doc["name"])
+            conn.execute("DELETE FROM catalogs WHERE name = ?", (doc["name"],))
+
+    def checked_binding_changes(self, request: dict[str, Any]
+                                ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        """The bindings a PATCH of any securable's bindings adds and removes, checked as a
+        catalog's are (workspace ids of this metastore, binding types)."""
+        with self._db.read() as conn:
+            added = (self._binding_changes(request.get("add"), "add", conn)
+                     + self._binding_changes(request.get("assign_workspaces"),
+                                             "assign_workspaces", conn))
+            removed = (self._binding_changes(request.get("remove"), "remove", conn)
+                       + self._binding_changes(request.get("unassign_workspaces"),
+                                               "unassign_workspaces", conn))
+        return added, removed
+
     def update(self, name: str, changes: dict[str, Any], caller: Caller) -> dict[str, Any]:
         mode = changes.get("isolation_mode")
         if mode is not None and mode not in ISOLATION_MODES:
@@ -108,6 +227,7 @@ class Catalogs:
             raise InvalidParameter("new_name must be a non-empty string")
         with self._db.write() as conn:
             doc = self._load(conn, name)
+            name = doc["name"]
             self._check_may_change(doc, caller)
             if mode is not None:
                 doc["isolation_mode"] = mode
@@ -116,10 +236,14 @@ class Catalogs:
             for field in FREE_FIELDS:
                 if changes.get(field) is not None:
                     doc[field] = changes[field]
-            if new_name is not None and new_name != name:
-                if conn.execute("SELECT 1 FROM catalogs WHERE name = ?", (new_name,)).fetchone():
+            if new_name is not None and new_name.lower() != name:
+                new_name = check_catalog_name(new_name, "new_name")
+                if conn.execute("SELECT 1 FROM catalogs WHERE lower(name) = ?",
+                                (new_name,)).fetchone():
                     raise AlreadyExists(f"Catalog '{new_name}' already exists.")
                 doc["name"] = doc["full_name"] = new_name
+                if self.contents is not None:
+                    self.contents.rename_catalog_contents(conn, name, new_name)
             doc.update(updated_at=clock.now_ms(), updated_by=caller.application_id)
             self._save(conn, doc, old_name=name)
         return _view(doc)
@@ -161,6 +285,7 @@ class Catalogs:
         with self._db.write() as conn:
             doc = self._load(conn, name)
             self._check_may_change(doc, caller)
+            name = doc["name"]
             added = (self._binding_changes(add, "add", conn)
                      + self._binding_changes(assign_workspaces, "assign_workspaces", conn))
             removed = (self._binding_changes(remove, "remove", conn)

@@ -1,16 +1,28 @@
-"""Unity Catalog: catalogs and their workspace bindings (current and legacy paths)."""
+"""Unity Catalog: catalogs and their legacy workspace-bindings path (the current bindings
+path of every securable is the unity_catalog area's)."""
 
 from __future__ import annotations
+
+from typing import Any
 
 from fastapi import APIRouter
 from fastapi.responses import JSONResponse
 
-from workspace_emulator.errors import InvalidParameter
 from workspace_emulator.platform.auth import CallerDep, WorkspaceDep
 from workspace_emulator.platform.wire import Id64, Open, ok
 
 router = APIRouter(prefix="/api/2.1/unity-catalog", tags=["unity-catalog"])
-BINDABLE = ("catalog",)
+
+
+class CreateCatalogBody(Open):
+    name: str | None = None
+    comment: str | None = None
+    properties: dict[str, Any] | None = None
+    options: dict[str, Any] | None = None
+    storage_root: str | None = None
+    connection_name: str | None = None
+    provider_name: str | None = None
+    share_name: str | None = None
 
 
 class UpdateCatalogBody(Open):
@@ -18,18 +30,7 @@ class UpdateCatalogBody(Open):
     owner: str | None = None
     comment: str | None = None
     new_name: str | None = None
-
-
-class Binding(Open):
-    workspace_id: Id64 | str | None = None
-    binding_type: str | None = None
-
-
-class UpdateBindingsBody(Open):
-    add: list[Binding] | None = None
-    remove: list[Binding] | None = None
-    unassign_workspaces: list[Id64 | str] | None = None
-    assign_workspaces: list[Id64 | str] | None = None
+    properties: dict[str, Any] | None = None
 
 
 class LegacyBindingsBody(Open):
@@ -37,17 +38,26 @@ class LegacyBindingsBody(Open):
     unassign_workspaces: list[Id64 | str] | None = None
 
 
-def _check_bindable(securable_type: str) -> None:
-    if securable_type.lower() not in BINDABLE:
-        raise InvalidParameter(
-            f"Securable type '{securable_type}' has no workspace bindings here; use 'catalog'.")
-
-
 @router.get("/catalogs")
 async def list_catalogs(
     ws: WorkspaceDep, _: CallerDep,
 ) -> JSONResponse:
     return ok({"catalogs": ws.catalogs.all()})
+
+
+@router.post("/catalogs")
+async def create_catalog(
+    body: CreateCatalogBody, ws: WorkspaceDep, caller: CallerDep,
+) -> JSONResponse:
+    return ok(ws.catalogs.create(body.as_request(), caller))
+
+
+@router.delete("/catalogs/{name}")
+async def delete_catalog(
+    name: str, ws: WorkspaceDep, caller: CallerDep, force: bool = False,
+) -> JSONResponse:
+    ws.catalogs.delete(name, caller, force=force)
+    return ok()
 
 
 @router.get("/catalogs/{name}")
@@ -63,30 +73,6 @@ async def update_catalog(
     caller: CallerDep,
 ) -> JSONResponse:
     return ok(ws.catalogs.update(name, body.as_request(), caller))
-
-
-@router.get("/bindings/{securable_type}/{name}")
-async def get_bindings(
-    securable_type: str, name: str, ws: WorkspaceDep, _: CallerDep,
-    max_results: int | None = None, page_token: str | None = None,
-) -> JSONResponse:
-    _check_bindable(securable_type)
-    return ok({"bindings": ws.catalogs.bindings(name)})
-
-
-@router.patch("/bindings/{securable_type}/{name}")
-async def update_bindings(
-    securable_type: str, name: str, body: UpdateBindingsBody,
-    ws: WorkspaceDep, caller: CallerDep,
-) -> JSONResponse:
-    _check_bindable(securable_type)
-    request = body.as_request()
-    bindings = ws.catalogs.update_bindings(
-        name, caller, add=request.get("add"), remove=request.get("remove"),
-        unassign_workspaces=request.get("unassign_workspaces"),
-        assign_workspaces=request.get("assign_workspaces"),
-    )
-    return ok({"bindings": bindings})
 
 
 @router.get("/workspace-bindings/catalogs/{name}", summary="Legacy bindings path")

@@ -1,0 +1,342 @@
+"""Unity Catalog through the official SDK, unchanged: catalogs, schemas, volumes, storage
+credentials, external locations, grants, effective grants and bindings of every bindable
+securable, each rule with its refusal."""
+
+from __future__ import annotations
+
+import pytest
+from databricks.sdk import WorkspaceClient
+from databricks.sdk.errors import (
+    BadRequest,
+    InvalidParameterValue,
+    InvalidState,
+    NotFound,
+    PermissionDenied,
+    ResourceAlreadyExists,
+)
+from databricks.sdk.service import catalog
+
+from tests.emulator.support import (
+    OTHER_WORKSPACE_IDS,
+    Api,
+    add_service_principal,
+    expect_error,
+    unique,
+)
+from workspace_emulator.testing import fetch_token
+
+Privilege = catalog.Privilege
+UC = "/api/2.1/unity-catalog"
+
+
+@pytest.fixture(scope="module")
+def sdk(emulator) -> WorkspaceClient:
+    return WorkspaceClient(host=emulator.base_url, token=fetch_token(emulator))
+
+
+@pytest.fixture(scope="module")
+def other(api, emulator) -> tuple[str, WorkspaceClient]:
+    """A second service principal, not an admin: (application id, its client)."""
+    application, _ = add_service_principal(api, emulator)
+    client = WorkspaceClient(host=emulator.base_url, token=fetch_token(
+        emulator, application["client_id"], application["client_secret"]))
+    return application["client_id"], client
+
+
+def _root() -> str:
+    return f"abfss://lake@emulated.dfs.core.windows.net/{unique('root')}"
+
+
+def _location(sdk: WorkspaceClient, url: str) -> catalog.ExternalLocationInfo:
+    credential = sdk.storage_credentials.create(
+        unique("Cred"), azure_managed_identity=catalog.AzureManagedIdentityRequest(
+            access_connector_id="/subscriptions/0/resourceGroups/rg/providers/"
+                                "Microsoft.Databricks/accessConnectors/uc"))
+    return sdk.external_locations.create(unique("Loc"), url, credential.name)
+
+
+def test_catalog_lifecycle(sdk, emulator):
+    name = unique("Cat")
+    made = sdk.catalogs.create(name, comment="c", properties={"team": "data"})
+    assert made.name == name.lower() and made.full_name == name.lower()
+    assert made.owner == emulator.client_id and made.created_by == emulator.client_id
+    assert made.metastore_id and made.created_at and made.updated_at
+    assert made.securable_type == catalog.SecurableType.CATALOG
+    assert made.catalog_type == catalog.CatalogType.MANAGED_CATALOG
+    assert made.isolation_mode == catalog.CatalogIsolationMode.OPEN
+    assert sdk.catalogs.get(name.upper()).name == made.name
+    assert made.name in {c.name for c in sdk.catalogs.list()}
+    assert {s.name for s in sdk.schemas.list(made.name)} == {"default", "information_schema"}
+    with pytest.raises(ResourceAlreadyExists):
+        sdk.catalogs.create(name.upper())
+    renamed = sdk.catalogs.update(made.name, new_name=made.name + "-x", comment="d")
+    assert renamed.name == made.name + "-x" and renamed.comment == "d"
+    assert sdk.schemas.get(f"{renamed.name}.default").catalog_name == renamed.name
+    with pytest.raises(InvalidState, match="is not empty"):
+        sdk.catalogs.delete(renamed.name)
+    sdk.catalogs.delete(renamed.name, force=True)
+    with pytest.raises(NotFound):
+        sdk.catalogs.get(renamed.name)
+    with pytest.raises(NotFound):
+        sdk.schemas.get(f"{renamed.name}.default")
+
+
+def test_empty_catalog_deleted_without_force_and_storage_root(sdk):
+    root = _root()
+    name = unique("cat")
+    with pytest.raises(InvalidParameterValue, match="not under any external location"):
+        sdk.catalogs.create(name, storage_root=f"{root}/catalog")
+    _location(sdk, root)
+    made = sdk.catalogs.create(name, storage_root=f"{root}/catalog")
+    assert made.storage_root == f"{root}/catalog"
+    assert made.storage_location.startswith(f"{root}/catalog/__unitystorage/catalogs/")
+    sdk.schemas.delete(f"{name}.default")
+    sdk.catalogs.delete(name)
+    with pytest.raises(NotFound):
+        sdk.catalogs.get(name)
+
+
+def test_schema_lifecycle(sdk, emulator):
+    with pytest.raises(NotFound, match="Catalog"):
+        sdk.schemas.create("s", unique("missing"))
+    cat = sdk.catalogs.create(unique("cat")).name
+    schema = sdk.schemas.create("Raw", cat, comment="landing", properties={"k": "v"})
+    assert schema.name == "raw" and schema.full_name == f"{cat}.raw"
+    assert schema.catalog_name == cat and schema.owner == emulator.client_id
+    assert schema.schema_id and schema.metastore_id and schema.created_by
+    assert sdk.schemas.get(f"{cat.upper()}.RAW").schema_id == schema.schema_id
+    with pytest.raises(ResourceAlreadyExists):
+        sdk.schemas.create("RAW", cat)
+    with pytest.raises(InvalidParameterValue, match="may not contain"):
+        sdk.schemas.create("a b", cat)
+    updated = sdk.schemas.update(f"{cat}.raw", new_name="bronze", comment="b",
+                                 owner="data-engineers")
+    assert updated.full_name == f"{cat}.bronze" and updated.owner == "data-engineers"
+    with pytest.raises(NotFound):
+        sdk.schemas.get(f"{cat}.raw")
+    sdk.volumes.create(cat, "bronze", "files", catalog.VolumeType.MANAGED)
+    with pytest.raises(InvalidState, match="is not empty"):
+        sdk.schemas.delete(f"{cat}.bronze")
+    sdk.schemas.delete(f"{cat}.bronze", force=True)
+    with pytest.raises(NotFound):
+        sdk.volumes.read(f"{cat}.bronze.files")
+    with pytest.raises(PermissionDenied, match="system schema"):
+        sdk.schemas.delete(f"{cat}.information_schema")
+
+
+def test_volume_lifecycle(sdk):
+    cat = sdk.catalogs.create(unique("cat")).name
+    with pytest.raises(NotFound, match="Schema"):
+        sdk.volumes.create(cat, "nope", "v", catalog.VolumeType.MANAGED)
+    managed = sdk.volumes.create(cat, "default", "Files", catalog.VolumeType.MANAGED,
+                                 comment="m")
+    assert managed.full_name == f"{cat}.default.files"
+    assert managed.volume_type == catalog.VolumeType.MANAGED
+    assert managed.volume_id and managed.storage_location.endswith(managed.volume_id)
+    root = _root()
+    with pytest.raises(InvalidParameterValue, match="not under any external location"):
+        sdk.volumes.create(cat, "default", "ext", catalog.VolumeType.EXTERNAL,
+                           storage_location=f"{root}/ext")
+    with pytest.raises(InvalidParameterValue, match="required for an EXTERNAL"):
+        sdk.volumes.create(cat, "default", "ext", catalog.VolumeType.EXTERNAL)
+    _location(sdk, root)
+    external = sdk.volumes.create(cat, "default", "ext", catalog.VolumeType.EXTERNAL,
+                                  storage_location=f"{root}/ext/")
+    assert external.storage_location == f"{root}/ext"
+    with pytest.raises(InvalidParameterValue, match="overlaps"):
+        sdk.volumes.create(cat, "default", "ext2", catalog.VolumeType.EXTERNAL,
+                           storage_location=f"{root}/ext/inner")
+    assert {v.name for v in sdk.volumes.list(cat, "default")} == {"files", "ext"}
+    renamed = sdk.volumes.update(f"{cat}.default.files", new_name="docs", comment="n")
+    assert renamed.full_name == f"{cat}.default.docs" and renamed.comment == "n"
+    assert sdk.volumes.read(f"{cat}.DEFAULT.Docs").volume_id == managed.volume_id
+    sdk.volumes.delete(f"{cat}.default.docs")
+    with pytest.raises(NotFound):
+        sdk.volumes.read(f"{cat}.default.docs")
+
+
+def test_storage_credentials_and_external_locations(sdk, emulator):
+    with pytest.raises(InvalidParameterValue, match="exactly one identity"):
+        sdk.storage_credentials.create(unique("c"))
+    name = unique("Role")
+    role = sdk.storage_credentials.create(name, aws_iam_role=catalog.AwsIamRoleRequest(
+        role_arn="arn:aws:iam::123456789012:role/uc"), comment="aws", read_only=True)
+    assert role.name == name and role.owner == emulator.client_id and role.id
+    assert role.aws_iam_role.unity_catalog_iam_arn and role.read_only
+    assert role.isolation_mode == catalog.IsolationMode.ISOLATION_MODE_OPEN
+    assert sdk.storage_credentials.get(name.lower()).id == role.id
+    assert role.id in {c.id for c in sdk.storage_credentials.list()}
+    with pytest.raises(ResourceAlreadyExists):
+        sdk.storage_credentials.create(name.upper(), aws_iam_role=catalog.AwsIamRoleRequest(
+            role_arn="arn:aws:iam::123456789012:role/uc"))
+    with pytest.raises(NotFound, match="Storage Credential"):
+        sdk.external_locations.create(unique("l"), _root(), unique("missing"))
+    root = _root()
+    location = sdk.external_locations.create(unique("Loc"), root, name, comment="c")
+    assert location.credential_name == name and location.credential_id == role.id
+    assert location.url == root and location.owner == emulator.client_id
+    with pytest.raises(InvalidParameterValue, match="overlap"):
+        sdk.external_locations.create(unique("l"), f"{root}/inner", name)
+    assert location.name in {loc.name for loc in sdk.external_locations.list()}
+    changed = sdk.external_locations.update(location.name, comment="d", read_only=True)
+    assert changed.comment == "d" and changed.read_only
+    with pytest.raises(InvalidState, match="dependent external location"):
+        sdk.storage_credentials.delete(name)
+    updated = sdk.storage_credentials.update(name, new_name=name + "-b", comment="e")
+    assert updated.name == name + "-b"
+    assert sdk.external_locations.get(location.name).credential_name == name + "-b"
+    cat = sdk.catalogs.create(unique("cat")).name
+    sdk.volumes.create(cat, "default", "v", catalog.VolumeType.EXTERNAL,
+                       storage_location=f"{root}/v")
+    with pytest.raises(InvalidState, match="is used by volume"):
+        sdk.external_locations.delete(location.name)
+    sdk.external_locations.delete(location.name, force=True)
+    with pytest.raises(NotFound):
+        sdk.external_locations.get(location.name)
+    sdk.storage_credentials.delete(name + "-b")
+    with pytest.raises(NotFound):
+        sdk.storage_credentials.get(name + "-b")
+
+
+def test_grants_get_update_and_filter(sdk):
+    cat = sdk.catalogs.create(unique("cat")).name
+    changed = sdk.grants.update("catalog", cat, changes=[
+        catalog.PermissionsChange(principal="analysts",
+                                  add=[Privilege.USE_CATALOG, Privilege.SELECT,
+                                       Privilege.READ_VOLUME]),
+        catalog.PermissionsChange(principal="data-engineers", add=[Privilege.ALL_PRIVILEGES]),
+    ])
+    assert [(a.principal, a.privileges) for a in changed.privilege_assignments] == [
+        ("analysts", [Privilege.READ_VOLUME, Privilege.SELECT, Privilege.USE_CATALOG]),
+        ("data-engineers", [Privilege.ALL_PRIVILEGES])]
+    changed = sdk.grants.update("catalog", cat, changes=[
+        catalog.PermissionsChange(principal="analysts", remove=[Privilege.SELECT]),
+        catalog.PermissionsChange(principal="data-engineers",
+                                  remove=[Privilege.ALL_PRIVILEGES])])
+    assert [(a.principal, a.privileges) for a in changed.privilege_assignments] == [
+        ("analysts", [Privilege.READ_VOLUME, Privilege.USE_CATALOG])]
+    assert sdk.grants.get("catalog", cat).privilege_assignments == \
+        changed.privilege_assignments
+    assert not sdk.grants.get("catalog", cat, principal="data-engineers").privilege_assignments
+    assert len(sdk.grants.get("catalog", cat, principal="analysts").privilege_assignments) == 1
+    with pytest.raises(InvalidParameterValue, match="Could not find principal with name ghost"):
+        sdk.grants.update("catalog", cat, changes=[
+            catalog.PermissionsChange(principal="ghost", add=[Privilege.SELECT])])
+    with pytest.raises(InvalidParameterValue, match="Privilege WRITE_FILES is not applicable"):
+        sdk.grants.update("catalog", cat, changes=[
+            catalog.PermissionsChange(principal="analysts", add=[Privilege.WRITE_FILES])])
+    credential = _location(sdk, _root()).credential_name
+    with pytest.raises(InvalidParameterValue, match="Privilege SELECT is not applicable"):
+        sdk.grants.update("storage_credential", credential, changes=[
+            catalog.PermissionsChange(principal="analysts", add=[Privilege.SELECT])])
+    with pytest.raises(NotFound):
+        sdk.grants.get("schema", f"{cat}.nope")
+    with pytest.raises(BadRequest, match="Unsupported securable type"):
+        sdk.grants.get("table", f"{cat}.default.t")
+
+
+def test_unknown_privilege_is_named(api):
+    cat = api.post(f"{UC}/catalogs", json={"name": unique("cat")}).json()["name"]
+    body = expect_error(api.patch(f"{UC}/permissions/catalog/{cat}", json={"changes": [
+        {"principal": "analysts", "add": ["SELEKT"]}]}), 400, "INVALID_PARAMETER_VALUE")
+    assert "SELEKT" in body["message"] and "Did you mean SELECT" in body["message"]
+
+
+def test_effective_permissions_are_inherited(sdk):
+    cat = sdk.catalogs.create(unique("cat")).name
+    sdk.volumes.create(cat, "default", "v", catalog.VolumeType.MANAGED)
+    sdk.grants.update("catalog", cat, changes=[catalog.PermissionsChange(
+        principal="analysts", add=[Privilege.USE_CATALOG, Privilege.READ_VOLUME])])
+    sdk.grants.update("schema", f"{cat}.default", changes=[catalog.PermissionsChange(
+        principal="analysts", add=[Privilege.USE_SCHEMA])])
+    sdk.grants.update("volume", f"{cat}.default.v", changes=[catalog.PermissionsChange(
+        principal="data-engineers", add=[Privilege.WRITE_VOLUME])])
+    effective = {a.principal: a.privileges for a in
+                 sdk.grants.get_effective("volume", f"{cat}.default.v").privilege_assignments}
+    assert effective["data-engineers"] == [
+        catalog.EffectivePrivilege(privilege=Privilege.WRITE_VOLUME)]
+    assert effective["analysts"] == [
+        catalog.EffectivePrivilege(privilege=Privilege.USE_SCHEMA,
+                                   inherited_from_type=catalog.SecurableType.SCHEMA,
+                                   inherited_from_name=f"{cat}.default"),
+        catalog.EffectivePrivilege(privilege=Privilege.READ_VOLUME,
+                                   inherited_from_type=catalog.SecurableType.CATALOG,
+                                   inherited_from_name=cat),
+        catalog.EffectivePrivilege(privilege=Privilege.USE_CATALOG,
+                                   inherited_from_type=catalog.SecurableType.CATALOG,
+                                   inherited_from_name=cat)]
+    only = sdk.grants.get_effective("volume", f"{cat}.default.v", principal="data-engineers")
+    assert [a.principal for a in only.privilege_assignments] == ["data-engineers"]
+    assert not sdk.grants.get("volume", f"{cat}.default.v",
+                              principal="analysts").privilege_assignments
+
+
+def test_owners_and_privileges_of_a_non_admin(sdk, other):
+    application_id, client = other
+    cat = sdk.catalogs.create(unique("cat")).name
+    with pytest.raises(PermissionDenied):
+        client.catalogs.create(unique("cat"))
+    with pytest.raises(PermissionDenied, match="USE_CATALOG and CREATE_SCHEMA"):
+        client.schemas.create("mine", cat)
+    sdk.grants.update("catalog", cat, changes=[catalog.PermissionsChange(
+        principal=application_id, add=[Privilege.USE_CATALOG, Privilege.CREATE_SCHEMA])])
+    mine = client.schemas.create("mine", cat)
+    assert mine.owner == application_id
+    with pytest.raises(PermissionDenied):
+        client.schemas.update(f"{cat}.default", comment="not mine")
+    with pytest.raises(PermissionDenied):
+        client.grants.update("catalog", cat, changes=[catalog.PermissionsChange(
+            principal=application_id, add=[Privilege.SELECT])])
+    assert client.schemas.update(f"{cat}.mine", owner="analysts").owner == "analysts"
+    with pytest.raises(PermissionDenied, match="MANAGE"):
+        client.schemas.update(f"{cat}.mine", owner=application_id)
+    sdk.grants.update("schema", f"{cat}.mine", changes=[catalog.PermissionsChange(
+        principal=application_id, add=[Privilege.MANAGE])])
+    assert client.schemas.update(f"{cat}.mine", comment="managed").comment == "managed"
+    with pytest.raises(PermissionDenied, match="cannot change its owner"):
+        client.schemas.update(f"{cat}.mine", owner=application_id)
+    with pytest.raises(PermissionDenied):
+        client.catalogs.update(cat, owner=application_id)
+    assert sdk.catalogs.update(cat, owner=application_id).owner == application_id
+    client.catalogs.delete(cat, force=True)
+
+
+def test_bindings_by_securable_type(sdk):
+    location = _location(sdk, _root())
+    binding = catalog.WorkspaceBinding(
+        workspace_id=OTHER_WORKSPACE_IDS[0],
+        binding_type=catalog.WorkspaceBindingBindingType.BINDING_TYPE_READ_ONLY)
+    for securable_type, name in (("external_location", location.name),
+                                 ("storage_credential", location.credential_name),
+                                 ("credential", location.credential_name)):
+        added = sdk.workspace_bindings.update_bindings(securable_type, name, add=[binding])
+        assert added.bindings == [binding]
+        assert list(sdk.workspace_bindings.get_bindings(securable_type, name)) == [binding]
+        removed = sdk.workspace_bindings.update_bindings(securable_type, name, remove=[binding])
+        assert not removed.bindings
+    isolated = sdk.external_locations.update(
+        location.name, isolation_mode=catalog.IsolationMode.ISOLATION_MODE_ISOLATED)
+    assert isolated.isolation_mode == catalog.IsolationMode.ISOLATION_MODE_ISOLATED
+    with pytest.raises(InvalidParameterValue, match="not in this metastore"):
+        sdk.workspace_bindings.update_bindings("external_location", location.name, add=[
+            catalog.WorkspaceBinding(workspace_id=99)])
+    with pytest.raises(NotFound):
+        sdk.workspace_bindings.update_bindings("external_location", unique("nope"),
+                                               add=[binding])
+    with pytest.raises(InvalidParameterValue, match="no workspace bindings"):
+        list(sdk.workspace_bindings.get_bindings("volume", "a.b.c"))
+
+
+def test_raw_shapes(api: Api):
+    cat = api.post(f"{UC}/catalogs", json={"name": unique("cat")}).json()["name"]
+    expect_error(api.delete(f"{UC}/catalogs/{cat}"), 400, "INVALID_STATE")
+    expect_error(api.get(f"{UC}/schemas/{cat}.nope"), 404, "RESOURCE_DOES_NOT_EXIST")
+    expect_error(api.get(f"{UC}/volumes/{cat}.default"), 400, "INVALID_PARAMETER_VALUE")
+    expect_error(api.post(f"{UC}/catalogs", json={"name": cat}), 400, "RESOURCE_ALREADY_EXISTS")
+    answer = api.patch(f"{UC}/permissions/catalog/{cat}", json={
+        "changes": [{"principal": "analysts", "add": ["SELECT"]}],
+        "omit_permissions_in_response": True})
+    assert answer.status_code == 200 and answer.json() == {}
+    assert api.get(f"{UC}/permissions/CATALOG/{cat}").json() == {
+        "privilege_assignments": [{"principal": "analysts", "privileges": ["SELECT"]}]}
+    assert api.delete(f"{UC}/catalogs/{cat}", params={"force": "true"}).json() == {}

@@ -1,6 +1,6 @@
 """A kind is declared once and registered in one place: a small extra kind, registered by
 this test, is found by the flat surface, the provider host, the stack's config rules, the
-audit and the docs tables, with nothing else written for it."""
+audit, adoption, the drills' judge and the docs tables, with nothing else written for it."""
 
 from __future__ import annotations
 
@@ -17,9 +17,10 @@ from providers.host import kind_of
 from providers.kind import Kind, Reference, declare
 from providers.lifecycle import WorkspaceProvider
 from providers.registry import by_config_key, kinds, register, unregister
-from stacks import audit
+from stacks import adoption, audit
 from stacks.config_rules import problems
 from tools import kinds_table
+from tools.drills import inventory
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 WIDGET_URN = "urn:pulumi:dev::workspace::pulumi-python:dynamic/workspace:Widget::w"
@@ -126,6 +127,20 @@ def test_the_audit_lists_its_objects(widget: Kind) -> None:
     assert audit.audited_kinds()["widget"] is widget
     listed = list(audit.workspace_objects(cast(WorkspaceClient, _NoCalls())))
     assert audit.WorkspaceObject("widget", "w-1", "first widget") in listed
+
+
+def test_adoption_takes_it_over(widget: Kind) -> None:
+    assert widget in adoption.adoptable_kinds()
+
+
+def test_the_drills_judge_it_by_its_identity(widget: Kind) -> None:
+    assert widget in inventory.judged_by_identity()
+    empty = inventory.Inventory([], [], [], {}, {}, {}, objects={"Widget": []})
+    made = inventory.Inventory(
+        [], [], [], {}, {}, {}, objects={"Widget": [("w-1", "a"), ("w-2", "stray")]}
+    )
+    verdict = inventory.judge(empty, made, {"widgets": [{"name": "a"}, {"name": "b"}]}, "")
+    assert verdict.problems == ["widget b exists 0 times", "widget stray is not declared"]
 
 
 def test_the_docs_tables_name_it(widget: Kind) -> None:

@@ -1,5 +1,12 @@
 """What the emulator holds, read over its API, and the check that a deployment converged:
-exactly the desired objects, no duplicate, no orphan, no lost permission entry."""
+exactly the desired objects, no duplicate, no orphan, no lost permission entry.
+
+Every registered kind's objects are read by its own inventory (`Kind.inventory`, what the
+audit lists), and a kind whose stack-config items are told apart by one identity field that
+its inventory names them by is judged by that alone: each declared one once, none made
+besides. A new kind of that shape needs nothing here; the kinds checked more closely
+(jobs and clusters by deployment tag, principals, secrets, members, permission entries)
+have their own checks below."""
 
 from __future__ import annotations
 
@@ -9,7 +16,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import requests
+from pydantic import SecretStr
 
+from providers.client import Connection, WireForm, client_for
+from providers.kind import Kind
+from providers.registry import kinds
 from workspace_emulator.testing import EmulatorInfo, fetch_token
 
 PAGE = 100
@@ -26,15 +37,14 @@ class Inventory:
     catalog_bindings: dict[str, list[str]]  # catalog -> workspace ids
     groups: list[str] = field(default_factory=list)           # display names
     group_members: dict[str, list[str]] = field(default_factory=dict)  # name -> member ids
-    repo_paths: list[str] = field(default_factory=list)       # every repo, all pages
-    ip_access_lists: list[str] = field(default_factory=list)  # labels
     secrets: dict[str, list[str]] = field(default_factory=dict)  # scope -> keys
     secret_acls: dict[str, dict[str, str]] = field(default_factory=dict)  # scope -> {who: level}
-    cluster_policies: list[str] = field(default_factory=list)  # names
     clusters: list[dict[str, Any]] = field(default_factory=list)  # {cluster_id, name, tag}
     cluster_acls: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # id -> ACL
     users: dict[str, str] = field(default_factory=dict)  # user name -> id
     group_names: dict[str, str] = field(default_factory=dict)  # group id -> display name
+    # Every registered kind's objects as its inventory lists them: kind -> [(id, name)].
+    objects: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
 
 
 @dataclass
@@ -109,16 +119,6 @@ def take(info: EmulatorInfo, catalogs: tuple[str, ...] = ()) -> Inventory:
     groups = api.get("/api/2.0/preview/scim/v2/Groups").get("Resources", [])
     members = {g["displayName"]: sorted(m["value"] for m in g.get("members") or [])
                for g in groups}
-    repo_paths: list[str] = []
-    token: dict[str, Any] = {}
-    while True:
-        page = api.get("/api/2.0/repos", **token)
-        repo_paths += [r["path"] for r in page.get("repos", [])]
-        if not page.get("next_page_token"):
-            break
-        token = {"next_page_token": page["next_page_token"]}
-    labels = [item["label"] for item in
-              api.get("/api/2.0/ip-access-lists").get("ip_access_lists", [])]
     secrets = {scope: [item["key"] for item in (listed or {}).get("secrets", [])]
                for scope in scopes
                if (listed := api.get_if_found("/api/2.0/secrets/list", scope=scope))}
@@ -126,8 +126,6 @@ def take(info: EmulatorInfo, catalogs: tuple[str, ...] = ()) -> Inventory:
                            for item in (listed or {}).get("items", [])}
                    for scope in scopes
                    if (listed := api.get_if_found("/api/2.0/secrets/acls/list", scope=scope))}
-    policies = [p["name"] for p in
-                api.get("/api/2.0/policies/clusters/list").get("policies", [])]
     clusters = [{"cluster_id": c["cluster_id"], "name": c.get("cluster_name"),
                  "tag": (c.get("custom_tags") or {}).get(DEPLOYMENT_TAG)}
                 for c in api.get("/api/2.0/clusters/list").get("clusters", [])]
@@ -139,9 +137,32 @@ def take(info: EmulatorInfo, catalogs: tuple[str, ...] = ()) -> Inventory:
     users = {u["userName"]: u["id"]
              for u in api.get("/api/2.0/preview/scim/v2/Users").get("Resources", [])}
     return Inventory(jobs, principals, scopes, acls, repos, bindings,
-                     [g["displayName"] for g in groups], members, repo_paths, labels,
-                     secrets, secret_acls, policies, clusters, cluster_acls, users,
-                     {g["id"]: g["displayName"] for g in groups})
+                     [g["displayName"] for g in groups], members, secrets, secret_acls,
+                     clusters, cluster_acls, users, {g["id"]: g["displayName"] for g in groups},
+                     registered_objects(info))
+
+
+def registered_objects(info: EmulatorInfo) -> dict[str, list[tuple[str, str]]]:
+    """Every object of every registered kind that has an inventory, read by that inventory
+    through the providers' client, as the audit reads them."""
+    client = client_for(Connection(
+        base_url=info.base_url, auth_url=info.auth_url, tenant_id=info.tenant_id,
+        client_id=info.client_id, client_secret=SecretStr(info.client_secret),
+        resource=info.resource, wire_form=WireForm.PUBLIC, allow_insecure_http=True,
+        rate_limit_per_second=0,
+    ))
+    return {kind.name: sorted(kind.inventory(client)) for kind in kinds() if kind.inventory}
+
+
+# Kinds of one identity field whose inventory names their objects by something else.
+NAMED_OTHERWISE = {"ServicePrincipal": "listed by display name; judged by application id"}
+
+
+def judged_by_identity() -> list[Kind]:
+    """The kinds judged by their one identity field alone (see the module's docstring)."""
+    return [kind for kind in kinds()
+            if kind.inventory and kind.config_key and len(kind.identity) == 1
+            and kind.name not in NAMED_OTHERWISE]
 
 
 def direct_grants(acl: list[dict[str, Any]]) -> set[tuple[str, str]]:
@@ -203,15 +224,6 @@ def judge(before: Inventory, after: Inventory, objects: dict[str, Any],
     for app_id in set(new_principals) - declared_apps:
         problem("orphan", f"service principal {app_id} is not declared")
 
-    scope_counts = Counter(after.scopes)
-    declared_scopes = {s["name"] for s in objects.get("secretScopes", [])}
-    for name in declared_scopes:
-        if scope_counts[name] != 1:
-            problem("duplicate" if scope_counts[name] > 1 else "missing",
-                    f"secret scope {name} exists {scope_counts[name]} times")
-    for name in set(after.scopes) - set(before.scopes) - declared_scopes:
-        problem("orphan", f"secret scope {name} is not declared")
-
     jobs_by_name = {(j["tag"] or "").removeprefix(stack_tag_prefix): j["job_id"]
                     for j in new_jobs if j["tag"]}
     for item in objects.get("jobPermissions", []):
@@ -236,24 +248,8 @@ def judge(before: Inventory, after: Inventory, objects: dict[str, Any],
                 problem("missing", f"catalog {item['catalog_name']} is not bound to "
                                    f"{binding['workspace_id']}")
 
-    # Groups, cluster policies, repos and IP access lists: each declared one once, none
-    # made besides.
-    for what, key, field_name, old, new in (
-        ("group", "groups", "display_name", before.groups, after.groups),
-        ("cluster policy", "clusterPolicies", "name", before.cluster_policies,
-         after.cluster_policies),
-        ("repo", "repos", "path", before.repo_paths, after.repo_paths),
-        ("IP access list", "ipAccessLists", "label", before.ip_access_lists,
-         after.ip_access_lists),
-    ):
-        declared = {item[field_name] for item in objects.get(key, [])}
-        counts = Counter(new)
-        for name in declared:
-            if counts[name] != 1:
-                problem("duplicate" if counts[name] > 1 else "missing",
-                        f"{what} {name} exists {counts[name]} times")
-        for name in set(new) - set(old) - declared:
-            problem("orphan", f"{what} {name} is not declared")
+    for kind in judged_by_identity():
+        _judge_by_identity(kind, before, after, objects.get(kind.config_key or "", []), problem)
     _judge_group_members(before, after, objects, problem)
     _judge_clusters(before, after, {c["name"] for c in objects.get("clusters", [])},
                     stack_tag_prefix, problem)
@@ -263,6 +259,24 @@ def judge(before: Inventory, after: Inventory, objects: dict[str, Any],
 
 
 Problem = Callable[[str, str], None]
+
+
+def _judge_by_identity(kind: Kind, before: Inventory, after: Inventory,
+                       items: list[dict[str, Any]], problem: Problem) -> None:
+    """Each declared item's object once (by its identity field, the name its kind's
+    inventory gives), none made besides."""
+    [field_name] = kind.identity
+    what = kind.audit_key.replace("_", " ")
+    declared = {item[field_name] for item in items if field_name in item}
+    old = {name for _, name in before.objects.get(kind.name, [])}
+    new = [name for _, name in after.objects.get(kind.name, [])]
+    counts = Counter(new)
+    for name in declared:
+        if counts[name] != 1:
+            problem("duplicate" if counts[name] > 1 else "missing",
+                    f"{what} {name} exists {counts[name]} times")
+    for name in set(new) - old - declared:
+        problem("orphan", f"{what} {name} is not declared")
 
 
 def _judge_clusters(before: Inventory, after: Inventory, declared: set[str],

@@ -23,7 +23,8 @@ against what the import records finds no change, both as the import's preview ju
 item that fails is no item: the candidate carries a problem naming the fields and what the
 user must do. Nothing is ever dropped silently.
 
-Kind by kind (the knowledge is in each declaration, providers/declarations.py):
+Kind by kind (a summary: the knowledge is in each kind's declaration, `KIND` at the end of
+its module):
 
 - ServicePrincipal: its application id (an output the item declares), display name,
   entitlements; `active` only when false; its groups are left to its GroupMember items.

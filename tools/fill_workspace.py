@@ -28,7 +28,7 @@ Deterministic: the same `random_state` and `size` make the same objects with the
 are the workspace's). `size` is the number of objects made (every kind at least once, so at
 least `MIN_SIZE`); `plan_counts(size)` says how many of each kind.
 
-An object's id in `Filled` is the import id of its kind (providers/declarations.py:
+An object's id in `Filled` is the import id of its kind (its declaration's `import_id`:
 `<scope>/<key>` for a secret, `<object type>/<object id>` for permissions, ...), its name
 what identifies it to a reader (a job's name, a member as `<group>|<member>`).
 """

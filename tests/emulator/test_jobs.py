@@ -53,6 +53,22 @@ def test_server_fills_defaults(api):
     assert settings["email_notifications"] == {}
 
 
+@pytest.mark.parametrize("version", ["2.0", "2.1", "2.2"])
+def test_a_schedule_trigger_or_continuous_run_is_unpaused_unless_said(api, version):
+    schedule = {"quartz_cron_expression": "0 0 6 * * ?", "timezone_id": "UTC"}
+    trigger = {"file_arrival": {"url": "/Volumes/main/raw/landing/"}}
+    scheduled = _get(api, create_job(api, {**public_job_body(unique("cron")),
+                                            "schedule": schedule}), version)["settings"]
+    assert scheduled["schedule"] == {**schedule, "pause_status": "UNPAUSED"}
+    triggered = _get(api, create_job(api, {**public_job_body(unique("arrival")),
+                                            "trigger": {**trigger, "pause_status": "PAUSED"}}),
+                     version)["settings"]
+    assert triggered["trigger"] == {**trigger, "pause_status": "PAUSED"}
+    continuous = _get(api, create_job(api, {**public_job_body(unique("stream")),
+                                             "continuous": {}}), version)["settings"]
+    assert continuous["continuous"] == {"pause_status": "UNPAUSED"}
+
+
 def test_both_forms_describe_the_same_job(api):
     name = unique("same")
     legacy_settings = _get(api, create_job(api, legacy_form_job_body(name)))["settings"]

@@ -26,6 +26,8 @@ provider = JobProvider()
 COMPUTED = {"job_id", "url", "creator_user_name", "deployment_tag", CONNECTION_KEY}
 CLUSTER = {"spark_version": "15.4.x-scala2.12", "node_type_id": "Standard_DS3_v2", "num_workers": 2}
 SCHEDULE = {"quartz_cron_expression": "0 30 2 * * ?", "timezone_id": "Europe/Amsterdam"}
+# As the service shows it: unpaused unless the schedule says otherwise.
+LIVE_SCHEDULE = {**SCHEDULE, "pause_status": "UNPAUSED"}
 
 
 
@@ -160,7 +162,7 @@ def test_create_makes_the_whole_job_after_one_listing_per_deployment(
             "ingest", "clean", "enrich", "publish", "report"
         ]  # fmt: skip
         assert live["run_as"] == {"service_principal_name": emulator.client_id}
-        assert live["schedule"] == SCHEDULE
+        assert live["schedule"] == LIVE_SCHEDULE
         # The state records the declaration in the normal form.
         assert recorded_settings(result.outs) == canonical(declared_settings(settings))
         assert result.outs["job_id"] == int(result.id)
@@ -305,7 +307,7 @@ def test_an_undeclared_schedule_added_out_of_band_survives_an_update(
     provider.update(result.id, refreshed.outs, props_of(news, connection), old_inputs=settings)
 
     live = client.jobs.get(int(result.id))["settings"]
-    assert live["schedule"] == SCHEDULE
+    assert live["schedule"] == LIVE_SCHEDULE
     assert task_named(live, "report")["timeout_seconds"] == 1200
 
 

@@ -19,7 +19,8 @@ documents that 2.1 always reports MULTI_TASK).
 Server-filled defaults, shown when the client left the field out:
 
 - every view: `name: "Untitled"`, `max_concurrent_runs: 1`, `email_notifications: {}`,
-  `format`;
+  `format`, and `pause_status: "UNPAUSED"` in a `schedule`, `continuous` or `trigger`
+  given without one;
 - the canonical view also: `timeout_seconds: 0`, `webhook_notifications: {}`, and
   `run_if: "ALL_SUCCESS"` on each task that has `depends_on`;
 - a job created or reset through /api/2.2 gets `queue: {enabled: true}` (queueing is on by
@@ -53,6 +54,8 @@ CANONICAL_DEFAULTS: dict[str, Any] = {**LEGACY_DEFAULTS, "timeout_seconds": 0,
                                       "webhook_notifications": {}}
 DEFAULT_RUN_IF = "ALL_SUCCESS"
 KEYED_ARRAYS = {"tasks": "task_key", "job_clusters": "job_cluster_key"}
+PAUSABLE = ("schedule", "continuous", "trigger")
+DEFAULT_PAUSE_STATUS = "UNPAUSED"
 
 
 @dataclass(frozen=True)
@@ -180,14 +183,21 @@ def _canonical_view(settings: dict[str, Any]) -> dict[str, Any]:
     return view
 
 
+def _with_pause_status(settings: dict[str, Any]) -> dict[str, Any]:
+    for name in PAUSABLE:
+        if isinstance(settings.get(name), dict) and "pause_status" not in settings[name]:
+            settings[name] = {**settings[name], "pause_status": DEFAULT_PAUSE_STATUS}
+    return settings
+
+
 def render(stored: StoredSettings, version: str) -> dict[str, Any]:
     """The settings as `jobs/get` through /api/<version> shows them, defaults filled in."""
     if stored.format == SINGLE_TASK and version == LEGACY_VERSION:
         assert stored.layout is not None
         legacy = {**LEGACY_DEFAULTS, **unlift(stored.settings, stored.layout),
                   "format": SINGLE_TASK}
-        return job_settings.render(legacy, stored.layout.form)
-    return _canonical_view(stored.settings)
+        return _with_pause_status(job_settings.render(legacy, stored.layout.form))
+    return _with_pause_status(_canonical_view(stored.settings))
 
 
 def upgraded(doc: dict[str, Any]) -> StoredSettings:

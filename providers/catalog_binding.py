@@ -1,12 +1,16 @@
-"""CatalogBinding: a catalog's isolation mode and the workspaces this stack binds to it.
+"""CatalogBinding: the isolation mode of a Unity Catalog securable that can be bound to
+workspaces (a catalog, an external location, a storage credential, a service credential:
+`securable_type`) and the workspaces this stack binds to it.
 
-The catalog itself is not created or deleted here. Create records the isolation mode it
+The securable itself is not created or deleted here. Create records the isolation mode it
 found (`previous_isolation_mode`) and which declared workspaces were already bound
 (`preexisting_bindings`). Update binds and unbinds only the difference; delete unbinds
 only the workspaces this resource bound and restores the previous isolation mode. Bindings
 of workspaces that are not declared are never touched.
 
-Bindings take effect only while the catalog is ISOLATED.
+Bindings take effect only while the securable is ISOLATED. A catalog is named by
+`catalog_name` (or `securable_name`), its id is its name, as before securable types
+existed; any other securable by `securable_name`, its id `<securable type>/<name>`.
 """
 
 from __future__ import annotations
@@ -16,12 +20,13 @@ from collections.abc import Iterable, Mapping
 from itertools import groupby
 from typing import TYPE_CHECKING, Any, ClassVar, Final, Literal
 
-from pydantic import BaseModel, ConfigDict, field_validator
+from pydantic import BaseModel, ConfigDict, ValidationInfo, field_validator
 
 from providers.client import NotFound
 from providers.ids import Int64Id
 from providers.kind import declare
 from providers.lifecycle import Spec, WorkspaceProvider, undone_on_failure
+from providers.storage_credential import uc_name
 
 if TYPE_CHECKING:
     from providers.client import WorkspaceClient
@@ -30,6 +35,9 @@ CATALOG_NAME = re.compile(r"^[A-Za-z0-9_-]{1,255}$")
 READ_WRITE: Final = "BINDING_TYPE_READ_WRITE"
 
 BindingType = Literal["BINDING_TYPE_READ_WRITE", "BINDING_TYPE_READ_ONLY"]
+SecurableType = Literal["catalog", "external_location", "storage_credential", "credential"]
+SECURABLE_TYPES = ("catalog", "external_location", "storage_credential", "credential")
+CATALOG: Final = "catalog"
 # workspace id (digits) -> binding type
 Bindings = dict[str, str]
 
@@ -41,19 +49,49 @@ class WorkspaceBindingModel(BaseModel):
     binding_type: BindingType = READ_WRITE
 
 
+def catalog_identifier(value: str) -> str:
+    if not CATALOG_NAME.match(value):
+        raise ValueError("must be 1 to 255 letters, digits, '_' or '-'")
+    return value.lower()  # the service stores catalog names in lower case
+
+
 class CatalogBindingModel(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    catalog_name: str
+    securable_type: SecurableType = CATALOG
+    catalog_name: str | None = None
+    securable_name: str | None = None
     isolation_mode: Literal["ISOLATED", "OPEN"] = "ISOLATED"
     bindings: list[WorkspaceBindingModel] = []
 
+    @field_validator("securable_type", mode="before")
+    @classmethod
+    def _type_spelling(cls, value: Any) -> Any:
+        return value.strip().lower().replace("-", "_") if isinstance(value, str) else value
+
+    @field_validator("isolation_mode", mode="before")
+    @classmethod
+    def _mode_spelling(cls, value: Any) -> Any:
+        # The other securables' spelling (ISOLATION_MODE_ISOLATED) is the same mode.
+        return value.removeprefix("ISOLATION_MODE_") if isinstance(value, str) else value
+
     @field_validator("catalog_name")
     @classmethod
-    def _catalog_identifier(cls, value: str) -> str:
-        if not CATALOG_NAME.match(value):
-            raise ValueError("must be 1 to 255 letters, digits, '_' or '-'")
-        return value.lower()  # the service stores catalog names in lower case
+    def _catalog_identifier(cls, value: str | None) -> str | None:
+        return None if value is None else catalog_identifier(value)
+
+    @field_validator("securable_name")
+    @classmethod
+    def _securable_name(cls, value: str | None, info: ValidationInfo) -> str | None:
+        if value is None:
+            return None
+        if info.data.get("securable_type", CATALOG) == CATALOG:
+            return catalog_identifier(value)
+        return uc_name(value)
+
+    @property
+    def name(self) -> str:
+        return str(self.catalog_name or self.securable_name)
 
     @field_validator("bindings")
     @classmethod
@@ -75,36 +113,74 @@ def bindings_of(spec_list: Iterable[Mapping[str, Any]] | None) -> Bindings:
     return {str(b["workspace_id"]): b["binding_type"] for b in spec_list or []}
 
 
+def split_id(id_: str) -> tuple[str, str]:
+    """`<name>` (a catalog) or `<securable type>/<name>` -> (type, name)."""
+    head, sep, rest = id_.partition("/")
+    if not sep:
+        return CATALOG, id_.lower()
+    if head not in SECURABLE_TYPES or not rest:
+        raise ValueError(
+            "a CatalogBinding id is a catalog's name or <securable type>/<name>, a type of "
+            f"{', '.join(SECURABLE_TYPES)}; got {id_!r}"
+        )
+    return head, rest.lower() if head == CATALOG else rest
+
+
+def id_of(securable_type: str, name: str) -> str:
+    return name if securable_type == CATALOG else f"{securable_type}/{name}"
+
+
 class CatalogBindingProvider(WorkspaceProvider):
     args_model = CatalogBindingModel
-    replace_keys: ClassVar[frozenset[str]] = frozenset({"catalog_name"})
+    replace_keys: ClassVar[frozenset[str]] = frozenset(
+        {"catalog_name", "securable_type", "securable_name"}
+    )
+
+    @classmethod
+    def rules(cls, inputs: Mapping[str, Any]) -> list[tuple[str, str]]:
+        args = CatalogBindingModel.model_validate(inputs)
+        if args.securable_type == CATALOG:
+            if (args.catalog_name is None) == (args.securable_name is None):
+                return [("catalog_name", "give the catalog's name: catalog_name or "
+                         "securable_name, one of them")]
+            return []
+        if args.catalog_name is not None:
+            return [("catalog_name", f"names a catalog; a {args.securable_type} is named by "
+                     "securable_name")]
+        if args.securable_name is None:
+            return [("securable_name", f"required: the {args.securable_type}'s name")]
+        return []
 
     def spec(self, args: CatalogBindingModel) -> Spec:
         return {
-            "catalog_name": args.catalog_name,
+            **self._head(args.securable_type, args.name),
             "isolation_mode": args.isolation_mode,
             "bindings": bindings_spec({b.workspace_id: b.binding_type for b in args.bindings}),
         }
 
     def create_object(self, client: WorkspaceClient, args: CatalogBindingModel, spec: Spec):
-        name = args.catalog_name
-        catalog = client.catalogs.get(name)  # an unknown catalog fails here
-        live = self._live_bindings(client, name)
+        kind, name = args.securable_type, args.name
+        securable = client.bindings.get_securable(kind, name)  # an unknown one fails here
+        live = self._live_bindings(client, kind, name)
         desired = bindings_of(spec["bindings"])
-        previous_mode = catalog.get("isolation_mode")
+        previous_mode = securable.get("isolation_mode")
         computed = {
             "previous_isolation_mode": previous_mode,
             "preexisting_bindings": bindings_spec({w: t for w, t in live.items() if w in desired}),
         }
+        id_ = id_of(kind, name)
         record = {**computed, "bindings": spec["bindings"]}
-        with undone_on_failure(lambda: self.delete_object(client, name, record)):
-            self._converge(client, name, previous_mode, args.isolation_mode, live, desired, {}, {})
-            observed = self._observed(client, name, desired)
-        return name, observed, computed
+        with undone_on_failure(lambda: self.delete_object(client, id_, record)):
+            self._converge(
+                client, kind, name, previous_mode, args.isolation_mode, live, desired, {}, {}
+            )
+            observed = self._observed(client, kind, name, desired)
+        return id_, observed, computed
 
     def read_object(self, client: WorkspaceClient, id_: str, recorded: Mapping[str, Any]):
+        kind, name = split_id(id_)
         declared = bindings_of(recorded["bindings"]) if "bindings" in recorded else None
-        observed = self._observed(client, id_, declared)
+        observed = self._observed(client, kind, name, declared)
         computed = self._computed(recorded)
         if declared is None:
             # Nothing recorded (import): every binding found is someone else's to keep.
@@ -112,17 +188,19 @@ class CatalogBindingProvider(WorkspaceProvider):
         return observed, computed
 
     def update_object(self, client, id_, recorded, args, spec):
+        kind, name = split_id(id_)
         desired = bindings_of(spec["bindings"])
         declared_before = bindings_of(recorded.get("bindings"))
         preexisting = bindings_of(recorded.get("preexisting_bindings"))
-        mode_now = client.catalogs.get(id_).get("isolation_mode")
-        live = self._live_bindings(client, id_)
+        mode_now = client.bindings.get_securable(kind, name).get("isolation_mode")
+        live = self._live_bindings(client, kind, name)
         # A newly declared workspace that someone else had already bound stays theirs.
         for w, t in live.items():
             if w in desired and w not in declared_before:
                 preexisting.setdefault(w, t)
         self._converge(
-            client, id_, mode_now, args.isolation_mode, live, desired, preexisting, declared_before
+            client, kind, name, mode_now, args.isolation_mode, live, desired, preexisting,
+            declared_before,
         )
         computed = {
             "previous_isolation_mode": recorded.get("previous_isolation_mode"),
@@ -130,17 +208,19 @@ class CatalogBindingProvider(WorkspaceProvider):
                 {w: t for w, t in preexisting.items() if w in desired}
             ),
         }
-        return self._observed(client, id_, desired), computed
+        return self._observed(client, kind, name, desired), computed
 
     def delete_object(self, client: WorkspaceClient, id_: str, recorded: Mapping[str, Any]) -> None:
+        kind, name = split_id(id_)
         try:
-            mode_now = client.catalogs.get(id_).get("isolation_mode")
+            mode_now = client.bindings.get_securable(kind, name).get("isolation_mode")
             self._converge(
                 client,
-                id_,
+                kind,
+                name,
                 mode_now,
                 recorded.get("previous_isolation_mode"),
-                self._live_bindings(client, id_),
+                self._live_bindings(client, kind, name),
                 desired={},
                 preexisting=bindings_of(recorded.get("preexisting_bindings")),
                 dropped=bindings_of(recorded.get("bindings")),
@@ -149,15 +229,23 @@ class CatalogBindingProvider(WorkspaceProvider):
             return
 
     # --- helpers ------------------------------------------------------------------
-    def _live_bindings(self, client: WorkspaceClient, name: str) -> Bindings:
+    @staticmethod
+    def _head(kind: str, name: str) -> Spec:
+        """The spec's keys that name the securable (a catalog's as before types existed)."""
+        if kind == CATALOG:
+            return {"catalog_name": name}
+        return {"securable_type": kind, "securable_name": name}
+
+    def _live_bindings(self, client: WorkspaceClient, kind: str, name: str) -> Bindings:
         return {
             str(b["workspace_id"]): b.get("binding_type", READ_WRITE)
-            for b in client.catalogs.get_bindings(name)
+            for b in client.bindings.get(kind, name)
         }
 
     def _converge(
         self,
         client: WorkspaceClient,
+        kind: str,
         name: str,
         mode_now: str | None,
         mode: str | None,
@@ -167,18 +255,19 @@ class CatalogBindingProvider(WorkspaceProvider):
         dropped: Bindings,
     ) -> None:
         """Sets the isolation mode (None: leaves it) and the bindings. Opens before
-        unbinding and binds before isolating, so the catalog is never ISOLATED with only
+        unbinding and binds before isolating, so the securable is never ISOLATED with only
         part of its bindings."""
         new_mode = mode if mode is not None and mode != mode_now else None
         if new_mode == "OPEN":
-            client.catalogs.update_isolation(name, new_mode)
-        self._apply(client, name, live, desired, preexisting, dropped)
+            client.bindings.update_isolation(kind, name, new_mode)
+        self._apply(client, kind, name, live, desired, preexisting, dropped)
         if new_mode is not None and new_mode != "OPEN":
-            client.catalogs.update_isolation(name, new_mode)
+            client.bindings.update_isolation(kind, name, new_mode)
 
     def _apply(
         self,
         client: WorkspaceClient,
+        kind: str,
         name: str,
         live: Bindings,
         desired: Bindings,
@@ -198,20 +287,25 @@ class CatalogBindingProvider(WorkspaceProvider):
             elif live[w] != preexisting[w]:
                 bind[w] = preexisting[w]
         for binding_type, ids in _by_type(bind):
-            client.catalogs.bind(name, ids, binding_type)
+            client.bindings.bind(kind, name, ids, binding_type)
         for binding_type, ids in _by_type(unbind):
-            client.catalogs.unbind(name, ids, binding_type)
+            client.bindings.unbind(kind, name, ids, binding_type)
 
-    def _observed(self, client: WorkspaceClient, name: str, declared: Bindings | None) -> Spec:
-        """The catalog in spec form: only the declared workspaces' bindings (all of them
+    def _observed(
+        self, client: WorkspaceClient, kind: str, name: str, declared: Bindings | None
+    ) -> Spec:
+        """The securable in spec form: only the declared workspaces' bindings (all of them
         when nothing is declared yet, as on import)."""
-        catalog = client.catalogs.get(name)
-        live = self._live_bindings(client, name)
+        securable = client.bindings.get_securable(kind, name)
+        live = self._live_bindings(client, kind, name)
         if declared is not None:
             live = {w: t for w, t in live.items() if w in declared}
+        found = str(securable.get("name", name))
+        if kind == CATALOG or found.lower() == name.lower():
+            found = name  # as declared, where the service matches it
         return {
-            "catalog_name": catalog.get("name", name).lower(),
-            "isolation_mode": catalog.get("isolation_mode"),
+            **self._head(kind, found),
+            "isolation_mode": securable.get("isolation_mode"),
             "bindings": bindings_spec(live),
         }
 
@@ -231,14 +325,21 @@ def _by_type(bindings: Bindings) -> list[tuple[str, list[int]]]:
     ]
 
 
-
 def _bound_catalogs(client: Any) -> Any:
-    """Catalogs with a binding to manage: isolated, or bound to a workspace. (An open
-    catalog without bindings is every catalog's state before anyone binds it.)"""
-    for catalog in client.catalogs.list():
-        name = str(catalog["name"])
-        if catalog.get("isolation_mode") == "ISOLATED" or client.catalogs.get_bindings(name):
-            yield name, name
+    """Securables with a binding to manage: isolated, or bound to a workspace. (An open one
+    without bindings is every securable's state before anyone binds it.) Catalogs, external
+    locations and storage credentials (service credentials: declare them by hand)."""
+    listed = [
+        (CATALOG, client.catalogs.list()),
+        ("external_location", client.external_locations.list()),
+        ("storage_credential", client.storage_credentials.list()),
+    ]
+    for kind, found in listed:
+        for securable in found:
+            name = str(securable["name"])
+            isolated = securable.get("isolation_mode") in ("ISOLATED", "ISOLATION_MODE_ISOLATED")
+            if isolated or client.bindings.get(kind, name):
+                yield id_of(kind, name), id_of(kind, name)
 
 
 KIND = declare(
@@ -247,9 +348,11 @@ KIND = declare(
     outputs={"previous_isolation_mode": str, "preexisting_bindings": list},
     config_key="catalogBindings",
     identity=("catalog_name",),
+    after=("storageCredentials", "externalLocations"),
     doc="docs/catalog-binding.md",
-    summary="a catalog's isolation mode and workspace bindings",
-    import_id="catalog name",
+    summary="a catalog's (or another bindable securable's) isolation mode and workspace "
+    "bindings",
+    import_id="catalog name, or <securable type>/<name>",
     stack_output=("catalog_bindings", lambda resource: resource.id),
     inventory=_bound_catalogs,
 )

@@ -313,8 +313,16 @@ def plain_secret_values(kind: Kind, items: list[dict[str, Any]]) -> list[str]:
         plain_text_problem(f"{key}[{index}].{field}", path=True)
         for index, item in enumerate(items)
         for field in fields
-        if item.get(field) is not None and item[field] != SECRET_PLACEHOLDER
+        if item.get(field) is not None and not _encrypted(item[field])
     ]
+
+
+def _encrypted(value: Any) -> bool:
+    """Whether a secret input reads as encrypted: the value, or, for an object holding a
+    secret (a storage credential's service principal and its client_secret), a value in it."""
+    if isinstance(value, dict):
+        return any(_encrypted(v) for v in value.values())
+    return bool(value == SECRET_PLACEHOLDER)
 
 
 def reference_problems(

@@ -11,7 +11,8 @@ from pulumi.output import Unknown
 from providers import CatalogBinding, CatalogBindingArgs, WorkspaceBindingArgs
 from providers.catalog_binding import CatalogBindingProvider
 from providers.client import NotFound, TemporarilyUnavailable, WorkspaceClient
-from providers.client.catalogs import CATALOGS_PATH, CatalogsApi
+from providers.client.bindings import BindingsApi
+from providers.client.catalogs import CATALOGS_PATH
 from providers.lifecycle import CONNECTION_KEY, UNKNOWN
 from tests.providers.resource_mocks import register
 from tests.providers.support import failures
@@ -295,11 +296,11 @@ def test_a_failed_create_undoes_its_bindings_so_the_next_records_the_initial_sta
     so the retried create records OPEN and no preexisting bindings, and its delete leaves
     the catalog as it was in the initial data."""
 
-    def isolation_unavailable(self, name, isolation_mode):
+    def isolation_unavailable(self, securable_type, name, isolation_mode):
         raise unavailable(f"{CATALOGS_PATH}/{name}")
 
     with monkeypatch.context() as patched:
-        patched.setattr(CatalogsApi, "update_isolation", isolation_unavailable)
+        patched.setattr(BindingsApi, "update_isolation", isolation_unavailable)
         with pytest.raises(TemporarilyUnavailable):
             provider.create(props)
     assert bindings_of(client) == []
@@ -311,3 +312,53 @@ def test_a_failed_create_undoes_its_bindings_so_the_next_records_the_initial_sta
     provider.delete(result.id, result.outs)
     assert bindings_of(client) == []
     assert isolation_of(client) == "OPEN"
+
+
+# --- other bindable securables ---------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("changes", "path", "reason"),
+    [
+        ({"securable_type": "volume"}, "securable_type", "'catalog', 'external_location'"),
+        ({"securable_type": "external_location"}, "catalog_name", "securable_name"),
+        ({"catalog_name": None}, "catalog_name", "catalog_name or securable_name"),
+        ({"catalog_name": None, "securable_type": "storage_credential"}, "securable_name",
+         "required"),
+    ],
+)
+def test_check_names_the_securable(provider, props, changes, path, reason):
+    found = failures(provider, {k: v for k, v in {**props, **changes}.items() if v is not None})
+    assert reason in found[path], found
+
+
+def test_an_external_location_is_isolated_and_bound(provider, connection, client):
+    from tests.providers.uc_support import ACCESS_CONNECTOR, fresh_name
+
+    credential, location = fresh_name("cred"), fresh_name("Loc")
+    client.storage_credentials.create(
+        {"name": credential, "azure_managed_identity": {"access_connector_id": ACCESS_CONNECTOR}}
+    )
+    client.external_locations.create({
+        "name": location, "credential_name": credential,
+        "url": f"abfss://c@emulatedstorage.dfs.core.windows.net/{location}"})
+    props = {"securable_type": "EXTERNAL-LOCATION", "securable_name": location,
+             "isolation_mode": "ISOLATION_MODE_ISOLATED",
+             "bindings": [{"workspace_id": HOME}], CONNECTION_KEY: connection}
+    assert failures(provider, props) == {}
+    made = provider.create(props)
+    assert made.id == f"external_location/{location}"
+    assert made.outs["previous_isolation_mode"] == "OPEN"
+    found = client.external_locations.get(location)
+    assert found["isolation_mode"] == "ISOLATION_MODE_ISOLATED"
+    assert [b["workspace_id"] for b in client.bindings.get("external_location", location)] == [
+        HOME]
+    read = provider.read(made.id, made.outs)
+    assert not provider.diff(made.id, read.outs, props).changes
+    assert provider.diff(made.id, read.outs, {**props, "securable_name": "x"}).replaces
+    imported = provider.read(made.id, {CONNECTION_KEY: connection})
+    assert imported.outs["securable_name"] == location
+    provider.delete(made.id, made.outs)
+    assert client.external_locations.get(location)["isolation_mode"] == "ISOLATION_MODE_OPEN"
+    assert client.bindings.get("external_location", location) == []
+    client.storage_credentials.delete(credential, force=True)

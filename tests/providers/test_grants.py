@@ -1,0 +1,197 @@
+"""Grants against the emulator, in both wire forms: authoritative for one securable."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from providers.client import WorkspaceClient
+from providers.grants import GrantsProvider
+from providers.lifecycle import CONNECTION_KEY, UNKNOWN
+from tests.providers.support import assert_check_names, failures
+from tests.providers.uc_support import catalog, lose_the_answer_to_patch  # noqa: F401
+
+BOB, ANALYSTS, ENGINEERS = "bob@example.com", "analysts", "data-engineers"
+
+
+@pytest.fixture
+def provider() -> GrantsProvider:
+    return GrantsProvider()
+
+
+@pytest.fixture
+def props(connection: dict[str, Any], catalog: str) -> dict[str, Any]:  # noqa: F811
+    return {
+        "securable_type": "catalog",
+        "full_name": catalog,
+        "privilege_assignments": [
+            {"principal": ANALYSTS, "privileges": ["USE_CATALOG", "SELECT"]},
+            {"principal": BOB, "privileges": ["USE_CATALOG"]},
+        ],
+        CONNECTION_KEY: connection,
+    }
+
+
+def grants_on(client: WorkspaceClient, name: str, kind: str = "catalog") -> dict[str, list]:
+    return {a["principal"]: sorted(a["privileges"]) for a in client.grants.get(kind, name)}
+
+
+@pytest.mark.parametrize(
+    ("change", "field", "reason"),
+    [
+        ({"securable_type": "table"}, "securable_type", "must be one of catalog, schema"),
+        ({"full_name": "a.b"}, "full_name", "a catalog is named catalog"),
+        (
+            {"privilege_assignments": [{"principal": "analysts", "privileges": ["SELEC"]}]},
+            "privilege_assignments.0.privileges.0",
+            "did you mean SELECT?",
+        ),
+        (
+            {"privilege_assignments": [{"principal": "a", "privileges": ["READ_FILES"]}]},
+            "privilege_assignments.0.privileges.0",
+            "does not apply to a catalog",
+        ),
+        (
+            {"privilege_assignments": [{"principal": "a", "privileges": []}]},
+            "privilege_assignments.0.privileges",
+            "at least one privilege",
+        ),
+        (
+            {"privilege_assignments": [{"principal": "a", "privileges": ["SELECT", "SELECT"]}]},
+            "privilege_assignments.0.privileges",
+            "more than once",
+        ),
+        (
+            {"privilege_assignments": [{"principal": " a", "privileges": ["SELECT"]}]},
+            "privilege_assignments.0.principal",
+            "surrounding spaces",
+        ),
+        (
+            {"privilege_assignments": [
+                {"principal": "Bob@Example.com", "privileges": ["SELECT"]},
+                {"principal": BOB, "privileges": ["USE_CATALOG"]},
+            ]},
+            "privilege_assignments",
+            "give each principal once",
+        ),
+        ({"owner": "x"}, "owner", "Extra inputs"),
+    ],
+)
+def test_check_names_the_bad_field(provider, props, change, field, reason) -> None:
+    assert_check_names(provider, props, change, field, reason)
+
+
+def test_check_accepts_valid_input_and_unknowns(provider, props) -> None:
+    assert failures(provider, props) == {}
+    assert failures(provider, {**props, "privilege_assignments": UNKNOWN}) == {}
+    # SELECT and READ_VOLUME reach a catalog's tables and volumes.
+    on_volumes = {"principal": "users", "privileges": ["READ_VOLUME", "USE_SCHEMA"]}
+    assert failures(provider, {**props, "privilege_assignments": [on_volumes]}) == {}
+
+
+def test_lifecycle(provider, props, client, catalog) -> None:  # noqa: F811
+    made = provider.create(props)
+    assert made.id == f"catalog/{catalog}"
+    assert grants_on(client, catalog) == {ANALYSTS: ["SELECT", "USE_CATALOG"],
+                                          BOB: ["USE_CATALOG"]}
+    # Privileges are sets; a user's name matches without regard to case; the type's case.
+    same = {**props, "securable_type": "CATALOG", "full_name": catalog.upper(),
+            "privilege_assignments": [
+                {"principal": "Bob@Example.COM", "privileges": ["USE_CATALOG"]},
+                {"principal": ANALYSTS, "privileges": ["SELECT", "USE_CATALOG"]}]}
+    assert not provider.diff(made.id, made.outs, same).changes
+    read = provider.read(made.id, made.outs)
+    assert not provider.diff(made.id, read.outs, props).changes
+
+    # A privilege removed from config is revoked; nothing else is touched.
+    fewer = {**props, "privilege_assignments": [
+        {"principal": ANALYSTS, "privileges": ["USE_CATALOG"]},
+        {"principal": BOB, "privileges": ["USE_CATALOG"]}]}
+    diff = provider.diff(made.id, read.outs, fewer)
+    assert diff.changed_keys == ["privilege_assignments"] and not diff.replaces
+    assert diff.field_changes == ["privilege_assignments: analysts: loses SELECT"]
+    updated = provider.update(made.id, read.outs, fewer)
+    assert grants_on(client, catalog) == {ANALYSTS: ["USE_CATALOG"], BOB: ["USE_CATALOG"]}
+
+    provider.delete(made.id, updated.outs)
+    assert grants_on(client, catalog) == {}
+    provider.delete(made.id, updated.outs)  # nothing left to revoke
+
+
+def test_a_grant_made_outside_to_an_undeclared_principal_is_removed(
+    provider, props, client, catalog  # noqa: F811
+) -> None:
+    made = provider.create(props)
+    client.grants.update("catalog", catalog, [{"principal": ENGINEERS, "add": ["SELECT"]}])
+    read = provider.read(made.id, made.outs)
+    diff = provider.diff(made.id, read.outs, props)
+    assert diff.changed_keys == ["privilege_assignments"]
+    assert diff.field_changes == [
+        "privilege_assignments: data-engineers: loses SELECT (not declared)"
+    ]
+    provider.update(made.id, read.outs, props)
+    assert ENGINEERS not in grants_on(client, catalog)
+    provider.delete(made.id, made.outs)
+
+
+def test_a_declared_privilege_revoked_outside_is_seen_and_restored(
+    provider, props, client, catalog  # noqa: F811
+) -> None:
+    made = provider.create(props)
+    client.grants.update("catalog", catalog, [{"principal": ANALYSTS, "remove": ["SELECT"]}])
+    read = provider.read(made.id, made.outs)
+    diff = provider.diff(made.id, read.outs, props)
+    assert diff.field_changes == ["privilege_assignments: analysts: gains SELECT"]
+    provider.update(made.id, read.outs, props)
+    assert grants_on(client, catalog)[ANALYSTS] == ["SELECT", "USE_CATALOG"]
+    provider.delete(made.id, made.outs)
+
+
+def test_another_securable_replaces(provider, props, created) -> None:
+    id_, outs = created
+    diff = provider.diff(id_, outs, {**props, "full_name": "main"})
+    assert diff.replaces == ["full_name"]
+    provider.delete(id_, outs)
+
+
+def test_import_by_id_previews_no_change(provider, props, client, catalog) -> None:  # noqa: F811
+    made = provider.create(props)
+    imported = provider.read(made.id, {CONNECTION_KEY: props[CONNECTION_KEY]})
+    assert imported.outs["privilege_assignments"] == made.outs["privilege_assignments"]
+    assert not provider.diff(made.id, imported.outs, props, old_inputs={}).changes
+    provider.delete(made.id, imported.outs)
+    assert grants_on(client, catalog) == {}
+
+
+def test_create_converges_after_a_lost_answer_and_an_interrupted_run(
+    provider, props, client, catalog, monkeypatch  # noqa: F811
+) -> None:
+    with monkeypatch.context() as patched:
+        lost = lose_the_answer_to_patch(patched, "/permissions/")
+        made = provider.create(props)
+        assert len(lost) == 1
+    assert grants_on(client, catalog)[BOB] == ["USE_CATALOG"]
+    # The run is interrupted before the state records the grants: the next create finds
+    # them made and sends nothing.
+    sent: list[str] = []
+    real_patch = WorkspaceClient.patch
+    monkeypatch.setattr(
+        WorkspaceClient, "patch", lambda self, to, body: sent.append(to) or real_patch(
+            self, to, body)
+    )
+    again = provider.create(props)
+    assert sent == [] and again.outs["privilege_assignments"] == made.outs[
+        "privilege_assignments"]
+    provider.delete(again.id, again.outs)
+
+
+def test_grants_on_each_securable_type(provider, connection, client, catalog) -> None:  # noqa: F811
+    schema = {"securable_type": "schema", "full_name": f"{catalog}.default",
+              "privilege_assignments": [{"principal": ANALYSTS,
+                                         "privileges": ["USE_SCHEMA", "SELECT"]}],
+              CONNECTION_KEY: connection}
+    made = provider.create(schema)
+    assert grants_on(client, f"{catalog}.default", "schema") == {
+        ANALYSTS: ["SELECT", "USE_SCHEMA"]}
+    provider.delete(made.id, made.outs)

@@ -1,0 +1,69 @@
+"""The privileges Grants and Grant check before any call are the emulator's and the SDK's:
+the providers keep their own copy of the rule (they never import the emulator), held equal
+here."""
+
+from __future__ import annotations
+
+import pytest
+
+from providers import uc_privileges
+from providers.client.sdk_shapes import SdkEnum, enum_values
+from workspace_emulator.platform.areas.unity_catalog import privileges as emulated
+
+
+def test_the_known_privileges_are_the_emulators_and_the_sdks() -> None:
+    assert uc_privileges.KNOWN == emulated.KNOWN
+    assert uc_privileges.KNOWN <= set(enum_values(SdkEnum("catalog", "Privilege")))
+
+
+def test_each_securable_type_takes_the_emulators_privileges() -> None:
+    assert {t.upper(): p for t, p in uc_privileges.APPLICABLE.items()} == emulated.APPLICABLE
+
+
+@pytest.mark.parametrize(
+    ("privilege", "securable_type", "says"),
+    [
+        ("SELEC", "catalog", "did you mean SELECT?"),
+        ("select", "schema", "did you mean SELECT?"),
+        ("USE CATALOG", "catalog", "did you mean USE_CATALOG?"),
+        ("CREATE_EXTERNAL_TABLE", "catalog", "does not apply to a catalog"),
+        ("USE_CATALOG", "volume", "does not apply to a volume"),
+        ("CREATE_EXTERNAL_LOCATION", "external_location", "does not apply"),
+        ("BOGUS_THING_ENTIRELY", "catalog", "unknown privilege 'BOGUS_THING_ENTIRELY'"),
+    ],
+)
+def test_a_privilege_that_does_not_apply_is_named(privilege, securable_type, says) -> None:
+    assert says in (uc_privileges.privilege_problem(privilege, securable_type) or "")
+
+
+@pytest.mark.parametrize(
+    ("privilege", "securable_type"),
+    [("SELECT", "catalog"), ("USE_SCHEMA", "catalog"), ("READ_VOLUME", "volume"),
+     ("CREATE_EXTERNAL_LOCATION", "storage_credential"), ("READ_FILES", "external_location")],
+)
+def test_a_privilege_that_applies_passes(privilege, securable_type) -> None:
+    assert uc_privileges.privilege_problem(privilege, securable_type) is None
+
+
+@pytest.mark.parametrize(
+    ("securable_type", "value", "expected"),
+    [("catalog", "Main", "main"), ("schema", "Main.Sales", "main.sales"),
+     ("volume", "m.s.V", "m.s.v"), ("external_location", "Landing", "Landing")],
+)
+def test_full_names_fold_where_the_service_folds(securable_type, value, expected) -> None:
+    assert uc_privileges.full_name_of(securable_type, value) == expected
+
+
+@pytest.mark.parametrize(
+    ("securable_type", "value"),
+    [("catalog", "a.b"), ("schema", "main"), ("volume", "a.b"), ("schema", "a..b"),
+     ("catalog", "has space"), ("storage_credential", "a/b")],
+)
+def test_a_full_name_of_the_wrong_shape_is_refused(securable_type, value) -> None:
+    with pytest.raises(ValueError, match="is named"):
+        uc_privileges.full_name_of(securable_type, value)
+
+
+def test_principals_match_as_the_service_matches_them() -> None:
+    assert uc_privileges.principal_key("Bob@Example.com") == "bob@example.com"
+    assert uc_privileges.principal_key("Data-Engineers") == "Data-Engineers"

@@ -25,6 +25,8 @@ KINDS: tuple[tuple[str, str], ...] = (
     ("JobPermissions", "providers.job_permissions"),
     ("Permissions", "providers.permissions"),
     ("RepoBranch", "providers.repo_branch"),
+    ("StorageCredential", "providers.storage_credential"),
+    ("ExternalLocation", "providers.external_location"),
     ("CatalogBinding", "providers.catalog_binding"),
     ("ClusterPolicy", "providers.cluster_policy"),
     ("Cluster", "providers.cluster"),
@@ -34,6 +36,8 @@ KINDS: tuple[tuple[str, str], ...] = (
     ("GroupMember", "providers.group_member"),
     ("Repo", "providers.repo"),
     ("IpAccessList", "providers.ip_access_list"),
+    ("Grants", "providers.grants"),
+    ("Grant", "providers.grant"),
 )
 
 

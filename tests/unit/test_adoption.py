@@ -38,9 +38,10 @@ def test_every_importable_object_kind_is_adoptable_but_repo_branches() -> None:
         "ServicePrincipal", "ServicePrincipalSecret", "SecretScope", "Secret", "SecretAcl",
         "Job", "JobPermissions", "Permissions", "CatalogBinding", "ClusterPolicy", "Cluster",
         "Group", "GroupMember", "Repo", "IpAccessList",
+        "StorageCredential", "ExternalLocation", "Grants",
     }
     refused = not_adoptable()
-    assert set(refused) == {"ClusterState", "JobRun", "RepoBranch"}
+    assert set(refused) == {"ClusterState", "JobRun", "RepoBranch", "Grant"}
     assert "action" in refused["JobRun"] and "action" in refused["ClusterState"]
     assert "Repo item" in refused["RepoBranch"]
     # In the registry's order: a kind after the kinds its references point into.

@@ -88,6 +88,8 @@ SERVICE_OWN: tuple[str, ...] = (
     "a direct entry besides the owner's, and the owner of a job is never declared",
     "open catalogs without workspace bindings (CatalogBinding): every catalog's state before "
     "anyone binds it",
+    "the service's own catalogs (Catalog: `system`, `hive_metastore`, `samples`, system and "
+    "internal catalog types) and every catalog's `information_schema` (Schema)",
     "the permissions of object types the client cannot list (instance pools, notebooks, "
     "directories, files, warehouses, pipelines, models, experiments, serving and vector "
     "search endpoints, apps): declare them by hand, Permissions `<type>/<id>`",

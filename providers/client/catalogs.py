@@ -1,7 +1,7 @@
-"""The catalogs area of the REST API (Unity Catalog): a catalog's isolation mode and its
-workspace bindings. The wire forms spell a binding's workspace id (string or integer) and
-an unbind (`unassign_workspaces` or `remove`) differently; bindings come back with integer
-workspace ids in either form."""
+"""The catalogs area of the REST API (Unity Catalog): catalogs (create, read, update,
+delete), a catalog's isolation mode and its workspace bindings. The wire forms spell a
+binding's workspace id (string or integer) and an unbind (`unassign_workspaces` or
+`remove`) differently; bindings come back with integer workspace ids in either form."""
 
 from __future__ import annotations
 
@@ -39,6 +39,20 @@ class CatalogsApi:
 
     def get(self, name: str) -> dict[str, Any]:
         return self.client.get(_catalog_path(name))
+
+    def create(self, body: dict[str, Any]) -> dict[str, Any]:
+        """The catalog made from a create body (`name`, `comment`, `properties`, ...). Not
+        repeated after a lost answer: the kind looks for what it made (create_or_adopt)."""
+        return self.client.post(CATALOGS_PATH, body)
+
+    def update(self, name: str, fields: dict[str, Any]) -> dict[str, Any]:
+        """Change the given fields (`comment`, `owner`, `new_name`, ...), keep the rest."""
+        return self.client.patch(_catalog_path(name), fields)
+
+    def delete(self, name: str, force: bool = False) -> None:
+        """Delete the catalog; `force`: with everything it holds."""
+        params = {"force": "true"} if force else None
+        self.client.request("DELETE", _catalog_path(name), params=params, idempotent=True)
 
     def update_isolation(self, name: str, isolation_mode: str) -> None:
         """Make the catalog ISOLATED (only bound workspaces see it) or OPEN."""

@@ -38,6 +38,7 @@ def test_every_importable_object_kind_is_adoptable_but_repo_branches() -> None:
         "ServicePrincipal", "ServicePrincipalSecret", "SecretScope", "Secret", "SecretAcl",
         "Job", "JobPermissions", "Permissions", "CatalogBinding", "ClusterPolicy", "Cluster",
         "Group", "GroupMember", "Repo", "IpAccessList",
+        "Catalog", "Schema", "Volume",
         "StorageCredential", "ExternalLocation", "Grants",
     }
     refused = not_adoptable()

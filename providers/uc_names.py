@@ -1,0 +1,178 @@
+"""What the Unity Catalog kinds (Catalog, Schema, Volume) share: the service's naming rules,
+full names, storage URLs, owners, and the judgement of what an interrupted create left.
+
+Names. The service stores catalog, schema and volume names in lower case and finds them
+whatever the case asked for, so a declared `Sales` is the service's `sales`: names are
+folded here, before any comparison. A name holds no `.`, space, `/` or control character
+and has at most 255 characters. A schema's full name is `catalog.schema`, a volume's
+`catalog.schema.volume`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import TYPE_CHECKING, Annotated, Any
+
+from pydantic import AfterValidator
+
+from providers.client import InvalidState, WorkspaceError
+from providers.scim_fields import not_blank
+
+if TYPE_CHECKING:
+    from providers.client import WorkspaceClient
+
+MAX_NAME = 255
+FORBIDDEN = frozenset(". /")
+INFORMATION_SCHEMA = "information_schema"
+DEFAULT_SCHEMA = "default"
+# Catalogs the service makes and keeps itself (never created, changed or deleted by a
+# stack, nor listed by the audit).
+SERVICE_CATALOG_TYPES = frozenset({"SYSTEM_CATALOG", "INTERNAL_CATALOG"})
+SERVICE_CATALOGS = frozenset({"system", "hive_metastore", "samples", "__databricks_internal"})
+
+
+def is_service_catalog(catalog: Mapping[str, Any]) -> bool:
+    """A catalog the service makes and keeps itself (`system`, `hive_metastore`, ...)."""
+    return (
+        catalog.get("catalog_type") in SERVICE_CATALOG_TYPES
+        or str(catalog.get("name", "")).lower() in SERVICE_CATALOGS
+    )
+
+
+def catalog_names(client: Any) -> Iterator[str]:
+    """Every catalog a stack can manage (the service's own left out): the audit's."""
+    for catalog in client.catalogs.list():
+        if not is_service_catalog(catalog):
+            yield str(catalog["name"])
+
+
+def schema_full_names(client: Any) -> Iterator[str]:
+    """Every schema of those catalogs but their `information_schema` (the service's own)."""
+    for catalog in catalog_names(client):
+        for schema in client.schemas.list(catalog):
+            if schema.get("name") != INFORMATION_SCHEMA:
+                yield str(schema.get("full_name") or f"{catalog}.{schema['name']}")
+
+
+def name_problem(value: str) -> str | None:
+    """Why `value` is not a name the service takes for a catalog, schema or volume."""
+    if not value:
+        return "must not be empty"
+    if len(value) > MAX_NAME:
+        return f"has {len(value)} characters; a name has at most {MAX_NAME}"
+    bad = sorted({c for c in value if c in FORBIDDEN or ord(c) < 32 or ord(c) == 127})
+    if bad:
+        shown = ", ".join(repr(c) for c in bad)
+        return f"{value!r} holds {shown}: a name holds no '.', space, '/' or control character"
+    return None
+
+
+def object_name(value: str) -> str:
+    """A catalog's, schema's or volume's own name, folded to lower case as the service does."""
+    problem = name_problem(value)
+    if problem:
+        raise ValueError(problem)
+    return value.lower()
+
+
+def dotted_name(levels: tuple[int, ...]) -> AfterValidator:
+    """A name of one of `levels` parts (`(1, 2)`: `schema` or `catalog.schema`), each part
+    a valid name, folded to lower case."""
+    shapes = {1: "name", 2: "catalog.schema", 3: "catalog.schema.volume"}
+
+    def check(value: str) -> str:
+        parts = value.split(".")
+        if len(parts) not in levels:
+            wanted = " or ".join(f"`{shapes[n]}`" if n > 1 else "a plain name" for n in levels)
+            raise ValueError(f"{value!r} has {len(parts)} parts; give {wanted}")
+        for part in parts:
+            problem = name_problem(part)
+            if problem:
+                raise ValueError(f"{value!r}: {problem}" if len(parts) > 1 else problem)
+        return value.lower()
+
+    return AfterValidator(check)
+
+
+Name = Annotated[str, AfterValidator(object_name)]
+NotBlank = Annotated[str, AfterValidator(not_blank)]
+
+
+def storage_url(value: str) -> str:
+    """A cloud storage URL (`abfss://container@account.dfs.core.windows.net/path`,
+    `s3://bucket/path`, `gs://bucket/path`), without a trailing `/` (the service drops it)."""
+    scheme, sep, rest = value.partition("://")
+    if not sep or not scheme or not rest.strip("/") or any(c.isspace() for c in value):
+        raise ValueError(
+            f"{value!r} is not a storage URL (e.g. abfss://container@account.dfs.core."
+            "windows.net/path, s3://bucket/path or gs://bucket/path)"
+        )
+    return value.rstrip("/")
+
+
+StorageUrl = Annotated[str, AfterValidator(storage_url)]
+
+
+def text_map(value: dict[str, str] | None) -> dict[str, str] | None:
+    """An empty map is none: the same as leaving it out."""
+    return value or None
+
+
+def observed_owner(found: Mapping[str, Any], declared: str | None) -> str | None:
+    """The owner the service shows, in the declared spelling where the service matched a
+    user name without regard to case (`Bob@example.com` is the service's `bob@example.com`)."""
+    owner = found.get("owner")
+    if (
+        isinstance(owner, str)
+        and declared is not None
+        and "@" in declared
+        and owner.lower() == declared.lower()
+    ):
+        return declared
+    return owner
+
+
+def observed_url(value: Any) -> str | None:
+    return value.rstrip("/") if isinstance(value, str) and value else None
+
+
+def made_by_caller(client: WorkspaceClient, found: Mapping[str, Any]) -> bool:
+    """Whether the object was made by the principal this client signs in as (where both
+    are told: a personal token names no principal here, and an object may not say)."""
+    caller = client.connection.client_id
+    creator = found.get("created_by")
+    if not caller or not isinstance(creator, str) or not creator:
+        return True
+    return creator.lower() == caller.lower()
+
+
+def holds_as_made(found: Mapping[str, Any], spec: Mapping[str, Any], keys: tuple[str, ...]
+                  ) -> bool:
+    """Whether `found` holds each of the create body's `keys` the spec declares, as the
+    create would have made it."""
+    for key in keys:
+        if key not in spec:
+            continue
+        value = found.get(key)
+        if key in ("storage_root", "storage_location"):
+            value = observed_url(value)
+        if value != spec[key]:
+            return False
+    return True
+
+
+def is_not_empty(error: WorkspaceError) -> bool:
+    """Whether the service refused a delete because the object holds something."""
+    return isinstance(error, InvalidState) or (
+        error.status == 400 and "not empty" in error.message.lower()
+    )
+
+
+def needs_force_destroy(error: WorkspaceError, what: str, name: str, holds: str) -> None:
+    """Says, in the service's refusal of a delete, what to do: `force_destroy`."""
+    error.message += (
+        f" ({what} {name!r} holds {holds}: set force_destroy: true on the {what.title()} and "
+        f"run `pulumi up` before deleting it to delete it with everything it holds, or delete "
+        "its contents first)"
+    )
+    error.args = (str(error),)

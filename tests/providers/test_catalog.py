@@ -1,0 +1,170 @@
+"""Catalog against the emulator, in both wire forms: create, read, update in place, the
+replacements, delete with and without force_destroy, import, and adopting what an
+interrupted create left."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from providers.catalog import CatalogProvider
+from providers.client import AlreadyExists, InvalidState, WorkspaceClient
+from providers.client.catalogs import CATALOGS_PATH
+from providers.client.workspace import writes_sent
+from providers.lifecycle import CONNECTION_KEY
+from tests.providers.ambiguous import lose_the_answer_to
+from tests.providers.unity_catalog import external_location, fresh, make_schema
+
+
+@pytest.fixture
+def provider() -> CatalogProvider:
+    return CatalogProvider()
+
+
+@pytest.fixture
+def props(connection: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "name": fresh("Sales"),  # declared in mixed case: the service folds it
+        "comment": "sales data",
+        "properties": {"team": "data"},
+        CONNECTION_KEY: connection,
+    }
+
+
+def exists(client: WorkspaceClient, name: str) -> bool:
+    return any(c["name"] == name.lower() for c in client.catalogs.list())
+
+
+def test_create_read_update_delete(provider, props, client) -> None:
+    made = provider.create(props)
+    name = props["name"].lower()
+    assert made.id == name
+    found = client.catalogs.get(name)
+    assert (found["comment"], found["properties"]) == ("sales data", {"team": "data"})
+    # Folded names and what the service fills in (owner, metastore id, ...) are no change.
+    assert made.outs["name"] == name and "owner" not in made.outs
+    assert made.outs["full_name"] == name and made.outs["metastore_id"]
+    assert not provider.diff(made.id, made.outs, props).changes
+    read = provider.read(made.id, made.outs)
+    assert not provider.diff(made.id, read.outs, props).changes
+
+    changed = {
+        **props,
+        "comment": "sales, curated",
+        "properties": {"team": "data", "tier": "gold"},
+        "owner": "data-engineers",
+        "isolation_mode": "ISOLATED",
+    }
+    diff = provider.diff(made.id, made.outs, changed)
+    assert set(diff.changed_keys) == {"comment", "properties", "owner", "isolation_mode"}
+    assert not diff.replaces
+    updated = provider.update(made.id, made.outs, changed)
+    found = client.catalogs.get(name)
+    assert (found["comment"], found["owner"], found["isolation_mode"]) == (
+        "sales, curated", "data-engineers", "ISOLATED"
+    )
+    assert found["properties"] == {"team": "data", "tier": "gold"}
+    assert not provider.diff(made.id, updated.outs, changed).changes
+
+    provider.delete(made.id, updated.outs)  # only its `default` schema: no force needed
+    assert not exists(client, name)
+    assert provider.read(made.id, updated.outs).id is None
+    provider.delete(made.id, updated.outs)  # gone already: deleted
+
+
+def test_a_changed_root_or_name_replaces(provider, props, emulator) -> None:
+    root = external_location(emulator)
+    rooted = {**props, "storage_root": f"{root}/sales/"}
+    made = provider.create(rooted)
+    assert made.outs["storage_root"] == f"{root}/sales"  # the service's spelling, no slash
+    assert made.outs["storage_location"].startswith(f"{root}/sales/")
+    assert not provider.diff(made.id, made.outs, rooted).changes
+
+    moved = provider.diff(made.id, made.outs, {**rooted, "storage_root": f"{root}/other"})
+    assert moved.replaces == ["storage_root"] and moved.delete_before_replace
+    renamed = provider.diff(made.id, made.outs, {**rooted, "name": fresh("sales")})
+    assert renamed.replaces == ["name"] and not renamed.delete_before_replace
+    provider.delete(made.id, made.outs)
+
+
+def test_a_non_empty_catalog_is_deleted_only_with_force_destroy(provider, props, client) -> None:
+    made = provider.create(props)
+    schema = make_schema(client, made.id)
+    with pytest.raises(InvalidState, match="force_destroy: true") as refused:
+        provider.delete(made.id, made.outs)
+    assert schema.split(".")[1] in str(refused.value)
+    assert exists(client, made.id)
+
+    forced = {**props, "force_destroy": True}
+    diff = provider.diff(made.id, made.outs, forced)
+    assert diff.changed_keys == ["force_destroy"] and not diff.replaces
+    before = writes_sent(client.connection.base_url)
+    updated = provider.update(made.id, made.outs, forced)
+    assert writes_sent(client.connection.base_url) == before  # our own field: nothing sent
+    assert updated.outs["force_destroy"] is True
+    provider.delete(made.id, updated.outs)
+    assert not exists(client, made.id)
+
+
+def test_drift_shows_in_refresh(provider, props, client) -> None:
+    made = provider.create(props)
+    client.catalogs.update(made.id, {"comment": "changed by hand", "owner": "data-engineers"})
+    read = provider.read(made.id, made.outs)
+    # The owner was never declared: not a change.
+    assert provider.diff(made.id, read.outs, props).changed_keys == ["comment"]
+    provider.delete(made.id, made.outs)
+
+
+def test_import_by_name(provider, props, client) -> None:
+    made = provider.create({**props, "owner": "data-engineers"})
+    imported = provider.read(made.id.upper(), {CONNECTION_KEY: props[CONNECTION_KEY]})
+    assert imported.outs["name"] == made.id
+    assert imported.outs["owner"] == "data-engineers"
+    assert imported.outs["force_destroy"] is False
+    declared = {**props, "owner": "data-engineers"}
+    assert not provider.diff(made.id, imported.outs, declared, old_inputs={}).changes
+    provider.delete(made.id, made.outs)
+
+
+def test_a_user_owner_matches_without_regard_to_case(provider, props, client) -> None:
+    owned = {**props, "owner": "Bob@Example.com"}
+    made = provider.create(owned)
+    assert client.catalogs.get(made.id)["owner"].lower() == "bob@example.com"
+    assert made.outs["owner"] == "Bob@Example.com"
+    assert not provider.diff(made.id, provider.read(made.id, made.outs).outs, owned).changes
+    provider.delete(made.id, made.outs)
+
+
+def test_create_adopts_after_a_lost_answer(provider, props, client, monkeypatch) -> None:
+    lost = lose_the_answer_to(monkeypatch, CATALOGS_PATH)
+    made = provider.create({**props, "isolation_mode": "ISOLATED"})
+    assert lost == [CATALOGS_PATH]
+    assert client.catalogs.get(made.id)["isolation_mode"] == "ISOLATED"
+    provider.delete(made.id, made.outs)
+
+
+def test_create_adopts_what_an_interrupted_run_made(provider, props, client) -> None:
+    # The earlier run's create went through; its answer never reached the state.
+    client.catalogs.create({"name": props["name"], "comment": props["comment"],
+                            "properties": props["properties"]})
+    made = provider.create({**props, "owner": "data-engineers"})
+    assert made.id == props["name"].lower()
+    assert client.catalogs.get(made.id)["owner"] == "data-engineers"
+    provider.delete(made.id, made.outs)
+
+
+def test_a_catalog_in_use_is_not_adopted(provider, props, client) -> None:
+    client.catalogs.create({"name": props["name"], "comment": props["comment"],
+                            "properties": props["properties"]})
+    make_schema(client, props["name"].lower())
+    with pytest.raises(AlreadyExists, match="import it"):
+        provider.create(props)
+    client.catalogs.delete(props["name"].lower(), force=True)
+
+
+def test_a_catalog_declared_otherwise_is_not_adopted(provider, props, client) -> None:
+    client.catalogs.create({"name": props["name"], "comment": "someone else's"})
+    with pytest.raises(AlreadyExists, match="import it"):
+        provider.create(props)
+    client.catalogs.delete(props["name"].lower(), force=True)

@@ -43,8 +43,24 @@ class PermissionDenied(ServiceError):
     code = "PERMISSION_DENIED"
 
 
+class ResourceConflict(ServiceError):
+    code = "RESOURCE_CONFLICT"
+
+
 class QuotaExceeded(ServiceError):
     code = "QUOTA_EXCEEDED"
+
+
+class DirectoryNotEmpty(ServiceError):
+    """A workspace folder deleted without `recursive` while it holds anything."""
+
+    code = "DIRECTORY_NOT_EMPTY"
+
+
+class MaxNotebookSizeExceeded(ServiceError):
+    """Workspace import or export content over the service's 10 MB."""
+
+    code = "MAX_NOTEBOOK_SIZE_EXCEEDED"
 
 
 class RequestLimitExceeded(ServiceError):
@@ -61,9 +77,12 @@ STATUS_BY_CODE = {
     "RESOURCE_ALREADY_EXISTS": 400,
     "INVALID_STATE": 400,
     "QUOTA_EXCEEDED": 400,
+    "DIRECTORY_NOT_EMPTY": 400,
+    "MAX_NOTEBOOK_SIZE_EXCEEDED": 400,
     "UNAUTHENTICATED": 401,
     "PERMISSION_DENIED": 403,
     "RESOURCE_DOES_NOT_EXIST": 404,
+    "RESOURCE_CONFLICT": 409,
     "ENDPOINT_NOT_FOUND": 404,
     "METHOD_NOT_ALLOWED": 405,
     "REQUEST_ENTITY_TOO_LARGE": 413,

@@ -23,6 +23,7 @@ ENTITLEMENTS = frozenset(
      "workspace-access"}
 )
 PRINCIPAL_ID_START = 4_000_000_000_000_001
+USER_ID_START = 5_000_000_000_000_001
 GROUP_ID_START = 100_000_000_100_001
 # Groups the workspace itself needs: never deleted or renamed.
 SYSTEM_GROUPS = frozenset({ADMINS_GROUP, USERS_GROUP})
@@ -74,6 +75,24 @@ class User:
     user_name: str
     display_name: str
     group_ids: tuple[str, ...] = ()
+    active: bool = True
+    entitlements: tuple[str, ...] = ()
+    external_id: str | None = None
+
+    def to_doc(self) -> dict:
+        return {"display_name": self.display_name, "group_ids": list(self.group_ids),
+                "active": self.active, "entitlements": list(self.entitlements),
+                "external_id": self.external_id}
+
+
+@dataclass(frozen=True)
+class UserSpec:
+    """The changeable part of a user (its groups are changed through the groups)."""
+
+    display_name: str | None = None
+    active: bool = True
+    entitlements: tuple[str, ...] = ()
+    external_id: str | None = None
 
 
 @dataclass(frozen=True)
@@ -150,9 +169,8 @@ class Directory:
         self._store_group_doc(conn, group)
 
     def add_user(self, conn: sqlite3.Connection, user: User) -> None:
-        doc = {"display_name": user.display_name, "group_ids": list(user.group_ids)}
         conn.execute("INSERT INTO users (id, user_name, doc) VALUES (?, ?, ?)",
-                     (user.id, user.user_name, to_json(doc)))
+                     (user.id, user.user_name, to_json(user.to_doc())))
 
     @staticmethod
     def _store_group_doc(conn: sqlite3.Connection, group: Group) -> None:
@@ -313,7 +331,8 @@ class Directory:
         for row in rows:
             doc = from_json(row["doc"])
             users.append(User(row["id"], row["user_name"], doc["display_name"],
-                              tuple(doc["group_ids"])))
+                              tuple(doc["group_ids"]), doc.get("active", True),
+                              tuple(doc.get("entitlements", ())), doc.get("external_id")))
         return users
 
     def user(self, user_id: str) -> User:
@@ -324,6 +343,44 @@ class Directory:
 
     def user_by_name(self, user_name: str) -> User | None:
         return next((u for u in self.users() if u.user_name.lower() == user_name.lower()), None)
+
+    def new_user_id(self, conn: sqlite3.Connection) -> str:
+        return str(self._db.next_value(conn, "user_id", USER_ID_START))
+
+    def create_user(self, conn: sqlite3.Connection, user_id: str, user_name: str,
+                    spec: UserSpec) -> User:
+        """Adds the user under `user_id`; a user name the workspace has in any case is
+        refused, as the service compares user names without regard to case."""
+        if not user_name.strip():
+            raise InvalidParameter("'userName' is required")
+        self._check_entitlements(spec.entitlements)
+        for row in conn.execute("SELECT id, user_name FROM users").fetchall():
+            if row["user_name"].lower() == user_name.lower() or row["id"] == user_id:
+                raise AlreadyExists(f"User with username {user_name} already exists.")
+        user = User(user_id, user_name, spec.display_name or user_name, (), spec.active,
+                    tuple(dict.fromkeys(spec.entitlements)), spec.external_id)
+        self.add_user(conn, user)
+        return user
+
+    def replace_user(self, user_id: str, spec: UserSpec) -> User:
+        """The user with the spec's fields (its user name and groups as they were)."""
+        self._check_entitlements(spec.entitlements)
+        with self._db.write() as conn:
+            current = self.user(user_id)
+            updated = replace(
+                current, display_name=spec.display_name or current.display_name,
+                active=spec.active, entitlements=tuple(dict.fromkeys(spec.entitlements)),
+                external_id=spec.external_id)
+            conn.execute("UPDATE users SET doc = ? WHERE id = ?",
+                         (to_json(updated.to_doc()), user_id))
+        return updated
+
+    def delete_user(self, user_id: str) -> User:
+        """Removes the user (and so its memberships) from the workspace."""
+        with self._db.write() as conn:
+            user = self.user(user_id)
+            conn.execute("DELETE FROM users WHERE id = ?", (user_id,))
+        return user
 
     # service principals
 

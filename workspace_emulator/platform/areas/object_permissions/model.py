@@ -38,6 +38,7 @@ class ObjectType:
 
 
 _WORKSPACE_OBJECT_LEVELS = ("CAN_READ", "CAN_RUN", "CAN_EDIT", "CAN_MANAGE")
+_SQL_OBJECT_LEVELS = ("CAN_VIEW", "CAN_RUN", "CAN_EDIT", "CAN_MANAGE")
 OBJECT_TYPES = {
     t.name: t
     for t in (
@@ -65,8 +66,20 @@ OBJECT_TYPES = {
         ObjectType("apps", "apps", ("CAN_USE", "CAN_MANAGE"), "/apps/"),
         ObjectType("vector-search-endpoints", "vector-search-endpoints",
                    ("CAN_USE", "CAN_CREATE", "CAN_MANAGE"), "/vector-search-endpoints/"),
+        # Token and password usage: one object each, `authorization/tokens` and
+        # `authorization/passwords` (AUTHORIZATION_OBJECTS); only admins change them.
+        ObjectType("authorization", "authorization", ("CAN_USE",), "/authorization/"),
+        # SQL queries, alerts and legacy dashboards (the SDK's sql.PermissionLevel), and
+        # Lakeview dashboards (the service's public permission reference: no SDK enum).
+        ObjectType("sql/queries", "query", _SQL_OBJECT_LEVELS, "/sql/queries/"),
+        ObjectType("sql/alerts", "alert", _SQL_OBJECT_LEVELS, "/sql/alerts/"),
+        ObjectType("sql/dashboards", "dashboard", _SQL_OBJECT_LEVELS, "/sql/dashboards/"),
+        ObjectType("dashboards", "dashboard", ("CAN_READ", "CAN_RUN", "CAN_EDIT", "CAN_MANAGE"),
+                   "/dashboards/"),
     )
 }
+# The objects of `authorization/<id>`: every workspace has both.
+AUTHORIZATION_OBJECTS = ("tokens", "passwords")
 # The older spelling of the warehouses' path, which the service still serves.
 ALIASES = {"sql/warehouses": "warehouses"}
 
@@ -90,7 +103,9 @@ class ObjectPermissions:
         self._db = db
         self._directory = directory
         # object type -> whether an object of that id exists, for types held in a store.
-        self._stores: dict[str, Callable[[str], bool]] = {}
+        self._stores: dict[str, Callable[[str], bool]] = {
+            "authorization": lambda object_id: object_id in AUTHORIZATION_OBJECTS,
+        }
 
     def serve(self, type_name: str, exists: Callable[[str], bool]) -> None:
         """Objects of `type_name` exist when `exists(id)` says so."""
@@ -146,8 +161,10 @@ class ObjectPermissions:
 
     # --- helpers --------------------------------------------------------------------
     def _render(self, kind: ObjectType, object_id: str, entries: list[AclEntry]) -> dict:
+        # `authorization/tokens` answers object_type `tokens`, its passwords `passwords`.
+        noun = object_id if kind.name == "authorization" else kind.noun
         return job_permissions.render(object_id, entries, self._directory, root=kind.root,
-                                      object_type=kind.noun)
+                                      object_type=noun)
 
     def _readable(self, conn, kind: ObjectType, object_id: str, caller: Caller) -> list:
         entries = self._entries(conn, kind, object_id)

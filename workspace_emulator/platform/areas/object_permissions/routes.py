@@ -56,41 +56,49 @@ async def job_permission_levels(
 
 
 # --- every other object type (model.py) -------------------------------------------------
-# The older `sql/warehouses` spelling has a slash of its own, hence its own routes.
+# The types under `sql/` (queries, alerts, legacy dashboards, and the older spelling of
+# warehouses) have a slash of their own, hence their own routes; `authorization/tokens` and
+# `authorization/passwords` are the type `authorization` and the object `tokens`/`passwords`.
 
 
-@router.get("/sql/warehouses/{object_id}", include_in_schema=False)
+def _sql_type(sql_type: str | None, object_type: str) -> str:
+    return object_type if sql_type is None else f"sql/{sql_type}"
+
+
+@router.get("/sql/{sql_type}/{object_id}", include_in_schema=False)
 @router.get("/{object_type}/{object_id}")
 async def get_object_permissions(
-    object_id: str, ws: WorkspaceDep, caller: CallerDep, object_type: str = "sql/warehouses",
+    object_id: str, ws: WorkspaceDep, caller: CallerDep,
+    object_type: str = "", sql_type: str | None = None,
 ) -> JSONResponse:
-    return ok(ws.object_permissions.get(object_type, object_id, caller))
+    return ok(ws.object_permissions.get(_sql_type(sql_type, object_type), object_id, caller))
 
 
-@router.put("/sql/warehouses/{object_id}", include_in_schema=False)
+@router.put("/sql/{sql_type}/{object_id}", include_in_schema=False)
 @router.put("/{object_type}/{object_id}")
 async def replace_object_permissions(
     object_id: str, body: AccessControlBody, ws: WorkspaceDep, caller: CallerDep,
-    object_type: str = "sql/warehouses",
+    object_type: str = "", sql_type: str | None = None,
 ) -> JSONResponse:
     return ok(ws.object_permissions.change(
-        object_type, object_id, _entries(body), caller, replace_all=True))
+        _sql_type(sql_type, object_type), object_id, _entries(body), caller, replace_all=True))
 
 
-@router.patch("/sql/warehouses/{object_id}", include_in_schema=False)
+@router.patch("/sql/{sql_type}/{object_id}", include_in_schema=False)
 @router.patch("/{object_type}/{object_id}")
 async def update_object_permissions(
     object_id: str, body: AccessControlBody, ws: WorkspaceDep, caller: CallerDep,
-    object_type: str = "sql/warehouses",
+    object_type: str = "", sql_type: str | None = None,
 ) -> JSONResponse:
     return ok(ws.object_permissions.change(
-        object_type, object_id, _entries(body), caller, replace_all=False))
+        _sql_type(sql_type, object_type), object_id, _entries(body), caller, replace_all=False))
 
 
-@router.get("/sql/warehouses/{object_id}/permissionLevels", include_in_schema=False)
+@router.get("/sql/{sql_type}/{object_id}/permissionLevels", include_in_schema=False)
 @router.get("/{object_type}/{object_id}/permissionLevels")
 async def object_permission_levels(
-    object_id: str, ws: WorkspaceDep, caller: CallerDep, object_type: str = "sql/warehouses",
+    object_id: str, ws: WorkspaceDep, caller: CallerDep,
+    object_type: str = "", sql_type: str | None = None,
 ) -> JSONResponse:
-    levels = ws.object_permissions.levels(object_type, object_id, caller)
+    levels = ws.object_permissions.levels(_sql_type(sql_type, object_type), object_id, caller)
     return ok({"permission_levels": [{"permission_level": level} for level in levels]})

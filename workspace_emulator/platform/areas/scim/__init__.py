@@ -1,16 +1,25 @@
-"""SCIM: the directory's service principals and groups (full CRUD, PATCH of members), users
-(read) and Me, over the workspace's directory (platform/directory.py: every area and the
-authentication use it, so it is no area's own; its tables are there too)."""
+"""SCIM: the directory's service principals, groups (full CRUD, PATCH of members) and users
+(full CRUD: a workspace-local user, or an account user assigned where the workspace is
+identity-federated, account.py) and Me, over the workspace's directory
+(platform/directory.py: every area and the authentication use it, so it is no area's own;
+its tables are there too). The area's state is the account (its id, its users, the
+federation flag: initial-data section `account`)."""
 
 from __future__ import annotations
 
-from workspace_emulator.platform.area import Area, InitialData, Mount
+from workspace_emulator.platform.area import Area, AreaContext, InitialData, Mount
 from workspace_emulator.platform.areas.scim import routes
+from workspace_emulator.platform.areas.scim.account import TABLES, Account
 from workspace_emulator.platform.directory import Group, ServicePrincipalSpec, User
 from workspace_emulator.platform.fidelity import stateful
 
 
-def _add_initial(_: None, initial: InitialData) -> None:
+def _open(context: AreaContext) -> Account:
+    return Account(context.db, context.directory)
+
+
+def _add_initial(account: Account, initial: InitialData) -> None:
+    account.add_initial(initial.conn, dict(initial.sections.get("account") or {}))
     directory = initial.directory
     group_ids = {}
     for group in initial.section("groups"):
@@ -31,14 +40,22 @@ def _add_initial(_: None, initial: InitialData) -> None:
         ), conn=initial.conn)
 
 
-AREA: Area[None] = Area(
+AREA: Area[Account] = Area(
     name="scim",
+    open=_open,
+    tables=TABLES,
     routers=(Mount(routes.router),),
     route_priority=30,
     support={
         "GET /preview/scim/v2/Me": stateful("the calling service principal"),
         "GET /preview/scim/v2/Users": stateful("initial-data users; filter, paging"),
-        "GET /preview/scim/v2/Users/{user_id}": stateful("read only"),
+        "GET /preview/scim/v2/Users/{user_id}": stateful(""),
+        "POST /preview/scim/v2/Users": stateful("user names unique regardless of case; "
+                                                "assigns the account user where federated"),
+        "PUT /preview/scim/v2/Users/{user_id}": stateful("userName cannot change"),
+        "PATCH /preview/scim/v2/Users/{user_id}": stateful("displayName, active, "
+                                                           "entitlements, externalId"),
+        "DELETE /preview/scim/v2/Users/{user_id}": stateful("from the workspace only"),
         "GET /preview/scim/v2/Groups": stateful("groups with their members; filter, paging"),
         "GET /preview/scim/v2/Groups/{group_id}": stateful(""),
         "POST /preview/scim/v2/Groups": stateful("unique display name; members must exist"),
@@ -58,6 +75,5 @@ AREA: Area[None] = Area(
         "DELETE /preview/scim/v2/ServicePrincipals/{principal_id}": stateful(
             "its tokens stop working"),
     },
-    not_served={"SCIM writes of users": ("POST /preview/scim/v2/Users",)},
     initial_data=_add_initial,
 )

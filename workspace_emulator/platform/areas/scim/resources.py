@@ -19,6 +19,7 @@ from workspace_emulator.platform.directory import (
     ServicePrincipal,
     ServicePrincipalSpec,
     User,
+    UserSpec,
 )
 
 SP_SCHEMA = "urn:ietf:params:scim:schemas:core:2.0:ServicePrincipal"
@@ -55,13 +56,17 @@ def render_service_principal(principal: ServicePrincipal, directory: Directory) 
 
 def render_user(user: User, directory: Directory) -> dict:
     names = {g.id: g.display_name for g in directory.groups()}
-    return {
+    resource = {
         "schemas": [USER_SCHEMA], "id": user.id, "userName": user.user_name,
-        "displayName": user.display_name, "active": True,
+        "displayName": user.display_name, "active": user.active,
         "emails": [{"value": user.user_name, "type": "work", "primary": True}],
         "groups": [{"value": gid, "display": names.get(gid, gid), "type": "direct",
                     "$ref": f"Groups/{gid}"} for gid in user.group_ids],
+        "entitlements": [{"value": e} for e in user.entitlements],
     }
+    if user.external_id:
+        resource["externalId"] = user.external_id
+    return resource
 
 
 def render_group(group: Group, directory: Directory) -> dict:
@@ -175,6 +180,46 @@ def spec_from_resource(body: dict) -> ServicePrincipalSpec:
         entitlements=_values(body.get("entitlements"), "entitlements"),
         external_id=_optional_string(body.get("externalId"), "externalId"),
     )
+
+
+def user_spec_from_resource(body: dict) -> UserSpec:
+    """A POST or PUT body of a user (its groups are changed through the groups)."""
+    return UserSpec(
+        display_name=_optional_string(body.get("displayName"), "displayName"),
+        active=_active(body.get("active", True)),
+        entitlements=_values(body.get("entitlements"), "entitlements"),
+        external_id=_optional_string(body.get("externalId"), "externalId"),
+    )
+
+
+_USER_ATTRIBUTES = {"displayname": "display_name", "active": "active",
+                    "entitlements": "entitlements", "externalid": "external_id"}
+
+
+def patched_user_spec(user: User, body: dict) -> UserSpec:
+    """The user after a PatchOp body's operations on displayName, active, entitlements and
+    externalId."""
+    spec = UserSpec(user.display_name, user.active, user.entitlements, user.external_id)
+    for op, path, value in _operations(body):
+        match = _PATCH_PATH.fullmatch(path.strip())
+        field = _USER_ATTRIBUTES.get(match.group(1).lower()) if match else None
+        if match is None or field is None:
+            raise InvalidParameter(f"Unsupported patch path '{path}'")
+        selected = match.group(2)
+        if field == "entitlements":
+            spec = replace(spec, entitlements=_apply_multi_valued(
+                spec.entitlements, op, path, selected, value))
+        elif selected is not None:
+            raise InvalidParameter(f"'{path}' is not a multi-valued attribute")
+        elif field == "active":
+            spec = replace(spec, active=True if op == "remove" else _active(value))
+        elif field == "display_name":
+            spec = replace(spec, display_name=None if op == "remove"
+                           else _optional_string(value, path))
+        else:
+            spec = replace(spec, external_id=None if op == "remove"
+                           else _optional_string(value, path))
+    return spec
 
 
 def group_spec_from_resource(body: dict) -> GroupSpec:

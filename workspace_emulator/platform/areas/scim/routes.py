@@ -31,6 +31,15 @@ class ServicePrincipalBody(Open):
     externalId: str | None = None
 
 
+class UserBody(Open):
+    schemas: list[str] | None = None
+    userName: str | None = None
+    displayName: str | None = None
+    active: bool | None = None
+    entitlements: list[ScimValue] | None = None
+    externalId: str | None = None
+
+
 class GroupBody(Open):
     schemas: list[str] | None = None
     displayName: str | None = None
@@ -157,6 +166,49 @@ async def get_user(
     user_id: str, ws: WorkspaceDep, _: CallerDep,
 ) -> JSONResponse:
     return ok(scim.render_user(ws.directory.user(user_id), ws.directory))
+
+
+@router.post("/Users", status_code=201)
+async def create_user(body: UserBody, ws: WorkspaceDep, _: AdminDep) -> JSONResponse:
+    """A workspace-local user, or the account user assigned (identity federation:
+    account.py)."""
+    request = body.as_request()
+    scim.require_schema(request, scim.USER_SCHEMA)
+    user_name = request.get("userName")
+    if not isinstance(user_name, str) or not user_name.strip():
+        raise InvalidParameter("'userName' is required")
+    user = ws.scim.add_user(user_name, scim.user_spec_from_resource(request))
+    return ok(scim.render_user(user, ws.directory), status_code=201)
+
+
+@router.put("/Users/{user_id}")
+async def replace_user(
+    user_id: str, body: UserBody, ws: WorkspaceDep, _: AdminDep,
+) -> JSONResponse:
+    request = body.as_request()
+    scim.require_schema(request, scim.USER_SCHEMA)
+    current = ws.directory.user(user_id)
+    if str(request.get("userName", current.user_name)).lower() != current.user_name.lower():
+        raise InvalidParameter("'userName' cannot be changed")
+    user = ws.directory.replace_user(user_id, scim.user_spec_from_resource(request))
+    return ok(scim.render_user(user, ws.directory))
+
+
+@router.patch("/Users/{user_id}")
+async def patch_user(
+    user_id: str, body: PatchBody, ws: WorkspaceDep, _: AdminDep,
+) -> JSONResponse:
+    current = ws.directory.user(user_id)
+    user = ws.directory.replace_user(
+        user_id, scim.patched_user_spec(current, body.as_request()))
+    return ok(scim.render_user(user, ws.directory))
+
+
+@router.delete("/Users/{user_id}", status_code=204)
+async def delete_user(user_id: str, ws: WorkspaceDep, _: AdminDep) -> Response:
+    """Removes the user from the workspace only (an account user stays in the account)."""
+    ws.directory.delete_user(user_id)
+    return Response(status_code=204)
 
 
 @router.get("/Groups")

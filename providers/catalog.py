@@ -249,6 +249,8 @@ KIND = declare(
     outputs={"full_name": str, "metastore_id": str, "catalog_type": str, "storage_location": str},
     config_key="catalogs",
     identity=("name",),
+    # A storage_root lies under an external location: made after it, deleted before it.
+    after=("externalLocations",),
     doc="docs/catalog.md",
     summary="a Unity Catalog catalog: comment, properties, owner, isolation mode; "
     "delete of a non-empty one only with force_destroy",

@@ -226,6 +226,8 @@ KIND = declare(
     outputs={"full_name": str, "schema_id": str, "metastore_id": str, "storage_location": str},
     config_key="schemas",
     references={"catalog": Reference(target_key="catalogs", field="catalog_name")},
+    # A storage_root lies under an external location: made after it, deleted before it.
+    after=("externalLocations",),
     doc="docs/schema.md",
     summary="a Unity Catalog schema in a catalog: comment, properties, owner; delete of a "
     "non-empty one only with force_destroy",

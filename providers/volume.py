@@ -242,6 +242,9 @@ KIND = declare(
         "catalog": Reference(target_key="catalogs", field="catalog_name"),
         "schema": Reference(target_key="schemas", field="schema_name"),
     },
+    # An EXTERNAL volume's storage_location lies under an external location, which the
+    # service neither makes it without nor deletes while it is there.
+    after=("externalLocations",),
     doc="docs/volume.md",
     summary="a Unity Catalog volume, MANAGED or EXTERNAL: comment and owner in place",
     import_id="full name, catalog.schema.volume",

@@ -19,12 +19,14 @@ from workspace_emulator.platform.area import Area
 AREAS: tuple[str, ...] = (
     "scim",
     "cluster_policies",
-    "clusters",  # its policies'
+    "instance_pools",
+    "clusters",  # its policies' and pools'
     "jobs",  # the clusters their tasks name
     "repos",
     "catalogs",
     "unity_catalog",  # below and beside the catalogs
     "ip_access_lists",
+    "sql_warehouses",
     "secret_scopes",
     "secrets",
     "object_permissions",  # the objects of the areas above

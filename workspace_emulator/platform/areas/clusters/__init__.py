@@ -8,14 +8,18 @@ from workspace_emulator.platform.area import Area, AreaContext, InitialData, Mou
 from workspace_emulator.platform.areas.cluster_policies.model import ClusterPolicies
 from workspace_emulator.platform.areas.clusters import library_routes, routes
 from workspace_emulator.platform.areas.clusters.model import TABLES, Clusters
+from workspace_emulator.platform.areas.instance_pools.model import InstancePools
 from workspace_emulator.platform.fidelity import simulated, stateful, validated
 
 VERSIONS = ("2.0", "2.1")
 
 
 def _open(context: AreaContext) -> Clusters:
-    return Clusters(context.db, context.settings.transition_seconds,
-                    context.state(ClusterPolicies))
+    pools = context.state(InstancePools)
+    clusters = Clusters(context.db, context.settings.transition_seconds,
+                        context.state(ClusterPolicies), pools)
+    pools.count_users = clusters.running_on_pool
+    return clusters
 
 
 def _add_initial(clusters: Clusters, initial: InitialData) -> None:

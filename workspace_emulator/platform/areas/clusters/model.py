@@ -132,7 +132,7 @@ def _spec_of(request: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in request.items() if k not in OUTPUT_FIELDS and v is not None}
 
 
-def _validate_spec(spec: dict[str, Any], policies: Any) -> None:
+def _validate_spec(spec: dict[str, Any], policies: Any, pools: Any = None) -> None:
     version = spec.get("spark_version")
     if not version:
         raise InvalidParameter("Missing required field: spark_version")
@@ -162,6 +162,11 @@ def _validate_spec(spec: dict[str, Any], policies: Any) -> None:
         raise InvalidParameter(
             f"autotermination_minutes must be 0 (never) or between {low} and {high}, "
             f"got {minutes}")
+    for field in ("instance_pool_id", "driver_instance_pool_id"):
+        pool_id = spec.get(field)
+        if pool_id is not None and pools is not None and not pools.exists(pool_id):
+            raise InvalidParameter(f"Instance pool {pool_id} does not exist or is deleted "
+                                   f"({field})")
     policy_id = spec.get("policy_id")
     if policy_id is not None:
         try:
@@ -181,10 +186,12 @@ CREATE TABLE IF NOT EXISTS clusters (cluster_id TEXT PRIMARY KEY, doc TEXT NOT N
 
 
 class Clusters:
-    def __init__(self, db: Database, transition_seconds: float, policies: Any = None) -> None:
+    def __init__(self, db: Database, transition_seconds: float, policies: Any = None,
+                 pools: Any = None) -> None:
         self._db = db
         self._transition_ms = int(transition_seconds * 1000)
         self._policies = policies
+        self._pools = pools
 
     def add_initial(self, conn, spec: dict[str, Any]) -> None:
         state = spec.get("state", "TERMINATED")
@@ -234,6 +241,13 @@ class Clusters:
     def get(self, cluster_id: str) -> dict[str, Any]:
         return public_view(self._current(cluster_id))
 
+    def running_on_pool(self, pool_id: str) -> int:
+        """How many clusters that are not terminated take instances from the pool."""
+        return sum(
+            1 for doc in self.all()
+            if doc.get("state") not in ("TERMINATED", "TERMINATING", "ERROR")
+            and pool_id in (doc.get("instance_pool_id"), doc.get("driver_instance_pool_id")))
+
     def exists(self, cluster_id: str) -> bool:
         with self._db.read() as conn:
             return conn.execute("SELECT 1 FROM clusters WHERE cluster_id = ?",
@@ -274,7 +288,7 @@ class Clusters:
 
     def create(self, request: dict[str, Any], creator: str) -> str:
         spec = _spec_of(request)
-        _validate_spec(spec, self._policies)
+        _validate_spec(spec, self._policies, self._pools)
         now = clock.now_ms()
         with self._db.write() as conn:
             cluster_id = _cluster_id(now, f"{creator}/{self._db.next_value(conn, 'cluster', 1)}")
@@ -299,7 +313,7 @@ class Clusters:
     def edit(self, request: dict[str, Any], editor: str) -> None:
         cluster_id = _required_id(request)
         spec = _spec_of(request)
-        _validate_spec(spec, self._policies)
+        _validate_spec(spec, self._policies, self._pools)
         with self._db.write() as conn:
             doc = self._current(cluster_id)
             if doc.get("cluster_source") == "JOB":
@@ -336,7 +350,7 @@ class Clusters:
                 doc["num_workers"] = workers
             else:
                 doc["autoscale"] = autoscale
-            _validate_spec(_spec_of(doc), self._policies)
+            _validate_spec(_spec_of(doc), self._policies, self._pools)
             doc.update(state="RESIZING", state_message=STATE_MESSAGES["RESIZING"],
                        state_changed_at_ms=now, transition_ms=self._transition_ms)
             _add_event(doc, now, "RESIZING", target_num_workers=workers)

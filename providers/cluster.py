@@ -369,7 +369,13 @@ KIND = declare(
     outputs={"cluster_id": str, "url": str, "current_state": str, "creator_user_name": str},
     stamped=DEPLOYMENT_TAG,
     config_key="clusters",
-    references={"policy": Reference(target_key="clusterPolicies", field="policy_id")},
+    references={
+        "policy": Reference(target_key="clusterPolicies", field="policy_id"),
+        "instance_pool": Reference(target_key="instancePools", field="instance_pool_id"),
+        "driver_instance_pool": Reference(
+            target_key="instancePools", field="driver_instance_pool_id"
+        ),
+    },
     doc="docs/cluster.md",
     summary="an all-purpose cluster: spec, running or terminated, pin, libraries",
     import_id="cluster id",

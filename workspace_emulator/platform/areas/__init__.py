@@ -22,10 +22,12 @@ AREAS: tuple[str, ...] = (
     "instance_pools",
     "clusters",  # its policies' and pools'
     "jobs",  # the clusters their tasks name
-    "repos",
+    "git_credentials",
+    "repos",  # clones of private remotes need the caller's Git credential
     "catalogs",
     "unity_catalog",  # below and beside the catalogs
     "ip_access_lists",
+    "workspace_conf",  # the IP access lists' switch among its keys
     "sql_warehouses",
     "secret_scopes",
     "secrets",

@@ -1,5 +1,6 @@
-"""IP access lists: the lists and the workspace setting that turns them on (model.py), their
-routes (routes.py), and their enforcement before the credentials of every call."""
+"""IP access lists: the lists and the switch that turns them on (model.py; the workspace_conf
+area serves it as `enableIpAccessLists`), their routes (routes.py), and their enforcement
+before the credentials of every call."""
 
 from __future__ import annotations
 
@@ -28,8 +29,6 @@ AREA = Area(
         "PATCH /ip-access-lists/{list_id}": stateful("as create"),
         "PUT /ip-access-lists/{list_id}": stateful("replaces the list; as create"),
         "DELETE /ip-access-lists/{list_id}": stateful(""),
-        "GET /workspace-conf": stateful("enableIpAccessLists only"),
-        "PATCH /workspace-conf": stateful("enableIpAccessLists only; enforced on every call"),
     },
     initial_data=_add_initial,
     refuses_address=IpAccessLists.refuse_if_blocked,

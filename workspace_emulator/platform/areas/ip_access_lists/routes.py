@@ -1,4 +1,4 @@
-"""IP access lists (CRUD) and the workspace setting that turns them on."""
+"""IP access lists (CRUD); the setting that turns them on is the workspace_conf area's."""
 
 from __future__ import annotations
 
@@ -7,8 +7,6 @@ from typing import Literal
 from fastapi import APIRouter
 from fastapi.responses import JSONResponse
 
-from workspace_emulator.errors import InvalidParameter
-from workspace_emulator.platform.areas.ip_access_lists.model import FEATURE_KEY
 from workspace_emulator.platform.auth import AddressDep, AdminDep, CallerDep, WorkspaceDep
 from workspace_emulator.platform.wire import Open, ok
 
@@ -61,24 +59,4 @@ async def replace_ip_access_list(
 @router.delete("/ip-access-lists/{list_id}", tags=["ip-access-lists"])
 async def delete_ip_access_list(list_id: str, ws: WorkspaceDep, _: AdminDep) -> JSONResponse:
     ws.ip_access_lists.delete(list_id)
-    return ok()
-
-
-@router.get("/workspace-conf", tags=["workspace-conf"])
-async def get_workspace_conf(ws: WorkspaceDep, _: CallerDep, keys: str = "") -> JSONResponse:
-    """Only `enableIpAccessLists` is known; other keys are answered as unset."""
-    known = {FEATURE_KEY: str(ws.ip_access_lists.feature_enabled()).lower()}
-    return ok({key: known.get(key) for key in keys.split(",") if key})
-
-
-@router.patch("/workspace-conf", tags=["workspace-conf"])
-async def set_workspace_conf(
-    body: dict[str, str], ws: WorkspaceDep, _: AdminDep, address: AddressDep,
-) -> JSONResponse:
-    for key, value in body.items():
-        if key != FEATURE_KEY:
-            raise InvalidParameter(f"Unknown workspace setting '{key}'.")
-        if str(value).lower() not in ("true", "false"):
-            raise InvalidParameter(f"'{key}' must be \"true\" or \"false\"")
-        ws.ip_access_lists.set_feature(str(value).lower() == "true", address)
     return ok()

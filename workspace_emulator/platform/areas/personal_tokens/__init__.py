@@ -16,8 +16,9 @@ AREA = Area(
     route_priority=100,
     support={
         "POST /token/create": stateful("a personal access token of the caller; "
-                                       "lifetime_seconds, comment; the value shown once, "
-                                       "stored hashed"),
+                                       "lifetime_seconds (up to maxTokenLifetimeDays), "
+                                       "comment; the value shown once, stored hashed; "
+                                       "refused while enableTokensConfig is false"),
         "GET /token/list": stateful("the caller's unexpired tokens"),
         "POST /token/delete": stateful("the token is refused from the next call"),
     },

@@ -5,6 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter
 from fastapi.responses import JSONResponse
 
+from workspace_emulator.errors import InvalidParameter, PermissionDenied
 from workspace_emulator.platform.auth import CallerDep, WorkspaceDep
 from workspace_emulator.platform.wire import Int64, Open, ok
 
@@ -23,9 +24,25 @@ class DeleteTokenBody(Open):
 @router.post("/create")
 async def create_token(body: CreateTokenBody, ws: WorkspaceDep,
                        caller: CallerDep) -> JSONResponse:
-    value, info = ws.personal_tokens.create(caller.application_id, body.lifetime_seconds,
-                                            body.comment)
+    lifetime = _lifetime_allowed(ws, body.lifetime_seconds)
+    value, info = ws.personal_tokens.create(caller.application_id, lifetime, body.comment)
     return ok({"token_value": value, "token_info": info})
+
+
+def _lifetime_allowed(ws: WorkspaceDep, lifetime_seconds: int | None) -> int | None:
+    """The lifetime the workspace settings allow (`enableTokensConfig`,
+    `maxTokenLifetimeDays`): a longer one refused, none given the maximum."""
+    if not ws.workspace_conf.tokens_enabled():
+        raise PermissionDenied("Personal access tokens are disabled in this workspace "
+                               "(workspace setting enableTokensConfig is \"false\").")
+    days = ws.workspace_conf.max_token_lifetime_days()
+    if days is None:
+        return lifetime_seconds
+    if lifetime_seconds is not None and lifetime_seconds > days * 86400:
+        raise InvalidParameter(
+            f"'lifetime_seconds' {lifetime_seconds} exceeds the workspace's maximum token "
+            f"lifetime of {days} days (workspace setting maxTokenLifetimeDays).")
+    return lifetime_seconds or days * 86400
 
 
 @router.get("/list")

@@ -4,6 +4,7 @@ status of a workspace path (workspace_tree.py: repos and the folders above them)
 from __future__ import annotations
 
 from workspace_emulator.platform.area import Area, InitialData, Mount
+from workspace_emulator.platform.areas.git_credentials.model import GitCredentials
 from workspace_emulator.platform.areas.repos import routes
 from workspace_emulator.platform.areas.repos.model import TABLES, Repos
 from workspace_emulator.platform.fidelity import stateful
@@ -16,15 +17,17 @@ def _add_initial(repos: Repos, initial: InitialData) -> None:
 
 AREA = Area(
     name="repos",
-    open=lambda context: Repos(context.db),
+    open=lambda context: Repos(context.db,
+                               context.state(GitCredentials).has_credential),
     tables=TABLES,
     routers=(Mount(routes.router),),
     route_priority=61,
     support={
         "GET /repos": stateful("initial-data repos; path_prefix"),
         "GET /repos/{repo_id}": stateful(""),
-        "POST /repos": stateful("clones known remotes only; /Repos/<folder>/<name>; path "
-                                "unique; no path: the caller's folder"),
+        "POST /repos": stateful("clones known remotes only (a private one with the caller's "
+                                "Git credential for its provider); /Repos/<folder>/<name>; "
+                                "path unique; no path: the caller's folder"),
         "DELETE /repos/{repo_id}": stateful(""),
         "PATCH /repos/{repo_id}": stateful("branch or tag checkout among the remote's refs"),
         "POST /repos/{repo_id}": stateful("the same checkout, seed form"),

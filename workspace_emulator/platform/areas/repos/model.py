@@ -4,12 +4,15 @@ branch's head.
 Checking out a branch moves the repo's head to that branch's commit; a branch the remote
 does not have is refused. The remotes the initial data names are the Git host the emulator
 knows: a repo can be created from any of them (at its first branch, as a clone checks out
-the remote's default branch); an unknown URL cannot be cloned.
+the remote's default branch); an unknown URL cannot be cloned. A remote the initial data
+marks `"private": true` is cloned only by a caller holding a Git credential for the repo's
+provider (areas/git_credentials), as the service needs one to reach a private remote.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 from workspace_emulator.errors import AlreadyExists, InvalidParameter, NotFound
@@ -42,8 +45,11 @@ CREATE TABLE IF NOT EXISTS git_remotes (url TEXT PRIMARY KEY, doc TEXT NOT NULL)
 
 
 class Repos:
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Database,
+                 has_git_credential: Callable[[str, str], bool] | None = None) -> None:
         self._db = db
+        # (principal id, Git provider) -> whether the principal holds a credential for it
+        self._has_git_credential = has_git_credential or (lambda principal, provider: False)
 
     def add_initial(self, conn, spec: dict[str, Any]) -> None:
         branches = dict(spec["remote_branches"])
@@ -59,6 +65,8 @@ class Repos:
         }
         conn.execute("INSERT INTO repos (id, doc) VALUES (?, ?)", (doc["id"], to_json(doc)))
         remote = {"branches": branches, "tags": doc["remote_tags"]}
+        if spec.get("private"):
+            remote["private"] = True  # a clone needs the caller's Git credential
         conn.execute("INSERT OR IGNORE INTO git_remotes (url, doc) VALUES (?, ?)",
                      (doc["url"], to_json(remote)))
 
@@ -103,7 +111,8 @@ class Repos:
         with self._db.read() as conn:
             rows = conn.execute("SELECT doc FROM repos").fetchall()
         return {doc["path"]: doc["id"] for doc in map(from_json, (row["doc"] for row in rows))}
-    def create(self, body: dict[str, Any], caller_user_name: str) -> dict[str, Any]:
+    def create(self, body: dict[str, Any], caller_user_name: str,
+               caller_id: str = "") -> dict[str, Any]:
         """A clone of a known remote. Without a `path` (clients such as the CLI and
         workflow operators leave it out) the repo goes to the caller's own folder,
         `/Repos/<userName>/<repository name>`."""
@@ -129,6 +138,11 @@ class Repos:
             if any(d["path"] == path for d in self._all(conn)):
                 raise AlreadyExists(f"Path ({path}) already exists.")
             remote = from_json(row["doc"])
+            if remote.get("private") and not self._has_git_credential(caller_id, provider):
+                raise InvalidParameter(
+                    f"Unable to clone the remote repository {url}: it is private, and you "
+                    f"have no Git credential for {provider}; add one (POST "
+                    "/api/2.0/git-credentials) and try again.")
             branch, head = next(iter(remote["branches"].items()))
             doc = {
                 "id": self._db.next_value(conn, "repo_id", REPO_ID_START), "path": path,

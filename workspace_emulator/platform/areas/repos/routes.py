@@ -41,7 +41,7 @@ async def list_repos(
 async def create_repo(body: CreateRepoBody, ws: WorkspaceDep, caller: CallerDep
                       ) -> JSONResponse:
     # A service principal's SCIM userName is its application id.
-    return ok(ws.repos.create(body.as_request(), caller.application_id))
+    return ok(ws.repos.create(body.as_request(), caller.application_id, caller.principal_id))
 
 
 @router.delete("/repos/{repo_id}", tags=["repos"])

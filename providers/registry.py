@@ -18,6 +18,7 @@ from providers.kind import Kind
 KINDS: tuple[tuple[str, str], ...] = (
     ("ServicePrincipal", "providers.service_principal"),
     ("ServicePrincipalSecret", "providers.service_principal_secret"),
+    ("AccessControlRuleSet", "providers.access_control_rule_set"),
     ("SecretScope", "providers.secret_scope"),
     ("Secret", "providers.secret"),
     ("SecretAcl", "providers.secret_acl"),
@@ -39,6 +40,7 @@ KINDS: tuple[tuple[str, str], ...] = (
     ("JobRun", "providers.job_run"),
     ("Group", "providers.group"),
     ("GroupMember", "providers.group_member"),
+    ("User", "providers.user"),
     ("GitCredential", "providers.git_credential"),
     ("Repo", "providers.repo"),
     ("IpAccessList", "providers.ip_access_list"),

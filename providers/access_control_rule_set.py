@@ -1,0 +1,232 @@
+"""AccessControlRuleSet: who holds the roles on a service principal: its user role (may run
+jobs as it, use it) and its manager role (may change it and this rule set). The rule set is
+the account access-control service's, reached through the workspace's proxy.
+
+Authoritative: the declared grant rules are the whole rule set. A role or principal held
+that is not declared is removed by the next up (the preview names it); destroy empties the
+rule set (admins keep their powers; a principal already gone counts as emptied).
+
+The rule set is named `accounts/<account id>/servicePrincipals/<application id>/ruleSets/
+default`, declared whole as `name`, or as `account_id` with `service_principal_id` (the
+workspace's id of the principal: what a reference to a `servicePrincipals` item of the
+stack gives), from which the create reads the application id. The name is an output
+either way, and the resource's id; another principal replaces the resource.
+
+Every write is the service's etag handshake: the rule set is PUT with the etag of the
+version it was read at (the one a refresh or the last write recorded, an output), and the
+service refuses it when someone changed the rule set since (RESOURCE_CONFLICT). Then the
+rule set is read again and the write is tried once more with the new etag: the declared
+rules win, as an authoritative kind's must, but never over a version nobody read.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Annotated, Any, Literal
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
+
+from providers.client import WorkspaceError
+from providers.kind import Adoption, Reference, declare
+from providers.lifecycle import KeyedDiffResult, Spec, WorkspaceProvider, contains_unknown
+
+if TYPE_CHECKING:
+    from providers.client import WorkspaceClient
+
+USER_ROLE = "roles/servicePrincipal.user"
+MANAGER_ROLE = "roles/servicePrincipal.manager"
+Role = Literal["roles/servicePrincipal.user", "roles/servicePrincipal.manager"]
+NAME = re.compile(
+    r"accounts/(?P<account>[A-Za-z0-9-]+)/servicePrincipals/"
+    r"(?P<application>[A-Za-z0-9-]+)/ruleSets/default"
+)
+PRINCIPAL = re.compile(r"(users|groups|servicePrincipals)/\S.*")
+STALE_ETAG = "RESOURCE_CONFLICT"
+
+
+def _rule_set_name(value: str) -> str:
+    if not NAME.fullmatch(value):
+        raise ValueError(
+            "must be accounts/<account id>/servicePrincipals/<application id>/ruleSets/default "
+            "(or give account_id and service_principal_id instead)"
+        )
+    return value
+
+
+def _principal(value: str) -> str:
+    if not PRINCIPAL.fullmatch(value):
+        raise ValueError(
+            "must be users/<user name>, groups/<group name> or "
+            "servicePrincipals/<application id>"
+        )
+    return value
+
+
+def _not_blank(value: str) -> str:
+    if not value.strip() or "/" in value:
+        raise ValueError("must not be empty, nor hold '/'")
+    return value
+
+
+class GrantRuleModel(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    role: Role
+    principals: list[Annotated[str, AfterValidator(_principal)]] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _each_principal_once(self) -> GrantRuleModel:
+        repeated = sorted({p for p in self.principals if self.principals.count(p) > 1})
+        if repeated:
+            raise ValueError(f"principals: {', '.join(repeated)} listed more than once")
+        return self
+
+
+class AccessControlRuleSetModel(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: Annotated[str, AfterValidator(_rule_set_name)] | None = None
+    account_id: Annotated[str, AfterValidator(_not_blank)] | None = None
+    service_principal_id: Annotated[str, AfterValidator(_not_blank)] | None = None
+    grant_rules: list[GrantRuleModel] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _named_once(self) -> AccessControlRuleSetModel:
+        parts = (self.account_id is not None, self.service_principal_id is not None)
+        if self.name is not None and any(parts):
+            raise ValueError(
+                "give name, or account_id with service_principal_id, not both"
+            )
+        if self.name is None and not all(parts):
+            missing = "account_id" if not parts[0] else "service_principal_id"
+            raise ValueError(
+                f"{missing}: required (or give the rule set's whole name): the rule set is "
+                "named by name, or by account_id with service_principal_id"
+            )
+        roles = [r.role for r in self.grant_rules]
+        repeated = sorted({r for r in roles if roles.count(r) > 1})
+        if repeated:
+            raise ValueError(
+                f"grant_rules: {', '.join(repeated)} given more than once; list its "
+                "principals in one rule"
+            )
+        return self
+
+
+def normal_rules(rules: Any) -> list[dict[str, Any]]:
+    """Grant rules in one form: sorted by role, each rule's principals sorted, no empty
+    rule."""
+    found = []
+    for rule in rules or []:
+        principals = sorted(set(rule.get("principals") or []))
+        if principals:
+            found.append({"role": rule["role"], "principals": principals})
+    return sorted(found, key=lambda r: r["role"])
+
+
+class AccessControlRuleSetProvider(WorkspaceProvider):
+    args_model = AccessControlRuleSetModel
+    replace_keys = frozenset({"account_id", "service_principal_id"})
+
+    def spec(self, args: AccessControlRuleSetModel) -> Spec:
+        # The name is no part of the spec: declared, it is compared in `diff`; composed
+        # from the principal, it is an output.
+        spec: Spec = {"grant_rules": normal_rules([r.model_dump() for r in args.grant_rules])}
+        if args.account_id is not None:
+            spec["account_id"] = args.account_id
+            spec["service_principal_id"] = args.service_principal_id
+        return spec
+
+    def diff(self, _id, olds, news, old_inputs=None) -> KeyedDiffResult:
+        declared = news.get("name")
+        result = super().diff(_id, olds, news, old_inputs)
+        if declared is None:
+            return result
+        if contains_unknown(declared) or declared != olds.get("name"):
+            result.changes = True
+            result.changed_keys = sorted({*result.changed_keys, "name"})
+            result.replaces = sorted({*(result.replaces or []), "name"})
+        return result
+
+    def create_object(self, client: WorkspaceClient, args: AccessControlRuleSetModel, spec: Spec):
+        name = args.name or self._name_of(client, args.account_id, args.service_principal_id)
+        written = self._write(client, name, spec["grant_rules"], etag=None)
+        return name, self._observed(written, spec), self._computed(written)
+
+    def read_object(self, client: WorkspaceClient, id_: str, recorded: Mapping[str, Any]):
+        found = client.access_control.get_rule_set(id_)
+        observed = self._observed(found, recorded)
+        if "grant_rules" not in recorded:  # an import: the principal's parts too
+            match = NAME.fullmatch(id_)
+            if match is not None:
+                listed = client.service_principals.list(
+                    f'applicationId eq "{match["application"]}"'
+                )
+                if listed:
+                    observed["account_id"] = match["account"]
+                    observed["service_principal_id"] = str(listed[0]["id"])
+        return observed, self._computed(found)
+
+    def update_object(self, client, id_, recorded, args, spec):
+        written = self._write(client, id_, spec["grant_rules"], etag=recorded.get("etag"))
+        return self._observed(written, spec), self._computed(written)
+
+    def delete_object(self, client: WorkspaceClient, id_: str, recorded: Mapping[str, Any]) -> None:
+        self._write(client, id_, [], etag=recorded.get("etag"))
+
+    # --- helpers ------------------------------------------------------------------
+    @staticmethod
+    def _name_of(client: WorkspaceClient, account_id: Any, principal_id: Any) -> str:
+        application_id = client.service_principals.get(str(principal_id))["applicationId"]
+        return f"accounts/{account_id}/servicePrincipals/{application_id}/ruleSets/default"
+
+    @staticmethod
+    def _write(
+        client: WorkspaceClient, name: str, rules: list[dict[str, Any]], etag: str | None
+    ) -> dict[str, Any]:
+        """PUT the rules at `etag` (read first where none is known); a stale etag is read
+        again and the write tried once more."""
+        api = client.access_control
+        if etag is None:
+            etag = api.get_rule_set(name)["etag"]
+        try:
+            return api.update_rule_set(name, rules, etag)
+        except WorkspaceError as error:
+            if error.code != STALE_ETAG:
+                raise
+        return api.update_rule_set(name, rules, api.get_rule_set(name)["etag"])
+
+    @staticmethod
+    def _observed(found: Mapping[str, Any], like: Mapping[str, Any]) -> Spec:
+        observed: Spec = {"grant_rules": normal_rules(found.get("grant_rules"))}
+        for key in ("account_id", "service_principal_id"):
+            if key in like:
+                observed[key] = like[key]
+        return observed
+
+    @staticmethod
+    def _computed(found: Mapping[str, Any]) -> dict[str, Any]:
+        return {"name": found.get("name"), "etag": found.get("etag")}
+
+
+KIND = declare(
+    name="AccessControlRuleSet",
+    provider=AccessControlRuleSetProvider,
+    config_key="accessControlRuleSets",
+    identity=("name",),
+    references={
+        "service_principal": Reference(
+            target_key="servicePrincipals", field="service_principal_id"
+        )
+    },
+    doc="docs/access-control-rule-set.md",
+    summary="the roles on a service principal (user, manager), the whole rule set",
+    import_id="the rule set name, accounts/<account>/servicePrincipals/<app id>/ruleSets/default",
+    # The rule set's name, and the etag of the version last read or written.
+    outputs={"name": str, "etag": str},
+    adoption=Adoption(refused=(
+        "a rule set belongs to its service principal: declare it beside the principal "
+        "(import it by name) where the stack manages who may use the principal"
+    )),
+)

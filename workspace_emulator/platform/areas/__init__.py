@@ -35,6 +35,7 @@ AREAS: tuple[str, ...] = (
     "personal_tokens",
     "service_principal_secrets",
 )
+    "access_control",  # the rule sets of the scim area's principals
 
 
 @cache

@@ -227,6 +227,8 @@ KIND = declare(
     doc="docs/repo.md",
     summary="a Git folder made by the stack: remote, path, branch or tag, sparse checkout",
     import_id="repo id",
+    # A private remote is cloned with the deploying principal's Git credential.
+    after=("gitCredentials",),
     stack_output=("repos", lambda resource: resource.id),
     inventory=lambda client: (
         (str(r["id"]), str(r.get("path", ""))) for r in client.repos.list()

@@ -150,3 +150,19 @@ def test_another_credential_for_the_provider_is_named(provider, props, client) -
         provider.create(props)
     assert client.git_credentials.get(str(other["credential_id"]))["git_username"] == (
         "someone-else")
+
+
+def test_adoption_asks_for_the_token(client) -> None:
+    from providers.registry import kind_named
+    from stacks.adoption import candidate_of, listed
+
+    kind = kind_named("GitCredential")
+    made = client.git_credentials.create(
+        {"git_provider": "gitLab", "git_username": "bot", "personal_access_token": TOKEN})
+    credential_id = str(made["credential_id"])
+    assert credential_id in {found.import_id for found in listed(client, kind)}
+    candidate = candidate_of(client, kind, credential_id, credential_id)
+    assert candidate is not None and candidate.item is None
+    assert "personal_access_token" in (candidate.problem or "")
+    assert TOKEN not in (candidate.problem or "")
+    client.git_credentials.delete(credential_id)

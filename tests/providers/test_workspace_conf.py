@@ -155,3 +155,18 @@ def test_ip_access_lists_on_only_with_the_caller_allowed(provider, own) -> None:
     provider.delete(made.id, made.outs)
     assert client.workspace_conf.get(["enableIpAccessLists"]) == {"enableIpAccessLists": "false"}
     client.ip_access_lists.delete(str(loopback["list_id"]))
+
+
+def test_adopted_as_the_settings_that_differ(provider, client, connection) -> None:
+    from providers.registry import kind_named
+    from stacks.adoption import candidate_of, listed
+
+    kind = kind_named("WorkspaceConf")
+    client.workspace_conf.set({"enableWebTerminal": "true"})
+    assert [found.import_id for found in listed(client, kind)] == [CONF_ID]
+    candidate = candidate_of(client, kind, CONF_ID, CONF_ID)
+    assert candidate is not None and candidate.problem is None
+    assert candidate.item == {"settings": {"enableWebTerminal": "true"}}
+    read = provider.read(CONF_ID, {CONNECTION_KEY: connection})
+    news = {**candidate.item, CONNECTION_KEY: connection}
+    assert not provider.diff(CONF_ID, read.outs, news, old_inputs={}).changes

@@ -37,9 +37,11 @@ def test_every_importable_object_kind_is_adoptable_but_repo_branches() -> None:
     assert adoptable == {
         "ServicePrincipal", "ServicePrincipalSecret", "SecretScope", "Secret", "SecretAcl",
         "Job", "JobPermissions", "Permissions", "CatalogBinding", "ClusterPolicy", "Cluster",
+        "InstancePool", "SqlWarehouse",
         "Group", "GroupMember", "Repo", "IpAccessList",
         "Catalog", "Schema", "Volume",
         "StorageCredential", "ExternalLocation", "Grants",
+        "GitCredential", "WorkspaceConf",
     }
     refused = not_adoptable()
     assert set(refused) == {"ClusterState", "JobRun", "RepoBranch", "Grant"}

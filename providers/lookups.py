@@ -57,6 +57,7 @@ from providers.lookups_results import (
     ServicePrincipalInfo,
     SparkVersionInfo,
     UserInfo,
+    WorkspaceObjectInfo,
 )
 
 Result = dict[str, Any]
@@ -148,6 +149,17 @@ def get_repo(
     """A repo by `repo_id` or by its workspace `path` (e.g. /Repos/team/project)."""
     _exactly_one("get_repo", repo_id=repo_id, path=path)
     return _lookup(connection, find_repo, repo_id=repo_id, path=path)
+
+
+def get_workspace_object(
+    connection: pulumi.Input[dict], *, path: pulumi.Input[str]
+) -> pulumi.Output[Result]:
+    """The object at a workspace `path` (with or without the /Workspace prefix): its
+    `object_type` (NOTEBOOK, DIRECTORY, FILE, REPO, ...), its `object_id` (what
+    `Permissions` takes as `object_id`) and its `permissions_type` (notebooks, directories,
+    files, repos)."""
+    _exactly_one("get_workspace_object", path=path)
+    return _lookup(connection, find_workspace_object, path=path)
 
 
 def get_catalog_bindings(
@@ -360,6 +372,21 @@ def find_repo(client: WorkspaceClient, *, repo_id: Any = None, path: str | None 
     return RepoInfo.model_validate(
         _only(client, at_path, f"repo at path {path!r}", "id")
     ).as_output()
+
+
+# The workspace's object types that have permissions of their own, by the permissions type.
+_PERMISSIONS_TYPE = {
+    "NOTEBOOK": "notebooks", "DIRECTORY": "directories", "FILE": "files", "REPO": "repos",
+}
+
+
+def find_workspace_object(client: WorkspaceClient, *, path: str) -> Result:
+    with _nothing_if_gone(client, f"workspace object at path {path!r}"):
+        status = client.workspace_paths.status(path)
+    info = WorkspaceObjectInfo.model_validate(
+        {**status, "permissions_type": _PERMISSIONS_TYPE.get(str(status.get("object_type")))}
+    )
+    return info.as_output()
 
 
 def find_catalog_bindings(client: WorkspaceClient, *, catalog: str) -> Result:

@@ -203,6 +203,18 @@ class RepoInfo(_Result):
     head_commit_id: str | None = None
 
 
+class WorkspaceObjectInfo(_Result):
+    """What is at a workspace path: its type as the workspace names it (NOTEBOOK,
+    DIRECTORY, FILE, REPO, ...), its object id, and the permissions type that id is
+    addressed by (notebooks, directories, files, repos; None for other objects)."""
+
+    path: str
+    object_type: str
+    object_id: int
+    language: str | None = None
+    permissions_type: str | None = None
+
+
 class CatalogBindingInfo(_Result):
     workspace_id: int
     binding_type: str

@@ -12,9 +12,17 @@ since a lower level would demote it. Ownership moves only when `owner` is declar
 destroy leaves the owner as it is (an object always has one).
 
 The levels allowed on each type are the official SDK's enum of that type
-(`OBJECT_TYPES`), loaded when first needed. The id is `<object type>/<object id>`; another
-object replaces the resource. JobPermissions (job_permissions.py) is this provider with the
-object type fixed to jobs.
+(`OBJECT_TYPES`), loaded when first needed, or the service's published list where the SDK
+has no enum (Lakeview dashboards, `FIXED_LEVELS`). The object is addressed one way of four:
+its type and id (`object_type`, `object_id`); token or password usage (`authorization:
+tokens | passwords`, the objects `authorization/tokens` and `authorization/passwords`); or a
+workspace path (`notebook_path`, `directory_path`, `workspace_file_path`, `repo_path`),
+resolved to the object's id by the workspace's get-status call at every create, read,
+update and delete, the id found an output (`resolved_object_type`, `resolved_object_id`).
+The id is `<object type>/<object id>`, or `<path field>:<path>` for a path: a resource
+addressed by path follows the path (an object put there anew gets the declared entries
+back at the next up). Another object replaces the resource. JobPermissions
+(job_permissions.py) is this provider with the object type fixed to jobs.
 """
 
 from __future__ import annotations
@@ -22,7 +30,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from functools import cache
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from pydantic import (
     BaseModel,
@@ -70,9 +78,32 @@ OBJECT_TYPES: dict[str, tuple[str, str]] = {
     "serving-endpoints": ("serving", "ServingEndpointPermissionLevel"),
     "apps": ("apps", "AppPermissionLevel"),
     "vector-search-endpoints": ("vectorsearch", "VectorSearchEndpointPermissionLevel"),
+    "sql/queries": ("sql", "PermissionLevel"),
+    "sql/alerts": ("sql", "PermissionLevel"),
+    "sql/dashboards": ("sql", "PermissionLevel"),
+    "dashboards": ("", ""),  # Lakeview: FIXED_LEVELS
+    "authorization": ("settings", "TokenPermissionLevel"),  # tokens; passwords the same
+}
+# Types the SDK has no enum of levels for: the service's published levels.
+FIXED_LEVELS: dict[str, tuple[str, ...]] = {
+    "dashboards": ("CAN_EDIT", "CAN_MANAGE", "CAN_READ", "CAN_RUN"),
 }
 # Other spellings of a type the service serves too.
 TYPE_ALIASES = {"sql/warehouses": "warehouses"}
+# Addressed only through `authorization`: its objects are `tokens` and `passwords`.
+AUTHORIZATION = "authorization"
+AUTHORIZATION_OBJECTS = ("tokens", "passwords")
+# A workspace path field -> (the get-status object_type it must name, the permissions type).
+PATH_FIELDS: dict[str, tuple[str, str]] = {
+    "notebook_path": ("NOTEBOOK", "notebooks"),
+    "directory_path": ("DIRECTORY", "directories"),
+    "workspace_file_path": ("FILE", "files"),
+    "repo_path": ("REPO", "repos"),
+}
+ADDRESSES = ("object_type", AUTHORIZATION, *PATH_FIELDS)
+# The outputs a path-addressed resource resolves its path to.
+RESOLVED_TYPE = "resolved_object_type"
+RESOLVED_ID = "resolved_object_id"
 
 # The object id is one segment of the request path (after the type): only the
 # characters the type's ids are made of, so `.`, `..`, `/`, `?`, `#` or `%` never send a
@@ -102,6 +133,10 @@ OBJECT_ID_RULES: dict[str, tuple[re.Pattern[str], str]] = {
     "registered-models": _NAMED,  # an id, or a model's name
     "serving-endpoints": _NAMED,
     "vector-search-endpoints": _NAMED,
+    "sql/queries": _DASHED,  # a UUID
+    "sql/alerts": _DASHED,
+    "sql/dashboards": _DASHED,
+    "dashboards": _DASHED,  # hex
 }
 
 Entry = dict[str, str]
@@ -112,6 +147,8 @@ Principal = tuple[str, str]
 def levels_of(object_type: str) -> tuple[str, ...]:
     """The permission levels the service allows on objects of this type, IS_OWNER included
     where the type has owners."""
+    if object_type in FIXED_LEVELS:
+        return FIXED_LEVELS[object_type]
     module, enum_name = OBJECT_TYPES[object_type]
     return enum_values(SdkEnum(module, enum_name))
 
@@ -196,20 +233,49 @@ def each_principal_once(entries: list[Any]) -> list[Any]:
     return entries
 
 
+def workspace_path(value: str) -> str:
+    """A workspace path as the service takes it: absolute, with or without /Workspace,
+    of named segments (no empty, `.` or `..` segment, no trailing `/`)."""
+    segments = value.split("/")
+    if not value.startswith("/") or value == "/" or any(
+        s in ("", ".", "..") for s in segments[1:]
+    ):
+        raise ValueError(
+            "must be an absolute workspace path such as /Workspace/Shared/etl/ingest: "
+            "starting with '/', no empty, '.' or '..' segment, no trailing '/'"
+        )
+    return value
+
+
 class PermissionsModel(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    object_type: str = Field(description="the permissions API's type: clusters, notebooks, ...")
-    object_id: str
+    object_type: str | None = Field(
+        default=None, description="the permissions API's type: clusters, notebooks, ..."
+    )
+    object_id: str | None = None
+    authorization: Literal["tokens", "passwords"] | None = None
+    notebook_path: str | None = None
+    directory_path: str | None = None
+    workspace_file_path: str | None = None
+    repo_path: str | None = None
     access_controls: list[AccessControlEntryModel] = Field(default_factory=list)
     owner: OwnerModel | None = None
 
     @field_validator("object_type")
     @classmethod
-    def _known_type(cls, value: str) -> str:
+    def _known_type(cls, value: str | None) -> str | None:
+        if value is None:
+            return value
         value = TYPE_ALIASES.get(value, value)
+        if value == AUTHORIZATION:
+            raise ValueError(
+                "token and password usage is `authorization: tokens` or "
+                "`authorization: passwords`, without object_type and object_id"
+            )
         if value not in OBJECT_TYPES:
-            raise ValueError(f"must be one of {', '.join(OBJECT_TYPES)}")
+            known = [t for t in OBJECT_TYPES if t != AUTHORIZATION]
+            raise ValueError(f"must be one of {', '.join(known)}")
         return value
 
     @field_validator("object_id", mode="before")
@@ -223,12 +289,36 @@ class PermissionsModel(BaseModel):
 
     @field_validator("object_id")
     @classmethod
-    def _id_of_the_type(cls, value: str, info: ValidationInfo) -> str:
+    def _id_of_the_type(cls, value: str | None, info: ValidationInfo) -> str | None:
+        if value is None:
+            return value
         object_type = info.data.get("object_type")
         pattern, says = OBJECT_ID_RULES.get(object_type or "", _NAMED)
         if not pattern.fullmatch(value):
             raise ValueError(f"a {object_type or 'permissions object'} id is {says}")
         return value
+
+    @field_validator(*PATH_FIELDS)
+    @classmethod
+    def _a_workspace_path(cls, value: str | None) -> str | None:
+        return value if value is None else workspace_path(value)
+
+    @model_validator(mode="after")
+    def _addressed_once(self) -> PermissionsModel:
+        given = [f for f in ("object_type", "object_id", AUTHORIZATION, *PATH_FIELDS)
+                 if getattr(self, f) is not None]
+        if given == ["object_type"]:
+            raise ValueError("object_id: required with object_type (the object's id)")
+        if given == ["object_id"]:
+            raise ValueError("object_type: required with object_id (clusters, notebooks, ...)")
+        ways = [f for f in ADDRESSES if getattr(self, f) is not None]
+        if len(ways) != 1:
+            raise ValueError(
+                "address the object one way: object_type with object_id, authorization "
+                f"(tokens or passwords), or one of {', '.join(PATH_FIELDS)}"
+                + (f"; got {', '.join(ways)}" if ways else "")
+            )
+        return self
 
     @field_validator("access_controls")
     @classmethod
@@ -297,25 +387,35 @@ def declared_principals(props: Mapping[str, Any]) -> set[Principal]:
 
 class PermissionsProvider(WorkspaceProvider):
     args_model: ClassVar[type[BaseModel]] = PermissionsModel
-    replace_keys: ClassVar[frozenset[str]] = frozenset({"object_type", "object_id"})
+    replace_keys: ClassVar[frozenset[str]] = frozenset(
+        {"object_type", "object_id", AUTHORIZATION, *PATH_FIELDS}
+    )
     # Whether an import records the owner (JobPermissions never manages it).
     manages_owner: ClassVar[bool] = True
 
     # --- what a specialisation (JobPermissions) changes -------------------------------
     def target(self, args: Any) -> tuple[str, str]:
-        """(object type, object id) of the declared object."""
+        """(object type, object id) of the declared object, where it is not declared by a
+        workspace path (`path_declared`)."""
+        if getattr(args, AUTHORIZATION, None) is not None:
+            return AUTHORIZATION, args.authorization
         return args.object_type, args.object_id
 
     def target_of_id(self, id_: str) -> tuple[str, str]:
         object_type, _, object_id = id_.partition("/")
         object_type = TYPE_ALIASES.get(object_type, object_type)
-        if "/" in object_id and object_type not in OBJECT_TYPES:  # sql/warehouses/<id>
+        if "/" in object_id and object_type not in OBJECT_TYPES:  # sql/queries/<id>
             head, _, object_id = object_id.partition("/")
-            object_type = TYPE_ALIASES.get(f"{object_type}/{head}", object_type)
-        if object_type not in OBJECT_TYPES or not object_id:
+            object_type = f"{object_type}/{head}"
+            object_type = TYPE_ALIASES.get(object_type, object_type)
+        if object_type not in OBJECT_TYPES or not object_id or (
+            object_type == AUTHORIZATION and object_id not in AUTHORIZATION_OBJECTS
+        ):
             raise ValueError(
-                f"a Permissions id is <object type>/<object id> (e.g. clusters/<cluster id>), "
-                f"with a type of {', '.join(OBJECT_TYPES)}; got {id_!r}"
+                f"a Permissions id is <object type>/<object id> (e.g. clusters/<cluster id>, "
+                f"authorization/tokens), with a type of {', '.join(OBJECT_TYPES)}, or "
+                f"<path field>:<workspace path> (e.g. notebook_path:/Workspace/Shared/etl) "
+                f"with a field of {', '.join(PATH_FIELDS)}; got {id_!r}"
             )
         return object_type, object_id
 
@@ -324,7 +424,67 @@ class PermissionsProvider(WorkspaceProvider):
 
     def spec_head(self, object_type: str, object_id: str) -> Spec:
         """The spec's keys that name the object."""
+        if object_type == AUTHORIZATION:
+            return {AUTHORIZATION: object_id}
         return {"object_type": object_type, "object_id": object_id}
+
+    # --- addressing by workspace path ---------------------------------------------------
+    @staticmethod
+    def path_declared(args: Any) -> tuple[str, str] | None:
+        """(path field, path) where the object is declared by its workspace path."""
+        return next(
+            ((f, getattr(args, f)) for f in PATH_FIELDS if getattr(args, f, None) is not None),
+            None,
+        )
+
+    @staticmethod
+    def path_of_id(id_: str) -> tuple[str, str] | None:
+        field, colon, path = id_.partition(":")
+        return (field, path) if colon and field in PATH_FIELDS and path else None
+
+    @staticmethod
+    def resolve(client: WorkspaceClient, field: str, path: str) -> tuple[str, str]:
+        """(permissions type, object id) of the object at `path`, which must be of the
+        field's kind; NotFound (gone) where nothing is there."""
+        status = client.workspace_paths.status(path)
+        wanted, object_type = PATH_FIELDS[field]
+        found = status.get("object_type")
+        if found != wanted:
+            fitting = next((f for f, (kind, _) in PATH_FIELDS.items() if kind == found), None)
+            instead = f"; declare it as {fitting}" if fitting else ""
+            raise ValueError(
+                f"{field}: {path} is a {found} in the workspace, not a {wanted}{instead}"
+            )
+        return object_type, canonical_id(status["object_id"])
+
+    def locate(self, client: WorkspaceClient, args: Any) -> tuple[str, str]:
+        declared = self.path_declared(args)
+        return self.resolve(client, *declared) if declared else self.target(args)
+
+    def locate_id(self, client: WorkspaceClient, id_: str) -> tuple[str, str]:
+        by_path = self.path_of_id(id_)
+        return self.resolve(client, *by_path) if by_path else self.target_of_id(id_)
+
+    def head_of_id(self, id_: str, object_type: str, object_id: str) -> Spec:
+        by_path = self.path_of_id(id_)
+        return {by_path[0]: by_path[1]} if by_path else self.spec_head(object_type, object_id)
+
+    @staticmethod
+    def resolved(id_: str, object_type: str, object_id: str) -> dict[str, Any]:
+        """The computed outputs: the object a path names, for a path-addressed resource."""
+        if PermissionsProvider.path_of_id(id_) is None:
+            return {}
+        return {RESOLVED_TYPE: object_type, RESOLVED_ID: object_id}
+
+    @classmethod
+    def declared_type(cls, args: Any) -> str:
+        """The permissions type of the declared object, known without a call."""
+        declared = cls.path_declared(args)
+        if declared is not None:
+            return PATH_FIELDS[declared[0]][1]
+        if getattr(args, AUTHORIZATION, None) is not None:
+            return AUTHORIZATION
+        return getattr(args, "object_type", None) or "jobs"
 
     def owner_declared(self, args: Any) -> Principal | None:
         owner = getattr(args, "owner", None)
@@ -333,7 +493,7 @@ class PermissionsProvider(WorkspaceProvider):
     @classmethod
     def rules(cls, inputs: Mapping[str, Any]) -> list[tuple[str, str]]:
         args: Any = cls.args_model.model_validate(inputs)
-        object_type = getattr(args, "object_type", "jobs")
+        object_type = cls.declared_type(args)
         levels = levels_of(object_type)
         problems = []
         for index, entry in enumerate(args.access_controls):
@@ -346,7 +506,7 @@ class PermissionsProvider(WorkspaceProvider):
         owner = getattr(args, "owner", None)
         if owner is not None:
             if OWNER not in levels:
-                with_owners = [t for t in OBJECT_TYPES if has_owner(t)]
+                with_owners = [t for t in OBJECT_TYPES if t not in FIXED_LEVELS and has_owner(t)]
                 problems.append((
                     "owner",
                     f"{object_type} have no owner; ownership moves on {', '.join(with_owners)}",
@@ -362,14 +522,18 @@ class PermissionsProvider(WorkspaceProvider):
     # --- the lifecycle ----------------------------------------------------------------
     def spec(self, args: Any) -> Spec:
         entries = [e.model_dump(exclude_none=True) for e in args.access_controls]
-        spec = {**self.spec_head(*self.target(args)), "access_controls": sorted_entries(entries)}
+        by_path = self.path_declared(args)
+        head = {by_path[0]: by_path[1]} if by_path else self.spec_head(*self.target(args))
+        spec = {**head, "access_controls": sorted_entries(entries)}
         owner = self.owner_declared(args)
         if owner is not None:
             spec["owner"] = {owner[0]: owner[1]}
         return spec
 
     def create_object(self, client: WorkspaceClient, args: Any, spec: Spec):
-        object_type, object_id = self.target(args)
+        object_type, object_id = self.locate(client, args)
+        by_path = self.path_declared(args)
+        id_ = f"{by_path[0]}:{by_path[1]}" if by_path else self.id_of(object_type, object_id)
         api = client.permissions(object_type)
         # Read before the PATCH where it matters: a PATCH naming the owner at a lower level
         # would demote it and leave the object without an owner, so that is refused before
@@ -382,12 +546,15 @@ class PermissionsProvider(WorkspaceProvider):
             current = api.get(object_id)
             self._refuse_owner(current, spec, object_type, object_id)
         answer = api.update(object_id, self._changes(current, spec, owner))
-        observed = self._observe(api, object_id, answer, declared_principals(spec), spec)
-        return self.id_of(object_type, object_id), observed, {}
+        observed = self._observe(
+            api, object_id, answer, declared_principals(spec), spec,
+            self.head_of_id(id_, object_type, object_id),
+        )
+        return id_, observed, self.resolved(id_, object_type, object_id)
 
     def read_object(self, client: WorkspaceClient, id_: str, recorded: Mapping[str, Any]):
-        object_type, object_id = self.target_of_id(id_)
         try:
+            object_type, object_id = self.locate_id(client, id_)
             current = client.permissions(object_type).get(object_id)
         except (NotFound, InvalidParameter) as error:
             if is_gone(error):
@@ -398,10 +565,13 @@ class PermissionsProvider(WorkspaceProvider):
         else:  # an import: every direct entry but the owner's, and the owner
             ours = {p for p, e in direct_entries(current).items() if e["permission_level"] != OWNER}
             recorded = {"owner": None} if self.manages_owner and has_owner(object_type) else {}
-        return self._spec_of(object_type, object_id, current, ours, recorded), {}
+        head = self.head_of_id(id_, object_type, object_id)
+        observed = self._spec_of(object_type, object_id, current, ours, recorded, head)
+        return observed, self.resolved(id_, object_type, object_id)
 
     def update_object(self, client, id_, recorded, args: Any, spec: Spec):
-        object_type, object_id = self.target(args)
+        object_type, object_id = self.locate(client, args)
+        head = self.head_of_id(id_, object_type, object_id)
         api = client.permissions(object_type)
         current = api.get(object_id)
         self._refuse_owner(current, spec, object_type, object_id)
@@ -416,12 +586,13 @@ class PermissionsProvider(WorkspaceProvider):
             answer = api.set(object_id, entries.values())
         else:
             answer = api.update(object_id, changes)
-        return self._observe(api, object_id, answer, declared_principals(spec), spec), {}
+        observed = self._observe(api, object_id, answer, declared_principals(spec), spec, head)
+        return observed, self.resolved(id_, object_type, object_id)
 
     def delete_object(self, client: WorkspaceClient, id_: str, recorded: Mapping[str, Any]) -> None:
-        object_type, object_id = self.target_of_id(id_)
-        api = client.permissions(object_type)
         try:
+            object_type, object_id = self.locate_id(client, id_)
+            api = client.permissions(object_type)
             current = api.get(object_id)
         except (NotFound, InvalidParameter) as error:
             if is_gone(error):
@@ -473,20 +644,20 @@ class PermissionsProvider(WorkspaceProvider):
 
     def _observe(
         self, api: PermissionsApi, object_id: str, answer: Mapping[str, Any], ours: set,
-        like: Spec,
+        like: Spec, head: Spec | None = None,
     ) -> Spec:
         current = answer if "access_control_list" in answer else api.get(object_id)
-        return self._spec_of(api.object_type, object_id, current, ours, like)
+        return self._spec_of(api.object_type, object_id, current, ours, like, head)
 
     def _spec_of(
         self, object_type: str, object_id: str, current: Mapping[str, Any],
-        ours: set[Principal], like: Mapping[str, Any],
+        ours: set[Principal], like: Mapping[str, Any], head: Spec | None = None,
     ) -> Spec:
         """Our entries as they stand (one removed out of band is absent), and the owner
-        where it is declared."""
+        where it is declared; `head` names the object (default: its type and id)."""
         present = direct_entries(current)
         spec = {
-            **self.spec_head(object_type, object_id),
+            **(head if head is not None else self.spec_head(object_type, object_id)),
             "access_controls": sorted_entries(present[p] for p in ours if p in present),
         }
         if "owner" in like:
@@ -528,6 +699,8 @@ def _object_permissions(client: Any) -> Any:
         for object_id, name in listed[object_type]:
             if with_entries(client.permissions(object_type).get(object_id)):
                 yield f"{object_type}/{object_id}", f"{object_type}/{name or object_id}"
+    # Token and password usage (`authorization/...`) is not listed: every workspace has
+    # both objects, most with entries its admins made, and a stack declares its own.
 
 
 KIND = declare(
@@ -536,6 +709,8 @@ KIND = declare(
     config_key="permissions",
     doc="docs/permissions.md",
     summary="the declared access-control entries (and optionally the owner) of any object",
-    import_id="<object type>/<object id>",
+    import_id="<object type>/<object id>, or <path field>:<workspace path>",
+    # The object a path-addressed resource's path names (absent on the other forms).
+    outputs={RESOLVED_TYPE: str, RESOLVED_ID: str},
     inventory=_object_permissions,
 )

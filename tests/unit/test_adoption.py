@@ -38,13 +38,14 @@ def test_every_importable_object_kind_is_adoptable_but_repo_branches() -> None:
         "ServicePrincipal", "ServicePrincipalSecret", "SecretScope", "Secret", "SecretAcl",
         "Job", "JobPermissions", "Permissions", "CatalogBinding", "ClusterPolicy", "Cluster",
         "InstancePool", "SqlWarehouse",
-        "Group", "GroupMember", "Repo", "IpAccessList",
+        "Group", "GroupMember", "Repo", "IpAccessList", "User",
         "Catalog", "Schema", "Volume",
         "StorageCredential", "ExternalLocation", "Grants",
         "GitCredential", "WorkspaceConf",
     }
     refused = not_adoptable()
-    assert set(refused) == {"ClusterState", "JobRun", "RepoBranch", "Grant"}
+    assert set(refused) == {"ClusterState", "JobRun", "RepoBranch", "Grant",
+                            "AccessControlRuleSet"}
     assert "action" in refused["JobRun"] and "action" in refused["ClusterState"]
     assert "Repo item" in refused["RepoBranch"]
     # In the registry's order: a kind after the kinds its references point into.

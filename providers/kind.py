@@ -98,6 +98,14 @@ class Adoption:
     principal_of: Callable[[str], str] | None = None
     # Why the kind is not adopted at all, though importable (what to do instead).
     refused: str | None = None
+    # Whether an object (its observed spec) holds a secret input, which the service never
+    # returns, so that no item declares it as it is and its candidate says how to set the
+    # value; None: every object of a kind with secret inputs does (a Secret's value). A
+    # storage credential holds one only where it is a service principal's.
+    holds_secret: Callable[[Mapping[str, Any]], bool] | None = None
+    # (where the value goes in an item, what it is), for that candidate; None: the kind's
+    # first secret input, a Secret's value.
+    secret_value: tuple[str, str] | None = None
 
 
 def always(observed: Any, computed: Any) -> bool:

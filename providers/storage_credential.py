@@ -27,7 +27,7 @@ from pydantic import BaseModel, ConfigDict, StrictBool, field_validator
 
 from providers.client import AlreadyExists, NotFound
 from providers.create_or_adopt import create_or_adopt
-from providers.kind import declare
+from providers.kind import Adoption, declare
 from providers.lifecycle import (
     KeyedDiffResult,
     Spec,
@@ -302,6 +302,13 @@ KIND = declare(
     import_id="credential name",
     stack_output=("storage_credentials", lambda resource: resource.id),
     secrets=("azure_service_principal", DIGEST_KEY),
+    # A managed identity, an IAM role, a service account: adopted as read; a service
+    # principal's client secret is never answered, so its item is the user's to finish.
+    adoption=Adoption(
+        holds_secret=lambda observed: "azure_service_principal" in observed,
+        secret_value=("azure_service_principal.client_secret",
+                      "the client secret of the credential's service principal"),
+    ),
     inventory=lambda client: (
         (str(c["name"]), str(c["name"])) for c in client.storage_credentials.list()
     ),

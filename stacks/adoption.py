@@ -40,6 +40,8 @@ its module):
   but the owner's (Permissions also the owner, where the type has one); objects with no
   such entry are not listed.
 - CatalogBinding: catalogs isolated or bound: the mode where OPEN, and the bindings.
+- StorageCredential: as read, but one of a service principal, whose client secret is never
+  answered: its candidate says how to set it, as a Secret's (`Adoption.holds_secret`).
 - ClusterPolicy: its fields; a family's policy leaves out the family's merged definition.
 - Cluster: its spec, libraries, pinned where true; not its state (where it is now, not a
   setting), nor elastic disk where on, nor a driver node type that is the worker's.
@@ -218,7 +220,7 @@ def candidate_of(
     observed, computed = found
     item = item_of(kind, observed, computed)
     references = references_of(kind, item)
-    if _secret_inputs(kind):
+    if _secret_inputs(kind) and holds_secret(kind, observed):
         return Candidate(
             kind, import_id, display_name, None, secret_problem(kind, item), references
         )
@@ -412,25 +414,42 @@ def _secret_inputs(kind: Kind) -> list[str]:
     return [f for f in kind.secrets if f in kind.model.model_fields]
 
 
+def holds_secret(kind: Kind, observed: Mapping[str, Any]) -> bool:
+    """Whether the object holds a secret input (`Adoption.holds_secret`)."""
+    test = kind.adoption.holds_secret
+    return test is None or test(observed)
+
+
+def _secret_value(kind: Kind) -> tuple[str, str]:
+    """(where the secret value goes in an item, what it is)."""
+    return kind.adoption.secret_value or (
+        next(iter(_secret_inputs(kind)), "value"), SECRET_VALUE_HINT
+    )
+
+
 def secret_problem(kind: Kind, item: Mapping[str, Any]) -> str:
     """What the user does to adopt a secret whose value the service does not return."""
     key = kind.config_key or kind.name
-    field = next(iter(_secret_inputs(kind)), "value")
+    field, what = _secret_value(kind)
     shown = json.dumps(dict(item), sort_keys=False)
+    scope = (
+        " (or `secret_scope:` naming the scope's item instead of `scope`)" if "scope" in item
+        else ""
+    )
     return (
         f"the service never returns a secret's value, so no item can declare it as it is. "
-        f"Add {shown} with a `name` to {NAMESPACE}:{key} yourself (or `secret_scope:` naming "
-        f"the scope's item instead of `scope`), then set its value, which is stored "
-        f"encrypted: `pulumi config set --secret --path '{NAMESPACE}:{key}[<i>].{field}' "
-        f"<value>` (<i>: the item's index in the list; {SECRET_VALUE_HINT}). The next "
-        f"`pulumi up` imports it and shows no change where the value is the one it holds."
+        f"Add {shown} with a `name` to {NAMESPACE}:{key} yourself{scope}, then set its "
+        f"value, which is stored encrypted: `pulumi config set --secret --path "
+        f"'{NAMESPACE}:{key}[<i>].{field}' <value>` (<i>: the item's index in the list; "
+        f"{what}). The next `pulumi up` imports it and shows no change where the value is "
+        f"the one it holds."
     )
 
 
 def secret_value_command(kind: Kind, index: int, field: str | None = None) -> str:
     """The exact command that sets the secret value of item `index` of the kind's list."""
     key = kind.config_key or kind.name
-    field = field or next(iter(_secret_inputs(kind)), "value")
+    field = field or _secret_value(kind)[0]
     return f"pulumi config set --secret --path '{NAMESPACE}:{key}[{index}].{field}' <value>"
 
 

@@ -7,7 +7,7 @@ that is not declared is removed by the next up (the preview names it); destroy e
 rule set (admins keep their powers; a principal already gone counts as emptied).
 
 The rule set is named `accounts/<account id>/servicePrincipals/<application id>/ruleSets/
-default`, declared whole as `name`, or as `account_id` with `service_principal_id` (the
+default`, declared whole as `rule_set_name`, or as `account_id` with `service_principal_id` (the
 workspace's id of the principal: what a reference to a `servicePrincipals` item of the
 stack gives), from which the create reads the application id. The name is an output
 either way, and the resource's id; another principal replaces the resource.
@@ -43,6 +43,9 @@ NAME = re.compile(
 )
 PRINCIPAL = re.compile(r"(users|groups|servicePrincipals)/\S.*")
 STALE_ETAG = "RESOURCE_CONFLICT"
+# The rule set's name (`name` in the service's calls: a stack item's `name` is its resource
+# name, so the kind says rule_set_name).
+NAME_KEY = "rule_set_name"
 
 
 def _rule_set_name(value: str) -> str:
@@ -86,7 +89,7 @@ class GrantRuleModel(BaseModel):
 class AccessControlRuleSetModel(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    name: Annotated[str, AfterValidator(_rule_set_name)] | None = None
+    rule_set_name: Annotated[str, AfterValidator(_rule_set_name)] | None = None
     account_id: Annotated[str, AfterValidator(_not_blank)] | None = None
     service_principal_id: Annotated[str, AfterValidator(_not_blank)] | None = None
     grant_rules: list[GrantRuleModel] = Field(default_factory=list)
@@ -94,15 +97,15 @@ class AccessControlRuleSetModel(BaseModel):
     @model_validator(mode="after")
     def _named_once(self) -> AccessControlRuleSetModel:
         parts = (self.account_id is not None, self.service_principal_id is not None)
-        if self.name is not None and any(parts):
+        if self.rule_set_name is not None and any(parts):
             raise ValueError(
-                "give name, or account_id with service_principal_id, not both"
+                "give rule_set_name, or account_id with service_principal_id, not both"
             )
-        if self.name is None and not all(parts):
+        if self.rule_set_name is None and not all(parts):
             missing = "account_id" if not parts[0] else "service_principal_id"
             raise ValueError(
-                f"{missing}: required (or give the rule set's whole name): the rule set is "
-                "named by name, or by account_id with service_principal_id"
+                f"{missing}: required (or give the rule set's whole rule_set_name): the rule "
+                "set is named by rule_set_name, or by account_id with service_principal_id"
             )
         roles = [r.role for r in self.grant_rules]
         repeated = sorted({r for r in roles if roles.count(r) > 1})
@@ -139,18 +142,20 @@ class AccessControlRuleSetProvider(WorkspaceProvider):
         return spec
 
     def diff(self, _id, olds, news, old_inputs=None) -> KeyedDiffResult:
-        declared = news.get("name")
+        declared = news.get(NAME_KEY)
         result = super().diff(_id, olds, news, old_inputs)
         if declared is None:
             return result
-        if contains_unknown(declared) or declared != olds.get("name"):
+        if contains_unknown(declared) or declared != olds.get(NAME_KEY):
             result.changes = True
-            result.changed_keys = sorted({*result.changed_keys, "name"})
-            result.replaces = sorted({*(result.replaces or []), "name"})
+            result.changed_keys = sorted({*result.changed_keys, NAME_KEY})
+            result.replaces = sorted({*(result.replaces or []), NAME_KEY})
         return result
 
     def create_object(self, client: WorkspaceClient, args: AccessControlRuleSetModel, spec: Spec):
-        name = args.name or self._name_of(client, args.account_id, args.service_principal_id)
+        name = args.rule_set_name or self._name_of(
+            client, args.account_id, args.service_principal_id
+        )
         written = self._write(client, name, spec["grant_rules"], etag=None)
         return name, self._observed(written, spec), self._computed(written)
 
@@ -207,14 +212,14 @@ class AccessControlRuleSetProvider(WorkspaceProvider):
 
     @staticmethod
     def _computed(found: Mapping[str, Any]) -> dict[str, Any]:
-        return {"name": found.get("name"), "etag": found.get("etag")}
+        return {NAME_KEY: found.get("name"), "etag": found.get("etag")}
 
 
 KIND = declare(
     name="AccessControlRuleSet",
     provider=AccessControlRuleSetProvider,
     config_key="accessControlRuleSets",
-    identity=("name",),
+    identity=(NAME_KEY,),
     references={
         "service_principal": Reference(
             target_key="servicePrincipals", field="service_principal_id"
@@ -224,7 +229,7 @@ KIND = declare(
     summary="the roles on a service principal (user, manager), the whole rule set",
     import_id="the rule set name, accounts/<account>/servicePrincipals/<app id>/ruleSets/default",
     # The rule set's name, and the etag of the version last read or written.
-    outputs={"name": str, "etag": str},
+    outputs={NAME_KEY: str, "etag": str},
     adoption=Adoption(refused=(
         "a rule set belongs to its service principal: declare it beside the principal "
         "(import it by name) where the stack manages who may use the principal"

@@ -35,7 +35,7 @@ def principal(client: WorkspaceClient):
 @pytest.fixture
 def props(connection: dict[str, Any]) -> dict[str, Any]:
     return {
-        "name": NAME,
+        "rule_set_name": NAME,
         "grant_rules": [
             {"role": USER, "principals": ["users/bob@example.com", "groups/data-engineers"]},
             {"role": MANAGER, "principals": ["groups/admins"]},
@@ -51,7 +51,8 @@ def rules_of(client: WorkspaceClient, name: str = NAME) -> list[dict]:
 @pytest.mark.parametrize(
     ("change", "field", "reason"),
     [
-        ({"name": "accounts/x/groups/1/ruleSets/default"}, "name", "servicePrincipals"),
+        ({"rule_set_name": "accounts/x/groups/1/ruleSets/default"}, "rule_set_name",
+         "servicePrincipals"),
         ({"grant_rules": [{"role": "roles/admin", "principals": ["groups/a"]}]},
          "grant_rules.0.role", "roles/servicePrincipal.user"),
         ({"grant_rules": [{"role": USER, "principals": []}]}, "grant_rules.0.principals",
@@ -64,7 +65,7 @@ def rules_of(client: WorkspaceClient, name: str = NAME) -> list[dict]:
                           {"role": USER, "principals": ["groups/b"]}]},
          "(inputs)", "one rule"),
         ({"account_id": ACCOUNT}, "(inputs)", "not both"),
-        ({"name": None, "account_id": ACCOUNT}, "(inputs)", "service_principal_id"),
+        ({"rule_set_name": None, "account_id": ACCOUNT}, "(inputs)", "service_principal_id"),
     ],
 )
 def test_check_names_the_bad_field(provider, props, change, field, reason) -> None:
@@ -74,14 +75,14 @@ def test_check_names_the_bad_field(provider, props, change, field, reason) -> No
 def test_check_accepts_both_namings_and_unknowns(provider, props) -> None:
     assert failures(provider, props) == {}
     by_parts = {**props, "account_id": ACCOUNT, "service_principal_id": "4000000000000001"}
-    del by_parts["name"]
+    del by_parts["rule_set_name"]
     assert failures(provider, by_parts) == {}
-    assert failures(provider, {**props, "name": UNKNOWN}) == {}
+    assert failures(provider, {**props, "rule_set_name": UNKNOWN}) == {}
 
 
 def test_create_read_update_delete(provider, props, client, principal) -> None:
     made = provider.create(props)
-    assert made.id == NAME and made.outs["name"] == NAME and made.outs["etag"]
+    assert made.id == NAME and made.outs["rule_set_name"] == NAME and made.outs["etag"]
     assert made.outs["grant_rules"] == [
         {"role": MANAGER, "principals": ["groups/admins"]},
         {"role": USER, "principals": ["groups/data-engineers", "users/bob@example.com"]},
@@ -131,7 +132,7 @@ def test_drift_shows_in_refresh(provider, props, client, principal) -> None:
 def test_named_by_account_and_principal_then_imported_by_name(provider, props, client,
                                                               principal) -> None:
     by_parts = {**props, "account_id": ACCOUNT, "service_principal_id": principal["id"]}
-    del by_parts["name"]
+    del by_parts["rule_set_name"]
     made = provider.create(by_parts)
     assert made.id == NAME
     imported = provider.read(NAME, {CONNECTION_KEY: props[CONNECTION_KEY]})

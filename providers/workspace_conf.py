@@ -105,6 +105,11 @@ def _restored(value: str | None) -> str:
     return "" if value is None else value
 
 
+def _held(found: Mapping[str, str | None]) -> dict[str, str]:
+    """Values as the state records them: "" for none (the engine drops a null in a map)."""
+    return {key: _restored(value) for key, value in found.items()}
+
+
 class WorkspaceConfProvider(WorkspaceProvider):
     args_model = WorkspaceConfModel
     replace_keys: ClassVar[frozenset[str]] = frozenset()
@@ -113,7 +118,7 @@ class WorkspaceConfProvider(WorkspaceProvider):
         return {"settings": dict(sorted(args.settings.items()))}
 
     def create_object(self, client: WorkspaceClient, args: WorkspaceConfModel, spec: Spec):
-        previous = client.workspace_conf.get(spec["settings"])
+        previous = _held(client.workspace_conf.get(spec["settings"]))
         with _explained():
             client.workspace_conf.set(spec["settings"])
         return CONF_ID, self._observed(client, spec["settings"]), {PREVIOUS_KEY: previous}
@@ -131,7 +136,7 @@ class WorkspaceConfProvider(WorkspaceProvider):
         previous = dict(recorded.get(PREVIOUS_KEY) or {})
         declared = spec["settings"]
         added = [key for key in declared if key not in previous]
-        previous.update(client.workspace_conf.get(added))
+        previous.update(_held(client.workspace_conf.get(added)))
         dropped = {key: _restored(previous.pop(key)) for key in list(previous)
                    if key not in declared}
         with _explained():
@@ -148,7 +153,7 @@ class WorkspaceConfProvider(WorkspaceProvider):
     def _observed(client: WorkspaceClient, keys: Any) -> Spec:
         found = client.workspace_conf.get(keys)
         # A key with no value shows as "" (a declared value is never empty).
-        return {"settings": {key: found.get(key) or "" for key in sorted(found)}}
+        return {"settings": dict(sorted(_held(found).items()))}
 
     @staticmethod
     def _keys_of(client: WorkspaceClient, id_: str) -> list[str]:

@@ -73,7 +73,7 @@ def test_lifecycle_gives_back_the_values_before(provider, props, client) -> None
     assert made.outs["settings"] == {"enableResultsDownloading": "false",
                                      "maxTokenLifetimeDays": "700"}
     assert made.outs[PREVIOUS_KEY] == {"enableResultsDownloading": "true",
-                                       "maxTokenLifetimeDays": None}
+                                       "maxTokenLifetimeDays": ""}  # "": none
     assert client.workspace_conf.get(KEYS) == {"enableResultsDownloading": "false",
                                                "enableWebTerminal": "false",
                                                "maxTokenLifetimeDays": "700"}
@@ -90,7 +90,7 @@ def test_lifecycle_gives_back_the_values_before(provider, props, client) -> None
                                                "enableWebTerminal": "true",
                                                "maxTokenLifetimeDays": "365"}
     assert updated.outs[PREVIOUS_KEY] == {"enableWebTerminal": "false",
-                                          "maxTokenLifetimeDays": None}
+                                          "maxTokenLifetimeDays": ""}
 
     provider.delete(made.id, updated.outs)
     assert client.workspace_conf.get(KEYS) == {"enableResultsDownloading": "true",

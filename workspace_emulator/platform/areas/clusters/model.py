@@ -164,6 +164,8 @@ def _validate_spec(spec: dict[str, Any], policies: Any, pools: Any = None) -> No
             f"got {minutes}")
     for field in ("instance_pool_id", "driver_instance_pool_id"):
         pool_id = spec.get(field)
+        if pool_id is not None and not isinstance(pool_id, str):
+            raise InvalidParameter(f"{field} must be a string")
         if pool_id is not None and pools is not None and not pools.exists(pool_id):
             raise InvalidParameter(f"Instance pool {pool_id} does not exist or is deleted "
                                    f"({field})")

@@ -71,6 +71,8 @@ def check(settings: dict[str, Any]) -> None:
     node_type = settings.get("node_type_id")
     if not node_type:
         raise InvalidParameter("Missing required field: node_type_id")
+    if not isinstance(node_type, str):
+        raise InvalidParameter("'node_type_id' must be a string")
     if node_type not in NODE_TYPE_IDS:
         raise InvalidParameter(f"Node type {node_type} is not supported (node_type_id)")
     idle, capacity = _int(settings, "min_idle_instances"), _int(settings, "max_capacity")
@@ -91,7 +93,7 @@ def check(settings: dict[str, Any]) -> None:
         if not isinstance(versions, list) or len(versions) > 1:
             raise InvalidParameter("'preloaded_spark_versions' holds at most one version")
         for version in versions:
-            if version not in SPARK_VERSION_KEYS:
+            if not isinstance(version, str) or version not in SPARK_VERSION_KEYS:
                 raise InvalidParameter(f"Invalid spark version {version} "
                                        "(preloaded_spark_versions): see clusters/spark-versions")
     tags = settings.get("custom_tags")

@@ -145,7 +145,9 @@ def check(settings: dict[str, Any]) -> None:
             raise InvalidParameter("'channel.dbsql_version' is required with CHANNEL_NAME_CUSTOM")
     tags = settings.get("tags")
     if tags is not None:
-        pairs = tags.get("custom_tags") if isinstance(tags, dict) else None
+        if not isinstance(tags, dict):
+            raise InvalidParameter("'tags' must be an object: {custom_tags: [...]}")
+        pairs = tags.get("custom_tags")
         if pairs is not None and (not isinstance(pairs, list) or not all(
                 isinstance(p, dict) and isinstance(p.get("key"), str) and p["key"]
                 for p in pairs)):

@@ -34,8 +34,8 @@ AREAS: tuple[str, ...] = (
     "object_permissions",  # the objects of the areas above
     "personal_tokens",
     "service_principal_secrets",
-)
     "access_control",  # the rule sets of the scim area's principals
+)
 
 
 @cache

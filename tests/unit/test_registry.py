@@ -159,8 +159,16 @@ class _NoCalls:
     def __getattr__(self, area: str) -> _NoCalls:
         return self
 
+    def __call__(self, *args: Any, **kwargs: Any) -> _NoCalls:
+        """An area found by an argument (`client.permissions("clusters")`)."""
+        return self
+
     def list(self, *args: Any, **kwargs: Any) -> Sequence[Any]:
         return []
+
+    def get(self, *args: Any, **kwargs: Any) -> dict[str, Any]:
+        """A whole-workspace object (its settings): nothing set."""
+        return {}
 
     def me(self) -> dict[str, Any]:
         """SCIM Me, which adoption's listing asks: no one."""

@@ -24,6 +24,9 @@ ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 # Handlers that know the caller put its client id here for the request log.
 CLIENT_ID_KEY = "emulator.client_id"
 MAX_BODY_BYTES = 1024 * 1024
+# Paths that take larger bodies: a workspace import carries up to 10 MB of content, as base64
+# in JSON (or a multipart form).
+LARGER_BODY_PATHS = {"/api/2.0/workspace/import": 16 * 1024 * 1024}
 MAX_DRAIN_BYTES = 16 * 1024 * 1024
 RETRY_AFTER_SECONDS = 1
 
@@ -145,9 +148,10 @@ class ServiceEdge:
 
     async def _within_body_limit(self, scope: Scope, receive: Receive, send: Send) -> None:
         path = scope.get("path", "")
+        limit = max(self.max_body_bytes, LARGER_BODY_PATHS.get(path, 0))
         declared = _header(scope, b"content-length")
-        if declared is not None and declared.isdigit() and int(declared) > self.max_body_bytes:
-            await self._too_large(receive, send, path)
+        if declared is not None and declared.isdigit() and int(declared) > limit:
+            await self._too_large(receive, send, path, limit)
             return
         chunks: list[bytes] = []
         size = 0
@@ -157,8 +161,9 @@ class ServiceEdge:
                 return
             chunk = message.get("body", b"")
             size += len(chunk)
-            if size > self.max_body_bytes:
-                await self._too_large(receive, send, path, more_body=message.get("more_body"))
+            if size > limit:
+                await self._too_large(receive, send, path, limit,
+                                      more_body=message.get("more_body"))
                 return
             chunks.append(chunk)
             if not message.get("more_body", False):
@@ -175,7 +180,7 @@ class ServiceEdge:
 
         await self.app(scope, replay, send)
 
-    async def _too_large(self, receive: Receive, send: Send, path: str,
+    async def _too_large(self, receive: Receive, send: Send, path: str, limit: int,
                          more_body: bool | None = True) -> None:
         # Read (and discard) what the client is still sending, up to a bound: answering
         # mid-upload would reset the connection before the client reads the 413.
@@ -188,7 +193,7 @@ class ServiceEdge:
             more_body = message.get("more_body", False)
         await send_json_error(
             send, self.service, path, 413, "REQUEST_ENTITY_TOO_LARGE",
-            f"The request body is larger than {self.max_body_bytes} bytes.",
+            f"The request body is larger than {limit} bytes.",
             [(b"connection", b"close")],
         )
 

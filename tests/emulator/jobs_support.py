@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 from typing import Any
 
 from tests.emulator.support import Api, unique
@@ -34,7 +35,29 @@ def job_body(*tasks: dict[str, Any], **extra: Any) -> dict[str, Any]:
     return {"name": unique("multi"), "tasks": list(tasks), **extra}
 
 
+def import_notebook(api: Api, path: str, source: str = "print('hello')\n") -> None:
+    """A Python notebook at `path` (its folder made, one there overwritten)."""
+    folder = path.rsplit("/", 1)[0] or "/"
+    response = api.post("/api/2.0/workspace/mkdirs", json={"path": folder})
+    assert response.status_code == 200, response.text
+    response = api.post("/api/2.0/workspace/import", json={
+        "path": path, "format": "SOURCE", "language": "PYTHON", "overwrite": True,
+        "content": base64.b64encode(source.encode()).decode()})
+    assert response.status_code == 200, response.text
+
+
+def import_notebooks(api: Api, body: dict[str, Any]) -> None:
+    """The notebooks the job's tasks run, so that its runs find them (a notebook task of a
+    missing notebook fails); a path holding the failure trigger is left out."""
+    for task in body.get("tasks") or []:
+        path = (task.get("notebook_task") or {}).get("notebook_path")
+        if isinstance(path, str) and "--fail" not in path:
+            import_notebook(api, path)
+
+
 def create(api: Api, body: dict[str, Any], version: str = "2.2") -> int:
+    """The job, and the notebooks its tasks run (`import_notebooks`)."""
+    import_notebooks(api, body)
     response = api.post(f"/api/{version}/jobs/create", json=body)
     assert response.status_code == 200, response.text
     return response.json()["job_id"]

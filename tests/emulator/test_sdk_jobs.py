@@ -11,6 +11,7 @@ from databricks.sdk import WorkspaceClient
 from databricks.sdk.errors import InvalidParameterValue
 from databricks.sdk.service import compute
 from databricks.sdk.service import jobs as sdk_jobs
+from databricks.sdk.service.workspace import ImportFormat, Language
 
 from tests.emulator.jobs_support import SHARED_CLUSTER
 from tests.emulator.support import unique
@@ -89,9 +90,18 @@ def test_the_sdk_follows_pages_of_a_long_job_and_run(sdk):
     assert [task.task_key for task in run.tasks] == keys
 
 
+def _upload_notebooks(sdk: WorkspaceClient, *keys: str) -> None:
+    """The notebooks of `_notebook` tasks, through the SDK (a run of a missing one fails)."""
+    sdk.workspace.mkdirs("/Shared")
+    for key in keys:
+        sdk.workspace.upload(f"/Shared/{key}", b"print('hello')\n", format=ImportFormat.SOURCE,
+                             language=Language.PYTHON, overwrite=True)
+
+
 def test_run_now_get_run_and_list_runs(sdk):
     pipeline = _pipeline()
     pipeline["tasks"].append(_notebook("report", "load"))
+    _upload_notebooks(sdk, "extract", "report")
     job_id = sdk.jobs.create(**pipeline).job_id
     good = sdk.jobs.run_now_and_wait(job_id, notebook_params={"day": "monday"},
                                      job_parameters={"table": "users"})

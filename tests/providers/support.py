@@ -51,3 +51,11 @@ def waits_move_the_emulator_clock(monkeypatch: pytest.MonkeyPatch, info: Emulato
 
     monkeypatch.setattr(polling, "monotonic", lambda: now[0])
     monkeypatch.setattr(polling, "sleep", sleep)
+
+
+def import_notebook(client: WorkspaceClient, path: str, source: str = "print('hello')\n") -> None:
+    """A Python notebook at `path`, its folder made (a job's run of a missing notebook
+    fails), one there overwritten."""
+    client.workspace_objects.mkdirs(path.rsplit("/", 1)[0] or "/")
+    client.workspace_objects.import_(path, source.encode(), format="SOURCE", language="PYTHON",
+                                     overwrite=True)

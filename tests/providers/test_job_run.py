@@ -18,7 +18,11 @@ from providers.client.jobs import JOBS_PATHS
 from providers.job_run import JobRunFailed, JobRunProvider, idempotency_token
 from providers.lifecycle import CONNECTION_KEY, UNKNOWN
 from tests.conftest import emulator_fixture
-from tests.providers.support import failures, waits_move_the_emulator_clock
+from tests.providers.support import (
+    failures,
+    import_notebook,
+    waits_move_the_emulator_clock,
+)
 from workspace_emulator.testing import EmulatorInfo, clear_request_log, request_log
 
 # run-now in either wire form (Jobs 2.0 or 2.2).
@@ -223,6 +227,8 @@ def chain_job_id(client: WorkspaceClient) -> int:
         task = {"task_key": key, "existing_cluster_id": SHARED_CLUSTER, **task_type}
         return {**task, "depends_on": [{"task_key": k} for k in upstream]} if upstream else task
 
+    import_notebook(client, "/Workspace/etl/a")
+    import_notebook(client, "/Workspace/etl/c")
     return client.jobs.create(
         {
             "name": f"chain-{uuid.uuid4().hex[:8]}",

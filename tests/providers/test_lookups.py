@@ -13,6 +13,7 @@ from providers import lookups
 from providers.client import WorkspaceClient
 from providers.lookups import LookupFailed
 from tests.providers.resource_mocks import RecordingMocks
+from tests.providers.support import import_notebook
 from workspace_emulator.testing import EmulatorInfo, clear_request_log, request_log
 
 SHARED_CLUSTER = "0101-120000-shared01"
@@ -98,6 +99,7 @@ def test_job_run_by_id(client: WorkspaceClient) -> None:
 def make_multi_task_job(client: WorkspaceClient, name: str) -> int:
     """Two tasks on a job cluster, the second failing (`--fail`), and a job parameter."""
     cluster = {"spark_version": "15.4.x-scala2.12", "node_type_id": "n", "num_workers": 1}
+    import_notebook(client, "/Workspace/etl/load")
     return client.jobs.create(
         {
             "name": name,

@@ -21,9 +21,10 @@ AREAS: tuple[str, ...] = (
     "cluster_policies",
     "instance_pools",
     "clusters",  # its policies' and pools'
-    "jobs",  # the clusters their tasks name
     "git_credentials",
     "repos",  # clones of private remotes need the caller's Git credential
+    "workspace_objects",  # the repos in its tree
+    "jobs",  # the clusters their tasks name, the notebooks they run
     "catalogs",
     "unity_catalog",  # below and beside the catalogs
     "ip_access_lists",

@@ -9,6 +9,7 @@ from workspace_emulator.platform.area import Area, AreaContext, Mount
 from workspace_emulator.platform.areas.clusters.model import Clusters
 from workspace_emulator.platform.areas.jobs import routes
 from workspace_emulator.platform.areas.jobs.model import TABLES, Jobs
+from workspace_emulator.platform.areas.workspace_objects.model import WorkspaceObjects
 from workspace_emulator.platform.fidelity import simulated, stateful
 
 VERSIONS = ("2.0", "2.1", "2.2")
@@ -17,7 +18,8 @@ VERSIONS = ("2.0", "2.1", "2.2")
 def _open(context: AreaContext) -> Jobs:
     settings = context.settings
     return Jobs(context.db, context.directory, context.state(Clusters),
-                settings.transition_seconds, settings.base_url, settings.workspace_id)
+                settings.transition_seconds, settings.base_url, settings.workspace_id,
+                context.state(WorkspaceObjects).notebook_problem)
 
 
 AREA = Area(
@@ -36,7 +38,8 @@ AREA = Area(
         "POST /jobs/update": stateful("merges tasks/job_clusters by key; fields_to_remove"),
         "POST /jobs/delete": stateful("CAN_MANAGE needed"),
         "POST /jobs/run-now": simulated("idempotency_token honoured; '--fail' makes a task "
-                                        "fail"),
+                                        "fail, and so does a notebook task's missing "
+                                        "notebook"),
         "GET /jobs/runs/get": simulated("PENDING -> RUNNING -> TERMINATED, tasks level by "
                                         "level"),
         "GET /jobs/runs/list": simulated("active_only/completed_only, newest first, paged"),

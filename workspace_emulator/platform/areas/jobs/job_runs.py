@@ -25,6 +25,12 @@ always runs; excluded or disabled tasks count as succeeded for their dependants,
 whose dependencies were all excluded is excluded too. The run is FAILED when a leaf task
 (one nothing depends on) failed or was skipped for an upstream failure,
 SUCCESS_WITH_FAILURES when tasks failed but every leaf succeeded, else SUCCESS.
+
+A notebook task whose notebook is not in the workspace when the run starts (source
+WORKSPACE, the default without a job `git_source`: a path no object has, or one that is a
+folder or a file) fails as the service's does, `Unable to access the notebook "<path>" ...`
+(the trigger above is looked at first); a path inside a repo counts as there
+(areas/workspace_objects holds no contents of Git folders).
 """
 
 from __future__ import annotations
@@ -55,6 +61,10 @@ FAILURES = frozenset({"FAILED", "TIMEDOUT", "UPSTREAM_FAILED"})
 NEVER_RAN = frozenset({"UPSTREAM_FAILED", "EXCLUDED", "DISABLED"})
 RUN_IF_EXCLUDES = ("AT_LEAST_ONE_FAILED", "ALL_FAILED")
 ACTIVE_STATES = frozenset({"QUEUED", "PENDING", "RUNNING", "TERMINATING", "BLOCKED"})
+# A notebook path -> why a notebook task cannot run it (None: it can; MISSING: nothing is
+# there).
+NotebookProblem = Callable[[str], "str | None"]
+MISSING = "does not exist"
 
 
 # outcomes
@@ -117,8 +127,35 @@ def _skipped(run_if: str, upstream: dict[str, str]) -> tuple[str, str] | None:
     return "UPSTREAM_FAILED", f"Upstream task(s) failed: {named} (run_if {run_if})."
 
 
-def _task_outcome(task: dict[str, Any], results: dict[str, str], parameters: dict[str, Any]
-                  ) -> tuple[str, str]:
+def _workspace_notebooks(task: dict[str, Any], git_source: bool) -> Iterator[str]:
+    """The workspace paths of the notebooks a task runs (a for-each task's inner task's
+    too): those of `source` WORKSPACE, the default unless the job has a `git_source`."""
+    for notebook in (task.get("notebook_task"),
+                     ((task.get("for_each_task") or {}).get("task") or {}).get("notebook_task")):
+        if not isinstance(notebook, dict) or not isinstance(notebook.get("notebook_path"), str):
+            continue
+        if notebook.get("source", "GIT" if git_source else "WORKSPACE") == "WORKSPACE":
+            yield notebook["notebook_path"]
+
+
+def notebook_failure(task: dict[str, Any], notebook_problem: NotebookProblem | None,
+                     git_source: bool, run_as: str) -> str | None:
+    """The service's message when a notebook the task runs is missing or no notebook."""
+    if notebook_problem is None:
+        return None
+    for path in _workspace_notebooks(task, git_source):
+        problem = notebook_problem(path)
+        if problem == MISSING:
+            return (f'Unable to access the notebook "{path}". Either it does not exist, or '
+                    f"the identity used to run this job, {run_as}, lacks the required "
+                    "permissions.")
+        if problem is not None:
+            return f'Unable to access the notebook "{path}": it {problem}.'
+    return None
+
+
+def _task_outcome(task: dict[str, Any], results: dict[str, str], parameters: dict[str, Any],
+                  cannot_run: Callable[[dict[str, Any]], str | None]) -> tuple[str, str]:
     if task.get("disabled") is True:
         return "DISABLED", "The task is disabled in the job settings."
     dependencies = job_graph.dependencies(task)
@@ -130,6 +167,9 @@ def _task_outcome(task: dict[str, Any], results: dict[str, str], parameters: dic
     cause = failure_cause(task, parameters)
     if cause:
         return "FAILED", _trigger_message(cause)
+    unreachable = cannot_run(task)
+    if unreachable:
+        return "FAILED", unreachable
     return "SUCCESS", ""
 
 
@@ -149,15 +189,23 @@ def _run_outcome(tasks: list[dict[str, Any]], planned: list[dict[str, Any]],
 
 
 def plan(settings: dict[str, Any], parameters: dict[str, Any],
-         new_task_run_id: Callable[[], int]) -> dict[str, Any]:
-    """Each task's level, run id and result, and the run's result."""
+         new_task_run_id: Callable[[], int], notebook_problem: NotebookProblem | None = None,
+         run_as: str = "") -> dict[str, Any]:
+    """Each task's level, run id and result, and the run's result. `notebook_problem` says
+    why a notebook task cannot run the notebook at a path, at the run's start."""
     tasks = settings.get("tasks") or []
+    git_source = bool(settings.get("git_source"))
+
+    def cannot_run(task: dict[str, Any]) -> str | None:
+        return notebook_failure(task, notebook_problem, git_source, run_as)
+
     depth = job_graph.levels(tasks)
     planned = [{"task_key": task["task_key"], "run_id": new_task_run_id(),
                 "level": depth[task["task_key"]], "settings": task} for task in tasks]
     results: dict[str, str] = {}
     for entry in sorted(planned, key=lambda p: p["level"]):
-        entry["result"], entry["message"] = _task_outcome(entry["settings"], results, parameters)
+        entry["result"], entry["message"] = _task_outcome(entry["settings"], results, parameters,
+                                                          cannot_run)
         results[entry["task_key"]] = entry["result"]
     result, message = _run_outcome(tasks, planned, parameters)
     return {"levels": max(depth.values(), default=0) + 1, "tasks": planned,

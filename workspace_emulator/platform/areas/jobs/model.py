@@ -107,8 +107,12 @@ class Jobs:
     def __init__(
         self, db: Database, directory: Directory, clusters: Clusters,
         transition_seconds: float, base_url: str, workspace_id: int,
+        notebook_problem: Callable[[str], str | None] | None = None,
     ) -> None:
         self._db = db
+        # Why a notebook task cannot run the notebook at a path (None: it can), from the
+        # workspace's file tree (areas/workspace_objects); None: every notebook is there.
+        self._notebook_problem = notebook_problem
         self._directory = directory
         self._clusters = clusters
         self._transition_ms = int(transition_seconds * 1000)
@@ -386,7 +390,9 @@ class Jobs:
                 "start_time": clock.now_ms(), "transition_ms": self._transition_ms,
                 "format": stored.format,
                 "plan": job_runs.plan(stored.settings, given,
-                                      lambda: self._db.next_value(conn, "run_id", RUN_ID_START)),
+                                      lambda: self._db.next_value(conn, "run_id", RUN_ID_START),
+                                      self._notebook_problem,
+                                      self._run_as_user_name(doc, stored.settings)),
                 "overriding_parameters": given,
             }
             conn.execute("INSERT INTO runs (run_id, job_id, doc) VALUES (?, ?, ?)",

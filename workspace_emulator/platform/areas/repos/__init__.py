@@ -1,5 +1,5 @@
-"""Repos (Git folders: model.py, clones of the remotes the initial data knows) and the
-status of a workspace path (workspace_tree.py: repos and the folders above them)."""
+"""Repos (Git folders: model.py, clones of the remotes the initial data knows). Their place in
+the workspace's file tree (`workspace/get-status`, `list`) is the workspace_objects area's."""
 
 from __future__ import annotations
 
@@ -31,11 +31,7 @@ AREA = Area(
         "DELETE /repos/{repo_id}": stateful(""),
         "PATCH /repos/{repo_id}": stateful("branch or tag checkout among the remote's refs"),
         "POST /repos/{repo_id}": stateful("the same checkout, seed form"),
-        "GET /workspace/get-status": stateful("REPO (with its id) or DIRECTORY; /Workspace "
-                                              "prefix"),
     },
-    not_served={"Workspace objects": ("GET /workspace/list", "POST /workspace/import",
-                                      "GET /workspace/export")},
     initial_data=_add_initial,
     permission_objects={"repos": Repos.exists},
 )

@@ -1,11 +1,10 @@
-"""Repos and the status of a workspace path."""
+"""Repos (Git folders)."""
 
 from __future__ import annotations
 
 from fastapi import APIRouter
 from fastapi.responses import JSONResponse
 
-from workspace_emulator.platform.areas.repos import workspace_tree
 from workspace_emulator.platform.auth import CallerDep, WorkspaceDep
 from workspace_emulator.platform.wire import Id64, Open, ok
 
@@ -73,9 +72,3 @@ async def update_repo(
 ) -> JSONResponse:
     return ok(ws.repos.update(repo_id, body.as_request()))
 
-
-@router.get("/workspace/get-status", tags=["workspace"])
-async def get_workspace_status(
-    path: str, ws: WorkspaceDep, _: CallerDep,
-) -> JSONResponse:
-    return ok(workspace_tree.get_status(ws.repos, path))

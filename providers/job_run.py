@@ -224,7 +224,7 @@ KIND = declare(
     stamped=DEPLOYMENT_TAG,
     config_key="jobRuns",
     references={"job": Reference(target_key="jobs", field="job_id")},
-    after=("clusterStates",),
+    after=("clusterStates", "notebooks", "workspaceFiles"),  # what its tasks run
     importable=False,
     doc="docs/actions.md",
     summary="an action: one run of a job, started and waited for",

@@ -150,6 +150,10 @@ class Kind:
     defaults: Mapping[str, Any] = field(default_factory=dict)
     # How `python -m stacks.adopt` takes over existing objects of the kind.
     adoption: Adoption = field(default_factory=Adoption)
+    # Inputs the resource has as attributes also where a declaration leaves them out: the
+    # kind fills them in (a notebook's language, from its file's extension), and the outputs
+    # hold the value it took. Not computed: they are diffed like any input.
+    shown: Mapping[str, type] = field(default_factory=dict)
     resource: type[KindResource] = field(init=False)
 
     @property
@@ -221,7 +225,7 @@ class KindResource(WorkspaceResource):
             resource_name,
             connection,
             inputs,
-            outputs=tuple(self.kind.outputs),
+            outputs=(*self.kind.outputs, *self.kind.shown),
             opts=opts,
         )
 
@@ -267,6 +271,7 @@ def declare(
     secrets: tuple[str, ...] = (),
     defaults: Mapping[str, Any] | None = None,
     adoption: Adoption | None = None,
+    shown: Mapping[str, type] | None = None,
 ) -> Kind:
     kind = Kind(
         name=name,
@@ -287,6 +292,7 @@ def declare(
         arg_aliases=dict(arg_aliases or {}),
         defaults=dict(defaults or {}),
         adoption=adoption or Adoption(),
+        shown=dict(shown or {}),
     )
     object.__setattr__(kind, "resource", _resource_class(kind))
     provider.computed_keys = kind.computed_keys
@@ -299,7 +305,9 @@ DEPLOYMENT_TAG = {"deployment_tag": deployment_tag}
 
 
 def _resource_class(kind: Kind) -> type[KindResource]:
-    annotations = {key: _OUTPUT[python_type] for key, python_type in kind.outputs.items()}
+    annotations = {
+        key: _OUTPUT[python_type] for key, python_type in {**kind.shown, **kind.outputs}.items()
+    }
     namespace = {
         "kind": kind,
         "__annotations__": annotations,

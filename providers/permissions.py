@@ -712,5 +712,7 @@ KIND = declare(
     import_id="<object type>/<object id>, or <path field>:<workspace path>",
     # The object a path-addressed resource's path names (absent on the other forms).
     outputs={RESOLVED_TYPE: str, RESOLVED_ID: str},
+    # A path may name a folder, notebook or file of the stack: made before, deleted after.
+    after=("directories", "notebooks", "workspaceFiles"),
     inventory=_object_permissions,
 )

@@ -22,6 +22,9 @@ KINDS: tuple[tuple[str, str], ...] = (
     ("SecretScope", "providers.secret_scope"),
     ("Secret", "providers.secret"),
     ("SecretAcl", "providers.secret_acl"),
+    ("Directory", "providers.directory"),
+    ("Notebook", "providers.notebook"),  # in the directories
+    ("WorkspaceFile", "providers.workspace_file"),  # in the directories
     ("Job", "providers.job"),
     ("JobPermissions", "providers.job_permissions"),
     ("Permissions", "providers.permissions"),

@@ -45,7 +45,7 @@ def test_every_importable_object_kind_is_adoptable_but_repo_branches() -> None:
     }
     refused = not_adoptable()
     assert set(refused) == {"ClusterState", "JobRun", "RepoBranch", "Grant",
-                            "AccessControlRuleSet"}
+                            "AccessControlRuleSet", "Directory", "Notebook", "WorkspaceFile"}
     assert "action" in refused["JobRun"] and "action" in refused["ClusterState"]
     assert "Repo item" in refused["RepoBranch"]
     # In the registry's order: a kind after the kinds its references point into.

@@ -1,0 +1,233 @@
+"""What the workspace object kinds share (Notebook, WorkspaceFile, Directory): workspace paths
+as the service reads them, and content taken from a file of the project or given inline,
+known to the state only by its digest.
+
+**Paths.** Absolute, with or without the `/Workspace` prefix (the service's mount of the
+same tree, which get-status answers without): `/Workspace/Shared/etl` and `/Shared/etl` are
+one object, recorded as `/Shared/etl`. Repeated slashes are one, a trailing slash is
+dropped, `.` and `..` are refused. The folders every workspace has (`/`, `/Users`,
+`/Shared`, `/Repos`) are no object of a stack's; under `/Repos` only the folders that hold
+Git folders (`/Repos/<folder>`) are, a Git folder's contents being its remote's.
+
+**Content.** `source` names a file by its path relative to the project directory (the one
+holding `Pulumi.yaml`, found from the working directory, which the engine sets to the
+program's: a path that does not move with the checkout), inside it; `content_base64` gives
+small content inline (at most 64 KiB). The service takes at most 10 MB. Check reads the
+content and records its SHA-256 (`content_sha256`, of the bytes as uploaded), never the
+content: a `source` is kept (a path), inline content is dropped from the checked inputs and
+kept in the provider process's memory for the create or update of the same deployment, whose
+checked inputs the engine hands back. The diff compares digests, so a changed file is a
+change of the object, a moved one with the same bytes is not.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import os
+import re
+import threading
+from collections.abc import Mapping
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from pulumi.dynamic import CheckFailure
+
+WORKSPACE_PREFIX = "/Workspace"
+TOP_LEVEL_FOLDERS = ("/", "/Users", "/Shared", "/Repos")
+REPOS_FOLDER = "/Repos"
+PROJECT_FILES = ("Pulumi.yaml", "Pulumi.yml")
+MAX_CONTENT_BYTES = 10 * 1024 * 1024  # the service's limit of one import
+MAX_INLINE_BYTES = 64 * 1024
+_SLASHES = re.compile(r"/{2,}")
+_SHA256 = re.compile(r"[0-9a-f]{64}")
+# A path segment's characters the emulator and the service refuse: control characters.
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def canonical_path(value: str) -> str:
+    """The path as the service records it (no `/Workspace` prefix, single slashes, no
+    trailing one); ValueError for one that is not absolute or climbs."""
+    if not value.startswith("/"):
+        raise ValueError("must be an absolute workspace path, starting with /")
+    clean = _SLASHES.sub("/", value)
+    if clean == WORKSPACE_PREFIX or clean.startswith(WORKSPACE_PREFIX + "/"):
+        clean = clean[len(WORKSPACE_PREFIX):] or "/"
+    clean = clean.rstrip("/") or "/"
+    if any(part in (".", "..") for part in clean.split("/")):
+        raise ValueError("must not have . or .. segments")
+    if _CONTROL.search(clean):
+        raise ValueError("must not hold control characters")
+    return clean
+
+
+def object_path(value: str, *, folder: bool = False) -> str:
+    """A path a stack's object may have: not one of the folders every workspace has, and
+    under /Repos only a folder of Git folders (`folder`: the object is a folder)."""
+    path = canonical_path(value)
+    if path in TOP_LEVEL_FOLDERS:
+        raise ValueError(f"{path} is a folder every workspace has; name one inside it")
+    if path.startswith(REPOS_FOLDER + "/"):
+        if not folder or path.count("/") > 2:
+            raise ValueError(
+                "under /Repos are only Git folders (the Repo kind) and the folders that hold "
+                "them (/Repos/<folder>); put notebooks and files elsewhere, e.g. /Shared/..."
+            )
+    return path
+
+
+def same_path(one: str, other: str) -> bool:
+    try:
+        return canonical_path(one) == canonical_path(other)
+    except ValueError:
+        return one == other
+
+
+def parent_folder(path: str) -> str:
+    return path.rsplit("/", 1)[0] or "/"
+
+
+def workspace_path(path: str) -> str:
+    """The object's path under the `/Workspace` mount (what a task's path may also say)."""
+    return WORKSPACE_PREFIX + path
+
+
+# --- content ------------------------------------------------------------------------------
+
+
+def project_directory() -> Path:
+    """The nearest directory at or above the working directory holding Pulumi.yaml (the
+    working directory itself where none does)."""
+    here = Path(os.getcwd()).resolve()
+    for directory in (here, *here.parents):
+        if any((directory / name).is_file() for name in PROJECT_FILES):
+            return directory
+    return here
+
+
+def source_file(source: str) -> Path:
+    """The file `source` names; ValueError saying what is wrong with it."""
+    relative = PurePosixPath(source.replace("\\", "/"))
+    if relative.is_absolute() or re.match(r"^[A-Za-z]:", source):
+        raise ValueError(
+            "must be relative to the project directory (the one holding Pulumi.yaml), so "
+            "that it names the same file in every checkout")
+    if ".." in relative.parts:
+        raise ValueError("must stay inside the project directory (no .. segments)")
+    root = project_directory()
+    path = root / Path(*relative.parts)
+    if not path.is_file():
+        raise ValueError(f"no file {source} in the project directory {root}")
+    size = path.stat().st_size
+    if size > MAX_CONTENT_BYTES:
+        raise ValueError(f"{source} is {size} bytes: the service imports at most "
+                         f"{MAX_CONTENT_BYTES} bytes (10 MB)")
+    return path
+
+
+def inline_content(value: str) -> bytes:
+    """`content_base64` decoded; ValueError where it is not base64 or too long."""
+    try:
+        content = base64.b64decode(value, validate=True)
+    except (binascii.Error, ValueError):
+        raise ValueError("must be base64 (the standard alphabet, padded)") from None
+    if len(content) > MAX_INLINE_BYTES:
+        raise ValueError(f"is {len(content)} bytes: inline content is at most "
+                         f"{MAX_INLINE_BYTES} bytes; give a file of the project as `source`")
+    return content
+
+
+def digest(content: bytes) -> str:
+    return hashlib.sha256(content).hexdigest()
+
+
+def digest_problem(value: str) -> str | None:
+    return None if _SHA256.fullmatch(value) else "must be a SHA-256 digest: 64 hex digits"
+
+
+class ContentUnavailable(Exception):
+    """The content of inputs whose inline content this process never checked."""
+
+
+# Inline content this process checked, by its digest (see the module's docstring).
+_checked: dict[str, bytes] = {}
+_checked_lock = threading.Lock()
+
+
+def remember(content: bytes) -> str:
+    key = digest(content)
+    with _checked_lock:
+        _checked[key] = content
+    return key
+
+
+def remembered(key: str) -> bytes | None:
+    with _checked_lock:
+        return _checked.get(key)
+
+
+def content_source_rules(inputs: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """One of `source` and `content_base64`, each readable."""
+    given = [key for key in ("source", "content_base64") if inputs.get(key) is not None]
+    if not given:
+        return [("source", "required: a file of the project (`source`), or small content "
+                           "inline (`content_base64`)")]
+    if len(given) > 1:
+        return [("content_base64", "give source or content_base64, not both")]
+    key = given[0]
+    try:
+        if key == "source":
+            source_file(inputs["source"])
+        else:
+            inline_content(inputs["content_base64"])
+    except ValueError as error:
+        return [(key, str(error))]
+    return []
+
+
+def raw_content(inputs: Mapping[str, Any]) -> bytes | None:
+    """The declared content, read or decoded; None where only its digest is left (inline
+    content after check)."""
+    if inputs.get("content_base64") is not None:
+        return inline_content(inputs["content_base64"])
+    if inputs.get("source") is not None:
+        return source_file(inputs["source"]).read_bytes()
+    return None
+
+
+def checked_inputs(
+    inputs: Mapping[str, Any], prepared: bytes
+) -> tuple[dict[str, Any], list[CheckFailure]]:
+    """The inputs as the state records them: the digest of the content as uploaded
+    (`prepared`) in `content_sha256`, inline content left out (remembered here)."""
+    checked = dict(inputs)
+    key = digest(prepared)
+    declared = inputs.get("content_sha256")
+    if declared is not None and declared != key:
+        reason = (f"the content's SHA-256 is {key}, not the declared {declared} (the file "
+                  "changed, or the digest is of other content)")
+        return checked, [CheckFailure("content_sha256", reason)]
+    if checked.pop("content_base64", None) is not None:
+        remember(prepared)
+    checked["content_sha256"] = key
+    return checked, []
+
+
+def upload_content(inputs: Mapping[str, Any], prepared: bytes | None) -> bytes:
+    """The content to upload: the prepared declared content, or the inline content this
+    process checked for the recorded digest; it must match the checked digest."""
+    key = inputs.get("content_sha256")
+    if prepared is None:
+        found = remembered(key) if key else None
+        if found is None:
+            raise ContentUnavailable(
+                "the inline content (content_base64) of this resource was checked by another "
+                "provider process, and the state keeps only its digest: run the update again "
+                "(`pulumi up`), which checks it anew")
+        return found
+    if key and digest(prepared) != key:
+        raise ContentUnavailable(
+            f"the content changed since this deployment checked it (SHA-256 {key}, now "
+            f"{digest(prepared)}): run the update again")
+    return prepared

@@ -57,9 +57,11 @@ def test_real_environments_use_the_public_wire_form_and_hold_no_secret(stack: st
     assert values["wireForm"] == "public"
     assert values["baseUrl"].startswith("https://") and "allowInsecureHttp" not in values
     assert "clientSecret" not in values and "secure:" not in text
-    # Every kind declared, but secrets: their values are set per stack, encrypted, never
-    # committed (docs/secret.md).
-    assert all(values[key] for key in config_rules.object_lists() if key != "secrets")
+    # Every kind declared, but those whose items hold a secret value (a secret's, a Git
+    # credential's token): set per stack, encrypted, never committed (docs/secret.md).
+    with_secret_values = {"secrets", "gitCredentials"}
+    assert all(values[key] for key in config_rules.object_lists()
+               if key not in with_secret_values)
 
 
 def test_environments_differ_in_size_and_permissions() -> None:

@@ -15,6 +15,7 @@ from stacks.demo import describe_changes, last_update_changes
 from stacks.pulumi_cli import PulumiCli
 from tests.conftest import emulator_client
 from tests.e2e.conftest import LOCAL_OBJECTS, StackFactory, write_config
+from tools.drills.local_stack import local_objects
 from workspace_emulator.testing import EmulatorInfo, clear_request_log, request_log
 
 pytestmark = pytest.mark.engine
@@ -59,13 +60,16 @@ def writes(info: EmulatorInfo) -> list[str]:
     ]
 
 
+REPORT_NOTEBOOK = "/Shared/data-platform/nightly_report"
+
+
 def test_local_stack_up_noop_change_destroy(
     workspace_stack: StackFactory, emulator: EmulatorInfo
 ) -> None:
     client = emulator_client(emulator)
     scopes_before = scope_names(client)
     principals_before = len(client.service_principals.list())
-    stack = workspace_stack(**LOCAL_OBJECTS)
+    stack = workspace_stack(**LOCAL_OBJECTS, **local_objects(kinds=("jobRuns",)))
 
     # up: every declared object exists as declared
     stack.up()
@@ -78,7 +82,7 @@ def test_local_stack_up_noop_change_destroy(
     settings = job_settings(client, job_id)
     tasks = {task["task_key"]: task for task in settings["tasks"]}
     assert settings["name"] == "nightly-etl" and tasks["ingest"]["max_retries"] == 2
-    assert set(tasks) == {"ingest", "transform", "quality_gate"}
+    assert set(tasks) == {"ingest", "transform", "quality_gate", "report"}
     assert settings["schedule"]["quartz_cron_expression"] == "0 0 2 * * ?"
     [cluster] = settings["job_clusters"]
     assert cluster["new_cluster"]["autoscale"] == {"min_workers": 1, "max_workers": 4}
@@ -105,6 +109,20 @@ def test_local_stack_up_noop_change_destroy(
     assert demo_repo["sparse_checkout"] == {"patterns": ["jobs"]}
     [demo_list] = [i for i in client.ip_access_lists.list() if i["label"] == "local-demo"]
     assert "127.0.0.1" in demo_list["ip_addresses"]  # the demo cannot lock itself out
+    # the everyday pieces: the report notebook uploaded, run by the job's run, analysts may
+    # run it (granted by its path), IP access lists on, the SQL warehouse held stopped
+    notebook = client.workspace_objects.status(REPORT_NOTEBOOK)
+    assert (notebook["object_type"], outputs["notebooks"]["nightly-report"]) == (
+        "NOTEBOOK", notebook["object_id"])
+    assert tasks["report"]["notebook_task"]["notebook_path"] == REPORT_NOTEBOOK
+    assert outputs["job_runs"]["nightly-etl-smoke"]["result_state"] == "SUCCESS"
+    runners = client.permissions("notebooks").get(notebook["object_id"])["access_control_list"]
+    assert {"group_name": "analysts", "permission_level": "CAN_RUN"} in [
+        {"group_name": e.get("group_name"), "permission_level": p["permission_level"]}
+        for e in runners for p in e["all_permissions"] if not p.get("inherited")]
+    assert client.workspace_conf.get(["enableIpAccessLists"]) == {"enableIpAccessLists": "true"}
+    warehouse = client.sql_warehouses.get(outputs["sql_warehouses"]["local-sql"])
+    assert warehouse["state"] == "STOPPED"
 
     # up again: no changes, and not one write to the workspace
     clear_request_log(emulator)

@@ -228,6 +228,7 @@ def test_token_settings_hold_for_new_tokens(own) -> None:
         with pytest.raises(InvalidParameterValue, match="7 days"):
             sdk.tokens.create(lifetime_seconds=8 * 24 * 3600)
         made = sdk.tokens.create(lifetime_seconds=24 * 3600)
+        assert made.token_info is not None and made.token_info.token_id is not None
         sdk.tokens.delete(made.token_info.token_id)
         sdk.workspace_conf.set_status({"enableTokensConfig": "false"})
         with pytest.raises(PermissionDenied, match="enableTokensConfig"):
@@ -263,7 +264,7 @@ def test_a_private_remote_is_cloned_only_with_a_credential(member: WorkspaceClie
     ado = member.git_credentials.create("azureDevOpsServices", git_username="bot",
                                         personal_access_token=TOKEN)
     made = member.repos.create(url=PRIVATE_URL, provider="azureDevOpsServices", path=path)
-    assert made.branch == "master"
+    assert made.branch == "master" and made.id is not None
     member.repos.delete(made.id)
     for credential in (github, ado):
         member.git_credentials.delete(credential.credential_id)

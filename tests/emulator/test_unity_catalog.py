@@ -52,6 +52,7 @@ def _location(sdk: WorkspaceClient, url: str) -> catalog.ExternalLocationInfo:
         unique("Cred"), azure_managed_identity=catalog.AzureManagedIdentityRequest(
             access_connector_id="/subscriptions/0/resourceGroups/rg/providers/"
                                 "Microsoft.Databricks/accessConnectors/uc"))
+    assert credential.name is not None
     return sdk.external_locations.create(unique("Loc"), url, credential.name)
 
 

@@ -176,10 +176,12 @@ def test_create_converges_after_a_lost_answer_and_an_interrupted_run(
     # them made and sends nothing.
     sent: list[str] = []
     real_patch = WorkspaceClient.patch
-    monkeypatch.setattr(
-        WorkspaceClient, "patch", lambda self, to, body: sent.append(to) or real_patch(
-            self, to, body)
-    )
+
+    def recording_patch(self: WorkspaceClient, to: str, body: dict[str, Any]) -> dict[str, Any]:
+        sent.append(to)
+        return real_patch(self, to, body)
+
+    monkeypatch.setattr(WorkspaceClient, "patch", recording_patch)
     again = provider.create(props)
     assert sent == [] and again.outs["privilege_assignments"] == made.outs[
         "privilege_assignments"]

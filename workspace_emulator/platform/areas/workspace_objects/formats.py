@@ -85,7 +85,7 @@ def _format(value: str | None, allowed: tuple[str, ...], verb: str) -> str:
 def _jupyter(content: bytes) -> dict[str, Any]:
     try:
         document = json.loads(content.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError):
+    except (UnicodeDecodeError, ValueError, RecursionError):
         document = None
     if not isinstance(document, dict) or not isinstance(document.get("cells"), list):
         raise InvalidParameter("The content is not a valid Jupyter notebook (.ipynb): a JSON "

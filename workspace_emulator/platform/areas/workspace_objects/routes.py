@@ -108,7 +108,7 @@ async def export(request: Request, ws: WorkspaceDep, _: CallerDep) -> Response:
 def _json_import(body: bytes) -> tuple[dict[str, Any], bytes]:
     try:
         parsed = json.loads(body or b"{}")
-    except ValueError:
+    except (ValueError, RecursionError):  # nested deeper than a parser goes: not a body either
         raise MalformedRequest("The request body is not JSON.") from None
     try:
         fields = ImportBody.model_validate(parsed).as_request()

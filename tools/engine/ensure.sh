@@ -44,9 +44,15 @@ version="$(awk '$1 == "github.com/pulumi/pulumi/pkg/v3" { print $2; exit }
 cache_root="${WORKSPACE_IAC_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/workspace-iac}"
 bin_dir="$cache_root/pulumi-$version/bin"
 
+# Several test workers ask at once: each launcher is replaced only when it differs, and by
+# a rename, so no caller ever finds one half-written or missing.
 install_launchers() {
-    install -m 0755 "$here/launchers/pulumi-resource-pulumi-python" "$bin_dir/"
-    install -m 0755 "$here/launchers/pulumi-language-python-exec" "$bin_dir/"
+    local name
+    for name in pulumi-resource-pulumi-python pulumi-language-python-exec; do
+        cmp -s "$here/launchers/$name" "$bin_dir/$name" && continue
+        install -m 0755 "$here/launchers/$name" "$bin_dir/.$name.$$"
+        mv -f "$bin_dir/.$name.$$" "$bin_dir/$name"
+    done
 }
 
 built() {

@@ -210,7 +210,8 @@ KIND = declare(
     stack_output=("git_credentials", lambda resource: resource.id),
     secrets=(TOKEN_KEY, DIGEST_KEY),
     inventory=lambda client: (
-        (str(c["credential_id"]), f"{c.get('git_provider')} {c.get('git_username') or ''}".strip())
+        # Named by its identity, the provider: one credential per provider and principal.
+        (str(c["credential_id"]), str(c.get("git_provider") or ""))
         for c in client.git_credentials.list()
     ),
 )

@@ -32,21 +32,22 @@ from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal
 from pulumi.dynamic import CheckResult
 from pydantic import AfterValidator, BaseModel, ConfigDict
 
-from providers.client import AlreadyExists, NotFound
-from providers.create_or_adopt import create_or_adopt
+from providers.client import NotFound
 from providers.kind import Adoption, declare
 from providers.lifecycle import Spec, WorkspaceProvider, contains_unknown, user_inputs
 from providers.workspace_objects import (
     canonical_path,
+    checked_digest,
     checked_inputs,
     content_source_rules,
+    create_at,
+    current_digest,
     digest,
-    digest_problem,
     object_path,
-    parent_folder,
     raw_content,
     same_path,
     upload_content,
+    upload_making_parent,
     workspace_path,
 )
 
@@ -81,13 +82,6 @@ def _notebook_path(value: str) -> str:
     return path
 
 
-def _sha256(value: str) -> str:
-    problem = digest_problem(value)
-    if problem:
-        raise ValueError(problem)
-    return value
-
-
 def header(language: str) -> str:
     """The first line the service gives a notebook's source."""
     return f"{COMMENT[language]} Databricks notebook source"
@@ -101,7 +95,7 @@ class NotebookModel(BaseModel):
     path: Annotated[str, AfterValidator(_notebook_path)]
     source: str | None = None
     content_base64: str | None = None
-    content_sha256: Annotated[str, AfterValidator(_sha256)] | None = None
+    content_sha256: Annotated[str, AfterValidator(checked_digest)] | None = None
     language: Language | None = None
     format: Format | None = None
 
@@ -190,19 +184,8 @@ class NotebookProvider(WorkspaceProvider):
     def create_object(self, client: WorkspaceClient, args: NotebookModel, spec: Spec):
         path, content = spec["path"], self._content(args)
 
-        def found() -> dict[str, Any] | None:
-            return self._declared_at(client, spec)
-
-        try:
-            create_or_adopt(lambda: self._upload(client, spec, content, overwrite=False), found)
-        except AlreadyExists as error:
-            if found() is None:
-                error.message += (
-                    f" ({path} holds something else made outside this stack: import it, "
-                    f"`import: {path}` in the stack config or `pulumi import`, or give "
-                    "another path)")
-                error.args = (str(error),)
-                raise
+        create_at(path, lambda: self._upload(client, spec, content, overwrite=False),
+                  lambda: self._declared_at(client, spec))
         status = client.workspace_objects.status(path)
         return path, self._observed(status, spec, spec["content_sha256"]), self._computed(status)
 
@@ -211,16 +194,8 @@ class NotebookProvider(WorkspaceProvider):
         if status.get("object_type") != "NOTEBOOK":
             return None  # gone as a notebook: something else took the path
         kind = recorded.get("format") or "SOURCE"
-        unchanged = (
-            recorded.get("content_sha256") is not None
-            and recorded.get("modified_at") is not None
-            and status.get("modified_at") == recorded.get("modified_at")
-        )
-        content_sha256 = (
-            recorded["content_sha256"]
-            if unchanged
-            else digest(client.workspace_objects.export(id_, kind))
-        )
+        content_sha256 = current_digest(
+            status, recorded, lambda: client.workspace_objects.export(id_, kind))
         like = {"path": recorded.get("path") or id_, "format": kind}
         return self._observed(status, like, content_sha256), self._computed(status)
 
@@ -250,11 +225,7 @@ class NotebookProvider(WorkspaceProvider):
             objects.import_(spec["path"], content, format=spec["format"], language=language,
                             overwrite=overwrite)
 
-        try:
-            upload()
-        except NotFound:
-            objects.mkdirs(parent_folder(spec["path"]))
-            upload()
+        upload_making_parent(objects, spec["path"], upload)
 
     @staticmethod
     def _declared_at(client: WorkspaceClient, spec: Spec) -> dict[str, Any] | None:

@@ -18,21 +18,22 @@ from typing import TYPE_CHECKING, Annotated, Any, ClassVar
 from pulumi.dynamic import CheckResult
 from pydantic import AfterValidator, BaseModel, ConfigDict
 
-from providers.client import AlreadyExists, NotFound
-from providers.create_or_adopt import create_or_adopt
+from providers.client import NotFound
 from providers.kind import Adoption, declare
 from providers.lifecycle import Spec, WorkspaceProvider, contains_unknown, user_inputs
 from providers.workspace_objects import (
     canonical_path,
+    checked_digest,
     checked_inputs,
     content_source_rules,
+    create_at,
+    current_digest,
     digest,
-    digest_problem,
     object_path,
-    parent_folder,
     raw_content,
     same_path,
     upload_content,
+    upload_making_parent,
     workspace_path,
 )
 
@@ -47,13 +48,6 @@ def _file_path(value: str) -> str:
     return object_path(value)
 
 
-def _sha256(value: str) -> str:
-    problem = digest_problem(value)
-    if problem:
-        raise ValueError(problem)
-    return value
-
-
 class WorkspaceFileModel(BaseModel):
     """A workspace file: its path and bytes."""
 
@@ -62,7 +56,7 @@ class WorkspaceFileModel(BaseModel):
     path: Annotated[str, AfterValidator(_file_path)]
     source: str | None = None
     content_base64: str | None = None
-    content_sha256: Annotated[str, AfterValidator(_sha256)] | None = None
+    content_sha256: Annotated[str, AfterValidator(checked_digest)] | None = None
 
 
 class WorkspaceFileProvider(WorkspaceProvider):
@@ -89,19 +83,8 @@ class WorkspaceFileProvider(WorkspaceProvider):
     def create_object(self, client: WorkspaceClient, args: WorkspaceFileModel, spec: Spec):
         path, content = spec["path"], self._content(args)
 
-        def found() -> dict[str, Any] | None:
-            return self._declared_at(client, spec)
-
-        try:
-            create_or_adopt(lambda: self._upload(client, path, content, overwrite=False), found)
-        except AlreadyExists as error:
-            if found() is None:
-                error.message += (
-                    f" ({path} holds something else made outside this stack: import it, "
-                    f"`import: {path}` in the stack config or `pulumi import`, or give "
-                    "another path)")
-                error.args = (str(error),)
-                raise
+        create_at(path, lambda: self._upload(client, path, content, overwrite=False),
+                  lambda: self._declared_at(client, spec))
         status = client.workspace_objects.status(path)
         return path, self._observed(status, spec, spec["content_sha256"]), self._computed(status)
 
@@ -109,16 +92,8 @@ class WorkspaceFileProvider(WorkspaceProvider):
         status = client.workspace_objects.status(id_)
         if status.get("object_type") != "FILE":
             return None  # gone as a file: something else took the path
-        unchanged = (
-            recorded.get("content_sha256") is not None
-            and recorded.get("modified_at") is not None
-            and status.get("modified_at") == recorded.get("modified_at")
-        )
-        content_sha256 = (
-            recorded["content_sha256"]
-            if unchanged
-            else digest(client.workspace_objects.export(id_, EXPORT_FORMAT))
-        )
+        content_sha256 = current_digest(
+            status, recorded, lambda: client.workspace_objects.export(id_, EXPORT_FORMAT))
         like = {"path": recorded.get("path") or id_}
         return self._observed(status, like, content_sha256), self._computed(status)
 
@@ -140,11 +115,8 @@ class WorkspaceFileProvider(WorkspaceProvider):
     def _upload(client: WorkspaceClient, path: str, content: bytes, *, overwrite: bool) -> None:
         """Imports the file; where its folder is missing, makes it and imports again."""
         objects = client.workspace_objects
-        try:
-            objects.import_(path, content, format=FILE_FORMAT, overwrite=overwrite)
-        except NotFound:
-            objects.mkdirs(parent_folder(path))
-            objects.import_(path, content, format=FILE_FORMAT, overwrite=overwrite)
+        upload_making_parent(objects, path, lambda: objects.import_(
+            path, content, format=FILE_FORMAT, overwrite=overwrite))
 
     @staticmethod
     def _declared_at(client: WorkspaceClient, spec: Spec) -> dict[str, Any] | None:

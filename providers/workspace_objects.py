@@ -28,11 +28,14 @@ import hashlib
 import os
 import re
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path, PurePosixPath
 from typing import Any
 
 from pulumi.dynamic import CheckFailure
+
+from providers.client import AlreadyExists, NotFound
+from providers.create_or_adopt import create_or_adopt
 
 WORKSPACE_PREFIX = "/Workspace"
 TOP_LEVEL_FOLDERS = ("/", "/Users", "/Shared", "/Repos")
@@ -144,6 +147,52 @@ def digest(content: bytes) -> str:
 
 def digest_problem(value: str) -> str | None:
     return None if _SHA256.fullmatch(value) else "must be a SHA-256 digest: 64 hex digits"
+
+
+def checked_digest(value: str) -> str:
+    """A declared `content_sha256`, as a model's validator takes it."""
+    problem = digest_problem(value)
+    if problem:
+        raise ValueError(problem)
+    return value
+
+
+def current_digest(status: Mapping[str, Any], recorded: Mapping[str, Any],
+                   export: Callable[[], bytes]) -> str:
+    """The digest of an object's content: the recorded one while the service's `modified_at`
+    is the one recorded with it, else the digest of the content `export` reads."""
+    unchanged = (
+        recorded.get("content_sha256") is not None
+        and recorded.get("modified_at") is not None
+        and status.get("modified_at") == recorded.get("modified_at")
+    )
+    return str(recorded["content_sha256"]) if unchanged else digest(export())
+
+
+def upload_making_parent(objects: Any, path: str, upload: Callable[[], None]) -> None:
+    """Runs `upload` of the object at `path`; where its folder is missing, makes the folder
+    and uploads again."""
+    try:
+        upload()
+    except NotFound:
+        objects.mkdirs(parent_folder(path))
+        upload()
+
+
+def create_at(path: str, upload: Callable[[], None],
+              found: Callable[[], Mapping[str, Any] | None]) -> None:
+    """Creates the object at `path` or adopts the declared one there (create_or_adopt); where
+    something else holds the path, the service's refusal says how to take it over."""
+    try:
+        create_or_adopt(upload, found)
+    except AlreadyExists as error:
+        if found() is None:
+            error.message += (
+                f" ({path} holds something else made outside this stack: import it, "
+                f"`import: {path}` in the stack config or `pulumi import`, or give "
+                "another path)")
+            error.args = (str(error),)
+            raise
 
 
 class ContentUnavailable(Exception):

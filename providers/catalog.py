@@ -20,8 +20,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, StrictBool, field_validator
 
-from providers.client import AlreadyExists, WorkspaceError
-from providers.create_or_adopt import create_or_adopt
+from providers.client import WorkspaceError
 from providers.kind import Adoption, always, declare
 from providers.lifecycle import Spec, WorkspaceProvider
 from providers.uc_names import (
@@ -31,6 +30,8 @@ from providers.uc_names import (
     NotBlank,
     StorageUrl,
     catalog_names,
+    converged,
+    created_or_left_over,
     holds_as_made,
     is_not_empty,
     made_by_caller,
@@ -124,21 +125,9 @@ class CatalogProvider(WorkspaceProvider):
     def create_object(self, client: WorkspaceClient, args: CatalogModel, spec: Spec):
         body = {key: spec[key] for key in CREATE_FIELDS if key in spec}
         name = spec["name"]
-        try:
-            made, _adopted = create_or_adopt(
-                lambda: client.catalogs.create(body), lambda: self._left_over(client, spec)
-            )
-        except AlreadyExists as error:
-            left = self._left_over(client, spec)
-            if left is None:
-                error.message += (
-                    f" (a catalog {name!r} exists that this stack did not make: to manage it, "
-                    f"import it: `import: {name}` on its item, or ResourceOptions(import_=...))"
-                )
-                error.args = (str(error),)
-                raise
-            made = left
-        found = self._converge(client, name, made, spec)
+        made = created_or_left_over("catalog", name, lambda: client.catalogs.create(body),
+                                    lambda: self._left_over(client, spec))
+        found = converged(client.catalogs, name, made, spec, UPDATE_FIELDS, _shown)
         return name, self._spec_of(found, spec), self._computed(found)
 
     def read_object(self, client: WorkspaceClient, id_: str, recorded: Mapping[str, Any]):
@@ -147,7 +136,8 @@ class CatalogProvider(WorkspaceProvider):
         return self._spec_of(found, declared), self._computed(found)
 
     def update_object(self, client, id_, recorded, args, spec):
-        found = self._converge(client, id_, client.catalogs.get(id_), spec)
+        area = client.catalogs
+        found = converged(area, id_, area.get(id_), spec, UPDATE_FIELDS, _shown)
         return self._spec_of(found, spec), self._computed(found)
 
     def delete_object(self, client: WorkspaceClient, id_: str, recorded: Mapping[str, Any]) -> None:
@@ -175,24 +165,6 @@ class CatalogProvider(WorkspaceProvider):
             raise
 
     # --- helpers ------------------------------------------------------------------
-    @staticmethod
-    def _converge(
-        client: WorkspaceClient, name: str, found: Mapping[str, Any], spec: Spec
-    ) -> Mapping[str, Any]:
-        """Sends what the spec declares and the catalog lacks (the owner last); the catalog
-        as the service then shows it."""
-        changes = {
-            key: spec[key]
-            for key in UPDATE_FIELDS
-            if key in spec and _shown(found, key) != spec[key]
-        }
-        owner = spec.get("owner")
-        if changes:
-            found = client.catalogs.update(name, changes) or client.catalogs.get(name)
-        if owner is not None and observed_owner(found, owner) != owner:
-            found = client.catalogs.update(name, {"owner": owner}) or client.catalogs.get(name)
-        return found
-
     @staticmethod
     def _left_over(client: WorkspaceClient, spec: Spec) -> dict[str, Any] | None:
         """The catalog of the declared name, if an interrupted create of this resource made

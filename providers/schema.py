@@ -21,8 +21,7 @@ from typing import TYPE_CHECKING, Annotated, Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, StrictBool, field_validator
 
-from providers.client import AlreadyExists, WorkspaceError
-from providers.create_or_adopt import create_or_adopt
+from providers.client import WorkspaceError
 from providers.kind import Reference, declare
 from providers.lifecycle import Spec, WorkspaceProvider
 from providers.uc_names import (
@@ -30,6 +29,8 @@ from providers.uc_names import (
     Name,
     NotBlank,
     StorageUrl,
+    converged,
+    created_or_left_over,
     dotted_name,
     holds_as_made,
     is_not_empty,
@@ -122,22 +123,9 @@ class SchemaProvider(WorkspaceProvider):
         catalog, schema = full_name.split(".")
         body = {"name": schema, "catalog_name": catalog}
         body.update({key: spec[key] for key in CREATE_FIELDS if key in spec})
-        try:
-            made, _adopted = create_or_adopt(
-                lambda: client.schemas.create(body), lambda: self._left_over(client, spec)
-            )
-        except AlreadyExists as error:
-            left = self._left_over(client, spec)
-            if left is None:
-                error.message += (
-                    f" (a schema {full_name!r} exists that this stack did not make: to manage "
-                    f"it, import it: `import: {full_name}` on its item, or "
-                    "ResourceOptions(import_=...))"
-                )
-                error.args = (str(error),)
-                raise
-            made = left
-        found = self._converge(client, full_name, made, spec)
+        made = created_or_left_over("schema", full_name, lambda: client.schemas.create(body),
+                                    lambda: self._left_over(client, spec))
+        found = converged(client.schemas, full_name, made, spec, UPDATE_FIELDS)
         return full_name, self._spec_of(found, spec), self._computed(found)
 
     def read_object(self, client: WorkspaceClient, id_: str, recorded: Mapping[str, Any]):
@@ -145,7 +133,8 @@ class SchemaProvider(WorkspaceProvider):
         return self._spec_of(found, self._recorded_spec(recorded)), self._computed(found)
 
     def update_object(self, client, id_, recorded, args, spec):
-        found = self._converge(client, id_, client.schemas.get(id_), spec)
+        area = client.schemas
+        found = converged(area, id_, area.get(id_), spec, UPDATE_FIELDS)
         return self._spec_of(found, spec), self._computed(found)
 
     def delete_object(self, client: WorkspaceClient, id_: str, recorded: Mapping[str, Any]) -> None:
@@ -162,24 +151,6 @@ class SchemaProvider(WorkspaceProvider):
             raise
 
     # --- helpers ------------------------------------------------------------------
-    @staticmethod
-    def _converge(
-        client: WorkspaceClient, full_name: str, found: Mapping[str, Any], spec: Spec
-    ) -> Mapping[str, Any]:
-        """Sends what the spec declares and the schema lacks (the owner last); the schema
-        as the service then shows it."""
-        changes = {
-            key: spec[key] for key in UPDATE_FIELDS if key in spec and found.get(key) != spec[key]
-        }
-        owner = spec.get("owner")
-        if changes:
-            found = client.schemas.update(full_name, changes) or client.schemas.get(full_name)
-        if owner is not None and observed_owner(found, owner) != owner:
-            found = client.schemas.update(full_name, {"owner": owner}) or client.schemas.get(
-                full_name
-            )
-        return found
-
     @staticmethod
     def _left_over(client: WorkspaceClient, spec: Spec) -> dict[str, Any] | None:
         """The schema of the declared full name, if an interrupted create of this resource

@@ -10,12 +10,13 @@ and has at most 255 characters. A schema's full name is `catalog.schema`, a volu
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import AfterValidator
 
-from providers.client import InvalidState, WorkspaceError
+from providers.client import AlreadyExists, InvalidState, WorkspaceError
+from providers.create_or_adopt import create_or_adopt
 from providers.scim_fields import not_blank
 
 if TYPE_CHECKING:
@@ -176,3 +177,39 @@ def needs_force_destroy(error: WorkspaceError, what: str, name: str, holds: str)
         "its contents first)"
     )
     error.args = (str(error),)
+
+
+def created_or_left_over(what: str, name: str, create: Callable[[], Mapping[str, Any]],
+                         left_over: Callable[[], Mapping[str, Any] | None]) -> Mapping[str, Any]:
+    """The object `create` made, or the one an interrupted create of this resource left
+    (`left_over`); where another holds the name, the service's refusal says how to import
+    it."""
+    try:
+        made, _adopted = create_or_adopt(create, left_over)
+    except AlreadyExists as error:
+        left = left_over()
+        if left is None:
+            error.message += (
+                f" (a {what} {name!r} exists that this stack did not make: to manage it, "
+                f"import it: `import: {name}` on its item, or ResourceOptions(import_=...))"
+            )
+            error.args = (str(error),)
+            raise
+        return left
+    return made
+
+
+def converged(area: Any, name: str, found: Mapping[str, Any], spec: Mapping[str, Any],
+              update_fields: tuple[str, ...],
+              shown: Callable[[Mapping[str, Any], str], Any] = lambda found, key: found.get(key),
+              ) -> Mapping[str, Any]:
+    """Sends what the spec declares and the object lacks (the owner last) through `area`
+    (its client area: `update`, `get`); the object as the service then shows it."""
+    changes = {key: spec[key] for key in update_fields
+               if key in spec and shown(found, key) != spec[key]}
+    owner = spec.get("owner")
+    if changes:
+        found = area.update(name, changes) or area.get(name)
+    if owner is not None and observed_owner(found, owner) != owner:
+        found = area.update(name, {"owner": owner}) or area.get(name)
+    return found

@@ -21,14 +21,15 @@ from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, field_validator
 
-from providers.client import AlreadyExists, WorkspaceError
-from providers.create_or_adopt import create_or_adopt
+from providers.client import WorkspaceError
 from providers.kind import Reference, declare
 from providers.lifecycle import Spec, WorkspaceProvider
 from providers.uc_names import (
     Name,
     NotBlank,
     StorageUrl,
+    converged,
+    created_or_left_over,
     dotted_name,
     holds_as_made,
     made_by_caller,
@@ -135,22 +136,9 @@ class VolumeProvider(WorkspaceProvider):
         catalog, schema, volume = full_name.split(".")
         body = {"catalog_name": catalog, "schema_name": schema, "name": volume}
         body.update({key: spec[key] for key in CREATE_FIELDS if key in spec})
-        try:
-            made, _adopted = create_or_adopt(
-                lambda: client.volumes.create(body), lambda: self._left_over(client, spec)
-            )
-        except AlreadyExists as error:
-            left = self._left_over(client, spec)
-            if left is None:
-                error.message += (
-                    f" (a volume {full_name!r} exists that this stack did not make: to manage "
-                    f"it, import it: `import: {full_name}` on its item, or "
-                    "ResourceOptions(import_=...))"
-                )
-                error.args = (str(error),)
-                raise
-            made = left
-        found = self._converge(client, full_name, made, spec)
+        made = created_or_left_over("volume", full_name, lambda: client.volumes.create(body),
+                                    lambda: self._left_over(client, spec))
+        found = converged(client.volumes, full_name, made, spec, UPDATE_FIELDS)
         return full_name, self._spec_of(found, spec), self._computed(found)
 
     def read_object(self, client: WorkspaceClient, id_: str, recorded: Mapping[str, Any]):
@@ -158,31 +146,14 @@ class VolumeProvider(WorkspaceProvider):
         return self._spec_of(found, self._recorded_spec(recorded)), self._computed(found)
 
     def update_object(self, client, id_, recorded, args, spec):
-        found = self._converge(client, id_, client.volumes.get(id_), spec)
+        area = client.volumes
+        found = converged(area, id_, area.get(id_), spec, UPDATE_FIELDS)
         return self._spec_of(found, spec), self._computed(found)
 
     def delete_object(self, client: WorkspaceClient, id_: str, recorded: Mapping[str, Any]) -> None:
         client.volumes.delete(id_)
 
     # --- helpers ------------------------------------------------------------------
-    @staticmethod
-    def _converge(
-        client: WorkspaceClient, full_name: str, found: Mapping[str, Any], spec: Spec
-    ) -> Mapping[str, Any]:
-        """Sends what the spec declares and the volume lacks (the owner last); the volume
-        as the service then shows it."""
-        changes = {
-            key: spec[key] for key in UPDATE_FIELDS if key in spec and found.get(key) != spec[key]
-        }
-        owner = spec.get("owner")
-        if changes:
-            found = client.volumes.update(full_name, changes) or client.volumes.get(full_name)
-        if owner is not None and observed_owner(found, owner) != owner:
-            found = client.volumes.update(full_name, {"owner": owner}) or client.volumes.get(
-                full_name
-            )
-        return found
-
     @staticmethod
     def _left_over(client: WorkspaceClient, spec: Spec) -> dict[str, Any] | None:
         """The volume of the declared full name, if an interrupted create of this resource

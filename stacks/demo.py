@@ -82,15 +82,24 @@ def start_emulator() -> dict:
     raise SystemExit(f"the emulator did not answer within {STARTUP_SECONDS}s; see {log.name}")
 
 
+def is_emulator(pid: int) -> bool:
+    """Whether `pid` is still the emulator the demo started: after a reboot the pid file's
+    number may belong to another process, which must not be stopped."""
+    shown = subprocess.run(["ps", "-p", str(pid), "-o", "command="], capture_output=True,
+                           text=True, check=False)
+    return shown.returncode == 0 and "workspace_emulator" in shown.stdout
+
+
 def stop_emulator() -> None:
     if not PID_FILE.exists():
         return
     pid = int(PID_FILE.read_text())
-    try:
-        os.kill(pid, signal.SIGTERM)
-        print(f"emulator: stopped (pid {pid})")
-    except ProcessLookupError:
-        pass
+    if is_emulator(pid):
+        try:
+            os.kill(pid, signal.SIGTERM)
+            print(f"emulator: stopped (pid {pid})")
+        except ProcessLookupError:
+            pass
     PID_FILE.unlink()
 
 

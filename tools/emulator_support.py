@@ -6,7 +6,8 @@ what it does not serve, rendered from the routes into workspace_emulator/README.
 
 The operations come from the platform app itself (its OpenAPI document, plus the routes
 left out of it), so the list cannot drift from what is served; how faithfully each is
-served comes from workspace_emulator/platform/support.py, which must name every route.
+served comes from each area's `support` entries (workspace_emulator/platform/areas/), gathered
+with the few routes of no area by workspace_emulator/platform/support.py: every route needs one.
 """
 
 from __future__ import annotations
@@ -79,11 +80,13 @@ def problems(operations: Iterable[Operation]) -> list[str]:
     served = {op.key for op in operations}
     found = [f"route {key} has no fidelity entry: {HOW_TO_ADD}"
              for key in sorted(served - set(SUPPORT))]
-    found += [f"SUPPORT names {key}, which no route serves: remove the entry, or fix its "
-              "method or path" for key in sorted(set(SUPPORT) - served)]
+    found += [f"a support entry names {key}, which no route serves: remove it from its "
+              "area's `support`, or fix its method or path"
+              for key in sorted(set(SUPPORT) - served)]
     unserved = {key for keys in NOT_SERVED.values() for key in keys}
-    found += [f"{key} is served now: remove it from NOT_SERVED in "
-              "workspace_emulator/platform/support.py"
+    found += [f"{key} is served now: remove it from its area's `not_served` "
+              "(workspace_emulator/platform/areas/<area>/__init__.py), or from "
+              "NOT_SERVED_OUTSIDE_AREAS in workspace_emulator/platform/support.py"
               for key in sorted(unserved & served)]
     found += [f"{key}: level {SUPPORT[key].level!r} is none of {', '.join(LEVELS)}"
               for key in sorted(SUPPORT) if SUPPORT[key].level not in LEVELS]

@@ -27,8 +27,9 @@ def test_stale_entries_and_served_unserved_operations_are_named(monkeypatch):
     monkeypatch.setitem(SUPPORT, "GET /gone", Fidelity("stateful", ""))
     monkeypatch.setitem(emulator_support.NOT_SERVED, "Test", ("GET /jobs/list",))
     found = problems(served_operations())
-    assert any("SUPPORT names GET /gone, which no route serves" in f for f in found)
-    assert any("GET /jobs/list is served now: remove it from NOT_SERVED" in f for f in found)
+    assert any("a support entry names GET /gone, which no route serves" in f for f in found)
+    assert any("GET /jobs/list is served now: remove it from its area's `not_served`" in f
+               for f in found)
 
 
 def test_versions_collapse_into_one_operation():

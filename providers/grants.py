@@ -28,6 +28,7 @@ from pydantic import BaseModel, ConfigDict, ValidationInfo, field_validator
 from providers.create_or_adopt import create_or_adopt
 from providers.kind import declare
 from providers.lifecycle import KeyedDiffResult, Spec, WorkspaceProvider, user_inputs
+from providers.uc_names import is_service_catalog, schema_full_names, volume_full_names
 from providers.uc_privileges import (
     full_name_of,
     principal_key,
@@ -317,10 +318,17 @@ class GrantsProvider(WorkspaceProvider):
 
 
 def _granted_securables(client: Any) -> Any:
-    """The securables with direct grants that the client can list: catalogs, storage
-    credentials, external locations (schemas and volumes: declare them by hand)."""
+    """The securables with direct grants that the client can list: catalogs, the schemas of
+    the catalogs a stack can manage, their volumes, storage credentials and external
+    locations. Each parent is listed once (one call per catalog, one per schema), and each
+    securable's grants read once."""
+    catalogs = list(client.catalogs.list())
+    own = [str(c["name"]) for c in catalogs if not is_service_catalog(c)]
+    schemas = list(schema_full_names(client, own))
     listed = [
-        ("catalog", [str(c["name"]) for c in client.catalogs.list()]),
+        ("catalog", [str(c["name"]) for c in catalogs]),
+        ("schema", schemas),
+        ("volume", list(volume_full_names(client, schemas))),
         ("storage_credential", [str(c["name"]) for c in client.storage_credentials.list()]),
         ("external_location", [str(x["name"]) for x in client.external_locations.list()]),
     ]

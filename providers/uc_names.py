@@ -10,7 +10,7 @@ and has at most 255 characters. A schema's full name is `catalog.schema`, a volu
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import AfterValidator
@@ -47,12 +47,22 @@ def catalog_names(client: Any) -> Iterator[str]:
             yield str(catalog["name"])
 
 
-def schema_full_names(client: Any) -> Iterator[str]:
-    """Every schema of those catalogs but their `information_schema` (the service's own)."""
-    for catalog in catalog_names(client):
+def schema_full_names(client: Any, catalogs: Iterable[str] | None = None) -> Iterator[str]:
+    """Every schema of those catalogs (or of `catalogs`, names already listed) but their
+    `information_schema` (the service's own): one list call per catalog."""
+    for catalog in catalog_names(client) if catalogs is None else catalogs:
         for schema in client.schemas.list(catalog):
             if schema.get("name") != INFORMATION_SCHEMA:
                 yield str(schema.get("full_name") or f"{catalog}.{schema['name']}")
+
+
+def volume_full_names(client: Any, schemas: Iterable[str] | None = None) -> Iterator[str]:
+    """Every volume of those schemas (or of `schemas`, full names already listed): one list
+    call per schema."""
+    for schema in schema_full_names(client) if schemas is None else schemas:
+        catalog, name = schema.split(".", 1)
+        for volume in client.volumes.list(catalog, name):
+            yield str(volume.get("full_name") or f"{schema}.{volume['name']}")
 
 
 def name_problem(value: str) -> str | None:

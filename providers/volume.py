@@ -16,7 +16,7 @@ what an interrupted run leaves.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, field_validator
@@ -35,7 +35,7 @@ from providers.uc_names import (
     made_by_caller,
     observed_owner,
     observed_url,
-    schema_full_names,
+    volume_full_names,
 )
 
 if TYPE_CHECKING:
@@ -196,14 +196,6 @@ class VolumeProvider(WorkspaceProvider):
         }
 
 
-def _volume_full_names(client: Any) -> Iterator[tuple[str, str]]:
-    for schema in schema_full_names(client):
-        catalog, name = schema.split(".", 1)
-        for volume in client.volumes.list(catalog, name):
-            full_name = str(volume.get("full_name") or f"{schema}.{volume['name']}")
-            yield full_name, full_name
-
-
 KIND = declare(
     name="Volume",
     provider=VolumeProvider,
@@ -220,5 +212,5 @@ KIND = declare(
     summary="a Unity Catalog volume, MANAGED or EXTERNAL: comment and owner in place",
     import_id="full name, catalog.schema.volume",
     stack_output=("volumes", lambda resource: resource.id),
-    inventory=_volume_full_names,
+    inventory=lambda client: ((name, name) for name in volume_full_names(client)),
 )

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, StrictBool, field_validator
 
-from providers.client import WorkspaceError
+from providers.client import WorkspaceError, is_gone
 from providers.kind import Adoption, always, declare
 from providers.lifecycle import Spec, WorkspaceProvider
 from providers.uc_names import (
@@ -154,7 +154,7 @@ class CatalogProvider(WorkspaceProvider):
                 # Only the schema every new catalog comes with: deleted when it holds nothing
                 # (the service refuses, without force, one that holds anything).
                 try:
-                    client.schemas.delete(f"{id_}.{DEFAULT_SCHEMA}")
+                    _delete_default_schema(client, id_)
                     client.catalogs.delete(id_)
                     return
                 except WorkspaceError as inner:
@@ -213,6 +213,17 @@ def _own_schemas(client: WorkspaceClient, catalog: str) -> list[str]:
         for s in client.schemas.list(catalog)
         if s.get("name") != INFORMATION_SCHEMA
     )
+
+
+def _delete_default_schema(client: WorkspaceClient, catalog: str) -> None:
+    """Deletes the catalog's `default` schema; already gone counts as done. A delete whose
+    answer was lost is repeated and finds it gone: that not-found must not reach the
+    lifecycle's delete, which would take it for the catalog's and leave the catalog."""
+    try:
+        client.schemas.delete(f"{catalog}.{DEFAULT_SCHEMA}")
+    except WorkspaceError as error:
+        if not is_gone(error):
+            raise
 
 
 KIND = declare(

@@ -11,6 +11,7 @@ import pytest
 from providers.catalog import CatalogProvider
 from providers.client import AlreadyExists, InvalidState, WorkspaceClient
 from providers.client.catalogs import CATALOGS_PATH
+from providers.client.schemas import SchemasApi
 from providers.client.workspace import writes_sent
 from providers.lifecycle import CONNECTION_KEY
 from tests.providers.ambiguous import lose_the_answer_to
@@ -142,6 +143,21 @@ def test_create_adopts_after_a_lost_answer(provider, props, client, monkeypatch)
     assert lost == [CATALOGS_PATH]
     assert client.catalogs.get(made.id)["isolation_mode"] == "ISOLATED"
     provider.delete(made.id, made.outs)
+
+
+def test_delete_goes_on_when_the_default_schema_delete_lost_its_answer(
+        provider, props, client, monkeypatch) -> None:
+    # The schema was deleted but the answer was lost: the retried DELETE finds it gone (404).
+    real_delete = SchemasApi.delete
+
+    def delete_then_retry(self: SchemasApi, full_name: str, force: bool = False) -> None:
+        real_delete(self, full_name, force)
+        real_delete(self, full_name, force)
+
+    made = provider.create(props)
+    monkeypatch.setattr(SchemasApi, "delete", delete_then_retry)
+    provider.delete(made.id, made.outs)
+    assert not exists(client, made.id)
 
 
 def test_create_adopts_what_an_interrupted_run_made(provider, props, client) -> None:

@@ -38,6 +38,7 @@ BindingType = Literal["BINDING_TYPE_READ_WRITE", "BINDING_TYPE_READ_ONLY"]
 SecurableType = Literal["catalog", "external_location", "storage_credential", "credential"]
 SECURABLE_TYPES = ("catalog", "external_location", "storage_credential", "credential")
 CATALOG: Final = "catalog"
+CREDENTIALS = ("storage_credential", "credential")
 # workspace id (digits) -> binding type
 Bindings = dict[str, str]
 
@@ -149,6 +150,11 @@ class CatalogBindingProvider(WorkspaceProvider):
                      "securable_name")]
         if args.securable_name is None:
             return [("securable_name", f"required: the {args.securable_type}'s name")]
+        if args.securable_type in CREDENTIALS:
+            # The service binds a credential read-write only.
+            return [(f"bindings.{i}.binding_type", f"a {args.securable_type} is bound "
+                     f"{READ_WRITE} only: leave binding_type out")
+                    for i, b in enumerate(args.bindings) if b.binding_type != READ_WRITE]
         return []
 
     def spec(self, args: CatalogBindingModel) -> Spec:

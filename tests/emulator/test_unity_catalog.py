@@ -199,6 +199,85 @@ def test_storage_credentials_and_external_locations(sdk, emulator):
         sdk.storage_credentials.get(name + "-b")
 
 
+def test_credentials_of_both_purposes(sdk, emulator):
+    """The /credentials API: service credentials, and storage credentials seen through it;
+    one namespace for both."""
+    identity = catalog.AzureManagedIdentity(access_connector_id="/subscriptions/0/ac")
+    with pytest.raises(InvalidParameterValue, match="purpose must be one of SERVICE, STORAGE"):
+        sdk.credentials.create_credential(unique("c"), azure_managed_identity=identity)
+    with pytest.raises(InvalidParameterValue, match="exactly one identity: one of aws_iam_role"):
+        sdk.credentials.create_credential(unique("c"), purpose=catalog.CredentialPurpose.SERVICE)
+    with pytest.raises(InvalidParameterValue, match="got azure_service_principal"):
+        sdk.credentials.create_credential(
+            unique("c"), purpose=catalog.CredentialPurpose.SERVICE,
+            azure_service_principal=catalog.AzureServicePrincipal(
+                directory_id="d", application_id="a", client_secret="s"))
+    with pytest.raises(InvalidParameterValue, match="read_only applies to STORAGE"):
+        sdk.credentials.create_credential(unique("c"), purpose=catalog.CredentialPurpose.SERVICE,
+                                          azure_managed_identity=identity, read_only=True)
+    name = unique("Svc")
+    service = sdk.credentials.create_credential(
+        name, purpose=catalog.CredentialPurpose.SERVICE, azure_managed_identity=identity,
+        comment="calls a service")
+    assert service.name == name and service.full_name == name and service.id
+    assert service.purpose == catalog.CredentialPurpose.SERVICE
+    assert service.owner == emulator.client_id and service.created_by == emulator.client_id
+    assert service.isolation_mode == catalog.IsolationMode.ISOLATION_MODE_OPEN
+    assert service.azure_managed_identity.credential_id == service.id
+    assert sdk.credentials.get_credential(name.upper()).id == service.id
+    storage_name = unique("Sto")
+    storage = sdk.credentials.create_credential(
+        storage_name, purpose=catalog.CredentialPurpose.STORAGE, read_only=True,
+        aws_iam_role=catalog.AwsIamRole(role_arn="arn:aws:iam::123456789012:role/uc"))
+    assert storage.purpose == catalog.CredentialPurpose.STORAGE and storage.read_only
+    assert sdk.storage_credentials.get(storage_name).id == storage.id
+    for taken in (name.lower(), storage_name.upper()):
+        with pytest.raises(ResourceAlreadyExists, match="already exists"):
+            sdk.credentials.create_credential(taken, purpose=catalog.CredentialPurpose.SERVICE,
+                                              azure_managed_identity=identity)
+    with pytest.raises(ResourceAlreadyExists):
+        sdk.storage_credentials.create(name, azure_managed_identity=(
+            catalog.AzureManagedIdentityRequest(access_connector_id="ac")))
+    listed = {c.name: c.purpose for c in sdk.credentials.list_credentials()}
+    assert listed[name] == catalog.CredentialPurpose.SERVICE
+    assert listed[storage_name] == catalog.CredentialPurpose.STORAGE
+    services = {c.name for c in sdk.credentials.list_credentials(
+        purpose=catalog.CredentialPurpose.SERVICE)}
+    assert name in services and storage_name not in services
+    assert name not in {c.name for c in sdk.storage_credentials.list()}
+    with pytest.raises(NotFound):
+        sdk.storage_credentials.get(name)
+    changed = sdk.credentials.update_credential(
+        name, new_name=name + "-b", comment="d",
+        isolation_mode=catalog.IsolationMode.ISOLATION_MODE_ISOLATED,
+        aws_iam_role=catalog.AwsIamRole(role_arn="arn:aws:iam::123456789012:role/svc"))
+    assert changed.name == name + "-b" and changed.comment == "d" and changed.id == service.id
+    assert changed.isolation_mode == catalog.IsolationMode.ISOLATION_MODE_ISOLATED
+    assert changed.aws_iam_role.role_arn.endswith("role/svc")
+    assert changed.azure_managed_identity is None
+    with pytest.raises(InvalidParameterValue, match="read_only applies to STORAGE"):
+        sdk.credentials.update_credential(changed.name, read_only=True)
+    with pytest.raises(ResourceAlreadyExists):
+        sdk.credentials.update_credential(changed.name, new_name=storage_name)
+    location = sdk.external_locations.create(unique("Loc"), _root(), storage_name)
+    with pytest.raises(InvalidState, match="dependent external location"):
+        sdk.credentials.delete_credential(storage_name)
+    sdk.external_locations.delete(location.name)
+    sdk.credentials.delete_credential(storage_name)
+    sdk.credentials.delete_credential(changed.name)
+    for gone in (storage_name, changed.name):
+        with pytest.raises(NotFound, match=f"Credential '{gone}' does not exist"):
+            sdk.credentials.get_credential(gone)
+
+
+def test_a_non_admin_may_not_create_a_credential(other):
+    _, client = other
+    with pytest.raises(PermissionDenied, match="CREATE_SERVICE_CREDENTIAL"):
+        client.credentials.create_credential(
+            unique("c"), purpose=catalog.CredentialPurpose.SERVICE,
+            azure_managed_identity=catalog.AzureManagedIdentity(access_connector_id="ac"))
+
+
 def test_grants_get_update_and_filter(sdk):
     cat = sdk.catalogs.create(unique("cat")).name
     changed = sdk.grants.update("catalog", cat, changes=[
@@ -304,17 +383,38 @@ def test_owners_and_privileges_of_a_non_admin(sdk, other):
 
 def test_bindings_by_securable_type(sdk):
     location = _location(sdk, _root())
-    binding = catalog.WorkspaceBinding(
-        workspace_id=OTHER_WORKSPACE_IDS[0],
-        binding_type=catalog.WorkspaceBindingBindingType.BINDING_TYPE_READ_ONLY)
-    for securable_type, name in (("external_location", location.name),
-                                 ("storage_credential", location.credential_name),
-                                 ("credential", location.credential_name)):
+    service = sdk.credentials.create_credential(
+        unique("Svc"), purpose=catalog.CredentialPurpose.SERVICE,
+        azure_managed_identity=catalog.AzureManagedIdentity(access_connector_id="ac"))
+    read_only, read_write = (catalog.WorkspaceBinding(
+        workspace_id=OTHER_WORKSPACE_IDS[0], binding_type=binding_type) for binding_type in (
+        catalog.WorkspaceBindingBindingType.BINDING_TYPE_READ_ONLY,
+        catalog.WorkspaceBindingBindingType.BINDING_TYPE_READ_WRITE))
+    for securable_type, name, binding in (
+            ("external_location", location.name, read_only),
+            ("storage_credential", location.credential_name, read_write),
+            ("credential", location.credential_name, read_write),
+            ("credential", service.name, read_write)):
         added = sdk.workspace_bindings.update_bindings(securable_type, name, add=[binding])
         assert added.bindings == [binding]
         assert list(sdk.workspace_bindings.get_bindings(securable_type, name)) == [binding]
         removed = sdk.workspace_bindings.update_bindings(securable_type, name, remove=[binding])
         assert not removed.bindings
+    # A credential is bound read-write only; an OPEN one keeps its bindings (they count once
+    # it is ISOLATED), as the service does.
+    for securable_type, name in (("storage_credential", location.credential_name),
+                                 ("credential", service.name)):
+        with pytest.raises(InvalidParameterValue, match=(
+                f"binding types for {securable_type.upper()} are BINDING_TYPE_READ_WRITE")):
+            sdk.workspace_bindings.update_bindings(securable_type, name, add=[read_only])
+    sdk.workspace_bindings.update_bindings("credential", service.name, add=[read_write])
+    assert sdk.credentials.get_credential(service.name).isolation_mode == (
+        catalog.IsolationMode.ISOLATION_MODE_OPEN)
+    assert list(sdk.workspace_bindings.get_bindings("credential", service.name)) == [read_write]
+    with pytest.raises(NotFound, match="Credential"):
+        list(sdk.workspace_bindings.get_bindings("credential", unique("nope")))
+    with pytest.raises(NotFound):
+        list(sdk.workspace_bindings.get_bindings("storage_credential", service.name))
     isolated = sdk.external_locations.update(
         location.name, isolation_mode=catalog.IsolationMode.ISOLATION_MODE_ISOLATED)
     assert isolated.isolation_mode == catalog.IsolationMode.ISOLATION_MODE_ISOLATED

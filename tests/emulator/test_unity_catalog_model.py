@@ -286,6 +286,9 @@ def test_bindings_of_credentials_and_locations(uc):
     binding = {"workspace_id": 42, "binding_type": "BINDING_TYPE_READ_ONLY"}
     assert uc.update_bindings("external_location", "ext", ADMIN, [binding], []) == [binding]
     assert uc.bindings("external_location", "Ext") == [binding]
+    with pytest.raises(InvalidParameter, match="types for CREDENTIAL are BINDING_TYPE_READ_WR"):
+        uc.update_bindings("credential", "cred", ADMIN, [binding], [])
+    binding = {"workspace_id": 42, "binding_type": "BINDING_TYPE_READ_WRITE"}
     assert uc.update_bindings("credential", "cred", ADMIN, [binding], []) == [binding]
     assert uc.bindings("storage_credential", "CRED") == [binding]
     assert uc.update_bindings("storage_credential", "cred", ADMIN, [], [binding]) == []

@@ -325,6 +325,8 @@ def test_a_failed_create_undoes_its_bindings_so_the_next_records_the_initial_sta
         ({"catalog_name": None}, "catalog_name", "catalog_name or securable_name"),
         ({"catalog_name": None, "securable_type": "storage_credential"}, "securable_name",
          "required"),
+        ({"catalog_name": None, "securable_type": "credential", "securable_name": "svc"},
+         "bindings.1.binding_type", "bound BINDING_TYPE_READ_WRITE only"),
     ],
 )
 def test_check_names_the_securable(provider, props, changes, path, reason):
@@ -362,3 +364,34 @@ def test_an_external_location_is_isolated_and_bound(provider, connection, client
     assert client.external_locations.get(location)["isolation_mode"] == "ISOLATION_MODE_OPEN"
     assert client.bindings.get("external_location", location) == []
     client.storage_credentials.delete(credential, force=True)
+
+
+def test_a_service_credential_is_isolated_and_bound(provider, connection, client):
+    from tests.providers.uc_support import ACCESS_CONNECTOR, fresh_name
+
+    name = fresh_name("Svc")
+    client.post("/api/2.1/unity-catalog/credentials", {
+        "name": name, "purpose": "SERVICE",
+        "azure_managed_identity": {"access_connector_id": ACCESS_CONNECTOR}})
+    props = {"securable_type": "credential", "securable_name": name,
+             "bindings": [{"workspace_id": HOME}, {"workspace_id": OTHER}],
+             CONNECTION_KEY: connection}
+    assert failures(provider, props) == {}
+    made = provider.create(props)
+    assert made.id == f"credential/{name}"
+    assert made.outs["previous_isolation_mode"] == "OPEN"
+    assert client.bindings.get_securable("credential", name)["isolation_mode"] == "ISOLATED"
+    assert {b["workspace_id"]: b["binding_type"] for b in client.bindings.get(
+        "credential", name)} == {HOME: READ_WRITE, OTHER: READ_WRITE}
+    read = provider.read(made.id, made.outs)
+    assert not provider.diff(made.id, read.outs, props).changes
+    fewer = {**props, "bindings": [{"workspace_id": HOME}]}
+    changed = provider.update(made.id, read.outs, fewer)
+    assert [b["workspace_id"] for b in client.bindings.get("credential", name)] == [HOME]
+    imported = provider.read(made.id, {CONNECTION_KEY: connection})
+    assert imported.outs["securable_type"] == "credential"
+    assert imported.outs["securable_name"] == name
+    provider.delete(made.id, changed.outs)
+    assert client.bindings.get_securable("credential", name)["isolation_mode"] == "OPEN"
+    assert client.bindings.get("credential", name) == []
+    client.request("DELETE", f"/api/2.1/unity-catalog/credentials/{name}")

@@ -1,7 +1,7 @@
-"""Unity Catalog below and beside the catalogs: schemas, volumes, storage credentials,
-external locations, grants and effective grants (model.py), the privileges each securable
-type takes (privileges.py), their routes and the workspace bindings of every bindable
-securable (routes.py). Opened after the catalogs area, which it gives what a catalog's
+"""Unity Catalog below and beside the catalogs: schemas, volumes, storage and service
+credentials, external locations, grants and effective grants (model.py), the privileges
+each securable type takes (privileges.py), their routes and the workspace bindings of every
+bindable securable (routes.py). Opened after the catalogs area, which it gives what a catalog's
 create, rename and delete need of the schemas under it."""
 
 from __future__ import annotations
@@ -48,6 +48,16 @@ AREA = Area(
             "new_name (its locations follow), owner, isolation_mode, identity"),
         "DELETE /unity-catalog/storage-credentials/{name}": stateful(
             "refused while locations use it unless force"),
+        "POST /unity-catalog/credentials": stateful(
+            "purpose SERVICE or STORAGE (a storage credential); admins; one identity (a "
+            "service credential: AWS role, Azure managed identity or GCP service account); "
+            "names unique among both purposes"),
+        "GET /unity-catalog/credentials": stateful("both purposes or one (purpose); one page"),
+        "GET /unity-catalog/credentials/{name}": stateful("any case"),
+        "PATCH /unity-catalog/credentials/{name}": stateful(
+            "new_name, owner, comment, isolation_mode, identity; read_only for STORAGE only"),
+        "DELETE /unity-catalog/credentials/{name}": stateful(
+            "a storage credential refused while locations use it unless force"),
         "POST /unity-catalog/external-locations": stateful(
             "the credential must exist; urls may not overlap"),
         "GET /unity-catalog/external-locations": stateful("one page"),
@@ -66,7 +76,8 @@ AREA = Area(
         "GET /unity-catalog/bindings/{securable_type}/{name}": stateful(
             "catalog, external_location, storage_credential, credential"),
         "PATCH /unity-catalog/bindings/{securable_type}/{name}": stateful(
-            "add/remove bindings; known workspaces only"),
+            "add/remove bindings; known workspaces only; a credential read-write only; kept "
+            "whatever the isolation mode"),
     },
     not_served={"Unity Catalog tables, functions, models, connections and shares": (
         "GET /unity-catalog/tables", "GET /unity-catalog/functions",

@@ -1,10 +1,14 @@
-"""Unity Catalog below and beside the catalogs: schemas, volumes, storage credentials,
-external locations, their grants (direct and effective) and the workspace bindings of
-credentials and locations. No HTTP here.
+"""Unity Catalog below and beside the catalogs: schemas, volumes, storage and service
+credentials, external locations, their grants (direct and effective) and the workspace
+bindings of credentials and locations. No HTTP here.
 
 Names. Catalog, schema and volume names are stored lower case, as the service stores them,
-and found whatever the case asked for; storage credential and external location names keep
-their case and are found without regard to it. A schema's full name is `catalog.schema`, a
+and found whatever the case asked for; credential and external location names keep their
+case and are found without regard to it. Storage and service credentials share one
+namespace; the /credentials API serves both, each with its `purpose`.
+
+Bindings are kept whatever the isolation mode (the provider binds before it isolates); they
+take effect only while the securable is ISOLATED. A schema's full name is `catalog.schema`, a
 volume's `catalog.schema.volume`.
 
 Catalogs live in the catalogs area (`catalogs` table); this area reads them in the same
@@ -54,18 +58,27 @@ CREATE TABLE IF NOT EXISTS uc_grants (securable_type TEXT NOT NULL, key TEXT NOT
 SCHEMA, VOLUME = "SCHEMA", "VOLUME"
 STORAGE_CREDENTIAL, EXTERNAL_LOCATION, CATALOG = (
     "STORAGE_CREDENTIAL", "EXTERNAL_LOCATION", "CATALOG")
+SERVICE_CREDENTIAL = "SERVICE_CREDENTIAL"
+# A credential's `purpose` (the /credentials API) -> where it is kept. Storage and service
+# credentials share one namespace: a name is unique among both.
+PURPOSES = {"SERVICE": SERVICE_CREDENTIAL, "STORAGE": STORAGE_CREDENTIAL}
+CREDENTIALS = tuple(PURPOSES.values())
 SYSTEM_OWNER = "System user"
 DEFAULT_SCHEMA, INFORMATION_SCHEMA = "default", "information_schema"
 VOLUME_TYPES = ("MANAGED", "EXTERNAL")
 ISOLATION_MODES = ("ISOLATION_MODE_OPEN", "ISOLATION_MODE_ISOLATED")
 CREDENTIAL_KINDS = ("azure_managed_identity", "azure_service_principal", "aws_iam_role",
                     "databricks_gcp_service_account", "cloudflare_api_token")
+# The identities a service credential can hold (cloud services, not storage).
+SERVICE_IDENTITIES = ("aws_iam_role", "azure_managed_identity", "databricks_gcp_service_account")
 # Kept in a stored document, never shown.
 INTERNAL_FIELDS = ("system", "bindings")
 FORBIDDEN_IN_NAMES = frozenset(". /")
 MAX_NAME = 255
+READ_WRITE = "BINDING_TYPE_READ_WRITE"
 LABELS = {CATALOG: "Catalog", SCHEMA: "Schema", VOLUME: "Volume",
-          STORAGE_CREDENTIAL: "Storage credential", EXTERNAL_LOCATION: "External location"}
+          STORAGE_CREDENTIAL: "Storage credential", EXTERNAL_LOCATION: "External location",
+          SERVICE_CREDENTIAL: "Credential"}
 # Path spellings of the securable types the permissions paths take (any case).
 SECURABLE_TYPES = {name.lower(): name for name in APPLICABLE}
 
@@ -538,13 +551,14 @@ class UnityCatalog:
 
     # --- storage credentials ---------------------------------------------------------------
 
-    def _credential_identity(self, spec: dict[str, Any], doc: dict[str, Any]) -> None:
+    def _credential_identity(self, spec: dict[str, Any], doc: dict[str, Any],
+                             kinds: tuple[str, ...] = CREDENTIAL_KINDS,
+                             label: str = "A storage credential") -> None:
         given = [k for k in CREDENTIAL_KINDS if spec.get(k) is not None]
-        if len(given) != 1:
+        if len(given) != 1 or given[0] not in kinds:
             raise InvalidParameter(
-                "A storage credential needs exactly one identity: one of "
-                f"{', '.join(CREDENTIAL_KINDS)}" + (f"; got {', '.join(given)}." if given
-                                                    else "."))
+                f"{label} needs exactly one identity: one of "
+                f"{', '.join(kinds)}" + (f"; got {', '.join(given)}." if given else "."))
         kind = given[0]
         value = spec[kind]
         if not isinstance(value, dict):
@@ -577,27 +591,53 @@ class UnityCatalog:
                      "email": f"uc-{credential_id[:8]}@emulated.iam.gserviceaccount.com"}
         doc[kind] = shown
 
-    def create_storage_credential(self, spec: dict[str, Any], caller: Caller
-                                  ) -> dict[str, Any]:
+    def _credential_named(self, conn: sqlite3.Connection, name: str
+                          ) -> tuple[str, dict[str, Any]] | None:
+        """A storage or service credential of that name (any case): (kind, doc)."""
+        for kind in CREDENTIALS:
+            doc = self._get(conn, kind, name)
+            if doc is not None:
+                return kind, doc
+        return None
+
+    def _new_credential(self, kind: str, spec: dict[str, Any], caller: Caller
+                        ) -> dict[str, Any]:
         name = check_name(spec.get("name"), "name")
+        privilege = f"CREATE_{kind}"
         if not caller.is_admin:
-            raise PermissionDenied(f"User does not have CREATE_STORAGE_CREDENTIAL on Metastore "
+            raise PermissionDenied(f"User does not have {privilege} on Metastore "
                                    f"'{self.metastore_id}'.")
         doc: dict[str, Any] = {
             "name": name, "full_name": name, "id": str(uuid.uuid4()),
             "owner": caller.application_id, "metastore_id": self.metastore_id,
-            "read_only": bool(spec.get("read_only", False)),
-            "isolation_mode": "ISOLATION_MODE_OPEN", "used_for_managed_storage": False,
+            "isolation_mode": "ISOLATION_MODE_OPEN",
         }
+        if kind == STORAGE_CREDENTIAL:
+            doc.update(read_only=bool(spec.get("read_only", False)),
+                       used_for_managed_storage=False)
+            self._credential_identity(spec, doc)
+        else:
+            self._refuse_read_only(spec)
+            doc["purpose"] = "SERVICE"
+            self._credential_identity(spec, doc, SERVICE_IDENTITIES, "A service credential")
         if spec.get("comment") is not None:
             doc["comment"] = spec["comment"]
-        self._credential_identity(spec, doc)
         self._stamp(doc, caller, created=True)
         with self._db.write() as conn:
-            if self._get(conn, STORAGE_CREDENTIAL, name) is not None:
-                raise AlreadyExists(f"Storage Credential '{name}' already exists.")
-            self._put(conn, STORAGE_CREDENTIAL, doc)
-        return _view(doc)
+            if self._credential_named(conn, name) is not None:
+                raise AlreadyExists(f"Credential '{name}' already exists.")
+            self._put(conn, kind, doc)
+        return doc
+
+    @staticmethod
+    def _refuse_read_only(spec: dict[str, Any]) -> None:
+        if spec.get("read_only"):
+            raise InvalidParameter("read_only applies to STORAGE credentials only; leave it "
+                                   "out for a SERVICE credential.")
+
+    def create_storage_credential(self, spec: dict[str, Any], caller: Caller
+                                  ) -> dict[str, Any]:
+        return _view(self._new_credential(STORAGE_CREDENTIAL, spec, caller))
 
     def get_storage_credential(self, name: str) -> dict[str, Any]:
         with self._db.read() as conn:
@@ -607,53 +647,113 @@ class UnityCatalog:
         with self._db.read() as conn:
             return [_view(d) for d in self._all(conn, STORAGE_CREDENTIAL)]
 
-    def update_storage_credential(self, name: str, changes: dict[str, Any], caller: Caller
-                                  ) -> dict[str, Any]:
+    def _update_credential(self, kind: str, name: str, changes: dict[str, Any],
+                           caller: Caller) -> dict[str, Any]:
         with self._db.write() as conn:
-            chain = self._refuse_unless(conn, caller, STORAGE_CREDENTIAL, name, "MANAGE",
+            chain = self._refuse_unless(conn, caller, kind, name, "MANAGE",
                                         action="change it")
             doc = chain[0][2]
             old_key = doc["name"].lower()
             if changes.get("owner") is not None:
-                doc["owner"] = self._check_owner_change(caller, doc, changes["owner"],
-                                                        STORAGE_CREDENTIAL)
+                doc["owner"] = self._check_owner_change(caller, doc, changes["owner"], kind)
             self._isolation(doc, changes)
             if changes.get("comment") is not None:
                 doc["comment"] = changes["comment"]
-            if changes.get("read_only") is not None:
+            if kind == SERVICE_CREDENTIAL:
+                self._refuse_read_only(changes)
+            elif changes.get("read_only") is not None:
                 doc["read_only"] = bool(changes["read_only"])
             if any(changes.get(k) is not None for k in CREDENTIAL_KINDS):
-                self._credential_identity(changes, doc)
+                if kind == STORAGE_CREDENTIAL:
+                    self._credential_identity(changes, doc)
+                else:
+                    self._credential_identity(changes, doc, SERVICE_IDENTITIES,
+                                              "A service credential")
             new_name = changes.get("new_name")
             if new_name is not None and new_name != doc["name"]:
                 new_name = check_name(new_name, "new_name")
-                if new_name.lower() != old_key and self._get(
-                        conn, STORAGE_CREDENTIAL, new_name) is not None:
-                    raise AlreadyExists(f"Storage Credential '{new_name}' already exists.")
-                self._move_grants(conn, STORAGE_CREDENTIAL, old_key, new_name)
+                if new_name.lower() != old_key and self._credential_named(
+                        conn, new_name) is not None:
+                    raise AlreadyExists(f"Credential '{new_name}' already exists.")
+                self._move_grants(conn, kind, old_key, new_name)
                 for location in self._all(conn, EXTERNAL_LOCATION):
-                    if location.get("credential_name", "").lower() == old_key:
+                    if (kind == STORAGE_CREDENTIAL
+                            and location.get("credential_name", "").lower() == old_key):
                         location["credential_name"] = new_name
                         self._put(conn, EXTERNAL_LOCATION, location)
                 doc.update(name=new_name, full_name=new_name)
             self._stamp(doc, caller)
-            self._put(conn, STORAGE_CREDENTIAL, doc, old_key=old_key)
-        return _view(doc)
+            self._put(conn, kind, doc, old_key=old_key)
+        return doc
 
-    def delete_storage_credential(self, name: str, caller: Caller, force: bool = False
-                                  ) -> None:
+    def update_storage_credential(self, name: str, changes: dict[str, Any], caller: Caller
+                                  ) -> dict[str, Any]:
+        return _view(self._update_credential(STORAGE_CREDENTIAL, name, changes, caller))
+
+    def _delete_credential(self, kind: str, name: str, caller: Caller, force: bool) -> None:
         with self._db.write() as conn:
-            chain = self._refuse_unless(conn, caller, STORAGE_CREDENTIAL, name, "MANAGE",
+            chain = self._refuse_unless(conn, caller, kind, name, "MANAGE",
                                         action="delete it")
             doc = chain[0][2]
             dependent = [loc["name"] for loc in self._all(conn, EXTERNAL_LOCATION)
-                         if loc.get("credential_name", "").lower() == doc["name"].lower()]
+                         if kind == STORAGE_CREDENTIAL
+                         and loc.get("credential_name", "").lower() == doc["name"].lower()]
             if dependent and not force:
                 raise InvalidState(
                     f"Storage credential '{doc['name']}' has {len(dependent)} dependent "
                     f"external location(s) ({', '.join(dependent)}); delete them first, or "
                     "delete the credential with force=true.")
-            self._drop(conn, STORAGE_CREDENTIAL, doc["name"])
+            self._drop(conn, kind, doc["name"])
+
+    def delete_storage_credential(self, name: str, caller: Caller, force: bool = False
+                                  ) -> None:
+        self._delete_credential(STORAGE_CREDENTIAL, name, caller, force)
+
+    # --- credentials of either purpose (/credentials) ---------------------------------------
+
+    @staticmethod
+    def _as_credential(kind: str, doc: dict[str, Any]) -> dict[str, Any]:
+        return {**_view(doc), "purpose": "STORAGE" if kind == STORAGE_CREDENTIAL else "SERVICE"}
+
+    @staticmethod
+    def _purpose(value: Any) -> str:
+        if value not in PURPOSES:
+            raise InvalidParameter(f"purpose must be one of {', '.join(PURPOSES)}, got "
+                                   f"{value!r}.")
+        return PURPOSES[value]
+
+    def _kind_of_credential(self, name: str) -> str:
+        with self._db.read() as conn:
+            found = self._credential_named(conn, name)
+        if found is None:
+            raise NotFound(f"Credential '{name}' does not exist.")
+        return found[0]
+
+    def create_credential(self, spec: dict[str, Any], caller: Caller) -> dict[str, Any]:
+        kind = self._purpose(spec.get("purpose"))
+        return self._as_credential(kind, self._new_credential(kind, spec, caller))
+
+    def get_credential(self, name: str) -> dict[str, Any]:
+        with self._db.read() as conn:
+            found = self._credential_named(conn, name)
+        if found is None:
+            raise NotFound(f"Credential '{name}' does not exist.")
+        return self._as_credential(*found)
+
+    def list_credentials(self, purpose: str | None = None) -> list[dict[str, Any]]:
+        wanted = None if purpose is None else self._purpose(purpose)
+        with self._db.read() as conn:
+            found = [self._as_credential(kind, doc) for kind in CREDENTIALS
+                     if wanted in (None, kind) for doc in self._all(conn, kind)]
+        return sorted(found, key=lambda c: c["name"].lower())
+
+    def update_credential(self, name: str, changes: dict[str, Any], caller: Caller
+                          ) -> dict[str, Any]:
+        kind = self._kind_of_credential(name)
+        return self._as_credential(kind, self._update_credential(kind, name, changes, caller))
+
+    def delete_credential(self, name: str, caller: Caller, force: bool = False) -> None:
+        self._delete_credential(self._kind_of_credential(name), name, caller, force)
 
     # --- external locations ----------------------------------------------------------------
 
@@ -907,18 +1007,28 @@ class UnityCatalog:
 
     # --- workspace bindings of credentials and locations -----------------------------------
 
-    BINDABLE = {"storage_credential": STORAGE_CREDENTIAL, "credential": STORAGE_CREDENTIAL,
-                "external_location": EXTERNAL_LOCATION}
+    BINDABLE = {"storage_credential": STORAGE_CREDENTIAL, "external_location": EXTERNAL_LOCATION}
+
+    def _bindable_kind(self, securable_type: str, name: str) -> str:
+        """`credential` names a storage or a service credential."""
+        if securable_type == "credential":
+            return self._kind_of_credential(name)
+        return self.BINDABLE[securable_type]
 
     def bindings(self, securable_type: str, name: str) -> list[dict[str, Any]]:
+        kind = self._bindable_kind(securable_type, name)
         with self._db.read() as conn:
-            return self._load(conn, self.BINDABLE[securable_type], name).get("bindings", [])
+            return self._load(conn, kind, name).get("bindings", [])
 
     def update_bindings(self, securable_type: str, name: str, caller: Caller,
                         added: Iterable[dict[str, Any]], removed: Iterable[dict[str, Any]]
                         ) -> list[dict[str, Any]]:
-        """`added`/`removed`: checked bindings ({workspace_id, binding_type})."""
-        kind = self.BINDABLE[securable_type]
+        """`added`/`removed`: checked bindings ({workspace_id, binding_type}). A credential
+        of either purpose is bound read-write only, as the service allows."""
+        kind = self._bindable_kind(securable_type, name)
+        if kind in CREDENTIALS and any(b["binding_type"] != READ_WRITE for b in added):
+            raise InvalidParameter(f"Supported binding types for {securable_type.upper()} "
+                                   f"are {READ_WRITE}.")
         with self._db.write() as conn:
             chain = self._refuse_unless(conn, caller, kind, name, "MANAGE",
                                         action="change its workspace bindings")

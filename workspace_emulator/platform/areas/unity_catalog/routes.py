@@ -1,4 +1,5 @@
-"""Unity Catalog 2.1 routes: schemas, volumes, storage credentials, external locations,
+"""Unity Catalog 2.1 routes: schemas, volumes, storage credentials, credentials of either
+purpose (storage or service), external locations,
 permissions and effective permissions, and the workspace bindings of every bindable
 securable (catalogs' through the catalogs area)."""
 
@@ -58,6 +59,10 @@ class CredentialBody(Open):
     aws_iam_role: dict[str, Any] | None = None
     databricks_gcp_service_account: dict[str, Any] | None = None
     cloudflare_api_token: dict[str, Any] | None = None
+
+
+class AnyCredentialBody(CredentialBody):
+    purpose: str | None = None
 
 
 class CredentialChanges(CredentialBody):
@@ -207,6 +212,41 @@ async def update_storage_credential(name: str, body: CredentialChanges, ws: Work
 async def delete_storage_credential(name: str, ws: WorkspaceDep, caller: CallerDep,
                                     force: bool = False) -> JSONResponse:
     ws.unity_catalog.delete_storage_credential(name, caller, force=force)
+    return ok()
+
+
+# credentials of either purpose, storage or service
+
+@router.post("/credentials")
+async def create_credential(body: AnyCredentialBody, ws: WorkspaceDep,
+                            caller: CallerDep) -> JSONResponse:
+    return ok(ws.unity_catalog.create_credential(body.as_request(), caller))
+
+
+@router.get("/credentials")
+async def list_credentials(
+    ws: WorkspaceDep, _: CallerDep, purpose: str | None = None,
+    max_results: int | None = None, page_token: str | None = None,
+    include_unbound: bool | None = None,
+) -> JSONResponse:
+    return ok({"credentials": ws.unity_catalog.list_credentials(purpose)})
+
+
+@router.get("/credentials/{name}")
+async def get_credential(name: str, ws: WorkspaceDep, _: CallerDep) -> JSONResponse:
+    return ok(ws.unity_catalog.get_credential(name))
+
+
+@router.patch("/credentials/{name}")
+async def update_credential(name: str, body: CredentialChanges, ws: WorkspaceDep,
+                            caller: CallerDep) -> JSONResponse:
+    return ok(ws.unity_catalog.update_credential(name, body.as_request(), caller))
+
+
+@router.delete("/credentials/{name}")
+async def delete_credential(name: str, ws: WorkspaceDep, caller: CallerDep,
+                            force: bool = False) -> JSONResponse:
+    ws.unity_catalog.delete_credential(name, caller, force=force)
     return ok()
 
 

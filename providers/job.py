@@ -486,7 +486,9 @@ KIND = declare(
     outputs={"job_id": int, "url": str, "creator_user_name": str},
     stamped=DEPLOYMENT_TAG,
     config_key="jobs",
-    after=("servicePrincipals",),  # a job may run as one of the stack's principals
+    # A job may run as one of the stack's principals, which needs the user role its rule set
+    # grants.
+    after=("servicePrincipals", "accessControlRuleSets"),
     doc="docs/job.md",
     summary="a job at the full depth of Jobs API 2.2, changed in place",
     import_id="job id",

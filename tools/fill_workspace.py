@@ -119,6 +119,9 @@ EMULATOR_APPLICATION_IDS = (
     "72f8e10f-6030-4c2b-831a-46331832e54e",  # data-quality
     "65dc6d7a-ea8b-49b9-b4bb-de840e250c5d",  # ci-deployer
 )
+# The account the emulator's workspace belongs to, whose access-control rule sets grant the
+# filler the user role of each principal it makes (a job's run_as needs it).
+EMULATOR_ACCOUNT_ID = "8e2f4a6c-1b3d-4f5e-9a7c-2d4f6b8e0a1c"
 EMULATOR_WORKSPACE_IDS = (1234567890123456, 2345678901234567, 3456789012345678, 4567890123456789)
 # Objects of the emulator's initial data a team would grant permissions on (the types the
 # emulator holds no store for), and ids jobs reference.
@@ -1435,6 +1438,7 @@ def fill(
     application_ids: Sequence[str] = EMULATOR_APPLICATION_IDS,
     workspace_ids: Sequence[int] | None = None,
     progress: Callable[[str, int, int], None] | None = None,
+    account_id: str = EMULATOR_ACCOUNT_ID,
 ) -> Filled:
     """Makes `size` objects (`plan_counts(size)` per kind) in the workspace, each through the
     official SDK: `client_or_info` is a `databricks.sdk.WorkspaceClient`, or an emulator's
@@ -1442,12 +1446,13 @@ def fill(
     may become service principals (the rest are made by display name). `workspace_ids`: this
     workspace's id and others of the metastore that catalogs are bound to (default: this
     workspace's id from the SDK, then the emulator's others). `progress(kind, done, of)` is
-    called after each kind."""
+    called after each kind. `account_id`: the workspace's account, where the filler is made
+    a user of each principal it makes (jobs run as them)."""
     started = time.monotonic()
     w = _client(client_or_info)
     plan = make_plan(size, random_state, application_ids)
     filled = Filled(base_url=str(w.config.host), random_state=random_state, size=size)
-    maker = _Maker(w, plan, filled, workspace_ids, progress)
+    maker = _Maker(w, plan, filled, workspace_ids, progress, account_id)
     maker.run()
     filled.seconds = time.monotonic() - started
     return filled
@@ -1455,8 +1460,9 @@ def fill(
 
 class _Maker:
     def __init__(self, w: Any, plan: Plan, filled: Filled, workspace_ids: Sequence[int] | None,
-                 progress: Callable[[str, int, int], None] | None) -> None:
+                 progress: Callable[[str, int, int], None] | None, account_id: str) -> None:
         self.w, self.plan, self.filled = w, plan, filled
+        self.account_id = account_id
         self.workspace_ids = workspace_ids
         self.progress = progress
         self.refs: dict[str, list[str]] = {}
@@ -1501,7 +1507,22 @@ class _Maker:
             self.principal_ids.append(made.id)
             self.application_ids.append(made.application_id)
             self.filled.add("ServicePrincipal", made.id, principal["display_name"])
+            self.become_user_of(made.application_id)
         self.refs["principal"] = self.application_ids
+
+    def become_user_of(self, application_id: str) -> None:
+        """Grants the filler the principal's user role, which a job's run_as naming the
+        principal needs."""
+        from databricks.sdk.service import iam
+
+        me = self.w.current_user.me().user_name
+        proxy = self.w.account_access_control_proxy
+        name = (f"accounts/{self.account_id}/servicePrincipals/{application_id}"
+                "/ruleSets/default")
+        etag = proxy.get_rule_set(name=name, etag="").etag
+        proxy.update_rule_set(name=name, rule_set=iam.RuleSetUpdateRequest(
+            name=name, etag=etag, grant_rules=[iam.GrantRule(
+                role="roles/servicePrincipal.user", principals=[f"servicePrincipals/{me}"])]))
 
     def principal_secrets(self) -> None:
         numbers: dict[int, int] = {}

@@ -15,6 +15,9 @@ DATA_ENGINEERS_GROUP_ID = "100000000000003"
 WORKSPACE_ID = 1234567890123456
 OTHER_WORKSPACE_IDS = (2345678901234567, 3456789012345678, 4567890123456789)
 SP_SCHEMA = "urn:ietf:params:scim:schemas:core:2.0:ServicePrincipal"
+ACCOUNT_ID = "8e2f4a6c-1b3d-4f5e-9a7c-2d4f6b8e0a1c"  # the initial data's account
+USER_ROLE = "roles/servicePrincipal.user"
+RULE_SETS = "/api/2.0/preview/accounts/access-control/rule-sets"
 TIMEOUT = 10
 
 
@@ -79,6 +82,22 @@ def add_service_principal(api: Api, emulator: EmulatorInfo, groups: tuple[str, .
     })
     assert response.status_code == 201, response.text
     return application, response.json()
+
+
+def grant_rules(api: Api, application_id: str, rules: list[dict[str, Any]]) -> None:
+    """Writes the service principal's rule set (its etag read first)."""
+    name = f"accounts/{ACCOUNT_ID}/servicePrincipals/{application_id}/ruleSets/default"
+    read = api.get(RULE_SETS, params={"name": name, "etag": ""})
+    assert read.status_code == 200, read.text
+    written = api.put(RULE_SETS, json={"name": name, "rule_set": {
+        "name": name, "grant_rules": rules, "etag": read.json()["etag"]}})
+    assert written.status_code == 200, written.text
+
+
+def make_user_of(api: Api, application_id: str, user: str) -> None:
+    """Grants the application `user` the principal's user role (a job may run as it)."""
+    grant_rules(api, application_id, [{"role": USER_ROLE,
+                                       "principals": [f"servicePrincipals/{user}"]}])
 
 
 def api_as(emulator: EmulatorInfo, application: dict) -> Api:

@@ -21,6 +21,7 @@ from tests.emulator.support import (
     create_job,
     expect_error,
     legacy_form_job_body,
+    make_user_of,
     public_job_body,
     unique,
 )
@@ -251,6 +252,7 @@ def test_run_as_needs_exactly_one_principal(api):
 
 def test_a_known_run_as_principal_is_who_the_job_runs_as(api, emulator):
     application, _ = add_service_principal(api, emulator)
+    make_user_of(api, application["client_id"], emulator.client_id)
     for run_as, expected in (({"user_name": "alice@example.com"}, "alice@example.com"),
                              ({"service_principal_name": application["client_id"]},
                               application["client_id"])):

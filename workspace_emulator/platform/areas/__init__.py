@@ -18,13 +18,14 @@ from workspace_emulator.platform.area import Area
 
 AREAS: tuple[str, ...] = (
     "scim",
+    "access_control",  # the rule sets of the scim area's principals
     "cluster_policies",
     "instance_pools",
     "clusters",  # its policies' and pools'
     "git_credentials",
     "repos",  # clones of private remotes need the caller's Git credential
     "workspace_objects",  # the repos in its tree
-    "jobs",  # the clusters their tasks name, the notebooks they run
+    "jobs",  # the clusters their tasks name, the notebooks they run, run_as's rule sets
     "catalogs",
     "unity_catalog",  # below and beside the catalogs
     "ip_access_lists",
@@ -35,7 +36,6 @@ AREAS: tuple[str, ...] = (
     "object_permissions",  # the objects of the areas above
     "personal_tokens",
     "service_principal_secrets",
-    "access_control",  # the rule sets of the scim area's principals
 )
 
 

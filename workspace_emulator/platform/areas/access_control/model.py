@@ -11,6 +11,8 @@ refused (409 RESOURCE_CONFLICT) so that two writers cannot undo each other's gra
 answers the latest version whatever etag it names (the emulator is never behind).
 
 Reading needs no role; writing needs a workspace admin or the principal's manager role.
+Setting a job's run_as to a principal needs its user role (`may_run_as`, which the jobs
+area asks); the manager role does not include it, and a principal may always run as itself.
 """
 
 from __future__ import annotations
@@ -90,6 +92,11 @@ class RuleSets:
         with self._db.read() as conn:
             doc = self._doc(conn, name)
         return _holds(doc, role, caller)
+
+    def may_run_as(self, application_id: str, caller: Caller) -> bool:
+        """Whether the caller may name the principal as a job's run_as."""
+        return caller.application_id == application_id or self.holds(
+            application_id, USER_ROLE, caller)
 
     # --- helpers --------------------------------------------------------------------
     def _principal_of(self, name: str) -> str:

@@ -6,6 +6,7 @@ control rules that every object type's permissions share, paging)."""
 from __future__ import annotations
 
 from workspace_emulator.platform.area import Area, AreaContext, Mount
+from workspace_emulator.platform.areas.access_control.model import RuleSets
 from workspace_emulator.platform.areas.clusters.model import Clusters
 from workspace_emulator.platform.areas.jobs import routes
 from workspace_emulator.platform.areas.jobs.model import TABLES, Jobs
@@ -19,7 +20,8 @@ def _open(context: AreaContext) -> Jobs:
     settings = context.settings
     return Jobs(context.db, context.directory, context.state(Clusters),
                 settings.transition_seconds, settings.base_url, settings.workspace_id,
-                context.state(WorkspaceObjects).notebook_problem)
+                context.state(WorkspaceObjects).notebook_problem,
+                context.state(RuleSets).may_run_as)
 
 
 AREA = Area(
@@ -29,13 +31,15 @@ AREA = Area(
     routers=tuple(Mount(routes.router, f"/api/{version}") for version in VERSIONS),
     route_priority=10,  # the providers' busiest area
     support={
-        "POST /jobs/create": stateful("settings validated (task graph, clusters, run_as); "
-                                      "2.2 adds queue"),
+        "POST /jobs/create": stateful("settings validated (task graph, clusters, run_as: "
+                                      "a service principal needs its user role); 2.2 "
+                                      "adds queue"),
         "GET /jobs/get": stateful("the form each version shows; 2.2 pages arrays by 100"),
         "GET /jobs/list": stateful("newest first; limit/offset/page_token, name, "
                                    "expand_tasks"),
-        "POST /jobs/reset": stateful("replaces all settings"),
-        "POST /jobs/update": stateful("merges tasks/job_clusters by key; fields_to_remove"),
+        "POST /jobs/reset": stateful("replaces all settings; run_as as create"),
+        "POST /jobs/update": stateful("merges tasks/job_clusters by key; fields_to_remove; "
+                                      "a run_as it sets as create"),
         "POST /jobs/delete": stateful("CAN_MANAGE needed"),
         "POST /jobs/run-now": simulated("idempotency_token honoured; '--fail' makes a task "
                                         "fail, and so does a notebook task's missing "

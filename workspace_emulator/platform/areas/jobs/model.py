@@ -4,7 +4,9 @@ The rules live beside this module: job_settings (each field), job_format (canoni
 legacy shapes and defaults per API version), job_graph (how tasks refer to each other),
 job_update (jobs/update), job_runs (run outcomes and states over time), job_permissions.
 What needs the rest of the workspace is checked here: an `existing_cluster_id` must name one
-of its clusters, a `run_as` principal one of its users, groups or active service principals.
+of its clusters, a `run_as` principal one of its users, groups or active service principals,
+and a `run_as` service principal one the caller may run as (its user role, from the
+access_control area's rule sets).
 """
 
 from __future__ import annotations
@@ -108,8 +110,12 @@ class Jobs:
         self, db: Database, directory: Directory, clusters: Clusters,
         transition_seconds: float, base_url: str, workspace_id: int,
         notebook_problem: Callable[[str], str | None] | None = None,
+        may_run_as: Callable[[str, Caller], bool] | None = None,
     ) -> None:
         self._db = db
+        # Whether the caller may set a job's run_as to the service principal of an
+        # application id (areas/access_control); None: anyone may.
+        self._may_run_as = may_run_as
         # Why a notebook task cannot run the notebook at a path (None: it can), from the
         # workspace's file tree (areas/workspace_objects); None: every notebook is there.
         self._notebook_problem = notebook_problem
@@ -172,7 +178,10 @@ class Jobs:
 
     # what needs the rest of the workspace
 
-    def _checked(self, stored: StoredSettings) -> StoredSettings:
+    def _checked(self, stored: StoredSettings, caller: Caller,
+                 run_as_set: bool = True) -> StoredSettings:
+        """The settings, judged; `run_as_set`: the request sets run_as (an update that
+        leaves it as it is needs no role on its principal)."""
         settings = stored.settings
         job_graph.check(settings)
         for task in settings.get("tasks") or []:
@@ -184,7 +193,19 @@ class Jobs:
                 )
         if "run_as" in settings:
             self._check_run_as(settings["run_as"])
+            if run_as_set:
+                self._check_may_run_as(settings["run_as"], caller)
         return stored
+
+    def _check_may_run_as(self, run_as: dict[str, Any], caller: Caller) -> None:
+        name = run_as.get("service_principal_name")
+        if name is None or self._may_run_as is None or self._may_run_as(name, caller):
+            return
+        raise PermissionDenied(
+            f"{caller.application_id} cannot set run_as.service_principal_name to {name}: "
+            "that needs the service principal user role (roles/servicePrincipal.user) on "
+            f"service principal {name}, which {caller.application_id} does not hold; "
+            "grant it in the principal's access-control rule set.")
 
     def _check_run_as(self, run_as: dict[str, Any]) -> None:
         field = next(name for name in RUN_AS_PRINCIPALS if run_as.get(name) is not None)
@@ -241,7 +262,7 @@ class Jobs:
 
     def create(self, settings: Any, access_control_list: Any, caller: Caller,
                version: str) -> int:
-        stored = self._checked(job_format.from_request(settings, version))
+        stored = self._checked(job_format.from_request(settings, version), caller)
         owner = AclEntry("service_principal", caller.application_id, job_permissions.OWNER)
         acl = [owner]
         if access_control_list is not None:
@@ -323,7 +344,7 @@ class Jobs:
         return shown
 
     def reset(self, job_id: int, new_settings: Any, caller: Caller, version: str) -> None:
-        stored = self._checked(job_format.from_request(new_settings, version))
+        stored = self._checked(job_format.from_request(new_settings, version), caller)
         with self._db.write() as conn:
             doc = self._authorised(conn, job_id, caller, "CAN_MANAGE")
             self._save(conn, self._with_settings(doc, stored))
@@ -334,7 +355,9 @@ class Jobs:
             doc = self._authorised(conn, job_id, caller, "CAN_MANAGE")
             stored = job_update.updated(job_format.upgraded(doc), new_settings,
                                         fields_to_remove, version)
-            self._save(conn, self._with_settings(doc, self._checked(stored)))
+            run_as_set = isinstance(new_settings, dict) and "run_as" in new_settings
+            self._save(conn, self._with_settings(
+                doc, self._checked(stored, caller, run_as_set)))
 
     def delete(self, job_id: int, caller: Caller) -> None:
         with self._db.write() as conn:

@@ -1,9 +1,10 @@
 """Catalog: a Unity Catalog catalog, its comment, properties, owner and isolation mode.
 
 The arguments are the public API's create and update bodies. `comment`, `properties`,
-`options`, `owner` and `isolation_mode` change in place (the owner last, in a call of its
-own); a new `name`, `storage_root`, `connection_name`, `provider_name` or `share_name`
-replaces the catalog (docs/catalog.md says why a rename is not made in place). The id is
+`options` (a foreign catalog's), `owner`, `isolation_mode` and
+`enable_predictive_optimization` change in place (the owner last, in a call of its own); a
+new `name`, `storage_root`, `connection_name`, `provider_name` or `share_name` replaces the
+catalog (docs/catalog.md says why a rename is not made in place). The id is
 the catalog's name, folded to lower case as the service stores it.
 
 `force_destroy` is this kind's own, never sent: a delete of a catalog that holds schemas
@@ -55,9 +56,16 @@ CREATE_FIELDS = (
     "provider_name",
     "share_name",
 )
-# What an update changes in place (the owner in a call of its own, last).
-UPDATE_FIELDS = ("comment", "properties", "options", "isolation_mode")
-SHOWN = (*CREATE_FIELDS, "owner", "isolation_mode")
+# What an update changes in place (the owner in a call of its own, last). The create body
+# takes no predictive optimization: the update after it sets that.
+UPDATE_FIELDS = (
+    "comment",
+    "properties",
+    "options",
+    "isolation_mode",
+    "enable_predictive_optimization",
+)
+SHOWN = (*CREATE_FIELDS, "owner", "isolation_mode", "enable_predictive_optimization")
 
 
 class CatalogModel(BaseModel):
@@ -71,6 +79,7 @@ class CatalogModel(BaseModel):
     storage_root: StorageUrl | None = None
     owner: NotBlank | None = None
     isolation_mode: Literal["OPEN", "ISOLATED"] | None = None
+    enable_predictive_optimization: Literal["ENABLE", "DISABLE", "INHERIT"] | None = None
     options: dict[str, str] | None = None
     connection_name: NotBlank | None = None
     provider_name: NotBlank | None = None

@@ -82,6 +82,23 @@ def test_catalog_lifecycle(sdk, emulator):
         sdk.schemas.get(f"{renamed.name}.default")
 
 
+def test_catalog_options_and_predictive_optimization_change_in_place(sdk):
+    name = sdk.catalogs.create(unique("cat"), options={"database": "a"}).name
+    changed = sdk.catalogs.update(
+        name, options={"database": "b"},
+        enable_predictive_optimization=catalog.EnablePredictiveOptimization.DISABLE)
+    assert changed.options == {"database": "b"}
+    assert changed.enable_predictive_optimization == (
+        catalog.EnablePredictiveOptimization.DISABLE)
+    assert sdk.catalogs.get(name).options == {"database": "b"}
+    with pytest.raises(InvalidParameterValue, match="enable_predictive_optimization must be"):
+        sdk.api_client.do("PATCH", f"{UC}/catalogs/{name}",
+                          body={"enable_predictive_optimization": "SOMETIMES"})
+    with pytest.raises(InvalidParameterValue, match="options must be a map"):
+        sdk.api_client.do("PATCH", f"{UC}/catalogs/{name}", body={"options": {"a": 1}})
+    sdk.catalogs.delete(name, force=True)
+
+
 def test_empty_catalog_deleted_without_force_and_storage_root(sdk):
     root = _root()
     name = unique("cat")

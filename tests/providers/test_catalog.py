@@ -4,6 +4,8 @@ interrupted create left."""
 
 from __future__ import annotations
 
+import json
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -14,8 +16,13 @@ from providers.client.catalogs import CATALOGS_PATH
 from providers.client.schemas import SchemasApi
 from providers.client.workspace import writes_sent
 from providers.lifecycle import CONNECTION_KEY
+from tests.conftest import emulator_client, emulator_connection, fresh_emulator
 from tests.providers.ambiguous import lose_the_answer_to
 from tests.providers.unity_catalog import external_location, fresh, make_schema
+from workspace_emulator.initial_data import default_initial_data_path
+from workspace_emulator.testing import EmulatorInfo
+
+FOREIGN = "pg_sales"  # a foreign catalog of the initial data below: none can be created here
 
 
 @pytest.fixture
@@ -184,3 +191,54 @@ def test_a_catalog_declared_otherwise_is_not_adopted(provider, props, client) ->
     with pytest.raises(AlreadyExists, match="import it"):
         provider.create(props)
     client.catalogs.delete(props["name"].lower(), force=True)
+
+
+@pytest.fixture(scope="module")
+def with_foreign_catalog(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EmulatorInfo]:
+    """An emulator whose initial data holds a foreign catalog (the emulator has no
+    connections, so none can be created through the API)."""
+    initial = json.loads(default_initial_data_path().read_text())
+    initial["catalogs"].append({"name": FOREIGN, "connection_name": "postgres",
+                                "options": {"database": "sales"}})
+    path = tmp_path_factory.mktemp("foreign") / "initial_data.json"
+    path.write_text(json.dumps(initial))
+    with fresh_emulator(initial_data=path) as info:
+        yield info
+
+
+def test_a_foreign_catalogs_options_change_in_place(provider, with_foreign_catalog) -> None:
+    connection = emulator_connection(with_foreign_catalog).to_props()
+    client = emulator_client(with_foreign_catalog)
+    imported = provider.read(FOREIGN, {CONNECTION_KEY: connection})
+    assert imported.outs["options"] == {"database": "sales"}
+    assert imported.outs["connection_name"] == "postgres"
+    declared = {"name": FOREIGN, "connection_name": "postgres",
+                "options": {"database": "sales"}, CONNECTION_KEY: connection}
+    assert provider.check({}, declared).failures == []
+    # An import records what the service shows (its owner, isolation mode): no change.
+    assert not provider.diff(FOREIGN, imported.outs, declared, old_inputs={}).changes
+
+    changed = {**declared, "options": {"database": "sales_v2"},
+               "enable_predictive_optimization": "DISABLE"}
+    diff = provider.diff(FOREIGN, imported.outs, changed, old_inputs={})
+    assert set(diff.changed_keys) == {"options", "enable_predictive_optimization"}
+    assert not diff.replaces
+    updated = provider.update(FOREIGN, imported.outs, changed)
+    found = client.catalogs.get(FOREIGN)
+    assert found["options"] == {"database": "sales_v2"}
+    assert found["enable_predictive_optimization"] == "DISABLE"
+    assert found["connection_name"] == "postgres"
+    assert not provider.diff(FOREIGN, updated.outs, changed, old_inputs=changed).changes
+    read = provider.read(FOREIGN, updated.outs)
+    assert not provider.diff(FOREIGN, read.outs, changed, old_inputs=changed).changes
+    # Another connection is another catalog: a replacement, as documented.
+    assert provider.diff(FOREIGN, read.outs, {**changed, "connection_name": "mysql"},
+                         old_inputs=changed).replaces
+
+
+def test_predictive_optimization_is_set_after_the_create(provider, props, client) -> None:
+    declared = {**props, "enable_predictive_optimization": "ENABLE"}
+    made = provider.create(declared)
+    assert client.catalogs.get(made.id)["enable_predictive_optimization"] == "ENABLE"
+    assert not provider.diff(made.id, made.outs, declared).changes
+    provider.delete(made.id, made.outs)

@@ -31,7 +31,8 @@ AREA = Area(
             "admins; name stored lower case; with default and information_schema schemas"),
         "GET /unity-catalog/catalogs/{name}": stateful("any case"),
         "PATCH /unity-catalog/catalogs/{name}": stateful(
-            "isolation_mode, owner, comment, properties, new_name (schemas follow)"),
+            "isolation_mode, owner, comment, properties, options, "
+            "enable_predictive_optimization, new_name (schemas follow)"),
         "DELETE /unity-catalog/catalogs/{name}": stateful(
             "refused while it holds schemas unless force, which removes them"),
         "GET /unity-catalog/workspace-bindings/catalogs/{name}": stateful("legacy bindings "

@@ -35,7 +35,9 @@ BINDING_TYPES = ("BINDING_TYPE_READ_WRITE", "BINDING_TYPE_READ_ONLY")
 DEFAULT_BINDING = "BINDING_TYPE_READ_WRITE"
 INTERNAL_FIELDS = ("bindings",)
 FORBIDDEN_IN_NAMES = frozenset(". /")
-FREE_FIELDS = ("comment", "properties", "enable_predictive_optimization")
+FREE_FIELDS = ("comment", "properties", "options", "enable_predictive_optimization")
+MAPS = ("properties", "options")
+PREDICTIVE_OPTIMIZATION = ("ENABLE", "DISABLE", "INHERIT")
 INT64_MAX = 2**63 - 1
 
 
@@ -75,6 +77,14 @@ class CatalogContents(Protocol):
                                 ) -> None: ...
 
 
+def _check_maps(body: dict[str, Any]) -> None:
+    for field in MAPS:
+        value = body.get(field)
+        if value is not None and not (isinstance(value, dict) and all(
+                isinstance(k, str) and isinstance(v, str) for k, v in value.items())):
+            raise InvalidParameter(f"{field} must be a map of strings to strings.")
+
+
 def check_catalog_name(value: Any, field: str) -> str:
     if not isinstance(value, str) or not value:
         raise InvalidParameter(f"{field} must be a non-empty string.")
@@ -96,12 +106,14 @@ class Catalogs:
 
     def add_initial(self, conn, spec: dict[str, Any]) -> None:
         now = clock.now_ms()
-        doc = {
+        doc: dict[str, Any] = {
             "name": spec["name"], "full_name": spec["name"],
             "owner": spec.get("owner", "admins"), "comment": spec.get("comment", ""),
             "isolation_mode": spec.get("isolation_mode", "OPEN"),
-            "catalog_type": spec.get("catalog_type", "MANAGED_CATALOG"),
+            "catalog_type": spec.get("catalog_type", "FOREIGN_CATALOG" if spec.get(
+                "connection_name") else "MANAGED_CATALOG"),
             "metastore_id": self._metastore_id, "securable_type": "CATALOG",
+            **{field: spec[field] for field in ("connection_name", "options") if field in spec},
             "created_at": now, "created_by": spec.get("owner", "admins"),
             "updated_at": now, "updated_by": spec.get("owner", "admins"),
             "bindings": [
@@ -149,11 +161,7 @@ class Catalogs:
             raise NotFound(f"Connection '{spec['connection_name']}' does not exist.")
         if spec.get("provider_name") is not None or spec.get("share_name") is not None:
             raise NotFound(f"Provider '{spec.get('provider_name')}' does not exist.")
-        for field in ("properties", "options"):
-            value = spec.get(field)
-            if value is not None and not (isinstance(value, dict) and all(
-                    isinstance(k, str) and isinstance(v, str) for k, v in value.items())):
-                raise InvalidParameter(f"{field} must be a map of strings to strings.")
+        _check_maps(spec)
         if not caller.is_admin:
             raise PermissionDenied(
                 f"User does not have CREATE CATALOG on Metastore '{self._metastore_id}' "
@@ -225,6 +233,12 @@ class Catalogs:
         new_name = changes.get("new_name")
         if new_name is not None and (not isinstance(new_name, str) or not new_name):
             raise InvalidParameter("new_name must be a non-empty string")
+        _check_maps(changes)
+        optimization = changes.get("enable_predictive_optimization")
+        if optimization is not None and optimization not in PREDICTIVE_OPTIMIZATION:
+            raise InvalidParameter(
+                f"enable_predictive_optimization must be one of "
+                f"{', '.join(PREDICTIVE_OPTIMIZATION)}, got {optimization!r}")
         with self._db.write() as conn:
             doc = self._load(conn, name)
             name = doc["name"]

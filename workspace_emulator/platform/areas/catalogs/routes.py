@@ -31,6 +31,8 @@ class UpdateCatalogBody(Open):
     comment: str | None = None
     new_name: str | None = None
     properties: dict[str, Any] | None = None
+    options: dict[str, Any] | None = None
+    enable_predictive_optimization: str | None = None
 
 
 class LegacyBindingsBody(Open):

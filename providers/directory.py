@@ -21,9 +21,15 @@ from typing import TYPE_CHECKING, Annotated, Any, ClassVar
 from pydantic import AfterValidator, BaseModel, ConfigDict, StrictBool
 
 from providers.client import NotFound, WorkspaceError
-from providers.kind import Adoption, declare
+from providers.kind import declare
 from providers.lifecycle import Spec, WorkspaceProvider
-from providers.workspace_objects import canonical_path, object_path, same_path, workspace_path
+from providers.workspace_objects import (
+    canonical_path,
+    object_path,
+    same_path,
+    stack_objects,
+    workspace_path,
+)
 
 if TYPE_CHECKING:
     from providers.client import WorkspaceClient
@@ -160,8 +166,6 @@ KIND = declare(
     import_id="workspace path",
     stack_output=("directories", lambda resource: resource.object_id),
     defaults={"delete_recursive": False},
-    adoption=Adoption(refused=(
-        "a workspace's folders are mostly its people's (home folders, their notebooks): "
-        "declare the ones the stack takes over with `import: <path>`"
-    )),
+    # Empty folders only: a folder holding anything is made by what it holds.
+    inventory=lambda client: stack_objects(client, "DIRECTORY"),
 )

@@ -106,6 +106,10 @@ class Adoption:
     # (where the value goes in an item, what it is), for that candidate; None: the kind's
     # first secret input, a Secret's value.
     secret_value: tuple[str, str] | None = None
+    # For a kind whose content belongs in a file of the project (`source`): (client, import
+    # id, observed spec) -> (the file's path, relative, where adopt puts the content; the
+    # content exported). The item names that file as its `source`.
+    content: Callable[[Any, str, Mapping[str, Any]], tuple[str, bytes]] | None = None
 
 
 def always(observed: Any, computed: Any) -> bool:

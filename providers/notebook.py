@@ -33,7 +33,7 @@ from pulumi.dynamic import CheckResult
 from pydantic import AfterValidator, BaseModel, ConfigDict
 
 from providers.client import NotFound
-from providers.kind import Adoption, declare
+from providers.kind import Adoption, always, declare
 from providers.lifecycle import Spec, WorkspaceProvider, contains_unknown, user_inputs
 from providers.workspace_objects import (
     canonical_path,
@@ -46,6 +46,7 @@ from providers.workspace_objects import (
     object_path,
     raw_content,
     same_path,
+    stack_objects,
     upload_content,
     upload_making_parent,
     workspace_path,
@@ -58,6 +59,7 @@ LANGUAGES = ("PYTHON", "SQL", "SCALA", "R")
 Language = Literal["PYTHON", "SQL", "SCALA", "R"]
 Format = Literal["SOURCE", "JUPYTER", "R_MARKDOWN", "AUTO"]
 LANGUAGE_OF_EXTENSION = {".py": "PYTHON", ".sql": "SQL", ".scala": "SCALA", ".r": "R"}
+EXTENSION_OF_LANGUAGE = {language: ext for ext, language in LANGUAGE_OF_EXTENSION.items()}
 FORMAT_OF_EXTENSION = {".ipynb": "JUPYTER", ".rmd": "R_MARKDOWN"}
 NOTEBOOK_EXTENSIONS = (*LANGUAGE_OF_EXTENSION, *FORMAT_OF_EXTENSION)
 COMMENT = {"PYTHON": "#", "SQL": "--", "SCALA": "//", "R": "#"}
@@ -146,6 +148,16 @@ def _jupyter_problem(content: bytes) -> str | None:
     if not isinstance(document, dict) or not isinstance(document.get("cells"), list):
         return "is not a Jupyter notebook (.ipynb): a JSON object with a `cells` list"
     return None
+
+
+def exported_source(client: Any, path: str, observed: Mapping[str, Any]) -> tuple[str, bytes]:
+    """(the notebook's file in the project: its path with its language's extension, its
+    SOURCE export), for adoption."""
+    language = observed.get("language")
+    extension = EXTENSION_OF_LANGUAGE.get(str(language))
+    if extension is None:
+        raise ValueError(f"the service names no language of the notebook ({language!r})")
+    return path.lstrip("/") + extension, client.workspace_objects.export(path, "SOURCE")
 
 
 class NotebookProvider(WorkspaceProvider):
@@ -277,9 +289,11 @@ KIND = declare(
             "language and format; the state keeps the content's digest",
     import_id="workspace path",
     stack_output=("notebooks", lambda resource: resource.object_id),
-    adoption=Adoption(refused=(
-        "its content belongs in the project (a file `source` names): export the notebook "
-        "(`databricks workspace export <path> --file <file>`), add the file to the "
-        "repository and declare the notebook with `import: <path>`"
-    )),
+    inventory=lambda client: stack_objects(client, "NOTEBOOK"),
+    # The content goes into a file named as the notebook, with its language's extension
+    # (which then tells the language), exported as SOURCE (what a read digests).
+    adoption=Adoption(
+        content=exported_source,
+        leaves_out={"language": always, "format": always, "content_sha256": always},
+    ),
 )

@@ -19,7 +19,7 @@ from pulumi.dynamic import CheckResult
 from pydantic import AfterValidator, BaseModel, ConfigDict
 
 from providers.client import NotFound
-from providers.kind import Adoption, declare
+from providers.kind import Adoption, always, declare
 from providers.lifecycle import Spec, WorkspaceProvider, contains_unknown, user_inputs
 from providers.workspace_objects import (
     canonical_path,
@@ -32,6 +32,7 @@ from providers.workspace_objects import (
     object_path,
     raw_content,
     same_path,
+    stack_objects,
     upload_content,
     upload_making_parent,
     workspace_path,
@@ -57,6 +58,11 @@ class WorkspaceFileModel(BaseModel):
     source: str | None = None
     content_base64: str | None = None
     content_sha256: Annotated[str, AfterValidator(checked_digest)] | None = None
+
+
+def exported_bytes(client: Any, path: str, observed: Mapping[str, Any]) -> tuple[str, bytes]:
+    """(the file's file in the project: its own path, its bytes), for adoption."""
+    return path.lstrip("/"), client.workspace_objects.export(path, EXPORT_FORMAT)
 
 
 class WorkspaceFileProvider(WorkspaceProvider):
@@ -163,9 +169,7 @@ KIND = declare(
             "keeps their digest",
     import_id="workspace path",
     stack_output=("workspace_files", lambda resource: resource.object_id),
-    adoption=Adoption(refused=(
-        "its bytes belong in the project (a file `source` names): export the file "
-        "(`databricks workspace export <path> --file <file>`), add it to the repository and "
-        "declare it with `import: <path>`"
-    )),
+    inventory=lambda client: stack_objects(client, "FILE"),
+    # The bytes go into a file of the project at the file's own path.
+    adoption=Adoption(content=exported_bytes, leaves_out={"content_sha256": always}),
 )

@@ -28,7 +28,9 @@ import hashlib
 import os
 import re
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -96,12 +98,62 @@ def workspace_path(path: str) -> str:
     return WORKSPACE_PREFIX + path
 
 
+# Folders whose contents belong to people and to Git folders, never listed for a stack: the
+# users' home folders and the Git folders under /Repos (the Repo kind's).
+PERSONAL_FOLDERS = ("/Users", REPOS_FOLDER)
+
+
+def stack_objects(client: Any, object_type: str) -> Iterator[tuple[str, str]]:
+    """(path, path) of every object of `object_type` (NOTEBOOK, FILE or DIRECTORY) a stack
+    may hold, for the audit and adoption: the tree walked from `/`, one list call per
+    folder, but the users' home folders and /Repos, and nothing inside a Git folder
+    wherever it is. A folder is listed only where it is empty: a folder holding anything
+    is made by what it holds (a notebook's or file's upload makes its folder, a Directory
+    its parents)."""
+    folders = ["/"]
+    while folders:
+        folder = folders.pop()
+        entries = client.workspace_objects.list(folder)
+        if not entries and object_type == "DIRECTORY" and folder not in TOP_LEVEL_FOLDERS:
+            yield folder, folder
+        inside = []
+        for entry in sorted(entries, key=lambda e: str(e.get("path"))):
+            path = canonical_path(str(entry.get("path")))
+            kind = entry.get("object_type")
+            if kind == "DIRECTORY":
+                if path not in PERSONAL_FOLDERS:
+                    inside.append(path)
+            elif kind == object_type:
+                yield path, path
+        folders.extend(reversed(inside))
+
+
 # --- content ------------------------------------------------------------------------------
+
+
+# Where `source` files are looked up instead of the project directory, first to last
+# (`source_roots`); None: the project directory.
+_source_roots: ContextVar[tuple[Path, ...] | None] = ContextVar("source_roots", default=None)
+
+
+@contextmanager
+def source_roots(*roots: Path) -> Iterator[None]:
+    """Inside the block, a `source` names the file of that relative path in the first of
+    `roots` that holds one: adopt judges items against the project it writes into (not the
+    working directory's) and against the content it exported but has not written yet."""
+    token = _source_roots.set(tuple(roots))
+    try:
+        yield
+    finally:
+        _source_roots.reset(token)
 
 
 def project_directory() -> Path:
     """The nearest directory at or above the working directory holding Pulumi.yaml (the
-    working directory itself where none does)."""
+    working directory itself where none does); the first of `source_roots` inside one."""
+    roots = _source_roots.get()
+    if roots:
+        return roots[0]
     here = Path(os.getcwd()).resolve()
     for directory in (here, *here.parents):
         if any((directory / name).is_file() for name in PROJECT_FILES):
@@ -118,10 +170,11 @@ def source_file(source: str) -> Path:
             "that it names the same file in every checkout")
     if ".." in relative.parts:
         raise ValueError("must stay inside the project directory (no .. segments)")
-    root = project_directory()
-    path = root / Path(*relative.parts)
-    if not path.is_file():
-        raise ValueError(f"no file {source} in the project directory {root}")
+    roots = _source_roots.get() or (project_directory(),)
+    found = (root / Path(*relative.parts) for root in roots)
+    path = next((p for p in found if p.is_file()), None)
+    if path is None:
+        raise ValueError(f"no file {source} in the project directory {roots[-1]}")
     size = path.stat().st_size
     if size > MAX_CONTENT_BYTES:
         raise ValueError(f"{source} is {size} bytes: the service imports at most "

@@ -1,7 +1,8 @@
 """Adopt: take a workspace over as it is (docs/adopt.md).
 
     python -m stacks.adopt --stack STACK [--kind KIND ...] [--match KIND:GLOB ...]
-                           [--ignore KIND:PATTERN ...] [--dry-run] [--python FILE]
+                           [--ignore KIND:PATTERN ...] [--content-dir DIR] [--dry-run]
+                           [--python FILE]
     make adopt STACK=dev [ADOPT_FLAGS=...]
 
 Reads the workspace the stack's config names, signing in as the stack does (the audit's
@@ -9,8 +10,11 @@ way: stacks.audit), and writes every object no stack of the project manages into
 Pulumi.<stack>.yaml, one item per object at the end of its kind's list:
 `{name: <resource name>, import: <import id>, <the object's settings as it has them>}`, a
 reference by resource name wherever the object points at one the list holds (`job:
-nightly-etl`, not `job_id: 42`). The next `pulumi up` imports them, writing nothing to the
-workspace, and the preview after it shows no changes.
+nightly-etl`, not `job_id: 42`). A notebook's or workspace file's content is exported into
+a file of the project that its item's `source` names (stacks/adopt_content.py, under
+`--content-dir`, `workspace` by default), never over a file with other content. The next
+`pulumi up` imports them, writing nothing to the workspace, and the preview after it shows
+no changes.
 
 Left out: objects some stack of the project records (on the same workspace), items of the
 config that already carry an `import` id, objects the audit's patterns ignore
@@ -44,7 +48,9 @@ from typing import Any, TextIO
 from providers.client import WorkspaceClient, WorkspaceError
 from providers.kind import Kind, Reference
 from providers.registry import by_config_key
-from stacks import adopt_python, adoption, audit, config_file
+from providers.workspace_objects import source_roots
+from stacks import adopt_content, adopt_python, adoption, audit, config_file
+from stacks.adopt_content import ContentPlace
 from stacks.config import file_values
 from stacks.config_rules import IMPORT_KEY, decoded_list, problems
 from stacks.errors import NAMESPACE
@@ -91,6 +97,9 @@ class Plan:
 
     additions: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     refused: list[Refusal] = field(default_factory=list)
+    # The project files the items name (`source`), by path relative to the project: the
+    # content of the notebooks and workspace files adopted.
+    files: dict[str, bytes] = field(default_factory=dict)
     read: dict[str, int] = field(default_factory=dict)
     managed: int = 0
     left_out: int = 0
@@ -239,9 +248,12 @@ def plan(
     known: Known,
     source: Source | None = None,
     progress: TextIO | None = None,
+    place: ContentPlace | None = None,
 ) -> Plan:
-    """Lists the selected kinds' objects, and reads the ones to adopt into config items."""
+    """Lists the selected kinds' objects, and reads the ones to adopt into config items (a
+    notebook's or file's content into a file of the project, at `place`)."""
     source = source or Source()
+    place = place or ContentPlace(REPO_ROOT)
     result = Plan()
     pending: list[tuple[Kind, adoption.Candidate, dict[str, Any]]] = []
     for number, kind in enumerate(selection.kinds, start=1):
@@ -268,8 +280,15 @@ def plan(
             if candidate.item is None:
                 result.refused.append(refusal(kind, candidate, candidate.problem))
                 continue
+            if candidate.files:
+                candidate, problem = adopt_content.placed(candidate, place, result.files)
+                if problem is not None:
+                    result.refused.append(refusal(kind, candidate, problem))
+                    continue
             name, problem = name_for(kind, candidate, taken)
             if name is None:
+                for relative in candidate.files:
+                    result.files.pop(relative, None)
                 result.refused.append(refusal(kind, candidate, problem))
                 continue
             taken.add(name)
@@ -425,7 +444,9 @@ def adopt(args: argparse.Namespace, out: TextIO, err: TextIO) -> Plan:
     if not path.exists():
         raise AdoptError(f"{path} does not exist: no stack config to add to")
     values, secret_keys = file_values(path)
-    found = problems(values, secret_keys)
+    place = ContentPlace(cli.project_dir, adopt_content.checked_folder(args.content_dir))
+    with source_roots(cli.project_dir):  # the files the items name are the project's
+        found = problems(values, secret_keys)
     if found:
         raise AdoptError(
             f"{path.name} has {len(found)} problem(s); fix them first, nothing was written:\n"
@@ -457,11 +478,15 @@ def adopt(args: argparse.Namespace, out: TextIO, err: TextIO) -> Plan:
         file=err,
     )
     started = time.monotonic()
-    result = plan(client, selection, known, progress=err)
+    result = plan(client, selection, known, progress=err, place=place)
     by_key = {kind.config_key: kind for kind in adoptable if kind.config_key}
-    result = with_indexes(screened(values, set(secret_keys), result, by_key), lists)
+    with adopt_content.staged(place, result.files):
+        result = with_indexes(screened(values, set(secret_keys), result, by_key), lists)
+    result.files = named_files(result)
     seconds = time.monotonic() - started
     additions = {f"{NAMESPACE}:{key}": items for key, items in result.additions.items()}
+    if not args.dry_run:
+        adopt_content.write(cli.project_dir, result.files)
     if args.python is not None:
         text = adopt_python.module_text(result.additions, by_key, connection.base_url)
         if args.dry_run:
@@ -484,6 +509,15 @@ def adopt(args: argparse.Namespace, out: TextIO, err: TextIO) -> Plan:
     return result
 
 
+def named_files(result: Plan) -> dict[str, bytes]:
+    """The planned project files that an item still names (an item the config's rules
+    refused takes its file with it)."""
+    named = {
+        item.get("source") for items in result.additions.values() for item in items
+    }
+    return {relative: content for relative, content in result.files.items() if relative in named}
+
+
 def summary(result: Plan, file_name: str, dry_run: bool, seconds: float, stack: str) -> str:
     read = sum(result.read.values())
     counts = ", ".join(f"{len(v)} {k}" for k, v in result.additions.items())
@@ -493,6 +527,12 @@ def summary(result: Plan, file_name: str, dry_run: bool, seconds: float, stack: 
         f"{result.left_out} left out, {len(result.refused)} cannot be adopted",
         f"{verb} {result.added} item(s) to {file_name}" + (f": {counts}" if counts else ""),
     ]
+    if result.files:
+        lines.append(
+            f"{'would write' if dry_run else 'wrote'} {len(result.files)} project file(s), "
+            "the content of the notebooks and workspace files their items name (`source`): "
+            "commit them with the config"
+        )
     if result.added and not dry_run and file_name.endswith(".py"):
         lines.append("next: `pulumi up` of a program that calls its declare() imports them "
                      "and writes nothing")
@@ -531,6 +571,9 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
                         help="adopt the objects of KIND whose id or name matches (repeatable)")
     parser.add_argument("--ignore", action="append", default=[], metavar="KIND:PATTERN",
                         help="leave out matching objects, as the audit does (repeatable)")
+    parser.add_argument("--content-dir", default=adopt_content.DEFAULT_FOLDER, metavar="DIR",
+                        help="the project folder the content of adopted notebooks and "
+                        "workspace files goes into (default: %(default)s)")
     parser.add_argument("--dry-run", action="store_true",
                         help="print the YAML it would add; change nothing")
     parser.add_argument("--python", type=Path, default=None, metavar="FILE",

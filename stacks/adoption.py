@@ -46,6 +46,11 @@ its module):
 - Cluster: its spec, libraries, pinned where true; not its state (where it is now, not a
   setting), nor elastic disk where on, nor a driver node type that is the worker's.
 - Group, GroupMember, Repo, IpAccessList: what the import reads, without defaults.
+- Notebook, WorkspaceFile: the path and `source`, a file of the project holding the content
+  exported (`Adoption.content`; stacks/adopt_content.py writes it): the item is verified
+  against that file, staged (`staged`), so its digest is the object's.
+- Directory: the path of an empty folder (a folder holding anything is made by what it
+  holds, and not listed).
 
 What is not adopted, and why: `not_adoptable()` names each kind with its reason (the
 actions; RepoBranch, whose branch its Repo item declares), and `SERVICE_OWN` lists the
@@ -57,8 +62,11 @@ from __future__ import annotations
 
 import copy
 import json
+import tempfile
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import pydantic
@@ -67,6 +75,7 @@ from providers.client import WorkspaceClient, WorkspaceError, is_gone
 from providers.kind import Kind, Reference
 from providers.lifecycle import WorkspaceProvider
 from providers.registry import kinds
+from providers.workspace_objects import source_roots
 from stacks.errors import NAMESPACE
 
 # Kinds no object is adopted of, and why (besides a kind's own `Adoption.refused`).
@@ -123,6 +132,9 @@ class Candidate:
     # Input field -> the import id of the object it points at, for each of the kind's
     # references (`{"job_id": "123"}` of JobPermissions; `{"scope": "etl"}` of a Secret).
     references: dict[str, str]
+    # The files of the project the item names (`source`), by path relative to adopt's
+    # content folder, with the content exported (a notebook's, a workspace file's).
+    files: Mapping[str, bytes] = field(default_factory=dict)
 
 
 # --- which kinds ----------------------------------------------------------------------
@@ -218,13 +230,21 @@ def candidate_of(
     if found is None:
         return None
     observed, computed = found
-    item = item_of(kind, observed, computed)
-    references = references_of(kind, item)
+    try:
+        files = exported_files(client, kind, import_id, observed)
+    except (WorkspaceError, ValueError) as error:
+        if isinstance(error, WorkspaceError) and is_gone(error):
+            return None
+        problem = f"its content could not be exported ({error}): adopt it again later"
+        return Candidate(kind, import_id, display_name, None, problem, {})
+    with staged(files) as source:
+        item = item_of(kind, observed, computed, source)
+        references = references_of(kind, item)
+        differing = differences(kind, item, observed, computed)
     if _secret_inputs(kind) and holds_secret(kind, observed):
         return Candidate(
             kind, import_id, display_name, None, secret_problem(kind, item), references
         )
-    differing = differences(kind, item, observed, computed)
     if differing:
         return Candidate(
             kind,
@@ -234,15 +254,46 @@ def candidate_of(
             inexpressible_problem(kind, import_id, differing),
             references,
         )
-    return Candidate(kind, import_id, display_name, item, None, references)
+    return Candidate(kind, import_id, display_name, item, None, references, files)
+
+
+def exported_files(
+    client: WorkspaceClient, kind: Kind, import_id: str, observed: Mapping[str, Any]
+) -> dict[str, bytes]:
+    """The object's content as the file its item names (`Adoption.content`), if it has one."""
+    export = kind.adoption.content
+    if export is None:
+        return {}
+    name, content = export(client, import_id, observed)
+    return {name: content}
+
+
+@contextmanager
+def staged(files: Mapping[str, bytes]) -> Iterator[str | None]:
+    """The exported content as files of a scratch project, where the item's `source` is
+    read while it is made and verified; the `source` (None: no files)."""
+    if not files:
+        yield None
+        return
+    with tempfile.TemporaryDirectory(prefix="adopt-content-") as scratch:
+        for name, content in files.items():
+            path = Path(scratch, name)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(content)
+        with source_roots(Path(scratch)):
+            yield next(iter(files))
 
 
 # --- the item ----------------------------------------------------------------------------
 
 
-def item_of(kind: Kind, observed: Mapping[str, Any], computed: Mapping[str, Any]) -> dict:
+def item_of(
+    kind: Kind, observed: Mapping[str, Any], computed: Mapping[str, Any],
+    source: str | None = None,
+) -> dict:
     """The config item (kind inputs only) declaring the observed object (see the module's
-    docstring); not verified."""
+    docstring), its content from the project file `source` where it has one; not
+    verified."""
     taken = set(kind.adoption.from_outputs)
     names = [n for n in kind.input_names() if n not in kind.computed_keys or n in taken]
     leaves_out = {
@@ -256,6 +307,8 @@ def item_of(kind: Kind, observed: Mapping[str, Any], computed: Mapping[str, Any]
             item[name] = copy.deepcopy(computed[name])
         elif name in observed and observed[name] is not None and name not in leaves_out:
             item[name] = copy.deepcopy(observed[name])
+        elif name == "source" and source is not None:
+            item[name] = source
     return without_defaults(kind, item)
 
 

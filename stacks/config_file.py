@@ -138,15 +138,16 @@ def render_additions(additions: Mapping[str, list[dict[str, Any]]]) -> str:
     return dump(document) if document.data else ""
 
 
-def replace_atomically(path: Path, text: str) -> None:
-    """Writes `text` to `path` so that readers see the old file or the new one: a temporary
-    file in the same directory, flushed to disk, renamed over `path`; the old file's mode
-    is kept."""
+def replace_atomically(path: Path, text: str | bytes) -> None:
+    """Writes `text` (or bytes as they are) to `path` so that readers see the old file or the
+    new one: a temporary file in the same directory, flushed to disk, renamed over `path`;
+    the old file's mode is kept."""
     mode = stat.S_IMODE(path.stat().st_mode) if path.exists() else None
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    content = text.encode("utf-8") if isinstance(text, str) else text
     try:
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            stream.write(text)
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(content)
             stream.flush()
             os.fsync(stream.fileno())
         if mode is not None:

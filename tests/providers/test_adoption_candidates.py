@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import uuid
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -21,6 +22,7 @@ from providers.client.service_principals import SCIM_SCHEMA
 from providers.kind import Kind
 from providers.lifecycle import CONNECTION_KEY
 from providers.registry import kind_named
+from providers.workspace_objects import source_roots
 from stacks.adoption import (
     Candidate,
     adoptable_kinds,
@@ -29,6 +31,7 @@ from stacks.adoption import (
     declares_exactly,
     listed,
 )
+from tests.providers.uc_support import catalog  # noqa: F401
 from workspace_emulator.testing import EmulatorInfo, register_application
 
 SPARK = "15.4.x-scala2.12"
@@ -453,10 +456,11 @@ def filled() -> Iterator[Any]:
         yield fill_emulator(info)
 
 
-def test_every_object_of_a_filled_workspace_is_adopted_exactly(filled):
+def test_every_object_of_a_filled_workspace_is_adopted_exactly(filled, tmp_path):
     """In both wire forms, on one fill: every object made is a candidate; every candidate
-    but a secret verifies and shows no change declared; every secret says how to declare
-    its value."""
+    but a secret verifies and shows no change declared (a notebook's or file's with its
+    exported content written where its `source` names it); every secret says how to
+    declare its value."""
     from tests.conftest import emulator_connection
 
     for wire_form in ("public", "legacy"):
@@ -473,4 +477,97 @@ def test_every_object_of_a_filled_workspace_is_adopted_exactly(filled):
                     continue
                 assert candidate.problem is None, (wire_form, candidate.problem)
                 assert candidate.item is not None
-                assert_no_change(kind, props, candidate.import_id, candidate.item)
+                written(candidate, tmp_path)
+                with source_roots(tmp_path):
+                    assert_no_change(kind, props, candidate.import_id, candidate.item)
+
+
+# --- workspace objects and grants under Unity Catalog ------------------------------------
+
+
+def written(candidate: Candidate, project: Path) -> None:
+    """The candidate's exported files written where its item's `source` names them."""
+    for name, content in candidate.files.items():
+        path = project / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(content)
+
+
+def test_a_notebook_and_a_file_are_adopted_with_their_content_as_project_files(
+    client, connection, tmp_path
+):
+    folder = f"/Shared/{unique('adopted')}"
+    notebook_text = b"-- Databricks notebook source\nSELECT 1\n"
+    client.workspace_objects.mkdirs(folder)
+    client.workspace_objects.import_(f"{folder}/daily", notebook_text, format="SOURCE",
+                                     language="SQL")
+    client.workspace_objects.import_(f"{folder}/settings.json", b'{"retries": 2}\n',
+                                     format="RAW")
+    try:
+        with source_roots(tmp_path):
+            notebook = adopted_with_files(client, connection, "Notebook", f"{folder}/daily",
+                                          tmp_path)
+            assert notebook.item == {"path": f"{folder}/daily",
+                                     "source": f"{folder[1:]}/daily.sql"}
+            assert notebook.files == {f"{folder[1:]}/daily.sql": notebook_text}
+            file = adopted_with_files(client, connection, "WorkspaceFile",
+                                      f"{folder}/settings.json", tmp_path)
+            assert file.item == {"path": f"{folder}/settings.json",
+                                 "source": f"{folder[1:]}/settings.json"}
+            assert file.files == {f"{folder[1:]}/settings.json": b'{"retries": 2}\n'}
+        # The folder holds what it holds: made by them, it is no Directory to adopt.
+        assert folder not in {f.import_id for f in listed(client, kind_named("Directory"))}
+    finally:
+        client.workspace_objects.delete(folder, recursive=True)
+
+
+def adopted_with_files(
+    client: WorkspaceClient, connection: dict[str, Any], kind_name: str, path: str,
+    project: Path,
+) -> Candidate:
+    kind = kind_named(kind_name)
+    assert path in {found.import_id for found in listed(client, kind)}
+    candidate = candidate_of(client, kind, path, path)
+    assert candidate is not None and candidate.problem is None, candidate
+    assert candidate.item is not None
+    written(candidate, project)
+    assert_no_change(kind, connection, path, candidate.item)
+    return candidate
+
+
+def test_an_empty_folder_is_a_directory_and_home_folders_and_repos_are_not_listed(
+    client, connection
+):
+    folder = f"/Shared/{unique('empty')}"
+    home = f"/Users/{unique('someone')}@example.com"
+    client.workspace_objects.mkdirs(folder)
+    client.workspace_objects.mkdirs(home)
+    client.workspace_objects.import_(f"{home}/scratch", b"print(1)\n", format="SOURCE",
+                                     language="PYTHON")
+    try:
+        found = adopted(client, connection, "Directory", folder)
+        assert found.item == {"path": folder}  # delete_recursive: the default
+        notebooks = {f.import_id for f in listed(client, kind_named("Notebook"))}
+        folders = {f.import_id for f in listed(client, kind_named("Directory"))}
+        assert not any(p.startswith(("/Users/", "/Repos/")) for p in notebooks | folders)
+    finally:
+        client.workspace_objects.delete(folder, recursive=True)
+        client.workspace_objects.delete(home, recursive=True)
+
+
+def test_grants_on_a_schema_and_a_volume_are_adopted(client, connection, catalog):  # noqa: F811
+    client.schemas.create({"name": "sales", "catalog_name": catalog})
+    client.volumes.create({"name": "landing", "catalog_name": catalog, "schema_name": "sales",
+                           "volume_type": "MANAGED"})
+    client.grants.update("schema", f"{catalog}.sales", [
+        {"principal": "analysts", "add": ["USE_SCHEMA", "SELECT"]}])
+    client.grants.update("volume", f"{catalog}.sales.landing", [
+        {"principal": "data-engineers", "add": ["READ_VOLUME"]}])
+    schema = adopted(client, connection, "Grants", f"schema/{catalog}.sales")
+    assert schema.item == {"securable_type": "schema", "full_name": f"{catalog}.sales",
+                           "privilege_assignments": [
+                               {"principal": "analysts", "privileges": ["SELECT", "USE_SCHEMA"]}]}
+    volume = adopted(client, connection, "Grants", f"volume/{catalog}.sales.landing")
+    assert volume.item is not None
+    assert volume.item["privilege_assignments"] == [
+        {"principal": "data-engineers", "privileges": ["READ_VOLUME"]}]

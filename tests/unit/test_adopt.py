@@ -40,6 +40,7 @@ class Candidate:
     item: dict[str, Any] | None
     problem: str | None = None
     references: dict[str, str] = field(default_factory=dict)
+    files: dict[str, bytes] = field(default_factory=dict)
 
 
 def job(job_id: str, name: str) -> Candidate:
@@ -228,6 +229,10 @@ def test_a_broken_config_is_refused_before_anything_is_read(tmp_path: Path) -> N
     settings["config"]["workspace:secretScopes"] = [{"name": "a"}, {"name": "a"}]
     path = tmp_path / "Pulumi.broken.yaml"
     path.write_text(yaml.safe_dump(settings))
+    # The notebook file the config names, in the project adopt judges the config in.
+    report = tmp_path / "stacks/notebooks/nightly_report.py"
+    report.parent.mkdir(parents=True)
+    report.write_bytes((REPO_ROOT / "stacks/notebooks/nightly_report.py").read_bytes())
     before = path.read_text()
     args = adopt.parse_args(["--stack", "broken", "--project-dir", str(tmp_path),
                              "--state-dir", str(tmp_path / "state")])

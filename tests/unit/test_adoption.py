@@ -41,11 +41,11 @@ def test_every_importable_object_kind_is_adoptable_but_repo_branches() -> None:
         "Group", "GroupMember", "Repo", "IpAccessList", "User",
         "Catalog", "Schema", "Volume",
         "StorageCredential", "ExternalLocation", "Grants",
-        "GitCredential", "WorkspaceConf",
+        "GitCredential", "WorkspaceConf", "Directory", "Notebook", "WorkspaceFile",
     }
     refused = not_adoptable()
     assert set(refused) == {"ClusterState", "JobRun", "RepoBranch", "Grant",
-                            "AccessControlRuleSet", "Directory", "Notebook", "WorkspaceFile"}
+                            "AccessControlRuleSet"}
     assert "action" in refused["JobRun"] and "action" in refused["ClusterState"]
     assert "Repo item" in refused["RepoBranch"]
     # In the registry's order: a kind after the kinds its references point into.

@@ -76,3 +76,59 @@ def test_grants_are_listed_on_schemas_and_volumes_with_one_list_call_per_parent(
 def test_securables_without_direct_grants_are_not_listed() -> None:
     client, _ = unity_catalog({("schema", "main.default"): []})
     assert list(kind_named("Grants").inventory(client)) == []  # type: ignore[misc]
+
+
+# --- notebooks, files and folders ----------------------------------------------------------
+
+
+def workspace_tree(paths: dict[str, str]) -> tuple[Any, Calls]:
+    """A stand-in client whose tree holds `paths` (path -> object type), the top-level
+    folders every workspace has included."""
+    calls = Calls()
+    tree = {"/Users": "DIRECTORY", "/Shared": "DIRECTORY", "/Repos": "DIRECTORY", **paths}
+
+    def listing(folder: str) -> list[dict[str, Any]]:
+        prefix = folder.rstrip("/") + "/"
+        return calls.answer(folder, [
+            {"path": path, "object_type": kind} for path, kind in tree.items()
+            if path.startswith(prefix) and "/" not in path[len(prefix):]])
+
+    return SimpleNamespace(workspace_objects=SimpleNamespace(list=listing)), calls
+
+
+TREE = {
+    "/Shared/etl": "DIRECTORY",
+    "/Shared/etl/daily": "NOTEBOOK",
+    "/Shared/etl/settings.json": "FILE",
+    "/Shared/etl/empty": "DIRECTORY",
+    "/Shared/pipelines": "REPO",
+    "/Team": "DIRECTORY",
+    "/Team/inbox": "DIRECTORY",
+    "/Users/ann@example.com": "DIRECTORY",
+    "/Users/ann@example.com/scratch": "NOTEBOOK",
+    "/Repos/ann": "DIRECTORY",
+    "/Repos/ann/project": "REPO",
+}
+
+
+def listed_paths(kind_name: str) -> list[str]:
+    client, _ = workspace_tree(TREE)
+    return [path for path, _ in kind_named(kind_name).inventory(client)]  # type: ignore[misc]
+
+
+def test_notebooks_and_files_are_listed_outside_home_folders_and_repos() -> None:
+    assert listed_paths("Notebook") == ["/Shared/etl/daily"]
+    assert listed_paths("WorkspaceFile") == ["/Shared/etl/settings.json"]
+
+
+def test_only_empty_folders_are_listed_the_others_being_made_by_what_they_hold() -> None:
+    """`/Shared` is every workspace's, `/Shared/etl` and `/Team` hold something; a Git
+    folder is no folder of a stack's, wherever it is."""
+    assert listed_paths("Directory") == ["/Shared/etl/empty", "/Team/inbox"]
+
+
+def test_the_walk_lists_each_folder_once_and_never_a_home_folder_or_repos() -> None:
+    client, calls = workspace_tree(TREE)
+    list(kind_named("Notebook").inventory(client))  # type: ignore[misc]
+    assert dict(calls) == {"/": 1, "/Shared": 1, "/Shared/etl": 1, "/Shared/etl/empty": 1,
+                           "/Team": 1, "/Team/inbox": 1}

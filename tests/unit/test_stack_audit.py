@@ -51,7 +51,7 @@ def test_patterns_match_id_or_name_within_a_kind() -> None:
     assert not is_ignored(WorkspaceObject("secret_scope", "iac-x", "iac-x"), patterns)
 
 
-@pytest.mark.parametrize("pattern", ["job", "notebook:x", "job:", ":x"])
+@pytest.mark.parametrize("pattern", ["job", "job_run:x", "job:", ":x"])
 def test_bad_pattern_names_itself(pattern: str) -> None:
     with pytest.raises(AuditError, match="KIND:PATTERN"):
         parse_pattern(pattern)

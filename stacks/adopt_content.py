@@ -1,0 +1,93 @@
+"""Adopt's project files: the content of adopted notebooks and workspace files, exported
+from the workspace, written into the project where their items' `source` names it
+(docs/adopt.md, "Notebooks, files and folders").
+
+Each object's file goes under one folder of the project (`--content-dir`, `workspace` by
+default) at the object's workspace path (a notebook's with its language's extension:
+`/Shared/etl` of PYTHON -> `workspace/Shared/etl.py`). A file the project already holds
+with the same bytes is kept as it is (adopting again writes nothing); one holding other
+bytes is never overwritten: the object is refused, naming the file, and so is a second
+object whose content would go to a file another one takes.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import tempfile
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from providers.workspace_objects import source_roots
+from stacks import adoption, config_file
+
+DEFAULT_FOLDER = "workspace"
+
+
+@dataclass(frozen=True)
+class ContentPlace:
+    """Where a run puts the content it adopts: `folder` of the project `project_dir`."""
+
+    project_dir: Path
+    folder: str = DEFAULT_FOLDER
+
+
+def checked_folder(value: str) -> str:
+    """`--content-dir` as a path relative to the project, inside it; ValueError saying why
+    not."""
+    relative = PurePosixPath(value.replace("\\", "/"))
+    if not value.strip() or relative.is_absolute() or ".." in relative.parts:
+        raise ValueError(
+            f"--content-dir {value!r} must be a folder of the project, relative to its "
+            "directory (the one holding Pulumi.yaml) and inside it, e.g. workspace"
+        )
+    return relative.as_posix()
+
+
+def placed(
+    candidate: adoption.Candidate, place: ContentPlace, planned: dict[str, bytes]
+) -> tuple[adoption.Candidate, str | None]:
+    """The candidate with its item's `source` under the content folder, its files added to
+    `planned` (project-relative path -> bytes); or the candidate and why its files cannot
+    be written."""
+    files: dict[str, bytes] = {}
+    for name, content in candidate.files.items():
+        relative = f"{place.folder}/{name}"
+        if relative in planned or relative in files:
+            return candidate, (
+                f"its content would go to the project file {relative}, which another object "
+                "adopted in this run takes: rename one of them in the workspace and adopt "
+                "again"
+            )
+        existing = place.project_dir / relative
+        if existing.exists() and (not existing.is_file() or existing.read_bytes() != content):
+            return candidate, (
+                f"the project file {relative} exists with other content, and adopt never "
+                "overwrites a file of the project: move it away, or adopt into another "
+                "folder (--content-dir), and adopt again"
+            )
+        files[relative] = content
+    planned.update(files)
+    item = dict(candidate.item or {})
+    if "source" in item:
+        item["source"] = f"{place.folder}/{item['source']}"
+    return dataclasses.replace(candidate, item=item, files=files), None
+
+
+@contextmanager
+def staged(place: ContentPlace, files: Mapping[str, bytes]) -> Iterator[None]:
+    """Inside the block a `source` is read from the files not written yet, else from the
+    project: the config's rules judge the items as the next up will."""
+    with tempfile.TemporaryDirectory(prefix="adopt-staged-") as scratch:
+        write(Path(scratch), files)
+        with source_roots(Path(scratch), place.project_dir):
+            yield
+
+
+def write(project_dir: Path, files: Mapping[str, bytes]) -> None:
+    """Each file written into the project (atomically, its folders made)."""
+    for relative, content in files.items():
+        path = project_dir / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        config_file.replace_atomically(path, content)

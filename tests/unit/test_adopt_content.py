@@ -1,0 +1,104 @@
+"""Adopt's project files (stacks/adopt_content.py) without a workspace: where a notebook's
+or file's content goes, a file of the project never overwritten with other content, two
+objects never written to one file, and the items judged against files not written yet."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from providers.registry import kind_named
+from providers.workspace_objects import source_file, source_roots
+from stacks import adopt, adopt_content
+from stacks.adopt_content import ContentPlace
+from tests.unit.test_adopt import Candidate, fake
+
+NOTEBOOK = kind_named("Notebook")
+WORKSPACE_FILE = kind_named("WorkspaceFile")
+SOURCE = b"# Databricks notebook source\nprint('etl')\n"
+
+
+def notebook(path: str, content: bytes = SOURCE) -> Candidate:
+    name = f"{path.lstrip('/')}.py"
+    return Candidate(NOTEBOOK, path, path, {"path": path, "source": name},
+                     files={name: content})
+
+
+def run(project: Path, *found: Candidate, folder: str = "workspace") -> adopt.Plan:
+    selection = adopt.select([NOTEBOOK, WORKSPACE_FILE])
+    return adopt.plan(None, selection, adopt.known_of({}, {}, "dev", [NOTEBOOK, WORKSPACE_FILE]),  # type: ignore[arg-type]
+                      source=fake(*found), place=ContentPlace(project, folder))
+
+
+def test_the_item_names_its_content_under_the_content_folder(tmp_path: Path) -> None:
+    result = run(tmp_path, notebook("/Shared/etl/daily"), folder="nb")
+    [item] = result.additions["notebooks"]
+    assert item == {"name": "shared-etl-daily", "import": "/Shared/etl/daily",
+                    "path": "/Shared/etl/daily", "source": "nb/Shared/etl/daily.py"}
+    assert result.files == {"nb/Shared/etl/daily.py": SOURCE}
+    assert not (tmp_path / "nb").exists()  # planning writes nothing
+
+
+def test_a_project_file_with_other_content_is_never_overwritten(tmp_path: Path) -> None:
+    kept = tmp_path / "workspace/Shared/etl/daily.py"
+    kept.parent.mkdir(parents=True)
+    kept.write_bytes(b"# the team's own\n")
+    same = tmp_path / "workspace/Shared/etl/weekly.py"
+    same.write_bytes(SOURCE)
+    result = run(tmp_path, notebook("/Shared/etl/daily"), notebook("/Shared/etl/weekly"))
+    [refused] = result.refused
+    assert refused.id == "/Shared/etl/daily"
+    assert "workspace/Shared/etl/daily.py exists with other content" in refused.problem
+    assert "--content-dir" in refused.problem
+    # A file holding the same bytes is the object's already (an earlier run wrote it).
+    assert [i["import"] for i in result.additions["notebooks"]] == ["/Shared/etl/weekly"]
+    assert kept.read_bytes() == b"# the team's own\n"
+
+
+def test_two_objects_never_share_a_project_file(tmp_path: Path) -> None:
+    file = Candidate(WORKSPACE_FILE, "/Shared/etl/daily.py", "/Shared/etl/daily.py",
+                     {"path": "/Shared/etl/daily.py", "source": "Shared/etl/daily.py"},
+                     files={"Shared/etl/daily.py": b"x = 1\n"})
+    result = run(tmp_path, notebook("/Shared/etl/daily"), file)
+    assert [r.id for r in result.refused] == ["/Shared/etl/daily.py"]
+    assert "another object adopted in this run takes" in result.refused[0].problem
+    assert result.files == {"workspace/Shared/etl/daily.py": SOURCE}
+
+
+@pytest.mark.parametrize("folder", ["/abs", "../outside", "a/../../b", " "])
+def test_a_content_folder_outside_the_project_is_refused(folder: str) -> None:
+    with pytest.raises(ValueError, match="--content-dir"):
+        adopt_content.checked_folder(folder)
+
+
+def test_staged_files_are_read_before_the_projects_and_written_only_by_write(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "stacks").mkdir()
+    (tmp_path / "stacks/kept.py").write_text("kept\n")
+    place = ContentPlace(tmp_path)
+    with adopt_content.staged(place, {"workspace/new.py": b"new\n"}):
+        assert source_file("workspace/new.py").read_bytes() == b"new\n"
+        assert source_file("stacks/kept.py").read_text() == "kept\n"
+        with pytest.raises(ValueError, match="no file workspace/other.py"):
+            source_file("workspace/other.py")
+    assert not (tmp_path / "workspace").exists()
+    adopt_content.write(tmp_path, {"workspace/Shared/new.py": b"new\n"})
+    assert (tmp_path / "workspace/Shared/new.py").read_bytes() == b"new\n"
+
+
+def test_the_rules_judge_the_new_items_against_the_staged_files(tmp_path: Path) -> None:
+    """An item naming content not written yet passes the config's rules while staged; an
+    item the rules refuse takes its file with it."""
+    result = run(tmp_path, notebook("/Shared/etl/daily"))
+    values: dict[str, Any] = {}
+    kinds = {"notebooks": NOTEBOOK}
+    with adopt_content.staged(ContentPlace(tmp_path), result.files):
+        screened = adopt.screened(values, set(), result, kinds)
+    assert screened.refused == [] and adopt.named_files(screened) == result.files
+    with source_roots(tmp_path):  # not staged: the file is not there yet
+        refused = adopt.screened(values, set(), run(tmp_path, notebook("/Shared/x")), kinds)
+    assert [r.id for r in refused.refused] == ["/Shared/x"]
+    assert adopt.named_files(refused) == {}

@@ -33,6 +33,7 @@ from typing import Any
 
 import requests
 
+from stacks.pulumi_cli import REPO_ROOT
 from tools.drills import inventory
 from tools.drills.local_stack import (
     NAMESPACE,
@@ -166,8 +167,49 @@ def _change_ip_access_lists(access_list: dict[str, Any]) -> None:
     access_list["ip_addresses"] = [*access_list["ip_addresses"], OTHER_ADDRESS]
 
 
+def _change_notebooks(notebook: dict[str, Any]) -> None:
+    # The file's content and one more line, inline: another digest, the same path.
+    content = (REPO_ROOT / notebook.pop("source")).read_bytes() + b"print('updated')\n"
+    notebook["content_base64"] = base64.b64encode(content).decode()
+    notebook["language"] = "PYTHON"
+
+
+def _change_comment(item: dict[str, Any]) -> None:
+    item["comment"] = item.get("comment", "") + " (updated)"
+
+
+def _change_catalogs(catalog: dict[str, Any]) -> None:
+    _change_comment(catalog)
+    catalog["properties"] = {**catalog.get("properties", {}), "drill": "updated"}
+
+
+def _change_sql_warehouses(warehouse: dict[str, Any]) -> None:
+    warehouse["auto_stop_mins"] = warehouse.get("auto_stop_mins", 10) + 10
+
+
+def _change_git_credentials(credential: dict[str, Any]) -> None:
+    credential["git_username"] = credential.get("git_username", "") + "-updated"
+
+
+def _change_workspace_conf(conf: dict[str, Any]) -> None:
+    conf["settings"] = {**conf["settings"], "maxTokenLifetimeDays": "90"}
+
+
+def _change_grants(item: dict[str, Any]) -> None:
+    """Each securable: BROWSE granted to its first principal, and its last principal's
+    last privilege revoked (where it keeps one)."""
+    first, *_, last = item["privilege_assignments"]
+    first["privileges"] = [*first["privileges"], "BROWSE"]
+    if len(last["privileges"]) > 1:
+        last["privileges"] = last["privileges"][:-1]
+
+
+def _change_principal_grants(grant: dict[str, Any]) -> None:
+    grant["privileges"] = [*grant["privileges"], "READ_FILES"]
+
+
 # An in-place change of one item, by the config key of its kind: what the update step makes.
-# The kinds of the local stack without one are not drilled yet (`undrilled_kinds`).
+# The local stack's object kinds without one would be left out (`undrilled_kinds`).
 CHANGES: dict[str, Callable[[dict[str, Any]], None]] = {
     "servicePrincipals": _change_service_principals,
     "jobs": _change_jobs,
@@ -184,7 +226,23 @@ CHANGES: dict[str, Callable[[dict[str, Any]], None]] = {
     "groupMembers": _change_group_members,
     "repos": _change_repos,
     "ipAccessLists": _change_ip_access_lists,
+    "notebooks": _change_notebooks,
+    "storageCredentials": _change_comment,
+    "externalLocations": _change_comment,
+    "catalogs": _change_catalogs,
+    "schemas": _change_comment,
+    "volumes": _change_comment,
+    "sqlWarehouses": _change_sql_warehouses,
+    "gitCredentials": _change_git_credentials,
+    "workspaceConf": _change_workspace_conf,
+    "grants": _change_grants,
+    "principalGrants": _change_principal_grants,
 }
+
+# Kinds of the local stack that are actions, not objects: nothing to find, change or delete
+# afterwards. A JobRun starts a run of its job (again only when its trigger changes); the
+# drill would only start runs, whose end no inventory can judge.
+ACTION_KINDS = ("jobRuns",)
 
 
 def drilled_kinds() -> tuple[str, ...]:
@@ -193,8 +251,9 @@ def drilled_kinds() -> tuple[str, ...]:
 
 
 def undrilled_kinds() -> tuple[str, ...]:
-    """The local stack's kinds with no change here yet: left out of the drill."""
-    return tuple(kind for kind in stack_kinds() if kind not in CHANGES)
+    """The local stack's object kinds with no change here: left out of the drill."""
+    return tuple(kind for kind in stack_kinds()
+                 if kind not in CHANGES and kind not in ACTION_KINDS)
 
 
 def updated(objects: dict[str, Any]) -> dict[str, Any]:
@@ -212,10 +271,11 @@ def emptied(objects: dict[str, Any]) -> dict[str, Any]:
 
 def update_problems(info: EmulatorInfo, objects: dict[str, Any], tag_prefix: str) -> list[str]:
     """Whether the updated fields reached the emulator (the inventory checks the rest:
-    permission levels, secret ACLs, group members, branches, bindings)."""
+    permission levels, secret ACLs, group members, branches, bindings, Unity Catalog
+    grants, the workspace settings)."""
     headers = auth_headers(info)
 
-    def get(path: str, **params: Any) -> Any:
+    def get(path: str, /, **params: Any) -> Any:
         return requests.get(f"{info.base_url}{path}", headers=headers, params=params,
                             timeout=30).json()
 
@@ -268,6 +328,60 @@ def update_problems(info: EmulatorInfo, objects: dict[str, Any], tag_prefix: str
         shown = set(lists.get(access_list["label"], {}).get("ip_addresses") or [])
         if shown != set(access_list["ip_addresses"]):
             found.append(f"IP access list {access_list['label']}: addresses not updated")
+    found += _workspace_updates_problems(get, objects)
+    found += _uc_updates_problems(get, objects)
+    return found
+
+
+Get = Callable[..., Any]
+
+
+def _workspace_updates_problems(get: Get, objects: dict[str, Any]) -> list[str]:
+    """Notebooks' content, warehouses' auto stop and Git credentials' user names (the
+    inventory judges grants and the workspace settings)."""
+    found = []
+    for notebook in objects.get("notebooks", []):
+        exported = get("/api/2.0/workspace/export", path=notebook["path"], format="SOURCE")
+        if base64.b64decode(exported.get("content", "")).rstrip(b"\n") != \
+                base64.b64decode(notebook["content_base64"]).rstrip(b"\n"):
+            found.append(f"notebook {notebook['path']}: content not updated")
+    warehouses = {w["name"]: w for w in get("/api/2.0/sql/warehouses").get("warehouses") or []}
+    for warehouse in objects.get("sqlWarehouses", []):
+        shown = warehouses.get(warehouse["name"], {}).get("auto_stop_mins")
+        if shown != warehouse["auto_stop_mins"]:
+            found.append(f"SQL warehouse {warehouse['name']}: auto_stop_mins not updated")
+    credentials = {c["git_provider"].lower(): c for c in
+                   get("/api/2.0/git-credentials").get("credentials") or []}
+    for credential in objects.get("gitCredentials", []):
+        shown = credentials.get(credential["git_provider"].lower(), {}).get("git_username")
+        if shown != credential["git_username"]:
+            found.append(f"Git credential {credential['git_provider']}: git_username not "
+                         "updated")
+    return found
+
+
+# Unity Catalog kinds the update step comments on: config key -> (API path, full name of).
+UC_COMMENTED = {
+    "storageCredentials": ("storage-credentials", lambda item: item["name"]),
+    "externalLocations": ("external-locations", lambda item: item["name"]),
+    "catalogs": ("catalogs", lambda item: item["name"]),
+    "schemas": ("schemas", lambda item: inventory.uc_full_name(item, "catalog", 2)),
+    "volumes": ("volumes", lambda item: inventory.uc_full_name(item, "schema", 3)),
+}
+
+
+def _uc_updates_problems(get: Get, objects: dict[str, Any]) -> list[str]:
+    """Each commented object's comment (and a catalog's properties) as updated."""
+    found = []
+    for key, (path, full_name_of) in UC_COMMENTED.items():
+        for item in objects.get(key, []):
+            full_name = full_name_of(item)
+            shown = get(f"/api/2.1/unity-catalog/{path}/{full_name}")
+            if shown.get("comment") != item["comment"]:
+                found.append(f"{key} {full_name}: comment not updated")
+            wanted = item.get("properties")
+            if wanted and {k: (shown.get("properties") or {}).get(k) for k in wanted} != wanted:
+                found.append(f"{key} {full_name}: properties not updated")
     return found
 
 

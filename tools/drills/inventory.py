@@ -5,8 +5,9 @@ Every registered kind's objects are read by its own inventory (`Kind.inventory`,
 audit lists), and a kind whose stack-config items are told apart by one identity field that
 its inventory names them by is judged by that alone: each declared one once, none made
 besides. A new kind of that shape needs nothing here; the kinds checked more closely
-(jobs and clusters by deployment tag, principals, secrets, members, permission entries)
-have their own checks below."""
+(jobs and clusters by deployment tag, principals, secrets, members, permission entries,
+Unity Catalog schemas and volumes by full name, their grants, notebooks and files by path,
+the workspace settings) have their own checks below."""
 
 from __future__ import annotations
 
@@ -21,6 +22,8 @@ from pydantic import SecretStr
 from providers.client import Connection, WireForm, client_for
 from providers.kind import Kind
 from providers.registry import kinds
+from providers.uc_names import DEFAULT_SCHEMA, INFORMATION_SCHEMA
+from providers.workspace_conf import SETTINGS
 from workspace_emulator.testing import EmulatorInfo, fetch_token
 
 PAGE = 100
@@ -45,6 +48,11 @@ class Inventory:
     group_names: dict[str, str] = field(default_factory=dict)  # group id -> display name
     # Every registered kind's objects as its inventory lists them: kind -> [(id, name)].
     objects: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
+    # "<securable type>/<full name>" -> {principal: privileges}, for every catalog, storage
+    # credential and external location (the securables the local stack grants on).
+    uc_grants: dict[str, dict[str, frozenset[str]]] = field(default_factory=dict)
+    workspace_tree: dict[str, str] = field(default_factory=dict)  # path -> object type
+    workspace_conf: dict[str, str | None] = field(default_factory=dict)  # managed keys
 
 
 @dataclass
@@ -65,7 +73,7 @@ class _Api:
         self.info = info
         self.headers = {"Authorization": f"Bearer {fetch_token(info)}"}
 
-    def get_if_found(self, path: str, **params: Any) -> Any:
+    def get_if_found(self, path: str, /, **params: Any) -> Any:
         """The answer, or None where the object is not there (404)."""
         try:
             return self.get(path, **params)
@@ -74,7 +82,7 @@ class _Api:
                 return None
             raise
 
-    def get(self, path: str, **params: Any) -> Any:
+    def get(self, path: str, /, **params: Any) -> Any:
         response = requests.get(self.info.base_url + path, headers=self.headers,
                                 params=params, timeout=30)
         if response.status_code == 401:  # short token lifetimes in some drills
@@ -139,7 +147,38 @@ def take(info: EmulatorInfo, catalogs: tuple[str, ...] = ()) -> Inventory:
     return Inventory(jobs, principals, scopes, acls, repos, bindings,
                      [g["displayName"] for g in groups], members, secrets, secret_acls,
                      clusters, cluster_acls, users, {g["id"]: g["displayName"] for g in groups},
-                     registered_objects(info))
+                     registered_objects(info), uc_grants(api), workspace_tree(api),
+                     api.get("/api/2.0/workspace-conf", keys=",".join(SETTINGS)))
+
+
+# The securables whose grants the inventory reads: list path, answer key.
+GRANTED_SECURABLES = {
+    "catalog": ("catalogs", "catalogs"),
+    "storage_credential": ("storage-credentials", "storage_credentials"),
+    "external_location": ("external-locations", "external_locations"),
+}
+
+
+def uc_grants(api: _Api) -> dict[str, dict[str, frozenset[str]]]:
+    found = {}
+    for securable_type, (path, key) in GRANTED_SECURABLES.items():
+        for item in api.get(f"/api/2.1/unity-catalog/{path}").get(key) or []:
+            where = f"{securable_type}/{item['name']}"
+            granted = api.get(f"/api/2.1/unity-catalog/permissions/{where}")
+            found[where] = {entry["principal"]: frozenset(entry.get("privileges") or [])
+                            for entry in granted.get("privilege_assignments") or []
+                            if entry.get("privileges")}
+    return found
+
+
+def workspace_tree(api: _Api, path: str = "/") -> dict[str, str]:
+    """Every folder, notebook and file of the workspace tree by path (repos not entered)."""
+    found = {}
+    for item in api.get("/api/2.0/workspace/list", path=path).get("objects") or []:
+        found[item["path"]] = item["object_type"]
+        if item["object_type"] == "DIRECTORY":
+            found.update(workspace_tree(api, item["path"]))
+    return found
 
 
 def registered_objects(info: EmulatorInfo) -> dict[str, list[tuple[str, str]]]:
@@ -154,8 +193,13 @@ def registered_objects(info: EmulatorInfo) -> dict[str, list[tuple[str, str]]]:
     return {kind.name: sorted(kind.inventory(client)) for kind in kinds() if kind.inventory}
 
 
-# Kinds of one identity field whose inventory names their objects by something else.
-NAMED_OTHERWISE = {"ServicePrincipal": "listed by display name; judged by application id"}
+# Kinds of one identity field whose inventory names their objects by something else, or
+# lists objects the stack makes without declaring them.
+NAMED_OTHERWISE = {
+    "ServicePrincipal": "listed by display name; judged by application id",
+    "Directory": "a notebook's or file's upload makes its parent folders, which stay after "
+                 "it; judged by path in the tree, declared folders only",
+}
 
 
 def judged_by_identity() -> list[Kind]:
@@ -250,6 +294,17 @@ def judge(before: Inventory, after: Inventory, objects: dict[str, Any],
 
     for kind in judged_by_identity():
         _judge_by_identity(kind, before, after, objects.get(kind.config_key or "", []), problem)
+    # A new catalog comes with its own schemas, declared or not.
+    with_catalogs = {f"{catalog['name']}.{schema}" for catalog in objects.get("catalogs", [])
+                     for schema in (DEFAULT_SCHEMA, INFORMATION_SCHEMA)}
+    for kind_name, (container, depth) in UC_FULL_NAMES.items():
+        key = kind_config_key(kind_name)
+        _judge_names(kind_name, before, after,
+                     {uc_full_name(item, container, depth) for item in objects.get(key, [])},
+                     with_catalogs, problem)
+    _judge_workspace_tree(before, after, objects, problem)
+    _judge_uc_grants(before, after, objects, problem)
+    _judge_workspace_conf(before, after, objects, problem)
     _judge_group_members(before, after, objects, problem)
     _judge_clusters(before, after, {c["name"] for c in objects.get("clusters", [])},
                     stack_tag_prefix, problem)
@@ -277,6 +332,107 @@ def _judge_by_identity(kind: Kind, before: Inventory, after: Inventory,
                     f"{what} {name} exists {counts[name]} times")
     for name in set(new) - old - declared:
         problem("orphan", f"{what} {name} is not declared")
+
+
+# Unity Catalog kinds without one identity field, named by their full name: the reference
+# to their container and how many parts a full name has.
+UC_FULL_NAMES = {"Schema": ("catalog", 2), "Volume": ("schema", 3)}
+
+
+def kind_config_key(kind_name: str) -> str:
+    return next(kind.config_key or "" for kind in kinds() if kind.name == kind_name)
+
+
+def uc_full_name(item: dict[str, Any], container: str, depth: int) -> str:
+    """An item's full name: its `name` where whole, else after its container's."""
+    name = str(item["name"])
+    if name.count(".") == depth - 1:
+        return name
+    return f"{item.get(f'{container}_name') or item[container]}.{name}"
+
+
+def _judge_names(kind_name: str, before: Inventory, after: Inventory, declared: set[str],
+                 made_with_others: set[str], problem: Problem) -> None:
+    """Each declared name once in the kind's inventory, none new besides (but those made
+    with another declared object)."""
+    what = kind_name.lower()
+    old = {name for _, name in before.objects.get(kind_name, [])}
+    counts = Counter(name for _, name in after.objects.get(kind_name, []))
+    for name in declared:
+        if counts[name] != 1:
+            problem("duplicate" if counts[name] > 1 else "missing",
+                    f"{what} {name} exists {counts[name]} times")
+    for name in set(counts) - old - declared - made_with_others:
+        problem("orphan", f"{what} {name} is not declared")
+
+
+# Workspace-object kinds judged by path in the tree (where their kind has no inventory to
+# judge them by identity): config key -> object type.
+TREE_KINDS = {"notebooks": "NOTEBOOK", "workspaceFiles": "FILE", "directories": "DIRECTORY"}
+
+
+def tree_judged() -> dict[str, str]:
+    judged = {kind.config_key for kind in judged_by_identity()}
+    return {key: object_type for key, object_type in TREE_KINDS.items() if key not in judged}
+
+
+def _judge_workspace_tree(before: Inventory, after: Inventory, objects: dict[str, Any],
+                          problem: Problem) -> None:
+    """Each declared notebook, file and folder at its path, as that type; no notebook or
+    file new besides (a folder may be: a notebook's parent folders are made for it)."""
+    for key, object_type in tree_judged().items():
+        what = object_type.lower()
+        declared = {"/" + item["path"].removeprefix("/Workspace").lstrip("/")
+                    for item in objects.get(key, [])}
+        for path in sorted(declared):
+            if after.workspace_tree.get(path) != object_type:
+                problem("missing", f"{what} {path} exists 0 times")
+        for path, found in sorted(after.workspace_tree.items()):
+            if found == object_type != "DIRECTORY" and path not in before.workspace_tree \
+                    and path not in declared:
+                problem("orphan", f"{what} {path} is not declared")
+
+
+def _judge_uc_grants(before: Inventory, after: Inventory, objects: dict[str, Any],
+                     problem: Problem) -> None:
+    """Every read securable's grants as expected: those it had before (none for a new one),
+    each declared Grants' securable exactly as declared, each declared Grant's principal
+    with exactly its privileges. A privilege missing is lost, one besides undeclared."""
+    expected = {where: dict(held) for where, held in before.uc_grants.items()}
+    for item in objects.get("grants", []):
+        expected[f"{item['securable_type']}/{item['full_name']}"] = {
+            entry["principal"]: frozenset(entry["privileges"])
+            for entry in item["privilege_assignments"]}
+    for item in objects.get("principalGrants", []):
+        expected.setdefault(f"{item['securable_type']}/{item['full_name']}", {})[
+            item["principal"]] = frozenset(item["privileges"])
+    for where in sorted(set(expected) | set(after.uc_grants)):
+        if where not in after.uc_grants:
+            if where not in before.uc_grants and any(expected[where].values()):
+                problem("missing", f"{where} is missing (grants declared on it)")
+            continue
+        wanted, held = expected.get(where, {}), after.uc_grants[where]
+        for principal in sorted(set(wanted) | set(held)):
+            lost = wanted.get(principal, frozenset()) - held.get(principal, frozenset())
+            extra = held.get(principal, frozenset()) - wanted.get(principal, frozenset())
+            if lost:
+                problem("permission", f"{where} lost {principal} {', '.join(sorted(lost))}")
+            if extra:
+                problem("orphan", f"{where}: {principal} {', '.join(sorted(extra))} is not "
+                                  "declared")
+
+
+def _judge_workspace_conf(before: Inventory, after: Inventory, objects: dict[str, Any],
+                          problem: Problem) -> None:
+    """The declared settings hold their values; every other one its value from before."""
+    declared = {key: value for item in objects.get("workspaceConf", [])
+                for key, value in item["settings"].items()}
+    for key in SETTINGS:
+        wanted = declared.get(key, before.workspace_conf.get(key))
+        shown = after.workspace_conf.get(key)
+        if (shown or None) != (wanted or None):
+            problem("missing" if key in declared else "orphan",
+                    f"workspace setting {key} is {shown!r}, not {wanted!r}")
 
 
 def _judge_clusters(before: Inventory, after: Inventory, declared: set[str],

@@ -165,7 +165,9 @@ KIND = declare(
     config_key="externalLocations",
     identity=("name",),
     references={
-        "storage_credential": Reference(target_key="storageCredentials", field="credential_name")
+        "storage_credential": Reference(
+            target_key="storageCredentials", field="credential_name", folds_case=True
+        )
     },
     doc="docs/external-location.md",
     summary="a Unity Catalog external location: a storage URL and its credential",

@@ -62,6 +62,8 @@ class Reference:
 
     target_key: str  # the config list the name points into (e.g. "jobs")
     field: str  # the input it fills (e.g. "job_id")
+    # The target's ids fold case (Unity Catalog names): `Lake` and `lake` are one object.
+    folds_case: bool = False
 
 
 @dataclass(frozen=True)

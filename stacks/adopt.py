@@ -120,6 +120,15 @@ class Known:
     # config key -> import id -> resource name, for references by name.
     by_id: dict[str, dict[str, str]] = field(default_factory=dict)
 
+    def name_of(self, reference: Reference, target_id: str) -> str | None:
+        """The resource name of the item the reference's target list holds for that id; one
+        whose id differs in case only where the target's ids fold case."""
+        ids = self.by_id.get(reference.target_key, {})
+        if target_id in ids or not reference.folds_case:
+            return ids.get(target_id)
+        folded = target_id.lower()
+        return next((name for id_, name in ids.items() if id_.lower() == folded), None)
+
 
 # --- names -------------------------------------------------------------------------------
 
@@ -365,7 +374,7 @@ def with_references(
         target_id = candidate.references.get(name)
         if name in by_field and target_id is not None:
             key, reference = by_field[name]
-            target = known.by_id.get(reference.target_key, {}).get(str(target_id))
+            target = known.name_of(reference, str(target_id))
             if target is not None:
                 made[key] = target
                 continue

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 import yaml
 
-from providers.kind import Kind
+from providers.kind import Kind, Reference
 from providers.registry import kind_named
 from stacks import adopt, adoption
 from stacks.config import file_values
@@ -294,3 +294,33 @@ def test_the_python_module_declares_the_same_objects_with_their_import_ids() -> 
     # The permissions' job is the module's own job resource.
     assert "'job_id': made['jobs']['nightly'].id," in text
     assert "'job':" not in text
+
+
+def test_a_location_names_its_credential_whatever_the_case() -> None:
+    """Unity Catalog names fold case: a location whose credential_name differs in case from
+    the credential's name references the adopted credential's item."""
+    credential_kind, location_kind = kind_named("StorageCredential"), kind_named(
+        "ExternalLocation")
+    credential = Candidate(credential_kind, "Lake-Cred", "Lake-Cred", {
+        "name": "Lake-Cred",
+        "azure_managed_identity": {"access_connector_id": "/subscriptions/0/ac"}})
+    location = Candidate(location_kind, "raw", "raw", {
+        "name": "raw", "url": "abfss://raw@lake.dfs.core.windows.net",
+        "credential_name": "lake-cred"}, references={"credential_name": "lake-cred"})
+    kinds = [credential_kind, location_kind]
+    result = adopt.plan(None, adopt.select(kinds), adopt.known_of({}, {}, "dev", kinds),  # type: ignore[arg-type]
+                        source=fake(credential, location))
+    assert result.additions["externalLocations"] == [{
+        "name": "raw", "import": "raw", "url": "abfss://raw@lake.dfs.core.windows.net",
+        "storage_credential": "Lake-Cred"}]
+
+
+def test_only_a_reference_whose_target_folds_case_matches_another_case() -> None:
+    known_ = adopt.Known(by_id={"storageCredentials": {"Lake-Cred": "lake"}})
+    folding = Reference(target_key="storageCredentials", field="credential_name",
+                        folds_case=True)
+    exact = Reference(target_key="storageCredentials", field="credential_name")
+    assert known_.name_of(folding, "LAKE-cred") == "lake"
+    assert known_.name_of(exact, "LAKE-cred") is None
+    assert known_.name_of(exact, "Lake-Cred") == "lake"
+    assert known_.name_of(folding, "other") is None

@@ -22,7 +22,7 @@ rules win, as an authoritative kind's must, but never over a version nobody read
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
@@ -128,6 +128,33 @@ def normal_rules(rules: Any) -> list[dict[str, Any]]:
     return sorted(found, key=lambda r: r["role"])
 
 
+def rule_set_name(account_id: str, application_id: str) -> str:
+    return f"accounts/{account_id}/servicePrincipals/{application_id}/ruleSets/default"
+
+
+def application_of(name: str) -> str:
+    """The application id of the principal a rule set (by name) is of."""
+    match = NAME.fullmatch(name)
+    return match["application"] if match is not None else name
+
+
+def rule_sets_with_rules(client: Any) -> Iterator[tuple[str, str]]:
+    """(rule set name, principal's display name) of every service principal whose rule set
+    holds a rule: a rule set nobody wrote is empty (the emulator's; the service's gives the
+    creator the manager role, which is listed, as any rule). One list of the principals and
+    one read per principal; nothing where the account is not known."""
+    account_id = client.access_control.account_id
+    if not account_id:
+        return
+    for principal in client.service_principals.list():
+        application_id = principal.get("applicationId")
+        if not application_id:
+            continue
+        name = rule_set_name(account_id, str(application_id))
+        if normal_rules(client.access_control.get_rule_set(name).get("grant_rules")):
+            yield name, str(principal.get("displayName") or application_id)
+
+
 class AccessControlRuleSetProvider(WorkspaceProvider):
     args_model = AccessControlRuleSetModel
     replace_keys = frozenset({"account_id", "service_principal_id"})
@@ -184,7 +211,7 @@ class AccessControlRuleSetProvider(WorkspaceProvider):
     @staticmethod
     def _name_of(client: WorkspaceClient, account_id: Any, principal_id: Any) -> str:
         application_id = client.service_principals.get(str(principal_id))["applicationId"]
-        return f"accounts/{account_id}/servicePrincipals/{application_id}/ruleSets/default"
+        return rule_set_name(str(account_id), str(application_id))
 
     @staticmethod
     def _write(
@@ -230,8 +257,9 @@ KIND = declare(
     import_id="the rule set name, accounts/<account>/servicePrincipals/<app id>/ruleSets/default",
     # The rule set's name, and the etag of the version last read or written.
     outputs={NAME_KEY: str, "etag": str},
-    adoption=Adoption(refused=(
-        "a rule set belongs to its service principal: declare it beside the principal "
-        "(import it by name) where the stack manages who may use the principal"
-    )),
+    # The rule set of every service principal whose rule set holds any rule, where the
+    # account is known (`AccessControlApi.account_id`); the stack's own principal's is
+    # left out like the principal.
+    inventory=lambda client: rule_sets_with_rules(client),
+    adoption=Adoption(principal_of=application_of),
 )

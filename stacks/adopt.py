@@ -464,7 +464,7 @@ def adopt(args: argparse.Namespace, out: TextIO, err: TextIO) -> Plan:
     engine_values = audit.config_values(cli, show_secrets=True)
     connection = audit.connection_of(engine_values)
     ignores = [*audit.ignore_patterns(engine_values), *args.ignore]
-    client = WorkspaceClient(connection)
+    client = audit.account_client(connection, engine_values, err)
     adoptable = adoption.adoptable_kinds()
     selection = select(adoptable, args.kind, args.match, ignores)
     deployments = audit.stacks_on(cli, connection.base_url.rstrip("/"))

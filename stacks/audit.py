@@ -22,11 +22,12 @@ import argparse
 import fnmatch
 import json
 import os
+import re
 import sys
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from providers.client import Connection, WorkspaceClient, WorkspaceError
 from providers.client.auth_type import METHODS
@@ -45,6 +46,8 @@ from stacks.pulumi_cli import REPO_ROOT, PulumiCli, PulumiError
 
 STACK_TYPE = "pulumi:pulumi:Stack"
 IGNORE_KEY = "auditIgnore"
+ACCOUNT_KEY = "accountId"
+ACCOUNT_ID = re.compile(r"[A-Za-z0-9-]+")
 
 EXIT_CLEAN, EXIT_UNMANAGED, EXIT_ERROR = 0, 1, 2
 
@@ -190,6 +193,32 @@ def connection_of(values: dict[str, Any]) -> Connection:
         raise AuditError(f"invalid workspace connection in the stack's config: {exc}") from None
 
 
+def account_client(
+    connection: Connection, values: dict[str, Any], notes: TextIO | None = None
+) -> WorkspaceClient:
+    """The audited workspace's client, knowing its account from `workspace:accountId` (the
+    service principals' rule sets are named by it; no workspace call tells it). Without
+    it the rule sets are not listed, and `notes` says so."""
+    client = WorkspaceClient(connection)
+    value = values.get(f"{NAMESPACE}:{ACCOUNT_KEY}")
+    if value is None:
+        if notes is not None:
+            print(
+                f"note: the service principals' rule sets (access_control_rule_set) are not "
+                f"listed: set {NAMESPACE}:{ACCOUNT_KEY} to the workspace's account id "
+                "(docs/audit.md)",
+                file=notes,
+            )
+    elif not isinstance(value, str) or not ACCOUNT_ID.fullmatch(value):
+        raise AuditError(
+            f"{NAMESPACE}:{ACCOUNT_KEY} must be the account's id (letters, digits and "
+            f"dashes, e.g. 8e2f4a6c-1b3d-4f5e-9a7c-2d4f6b8e0a1c), got {value!r}"
+        )
+    else:
+        client.access_control.account_id = value
+    return client
+
+
 def ignore_patterns(values: dict[str, Any]) -> list[str]:
     patterns = values.get(f"{NAMESPACE}:{IGNORE_KEY}") or []
     if isinstance(patterns, str):
@@ -217,9 +246,12 @@ def is_ignored(obj: WorkspaceObject, patterns: Sequence[tuple[str, str]]) -> boo
     )
 
 
-def audit(cli: PulumiCli, extra_ignores: Sequence[str] = ()) -> AuditReport:
+def audit(
+    cli: PulumiCli, extra_ignores: Sequence[str] = (), notes: TextIO | None = None
+) -> AuditReport:
     values = config_values(cli, show_secrets=True)
     connection = connection_of(values)
+    client = account_client(connection, values, notes)
     patterns = [parse_pattern(p) for p in [*ignore_patterns(values), *extra_ignores]]
     workspace_url = connection.base_url.rstrip("/")
 
@@ -231,7 +263,7 @@ def audit(cli: PulumiCli, extra_ignores: Sequence[str] = ()) -> AuditReport:
 
     unmanaged: list[WorkspaceObject] = []
     ignored: list[WorkspaceObject] = []
-    for obj in workspace_objects(WorkspaceClient(connection)):
+    for obj in workspace_objects(client):
         if (obj.kind, obj.id) in managed:
             continue
         (ignored if is_ignored(obj, patterns) else unmanaged).append(obj)
@@ -307,7 +339,7 @@ def cli_for(args: argparse.Namespace) -> PulumiCli:
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(sys.argv[1:] if argv is None else argv)
     try:
-        report = audit(cli_for(args), args.ignore)
+        report = audit(cli_for(args), args.ignore, sys.stderr)
     except (AuditError, WorkspaceError) as exc:
         print(f"audit: {exc}", file=sys.stderr)
         return EXIT_ERROR

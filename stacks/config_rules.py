@@ -59,6 +59,7 @@ EXTENSION_KEYS: dict[str, str] = {
     HEALTH_KEY: "docs/health.md",
     PASSWORD_KEY: "docs/health.md",
     "auditIgnore": "docs/audit.md",
+    "accountId": "docs/audit.md",
 }
 
 

@@ -15,6 +15,10 @@ RULE_SETS_PATH = "/api/2.0/preview/accounts/access-control/rule-sets"
 class AccessControlApi:
     def __init__(self, client: Calls) -> None:
         self.client = client
+        # The id of the account the workspace belongs to, where the caller knows it (no
+        # workspace call tells it): the audit and adopt set it from `workspace:accountId`
+        # to list the service principals' rule sets, which are named by it.
+        self.account_id: str | None = None
 
     def __repr__(self) -> str:
         return f"AccessControlApi({self.client!r})"

@@ -571,3 +571,32 @@ def test_grants_on_a_schema_and_a_volume_are_adopted(client, connection, catalog
     assert volume.item is not None
     assert volume.item["privilege_assignments"] == [
         {"principal": "data-engineers", "privileges": ["READ_VOLUME"]}]
+
+
+# --- access-control rule sets ------------------------------------------------------------
+
+ACCOUNT = "8e2f4a6c-1b3d-4f5e-9a7c-2d4f6b8e0a1c"  # the emulator's account (initial data)
+
+
+def test_a_principals_rule_set_with_rules_is_adopted_naming_the_principal(
+    client, connection, principal
+):
+    kind = kind_named("AccessControlRuleSet")
+    name = (f"accounts/{ACCOUNT}/servicePrincipals/{principal['applicationId']}"
+            "/ruleSets/default")
+    assert list(listed(client, kind)) == []  # the account not known: nothing listed
+    client.access_control.account_id = ACCOUNT
+    assert name not in {f.import_id for f in listed(client, kind)}  # no rule yet
+    etag = client.access_control.get_rule_set(name)["etag"]
+    client.access_control.update_rule_set(name, [
+        {"role": "roles/servicePrincipal.user",
+         "principals": ["groups/data-engineers", "users/bob@example.com"]}], etag)
+    found = adopted(client, connection, "AccessControlRuleSet", name)
+    assert found.item == {
+        "account_id": ACCOUNT,
+        "service_principal_id": str(principal["id"]),
+        "grant_rules": [{"role": "roles/servicePrincipal.user",
+                         "principals": ["groups/data-engineers", "users/bob@example.com"]}],
+    }
+    # The principal's item, where the stack has one, is named instead of its id.
+    assert found.references == {"service_principal_id": str(principal["id"])}

@@ -132,3 +132,48 @@ def test_the_walk_lists_each_folder_once_and_never_a_home_folder_or_repos() -> N
     list(kind_named("Notebook").inventory(client))  # type: ignore[misc]
     assert dict(calls) == {"/": 1, "/Shared": 1, "/Shared/etl": 1, "/Shared/etl/empty": 1,
                            "/Team": 1, "/Team/inbox": 1}
+
+
+# --- access-control rule sets ------------------------------------------------------------
+
+ACCOUNT = "8e2f4a6c-1b3d-4f5e-9a7c-2d4f6b8e0a1c"
+
+
+def rule_sets(account_id: str | None) -> tuple[Any, Calls]:
+    calls = Calls()
+    rules = {"app-1": [{"role": "roles/servicePrincipal.user", "principals": ["groups/g"]}],
+             "app-2": []}
+    principals = [{"id": "1", "applicationId": "app-1", "displayName": "etl"},
+                  {"id": "2", "applicationId": "app-2", "displayName": "reports"}]
+
+    def get_rule_set(name: str) -> dict[str, Any]:
+        application = name.split("/")[3]
+        return calls.answer("rule set", {"name": name, "etag": "e",
+                                         "grant_rules": rules[application]})
+
+    access_control = SimpleNamespace(account_id=account_id, get_rule_set=get_rule_set)
+    return SimpleNamespace(
+        access_control=access_control,
+        service_principals=SimpleNamespace(list=lambda: calls.answer("principals", principals)),
+    ), calls
+
+
+def test_rule_sets_with_rules_are_listed_by_name_one_read_per_principal() -> None:
+    client, calls = rule_sets(ACCOUNT)
+    listed = list(kind_named("AccessControlRuleSet").inventory(client))  # type: ignore[misc]
+    assert listed == [(f"accounts/{ACCOUNT}/servicePrincipals/app-1/ruleSets/default", "etl")]
+    assert dict(calls) == {"principals": 1, "rule set": 2}
+
+
+def test_without_the_account_no_rule_set_is_listed_nor_read() -> None:
+    client, calls = rule_sets(None)
+    assert list(kind_named("AccessControlRuleSet").inventory(client)) == []  # type: ignore[misc]
+    assert not calls
+
+
+def test_the_stacks_own_principals_rule_set_belongs_to_it() -> None:
+    """`principal_of` gives the application id, one of the names of the principal the
+    stack signs in as (stacks.adoption leaves its objects out)."""
+    principal_of = kind_named("AccessControlRuleSet").adoption.principal_of
+    assert principal_of is not None
+    assert principal_of(f"accounts/{ACCOUNT}/servicePrincipals/app-1/ruleSets/default") == "app-1"

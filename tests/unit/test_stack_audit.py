@@ -3,6 +3,8 @@ connection settings from the stack's config."""
 
 from __future__ import annotations
 
+import io
+
 import pytest
 import responses
 from responses import matchers
@@ -95,6 +97,22 @@ def test_missing_connection_key_is_named() -> None:
     del broken["workspace:tenantId"]
     with pytest.raises(AuditError, match="workspace:tenantId: required"):
         connection_of(broken)
+
+
+def test_the_account_id_names_the_rule_sets_or_a_note_says_they_are_not_listed() -> None:
+    settings = values(**{"workspace:clientSecret": "s"})
+    notes = io.StringIO()
+    client = audit.account_client(connection_of(settings), settings, notes)
+    assert client.access_control.account_id is None
+    assert "set workspace:accountId" in notes.getvalue()
+    known = {**settings, "workspace:accountId": "8e2f4a6c-1b3d-4f5e-9a7c-2d4f6b8e0a1c"}
+    notes = io.StringIO()
+    client = audit.account_client(connection_of(known), known, notes)
+    assert client.access_control.account_id == "8e2f4a6c-1b3d-4f5e-9a7c-2d4f6b8e0a1c"
+    assert notes.getvalue() == ""
+    bad = {**settings, "workspace:accountId": "accounts/x"}
+    with pytest.raises(AuditError, match="workspace:accountId must be the account's id"):
+        audit.account_client(connection_of(bad), bad)
 
 
 # The kinds the audit listed before it listed every kind adopt adopts; their list calls are

@@ -48,7 +48,7 @@ from providers.job_diff import (
     changes,
     update_request,
 )
-from providers.kind import DEPLOYMENT_TAG, Adoption, declare
+from providers.kind import DEPLOYMENT_TAG, Adoption, Reference, declare
 from providers.lifecycle import (
     ModelAt,
     Spec,
@@ -489,6 +489,13 @@ KIND = declare(
     # A job may run as one of the stack's principals, which needs the user role its rule set
     # grants.
     after=("servicePrincipals", "accessControlRuleSets"),
+    # A cluster spec in the job names a pool of the stack by its item (`instance_pool:
+    # etl-pool`), as a Cluster item does at its top level.
+    references={
+        f"{spec}.{key}": Reference(target_key="instancePools", field=f"{key}_id")
+        for spec in ("new_cluster", "job_clusters[].new_cluster", "tasks[].new_cluster")
+        for key in ("instance_pool", "driver_instance_pool")
+    },
     doc="docs/job.md",
     summary="a job at the full depth of Jobs API 2.2, changed in place",
     import_id="job id",

@@ -31,6 +31,7 @@ docs/architecture.md explains the choice.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import functools
 import importlib
@@ -58,12 +59,56 @@ class Reference:
     `jobPermissions: [{name: p, job: nightly}]` -> the `job_id` input is the id of the Job
     resource named `nightly` in `workspace:jobs`. The item gives the key or `field` (an
     existing object's id), never both.
+
+    The key in a kind's `references` may be a path to an object nested in the item, its
+    last part the key that object holds, `[]` each element of a list:
+    `job_clusters[].new_cluster.instance_pool` fills `instance_pool_id` beside it, in every
+    job cluster that names a pool (see `nested_holders`).
     """
 
     target_key: str  # the config list the name points into (e.g. "jobs")
     field: str  # the input it fills (e.g. "job_id")
     # The target's ids fold case (Unity Catalog names): `Lake` and `lake` are one object.
     folds_case: bool = False
+
+
+def is_nested(key: str) -> bool:
+    """Whether a `references` key is a path into the item, not one of its own keys."""
+    return "." in key
+
+
+def nested_holders(item: Mapping[str, Any], key: str) -> list[tuple[str, dict[str, Any]]]:
+    """Every object a nested reference's path reaches in a config item, with its path
+    (`job_clusters[0].new_cluster`); parts missing or of another type reach nothing."""
+    reached: list[tuple[str, Any]] = [("", item)]
+    for part in key.split(".")[:-1]:
+        name, each = part.removesuffix("[]"), part.endswith("[]")
+        found: list[tuple[str, Any]] = []
+        for path, holder in reached:
+            value = holder.get(name) if isinstance(holder, Mapping) else None
+            where = f"{path}.{name}".lstrip(".")
+            if each and isinstance(value, list):
+                found += [(f"{where}[{i}]", element) for i, element in enumerate(value)]
+            elif not each and value is not None:
+                found.append((where, value))
+        reached = found
+    return [(path, holder) for path, holder in reached if isinstance(holder, dict)]
+
+
+def with_nested_references(
+    inputs: Mapping[str, Any], kind: Kind, value_of: Callable[[Reference | Lookup, Any], Any]
+) -> dict[str, Any]:
+    """The inputs, each nested reference's key replaced by its field beside it, whose value is
+    `value_of(reference, the name given)`; the inputs as they are where there is none."""
+    if not kind.nested_references:
+        return dict(inputs)
+    copied = copy.deepcopy(dict(inputs))
+    for key, reference in kind.nested_references.items():
+        name = key.rsplit(".", 1)[-1]
+        for _, holder in nested_holders(copied, key):
+            if name in holder:
+                holder[reference.field] = value_of(reference, holder.pop(name))
+    return copied
 
 
 @dataclass(frozen=True)
@@ -161,6 +206,16 @@ class Kind:
     # hold the value it took. Not computed: they are diffed like any input.
     shown: Mapping[str, type] = field(default_factory=dict)
     resource: type[KindResource] = field(init=False)
+
+    @property
+    def item_references(self) -> dict[str, Reference | Lookup]:
+        """The references a config item holds as its own keys (not nested)."""
+        return {k: r for k, r in self.references.items() if not is_nested(k)}
+
+    @property
+    def nested_references(self) -> dict[str, Reference | Lookup]:
+        """The references held by objects nested in a config item, by path."""
+        return {k: r for k, r in self.references.items() if is_nested(k)}
 
     @property
     def implementation(self) -> str:

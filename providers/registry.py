@@ -25,6 +25,7 @@ KINDS: tuple[tuple[str, str], ...] = (
     ("Directory", "providers.directory"),
     ("Notebook", "providers.notebook"),  # in the directories
     ("WorkspaceFile", "providers.workspace_file"),  # in the directories
+    ("InstancePool", "providers.instance_pool"),  # before the jobs whose clusters name one
     ("Job", "providers.job"),
     ("JobPermissions", "providers.job_permissions"),
     ("Permissions", "providers.permissions"),
@@ -36,7 +37,6 @@ KINDS: tuple[tuple[str, str], ...] = (
     ("Schema", "providers.schema"),
     ("Volume", "providers.volume"),
     ("ClusterPolicy", "providers.cluster_policy"),
-    ("InstancePool", "providers.instance_pool"),
     ("Cluster", "providers.cluster"),
     ("ClusterState", "providers.cluster_state"),
     ("SqlWarehouse", "providers.sql_warehouse"),

@@ -4,10 +4,11 @@ Config (namespace `workspace`, see README.md): connection settings, then one lis
 (its `config_key` in providers/registry.py), each item with a unique `name` (the Pulumi
 resource name) and the kind's arguments as in docs/<kind>.md. An item may name an item of
 another list instead of giving its id (a kind's `references`: `job: nightly-etl` for
-`job_id`), or an existing object by name (`cluster_name`). An item with an `import` id (what
-`python -m stacks.adopt` writes, docs/adopt.md) declares an existing object: the next up
-imports it, writing nothing to the workspace; once it is in the state the engine ignores
-the option, so the key stays.
+`job_id`; `instance_pool: etl-pool` inside a job cluster's `new_cluster` for its
+`instance_pool_id`), or an existing object by name (`cluster_name`). An item with an
+`import` id (what `python -m stacks.adopt` writes, docs/adopt.md) declares an existing
+object: the next up imports it, writing nothing to the workspace; once it is in the state
+the engine ignores the option, so the key stays.
 """
 
 from typing import Any
@@ -15,7 +16,7 @@ from typing import Any
 import pulumi
 
 from providers.auth.component import WorkspaceAuth
-from providers.kind import Kind, Lookup
+from providers.kind import Kind, Lookup, Reference, with_nested_references
 from providers.registry import kinds
 from stacks import health
 from stacks.config import StackSettings, load_from_engine
@@ -32,17 +33,20 @@ def declare(
     after = [r for key in kind.after for r in made.get(key, {}).values()]
     own_keys = stack_keys(kind)
     resources = {}
+
+    def value_of(reference: Reference | Lookup, name: Any) -> Any:
+        if isinstance(reference, Lookup):
+            return reference.resolve(connection, name)
+        # The id, not an output such as job_id: an id stays known while its object is
+        # updated, so a preview of that update does not show this one replaced.
+        return made[reference.target_key][name].id
+
     for item in settings.items(kind.config_key or ""):
         inputs = {k: v for k, v in item.items() if k not in own_keys}
-        for key, reference in kind.references.items():
-            if key not in item:
-                continue
-            if isinstance(reference, Lookup):
-                inputs[reference.field] = reference.resolve(connection, item[key])
-            else:
-                # The id, not an output such as job_id: an id stays known while its object
-                # is updated, so a preview of that update does not show this one replaced.
-                inputs[reference.field] = made[reference.target_key][item[key]].id
+        for key, reference in kind.item_references.items():
+            if key in item:
+                inputs[reference.field] = value_of(reference, item[key])
+        inputs = with_nested_references(inputs, kind, value_of)
         resources[item["name"]] = kind.resource(
             item["name"], kind.args(**inputs), connection=connection, opts=options(item, after)
         )

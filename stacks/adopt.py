@@ -363,7 +363,7 @@ def with_references(
     written as that item's name (`job: nightly-etl` in place of `job_id: 42`), in place."""
     by_field = {
         reference.field: (key, reference)
-        for key, reference in kind.references.items()
+        for key, reference in kind.item_references.items()
         if isinstance(reference, Reference)
     }
     item = dict(candidate.item or {})
@@ -453,8 +453,9 @@ def adopt(args: argparse.Namespace, out: TextIO, err: TextIO) -> Plan:
     if not path.exists():
         raise AdoptError(f"{path} does not exist: no stack config to add to")
     values, secret_keys = file_values(path)
-    place = ContentPlace(cli.project_dir, adopt_content.checked_folder(args.content_dir))
-    with source_roots(cli.project_dir):  # the files the items name are the project's
+    sources = adopt_content.sources_directory(cli.project_dir)
+    place = ContentPlace(sources, adopt_content.checked_folder(args.content_dir))
+    with source_roots(sources):  # the files the items name, as the program reads them
         found = problems(values, secret_keys)
     if found:
         raise AdoptError(
@@ -495,7 +496,7 @@ def adopt(args: argparse.Namespace, out: TextIO, err: TextIO) -> Plan:
     seconds = time.monotonic() - started
     additions = {f"{NAMESPACE}:{key}": items for key, items in result.additions.items()}
     if not args.dry_run:
-        adopt_content.write(cli.project_dir, result.files)
+        adopt_content.write(place.project_dir, result.files)
     if args.python is not None:
         text = adopt_python.module_text(result.additions, by_key, connection.base_url)
         if args.dry_run:

@@ -59,7 +59,7 @@ def _declaration(kind: Kind, key: str, item: Mapping[str, Any]) -> str:
     entries = [
         f"{name!r}: {_literal(value)}" for name, value in item.items() if name not in own
     ]
-    for name, reference in kind.references.items():
+    for name, reference in kind.item_references.items():
         if isinstance(reference, Reference) and name in item:
             target = f"made[{reference.target_key!r}][{item[name]!r}].id"
             entries.append(f"{reference.field!r}: {target}")

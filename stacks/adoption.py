@@ -395,7 +395,7 @@ def references_of(kind: Kind, item: Mapping[str, Any]) -> dict[str, str]:
     to another list (that object's import id is the field's value in every kind)."""
     return {
         reference.field: str(item[reference.field])
-        for reference in kind.references.values()
+        for reference in kind.item_references.values()
         if isinstance(reference, Reference) and item.get(reference.field) is not None
     }
 

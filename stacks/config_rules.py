@@ -19,7 +19,7 @@ import pydantic
 from providers.client import Connection
 from providers.client.auth_type import METHODS, AuthType, config_key
 from providers.client.connection import deprecated_wire_form_warning
-from providers.kind import Kind, Lookup, Reference
+from providers.kind import Kind, Lookup, Reference, nested_holders, with_nested_references
 from providers.lifecycle import UNKNOWN
 from providers.registry import by_config_key
 from stacks.errors import NAMESPACE, ConfigError, plain_text_problem
@@ -244,7 +244,7 @@ IMPORT_KEY = "import"
 def stack_keys(kind: Kind) -> tuple[str, ...]:
     """Keys of a list item that belong to the stack, not to the kind: the resource name, the
     import id and the references (unless the kind has a field of that name)."""
-    own = ("name", IMPORT_KEY, *kind.references)
+    own = ("name", IMPORT_KEY, *kind.item_references)
     return tuple(k for k in own if k not in kind.model.model_fields)
 
 
@@ -290,10 +290,15 @@ def item_problems(
             else:
                 first_identity[identity] = index
         inputs = {k: v for k, v in item.items() if k not in own_keys}
-        for name, reference in kind.references.items():
+        for name, reference in kind.item_references.items():
             found += reference_problems(kind, where, name, reference, item, names)
             if name in item:
                 inputs[reference.field] = UNKNOWN  # known once the reference is resolved
+        for key, reference in kind.nested_references.items():
+            name = key.rsplit(".", 1)[-1]
+            for path, holder in nested_holders(item, key):
+                found += reference_problems(kind, f"{where}.{path}", name, reference, holder, names)
+        inputs = with_nested_references(inputs, kind, lambda reference, name: UNKNOWN)
         for failure in kind.provider.input_failures(inputs):
             reason = failure.reason
             if reason == "Extra inputs are not permitted":
@@ -340,7 +345,9 @@ def reference_problems(
     if name in item and direct in item:
         return [f"{where}: give either {name} or {direct}, not both"]
     if name not in item:
-        required = kind.model.model_fields[direct].is_required()
+        # A nested reference's field is not one of the item's own (never required).
+        own_field = kind.model.model_fields.get(direct)
+        required = own_field is not None and own_field.is_required()
         if direct in item or not required:
             return []
         return [f"{where}.{name}: required (or {direct})"]
@@ -352,7 +359,7 @@ def reference_problems(
     declared = sorted(n for n in names.get(reference.target_key, set()) if isinstance(n, str))
     if value in declared:
         return []
-    noun = by_config_key()[reference.target_key].name.lower()
+    noun = re.sub(r"(?<!^)(?=[A-Z])", " ", by_config_key()[reference.target_key].name).lower()
     hint = suggestion(str(value), declared) or (
         f" ({reference.target_key} declared: {', '.join(declared) or 'none'})"
     )
@@ -370,7 +377,7 @@ def item_path(dotted: str) -> str:
 
 def field_names(kind: Kind, extra: Iterable[str] = ()) -> set[str]:
     """Every field name anywhere in the kind's input model (for "did you mean")."""
-    names = set(extra)
+    names = set(extra) | {key.rsplit(".", 1)[-1] for key in kind.nested_references}
     seen: set[type[pydantic.BaseModel]] = set()
     pending: list[type[pydantic.BaseModel]] = [kind.model]
     while pending:

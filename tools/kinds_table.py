@@ -38,14 +38,29 @@ def config_table(kinds: Iterable[Kind]) -> str:
         if not kind.config_key:
             continue
         notes = [f"[{kind.doc}]({kind.doc})"]
-        for key, reference in kind.references.items():
+        for key, reference in kind.item_references.items():
             if isinstance(reference, Reference):
                 notes.append(f"`{key}: <a name in {reference.target_key}>` or `{reference.field}`")
             elif isinstance(reference, Lookup):
                 notes.append(f"`{key}: <its name>` or `{reference.field}`")
+        notes += nested_notes(kind)
         identity = " / ".join(f"`{field}`" for field in kind.identity)
         rows.append(f"| `{kind.config_key}` | `{kind.name}` | {'; '.join(notes)} | {identity} |")
     return "\n".join(rows)
+
+
+def nested_notes(kind: Kind) -> list[str]:
+    """A kind's nested references, one note per key, naming the objects that hold it."""
+    holders: dict[tuple[str, str, str], list[str]] = {}
+    for key, reference in kind.nested_references.items():
+        if isinstance(reference, Reference):
+            path, name = key.rsplit(".", 1)
+            holders.setdefault((name, reference.target_key, reference.field), []).append(path)
+    return [
+        f"`{name}: <a name in {target}>` or `{field}` in "
+        + ", ".join(f"`{path}`" for path in paths)
+        for (name, target, field), paths in holders.items()
+    ]
 
 
 def audit_table(kinds: Iterable[Kind]) -> str:

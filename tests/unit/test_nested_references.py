@@ -1,0 +1,174 @@
+"""References held inside a config item's nested objects: a job's cluster specs name an
+instance pool of the stack by its item (`instance_pool:`, `driver_instance_pool:`), judged by
+the config check with the path of the object and filled with the pool's id."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import pytest
+
+from providers.kind import Reference, nested_holders, with_nested_references
+from providers.registry import kind_named
+from stacks.config_rules import problems
+
+POOL = {"name": "etl-pool", "instance_pool_name": "etl-pool", "node_type_id": "Standard_DS3_v2"}
+SPEC = {"spark_version": "15.4.x-scala2.12", "num_workers": 1}
+SCRIPT = {"spark_python_task": {"python_file": "dbfs:/jobs/etl.py"}}
+
+
+def job(**cluster: Any) -> dict[str, Any]:
+    """A job whose job cluster and second task's own cluster take `cluster`'s keys."""
+    return {
+        "name": "nightly",
+        "job_clusters": [{"job_cluster_key": "etl", "new_cluster": {**SPEC, **cluster}}],
+        "tasks": [
+            {"task_key": "a", "job_cluster_key": "etl", **SCRIPT},
+            {"task_key": "b", "new_cluster": {**SPEC, **cluster}, **SCRIPT},
+        ],
+    }
+
+
+def config(*jobs: dict[str, Any], pools: tuple[dict[str, Any], ...] = (POOL,)) -> dict[str, Any]:
+    return {
+        "baseUrl": "http://127.0.0.1:8765",
+        "authUrl": "http://127.0.0.1:8766",
+        "tenantId": "dd523c38-5331-469f-bb30-6ee31e3da8ff",
+        "clientId": "1251fa57-177d-41f0-84cd-847f7a048462",
+        "resource": "2ff814a6-3304-4ab8-85cb-cd0e6f879c1d",
+        "allowInsecureHttp": "true",
+        "instancePools": list(pools),
+        "jobs": list(jobs),
+    }
+
+
+def job_problems(*jobs: dict[str, Any], **options: Any) -> list[str]:
+    return [p for p in problems(config(*jobs, **options)) if p.startswith("workspace:jobs")]
+
+
+# --- where the references are -------------------------------------------------------------
+
+
+def test_the_job_declares_a_pool_reference_in_every_cluster_spec() -> None:
+    references = kind_named("Job").nested_references
+    assert set(references) == {
+        f"{spec}.{key}"
+        for spec in ("new_cluster", "job_clusters[].new_cluster", "tasks[].new_cluster")
+        for key in ("instance_pool", "driver_instance_pool")
+    }
+    assert references["tasks[].new_cluster.driver_instance_pool"] == Reference(
+        target_key="instancePools", field="driver_instance_pool_id"
+    )
+    assert kind_named("Job").item_references == {}
+
+
+def test_holders_are_found_by_path_with_each_element_of_a_list() -> None:
+    item = job(instance_pool="etl-pool")
+    found = nested_holders(item, "tasks[].new_cluster.instance_pool")
+    assert [path for path, _ in found] == ["tasks[1].new_cluster"]
+    assert found[0][1] is item["tasks"][1]["new_cluster"]
+    assert [p for p, _ in nested_holders(item, "job_clusters[].new_cluster.x")] == [
+        "job_clusters[0].new_cluster"
+    ]
+    # Missing parts, and parts of another shape, reach nothing.
+    assert nested_holders(item, "new_cluster.instance_pool") == []
+    assert nested_holders({"tasks": {"not": "a list"}}, "tasks[].new_cluster.x") == []
+    assert nested_holders({"tasks": ["text"]}, "tasks[].new_cluster.x") == []
+
+
+# --- resolution ---------------------------------------------------------------------------
+
+
+def test_each_name_is_replaced_by_the_id_it_stands_for_in_a_copy() -> None:
+    item = job(instance_pool="etl-pool", driver_instance_pool="driver-pool")
+    original = copy.deepcopy(item)
+    ids = {"etl-pool": "pool-1", "driver-pool": "pool-2"}
+
+    resolved = with_nested_references(
+        item, kind_named("Job"), lambda reference, name: (reference.field, ids[name])
+    )
+
+    assert item == original  # the config item itself is left as it is
+    for spec in (resolved["job_clusters"][0]["new_cluster"], resolved["tasks"][1]["new_cluster"]):
+        assert spec == {
+            **SPEC,
+            "instance_pool_id": ("instance_pool_id", "pool-1"),
+            "driver_instance_pool_id": ("driver_instance_pool_id", "pool-2"),
+        }
+    assert "new_cluster" not in resolved["tasks"][0]
+
+
+def test_inputs_without_names_are_left_alone() -> None:
+    item = job(instance_pool_id="0101-000000-pool01")
+    resolved = with_nested_references(item, kind_named("Job"), lambda *_: pytest.fail("asked"))
+    assert resolved == item
+
+
+def test_the_legacy_single_task_cluster_is_resolved_too() -> None:
+    item = {"name": "old", "new_cluster": {**SPEC, "instance_pool": "etl-pool"}, **SCRIPT}
+    resolved = with_nested_references(item, kind_named("Job"), lambda _, name: f"id-of-{name}")
+    assert resolved["new_cluster"] == {**SPEC, "instance_pool_id": "id-of-etl-pool"}
+
+
+# --- the config check ---------------------------------------------------------------------
+
+
+def test_a_pool_of_the_stack_named_in_job_clusters_is_accepted() -> None:
+    assert job_problems(job(instance_pool="etl-pool", driver_instance_pool="etl-pool")) == []
+    assert job_problems(job(instance_pool_id="0101-000000-pool01")) == []
+
+
+def test_an_unknown_pool_is_refused_with_its_path_and_a_suggestion() -> None:
+    found = job_problems(job(driver_instance_pool="etl-pol"))
+    assert found == [
+        "workspace:jobs[0].job_clusters[0].new_cluster.driver_instance_pool: no instance pool "
+        "named 'etl-pol' in workspace:instancePools (did you mean 'etl-pool'?)",
+        "workspace:jobs[0].tasks[1].new_cluster.driver_instance_pool: no instance pool "
+        "named 'etl-pol' in workspace:instancePools (did you mean 'etl-pool'?)",
+    ]
+
+
+def test_a_pool_named_where_the_stack_declares_none_lists_what_is_declared() -> None:
+    found = job_problems(job(instance_pool="etl-pool"), pools=())
+    assert (
+        "workspace:jobs[0].job_clusters[0].new_cluster.instance_pool: no instance pool named "
+        "'etl-pool' in workspace:instancePools (instancePools declared: none)" in found
+    )
+
+
+def test_the_name_and_the_id_together_are_refused() -> None:
+    item = job()
+    item["tasks"][1]["new_cluster"].update(instance_pool="etl-pool", instance_pool_id="x")
+    assert job_problems(item) == [
+        "workspace:jobs[0].tasks[1].new_cluster: give either instance_pool or "
+        "instance_pool_id, not both"
+    ]
+
+
+def test_a_misspelt_reference_key_is_an_unknown_key_with_a_suggestion() -> None:
+    found = job_problems(job(instance_pol="etl-pool"))
+    # The job's own rules name a job cluster and a task by its key.
+    assert found == [
+        "workspace:jobs[0].job_clusters[etl].new_cluster.instance_pol: unknown key (did you "
+        "mean 'instance_pool_id'?)",
+        "workspace:jobs[0].tasks[b].new_cluster.instance_pol: unknown key (did you mean "
+        "'instance_pool_id'?)",
+    ]
+
+
+def test_the_cluster_keeps_its_top_level_pool_references() -> None:
+    cluster = {
+        "name": "etl",
+        "cluster_name": "etl",
+        "spark_version": "15.4.x-scala2.12",
+        "num_workers": 1,
+        "instance_pool": "etl-pool",
+        "driver_instance_pool": "etl-pol",
+    }
+    found = problems({**config(), "clusters": [cluster]})
+    assert (
+        "workspace:clusters[0].driver_instance_pool: no instance pool named 'etl-pol' in "
+        "workspace:instancePools (did you mean 'etl-pool'?)" in found
+    )
+    assert not [p for p in found if "clusters[0].instance_pool:" in p]

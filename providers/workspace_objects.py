@@ -148,13 +148,13 @@ def source_roots(*roots: Path) -> Iterator[None]:
         _source_roots.reset(token)
 
 
-def project_directory() -> Path:
-    """The nearest directory at or above the working directory holding Pulumi.yaml (the
-    working directory itself where none does); the first of `source_roots` inside one."""
+def project_directory(start: Path | None = None) -> Path:
+    """The nearest directory at or above `start` (the working directory) holding
+    Pulumi.yaml (`start` itself where none does); the first of `source_roots` inside one."""
     roots = _source_roots.get()
-    if roots:
+    if roots and start is None:
         return roots[0]
-    here = Path(os.getcwd()).resolve()
+    here = (start or Path(os.getcwd())).resolve()
     for directory in (here, *here.parents):
         if any((directory / name).is_file() for name in PROJECT_FILES):
             return directory

@@ -19,7 +19,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from providers.workspace_objects import source_roots
+import yaml
+
+from providers.workspace_objects import project_directory, source_roots
 from stacks import adoption, config_file
 
 DEFAULT_FOLDER = "workspace"
@@ -27,10 +29,21 @@ DEFAULT_FOLDER = "workspace"
 
 @dataclass(frozen=True)
 class ContentPlace:
-    """Where a run puts the content it adopts: `folder` of the project `project_dir`."""
+    """Where a run puts the content it adopts: `folder` of `project_dir`, the directory the
+    stack program reads its `source` files from (`sources_directory`)."""
 
     project_dir: Path
     folder: str = DEFAULT_FOLDER
+
+
+def sources_directory(project_dir: Path) -> Path:
+    """The directory a stack's `source` files are relative to: the project directory of its
+    program, the nearest at or above the program's directory (Pulumi.yaml's `main`, else
+    the project's) holding Pulumi.yaml, where the engine runs it."""
+    project_file = project_dir / "Pulumi.yaml"
+    settings = yaml.safe_load(project_file.read_text()) if project_file.is_file() else {}
+    main = settings.get("main") if isinstance(settings, dict) else None
+    return project_directory(project_dir / main if isinstance(main, str) else project_dir)
 
 
 def checked_folder(value: str) -> str:

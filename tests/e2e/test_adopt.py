@@ -18,6 +18,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import json
+import shutil
 import subprocess
 import sys
 import uuid
@@ -293,8 +294,20 @@ def test_a_whole_workspace_is_taken_over_with_no_write(
     changes, the audit reports just what adopt could not take, and adopting again adds
     nothing."""
     stack = workspace_stack(wire_form="public")
-    adopted = run_adopt(stack)
+    # The initial data's notebook is adopted with its content, into an ignored scratch
+    # folder of the checkout (where the stack program reads `source` files), removed after.
+    content_dir = f"build/e2e-adopt/whole-{uuid.uuid4().hex[:6]}"
+    try:
+        taken_over(stack, emulator, filled_workspace, content_dir)
+    finally:
+        shutil.rmtree(REPO_ROOT / content_dir, ignore_errors=True)
+
+
+def taken_over(stack: PulumiCli, emulator: EmulatorInfo, filled_workspace: FilledWorkspace,
+               content_dir: str) -> None:
+    adopted = run_adopt(stack, "--content-dir", content_dir)
     assert adopted.returncode in (0, 1), adopted.stdout + adopted.stderr
+    assert (REPO_ROOT / content_dir / "Shared/examples/quickstart.py").is_file()
     refused = refused_objects(adopted.stdout)
     # What cannot be adopted is a secret's value (the service never returns it), each
     # named with the command that sets it.
@@ -307,7 +320,7 @@ def test_a_whole_workspace_is_taken_over_with_no_write(
     stack.preview("--expect-no-changes")
     report = run_audit(stack)
     assert {(o["kind"], o["id"]) for o in report["unmanaged"]} == refused
-    again = run_adopt(stack)
+    again = run_adopt(stack, "--content-dir", content_dir)
     assert "added 0 item(s)" in again.stdout, again.stdout + again.stderr
 
 

@@ -102,3 +102,17 @@ def test_the_rules_judge_the_new_items_against_the_staged_files(tmp_path: Path) 
         refused = adopt.screened(values, set(), run(tmp_path, notebook("/Shared/x")), kinds)
     assert [r.id for r in refused.refused] == ["/Shared/x"]
     assert adopt.named_files(refused) == {}
+
+
+def test_the_content_goes_where_the_program_reads_its_sources(tmp_path: Path) -> None:
+    """A project whose Pulumi.yaml runs a program elsewhere (`main`) reads `source` files
+    from that program's project, where the engine runs it; one without `main`, from its
+    own directory."""
+    program = tmp_path / "checkout"
+    (program / "stacks").mkdir(parents=True)
+    (program / "Pulumi.yaml").write_text("name: workspace\n")
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    (scratch / "Pulumi.yaml").write_text(f"name: e2e\nmain: {program / 'stacks'}\n")
+    assert adopt_content.sources_directory(scratch) == program.resolve()
+    assert adopt_content.sources_directory(program) == program.resolve()

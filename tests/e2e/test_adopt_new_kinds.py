@@ -1,0 +1,165 @@
+"""`python -m stacks.adopt` under the real engine against the emulator, for the kinds whose
+objects sit inside others or hold content (docs/adopt.md): a notebook, a workspace file and an
+empty folder, grants on a schema and on a volume, and a service principal's rule set, all
+made through the official SDK as a team's scripts make them.
+
+Adopt writes their items, the notebook's and the file's content exported into files of the
+project (`--content-dir`, here a scratch folder of the checkout's ignored build/, since the
+stack program reads `source` files from the checkout), and the rule set naming the adopted
+principal's item. One `pulumi up` imports them with no write to the workspace, the preview
+after it shows no changes, the audit reports none of them, and adopting again adds nothing.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+import shutil
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from databricks.sdk import WorkspaceClient as SdkClient
+from databricks.sdk.service.catalog import PermissionsChange, Privilege, VolumeType
+from databricks.sdk.service.iam import GrantRule, RuleSetUpdateRequest
+from databricks.sdk.service.workspace import ImportFormat, Language
+
+from stacks.pulumi_cli import REPO_ROOT, PulumiCli
+from tests.e2e.conftest import StackFactory, platform_writes, write_config
+from tests.e2e.test_adopt import run_adopt, run_audit
+from workspace_emulator.testing import (
+    EmulatorInfo,
+    clear_request_log,
+    fetch_token,
+    register_application,
+)
+
+pytestmark = pytest.mark.engine
+
+ACCOUNT = "8e2f4a6c-1b3d-4f5e-9a7c-2d4f6b8e0a1c"  # the emulator's account (initial data)
+NOTEBOOK = b"-- Databricks notebook source\nSELECT count(*) FROM sales.orders\n"
+SETTINGS = b'{"retries": 2, "window": "1d"}\n'
+USER_ROLE = "roles/servicePrincipal.user"
+
+
+@dataclasses.dataclass
+class Made:
+    """The scratch stack and what the SDK made, by name."""
+
+    stack: PulumiCli
+    prefix: str
+    content_dir: str  # relative to the checkout, where the program reads `source` files
+    folder: str
+    catalog: str
+    principal_id: str
+    rule_set: str
+
+    @property
+    def settings_path(self) -> Path:
+        return self.stack.project_dir / f"Pulumi.{self.stack.stack}.yaml"
+
+    def items(self, key: str) -> list[dict[str, Any]]:
+        config = yaml.safe_load(self.settings_path.read_text())["config"]
+        return config.get(f"workspace:{key}") or []
+
+    def adopt(self, *flags: str) -> Any:
+        return run_adopt(self.stack, "--match", f"*:*{self.prefix}*",
+                         "--content-dir", self.content_dir, *flags)
+
+
+@pytest.fixture(scope="class")
+def made(workspace_stack: StackFactory, emulator: EmulatorInfo) -> Iterator[Made]:
+    stack = workspace_stack(wire_form="public")
+    write_config(stack, {"workspace:accountId": ACCOUNT})
+    sdk = SdkClient(host=emulator.base_url, token=fetch_token(emulator), auth_type="pat")
+    prefix = f"adk{uuid.uuid4().hex[:6]}"
+    folder = f"/Shared/{prefix}"
+    sdk.workspace.mkdirs(f"{folder}/inbox")  # stays empty: a Directory of its own
+    sdk.workspace.upload(f"{folder}/daily", io.BytesIO(NOTEBOOK), format=ImportFormat.SOURCE,
+                         language=Language.SQL)
+    sdk.workspace.upload(f"{folder}/settings.json", io.BytesIO(SETTINGS),
+                         format=ImportFormat.RAW)
+    catalog = f"{prefix}_cat"
+    sdk.catalogs.create(name=catalog)
+    sdk.schemas.create(name="sales", catalog_name=catalog)
+    sdk.volumes.create(catalog_name=catalog, schema_name="sales", name="landing",
+                       volume_type=VolumeType.MANAGED)
+    sdk.grants.update("schema", f"{catalog}.sales", changes=[PermissionsChange(
+        principal="analysts", add=[Privilege.USE_SCHEMA, Privilege.SELECT])])
+    sdk.grants.update("volume", f"{catalog}.sales.landing", changes=[PermissionsChange(
+        principal="data-engineers", add=[Privilege.READ_VOLUME])])
+    application = register_application(emulator, f"{prefix}-app")["client_id"]
+    principal = sdk.service_principals.create(application_id=application,
+                                              display_name=f"{prefix}-runner")
+    rule_set = f"accounts/{ACCOUNT}/servicePrincipals/{application}/ruleSets/default"
+    etag = sdk.account_access_control_proxy.get_rule_set(rule_set, etag="").etag
+    sdk.account_access_control_proxy.update_rule_set(rule_set, RuleSetUpdateRequest(
+        name=rule_set, etag=etag or "",
+        grant_rules=[GrantRule(role=USER_ROLE, principals=["groups/data-engineers"])]))
+    content_dir = f"build/e2e-adopt/{prefix}"
+    yield Made(stack, prefix, content_dir, folder, catalog, str(principal.id), rule_set)
+    shutil.rmtree(REPO_ROOT / content_dir, ignore_errors=True)
+
+
+@pytest.mark.steps
+class TestAdoptContentGrantsAndRuleSets:
+    def test_1_adopt_writes_the_items_and_the_content(self, made: Made) -> None:
+        result = made.adopt()
+        assert result.returncode == 0, result.stdout + result.stderr
+        assert "wrote 2 project file(s)" in result.stdout, result.stdout
+        notebook_file = f"{made.content_dir}{made.folder}/daily.sql"
+        settings_file = f"{made.content_dir}{made.folder}/settings.json"
+        [notebook] = made.items("notebooks")
+        assert notebook == {"name": notebook["name"], "import": f"{made.folder}/daily",
+                            "path": f"{made.folder}/daily", "source": notebook_file}
+        [file] = made.items("workspaceFiles")
+        assert (file["import"], file["source"]) == (f"{made.folder}/settings.json",
+                                                    settings_file)
+        assert (REPO_ROOT / notebook_file).read_bytes() == NOTEBOOK
+        assert (REPO_ROOT / settings_file).read_bytes() == SETTINGS
+        # The folder holding them is made by them; the empty one is a Directory.
+        assert [(d["import"], d["path"]) for d in made.items("directories")] == [
+            (f"{made.folder}/inbox", f"{made.folder}/inbox")]
+        grants = {g["import"]: g for g in made.items("grants")}
+        assert set(grants) == {f"schema/{made.catalog}.sales",
+                               f"volume/{made.catalog}.sales.landing"}
+        assert grants[f"schema/{made.catalog}.sales"]["privilege_assignments"] == [
+            {"principal": "analysts", "privileges": ["SELECT", "USE_SCHEMA"]}]
+        [principal] = made.items("servicePrincipals")
+        [rule_set] = made.items("accessControlRuleSets")
+        assert rule_set == {
+            "name": rule_set["name"], "import": made.rule_set, "account_id": ACCOUNT,
+            "service_principal": principal["name"],  # the adopted principal's item
+            "grant_rules": [{"role": USER_ROLE, "principals": ["groups/data-engineers"]}],
+        }
+
+    def test_2_up_imports_them_with_no_write(
+        self, made: Made, emulator: EmulatorInfo
+    ) -> None:
+        keys = ("notebooks", "workspaceFiles", "directories", "grants", "servicePrincipals",
+                "accessControlRuleSets", "catalogs", "schemas", "volumes")
+        added = sum(len(made.items(key)) for key in keys)
+        clear_request_log(emulator)
+        up = made.stack.up()
+        assert f"{added} imported" in up.stdout, up.stdout
+        assert platform_writes(emulator) == []
+
+    def test_3_the_next_preview_shows_no_changes(self, made: Made) -> None:
+        made.stack.preview("--expect-no-changes")
+
+    def test_4_the_audit_reports_none_of_them(self, made: Made) -> None:
+        report = run_audit(made.stack)
+        ours = [o for o in report["unmanaged"]
+                if made.prefix in o["id"] or made.prefix in o["name"]
+                or o["id"] == made.rule_set]
+        assert ours == []
+
+    def test_5_adopting_again_adds_and_writes_nothing(self, made: Made) -> None:
+        before = made.settings_path.read_text()
+        again = made.adopt()
+        assert again.returncode == 0, again.stdout + again.stderr
+        assert "added 0 item(s)" in again.stdout and "project file" not in again.stdout
+        assert made.settings_path.read_text() == before

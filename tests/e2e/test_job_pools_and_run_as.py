@@ -1,0 +1,191 @@
+"""A job's companions in one stack, under the real engine against the emulator.
+
+- A job cluster names an instance pool of the stack by its item (`instance_pool:` in
+  `job_clusters[].new_cluster`): up makes the pool, then the job with the pool's id; a
+  second up changes nothing; destroy deletes the job, then the pool.
+- A job runs as a service principal of the stack: without the principal's user role the
+  up is refused with the service's reason and no job is made; once an AccessControlRuleSet
+  of the stack grants the deployer that role, the same job goes up (after the rule set),
+  and destroy deletes it before emptying the rule set.
+
+One stack per scenario walks through the steps, a test each: a failure names its step."""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from stacks.pulumi_cli import PulumiCli
+from tests.e2e.conftest import (
+    PlatformApi,
+    StackFactory,
+    assert_no_changes,
+    platform_writes,
+    write_objects,
+)
+from workspace_emulator.testing import EmulatorInfo, clear_request_log
+
+pytestmark = pytest.mark.engine
+
+SPARK = "15.4.x-scala2.12"
+ACCOUNT = "8e2f4a6c-1b3d-4f5e-9a7c-2d4f6b8e0a1c"  # the emulator's account (initial data)
+RUNNER_APP = "da574234-e5b2-4774-83f7-ea6a8b63f956"  # a registered application
+USER_ROLE = "roles/servicePrincipal.user"
+SCRIPT = {"spark_python_task": {"python_file": "dbfs:/jobs/etl.py"}}
+
+
+class Workspace(PlatformApi):
+    def jobs(self) -> dict[str, dict[str, Any]]:
+        """name -> the job's settings"""
+        listed = self.call("GET", "/api/2.2/jobs/list", params={"expand_tasks": "true"})
+        return {j["settings"]["name"]: j["settings"] for j in listed.get("jobs") or []}
+
+    def pools(self) -> dict[str, dict[str, Any]]:
+        listed = self.call("GET", "/api/2.0/instance-pools/list").get("instance_pools") or []
+        return {p["instance_pool_name"]: p for p in listed}
+
+
+def assert_writes_in_order(
+    info: EmulatorInfo, run: Callable[[], Any], first: str, then: str, step: str
+) -> None:
+    """`run()` writes a path ending with `first` before one ending with `then`."""
+    clear_request_log(info)
+    run()
+    writes = platform_writes(info)
+
+    def position(ending: str) -> int:
+        found = [i for i, write in enumerate(writes) if write.endswith(ending)]
+        assert found, f"{step} no write ending {ending!r} in {writes}"
+        return found[0]
+
+    assert position(first) < position(then), f"{step} {first} after {then}: {writes}"
+
+
+# --- a job cluster names a pool by its item ------------------------------------------------
+
+
+def pooled(suffix: str) -> dict[str, list[dict[str, Any]]]:
+    return {
+        "instancePools": [{
+            "name": "e2e-job-pool", "instance_pool_name": f"e2e-job-pool-{suffix}",
+            "node_type_id": "Standard_DS3_v2", "max_capacity": 4,
+        }],
+        "jobs": [{
+            "name": "e2e-pooled-job",
+            "job_clusters": [{"job_cluster_key": "etl", "new_cluster": {
+                "spark_version": SPARK, "num_workers": 1,
+                "instance_pool": "e2e-job-pool", "driver_instance_pool": "e2e-job-pool"}}],
+            "tasks": [{"task_key": "etl", "job_cluster_key": "etl", **SCRIPT}],
+        }],
+    }
+
+
+@dataclasses.dataclass
+class Pooled:
+    suffix: str
+    workspace: Workspace
+    stack: PulumiCli
+
+
+@pytest.fixture(scope="class")
+def pooled_stack(workspace_stack: StackFactory, emulator: EmulatorInfo) -> Pooled:
+    suffix = uuid.uuid4().hex[:6]
+    return Pooled(suffix, Workspace(emulator), workspace_stack(**pooled(suffix)))
+
+
+@pytest.mark.steps
+class TestJobClusterNamesAPool:
+    def test_1_up_makes_the_pool_then_the_job_on_it(self, pooled_stack: Pooled) -> None:
+        workspace = pooled_stack.workspace
+        assert_writes_in_order(workspace.info, pooled_stack.stack.up, "/instance-pools/create",
+                               "/jobs/create", "1.")
+        pool = workspace.pools()[f"e2e-job-pool-{pooled_stack.suffix}"]
+        spec = workspace.jobs()["e2e-pooled-job"]["job_clusters"][0]["new_cluster"]
+        assert spec["instance_pool_id"] == pool["instance_pool_id"], "1. the pool's id"
+        assert spec["driver_instance_pool_id"] == pool["instance_pool_id"]
+        assert "instance_pool" not in spec
+
+    def test_2_a_second_up_changes_nothing(self, pooled_stack: Pooled) -> None:
+        assert_no_changes(pooled_stack.stack, pooled_stack.workspace.info, "2.")
+
+    def test_3_destroy_deletes_the_job_then_the_pool(self, pooled_stack: Pooled) -> None:
+        workspace = pooled_stack.workspace
+        assert_writes_in_order(workspace.info, pooled_stack.stack.destroy, "/jobs/delete",
+                               "/instance-pools/delete", "3.")
+        assert "e2e-pooled-job" not in workspace.jobs(), "3. the job"
+        assert f"e2e-job-pool-{pooled_stack.suffix}" not in workspace.pools(), "3. the pool"
+
+
+# --- run_as a principal needs its user role ----------------------------------------------
+
+
+def running_as() -> dict[str, list[dict[str, Any]]]:
+    """A principal of the stack and a job running as it; no rule set yet."""
+    return {
+        "servicePrincipals": [{"name": "e2e-job-runner", "application_id": RUNNER_APP}],
+        "jobs": [{
+            "name": "e2e-run-as-job",
+            "run_as": {"service_principal_name": RUNNER_APP},
+            "tasks": [{"task_key": "etl", "existing_cluster_id": "0101-120000-shared01",
+                       **SCRIPT}],
+        }],
+    }
+
+
+def granted(objects: dict[str, Any], deployer: str) -> dict[str, Any]:
+    """The same objects and a rule set granting the deployer the principal's user role."""
+    return {**copy.deepcopy(objects), "accessControlRuleSets": [{
+        "name": "e2e-job-runner-roles", "account_id": ACCOUNT,
+        "service_principal": "e2e-job-runner",
+        "grant_rules": [{"role": USER_ROLE, "principals": [f"servicePrincipals/{deployer}"]}],
+    }]}
+
+
+@dataclasses.dataclass
+class RunAs:
+    workspace: Workspace
+    stack: PulumiCli
+    objects: dict[str, Any]
+
+
+@pytest.fixture(scope="class")
+def run_as_stack(workspace_stack: StackFactory, emulator: EmulatorInfo) -> RunAs:
+    objects = running_as()
+    return RunAs(Workspace(emulator), workspace_stack(**objects), objects)
+
+
+@pytest.mark.steps
+class TestRunAsNeedsTheUserRole:
+    def test_1_without_the_role_the_up_is_refused(self, run_as_stack: RunAs) -> None:
+        failed = run_as_stack.stack.up(check=False)
+        output = failed.stdout + failed.stderr
+        assert failed.returncode != 0, "1. the up went through"
+        deployer = run_as_stack.workspace.info.client_id
+        assert f"{deployer} cannot set run_as.service_principal_name to {RUNNER_APP}" in output
+        assert USER_ROLE in output, "1. the reason names the role"
+        assert "e2e-run-as-job" not in run_as_stack.workspace.jobs(), "1. no job made"
+
+    def test_2_a_rule_set_granting_the_role_lets_it_go_up(self, run_as_stack: RunAs) -> None:
+        workspace = run_as_stack.workspace
+        run_as_stack.objects = granted(run_as_stack.objects, workspace.info.client_id)
+        write_objects(run_as_stack.stack, run_as_stack.objects)
+        assert_writes_in_order(workspace.info, run_as_stack.stack.up,
+                               "/access-control/rule-sets", "/jobs/create", "2.")
+        job = workspace.jobs()["e2e-run-as-job"]
+        assert job["run_as"] == {"service_principal_name": RUNNER_APP}, "2. runs as the runner"
+
+    def test_3_a_second_up_changes_nothing(self, run_as_stack: RunAs) -> None:
+        assert_no_changes(run_as_stack.stack, run_as_stack.workspace.info, "3.")
+
+    def test_4_destroy_deletes_the_job_before_emptying_the_rule_set(
+        self, run_as_stack: RunAs
+    ) -> None:
+        workspace = run_as_stack.workspace
+        assert_writes_in_order(workspace.info, run_as_stack.stack.destroy, "/jobs/delete",
+                               "/access-control/rule-sets", "4.")
+        assert "e2e-run-as-job" not in workspace.jobs(), "4. the job"

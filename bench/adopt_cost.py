@@ -30,7 +30,7 @@ log: reads, writes, token requests, by route) and calls per object. Results go t
 file; `--report` also writes bench/ADOPT_RESULTS.md (the closing note is written by hand).
 
     .venv/bin/python bench/adopt_cost.py [--counts 200,1000] [--rounds 1]
-                                         [--peer [--peer-plan]] [--profile DIR]
+                                         [--peer [--peer-plan]] [--profile DIR] [--all-kinds]
                                          [--random-state 33] [--report bench/ADOPT_RESULTS.md]
 """
 
@@ -148,12 +148,15 @@ class AdoptRun:
 
 
 @contextmanager
-def filled_emulator(size: int, random_state: int) -> Iterator[tuple[EmulatorInfo, Any]]:
-    """A fresh in-memory emulator filled with `size` objects through the official SDK."""
-    from tools.fill_workspace import fill
+def filled_emulator(size: int, random_state: int, all_kinds: bool = False
+                    ) -> Iterator[tuple[EmulatorInfo, Any]]:
+    """A fresh in-memory emulator filled with `size` objects through the official SDK (of
+    every kind the filler makes, `all_kinds`, or of its default kinds)."""
+    from tools.fill_workspace import ALL_KINDS, KINDS, fill
 
     with running_emulator() as info:
-        yield info, fill(info, size=size, random_state=random_state)
+        yield info, fill(info, size=size, random_state=random_state,
+                         kinds=ALL_KINDS if all_kinds else KINDS)
 
 
 def adopt_stack(workdir: Path, info: EmulatorInfo) -> PulumiCli:
@@ -394,9 +397,12 @@ def _workdir(keep: Path | None) -> Iterator[Path]:
 
 def run(counts: list[int], rounds: int, random_state: int = DEFAULT_RANDOM_STATE,
         peer: bool = False, progress=print, keep: Path | None = None,
-        profile: Path | None = None, peer_plan: bool = False) -> dict[str, Any]:
+        profile: Path | None = None, peer_plan: bool = False,
+        all_kinds: bool = False) -> dict[str, Any]:
     """Every round of every N; `profile`: a directory where adopt's profile at each N is
-    written (adopt_<N>.prof, after the timed rounds)."""
+    written (adopt_<N>.prof, after the timed rounds); `all_kinds`: the workspace filled with
+    the filler's MORE_KINDS too (Unity Catalog, warehouses, pools, users, notebooks, Git
+    credentials)."""
     runs: list[AdoptRun] = []
     profiles: dict[str, list[str]] = {}
     fills: list[dict[str, Any]] = []
@@ -415,7 +421,7 @@ def run(counts: list[int], rounds: int, random_state: int = DEFAULT_RANDOM_STATE
                 progress(f"the peer's plan skipped: {plan_skipped}")
     with _workdir(keep) as workdir:
         for count in counts:
-            with filled_emulator(count, random_state) as (info, filled):
+            with filled_emulator(count, random_state, all_kinds) as (info, filled):
                 fills.append({"count": count, "seconds": filled.seconds,
                               "total": filled.total, "by_kind": filled.counts()})
                 progress(f"N={count}: filled {filled.total} objects in {filled.seconds:.1f}s")
@@ -451,6 +457,7 @@ def run(counts: list[int], rounds: int, random_state: int = DEFAULT_RANDOM_STATE
         "counts": counts,
         "rounds": rounds,
         "random_state": random_state,
+        "all_kinds": all_kinds,
         "started": started,
         "seconds": time.time() - started,
         "peer": {"binary": str(binary) if binary else None, "skipped": peer_skipped,
@@ -681,6 +688,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--counts", default=",".join(map(str, DEFAULT_COUNTS)),
                         help="comma-separated N values (objects filled)")
     parser.add_argument("--rounds", type=int, default=1)
+    parser.add_argument("--all-kinds", action="store_true",
+                        help="fill with the filler's MORE_KINDS too (tools/fill_workspace.py)")
     parser.add_argument("--random-state", type=int, default=DEFAULT_RANDOM_STATE)
     parser.add_argument("--peer", action="store_true",
                         help="also run the Terraform provider's exporter (built on first use)")
@@ -707,7 +716,7 @@ def main(argv: list[str] | None = None) -> int:
         args.keep.mkdir(parents=True, exist_ok=True)
     results = run(counts, args.rounds, args.random_state, args.peer,
                   progress=lambda line: print(line, flush=True), keep=args.keep,
-                  profile=args.profile, peer_plan=args.peer_plan)
+                  profile=args.profile, peer_plan=args.peer_plan, all_kinds=args.all_kinds)
     results["summary"] = summarise(results)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(results, indent=1))

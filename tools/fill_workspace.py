@@ -18,7 +18,11 @@ under them or without one (pinned, terminated, with libraries); multi-task jobs 
 every family of settings the Job kind supports (`JOB_FAMILIES`), some made with an access
 control list, most with permissions set afterwards; object permissions on clusters,
 policies, repos and the workspace's other objects; repos on a branch other than their
-default; IP access lists (one disabled); catalog bindings.
+default; IP access lists (one disabled); catalog bindings. Asked for (`kinds=ALL_KINDS`,
+`--all-kinds`), also `MORE_KINDS`: users, instance pools, SQL warehouses, the filler's Git
+credentials, notebooks under /Shared, storage credentials, external locations, catalogs,
+schemas, volumes (managed, and external under the locations made here) and grants on them
+and on the workspace's catalogs to the groups and users.
 
 Objects reference each other as a team's would: jobs run on the clusters and policies made
 here, run as the principals made here, run other jobs, read notebooks from the repos;
@@ -71,6 +75,26 @@ KINDS = (
     "IpAccessList",
     "CatalogBinding",
 )
+# Kinds made only when asked (`fill(kinds=ALL_KINDS)`, `--all-kinds`): Unity Catalog, SQL
+# and pool compute, users, notebooks, Git credentials. Asked for, the fill of a size holds
+# other counts of the kinds above, so a bench or test that compares with an earlier fill
+# keeps the default.
+MORE_KINDS = (
+    "User",
+    "InstancePool",
+    "SqlWarehouse",
+    "GitCredential",
+    "Notebook",
+    "StorageCredential",
+    "ExternalLocation",
+    "Catalog",
+    "Schema",
+    "Volume",
+    "Grants",
+)
+ALL_KINDS = KINDS + MORE_KINDS
+# What a kind of MORE_KINDS is made in or refers to.
+REQUIRES = {"ExternalLocation": "StorageCredential", "Schema": "Catalog", "Volume": "Schema"}
 
 # Share of `size` per kind: a team's workspace is mostly jobs, their permissions and the
 # identities and secrets they use.
@@ -91,6 +115,17 @@ WEIGHTS = {
     "RepoBranch": 0.02,
     "IpAccessList": 0.02,
     "CatalogBinding": 0.01,
+    "User": 0.03,
+    "InstancePool": 0.02,
+    "SqlWarehouse": 0.02,
+    "GitCredential": 0.01,
+    "Notebook": 0.04,
+    "StorageCredential": 0.01,
+    "ExternalLocation": 0.02,
+    "Catalog": 0.02,
+    "Schema": 0.04,
+    "Volume": 0.03,
+    "Grants": 0.04,
 }
 # Fewest of a kind: enough principals for one made by name and one deactivated, groups to
 # nest, scopes for a key-vault one, policies and clusters for one with a policy, and a job
@@ -145,6 +180,9 @@ EMULATOR_REMOTES = (
     ("https://dev.azure.com/example-org/analytics/_git/dashboards", "azureDevOpsServices",
      ("master", "feature/new-kpis"), ()),
 )
+# The remote the emulator's data marks private: cloned only by a caller holding a Git
+# credential for its provider, so repos of it are made only when Git credentials are.
+PRIVATE_REMOTES = ("https://dev.azure.com/example-org/analytics/_git/dashboards",)
 CATALOGS = ("finance", "sandbox", "main")
 # Names the emulator's packaged data holds already, per kind of name.
 EMULATOR_NAMES = {
@@ -326,7 +364,7 @@ class Filled:
         }
 
     def summary(self) -> str:
-        width = max(len(kind) for kind in KINDS)
+        width = max(len(kind) for kind in self.made)
         lines = [f"{kind:<{width}}  {count:>5}" for kind, count in self.counts().items()]
         lines.append(f"{'total':<{width}}  {self.total:>5}  in {self.seconds:.1f}s "
                      f"(random state {self.random_state}, size {self.size}; "
@@ -355,20 +393,46 @@ def _caps(counts: Mapping[str, int]) -> dict[str, int]:
         "SecretAcl": counts["SecretScope"] * (len(USERS) + groups + len(INITIAL_GROUPS)
                                               + len(EMULATOR_APPLICATION_IDS)),
         "Secret": 40 * counts["SecretScope"],
+        # Git credentials: the filler's own, one per Git provider
+        "GitCredential": len(GIT_PROVIDERS),
+        "ExternalLocation": 20 * counts.get("StorageCredential", 0),
+        "Schema": 20 * counts.get("Catalog", 0),
+        "Volume": 10 * counts.get("Schema", 0),
+        # one set of grants per securable made here, and the workspace's catalogs
+        "Grants": sum(counts.get(kind, 0) for kind in (
+            "Catalog", "Schema", "Volume", "StorageCredential", "ExternalLocation"))
+        + len(CATALOGS),
     }
 
 
-def plan_counts(size: int = DEFAULT_SIZE) -> dict[str, int]:
-    """How many objects of each kind `fill(size=size)` makes: `size` in all (at least
-    `MIN_SIZE`), shared by `WEIGHTS`, within what the other kinds allow."""
+def checked_kinds(kinds: Sequence[str]) -> tuple[str, ...]:
+    """`kinds` in the order of creation: every kind of KINDS and any of MORE_KINDS, each
+    with what it requires; else ValueError naming what is wrong."""
+    unknown = sorted(set(kinds) - set(ALL_KINDS))
+    if unknown:
+        raise ValueError(f"kinds {unknown} are not made here; known: {', '.join(ALL_KINDS)}")
+    missing = [kind for kind in KINDS if kind not in kinds]
+    if missing:
+        raise ValueError(f"kinds must include every kind of KINDS; missing {missing}")
+    for kind, required in REQUIRES.items():
+        if kind in kinds and required not in kinds:
+            raise ValueError(f"{kind} needs {required} among the kinds")
+    return tuple(kind for kind in ALL_KINDS if kind in kinds)
+
+
+def plan_counts(size: int = DEFAULT_SIZE, kinds: Sequence[str] = KINDS) -> dict[str, int]:
+    """How many objects of each kind `fill(size=size, kinds=kinds)` makes: `size` in all (at
+    least `min_size(kinds)`), shared by `WEIGHTS`, within what the other kinds allow."""
+    kinds = checked_kinds(kinds)
     minimum = {**MINIMUM, "Job": len(JOB_ARCHETYPES)}
-    size = max(size, MIN_SIZE)
-    counts = {kind: max(minimum.get(kind, 1), int(WEIGHTS[kind] * size)) for kind in KINDS}
+    size = max(size, min_size(kinds))
+    counts = {kind: max(minimum.get(kind, 1), int(WEIGHTS[kind] * size)) for kind in kinds}
     # Largest fractions first, then jobs (which nothing caps) take what is left.
-    order = sorted(KINDS, key=lambda kind: (-(WEIGHTS[kind] * size % 1), KINDS.index(kind)))
+    order = sorted(kinds, key=lambda kind: (-(WEIGHTS[kind] * size % 1), kinds.index(kind)))
     for _ in range(3):  # caps depend on other counts: settle them
         for kind, cap in _caps(counts).items():
-            counts[kind] = max(1, min(counts[kind], cap))
+            if kind in counts:
+                counts[kind] = max(1, min(counts[kind], cap))
         left = size - sum(counts.values())
         for kind in order:
             if left <= 0:
@@ -379,8 +443,8 @@ def plan_counts(size: int = DEFAULT_SIZE) -> dict[str, int]:
         counts["Job"] += max(0, left)
         # Over `size` (the minimums of a small one): take from the kinds furthest above theirs.
         while sum(counts.values()) > size:
-            spare = max(KINDS, key=lambda kind: (counts[kind] - minimum.get(kind, 1),
-                                                 -KINDS.index(kind)))
+            spare = max(kinds, key=lambda kind: (counts[kind] - minimum.get(kind, 1),
+                                                 -kinds.index(kind)))
             if counts[spare] <= minimum.get(spare, 1):
                 break
             counts[spare] -= 1
@@ -458,6 +522,19 @@ class Plan:
     permissions: list[dict[str, Any]] = field(default_factory=list)
     ip_lists: list[dict[str, Any]] = field(default_factory=list)
     bindings: list[dict[str, Any]] = field(default_factory=list)
+    # MORE_KINDS, when asked for
+    users: list[dict[str, Any]] = field(default_factory=list)
+    pools: list[dict[str, Any]] = field(default_factory=list)
+    warehouses: list[dict[str, Any]] = field(default_factory=list)
+    git_credentials: list[dict[str, Any]] = field(default_factory=list)
+    notebooks: list[dict[str, Any]] = field(default_factory=list)
+    storage_credentials: list[dict[str, Any]] = field(default_factory=list)
+    locations: list[dict[str, Any]] = field(default_factory=list)
+    catalogs: list[dict[str, Any]] = field(default_factory=list)
+    schemas: list[dict[str, Any]] = field(default_factory=list)
+    volumes: list[dict[str, Any]] = field(default_factory=list)
+    # (securable type, full name, [(principal, privileges)])
+    grants: list[tuple[str, str, list[tuple[str, list[str]]]]] = field(default_factory=list)
 
 
 def _hex(rng: random.Random, digits: int) -> str:
@@ -468,10 +545,11 @@ def _uuid(rng: random.Random) -> str:
     return f"{_hex(rng, 8)}-{_hex(rng, 4)}-4{_hex(rng, 3)}-a{_hex(rng, 3)}-{_hex(rng, 12)}"
 
 
-def make_plan(size: int, random_state: int, application_ids: Sequence[str]) -> Plan:
+def make_plan(size: int, random_state: int, application_ids: Sequence[str],
+              kinds: Sequence[str] = KINDS) -> Plan:
     rng = random.Random(f"fill-workspace/{random_state}")
     names = Names(rng)
-    counts = plan_counts(size)
+    counts = plan_counts(size, kinds)
     plan = Plan(counts)
     _plan_principals(plan, rng, names, application_ids)
     _plan_groups(plan, rng, names)
@@ -482,6 +560,10 @@ def make_plan(size: int, random_state: int, application_ids: Sequence[str]) -> P
     _plan_permissions(plan, rng)
     _plan_ip_lists(plan, rng, names)
     plan.bindings = [_BINDINGS[i] for i in range(counts["CatalogBinding"])]
+    # Another random stream: the kinds above are planned alike whether these are asked for.
+    more = random.Random(f"fill-workspace/{random_state}/more")
+    _plan_people_and_compute(plan, more, names)
+    _plan_unity_catalog(plan, more, names)
     return plan
 
 
@@ -781,8 +863,10 @@ _REPO_FOLDERS = ("analytics", "data-eng", "ml", "platform", "finance", "shared")
 
 
 def _plan_repos(plan: Plan, rng: random.Random, names: Names) -> None:
+    remotes = [r for r in EMULATOR_REMOTES
+               if "GitCredential" in plan.counts or r[0] not in PRIVATE_REMOTES]
     for index in range(plan.counts["Repo"]):
-        url, provider, branches, _tags = EMULATOR_REMOTES[index % len(EMULATOR_REMOTES)]
+        url, provider, branches, _tags = remotes[index % len(remotes)]
         repository = url.rstrip("/").split("/")[-1].removesuffix(".git")
         folder = names.pick((*_REPO_FOLDERS, *(u.split("@")[0] for u in USERS)))
         path = names.unique("repo", f"/Repos/{folder}/{repository}")
@@ -1262,8 +1346,15 @@ JOB_ARCHETYPES: tuple[Callable[[JobContext], dict[str, Any]], ...] = (
 )
 # How often each comes after the first round: most jobs a team has are simple.
 _ARCHETYPE_WEIGHTS = (4, 1, 1, 1, 2, 1, 1, 1, 1, 1, 6, 1, 1)
-# The fewest objects a fill makes: every kind at its minimum, a job of every archetype.
-MIN_SIZE = sum(MINIMUM.get(kind, 1) for kind in KINDS) - 1 + len(JOB_ARCHETYPES)
+
+
+def min_size(kinds: Sequence[str] = KINDS) -> int:
+    """The fewest objects a fill of `kinds` makes: each at its minimum, a job of every
+    archetype."""
+    return sum(MINIMUM.get(kind, 1) for kind in kinds) - 1 + len(JOB_ARCHETYPES)
+
+
+MIN_SIZE = min_size(KINDS)
 
 
 def _plan_jobs(plan: Plan, rng: random.Random, names: Names) -> None:
@@ -1383,6 +1474,135 @@ _BINDINGS = (
 )
 
 
+# --- MORE_KINDS: people, compute, notebooks, Git credentials, Unity Catalog --------------------
+
+_FIRST_NAMES = ("maria", "jan", "priya", "tom", "sofia", "wei", "lucas", "emma", "noah",
+                "fatima", "oliver", "yuki", "carlos", "anna", "david", "lea")
+_LAST_NAMES = ("jansen", "smith", "patel", "garcia", "mueller", "chen", "rossi", "novak",
+               "kowalski", "dubois", "silva", "berg", "kim", "nguyen")
+GIT_PROVIDERS = ("gitHub", "gitLab", "azureDevOpsServices", "bitbucketCloud",
+                 "gitHubEnterprise", "gitLabEnterpriseEdition", "bitbucketServer")
+_POOL_USES = ("general", "etl", "ml", "bi", "streaming")
+_WAREHOUSE_SIZES = ("2X-Small", "X-Small", "Small", "Medium", "Large")
+_NOTEBOOK_LANGUAGES = {"PYTHON": "# Databricks notebook source\n",
+                       "SQL": "-- Databricks notebook source\n"}
+_STORAGE_STEMS = ("lake", "raw", "landing", "archive", "curated")
+_VOLUME_NAMES = ("raw", "landing", "exports", "checkpoints", "models", "reports")
+# Privileges a team grants on each securable type (all of them the type takes).
+_PRIVILEGES = {
+    "catalog": ("USE_CATALOG", "USE_SCHEMA", "SELECT", "BROWSE", "CREATE_SCHEMA"),
+    "schema": ("USE_SCHEMA", "SELECT", "MODIFY", "CREATE_TABLE", "CREATE_VOLUME",
+               "READ_VOLUME"),
+    "volume": ("READ_VOLUME", "WRITE_VOLUME"),
+    "external_location": ("READ_FILES", "WRITE_FILES", "CREATE_EXTERNAL_VOLUME", "BROWSE"),
+    "storage_credential": ("CREATE_EXTERNAL_LOCATION", "READ_FILES"),
+}
+
+
+def _plan_people_and_compute(plan: Plan, rng: random.Random, names: Names) -> None:
+    counts = plan.counts
+    for _ in range(counts.get("User", 0)):
+        first, last = names.pick(_FIRST_NAMES), names.pick(_LAST_NAMES)
+        login = names.unique("user", f"{first}.{last}")
+        plan.users.append({"user_name": f"{login}@example.com",
+                           "display_name": f"{first.title()} {last.title()}",
+                           "entitlements": rng.sample(ENTITLEMENTS, rng.randint(0, 2))})
+    for _ in range(counts.get("InstancePool", 0)):
+        team = names.pick(TEAMS)
+        plan.pools.append({
+            "instance_pool_name": names.unique("pool", f"{team}-{names.pick(_POOL_USES)}-pool"),
+            "node_type_id": names.pick(NODE_TYPES), "min_idle_instances": rng.randint(0, 2),
+            "max_capacity": rng.choice((10, 20, 50)),
+            "idle_instance_autotermination_minutes": rng.choice((10, 30, 60)),
+            "preloaded_spark_versions": [names.pick(SPARK_VERSIONS)] if rng.random() < 0.5
+            else [],
+            "custom_tags": {"team": team}})
+    for _ in range(counts.get("SqlWarehouse", 0)):
+        team = names.pick(TEAMS)
+        plan.warehouses.append({
+            "name": names.unique("warehouse", f"{team} {names.pick(('BI', 'adhoc', 'ETL'))}"),
+            "cluster_size": names.pick(_WAREHOUSE_SIZES), "max_num_clusters": rng.randint(1, 3),
+            "auto_stop_mins": rng.choice((10, 15, 30, 60)), "team": team,
+            "serverless": rng.random() < 0.5})
+    providers = list(GIT_PROVIDERS)
+    rng.shuffle(providers)
+    # The providers of the private remotes the repos clone first: made before the repos.
+    needed = {r[1] for r in EMULATOR_REMOTES if r[0] in PRIVATE_REMOTES and any(
+        repo["url"] == r[0] for repo in plan.repos)}
+    providers.sort(key=lambda provider: provider not in needed)
+    for provider in providers[: counts.get("GitCredential", 0)]:
+        plan.git_credentials.append({
+            "git_provider": provider,
+            "git_username": f"{names.pick(_FIRST_NAMES)}-{names.pick(TEAMS)}-bot",
+            "token": f"fill-{_hex(rng, 32)}"})
+    for _ in range(counts.get("Notebook", 0)):
+        team, noun, verb = names.pick(TEAMS), names.pick(NOUNS), names.pick(VERBS)
+        language = rng.choice(("PYTHON", "PYTHON", "SQL"))
+        path = names.unique("notebook", f"/Shared/{team}/{noun}_{verb}")
+        body = (f"display(spark.table('{noun}'))\n" if language == "PYTHON"
+                else f"SELECT count(*) FROM {noun}\n")
+        plan.notebooks.append({"path": path, "language": language,
+                               "content": _NOTEBOOK_LANGUAGES[language] + body})
+
+
+def _plan_unity_catalog(plan: Plan, rng: random.Random, names: Names) -> None:
+    counts = plan.counts
+    for _ in range(counts.get("StorageCredential", 0)):
+        team = names.pick(TEAMS)
+        name = names.unique("storage-credential", f"{team}-{names.pick(_STORAGE_STEMS)}-cred")
+        identity = ({"aws_iam_role": {"role_arn": f"arn:aws:iam::123456789012:role/{name}"}}
+                    if rng.random() < 0.3 else
+                    {"azure_managed_identity": {"access_connector_id": (
+                        f"/subscriptions/{_uuid(rng)}/resourceGroups/rg-{team}/providers/"
+                        f"Microsoft.Databricks/accessConnectors/ac-{team}")}})
+        plan.storage_credentials.append({"name": name, "comment": f"{team} storage",
+                                         **identity})
+    for index in range(counts.get("ExternalLocation", 0)):
+        credential = plan.storage_credentials[index % len(plan.storage_credentials)]["name"]
+        name = names.unique("external-location", f"{names.pick(TEAMS)}_{names.pick(NOUNS)}")
+        plan.locations.append({
+            "name": name, "credential_name": credential, "read_only": rng.random() < 0.2,
+            "url": f"abfss://{names.pick(_STORAGE_STEMS)}@fill{_hex(rng, 6)}.dfs.core."
+                   f"windows.net/{name}"})
+    for _ in range(counts.get("Catalog", 0)):
+        team = names.pick(TEAMS).replace("-", "_")
+        plan.catalogs.append({
+            "name": names.unique("catalog", f"{team}_{names.pick(ENVIRONMENTS)}"),
+            "comment": f"{team} data", "properties": {"team": team}})
+    for index in range(counts.get("Schema", 0)):
+        catalog = plan.catalogs[index % len(plan.catalogs)]["name"]
+        name = names.unique(f"schema:{catalog}", names.pick(NOUNS))
+        plan.schemas.append({"catalog_name": catalog, "name": name,
+                             "comment": f"{name} tables"})
+    for index in range(counts.get("Volume", 0)):
+        schema = plan.schemas[index % len(plan.schemas)]
+        full = f"{schema['catalog_name']}.{schema['name']}"
+        volume = {"catalog_name": schema["catalog_name"], "schema_name": schema["name"],
+                  "name": names.unique(f"volume:{full}", names.pick(_VOLUME_NAMES)),
+                  "volume_type": "MANAGED"}
+        if plan.locations and index % 3 == 1:  # an external one, under a location made here
+            location = plan.locations[index % len(plan.locations)]
+            volume.update(volume_type="EXTERNAL",
+                          storage_location=f"{location['url']}/volumes/{full}.{volume['name']}")
+        plan.volumes.append(volume)
+    securables = (
+        [("catalog", c["name"]) for c in plan.catalogs]
+        + [("schema", f"{s['catalog_name']}.{s['name']}") for s in plan.schemas]
+        + [("volume", f"{v['catalog_name']}.{v['schema_name']}.{v['name']}")
+           for v in plan.volumes]
+        + [("external_location", x["name"]) for x in plan.locations]
+        + [("storage_credential", c["name"]) for c in plan.storage_credentials])
+    rng.shuffle(securables)
+    securables += [("catalog", name) for name in CATALOGS]
+    principals = ([g["display_name"] for g in plan.groups] + list(INITIAL_GROUPS)
+                  + [u["user_name"] for u in plan.users] + list(USERS))
+    for securable_type, full_name in securables[: counts.get("Grants", 0)]:
+        privileges = _PRIVILEGES[securable_type]
+        plan.grants.append((securable_type, full_name, [
+            (principal, sorted(rng.sample(privileges, rng.randint(1, min(3, len(privileges))))))
+            for principal in rng.sample(principals, min(len(principals), rng.randint(1, 3)))]))
+
+
 # --- making it -----------------------------------------------------------------------------------
 
 
@@ -1439,6 +1659,7 @@ def fill(
     workspace_ids: Sequence[int] | None = None,
     progress: Callable[[str, int, int], None] | None = None,
     account_id: str = EMULATOR_ACCOUNT_ID,
+    kinds: Sequence[str] = KINDS,
 ) -> Filled:
     """Makes `size` objects (`plan_counts(size)` per kind) in the workspace, each through the
     official SDK: `client_or_info` is a `databricks.sdk.WorkspaceClient`, or an emulator's
@@ -1447,11 +1668,14 @@ def fill(
     workspace's id and others of the metastore that catalogs are bound to (default: this
     workspace's id from the SDK, then the emulator's others). `progress(kind, done, of)` is
     called after each kind. `account_id`: the workspace's account, where the filler is made
-    a user of each principal it makes (jobs run as them)."""
+    a user of each principal it makes (jobs run as them). `kinds`: KINDS, or with any of
+    MORE_KINDS (ALL_KINDS: all of them)."""
     started = time.monotonic()
+    kinds = checked_kinds(kinds)
     w = _client(client_or_info)
-    plan = make_plan(size, random_state, application_ids)
-    filled = Filled(base_url=str(w.config.host), random_state=random_state, size=size)
+    plan = make_plan(size, random_state, application_ids, kinds)
+    filled = Filled(base_url=str(w.config.host), random_state=random_state, size=size,
+                    made={kind: [] for kind in kinds})
     maker = _Maker(w, plan, filled, workspace_ids, progress, account_id)
     maker.run()
     filled.seconds = time.monotonic() - started
@@ -1480,12 +1704,21 @@ class _Maker:
             ("Group", self.groups), ("GroupMember", self.members),
             ("SecretScope", self.scopes), ("Secret", self.secrets), ("SecretAcl", self.acls),
             ("ClusterPolicy", self.policies), ("Cluster", self.clusters),
+            # A private remote is cloned with the filler's Git credential for its provider.
+            ("GitCredential", self.git_credentials),
             ("Repo", self.repos), ("RepoBranch", self.repo_branches),
             ("Job", self.jobs), ("JobPermissions", self.job_permissions),
             ("Permissions", self.object_permissions), ("IpAccessList", self.ip_lists),
             ("CatalogBinding", self.catalog_bindings),
+            ("User", self.users), ("InstancePool", self.pools),
+            ("SqlWarehouse", self.warehouses), ("Notebook", self.notebooks),
+            ("StorageCredential", self.storage_credentials),
+            ("ExternalLocation", self.locations), ("Catalog", self.catalogs),
+            ("Schema", self.schemas), ("Volume", self.volumes), ("Grants", self.grants),
         )
         for kind, step in steps:
+            if kind not in self.plan.counts:
+                continue
             step()
             if self.progress is not None:
                 self.progress(kind, len(self.filled.made[kind]), self.plan.counts[kind])
@@ -1803,6 +2036,116 @@ class _Maker:
             self.filled.add("CatalogBinding", binding["catalog"], binding["catalog"])
 
 
+    # MORE_KINDS
+
+    def users(self) -> None:
+        from databricks.sdk.service import iam
+
+        for user in self.plan.users:
+            made = self.w.users.create(
+                user_name=user["user_name"], display_name=user["display_name"],
+                entitlements=[iam.ComplexValue(value=e) for e in user["entitlements"]] or None)
+            self.filled.add("User", made.id, user["user_name"])
+
+    def pools(self) -> None:
+        for pool in self.plan.pools:
+            made = self.w.instance_pools.create(**pool)
+            self.filled.add("InstancePool", made.instance_pool_id, pool["instance_pool_name"])
+
+    def warehouses(self) -> None:
+        from databricks.sdk.service import sql
+
+        for warehouse in self.plan.warehouses:
+            # Not waited for: a team's script starts it and moves on.
+            made = self.w.warehouses.create(
+                name=warehouse["name"], cluster_size=warehouse["cluster_size"],
+                max_num_clusters=warehouse["max_num_clusters"],
+                auto_stop_mins=warehouse["auto_stop_mins"],
+                enable_serverless_compute=warehouse["serverless"],
+                warehouse_type=sql.CreateWarehouseRequestWarehouseType.PRO,
+                tags=sql.EndpointTags(custom_tags=[
+                    sql.EndpointTagPair(key="team", value=warehouse["team"])]))
+            self.filled.add("SqlWarehouse", made.id, warehouse["name"])
+
+    def git_credentials(self) -> None:
+        for credential in self.plan.git_credentials:
+            made = self.w.git_credentials.create(
+                credential["git_provider"], git_username=credential["git_username"],
+                personal_access_token=credential["token"])
+            self.filled.add("GitCredential", made.credential_id,
+                            f"{credential['git_provider']}/{credential['git_username']}")
+
+    def notebooks(self) -> None:
+        from databricks.sdk.service import workspace
+
+        folders: set[str] = set()
+        for notebook in self.plan.notebooks:
+            folder = notebook["path"].rsplit("/", 1)[0]
+            if folder not in folders:
+                self.w.workspace.mkdirs(folder)
+                folders.add(folder)
+            self.w.workspace.import_(
+                notebook["path"], format=workspace.ImportFormat.SOURCE,
+                language=workspace.Language(notebook["language"]),
+                content=base64.b64encode(notebook["content"].encode()).decode())
+            self.filled.add("Notebook", notebook["path"], notebook["path"])
+
+    def storage_credentials(self) -> None:
+        from databricks.sdk.service import catalog
+
+        for credential in self.plan.storage_credentials:
+            identity: dict[str, Any] = {}
+            if "aws_iam_role" in credential:
+                identity["aws_iam_role"] = catalog.AwsIamRoleRequest(
+                    **credential["aws_iam_role"])
+            else:
+                identity["azure_managed_identity"] = catalog.AzureManagedIdentityRequest(
+                    **credential["azure_managed_identity"])
+            made = self.w.storage_credentials.create(
+                credential["name"], comment=credential["comment"], **identity)
+            self.filled.add("StorageCredential", made.name, credential["name"])
+
+    def locations(self) -> None:
+        for location in self.plan.locations:
+            made = self.w.external_locations.create(
+                location["name"], location["url"], location["credential_name"],
+                read_only=location["read_only"])
+            self.filled.add("ExternalLocation", made.name, location["name"])
+
+    def catalogs(self) -> None:
+        for spec in self.plan.catalogs:
+            made = self.w.catalogs.create(spec["name"], comment=spec["comment"],
+                                          properties=spec["properties"])
+            self.filled.add("Catalog", made.name, spec["name"])
+
+    def schemas(self) -> None:
+        for schema in self.plan.schemas:
+            made = self.w.schemas.create(schema["name"], schema["catalog_name"],
+                                         comment=schema["comment"])
+            self.filled.add("Schema", made.full_name, made.full_name)
+
+    def volumes(self) -> None:
+        from databricks.sdk.service import catalog
+
+        for volume in self.plan.volumes:
+            made = self.w.volumes.create(
+                volume["catalog_name"], volume["schema_name"], volume["name"],
+                catalog.VolumeType(volume["volume_type"]),
+                storage_location=volume.get("storage_location"))
+            self.filled.add("Volume", made.full_name, made.full_name)
+
+    def grants(self) -> None:
+        from databricks.sdk.service import catalog
+
+        for securable_type, full_name, entries in self.plan.grants:
+            self.w.grants.update(securable_type, full_name, changes=[
+                catalog.PermissionsChange(principal=principal,
+                                          add=[catalog.Privilege(p) for p in privileges])
+                for principal, privileges in entries])
+            self.filled.add("Grants", f"{securable_type}/{full_name}",
+                            f"{securable_type}/{full_name}")
+
+
 # --- the command ----------------------------------------------------------------------------------
 
 
@@ -1823,6 +2166,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--random-state", type=int, default=DEFAULT_RANDOM_STATE,
                         help="the same random state, the same names "
                              f"(default {DEFAULT_RANDOM_STATE})")
+    parser.add_argument("--all-kinds", action="store_true",
+                        help="make the kinds of MORE_KINDS too (Unity Catalog, SQL "
+                        "warehouses, instance pools, users, notebooks, Git credentials)")
     parser.add_argument("--json", action="store_true",
                         help="print what was made as JSON (ids and names per kind)")
     parser.add_argument("--plan", action="store_true",
@@ -1832,8 +2178,9 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    kinds = ALL_KINDS if args.all_kinds else KINDS
     if args.plan:
-        for kind, count in plan_counts(args.size).items():
+        for kind, count in plan_counts(args.size, kinds).items():
             print(f"{kind:<24} {count:>5}")
         return 0
     from databricks.sdk import WorkspaceClient
@@ -1853,7 +2200,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     def progress(kind: str, done: int, of: int) -> None:
         print(f"  {kind}: {done} of {of}", file=sys.stderr, flush=True)
 
-    filled = fill(client, size=args.size, random_state=args.random_state, progress=progress)
+    filled = fill(client, size=args.size, random_state=args.random_state, progress=progress,
+                  kinds=kinds)
     print(json.dumps(filled.as_dict(), indent=2) if args.json else filled.summary())
     return 0
 

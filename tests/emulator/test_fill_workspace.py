@@ -18,16 +18,24 @@ from providers.job_settings import check_settings
 from tests.conftest import fresh_emulator
 from tests.fill_support import FilledWorkspace, fill_emulator
 from tools.fill_workspace import (
+    ALL_KINDS,
     DEFAULT_SIZE,
     JOB_FAMILIES,
     KINDS,
     MIN_SIZE,
+    MORE_KINDS,
+    PRIVATE_REMOTES,
+    fill,
     job_families,
+    main,
+    make_plan,
+    min_size,
     plan_counts,
 )
 from workspace_emulator.testing import fetch_token, request_log
 
 RANDOM_STATE = 33
+ALL_KINDS_SIZE = 130
 
 
 @pytest.fixture(scope="module")
@@ -229,3 +237,89 @@ def test_the_command_fills_from_an_emulator_info_file(tmp_path) -> None:
         assert summary["total"] == MIN_SIZE
         assert summary["job_families"] == sorted(JOB_FAMILIES)
         assert "Job:" in result.stderr  # progress per kind
+
+
+# --- MORE_KINDS, asked for ----------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def filled_all() -> Iterator[FilledWorkspace]:
+    with fresh_emulator() as info:
+        yield FilledWorkspace(info, fill(info, size=ALL_KINDS_SIZE, random_state=RANDOM_STATE,
+                                         kinds=ALL_KINDS))
+
+
+def test_all_kinds_are_made_through_the_public_api(filled_all: FilledWorkspace) -> None:
+    made = filled_all.filled
+    assert made.counts() == plan_counts(ALL_KINDS_SIZE, ALL_KINDS)
+    assert made.total == ALL_KINDS_SIZE and all(made.counts()[kind] > 0 for kind in ALL_KINDS)
+    writes = [r for r in request_log(filled_all.info)
+              if r["service"] == "platform" and r["method"] != "GET"]
+    assert all(r["status"] < 300 for r in writes), [r for r in writes if r["status"] >= 300]
+    assert {r["client"] for r in writes} == {filled_all.info.client_id}
+
+
+def test_people_compute_notebooks_and_git_credentials(filled_all: FilledWorkspace) -> None:
+    made = filled_all.filled
+    sdk = WorkspaceClient(host=filled_all.base_url, token=fetch_token(filled_all.info),
+                          auth_type="pat")
+    users = {u.id: u.user_name for u in sdk.users.list()}
+    assert [users[i] for i in made.ids("User")] == made.names("User")
+    pools = {p.instance_pool_id: p.instance_pool_name for p in sdk.instance_pools.list()}
+    assert [pools[i] for i in made.ids("InstancePool")] == made.names("InstancePool")
+    warehouses = {w.id: w.name for w in sdk.warehouses.list()}
+    assert [warehouses[i] for i in made.ids("SqlWarehouse")] == made.names("SqlWarehouse")
+    credentials = {str(c.credential_id): f"{c.git_provider}/{c.git_username}"
+                   for c in sdk.git_credentials.list()}
+    assert [credentials[i] for i in made.ids("GitCredential")] == made.names("GitCredential")
+    for path in made.ids("Notebook"):
+        status = sdk.workspace.get_status(path)
+        assert status.object_type is not None and status.object_type.value == "NOTEBOOK"
+    # With Git credentials asked for, the private remote is cloned too (with one of them).
+    repos = {r.url for r in sdk.repos.list() if str(r.id) in made.ids("Repo")}
+    assert set(PRIVATE_REMOTES) <= repos
+
+
+def test_unity_catalog(filled_all: FilledWorkspace) -> None:
+    made = filled_all.filled
+    sdk = WorkspaceClient(host=filled_all.base_url, token=fetch_token(filled_all.info),
+                          auth_type="pat")
+    assert set(made.ids("StorageCredential")) <= {c.name for c in sdk.storage_credentials.list()}
+    locations = {x.name: x for x in sdk.external_locations.list()}
+    assert set(made.ids("ExternalLocation")) <= set(locations)
+    assert {locations[n].credential_name for n in made.ids("ExternalLocation")} <= set(
+        made.ids("StorageCredential"))
+    assert set(made.ids("Catalog")) <= {c.name for c in sdk.catalogs.list()}
+    for full_name in made.ids("Schema"):
+        assert sdk.schemas.get(full_name).full_name == full_name
+    volume_types = {sdk.volumes.read(full_name).volume_type for full_name in made.ids("Volume")}
+    assert {t.value for t in volume_types if t is not None} == {"MANAGED", "EXTERNAL"}
+    for grants_id in made.ids("Grants"):
+        securable_type, full_name = grants_id.split("/", 1)
+        assignments = sdk.grants.get(securable_type, full_name).privilege_assignments or []
+        assert any(a.privileges for a in assignments), grants_id
+
+
+def test_kinds_are_checked_and_counted() -> None:
+    assert set(plan_counts(min_size(ALL_KINDS), ALL_KINDS)) == set(ALL_KINDS)
+    assert sum(plan_counts(1, ALL_KINDS).values()) == min_size(ALL_KINDS) > MIN_SIZE
+    assert plan_counts(DEFAULT_SIZE) == plan_counts(DEFAULT_SIZE, KINDS)
+    with pytest.raises(ValueError, match="Volume needs Schema"):
+        plan_counts(DEFAULT_SIZE, (*KINDS, "Catalog", "Volume"))
+    with pytest.raises(ValueError, match="missing"):
+        plan_counts(DEFAULT_SIZE, MORE_KINDS)
+    with pytest.raises(ValueError, match="not made here"):
+        plan_counts(DEFAULT_SIZE, (*KINDS, "JobRun"))
+    # Without Git credentials no repo is of a remote that needs one.
+    urls = {repo["url"] for repo in make_plan(400, RANDOM_STATE, ()).repos}
+    assert len(urls) > 1 and not urls & set(PRIVATE_REMOTES)
+    with_credentials = make_plan(400, RANDOM_STATE, (), ALL_KINDS)
+    assert set(PRIVATE_REMOTES) <= {repo["url"] for repo in with_credentials.repos}
+    assert with_credentials.git_credentials[0]["git_provider"] == "azureDevOpsServices"
+
+
+def test_the_command_plans_all_kinds(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--plan", "--all-kinds", "--size", str(ALL_KINDS_SIZE)]) == 0
+    printed = dict(line.split() for line in capsys.readouterr().out.splitlines())
+    assert {kind: int(count) for kind, count in printed.items()} == plan_counts(
+        ALL_KINDS_SIZE, ALL_KINDS)

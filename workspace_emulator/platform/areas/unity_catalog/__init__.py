@@ -81,5 +81,8 @@ AREA = Area(
     },
     not_served={"Unity Catalog tables, functions, models, connections and shares": (
         "GET /unity-catalog/tables", "GET /unity-catalog/functions",
-        "GET /unity-catalog/connections")},
+        "GET /unity-catalog/connections"),
+        "Unity Catalog credential validation and temporary service credentials": (
+            "POST /unity-catalog/validate-credentials",
+            "POST /unity-catalog/temporary-service-credentials")},
 )

@@ -39,11 +39,13 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+import uuid
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -171,6 +173,18 @@ def adopt_stack(workdir: Path, info: EmulatorInfo) -> PulumiCli:
     )
 
 
+@contextmanager
+def scratch_content_dir() -> Iterator[str]:
+    """A folder of the checkout (relative to it) for adopt's exported notebook and file
+    content, removed afterwards: a scratch stack runs this checkout's program, so adopt
+    writes the content into the checkout, by default under `workspace/`."""
+    relative = f"build/bench-adopt/{uuid.uuid4().hex[:8]}"
+    try:
+        yield relative
+    finally:
+        shutil.rmtree(ROOT / relative, ignore_errors=True)
+
+
 def stack_flags(stack: PulumiCli) -> list[str]:
     return ["--project-dir", str(stack.project_dir), "--stack", stack.stack,
             "--state-dir", str(stack.state_dir)]
@@ -184,9 +198,10 @@ def run_ours(stack: PulumiCli, info: EmulatorInfo, count: int, round_: int) -> A
     from tests.e2e.test_adopt import run_adopt
 
     clear_request_log(info)
-    began = time.perf_counter()
-    result = run_adopt(stack)
-    seconds = time.perf_counter() - began
+    with scratch_content_dir() as content_dir:
+        began = time.perf_counter()
+        result = run_adopt(stack, "--content-dir", content_dir)
+        seconds = time.perf_counter() - began
     calls = Calls.from_log(request_log(info))
     if result.returncode not in (0, 1):
         raise RuntimeError(f"adopt N={count} failed ({result.returncode}):\n{result.stderr}")
@@ -219,11 +234,12 @@ def profile_ours(stack: PulumiCli, out: Path, top: int = 30) -> list[str]:
     import io
     import pstats
 
-    result = subprocess.run(
-        [sys.executable, "-m", "cProfile", "-o", str(out), "-m", "stacks.adopt",
-         *stack_flags(stack)],
-        cwd=ROOT, env=stack.env(), capture_output=True, text=True, timeout=1800,
-    )
+    with scratch_content_dir() as content_dir:
+        result = subprocess.run(
+            [sys.executable, "-m", "cProfile", "-o", str(out), "-m", "stacks.adopt",
+             *stack_flags(stack), "--content-dir", content_dir],
+            cwd=ROOT, env=stack.env(), capture_output=True, text=True, timeout=1800,
+        )
     if result.returncode not in (0, 1):
         raise RuntimeError(f"adopt under cProfile failed:\n{result.stderr}")
     text = io.StringIO()

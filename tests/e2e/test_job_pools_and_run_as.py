@@ -1,10 +1,12 @@
 """A job's companions in one stack, under the real engine against the emulator.
 
 - A job cluster names an instance pool of the stack by its item (`instance_pool:` in
-  `job_clusters[].new_cluster`): up makes the pool, then the job with the pool's id; a
-  second up changes nothing; destroy deletes the job, then the pool.
+  `job_clusters[].new_cluster`): preview lists both creates (the pool's id unknown till
+  then); up makes the pool, then the job with the pool's id; a second up changes nothing;
+  a pool replaced for its node type changes the job in place to the new pool's id; destroy
+  deletes the job, then the pool.
 - A job runs as a service principal of the stack: without the principal's user role the
-  up is refused with the service's reason and no job is made; once an AccessControlRuleSet
+  up is refused with the emulator's reason and no job is made; once an AccessControlRuleSet
   of the stack grants the deployer that role, the same job goes up (after the rule set),
   and destroy deletes it before emptying the rule set.
 
@@ -26,6 +28,7 @@ from tests.e2e.conftest import (
     StackFactory,
     assert_no_changes,
     platform_writes,
+    preview_steps,
     write_objects,
 )
 from workspace_emulator.testing import EmulatorInfo, clear_request_log
@@ -100,6 +103,15 @@ def pooled_stack(workspace_stack: StackFactory, emulator: EmulatorInfo) -> Poole
 
 @pytest.mark.steps
 class TestJobClusterNamesAPool:
+    def test_0_preview_lists_the_creates_the_pool_id_unknown(
+        self, pooled_stack: Pooled
+    ) -> None:
+        steps = preview_steps(pooled_stack.stack, {"e2e-job-pool": "InstancePool",
+                                                   "e2e-pooled-job": "Job"})
+        assert {name: step["op"] for name, step in steps.items()} == {
+            "e2e-job-pool": "create", "e2e-pooled-job": "create"}, "0. preview"
+        assert "e2e-pooled-job" not in pooled_stack.workspace.jobs(), "0. preview made a job"
+
     def test_1_up_makes_the_pool_then_the_job_on_it(self, pooled_stack: Pooled) -> None:
         workspace = pooled_stack.workspace
         assert_writes_in_order(workspace.info, pooled_stack.stack.up, "/instance-pools/create",
@@ -113,12 +125,29 @@ class TestJobClusterNamesAPool:
     def test_2_a_second_up_changes_nothing(self, pooled_stack: Pooled) -> None:
         assert_no_changes(pooled_stack.stack, pooled_stack.workspace.info, "2.")
 
-    def test_3_destroy_deletes_the_job_then_the_pool(self, pooled_stack: Pooled) -> None:
+    def test_3_a_replaced_pool_changes_the_job_in_place(self, pooled_stack: Pooled) -> None:
+        objects = pooled(pooled_stack.suffix)
+        objects["instancePools"][0]["node_type_id"] = "Standard_DS4_v2"
+        write_objects(pooled_stack.stack, objects)
+        steps = preview_steps(pooled_stack.stack, {"e2e-job-pool": "InstancePool",
+                                                   "e2e-pooled-job": "Job"})
+        assert {name: step["op"] for name, step in steps.items()} == {
+            "e2e-job-pool": "replace", "e2e-pooled-job": "update"}, "3. preview"
+        job_id = pooled_stack.stack.outputs()["jobs"]["e2e-pooled-job"]
+        pooled_stack.stack.up()
+        workspace = pooled_stack.workspace
+        pool = workspace.pools()[f"e2e-job-pool-{pooled_stack.suffix}"]
+        spec = workspace.jobs()["e2e-pooled-job"]["job_clusters"][0]["new_cluster"]
+        assert spec["instance_pool_id"] == pool["instance_pool_id"], "3. the new pool's id"
+        assert pooled_stack.stack.outputs()["jobs"]["e2e-pooled-job"] == job_id, "3. same job"
+        assert_no_changes(pooled_stack.stack, workspace.info, "3.")
+
+    def test_4_destroy_deletes_the_job_then_the_pool(self, pooled_stack: Pooled) -> None:
         workspace = pooled_stack.workspace
         assert_writes_in_order(workspace.info, pooled_stack.stack.destroy, "/jobs/delete",
-                               "/instance-pools/delete", "3.")
-        assert "e2e-pooled-job" not in workspace.jobs(), "3. the job"
-        assert f"e2e-job-pool-{pooled_stack.suffix}" not in workspace.pools(), "3. the pool"
+                               "/instance-pools/delete", "4.")
+        assert "e2e-pooled-job" not in workspace.jobs(), "4. the job"
+        assert f"e2e-job-pool-{pooled_stack.suffix}" not in workspace.pools(), "4. the pool"
 
 
 # --- run_as a principal needs its user role ----------------------------------------------

@@ -294,9 +294,9 @@ def item_problems(
             found += reference_problems(kind, where, name, reference, item, names)
             if name in item:
                 inputs[reference.field] = UNKNOWN  # known once the reference is resolved
-        for key, reference in kind.nested_references.items():
-            name = key.rsplit(".", 1)[-1]
-            for path, holder in nested_holders(item, key):
+        for path_key, reference in kind.nested_references.items():
+            name = path_key.rsplit(".", 1)[-1]
+            for path, holder in nested_holders(item, path_key):
                 found += reference_problems(kind, f"{where}.{path}", name, reference, holder, names)
         inputs = with_nested_references(inputs, kind, lambda reference, name: UNKNOWN)
         for failure in kind.provider.input_failures(inputs):

@@ -172,3 +172,8 @@ def test_the_cluster_keeps_its_top_level_pool_references() -> None:
         "workspace:instancePools (did you mean 'etl-pool'?)" in found
     )
     assert not [p for p in found if "clusters[0].instance_pool:" in p]
+
+
+def test_the_items_after_one_with_nested_references_keep_their_list_in_problems() -> None:
+    found = job_problems(job(instance_pool="etl-pool"), job(instance_pool="etl-pool"))
+    assert found == ["workspace:jobs[1].name: 'nightly' is declared twice (first at jobs[0])"]

@@ -40,7 +40,7 @@ def test_create_update_delete_converge_under_after_write_faults(tmp_path: Path) 
         assert step.up_ok, f"{step.step}: {step.output}"
         assert step.problems == [], f"{step.step}: {step.problems}"
         assert (step.duplicates, step.orphans, step.lost) == (0, 0, 0), step.step
-        assert step.second_up_no_changes, step.step
+        assert step.second_up_no_changes, f"{step.step}: {step.output}"
     # Provider threads share one fault generator, so the mix varies between runs; at 40% of
     # ~150 platform requests, no write faulted at all would be a broken injector.
     assert sum(sum(step.faulted_writes.values()) for step in run.steps) > 0

@@ -420,7 +420,9 @@ def step(cli: Any, info: EmulatorInfo, name: str, objects: dict[str, Any],
         second_up_no_changes=second.returncode == 0,
         duplicates=verdict.duplicates, orphans=verdict.orphans,
         lost=verdict.lost_permissions + verdict.missing + len(not_updated),
-        problems=problems, output=(up.stdout + up.stderr)[-4000:],
+        problems=problems, output=(up.stdout + up.stderr)[-4000:] + (
+            "" if second.returncode == 0 else
+            "\n--- second up (expected no changes):\n" + (second.stdout + second.stderr)[-4000:]),
     )
 
 

@@ -480,6 +480,23 @@ def _service_filled_run_as(observed: Any, computed: Any) -> bool:
     return list(run_as.values()) == [computed.get("creator_user_name")]
 
 
+# The compute the job names by its item in the stack (`instance_pool: etl-pool`), as a
+# Cluster item does at its top level: a cluster spec's pools and policy, a task's cluster,
+# and the warehouse of a SQL or dbt task.
+_CLUSTER_SPECS = ("new_cluster", "job_clusters[].new_cluster", "tasks[].new_cluster")
+_COMPUTE_BY_ITEM: dict[str, Reference] = {
+    **{f"{spec}.{key}": Reference(target_key=target, field=f"{key}_id")
+       for spec in _CLUSTER_SPECS
+       for key, target in (("instance_pool", "instancePools"),
+                           ("driver_instance_pool", "instancePools"),
+                           ("policy", "clusterPolicies"))},
+    "existing_cluster": Reference(target_key="clusters", field="existing_cluster_id"),
+    "tasks[].existing_cluster": Reference(target_key="clusters", field="existing_cluster_id"),
+    "tasks[].sql_task.warehouse": Reference(target_key="sqlWarehouses", field="warehouse_id"),
+    "tasks[].dbt_task.warehouse": Reference(target_key="sqlWarehouses", field="warehouse_id"),
+}
+
+
 KIND = declare(
     name="Job",
     provider=JobProvider,
@@ -489,13 +506,7 @@ KIND = declare(
     # A job may run as one of the stack's principals, which needs the user role its rule set
     # grants.
     after=("servicePrincipals", "accessControlRuleSets"),
-    # A cluster spec in the job names a pool of the stack by its item (`instance_pool:
-    # etl-pool`), as a Cluster item does at its top level.
-    references={
-        f"{spec}.{key}": Reference(target_key="instancePools", field=f"{key}_id")
-        for spec in ("new_cluster", "job_clusters[].new_cluster", "tasks[].new_cluster")
-        for key in ("instance_pool", "driver_instance_pool")
-    },
+    references=_COMPUTE_BY_ITEM,
     doc="docs/job.md",
     summary="a job at the full depth of Jobs API 2.2, changed in place",
     import_id="job id",

@@ -25,7 +25,12 @@ KINDS: tuple[tuple[str, str], ...] = (
     ("Directory", "providers.directory"),
     ("Notebook", "providers.notebook"),  # in the directories
     ("WorkspaceFile", "providers.workspace_file"),  # in the directories
-    ("InstancePool", "providers.instance_pool"),  # before the jobs whose clusters name one
+    ("InstancePool", "providers.instance_pool"),
+    # The compute a job's clusters and tasks name by item: before the jobs.
+    ("ClusterPolicy", "providers.cluster_policy"),
+    ("Cluster", "providers.cluster"),
+    ("ClusterState", "providers.cluster_state"),
+    ("SqlWarehouse", "providers.sql_warehouse"),
     ("Job", "providers.job"),
     ("JobPermissions", "providers.job_permissions"),
     ("Permissions", "providers.permissions"),
@@ -36,10 +41,6 @@ KINDS: tuple[tuple[str, str], ...] = (
     ("Catalog", "providers.catalog"),
     ("Schema", "providers.schema"),
     ("Volume", "providers.volume"),
-    ("ClusterPolicy", "providers.cluster_policy"),
-    ("Cluster", "providers.cluster"),
-    ("ClusterState", "providers.cluster_state"),
-    ("SqlWarehouse", "providers.sql_warehouse"),
     ("JobRun", "providers.job_run"),
     ("Group", "providers.group"),
     ("GroupMember", "providers.group_member"),

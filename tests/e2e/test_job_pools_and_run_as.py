@@ -1,8 +1,9 @@
 """A job's companions in one stack, under the real engine against the emulator.
 
-- A job cluster names an instance pool of the stack by its item (`instance_pool:` in
-  `job_clusters[].new_cluster`): preview lists both creates (the pool's id unknown till
-  then); up makes the pool, then the job with the pool's id; a second up changes nothing;
+- A job cluster names an instance pool and a cluster policy of the stack by their items
+  (`instance_pool:`, `policy:` in `job_clusters[].new_cluster`), and a SQL task its
+  warehouse (`sql_task.warehouse:`): preview lists the creates (the ids unknown till then);
+  up makes the pool, then the job with the ids; a second up changes nothing;
   a pool replaced for its node type changes the job in place to the new pool's id; destroy
   deletes the job, then the pool.
 - A job runs as a service principal of the stack: without the principal's user role the
@@ -78,12 +79,26 @@ def pooled(suffix: str) -> dict[str, list[dict[str, Any]]]:
             "name": "e2e-job-pool", "instance_pool_name": f"e2e-job-pool-{suffix}",
             "node_type_id": "Standard_DS3_v2", "max_capacity": 4,
         }],
+        # The API names these by the item's name: unique in the emulator the file shares.
+        "clusterPolicies": [{
+            "name": f"e2e-job-policy-{suffix}",
+            "definition": {"autotermination_minutes": {"type": "fixed", "value": 30}},
+        }],
+        "sqlWarehouses": [{
+            "name": f"e2e-job-warehouse-{suffix}",
+            "cluster_size": "2X-Small", "auto_stop_mins": 10, "state": "STOPPED",
+        }],
         "jobs": [{
             "name": "e2e-pooled-job",
             "job_clusters": [{"job_cluster_key": "etl", "new_cluster": {
-                "spark_version": SPARK, "num_workers": 1,
+                "spark_version": SPARK, "num_workers": 1, "policy": f"e2e-job-policy-{suffix}",
                 "instance_pool": "e2e-job-pool", "driver_instance_pool": "e2e-job-pool"}}],
-            "tasks": [{"task_key": "etl", "job_cluster_key": "etl", **SCRIPT}],
+            "tasks": [
+                {"task_key": "etl", "job_cluster_key": "etl", **SCRIPT},
+                {"task_key": "report", "depends_on": [{"task_key": "etl"}], "sql_task": {
+                    "warehouse": f"e2e-job-warehouse-{suffix}",
+                    "file": {"path": "/Workspace/Shared/reports/daily.sql"}}},
+            ],
         }],
     }
 
@@ -106,10 +121,12 @@ class TestJobClusterNamesAPool:
     def test_0_preview_lists_the_creates_the_pool_id_unknown(
         self, pooled_stack: Pooled
     ) -> None:
-        steps = preview_steps(pooled_stack.stack, {"e2e-job-pool": "InstancePool",
-                                                   "e2e-pooled-job": "Job"})
-        assert {name: step["op"] for name, step in steps.items()} == {
-            "e2e-job-pool": "create", "e2e-pooled-job": "create"}, "0. preview"
+        suffix = pooled_stack.suffix
+        kinds = {"e2e-job-pool": "InstancePool", f"e2e-job-policy-{suffix}": "ClusterPolicy",
+                 f"e2e-job-warehouse-{suffix}": "SqlWarehouse", "e2e-pooled-job": "Job"}
+        steps = preview_steps(pooled_stack.stack, kinds)
+        assert {name: step["op"] for name, step in steps.items()} == dict.fromkeys(
+            kinds, "create"), "0. preview"
         assert "e2e-pooled-job" not in pooled_stack.workspace.jobs(), "0. preview made a job"
 
     def test_1_up_makes_the_pool_then_the_job_on_it(self, pooled_stack: Pooled) -> None:
@@ -121,6 +138,15 @@ class TestJobClusterNamesAPool:
         assert spec["instance_pool_id"] == pool["instance_pool_id"], "1. the pool's id"
         assert spec["driver_instance_pool_id"] == pool["instance_pool_id"]
         assert "instance_pool" not in spec
+        policies = workspace.call("GET", "/api/2.0/policies/clusters/list")["policies"]
+        policy = {p["name"]: p for p in policies}[f"e2e-job-policy-{pooled_stack.suffix}"]
+        assert spec["policy_id"] == policy["policy_id"], "1. the policy's id"
+        warehouses = workspace.call("GET", "/api/2.0/sql/warehouses")["warehouses"]
+        warehouse = {w["name"]: w for w in warehouses}[
+            f"e2e-job-warehouse-{pooled_stack.suffix}"]
+        report = {t["task_key"]: t for t in workspace.jobs()["e2e-pooled-job"]["tasks"]}["report"]
+        assert report["sql_task"]["warehouse_id"] == warehouse["id"], "1. the warehouse's id"
+        assert "warehouse" not in report["sql_task"]
 
     def test_2_a_second_up_changes_nothing(self, pooled_stack: Pooled) -> None:
         assert_no_changes(pooled_stack.stack, pooled_stack.workspace.info, "2.")

@@ -50,17 +50,34 @@ def job_problems(*jobs: dict[str, Any], **options: Any) -> list[str]:
 # --- where the references are -------------------------------------------------------------
 
 
-def test_the_job_declares_a_pool_reference_in_every_cluster_spec() -> None:
+def test_the_job_declares_its_compute_references_in_every_place_that_names_compute() -> None:
     references = kind_named("Job").nested_references
     assert set(references) == {
         f"{spec}.{key}"
         for spec in ("new_cluster", "job_clusters[].new_cluster", "tasks[].new_cluster")
-        for key in ("instance_pool", "driver_instance_pool")
-    }
+        for key in ("instance_pool", "driver_instance_pool", "policy")
+    } | {"tasks[].existing_cluster", "tasks[].sql_task.warehouse", "tasks[].dbt_task.warehouse"}
     assert references["tasks[].new_cluster.driver_instance_pool"] == Reference(
         target_key="instancePools", field="driver_instance_pool_id"
     )
-    assert kind_named("Job").item_references == {}
+    assert references["job_clusters[].new_cluster.policy"] == Reference(
+        target_key="clusterPolicies", field="policy_id"
+    )
+    assert references["tasks[].sql_task.warehouse"] == Reference(
+        target_key="sqlWarehouses", field="warehouse_id"
+    )
+    # The single-task shape's cluster is the job's own.
+    assert kind_named("Job").item_references == {
+        "existing_cluster": Reference(target_key="clusters", field="existing_cluster_id")
+    }
+
+
+def test_what_a_job_names_by_item_is_made_before_the_jobs() -> None:
+    from providers.registry import kinds
+
+    order = [kind.config_key for kind in kinds()]
+    for target in ("instancePools", "clusterPolicies", "clusters", "sqlWarehouses"):
+        assert order.index(target) < order.index("jobs"), target
 
 
 def test_holders_are_found_by_path_with_each_element_of_a_list() -> None:
@@ -177,3 +194,36 @@ def test_the_cluster_keeps_its_top_level_pool_references() -> None:
 def test_the_items_after_one_with_nested_references_keep_their_list_in_problems() -> None:
     found = job_problems(job(instance_pool="etl-pool"), job(instance_pool="etl-pool"))
     assert found == ["workspace:jobs[1].name: 'nightly' is declared twice (first at jobs[0])"]
+
+
+def test_a_tasks_cluster_policy_and_warehouse_are_named_by_item_and_resolved() -> None:
+    item = {
+        "name": "reports",
+        "job_clusters": [{"job_cluster_key": "etl",
+                          "new_cluster": {**SPEC, "policy": "small-jobs"}}],
+        "tasks": [
+            {"task_key": "ingest", "existing_cluster": "shared", **SCRIPT},
+            {"task_key": "kpis", "sql_task": {"warehouse": "bi", "query": {"query_id": "q1"}}},
+            {"task_key": "models", "dbt_task": {"warehouse": "bi", "commands": ["dbt run"]}},
+        ],
+    }
+    resolved = with_nested_references(item, kind_named("Job"), lambda _, name: f"id-of-{name}")
+    assert resolved["job_clusters"][0]["new_cluster"] == {**SPEC, "policy_id": "id-of-small-jobs"}
+    assert resolved["tasks"][0] == {"task_key": "ingest", "existing_cluster_id": "id-of-shared",
+                                    **SCRIPT}
+    assert resolved["tasks"][1]["sql_task"] == {"warehouse_id": "id-of-bi",
+                                                "query": {"query_id": "q1"}}
+    assert resolved["tasks"][2]["dbt_task"] == {"warehouse_id": "id-of-bi",
+                                                "commands": ["dbt run"]}
+
+
+def test_an_unknown_warehouse_or_policy_is_refused_with_its_path() -> None:
+    item = job()
+    item["tasks"][0] = {"task_key": "a", "sql_task": {"warehouse": "bi",
+                                                      "query": {"query_id": "q1"}}}
+    item["job_clusters"][0]["new_cluster"]["policy"] = "small"
+    found = job_problems(item)
+    assert "workspace:jobs[0].tasks[0].sql_task.warehouse: no sql warehouse named 'bi' in " \
+        "workspace:sqlWarehouses (sqlWarehouses declared: none)" in found
+    assert "workspace:jobs[0].job_clusters[0].new_cluster.policy: no cluster policy named " \
+        "'small' in workspace:clusterPolicies (clusterPolicies declared: none)" in found

@@ -174,6 +174,11 @@ def _change_notebooks(notebook: dict[str, Any]) -> None:
     notebook["language"] = "PYTHON"
 
 
+def _change_directories(directory: dict[str, Any]) -> None:
+    # A folder's one setting is the state's own (how its delete goes): no call is made.
+    directory["delete_recursive"] = not directory.get("delete_recursive", False)
+
+
 def _change_comment(item: dict[str, Any]) -> None:
     item["comment"] = item.get("comment", "") + " (updated)"
 
@@ -226,6 +231,7 @@ CHANGES: dict[str, Callable[[dict[str, Any]], None]] = {
     "groupMembers": _change_group_members,
     "repos": _change_repos,
     "ipAccessLists": _change_ip_access_lists,
+    "directories": _change_directories,
     "notebooks": _change_notebooks,
     "storageCredentials": _change_comment,
     "externalLocations": _change_comment,

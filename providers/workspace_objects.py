@@ -28,7 +28,7 @@ import hashlib
 import os
 import re
 import threading
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from pathlib import Path, PurePosixPath
@@ -109,22 +109,53 @@ def stack_objects(client: Any, object_type: str) -> Iterator[tuple[str, str]]:
     folder, but the users' home folders and /Repos, and nothing inside a Git folder
     wherever it is. A folder is listed only where it is empty: a folder holding anything
     is made by what it holds (a notebook's or file's upload makes its folder, a Directory
-    its parents)."""
+    its parents). Inside `one_tree_walk()` the three kinds share one walk."""
+    walks = _tree_walks.get()
+    if walks is None:
+        entries: Iterable[tuple[str, str]] = _walk(client)
+    else:
+        if id(client) not in walks:
+            walks[id(client)] = (client, list(_walk(client)))
+        entries = walks[id(client)][1]
+    for kind, path in entries:
+        if kind == object_type:
+            yield path, path
+
+
+# Inside `one_tree_walk()`: the walk of each client (kept beside its id, so the id stays its).
+_tree_walks: ContextVar[dict[int, tuple[Any, list[tuple[str, str]]]] | None] = ContextVar(
+    "tree_walks", default=None
+)
+
+
+@contextmanager
+def one_tree_walk() -> Iterator[None]:
+    """Inside the block, the workspace tree is walked once per client: the audit and adopt
+    list notebooks, files and folders, each kind from the same walk."""
+    token = _tree_walks.set({})
+    try:
+        yield
+    finally:
+        _tree_walks.reset(token)
+
+
+def _walk(client: Any) -> Iterator[tuple[str, str]]:
+    """(object type, path) of what `stack_objects` lists, a folder only where empty."""
     folders = ["/"]
     while folders:
         folder = folders.pop()
         entries = client.workspace_objects.list(folder)
-        if not entries and object_type == "DIRECTORY" and folder not in TOP_LEVEL_FOLDERS:
-            yield folder, folder
+        if not entries and folder not in TOP_LEVEL_FOLDERS:
+            yield "DIRECTORY", folder
         inside = []
         for entry in sorted(entries, key=lambda e: str(e.get("path"))):
             path = canonical_path(str(entry.get("path")))
-            kind = entry.get("object_type")
+            kind = str(entry.get("object_type"))
             if kind == "DIRECTORY":
                 if path not in PERSONAL_FOLDERS:
                     inside.append(path)
-            elif kind == object_type:
-                yield path, path
+            else:
+                yield kind, path
         folders.extend(reversed(inside))
 
 

@@ -48,7 +48,7 @@ from typing import Any, TextIO
 from providers.client import WorkspaceClient, WorkspaceError
 from providers.kind import Kind, Reference
 from providers.registry import by_config_key
-from providers.workspace_objects import source_roots
+from providers.workspace_objects import one_tree_walk, source_roots
 from stacks import adopt_content, adopt_python, adoption, audit, config_file
 from stacks.adopt_content import ContentPlace
 from stacks.config import file_values
@@ -488,7 +488,8 @@ def adopt(args: argparse.Namespace, out: TextIO, err: TextIO) -> Plan:
         file=err,
     )
     started = time.monotonic()
-    result = plan(client, selection, known, progress=err, place=place)
+    with one_tree_walk():  # notebooks, files and folders listed from one walk
+        result = plan(client, selection, known, progress=err, place=place)
     by_key = {kind.config_key: kind for kind in adoptable if kind.config_key}
     with adopt_content.staged(place, result.files):
         result = with_indexes(screened(values, set(secret_keys), result, by_key), lists)

@@ -33,6 +33,7 @@ from providers.client import Connection, WorkspaceClient, WorkspaceError
 from providers.client.auth_type import METHODS
 from providers.kind import Kind
 from providers.registry import kinds
+from providers.workspace_objects import one_tree_walk
 from stacks import adoption
 from stacks.config_rules import (
     SECRET_KEYS,
@@ -92,14 +93,15 @@ def workspace_objects(client: WorkspaceClient) -> Iterator[WorkspaceObject]:
     own objects, and the principal the stack signs in as with what belongs to it, are no
     more reported than adopted."""
     adopted = {kind.name for kind in adoption.adoptable_kinds()}
-    for key, kind in audited_kinds().items():
-        if kind.name in adopted:
-            for found in adoption.listed(client, kind):
-                if found.left_out is None:
-                    yield WorkspaceObject(key, found.import_id, found.display_name)
-        elif kind.inventory is not None:
-            for id_, name in kind.inventory(client):
-                yield WorkspaceObject(key, str(id_), str(name))
+    with one_tree_walk():
+        for key, kind in audited_kinds().items():
+            if kind.name in adopted:
+                for found in adoption.listed(client, kind):
+                    if found.left_out is None:
+                        yield WorkspaceObject(key, found.import_id, found.display_name)
+            elif kind.inventory is not None:
+                for id_, name in kind.inventory(client):
+                    yield WorkspaceObject(key, str(id_), str(name))
 
 
 # the stacks side

@@ -9,6 +9,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from providers.registry import kind_named
+from providers.workspace_objects import one_tree_walk
 
 
 class Calls(Counter):
@@ -132,6 +133,20 @@ def test_the_walk_lists_each_folder_once_and_never_a_home_folder_or_repos() -> N
     list(kind_named("Notebook").inventory(client))  # type: ignore[misc]
     assert dict(calls) == {"/": 1, "/Shared": 1, "/Shared/etl": 1, "/Shared/etl/empty": 1,
                            "/Team": 1, "/Team/inbox": 1}
+
+
+def test_within_one_tree_walk_the_three_kinds_share_one_walk() -> None:
+    client, calls = workspace_tree(TREE)
+    with one_tree_walk():
+        listed = {name: [path for path, _ in kind_named(name).inventory(client)]  # type: ignore[misc]
+                  for name in ("Notebook", "WorkspaceFile", "Directory")}
+    assert listed == {"Notebook": ["/Shared/etl/daily"],
+                      "WorkspaceFile": ["/Shared/etl/settings.json"],
+                      "Directory": ["/Shared/etl/empty", "/Team/inbox"]}
+    assert set(calls.values()) == {1}
+    # Outside the block, a listing walks afresh: what it lists is never an earlier walk's.
+    list(kind_named("Notebook").inventory(client))  # type: ignore[misc]
+    assert set(calls.values()) == {2}
 
 
 # --- access-control rule sets ------------------------------------------------------------

@@ -23,6 +23,7 @@ import base64
 import copy
 import json
 import re
+import sys
 import tempfile
 import time
 from collections import Counter
@@ -477,6 +478,8 @@ def main(argv: list[str] | None = None) -> None:
                 row = {k: v for k, v in asdict(result).items() if k != "output"}
                 print(json.dumps({"random_state": run.random_state, **row,
                                   "converged": result.converged}), flush=True)
+                if not result.converged:
+                    print(result.output, file=sys.stderr, flush=True)
     steps = [s for run in runs for s in run.steps]
     summary = {
         "runs": args.runs,

@@ -21,7 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from providers.client import InvalidState, NotFound
 from providers.kind import Lookup, declare
 from providers.lifecycle import Spec, WorkspaceProvider
-from providers.polling import Deadline, Progress
+from providers.polling import drive_to_state
 
 if TYPE_CHECKING:
     from providers.client import WorkspaceClient
@@ -60,37 +60,29 @@ def converge(
     client: WorkspaceClient, cluster_id: str, desired: str, timeout_seconds: float
 ) -> dict[str, Any]:
     """Start or stop the cluster until it is `desired`; the cluster as last read."""
-    deadline = Deadline(timeout_seconds)
-    progress = Progress(f"cluster {cluster_id} (desired {desired})", deadline)
-    while True:
-        cluster = client.clusters.get(cluster_id)
-        state = cluster.get("state", "UNKNOWN")
-        if state == desired:
-            if deadline.elapsed() > 0.5:
-                progress.observe(state)
-            return cluster
-        action = _ACTIONS[desired].get(state, "wait")
-        if action == "fail":
-            raise ClusterStateError(
-                f"cluster {cluster_id} ({cluster.get('cluster_name')}) is {state}"
-                f" ({cluster.get('state_message') or 'no message'}); it cannot be started"
-            )
-        if deadline.expired():
-            raise ClusterStateError(
-                f"cluster {cluster_id} ({cluster.get('cluster_name')}) did not become {desired}"
-                f" within {timeout_seconds:g} s: it is {state}"
-                f" ({cluster.get('state_message') or 'no message'}). Run `pulumi up` again to go"
-                " on waiting, or raise timeout_seconds"
-            )
-        progress.observe(state)
+
+    def act(action: str) -> None:
         try:
             if action == "start":
                 client.clusters.start(cluster_id)
-            elif action == "stop":
+            else:
                 client.clusters.stop(cluster_id)
         except InvalidState:
             pass  # It moved since we looked (another start, say): look again.
-        deadline.pause()
+
+    def stuck(cluster: dict[str, Any], why: str) -> ClusterStateError:
+        named = f"cluster {cluster_id} ({cluster.get('cluster_name')})"
+        message = cluster.get("state_message") or "no message"
+        state = f"{cluster.get('state', 'UNKNOWN')} ({message})"
+        if why == "cannot":
+            return ClusterStateError(f"{named} is {state}; it cannot be started")
+        return ClusterStateError(
+            f"{named} did not become {desired} within {timeout_seconds:g} s: it is {state}. "
+            "Run `pulumi up` again to go on waiting, or raise timeout_seconds"
+        )
+
+    return drive_to_state(f"cluster {cluster_id}", desired, timeout_seconds,
+                          lambda: client.clusters.get(cluster_id), act, _ACTIONS, stuck)
 
 
 class ClusterStateProvider(WorkspaceProvider):

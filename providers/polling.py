@@ -8,6 +8,8 @@ the provider's stderr, which the engine prints with the update's output.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Mapping
+from typing import Any
 
 import pulumi
 
@@ -57,3 +59,40 @@ class Progress:
                 return
         self._last = (state, elapsed)
         pulumi.log.info(f"{self.subject}: {state} after {elapsed:.0f}s")
+
+
+# What to do about an object in a state on its way to the desired one: "start" or "stop" it,
+# "fail" (it cannot get there); a state not listed is waited out.
+Actions = Mapping[str, Mapping[str, str]]
+
+
+def drive_to_state(
+    subject: str,
+    desired: str,
+    timeout_seconds: float,
+    read: Callable[[], dict[str, Any]],
+    act: Callable[[str], None],
+    actions: Actions,
+    stuck: Callable[[dict[str, Any], str], Exception],
+) -> dict[str, Any]:
+    """Read the object until its `state` is `desired`, asking `act("start" | "stop")` where
+    `actions[desired]` says so; the object as last read. `stuck(object, why)` is the error
+    raised where it cannot get there (`why`: "cannot" or "timeout")."""
+    deadline = Deadline(timeout_seconds)
+    progress = Progress(f"{subject} (desired {desired})", deadline)
+    while True:
+        observed = read()
+        state = observed.get("state", "UNKNOWN")
+        if state == desired:
+            if deadline.elapsed() > FIRST_PAUSE_SECONDS:
+                progress.observe(state)
+            return observed
+        action = actions[desired].get(state, "wait")
+        if action == "fail":
+            raise stuck(observed, "cannot")
+        if deadline.expired():
+            raise stuck(observed, "timeout")
+        progress.observe(state)
+        if action != "wait":
+            act(action)
+        deadline.pause()

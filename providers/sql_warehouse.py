@@ -27,7 +27,7 @@ from providers.client import AlreadyExists
 from providers.create_or_adopt import create_or_adopt
 from providers.kind import Adoption, always, declare
 from providers.lifecycle import KeyedDiffResult, Spec, WorkspaceProvider, spec_changes
-from providers.polling import Deadline, Progress
+from providers.polling import drive_to_state
 
 if TYPE_CHECKING:
     from providers.client import WorkspaceClient
@@ -153,33 +153,25 @@ def converge(
     client: WorkspaceClient, warehouse_id: str, desired: str, timeout_seconds: float
 ) -> dict[str, Any]:
     """Start or stop the warehouse until it is `desired`; the warehouse as last read."""
-    deadline = Deadline(timeout_seconds)
-    progress = Progress(f"SQL warehouse {warehouse_id} (desired {desired})", deadline)
-    while True:
-        warehouse = client.sql_warehouses.get(warehouse_id)
-        state = warehouse.get("state", "UNKNOWN")
-        if state == desired:
-            if deadline.elapsed() > 0.5:
-                progress.observe(state)
-            return warehouse
-        action = _ACTIONS[desired].get(state, "wait")
-        if action == "fail":
-            raise WarehouseStateError(
-                f"SQL warehouse {warehouse_id} ({warehouse.get('name')}) is {state}; it cannot "
-                f"become {desired}"
-            )
-        if deadline.expired():
-            raise WarehouseStateError(
-                f"SQL warehouse {warehouse_id} ({warehouse.get('name')}) did not become "
-                f"{desired} within {timeout_seconds:g} s: it is {state}. Run `pulumi up` "
-                "again to go on waiting, or raise timeout_seconds"
-            )
-        progress.observe(state)
+
+    def act(action: str) -> None:
         if action == "start":
             client.sql_warehouses.start(warehouse_id)
-        elif action == "stop":
+        else:
             client.sql_warehouses.stop(warehouse_id)
-        deadline.pause()
+
+    def stuck(warehouse: dict[str, Any], why: str) -> WarehouseStateError:
+        named = f"SQL warehouse {warehouse_id} ({warehouse.get('name')})"
+        state = warehouse.get("state", "UNKNOWN")
+        if why == "cannot":
+            return WarehouseStateError(f"{named} is {state}; it cannot become {desired}")
+        return WarehouseStateError(
+            f"{named} did not become {desired} within {timeout_seconds:g} s: it is {state}. "
+            "Run `pulumi up` again to go on waiting, or raise timeout_seconds"
+        )
+
+    return drive_to_state(f"SQL warehouse {warehouse_id}", desired, timeout_seconds,
+                          lambda: client.sql_warehouses.get(warehouse_id), act, _ACTIONS, stuck)
 
 
 class SqlWarehouseProvider(WorkspaceProvider):

@@ -138,6 +138,12 @@ class GrantProvider(WorkspaceProvider):
         }
 
 
+def _shared_securable(id_: str, recorded: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """The securable's Grants id (`<type>/<full name>`), as listed: names fold case."""
+    securable = f"{recorded.get('securable_type')}/{recorded.get('full_name')}"
+    return [("grants", securable), ("grants", securable.lower())]
+
+
 KIND = declare(
     name="Grant",
     provider=GrantProvider,
@@ -148,5 +154,8 @@ KIND = declare(
     import_id="<securable type>/<full name>/<principal>",
     adoption=Adoption(
         refused="a securable's grants are adopted whole, as Grants (workspace:grants)",
+        # A securable a stack grants on additively is not the audit's to report, nor adopt's
+        # to take over whole: its Grants would undo the other stacks' Grant.
+        makes=_shared_securable,
     ),
 )

@@ -153,6 +153,11 @@ class Adoption:
     # (where the value goes in an item, what it is), for that candidate; None: the kind's
     # first secret input, a Secret's value.
     secret_value: tuple[str, str] | None = None
+    # (audit key, import id) of the objects an object holds beside itself, from its id and
+    # recorded outputs (a key vault scope's MANAGE for `users`, a principal's declared
+    # groups, the securable an additive Grant shares): they are the object's stack's, so
+    # neither unmanaged in the audit nor adopted apart.
+    makes: Callable[[str, Mapping[str, Any]], Iterable[tuple[str, str]]] | None = None
     # For a kind whose content belongs in a file of the project (`source`): (client, import
     # id, observed spec) -> (the file's path, relative, where adopt puts the content; the
     # content exported). The item names that file as its `source`.

@@ -17,7 +17,7 @@ from providers.client import AlreadyExists
 from providers.client.listing import Listing
 from providers.client.secret_scopes import KeyVault
 from providers.create_or_adopt import create_or_adopt
-from providers.kind import declare
+from providers.kind import Adoption, declare
 from providers.lifecycle import Spec, WorkspaceProvider
 
 if TYPE_CHECKING:
@@ -149,6 +149,14 @@ def scope_names(client: Any) -> list[str]:
     return [str(scope["name"]) for scope in client.secret_scopes.list() if scope.get("name")]
 
 
+def _users_manage_acl(id_: str, recorded: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """The MANAGE for all users a scope's create grants: with initial_manage_principal
+    `users`, which a key vault scope is always created with (providers/client)."""
+    if recorded.get("initial_manage_principal") == "users" or recorded.get("keyvault"):
+        return [("secret_acl", f"{id_}/users")]
+    return []
+
+
 KIND = declare(
     name="SecretScope",
     provider=SecretScopeProvider,
@@ -162,4 +170,5 @@ KIND = declare(
     inventory=lambda client: (
         (str(scope["name"]), str(scope["name"])) for scope in client.secret_scopes.list()
     ),
+    adoption=Adoption(makes=_users_manage_acl),
 )

@@ -256,5 +256,9 @@ KIND = declare(
         # other's change.
         leaves_out={"groups": always},
         principal_of=lambda id_: id_,
+        # The memberships of the groups the item declares are its own.
+        makes=lambda id_, recorded: [
+            ("group_member", f"{group}|{id_}") for group in recorded.get("groups") or ()
+        ],
     ),
 )

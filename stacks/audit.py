@@ -116,12 +116,22 @@ def managed_ids(
         kind.type_token: kind.audit_key
         for kind in (audited_kinds().values() if of is None else of)
     }
-    return {
-        (by_type[r["type"]], str(recorded))
-        for r in recorded_resources(deployment)
+    recorded = recorded_resources(deployment)
+    managed = {
+        (by_type[r["type"]], str(id_))
+        for r in recorded
         if r.get("type") in by_type
-        for recorded in (r["id"], r.get("importID"))
-        if recorded
+        for id_ in (r["id"], r.get("importID"))
+        if id_
+    }
+    makers = {kind.type_token: kind.adoption.makes for kind in kinds() if kind.adoption.makes}
+    audited = set(by_type.values())
+    return managed | {
+        (key, id_)
+        for r in recorded
+        if r.get("type") in makers
+        for key, id_ in makers[r["type"]](str(r["id"]), r.get("outputs") or {})
+        if key in audited
     }
 
 

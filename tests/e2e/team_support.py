@@ -9,6 +9,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -123,3 +124,15 @@ def run_workflow_steps(job: str, names: list[str], workdir: Path,
             capture_output=True, text=True, timeout=900,
         )
     return results
+
+
+def run_audit(
+    stack: PulumiCli, *flags: str, stack_name: str | None = None
+) -> subprocess.CompletedProcess[str]:
+    """`python -m stacks.audit` (what `make audit` runs) on the stack's project and state
+    (another stack of it by name)."""
+    return subprocess.run(
+        [sys.executable, "-m", "stacks.audit", "--project-dir", str(stack.project_dir),
+         "--stack", stack_name or stack.stack, "--state-dir", str(stack.state_dir), *flags],
+        cwd=REPO_ROOT, env=stack.env(), capture_output=True, text=True, timeout=600,
+    )

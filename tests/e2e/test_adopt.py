@@ -33,6 +33,7 @@ from providers.client.wire import WireForm
 from stacks.pulumi_cli import REPO_ROOT, PulumiCli, inline_where_needed, project_settings
 from tests.conftest import emulator_client
 from tests.e2e.conftest import StackFactory, changed_steps, platform_writes, write_config
+from tests.e2e.team_support import run_audit
 from tests.fill_support import FilledWorkspace
 from tools.drills.local_stack import connection_config
 from workspace_emulator.testing import EmulatorInfo, clear_request_log
@@ -54,12 +55,8 @@ def run_adopt(stack: PulumiCli, *flags: str) -> subprocess.CompletedProcess[str]
     )
 
 
-def run_audit(stack: PulumiCli) -> dict[str, Any]:
-    result = subprocess.run(
-        [sys.executable, "-m", "stacks.audit", "--project-dir", str(stack.project_dir),
-         "--stack", stack.stack, "--state-dir", str(stack.state_dir), "--json"],
-        cwd=REPO_ROOT, env=stack.env(), capture_output=True, text=True, timeout=600,
-    )
+def audit_report(stack: PulumiCli) -> dict[str, Any]:
+    result = run_audit(stack, "--json")
     assert result.returncode in (0, 1), result.stderr
     return json.loads(result.stdout)
 
@@ -255,7 +252,7 @@ class TestAdoptWhatScriptsMade:
     def test_8_the_audit_reports_only_what_adopt_could_not_take(
         self, workspace: Workspace
     ) -> None:
-        report = run_audit(workspace.stack)
+        report = audit_report(workspace.stack)
         ours = {
             (o["kind"], o["id"])
             for o in report["unmanaged"]
@@ -318,7 +315,7 @@ def taken_over(stack: PulumiCli, emulator: EmulatorInfo, filled_workspace: Fille
     assert "imported" in up.stdout, up.stdout
     assert platform_writes(emulator) == []
     stack.preview("--expect-no-changes")
-    report = run_audit(stack)
+    report = audit_report(stack)
     assert {(o["kind"], o["id"]) for o in report["unmanaged"]} == refused
     again = run_adopt(stack, "--content-dir", content_dir)
     assert "added 0 item(s)" in again.stdout, again.stdout + again.stderr

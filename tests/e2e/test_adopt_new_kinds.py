@@ -29,7 +29,7 @@ from databricks.sdk.service.workspace import ImportFormat, Language
 
 from stacks.pulumi_cli import REPO_ROOT, PulumiCli
 from tests.e2e.conftest import StackFactory, platform_writes, write_config
-from tests.e2e.test_adopt import run_adopt, run_audit
+from tests.e2e.test_adopt import audit_report, run_adopt
 from workspace_emulator.testing import (
     EmulatorInfo,
     clear_request_log,
@@ -151,7 +151,7 @@ class TestAdoptContentGrantsAndRuleSets:
         made.stack.preview("--expect-no-changes")
 
     def test_4_the_audit_reports_none_of_them(self, made: Made) -> None:
-        report = run_audit(made.stack)
+        report = audit_report(made.stack)
         ours = [o for o in report["unmanaged"]
                 if made.prefix in o["id"] or made.prefix in o["name"]
                 or o["id"] == made.rule_set]

@@ -1,7 +1,8 @@
 """The committed project file and program entry run unchanged under the pinned engine: the
 `local` stack from a directory laid out like a checkout (Pulumi.yaml copied as it is), up,
-a no-op up and destroy, what `make demo` and `make demo-down` run. The relative plugin path
-of Pulumi.yaml once broke here while every test with a generated project file passed."""
+a no-op up, an audit that finds nothing unmanaged, and destroy: what `make demo`, `make
+audit` and `make demo-down` run. The relative plugin path of Pulumi.yaml once broke here
+while every test with a generated project file passed."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.e2e.team_support import checkout_like, environment_stack
+from tests.e2e.team_support import checkout_like, environment_stack, run_audit
 from tools.drills import inventory
 from tools.drills.local_stack import local_objects
 from workspace_emulator.testing import EmulatorInfo
@@ -39,6 +40,10 @@ def test_committed_project_up_noop_and_destroy(tmp_path: Path, emulator: Emulato
                               "workspace/local/")
     assert verdict.problems == []
     stack.up("--expect-no-changes")
+    # What `make audit` shows after `make demo`: everything the workspace holds is the
+    # stack's, made beside one of its objects, or of the initial data it ignores.
+    audited = run_audit(stack)
+    assert audited.returncode == 0 and "nothing unmanaged" in audited.stdout, audited.stdout
 
     stack.destroy()
     assert inventory.take(emulator, CATALOGS) == before

@@ -10,16 +10,15 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import subprocess
-import sys
 from typing import Any
 
 import pytest
 import requests
 
 from stacks import audit
-from stacks.pulumi_cli import REPO_ROOT, PulumiCli
+from stacks.pulumi_cli import PulumiCli
 from tests.e2e.conftest import StackFactory, write_config
+from tests.e2e.team_support import run_audit
 from tools.drills.local_stack import connection_config
 from workspace_emulator.testing import EmulatorInfo, auth_headers, clear_request_log, request_log
 
@@ -117,31 +116,6 @@ def test_health_gate_passes_exports_and_fails_on_threshold(
     result = stack.up(check=False)
     assert result.returncode != 0
     assert "workspace:flowPassword: stored in plain text" in result.stdout + result.stderr
-
-
-def run_audit(
-    stack: PulumiCli, *flags: str, stack_name: str | None = None
-) -> subprocess.CompletedProcess[str]:
-    """`python -m stacks.audit` on the stack's project and state (another stack by name)."""
-    return subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "stacks.audit",
-            "--project-dir",
-            str(stack.project_dir),
-            "--stack",
-            stack_name or stack.stack,
-            "--state-dir",
-            str(stack.state_dir),
-            *flags,
-        ],
-        cwd=REPO_ROOT,
-        env=stack.env(),
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
 
 
 @dataclasses.dataclass

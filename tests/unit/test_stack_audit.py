@@ -10,6 +10,7 @@ import responses
 from responses import matchers
 
 from providers.client import WorkspaceClient
+from providers.registry import kind_named
 from stacks import adoption, audit
 from stacks.audit import (
     AuditError,
@@ -44,6 +45,42 @@ def test_managed_ids_take_the_three_kinds_and_skip_pending_deletes() -> None:
     assert managed_ids(deployment) == {
         ("job", "42"), ("service_principal", "4000000000000007"), ("secret_scope", "etl")}
     assert managed_ids({"deployment": {}}) == set()
+
+
+def test_the_acl_a_scopes_create_grants_all_users_is_the_scopes() -> None:
+    """A key vault scope is created with `initial_manage_principal: users` (a plain one
+    where it says so): that MANAGE is made by the scope, so the audit does not report it
+    and adopt does not take it over apart; another principal's ACL stays unmanaged."""
+    scope = "pulumi-python:dynamic/workspace:SecretScope"
+    deployment = export_of(
+        {"type": scope, "id": "vault", "outputs": {
+            "name": "vault", "keyvault": {"dns_name": "https://kv.vault.azure.net/"}}},
+        {"type": scope, "id": "shared", "outputs": {
+            "name": "shared", "initial_manage_principal": "users"}},
+        {"type": scope, "id": "plain", "outputs": {"name": "plain"}},
+    )
+    assert {found for found in managed_ids(deployment) if found[0] == "secret_acl"} == {
+        ("secret_acl", "vault/users"), ("secret_acl", "shared/users")}
+    # Where the ACLs' kind is not among those asked about, none is given.
+    assert managed_ids(deployment, of=[kind_named("SecretScope")]) == {
+        ("secret_scope", "vault"), ("secret_scope", "shared"), ("secret_scope", "plain")}
+
+
+def test_a_principals_declared_groups_and_a_shared_securable_are_the_stacks() -> None:
+    """A principal's `groups` are its memberships (no GroupMember item declares them); a
+    securable an additive Grant grants on is not reported whole as Grants, nor adopted so."""
+    deployment = export_of(
+        {"type": "pulumi-python:dynamic/workspace:ServicePrincipal", "id": "4000000000000003",
+         "outputs": {"groups": ["100000000000003"]}},
+        {"type": "pulumi-python:dynamic/workspace:ServicePrincipal", "id": "4000000000000004",
+         "outputs": {}},
+        {"type": "pulumi-python:dynamic/workspace:Grant", "id": "catalog/Sales/analysts",
+         "outputs": {"securable_type": "catalog", "full_name": "Sales"}},
+    )
+    found = managed_ids(deployment)
+    assert {f for f in found if f[0] == "group_member"} == {
+        ("group_member", "100000000000003|4000000000000003")}
+    assert ("grants", "catalog/sales") in found
 
 
 def test_patterns_match_id_or_name_within_a_kind() -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol
 
 import pytest
 import requests
@@ -101,6 +101,26 @@ def upgrade_updates_the_provider_alone(stack: PulumiCli) -> None:
     client adapting to the service's 429s); no resource changes."""
     assert changed_steps(stack) == [("update", PROVIDER_TYPE)]
     stack.up()
+
+
+class Declared(Protocol):
+    """A scenario's stack and the objects its config declares."""
+
+    stack: PulumiCli
+    objects: dict[str, Any]
+
+
+def reconfigure(scenario: Declared, objects: dict[str, Any]) -> None:
+    """The scenario's stack declares `objects` from now on (its config and its record)."""
+    scenario.objects = objects
+    write_objects(scenario.stack, objects)
+
+
+def preview_ops(cli: PulumiCli, kinds: dict[str, str]) -> dict[str, tuple[str, list[str] | None]]:
+    """(op, sorted replace reasons) of each resource `pulumi preview` steps, by name
+    (`preview_steps`)."""
+    return {name: (step["op"], step.get("replaceReasons"))
+            for name, step in preview_steps(cli, kinds).items()}
 
 
 def preview_steps(cli: PulumiCli, kinds: dict[str, str]) -> dict[str, dict[str, Any]]:

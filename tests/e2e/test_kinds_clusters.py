@@ -24,9 +24,9 @@ from tests.e2e.conftest import (
     assert_no_changes,
     platform_writes,
     preview_steps,
+    reconfigure,
     refreshed,
     write_config,
-    write_objects,
 )
 from tests.e2e.test_import import import_stack
 from tools.drills.local_stack import connection_config, scratch_stack, write_stack_config
@@ -83,10 +83,6 @@ class Lifecycle:
     stack: PulumiCli
     objects: dict[str, Any]
 
-    def reconfigure(self, objects: dict[str, Any]) -> None:
-        self.objects = objects
-        write_objects(self.stack, objects)
-
     def ids(self) -> tuple[str, str]:
         outputs = self.stack.outputs()
         return outputs["cluster_policies"]["e2e-small"], outputs["clusters"]["e2e-analysts"]
@@ -130,7 +126,7 @@ class ClusterKindsLifecycle:
         objects = copy.deepcopy(lifecycle.objects)
         reordered = dict(reversed(list(DEFINITION.items())))
         objects["clusterPolicies"][0]["definition"] = json.dumps(reordered, indent=4)
-        lifecycle.reconfigure(objects)
+        reconfigure(lifecycle, objects)
         assert ops(lifecycle.stack) == {}, "4a. compared as JSON, not as text"
         lifecycle.stack.preview("--expect-no-changes")
 
@@ -139,7 +135,7 @@ class ClusterKindsLifecycle:
         objects["clusterPolicies"][0]["max_clusters_per_user"] = 3
         cluster = objects["clusters"][0]
         cluster.update(state="RUNNING", autotermination_minutes=45)
-        lifecycle.reconfigure(objects)
+        reconfigure(lifecycle, objects)
         assert ops(lifecycle.stack) == {name: "update" for name in KINDS}, "4b. preview"
         lifecycle.stack.up()
         policy_id, cluster_id = lifecycle.ids()
@@ -153,11 +149,11 @@ class ClusterKindsLifecycle:
     ) -> None:
         objects = copy.deepcopy(lifecycle.objects)
         objects["clusters"][0]["num_workers"] = 2  # a resize: no restart
-        lifecycle.reconfigure(objects)
+        reconfigure(lifecycle, objects)
         preview = lifecycle.stack.preview("--diff")
         assert "restarts" not in preview.stdout + preview.stderr
         objects["clusters"][0]["node_type_id"] = "Standard_DS4_v2"  # an edit: a restart
-        lifecycle.reconfigure(objects)
+        reconfigure(lifecycle, objects)
         preview = lifecycle.stack.preview("--diff")
         assert "which restarts it" in preview.stdout + preview.stderr, preview.stdout
         lifecycle.stack.up()

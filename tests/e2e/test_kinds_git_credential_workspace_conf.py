@@ -29,9 +29,9 @@ from tests.e2e.conftest import (
     StackFactory,
     assert_no_changes,
     preview_steps,
+    reconfigure,
     refreshed,
     write_config,
-    write_objects,
 )
 from tests.e2e.test_import import import_stack
 from workspace_emulator.testing import EmulatorInfo, clear_request_log
@@ -101,11 +101,6 @@ def ops(stack: PulumiCli) -> dict[str, str]:
 def ids(stack: PulumiCli) -> dict[str, str]:
     return {r["urn"].split("::")[-1]: r["id"] for r in stack.export()["deployment"]["resources"]
             if r["type"].startswith(TYPE_PREFIX)}
-
-
-def reconfigure(lifecycle: Lifecycle, objects: dict[str, Any]) -> None:
-    lifecycle.objects = objects
-    write_objects(lifecycle.stack, objects)
 
 
 @pytest.mark.steps

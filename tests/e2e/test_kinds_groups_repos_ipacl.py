@@ -25,10 +25,10 @@ from tests.e2e.conftest import (
     PlatformApi,
     StackFactory,
     assert_no_changes,
-    preview_steps,
+    preview_ops,
+    reconfigure,
     refreshed,
     write_config,
-    write_objects,
 )
 from tests.e2e.test_import import import_stack
 from workspace_emulator.testing import EmulatorInfo, clear_request_log, request_log
@@ -129,13 +129,6 @@ class Workspace(PlatformApi):
 # --- the engine's answers ----------------------------------------------------------------
 
 
-def ops(stack: PulumiCli) -> dict[str, tuple[str, list[str] | None]]:
-    return {
-        name: (step["op"], step.get("replaceReasons"))
-        for name, step in preview_steps(stack, KINDS).items()
-    }
-
-
 def calls_by_area(info: EmulatorInfo) -> Counter[str]:
     """Platform calls of the request log by API area (groups, users, repos, ...)."""
     areas: Counter[str] = Counter()
@@ -171,17 +164,13 @@ def lifecycle(
     return Lifecycle(class_wire_form, suffix, workspace, workspace.snapshot(), stack, objects)
 
 
-def reconfigure(lifecycle: Lifecycle, objects: dict[str, Any]) -> None:
-    lifecycle.objects = objects
-    write_objects(lifecycle.stack, objects)
-
-
 @pytest.mark.steps
 class GroupsReposIpAclLifecycle:
     wire_form: str
 
     def test_1_preview_lists_the_creates(self, lifecycle: Lifecycle) -> None:
-        assert ops(lifecycle.stack) == {name: ("create", None) for name in KINDS}, "1. preview"
+        assert preview_ops(lifecycle.stack, KINDS) == \
+            {name: ("create", None) for name in KINDS}, "1. preview"
         assert lifecycle.workspace.snapshot() == lifecycle.before, "1. preview changed things"
 
     def test_2_up_makes_the_objects_as_declared(self, lifecycle: Lifecycle) -> None:
@@ -224,7 +213,7 @@ class GroupsReposIpAclLifecycle:
         updated["ipAccessLists"][0]["ip_addresses"] = ["127.0.0.1", "198.51.100.0/24"]
         updated["ipAccessLists"][0]["enabled"] = False
         reconfigure(lifecycle, updated)
-        assert ops(lifecycle.stack) == {
+        assert preview_ops(lifecycle.stack, KINDS) == {
             "e2e-team": ("update", None),
             "e2e-pipelines": ("update", None),
             "e2e-office": ("update", None),
@@ -256,7 +245,7 @@ class GroupsReposIpAclLifecycle:
         del replaced["repos"][0]["tag"]
         replaced["repos"][0]["branch"] = "experiment"
         reconfigure(lifecycle, replaced)
-        assert ops(lifecycle.stack) == {
+        assert preview_ops(lifecycle.stack, KINDS) == {
             "bob-in-team": ("replace", ["member_id"]),
             "e2e-pipelines": ("replace", ["url"]),
         }, "5. preview: the membership and the repo are replaced"

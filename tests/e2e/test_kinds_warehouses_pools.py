@@ -24,10 +24,10 @@ from tests.e2e.conftest import (
     PlatformApi,
     StackFactory,
     assert_no_changes,
-    preview_steps,
+    preview_ops,
+    reconfigure,
     refreshed,
     write_config,
-    write_objects,
 )
 from tests.e2e.test_import import import_stack
 from workspace_emulator.testing import EmulatorInfo, clear_request_log
@@ -96,13 +96,6 @@ class Workspace(PlatformApi):
                 "clusters": sorted(self.clusters())}
 
 
-def ops(stack: PulumiCli) -> dict[str, tuple[str, list[str] | None]]:
-    return {
-        name: (step["op"], step.get("replaceReasons"))
-        for name, step in preview_steps(stack, KINDS).items()
-    }
-
-
 @dataclasses.dataclass
 class Lifecycle:
     suffix: str
@@ -121,15 +114,11 @@ def lifecycle(workspace_stack: StackFactory, emulator: EmulatorInfo) -> Lifecycl
     return Lifecycle(suffix, workspace, workspace.snapshot(), stack, objects)
 
 
-def reconfigure(lifecycle: Lifecycle, objects: dict[str, Any]) -> None:
-    lifecycle.objects = objects
-    write_objects(lifecycle.stack, objects)
-
-
 @pytest.mark.steps
 class TestWarehousesAndPools:
     def test_1_preview_lists_the_creates(self, lifecycle: Lifecycle) -> None:
-        assert ops(lifecycle.stack) == {name: ("create", None) for name in KINDS}, "1. preview"
+        assert preview_ops(lifecycle.stack, KINDS) == \
+            {name: ("create", None) for name in KINDS}, "1. preview"
         assert lifecycle.workspace.snapshot() == lifecycle.before, "1. preview changed things"
 
     def test_2_up_makes_them_as_declared(self, lifecycle: Lifecycle) -> None:
@@ -157,7 +146,7 @@ class TestWarehousesAndPools:
         warehouse["max_num_clusters"] = 2
         warehouse["state"] = "RUNNING"
         reconfigure(lifecycle, updated)
-        assert ops(lifecycle.stack) == {
+        assert preview_ops(lifecycle.stack, KINDS) == {
             "e2e-pool": ("update", None),
             "e2e-warehouse": ("update", None),
         }, "4. preview: two in-place updates"
@@ -175,7 +164,8 @@ class TestWarehousesAndPools:
         replaced = copy.deepcopy(lifecycle.objects)
         replaced["instancePools"][0]["node_type_id"] = OTHER_NODE
         reconfigure(lifecycle, replaced)
-        assert ops(lifecycle.stack)["e2e-pool"] == ("replace", ["node_type_id"]), "5. preview"
+        assert preview_ops(lifecycle.stack, KINDS)["e2e-pool"] == \
+            ("replace", ["node_type_id"]), "5. preview"
         old_id = self._ids(lifecycle.stack)["e2e-pool"]
         lifecycle.stack.up()
         workspace, suffix = lifecycle.workspace, lifecycle.suffix

@@ -26,7 +26,8 @@ from tests.e2e.conftest import (
     PlatformApi,
     StackFactory,
     assert_no_changes,
-    preview_steps,
+    preview_ops,
+    reconfigure,
     refreshed,
     write_config,
     write_objects,
@@ -124,11 +125,8 @@ class Workspace(PlatformApi):
 
 
 def ops(stack: PulumiCli) -> dict[str, tuple[str, list[str] | None]]:
-    return {
-        name: (step["op"], step.get("replaceReasons"))
-        for name, step in preview_steps(stack, KINDS).items()
-        if step["op"] != "same"
-    }
+    """What the preview changes: `preview_ops` but the resources it leaves the same."""
+    return {name: op for name, op in preview_ops(stack, KINDS).items() if op[0] != "same"}
 
 
 @dataclasses.dataclass
@@ -146,11 +144,6 @@ def lifecycle(workspace_stack: StackFactory, emulator: EmulatorInfo) -> Lifecycl
     objects = declared(folder)
     stack = workspace_stack(wire_form="public", **objects)
     return Lifecycle(folder, Workspace(emulator), stack, objects)
-
-
-def reconfigure(lifecycle: Lifecycle, objects: dict[str, Any]) -> None:
-    lifecycle.objects = objects
-    write_objects(lifecycle.stack, objects)
 
 
 def object_ids(stack: PulumiCli) -> dict[str, int]:

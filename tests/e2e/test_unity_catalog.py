@@ -31,7 +31,7 @@ from tests.e2e.conftest import (
     StackFactory,
     assert_no_changes,
     platform_writes,
-    write_objects,
+    reconfigure,
 )
 from workspace_emulator.testing import EmulatorInfo, clear_request_log, fetch_token
 
@@ -146,10 +146,6 @@ class Scenario:
                 item["principal"]] = sorted(item["privileges"])
         return wanted
 
-    def reconfigure(self, objects: dict[str, Any]) -> None:
-        self.objects = objects
-        write_objects(self.stack, objects)
-
 
 @pytest.fixture(scope="class")
 def scenario(workspace_stack: StackFactory, emulator: EmulatorInfo) -> Scenario:
@@ -200,7 +196,7 @@ class TestUnityCatalog:
         objects = copy.deepcopy(scenario.objects)
         analysts = objects["grants"][0]["privilege_assignments"][1]
         analysts["privileges"] = ["USE_CATALOG"]
-        scenario.reconfigure(objects)
+        reconfigure(scenario, objects)
         clear_request_log(scenario.info)
         scenario.stack.up()
         assert platform_writes(scenario.info) == [
@@ -288,7 +284,7 @@ class TestUnityCatalog:
         # force_destroy recorded by an up of the catalog alone (the rest, deleted, stays so).
         objects = copy.deepcopy(scenario.objects)
         objects["catalogs"][0]["force_destroy"] = True
-        scenario.reconfigure(objects)
+        reconfigure(scenario, objects)
         clear_request_log(scenario.info)
         scenario.stack.up("--target", left[cat])
         assert platform_writes(scenario.info) == [], "5. recording force_destroy wrote"

@@ -22,10 +22,10 @@ from tests.e2e.conftest import (
     PlatformApi,
     StackFactory,
     assert_no_changes,
-    preview_steps,
+    preview_ops,
+    reconfigure,
     refreshed,
     write_config,
-    write_objects,
 )
 from tests.e2e.test_import import import_stack
 from workspace_emulator.testing import EmulatorInfo, clear_request_log
@@ -100,11 +100,6 @@ class Workspace(PlatformApi):
             "content": base64.b64encode(b"print('demo')\n").decode()})
 
 
-def ops(stack: PulumiCli) -> dict[str, tuple[str, list[str] | None]]:
-    return {name: (step["op"], step.get("replaceReasons"))
-            for name, step in preview_steps(stack, KINDS).items()}
-
-
 @dataclasses.dataclass
 class Lifecycle:
     suffix: str
@@ -125,15 +120,11 @@ def lifecycle(workspace_stack: StackFactory, emulator: EmulatorInfo) -> Lifecycl
     return Lifecycle(suffix, notebook, workspace, stack, objects)
 
 
-def reconfigure(lifecycle: Lifecycle, objects: dict[str, Any]) -> None:
-    lifecycle.objects = objects
-    write_objects(lifecycle.stack, objects)
-
-
 @pytest.mark.steps
 class TestUsersRuleSetsPermissions:
     def test_1_up_makes_them_as_declared(self, lifecycle: Lifecycle) -> None:
-        assert ops(lifecycle.stack) == {name: ("create", None) for name in KINDS}, "1. preview"
+        assert preview_ops(lifecycle.stack, KINDS) == \
+            {name: ("create", None) for name in KINDS}, "1. preview"
         lifecycle.stack.up()
         workspace = lifecycle.workspace
         user = workspace.user(f"e2e-{lifecycle.suffix}@example.com")
@@ -155,7 +146,7 @@ class TestUsersRuleSetsPermissions:
         updated["permissions"][0]["access_controls"][0]["group_name"] = "data-engineers"
         updated["users"][0]["user_name"] = f"e2e-{lifecycle.suffix}-b@example.com"
         reconfigure(lifecycle, updated)
-        assert ops(lifecycle.stack) == {
+        assert preview_ops(lifecycle.stack, KINDS) == {
             "e2e-user": ("replace", ["user_name"]),
             "e2e-runner-roles": ("update", None),
             "e2e-token-usage": ("update", None),

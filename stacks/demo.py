@@ -85,9 +85,22 @@ def start_emulator() -> dict:
 def is_emulator(pid: int) -> bool:
     """Whether `pid` is still the emulator the demo started: after a reboot the pid file's
     number may belong to another process, which must not be stopped."""
+    return "workspace_emulator" in command_line(pid)
+
+
+def command_line(pid: int) -> str:
+    """The process's command line, or "" when it is gone. Linux answers from /proc, which
+    needs no `ps` (slim images lack it, or carry one without `-p`); elsewhere `ps` does."""
+    proc = Path("/proc")
+    if proc.is_dir():
+        try:
+            return (proc / str(pid) / "cmdline").read_bytes().replace(b"\0", b" ").decode(
+                errors="replace")
+        except OSError:
+            return ""
     shown = subprocess.run(["ps", "-p", str(pid), "-o", "command="], capture_output=True,
                            text=True, check=False)
-    return shown.returncode == 0 and "workspace_emulator" in shown.stdout
+    return shown.stdout if shown.returncode == 0 else ""
 
 
 def stop_emulator() -> None:

@@ -10,8 +10,10 @@ way: stacks.audit), and writes every object no stack of the project manages into
 Pulumi.<stack>.yaml, one item per object at the end of its kind's list:
 `{name: <resource name>, import: <import id>, <the object's settings as it has them>}`, a
 reference by resource name wherever the object points at one the list holds (`job:
-nightly-etl`, not `job_id: 42`). A notebook's or workspace file's content is exported into
-a file of the project that its item's `source` names (stacks/adopt_content.py, under
+nightly-etl`, not `job_id: 42`; inside a nested object too: a job cluster's
+`instance_pool: etl-pool`, not `instance_pool_id: 0101-...`). A notebook's or workspace
+file's content is exported into a file of the project that its item's `source` names
+(stacks/adopt_content.py, under
 `--content-dir`, `workspace` by default), never over a file with other content. The next
 `pulumi up` imports them, writing nothing to the workspace, and the preview after it shows
 no changes.
@@ -36,6 +38,7 @@ could not run (the reason on stderr; nothing written).
 from __future__ import annotations
 
 import argparse
+import copy
 import re
 import sys
 import time
@@ -46,7 +49,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from providers.client import WorkspaceClient, WorkspaceError
-from providers.kind import Kind, Reference
+from providers.kind import Kind, Reference, nested_holders
 from providers.registry import by_config_key
 from providers.workspace_objects import one_tree_walk, source_roots
 from stacks import adopt_content, adopt_python, adoption, audit, config_file
@@ -360,7 +363,8 @@ def with_references(
     kind: Kind, candidate: adoption.Candidate, known: Known
 ) -> dict[str, Any]:
     """The candidate's item, each id field that points at an object its target list holds
-    written as that item's name (`job: nightly-etl` in place of `job_id: 42`), in place."""
+    written as that item's name (`job: nightly-etl` in place of `job_id: 42`), in place; so
+    too the ids in its nested objects (`with_nested_names`: a job cluster's pool)."""
     by_field = {
         reference.field: (key, reference)
         for key, reference in kind.item_references.items()
@@ -379,6 +383,32 @@ def with_references(
                 made[key] = target
                 continue
         made[name] = value
+    return with_nested_names(kind, candidate.references, known, made)
+
+
+def with_nested_names(
+    kind: Kind, references: Mapping[str, str], known: Known, item: Mapping[str, Any]
+) -> dict[str, Any]:
+    """A copy of the item in which each id of a nested object that points at an object its
+    target list holds is written as that item's name, in the id's place in the nested object
+    (`new_cluster: {instance_pool: etl-pool}` in place of `instance_pool_id: 0101-...`).
+    `references` holds the nested ids by path (stacks.adoption.references_of)."""
+    made = copy.deepcopy(dict(item))
+    for key, reference in kind.nested_references.items():
+        if not isinstance(reference, Reference):
+            continue
+        name = key.rsplit(".", 1)[-1]
+        for path, holder in nested_holders(made, key):
+            target_id = references.get(f"{path}.{reference.field}")
+            target = None if target_id is None else known.name_of(reference, target_id)
+            if target is None or reference.field not in holder or name in holder:
+                continue
+            renamed = {
+                (name if k == reference.field else k): (target if k == reference.field else v)
+                for k, v in holder.items()
+            }
+            holder.clear()
+            holder.update(renamed)
     return made
 
 

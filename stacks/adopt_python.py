@@ -3,7 +3,9 @@ program imports (docs/adopt.md, "A team's own program").
 
 The module declares the same objects as the config items would, with the package's kinds
 and `ResourceOptions(import_=...)`, a reference by resource name becoming the id of the
-resource the module declares:
+resource the module declares, at the item's top level (`'job_id': made['jobs']['etl'].id`)
+and inside its nested objects (a job cluster's `'instance_pool_id':
+made['instancePools']['etl-pool'].id`):
 
     import adopted
     auth = WorkspaceAuth("workspace", auth_args)
@@ -12,11 +14,12 @@ resource the module declares:
 
 from __future__ import annotations
 
+import copy
 import pprint
 from collections.abc import Mapping
 from typing import Any
 
-from providers.kind import Kind, Reference
+from providers.kind import Kind, Reference, nested_holders
 from stacks.config_rules import IMPORT_KEY, stack_keys
 
 HEADER = '''"""The objects `python -m stacks.adopt` adopted from {url}
@@ -56,8 +59,9 @@ def module_text(additions: Mapping[str, list[dict[str, Any]]], kinds: Mapping[st
 
 def _declaration(kind: Kind, key: str, item: Mapping[str, Any]) -> str:
     own = stack_keys(kind)
+    declared = _with_nested_ids(kind, item)
     entries = [
-        f"{name!r}: {_literal(value)}" for name, value in item.items() if name not in own
+        f"{name!r}: {_literal(value)}" for name, value in declared.items() if name not in own
     ]
     for name, reference in kind.item_references.items():
         if isinstance(reference, Reference) and name in item:
@@ -72,6 +76,37 @@ def _declaration(kind: Kind, key: str, item: Mapping[str, Any]) -> str:
         f"        opts=pulumi.ResourceOptions(import_={str(item[IMPORT_KEY])!r}),\n"
         f"    )\n"
     )
+
+
+class _Id:
+    """Stands in a literal for the id of a resource the module declares: its repr is the
+    expression (`made['instancePools']['etl-pool'].id`)."""
+
+    def __init__(self, reference: Reference, name: Any) -> None:
+        self.expression = f"made[{reference.target_key!r}][{name!r}].id"
+
+    def __repr__(self) -> str:
+        return self.expression
+
+
+def _with_nested_ids(kind: Kind, item: Mapping[str, Any]) -> dict[str, Any]:
+    """The item with each nested reference by name (a job cluster's `instance_pool`) written
+    as its field, the id of the module's own resource of that name, in the name's place."""
+    made = copy.deepcopy(dict(item))
+    for path, reference in kind.nested_references.items():
+        if not isinstance(reference, Reference):
+            continue
+        name = path.rsplit(".", 1)[-1]
+        for _, holder in nested_holders(made, path):
+            if name not in holder:
+                continue
+            renamed = {
+                (reference.field if k == name else k): (_Id(reference, v) if k == name else v)
+                for k, v in holder.items()
+            }
+            holder.clear()
+            holder.update(renamed)
+    return made
 
 
 def _literal(value: Any) -> str:

@@ -72,7 +72,7 @@ from typing import Any
 import pydantic
 
 from providers.client import WorkspaceClient, WorkspaceError, is_gone
-from providers.kind import Kind, Reference
+from providers.kind import Kind, Reference, nested_holders
 from providers.lifecycle import WorkspaceProvider
 from providers.registry import kinds
 from providers.workspace_objects import source_roots
@@ -392,12 +392,21 @@ def _same(a: Any, b: Any) -> bool:
 
 def references_of(kind: Kind, item: Mapping[str, Any]) -> dict[str, str]:
     """Input field -> import id of the object it names, for each of the kind's references
-    to another list (that object's import id is the field's value in every kind)."""
-    return {
+    to another list (that object's import id is the field's value in every kind); a field
+    of a nested object by its path in the item (`job_clusters[0].new_cluster.
+    instance_pool_id` of a job, for its `job_clusters[].new_cluster.instance_pool`)."""
+    found = {
         reference.field: str(item[reference.field])
         for reference in kind.item_references.values()
         if isinstance(reference, Reference) and item.get(reference.field) is not None
     }
+    for key, reference in kind.nested_references.items():
+        if not isinstance(reference, Reference):
+            continue
+        for path, holder in nested_holders(item, key):
+            if holder.get(reference.field) is not None:
+                found[f"{path}.{reference.field}"] = str(holder[reference.field])
+    return found
 
 
 # --- verification ------------------------------------------------------------------------

@@ -9,7 +9,10 @@ steps."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, Protocol
 
 import pytest
@@ -17,9 +20,14 @@ import requests
 import yaml
 
 from stacks.config_rules import object_lists
-from stacks.pulumi_cli import PulumiCli
+from stacks.pulumi_cli import REPO_ROOT, PulumiCli, inline_where_needed, project_settings
 from tests.conftest import emulator_fixture
-from tools.drills.local_stack import local_objects, scratch_stack, with_secret_inputs_encrypted
+from tools.drills.local_stack import (
+    connection_config,
+    local_objects,
+    scratch_stack,
+    with_secret_inputs_encrypted,
+)
 from workspace_emulator.testing import EmulatorInfo, auth_headers, clear_request_log, request_log
 
 StackFactory = Callable[..., PulumiCli]
@@ -30,6 +38,9 @@ STACK = "e2e"
 LOCAL_OBJECTS: dict[str, Any] = {
     key: value for key, value in local_objects(kinds=None).items() if key in object_lists()
 }
+
+# The program that declares objects by their import ids (tests of imports).
+IMPORT_PROGRAM = Path(__file__).parent / "import_program"
 
 emulator = emulator_fixture("class")
 
@@ -194,3 +205,35 @@ class PlatformApi:
 
     def writes(self) -> list[str]:
         return platform_writes(self.info)
+
+
+def import_stack(tmp_path: Path, info: EmulatorInfo, wire_form: str) -> PulumiCli:
+    """A stack of the import program (import_program/), signed in to `info` in `wire_form`."""
+    project = tmp_path / "project"
+    project.mkdir()
+    settings = project_settings("imports", IMPORT_PROGRAM)
+    (project / "Pulumi.yaml").write_text(yaml.safe_dump(settings))
+    cli = PulumiCli(
+        project_dir=project,
+        stack="e2e",
+        state_dir=tmp_path / "state",
+        extra_env={},
+        program=inline_where_needed(IMPORT_PROGRAM),
+    )
+    cli.select_or_init()
+    cli.set_config("workspace:clientSecret", info.client_secret, secret=True)
+    write_config(cli, connection_config(info, wire_form))
+    return cli
+
+
+def summary_of(preview_json: str) -> str:
+    """Runs the script as the workflow does: `python -m tools.preview_summary < preview.json`."""
+    result = subprocess.run(
+        [sys.executable, "-m", "tools.preview_summary", "--stack", "e2e"],
+        input=preview_json,
+        capture_output=True,
+        text=True,
+        cwd=REPO_ROOT,
+        check=True,
+    )
+    return result.stdout

@@ -14,14 +14,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
 from providers.client import NotFound, WireForm, WorkspaceClient
 from providers.client.service_principals import SCIM_SCHEMA
-from stacks.pulumi_cli import PulumiCli, engine_kind, inline_where_needed, project_settings
+from stacks.pulumi_cli import PulumiCli, engine_kind
 from tests.conftest import emulator_client
-from tests.e2e.conftest import PROVIDER_TYPE, changed_steps, write_config
-from tools.drills.local_stack import connection_config
+from tests.e2e.conftest import PROVIDER_TYPE, changed_steps, import_stack, write_config
 from workspace_emulator.testing import (
     EmulatorInfo,
     clear_request_log,
@@ -31,29 +29,11 @@ from workspace_emulator.testing import (
 
 pytestmark = pytest.mark.engine
 
-PROGRAM = Path(__file__).parent / "import_program"
 ANALYSTS = "100000000000004"
 ADMINS = "100000000000001"
 REPO_ID = "3000000000000002"
 CATALOG = "sandbox"
 OTHER_WORKSPACE = "2345678901234567"
-
-
-def import_stack(tmp_path: Path, info: EmulatorInfo, wire_form: str) -> PulumiCli:
-    project = tmp_path / "project"
-    project.mkdir()
-    (project / "Pulumi.yaml").write_text(yaml.safe_dump(project_settings("imports", PROGRAM)))
-    cli = PulumiCli(
-        project_dir=project,
-        stack="e2e",
-        state_dir=tmp_path / "state",
-        extra_env={},
-        program=inline_where_needed(PROGRAM),
-    )
-    cli.select_or_init()
-    cli.set_config("workspace:clientSecret", info.client_secret, secret=True)
-    write_config(cli, connection_config(info, wire_form))
-    return cli
 
 
 def make_objects_out_of_band(info: EmulatorInfo, client: WorkspaceClient) -> dict[str, Any]:

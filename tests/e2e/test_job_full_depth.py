@@ -28,9 +28,7 @@ from providers.client.wire import WireForm
 from providers.job_diff import canonical
 from stacks.pulumi_cli import PulumiCli
 from tests.conftest import emulator_client
-from tests.e2e.conftest import StackFactory, write_config
-from tests.e2e.test_import import import_stack
-from tests.e2e.test_preview_summary import summary_of
+from tests.e2e.conftest import StackFactory, import_stack, summary_of, write_config
 from workspace_emulator.testing import EmulatorInfo, clear_request_log, request_log
 
 pytestmark = pytest.mark.engine

@@ -22,13 +22,13 @@ from tests.conftest import emulator_client
 from tests.e2e.conftest import (
     StackFactory,
     assert_no_changes,
+    import_stack,
     platform_writes,
     preview_steps,
     reconfigure,
     refreshed,
     write_config,
 )
-from tests.e2e.test_import import import_stack
 from tools.drills.local_stack import connection_config, scratch_stack, write_stack_config
 from workspace_emulator.testing import EmulatorInfo, clear_request_log, request_log
 

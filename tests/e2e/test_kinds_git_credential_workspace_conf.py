@@ -28,12 +28,12 @@ from tests.e2e.conftest import (
     PlatformApi,
     StackFactory,
     assert_no_changes,
+    import_stack,
     preview_steps,
     reconfigure,
     refreshed,
     write_config,
 )
-from tests.e2e.test_import import import_stack
 from workspace_emulator.testing import EmulatorInfo, clear_request_log
 
 pytestmark = pytest.mark.engine

@@ -27,6 +27,7 @@ from tests.e2e.conftest import (
     TYPE_PREFIX,
     StackFactory,
     assert_no_changes,
+    import_stack,
     platform_writes,
     preview_steps,
     refreshed,
@@ -35,7 +36,6 @@ from tests.e2e.conftest import (
     write_objects,
 )
 from tests.e2e.previous_code import run_program_of, tree_at
-from tests.e2e.test_import import import_stack
 from workspace_emulator.testing import EmulatorInfo, clear_request_log, request_log
 
 pytestmark = pytest.mark.engine

@@ -26,13 +26,13 @@ from tests.e2e.conftest import (
     PlatformApi,
     StackFactory,
     assert_no_changes,
+    import_stack,
     preview_ops,
     reconfigure,
     refreshed,
     write_config,
     write_objects,
 )
-from tests.e2e.test_import import import_stack
 from workspace_emulator.testing import EmulatorInfo, clear_request_log
 
 pytestmark = pytest.mark.engine

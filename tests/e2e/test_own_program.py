@@ -6,57 +6,20 @@ from __future__ import annotations
 
 import shutil
 import subprocess
-import sys
-import sysconfig
 from pathlib import Path
 
 import pytest
 
 from providers.client import WorkspaceClient
-from stacks.pulumi_cli import REPO_ROOT, PulumiCli
-from tests.checkout import copy_checkout, outside_env
+from stacks.pulumi_cli import PulumiCli
+from tests.checkout import EXAMPLE, copy_checkout, outside_env, project_virtualenv
 from tests.conftest import emulator_client
 from workspace_emulator.testing import EmulatorInfo
 
 pytestmark = pytest.mark.engine
 
-EXAMPLE = REPO_ROOT / "examples" / "own-program"
 # A cluster the emulator's workspace comes with.
 CLUSTER_ID = "0101-120000-shared01"
-
-
-def project_virtualenv(project: Path, checkout: Path) -> Path:
-    """The project's `venv`, with this package installed from `checkout` by the example's
-    requirements.txt. Its other requirements (pulumi, requests, ...) are this test run's own
-    packages, reached through a path entry, so nothing else is downloaded or built."""
-    venv = project / "venv"
-    subprocess.run(
-        [sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=60
-    )
-    site_packages = Path(
-        sysconfig.get_path("purelib", vars={"base": str(venv), "platbase": str(venv)})
-    )
-    # A plain path, not the site directory: this run's editable install of the checkout
-    # (a .pth finder there) must not reach the project.
-    (site_packages / "test-run-packages.pth").write_text(sysconfig.get_path("purelib") + "\n")
-    subprocess.run(
-        [
-            str(venv / "bin" / "python"),
-            "-m",
-            "pip",
-            "install",
-            "--quiet",
-            "--no-deps",
-            "--ignore-installed",
-            "--disable-pip-version-check",
-            "-r",
-            str(project / "requirements.txt"),
-        ],
-        check=True,
-        timeout=300,
-        env={**outside_env(), "WORKSPACE_IAC_CHECKOUT": str(checkout)},
-    )
-    return venv
 
 
 def jobs_named(client: WorkspaceClient, name: str) -> list[dict]:

@@ -15,8 +15,7 @@ from pathlib import Path
 import pytest
 
 from stacks.pulumi_cli import engine_bin_dir
-from tests.checkout import copy_checkout, outside_env
-from tests.e2e.test_own_program import EXAMPLE, project_virtualenv
+from tests.checkout import EXAMPLE, copy_checkout, outside_env, project_virtualenv
 
 pytestmark = pytest.mark.engine
 

@@ -6,30 +6,14 @@ from __future__ import annotations
 
 import copy
 import json
-import subprocess
-import sys
 
 import pytest
 
-from stacks.pulumi_cli import REPO_ROOT
-from tests.e2e.conftest import LOCAL_OBJECTS, StackFactory, write_config
+from tests.e2e.conftest import LOCAL_OBJECTS, StackFactory, summary_of, write_config
 from tests.unit.test_preview_summary import rows
 from workspace_emulator.testing import EmulatorInfo
 
 pytestmark = pytest.mark.engine
-
-
-def summary_of(preview_json: str) -> str:
-    """Runs the script as the workflow does: `python -m tools.preview_summary < preview.json`."""
-    result = subprocess.run(
-        [sys.executable, "-m", "tools.preview_summary", "--stack", "e2e"],
-        input=preview_json,
-        capture_output=True,
-        text=True,
-        cwd=REPO_ROOT,
-        check=True,
-    )
-    return result.stdout
 
 
 def test_summary_of_real_previews(workspace_stack: StackFactory, emulator: EmulatorInfo) -> None:

@@ -1,5 +1,5 @@
 """Grants: every direct privilege on one Unity Catalog securable (a catalog, a schema, a
-volume, an external location, a storage credential), authoritatively.
+volume, an external location, a storage credential, a service credential), authoritatively.
 
 The declared `privilege_assignments` are all the direct grants the securable keeps: a
 privilege granted outside the stack, or to a principal the stack does not declare, is
@@ -319,9 +319,9 @@ class GrantsProvider(WorkspaceProvider):
 
 def _granted_securables(client: Any) -> Any:
     """The securables with direct grants that the client can list: catalogs, the schemas of
-    the catalogs a stack can manage, their volumes, storage credentials and external
-    locations. Each parent is listed once (one call per catalog, one per schema), and each
-    securable's grants read once."""
+    the catalogs a stack can manage, their volumes, storage credentials, service credentials
+    (as `credential`) and external locations. Each parent is listed once (one call per
+    catalog, one per schema), and each securable's grants read once."""
     catalogs = list(client.catalogs.list())
     own = [str(c["name"]) for c in catalogs if not is_service_catalog(c)]
     schemas = list(schema_full_names(client, own))
@@ -330,6 +330,7 @@ def _granted_securables(client: Any) -> Any:
         ("schema", schemas),
         ("volume", list(volume_full_names(client, schemas))),
         ("storage_credential", [str(c["name"]) for c in client.storage_credentials.list()]),
+        ("credential", [str(c["name"]) for c in client.credentials.list("SERVICE")]),
         ("external_location", [str(x["name"]) for x in client.external_locations.list()]),
     ]
     for securable_type, names in listed:

@@ -54,7 +54,17 @@ APPLICABLE: dict[str, frozenset[str]] = {
     "storage_credential": frozenset({
         "ALL_PRIVILEGES", "CREATE_EXTERNAL_LOCATION", "CREATE_EXTERNAL_TABLE", "MANAGE",
         "READ_FILES", "WRITE_FILES"}),
+    # A service credential: the row the Databricks Terraform provider's grants reference
+    # gives it (docs/resources/grants.md, "Service credential grants"). The path's
+    # `credential` also resolves a storage credential's name; the kinds declare those as
+    # `storage_credential`, so that one securable has one id.
+    "credential": frozenset({"ACCESS", "ALL_PRIVILEGES", "CREATE_CONNECTION", "MANAGE"}),
 }
+# How a message names a securable type where its path spelling would mislead, and what it
+# adds when a privilege does not apply.
+_LABELS = {"credential": "service credential"}
+_HINTS = {"credential": " (a storage credential's grants are declared with securable_type "
+                        "storage_credential)"}
 SECURABLE_TYPES = tuple(APPLICABLE)
 
 # How many dot-separated parts a securable's full name has; the types not listed: one name.
@@ -98,10 +108,12 @@ def privilege_problem(privilege: str, securable_type: str) -> str | None:
         return f"unknown privilege {privilege!r}{hint}"
     allowed = APPLICABLE[securable_type]
     if privilege not in allowed:
-        return (
-            f"{privilege} does not apply to a {securable_type.replace('_', ' ')}; it takes "
-            f"{', '.join(sorted(allowed))}"
-        )
+        label = _LABELS.get(securable_type, securable_type.replace("_", " "))
+        takes = ", ".join(sorted(allowed))
+        hint = _HINTS.get(securable_type, "")
+        if privilege not in APPLICABLE["storage_credential"]:
+            hint = ""
+        return f"{privilege} does not apply to a {label}; it takes {takes}{hint}"
     return None
 
 

@@ -458,3 +458,97 @@ def test_raw_shapes(api: Api):
     assert api.get(f"{UC}/permissions/CATALOG/{cat}").json() == {
         "privilege_assignments": [{"principal": "analysts", "privileges": ["SELECT"]}]}
     assert api.delete(f"{UC}/catalogs/{cat}", params={"force": "true"}).json() == {}
+
+
+def _service_credential(sdk: WorkspaceClient) -> str:
+    name = unique("Svc")
+    sdk.credentials.create_credential(
+        name, purpose=catalog.CredentialPurpose.SERVICE,
+        azure_managed_identity=catalog.AzureManagedIdentity(access_connector_id="ac"))
+    return name
+
+
+def _assigned(response) -> list[tuple[str, list]]:
+    return [(a.principal, a.privileges) for a in response.privilege_assignments or []]
+
+
+def test_grants_on_a_service_credential(sdk):
+    name = _service_credential(sdk)
+    changed = sdk.grants.update("credential", name, changes=[
+        catalog.PermissionsChange(principal="analysts", add=[Privilege.ACCESS]),
+        catalog.PermissionsChange(principal="data-engineers",
+                                  add=[Privilege.MANAGE, Privilege.CREATE_CONNECTION])])
+    assert _assigned(changed) == [
+        ("analysts", [Privilege.ACCESS]),
+        ("data-engineers", [Privilege.CREATE_CONNECTION, Privilege.MANAGE])]
+    # One name, its case kept, found without regard to case.
+    assert _assigned(sdk.grants.get("credential", name.upper())) == _assigned(changed)
+    assert _assigned(sdk.grants.get("credential", name, principal="analysts")) == [
+        ("analysts", [Privilege.ACCESS])]
+    effective = sdk.grants.get_effective("credential", name, principal="analysts")
+    assert [(a.principal, a.privileges) for a in effective.privilege_assignments] == [
+        ("analysts", [catalog.EffectivePrivilege(privilege=Privilege.ACCESS)])]
+    with pytest.raises(InvalidParameterValue, match=(
+            "Privilege READ_FILES is not applicable .* service credential: ACCESS, "
+            "ALL_PRIVILEGES, CREATE_CONNECTION, MANAGE")):
+        sdk.grants.update("credential", name, changes=[
+            catalog.PermissionsChange(principal="analysts", add=[Privilege.READ_FILES])])
+    revoked = sdk.grants.update("credential", name, changes=[
+        catalog.PermissionsChange(principal="analysts", remove=[Privilege.ACCESS]),
+        catalog.PermissionsChange(principal="data-engineers", remove=[Privilege.MANAGE])])
+    assert _assigned(revoked) == [("data-engineers", [Privilege.CREATE_CONNECTION])]
+    # The grants follow a rename, and go with the credential.
+    sdk.credentials.update_credential(name, new_name=name + "-b")
+    assert _assigned(sdk.grants.get("credential", name + "-b")) == _assigned(revoked)
+    sdk.credentials.delete_credential(name + "-b")
+    with pytest.raises(NotFound, match=f"Credential '{name}-b' does not exist"):
+        sdk.grants.get("credential", name + "-b")
+
+
+def test_a_missing_credential_is_named_on_each_grants_path(sdk):
+    missing = unique("Gone")
+    for call in (lambda: sdk.grants.get("credential", missing),
+                 lambda: sdk.grants.get_effective("credential", missing),
+                 lambda: sdk.grants.update("credential", missing, changes=[
+                     catalog.PermissionsChange(principal="analysts",
+                                               add=[Privilege.ACCESS])])):
+        with pytest.raises(NotFound, match=f"Credential '{missing}' does not exist"):
+            call()
+    service = _service_credential(sdk)
+    with pytest.raises(NotFound, match=f"Storage credential '{service}' does not exist"):
+        sdk.grants.get("storage_credential", service)
+
+
+def test_credential_names_a_storage_credential_by_its_name_too(sdk):
+    """`credential/<name>` of a storage credential reaches its grants, checked against the
+    storage credential's privileges, as `storage_credential/<name>` does."""
+    name = unique("Sto")
+    sdk.credentials.create_credential(
+        name, purpose=catalog.CredentialPurpose.STORAGE,
+        azure_managed_identity=catalog.AzureManagedIdentity(access_connector_id="ac"))
+    sdk.grants.update("credential", name, changes=[
+        catalog.PermissionsChange(principal="analysts", add=[Privilege.READ_FILES])])
+    assert _assigned(sdk.grants.get("storage_credential", name)) == [
+        ("analysts", [Privilege.READ_FILES])]
+    with pytest.raises(InvalidParameterValue, match="Privileges that apply to a storage cred"):
+        sdk.grants.update("credential", name, changes=[
+            catalog.PermissionsChange(principal="analysts", add=[Privilege.ACCESS])])
+    sdk.credentials.delete_credential(name)
+
+
+def test_a_service_credentials_owner_may_grant_and_others_need_manage(sdk, other):
+    application_id, client = other
+    name = _service_credential(sdk)
+    access = [catalog.PermissionsChange(principal="analysts", add=[Privilege.ACCESS])]
+    with pytest.raises(PermissionDenied, match=f"MANAGE on Credential '{name}'"):
+        client.grants.update("credential", name, changes=access)
+    sdk.grants.update("credential", name, changes=[
+        catalog.PermissionsChange(principal=application_id, add=[Privilege.MANAGE])])
+    assert ("analysts", [Privilege.ACCESS]) in _assigned(
+        client.grants.update("credential", name, changes=access))
+    mine = _service_credential(sdk)
+    sdk.credentials.update_credential(mine, owner=application_id)
+    assert _assigned(client.grants.update("credential", mine, changes=access)) == [
+        ("analysts", [Privilege.ACCESS])]
+    for made in (name, mine):
+        sdk.credentials.delete_credential(made)

@@ -39,6 +39,8 @@ def unity_catalog(grants: dict[tuple[str, str], list[dict[str, Any]]]) -> tuple[
              for n in volumes.get((catalog, schema), [])])),
         storage_credentials=SimpleNamespace(list=lambda: calls.answer("credentials",
                                                                         [{"name": "cred"}])),
+        credentials=SimpleNamespace(list=lambda purpose: calls.answer(
+            f"credentials {purpose}", [{"name": "Svc"}] if purpose == "SERVICE" else [])),
         external_locations=SimpleNamespace(list=lambda: calls.answer("locations", [])),
         grants=SimpleNamespace(get=lambda securable_type, name: calls.answer(
             "grants", grants.get((securable_type, name), []))),
@@ -55,6 +57,7 @@ def test_grants_are_listed_on_schemas_and_volumes_with_one_list_call_per_parent(
         ("schema", "main.sales"): READERS,
         ("volume", "main.sales.exports"): READERS,
         ("storage_credential", "cred"): READERS,
+        ("credential", "Svc"): READERS,
     })
     listed = list(kind_named("Grants").inventory(client))  # type: ignore[misc]
     assert listed == [
@@ -62,6 +65,7 @@ def test_grants_are_listed_on_schemas_and_volumes_with_one_list_call_per_parent(
         ("schema/main.sales", "schema main.sales"),
         ("volume/main.sales.exports", "volume main.sales.exports"),
         ("storage_credential/cred", "storage_credential cred"),
+        ("credential/Svc", "credential Svc"),
     ]
     # Each parent listed once; the service's catalog's schemas and every
     # information_schema are not walked; one grants read per securable.
@@ -70,7 +74,9 @@ def test_grants_are_listed_on_schemas_and_volumes_with_one_list_call_per_parent(
         "schemas main": 1, "schemas lab": 1,
         "volumes main.default": 1, "volumes main.sales": 1,
     }
-    securables = 3 + 2 + 2 + 1  # catalogs, schemas, volumes, the credential
+    # Service credentials are listed once, by their purpose (storage ones have their list).
+    assert calls["credentials SERVICE"] == 1 and "credentials STORAGE" not in calls
+    securables = 3 + 2 + 2 + 1 + 1  # catalogs, schemas, volumes, the two credentials
     assert calls["grants"] == securables
 
 

@@ -30,6 +30,10 @@ def test_each_securable_type_takes_the_emulators_privileges() -> None:
         ("USE_CATALOG", "volume", "does not apply to a volume"),
         ("CREATE_EXTERNAL_LOCATION", "external_location", "does not apply"),
         ("BOGUS_THING_ENTIRELY", "catalog", "unknown privilege 'BOGUS_THING_ENTIRELY'"),
+        ("ACESS", "credential", "unknown privilege 'ACESS'; did you mean ACCESS?"),
+        ("SELECT", "credential", "SELECT does not apply to a service credential; it takes "
+                                 "ACCESS, ALL_PRIVILEGES, CREATE_CONNECTION, MANAGE"),
+        ("ACCESS", "storage_credential", "ACCESS does not apply to a storage credential"),
     ],
 )
 def test_a_privilege_that_does_not_apply_is_named(privilege, securable_type, says) -> None:
@@ -39,7 +43,9 @@ def test_a_privilege_that_does_not_apply_is_named(privilege, securable_type, say
 @pytest.mark.parametrize(
     ("privilege", "securable_type"),
     [("SELECT", "catalog"), ("USE_SCHEMA", "catalog"), ("READ_VOLUME", "volume"),
-     ("CREATE_EXTERNAL_LOCATION", "storage_credential"), ("READ_FILES", "external_location")],
+     ("CREATE_EXTERNAL_LOCATION", "storage_credential"), ("READ_FILES", "external_location"),
+     ("ACCESS", "credential"), ("CREATE_CONNECTION", "credential"), ("MANAGE", "credential"),
+     ("ALL_PRIVILEGES", "credential")],
 )
 def test_a_privilege_that_applies_passes(privilege, securable_type) -> None:
     assert uc_privileges.privilege_problem(privilege, securable_type) is None
@@ -62,6 +68,21 @@ def test_full_names_fold_where_the_service_folds(securable_type, value, expected
 def test_a_full_name_of_the_wrong_shape_is_refused(securable_type, value) -> None:
     with pytest.raises(ValueError, match="is named"):
         uc_privileges.full_name_of(securable_type, value)
+
+
+def test_a_storage_privilege_on_a_credential_says_where_it_belongs() -> None:
+    problem = uc_privileges.privilege_problem("READ_FILES", "credential") or ""
+    assert problem.startswith("READ_FILES does not apply to a service credential")
+    assert problem.endswith("declared with securable_type storage_credential)")
+    assert "storage_credential" not in (uc_privileges.privilege_problem("SELECT", "credential")
+                                        or "")
+
+
+def test_a_credential_is_one_name_whose_case_is_kept() -> None:
+    assert uc_privileges.securable_type_of("CREDENTIAL") == "credential"
+    assert uc_privileges.full_name_of("credential", "Calls-Svc") == "Calls-Svc"
+    with pytest.raises(ValueError, match="a credential is named its name"):
+        uc_privileges.full_name_of("credential", "a.b")
 
 
 def test_principals_match_as_the_service_matches_them() -> None:

@@ -67,12 +67,15 @@ AREA = Area(
         "DELETE /unity-catalog/external-locations/{name}": stateful(
             "refused while a volume or root is under it unless force"),
         "GET /unity-catalog/permissions/{securable_type}/{full_name}": stateful(
-            "direct grants; principal filter"),
+            "direct grants; principal filter; catalog, schema, volume, external_location, "
+            "storage_credential, credential (a service credential, or a storage credential "
+            "by its name)"),
         "PATCH /unity-catalog/permissions/{securable_type}/{full_name}": stateful(
-            "changes add/remove; privileges checked per securable type; principals must "
+            "changes add/remove; privileges checked per securable type (a service "
+            "credential: ACCESS, ALL_PRIVILEGES, CREATE_CONNECTION, MANAGE); principals must "
             "exist"),
         "GET /unity-catalog/effective-permissions/{securable_type}/{full_name}": stateful(
-            "inherited from schema and catalog, marked"),
+            "inherited from schema and catalog, marked; a credential's are its direct ones"),
         "GET /unity-catalog/bindings/{securable_type}/{name}": stateful(
             "catalog, external_location, storage_credential, credential"),
         "PATCH /unity-catalog/bindings/{securable_type}/{name}": stateful(

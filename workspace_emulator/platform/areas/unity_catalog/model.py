@@ -5,7 +5,9 @@ bindings of credentials and locations. No HTTP here.
 Names. Catalog, schema and volume names are stored lower case, as the service stores them,
 and found whatever the case asked for; credential and external location names keep their
 case and are found without regard to it. Storage and service credentials share one
-namespace; the /credentials API serves both, each with its `purpose`.
+namespace; the /credentials API serves both, each with its `purpose`. The permissions paths'
+`credential` names either, by name: a service credential's grants are kept as its kind's, and
+a storage credential's reached through `credential` are the ones `storage_credential` reaches.
 
 Bindings are kept whatever the isolation mode (the provider binds before it isolates); they
 take effect only while the securable is ISOLATED. A schema's full name is `catalog.schema`, a
@@ -59,6 +61,8 @@ SCHEMA, VOLUME = "SCHEMA", "VOLUME"
 STORAGE_CREDENTIAL, EXTERNAL_LOCATION, CATALOG = (
     "STORAGE_CREDENTIAL", "EXTERNAL_LOCATION", "CATALOG")
 SERVICE_CREDENTIAL = "SERVICE_CREDENTIAL"
+# The permissions paths' `credential`: a credential of either purpose, found by its name.
+ANY_CREDENTIAL = "CREDENTIAL"
 # A credential's `purpose` (the /credentials API) -> where it is kept. Storage and service
 # credentials share one namespace: a name is unique among both.
 PURPOSES = {"SERVICE": SERVICE_CREDENTIAL, "STORAGE": STORAGE_CREDENTIAL}
@@ -922,9 +926,20 @@ class UnityCatalog:
                 for p, privileges in sorted(grants.items())
                 if privileges and (principal is None or p == principal)]
 
+    def _grants_of(self, securable_type: str, full_name: str) -> tuple[str, str]:
+        """(the kind whose grants a permissions path reaches, the privileges row it takes).
+        `credential` names a credential of either purpose, as the service resolves the name:
+        a service credential takes the CREDENTIAL row, a storage credential its own, and
+        both paths of a storage credential reach the same grants."""
+        kind = securable_type_of(securable_type)
+        if kind != ANY_CREDENTIAL:
+            return kind, kind
+        found = self._kind_of_credential(full_name)
+        return found, ANY_CREDENTIAL if found == SERVICE_CREDENTIAL else found
+
     def permissions(self, securable_type: str, full_name: str, principal: str | None = None
                     ) -> list[dict[str, Any]]:
-        kind = securable_type_of(securable_type)
+        kind, _ = self._grants_of(securable_type, full_name)
         with self._db.read() as conn:
             chain = self._containers(conn, kind, full_name)
             return self._assignments(self._direct(conn, kind, chain[0][1]),
@@ -937,7 +952,7 @@ class UnityCatalog:
 
     def update_permissions(self, securable_type: str, full_name: str, changes: Any,
                            caller: Caller) -> list[dict[str, Any]]:
-        kind = securable_type_of(securable_type)
+        kind, row = self._grants_of(securable_type, full_name)
         if changes is None:
             changes = []
         if not isinstance(changes, list):
@@ -964,7 +979,7 @@ class UnityCatalog:
                     values = change.get(verb) or []
                     if not isinstance(values, list):
                         raise InvalidParameter(f"{where}.{verb} must be a list of privileges.")
-                    lists[verb] = [check_privilege(p, kind, shown, f"{where}.{verb}[{i}]")
+                    lists[verb] = [check_privilege(p, row, shown, f"{where}.{verb}[{i}]")
                                    for i, p in enumerate(values)]
                 held = set(grants.get(principal, []))
                 held |= set(lists["add"])
@@ -987,7 +1002,7 @@ class UnityCatalog:
                               principal: str | None = None) -> list[dict[str, Any]]:
         """Each principal's privileges on the securable: its own grants, then those of the
         schema and catalog that contain it, marked with where they come from."""
-        kind = securable_type_of(securable_type)
+        kind, _ = self._grants_of(securable_type, full_name)
         wanted = self._filter(principal)
         with self._db.read() as conn:
             chain = self._containers(conn, kind, full_name)

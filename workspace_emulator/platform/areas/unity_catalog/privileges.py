@@ -52,7 +52,14 @@ APPLICABLE: dict[str, frozenset[str]] = {
     "STORAGE_CREDENTIAL": frozenset({
         "ALL_PRIVILEGES", "CREATE_EXTERNAL_LOCATION", "CREATE_EXTERNAL_TABLE", "MANAGE",
         "READ_FILES", "WRITE_FILES"}),
+    # A service credential (the permissions path spells it `credential`). Its row is the
+    # one the Databricks Terraform provider's grants reference gives for a service
+    # credential (docs/resources/grants.md, "Service credential grants"); the service's own
+    # "Manage service credentials" page names ACCESS as what lets a principal use one.
+    "CREDENTIAL": frozenset({"ACCESS", "ALL_PRIVILEGES", "CREATE_CONNECTION", "MANAGE"}),
 }
+# How a refusal names a securable type where its path spelling would mislead.
+_LABELS = {"CREDENTIAL": "service credential"}
 
 
 def check_privilege(privilege: object, securable_type: str, full_name: str, where: str) -> str:
@@ -70,6 +77,6 @@ def check_privilege(privilege: object, securable_type: str, full_name: str, wher
         raise InvalidParameter(
             f"Privilege {privilege} is not applicable to this entity "
             f"[{full_name}:{securable_type}]. Privileges that apply to a "
-            f"{securable_type.lower().replace('_', ' ')}: "
+            f"{_LABELS.get(securable_type, securable_type.lower().replace('_', ' '))}: "
             f"{', '.join(sorted(APPLICABLE[securable_type]))}.")
     return privilege

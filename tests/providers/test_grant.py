@@ -10,7 +10,11 @@ from providers.grant import GrantProvider
 from providers.lifecycle import CONNECTION_KEY
 from tests.providers.support import assert_check_names, failures
 from tests.providers.test_grants import ANALYSTS, BOB, ENGINEERS, grants_on
-from tests.providers.uc_support import catalog, lose_the_answer_to_patch  # noqa: F401
+from tests.providers.uc_support import (  # noqa: F401
+    catalog,
+    lose_the_answer_to_patch,
+    service_credential,
+)
 
 
 @pytest.fixture
@@ -120,3 +124,27 @@ def test_a_gone_securable_reads_as_gone(provider, props, client, catalog) -> Non
                    params={"force": "true"})
     assert provider.read(made.id, made.outs).id is None
     provider.delete(made.id, made.outs)
+
+
+def test_a_grant_on_a_service_credential_leaves_another_principal_alone(
+    provider, connection, client, service_credential  # noqa: F811
+) -> None:
+    name = service_credential
+    client.grants.update("credential", name, [{"principal": ENGINEERS, "add": ["MANAGE"]}])
+    props = {"securable_type": "credential", "full_name": name, "principal": ANALYSTS,
+             "privileges": ["ACCESS"], CONNECTION_KEY: connection}
+    assert failures(provider, {**props, "privileges": ["ACCESS", "SELECT"]}) == {
+        "privileges.1": "SELECT does not apply to a service credential; it takes ACCESS, "
+                        "ALL_PRIVILEGES, CREATE_CONNECTION, MANAGE"}
+    made = provider.create(props)
+    assert made.id == f"credential/{name}/{ANALYSTS}"
+    assert grants_on(client, name, "credential") == {ANALYSTS: ["ACCESS"],
+                                                     ENGINEERS: ["MANAGE"]}
+    read = provider.read(made.id, made.outs)
+    assert not provider.diff(made.id, read.outs, props).changes
+    updated = provider.update(made.id, read.outs, {**props, "privileges": ["ACCESS",
+                                                                         "CREATE_CONNECTION"]})
+    assert grants_on(client, name, "credential") == {
+        ANALYSTS: ["ACCESS", "CREATE_CONNECTION"], ENGINEERS: ["MANAGE"]}
+    provider.delete(made.id, updated.outs)
+    assert grants_on(client, name, "credential") == {ENGINEERS: ["MANAGE"]}

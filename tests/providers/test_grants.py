@@ -9,8 +9,13 @@ import pytest
 from providers.client import WorkspaceClient
 from providers.grants import GrantsProvider
 from providers.lifecycle import CONNECTION_KEY, UNKNOWN
+from providers.registry import kind_named
 from tests.providers.support import assert_check_names, failures
-from tests.providers.uc_support import catalog, lose_the_answer_to_patch  # noqa: F401
+from tests.providers.uc_support import (  # noqa: F401
+    catalog,
+    lose_the_answer_to_patch,
+    service_credential,
+)
 
 BOB, ANALYSTS, ENGINEERS = "bob@example.com", "analysts", "data-engineers"
 
@@ -197,3 +202,50 @@ def test_grants_on_each_securable_type(provider, connection, client, catalog) ->
     assert grants_on(client, f"{catalog}.default", "schema") == {
         ANALYSTS: ["SELECT", "USE_SCHEMA"]}
     provider.delete(made.id, made.outs)
+
+
+def test_grants_on_a_service_credential(
+    provider, connection, client, service_credential  # noqa: F811
+) -> None:
+    name = service_credential
+    props = {"securable_type": "credential", "full_name": name,
+             "privilege_assignments": [
+                 {"principal": ANALYSTS, "privileges": ["ACCESS"]},
+                 {"principal": ENGINEERS, "privileges": ["MANAGE", "CREATE_CONNECTION"]}],
+             CONNECTION_KEY: connection}
+    assert failures(provider, props) == {}
+    assert failures(provider, {**props, "privilege_assignments": [
+        {"principal": ANALYSTS, "privileges": ["ACCESS", "READ_FILES"]}]}) == {
+        "privilege_assignments.0.privileges.1": (
+            "READ_FILES does not apply to a service credential; it takes ACCESS, "
+            "ALL_PRIVILEGES, CREATE_CONNECTION, MANAGE (a storage credential's grants are "
+            "declared with securable_type storage_credential)")}
+
+    made = provider.create(props)
+    assert made.id == f"credential/{name}"
+    assert grants_on(client, name, "credential") == {
+        ANALYSTS: ["ACCESS"], ENGINEERS: ["CREATE_CONNECTION", "MANAGE"]}
+    read = provider.read(made.id, made.outs)
+    assert not provider.diff(made.id, read.outs, props).changes
+    imported = provider.read(made.id, {CONNECTION_KEY: connection})
+    assert not provider.diff(made.id, imported.outs, props, old_inputs={}).changes
+    # Adopt and the audit find it among the securables with direct grants.
+    listed = dict(kind_named("Grants").inventory(client))  # type: ignore[misc]
+    assert listed[made.id] == f"credential {name}"
+
+    # A grant made outside to an undeclared principal is revoked; a privilege removed from
+    # config is revoked.
+    client.grants.update("credential", name, [{"principal": BOB, "add": ["ACCESS"]}])
+    fewer = {**props, "privilege_assignments": [
+        {"principal": ANALYSTS, "privileges": ["ACCESS"]},
+        {"principal": ENGINEERS, "privileges": ["MANAGE"]}]}
+    read = provider.read(made.id, made.outs)
+    assert provider.diff(made.id, read.outs, fewer).field_changes == [
+        "privilege_assignments: bob@example.com: loses ACCESS (not declared)",
+        "privilege_assignments: data-engineers: loses CREATE_CONNECTION"]
+    updated = provider.update(made.id, read.outs, fewer)
+    assert grants_on(client, name, "credential") == {ANALYSTS: ["ACCESS"],
+                                                     ENGINEERS: ["MANAGE"]}
+
+    provider.delete(made.id, updated.outs)
+    assert grants_on(client, name, "credential") == {}

@@ -1,5 +1,6 @@
 """Unity Catalog objects the grant and location tests make for themselves on the shared
-emulator: a fresh catalog, a storage credential, a PATCH whose answer is lost."""
+emulator: a fresh catalog, a storage credential, a service credential, a PATCH whose answer
+is lost."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import pytest
 from providers.client import NotFound, ServerError, WorkspaceClient
 
 CATALOGS = "/api/2.1/unity-catalog/catalogs"
+CREDENTIALS = "/api/2.1/unity-catalog/credentials"
 ACCESS_CONNECTOR = (
     "/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/dp/providers/"
     "Microsoft.Databricks/accessConnectors/uc"
@@ -43,6 +45,17 @@ def credential(client: WorkspaceClient) -> Iterator[str]:
     yield name
     with contextlib.suppress(NotFound):
         client.storage_credentials.delete(name, force=True)
+
+
+@pytest.fixture
+def service_credential(client: WorkspaceClient) -> Iterator[str]:
+    """A service credential made for the test (its name in mixed case), removed after it."""
+    name = fresh_name("Svc")
+    client.post(CREDENTIALS, {"name": name, "purpose": "SERVICE",
+                              "azure_managed_identity": {"access_connector_id": ACCESS_CONNECTOR}})
+    yield name
+    with contextlib.suppress(NotFound):
+        client.request("DELETE", f"{CREDENTIALS}/{name}")
 
 
 def lose_the_answer_to_patch(

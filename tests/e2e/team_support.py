@@ -1,10 +1,13 @@
 """What the team-workflow tests share: a scratch directory laid out like a checkout (so the
 README's and the workflow's commands run there as written), an environment stack made from
 a committed Pulumi.<env>.yaml pointed at the emulator, and the steps of the pull-request
-workflow read from .github/workflows/preview.yml and run with bash."""
+workflow read from .github/workflows/preview.yml and run with bash; and the project's own
+commands on a stack: `stacks.audit`, `stacks.adopt`, and a team's program calling what
+`adopt --python` wrote."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -136,3 +139,35 @@ def run_audit(
          "--stack", stack_name or stack.stack, "--state-dir", str(stack.state_dir), *flags],
         cwd=REPO_ROOT, env=stack.env(), capture_output=True, text=True, timeout=600,
     )
+
+
+def run_adopt(stack: PulumiCli, *flags: str) -> subprocess.CompletedProcess[str]:
+    """`python -m stacks.adopt` on the stack's project and state."""
+    return subprocess.run(
+        [sys.executable, "-m", "stacks.adopt", "--project-dir", str(stack.project_dir),
+         "--stack", stack.stack, "--state-dir", str(stack.state_dir), *flags],
+        cwd=REPO_ROOT, env=stack.env(), capture_output=True, text=True, timeout=600,
+    )
+
+
+def audit_report(stack: PulumiCli) -> dict[str, Any]:
+    result = run_audit(stack, "--json")
+    assert result.returncode in (0, 1), result.stderr
+    return json.loads(result.stdout)
+
+
+# A team's own program: its WorkspaceAuth, and the module `adopt --python` wrote beside it.
+OWN_PROGRAM = """\
+import importlib.util
+import pathlib
+
+from providers import WorkspaceAuth
+from stacks.config import auth_args
+
+spec = importlib.util.spec_from_file_location(
+    "adopted", pathlib.Path(__file__).with_name("adopted.py")
+)
+adopted = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(adopted)
+adopted.declare(WorkspaceAuth("workspace", auth_args()).connection)
+"""

@@ -17,10 +17,8 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-import json
 import shutil
 import subprocess
-import sys
 import uuid
 from typing import Any
 
@@ -33,7 +31,7 @@ from providers.client.wire import WireForm
 from stacks.pulumi_cli import REPO_ROOT, PulumiCli, inline_where_needed, project_settings
 from tests.conftest import emulator_client
 from tests.e2e.conftest import StackFactory, changed_steps, platform_writes, write_config
-from tests.e2e.team_support import run_audit
+from tests.e2e.team_support import OWN_PROGRAM, audit_report, run_adopt
 from tests.fill_support import FilledWorkspace
 from tools.drills.local_stack import connection_config
 from workspace_emulator.testing import EmulatorInfo, clear_request_log
@@ -44,21 +42,6 @@ JOB_TYPE = "pulumi-python:dynamic/workspace:Job"
 ANALYSTS = "100000000000004"  # a group of the emulator's initial data
 CLUSTER = "0101-120000-shared01"
 COMMENT = "# Kept by adopt: a comment of the team's own."
-
-
-def run_adopt(stack: PulumiCli, *flags: str) -> subprocess.CompletedProcess[str]:
-    """`python -m stacks.adopt` on the stack's project and state."""
-    return subprocess.run(
-        [sys.executable, "-m", "stacks.adopt", "--project-dir", str(stack.project_dir),
-         "--stack", stack.stack, "--state-dir", str(stack.state_dir), *flags],
-        cwd=REPO_ROOT, env=stack.env(), capture_output=True, text=True, timeout=600,
-    )
-
-
-def audit_report(stack: PulumiCli) -> dict[str, Any]:
-    result = run_audit(stack, "--json")
-    assert result.returncode in (0, 1), result.stderr
-    return json.loads(result.stdout)
 
 
 @dataclasses.dataclass
@@ -319,23 +302,6 @@ def taken_over(stack: PulumiCli, emulator: EmulatorInfo, filled_workspace: Fille
     assert {(o["kind"], o["id"]) for o in report["unmanaged"]} == refused
     again = run_adopt(stack, "--content-dir", content_dir)
     assert "added 0 item(s)" in again.stdout, again.stdout + again.stderr
-
-
-# A team's own program: its WorkspaceAuth, and the module `adopt --python` wrote beside it.
-OWN_PROGRAM = """\
-import importlib.util
-import pathlib
-
-from providers import WorkspaceAuth
-from stacks.config import auth_args
-
-spec = importlib.util.spec_from_file_location(
-    "adopted", pathlib.Path(__file__).with_name("adopted.py")
-)
-adopted = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(adopted)
-adopted.declare(WorkspaceAuth("workspace", auth_args()).connection)
-"""
 
 
 def test_a_teams_own_program_imports_the_python_module(

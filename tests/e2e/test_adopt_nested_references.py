@@ -27,7 +27,7 @@ from databricks.sdk import WorkspaceClient as SdkClient
 from stacks.pulumi_cli import PulumiCli, inline_where_needed, project_settings
 from tests.conftest import emulator_client
 from tests.e2e.conftest import StackFactory, platform_writes, write_config
-from tests.e2e.test_adopt import OWN_PROGRAM, run_adopt
+from tests.e2e.team_support import OWN_PROGRAM, run_adopt
 from tools.drills.local_stack import connection_config
 from workspace_emulator.testing import EmulatorInfo, clear_request_log, fetch_token
 

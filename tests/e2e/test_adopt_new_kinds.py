@@ -29,7 +29,7 @@ from databricks.sdk.service.workspace import ImportFormat, Language
 
 from stacks.pulumi_cli import REPO_ROOT, PulumiCli
 from tests.e2e.conftest import StackFactory, platform_writes, write_config
-from tests.e2e.test_adopt import audit_report, run_adopt
+from tests.e2e.team_support import audit_report, run_adopt
 from workspace_emulator.testing import (
     EmulatorInfo,
     clear_request_log,

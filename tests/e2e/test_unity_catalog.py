@@ -10,8 +10,8 @@ what, beside a declared privilege revoked outside the stack, which the refreshed
 shows and the up restores; every kind imported by its id by a second stack, with no write
 and no change after; destroy in dependency order, refused for a catalog holding a schema
 the stack does not know until `force_destroy` is recorded. Engine runs are few: one run
-shows two facts where it can. Beside them, a CatalogBinding of a service credential made
-through the /credentials API."""
+shows two facts where it can. Beside them, a CatalogBinding and Grants of a service
+credential made through the /credentials API."""
 
 from __future__ import annotations
 
@@ -327,12 +327,13 @@ def assert_dependency_order(writes: list[str], scenario: Scenario) -> None:
 HOME_WORKSPACE, OTHER_WORKSPACE = 1234567890123456, 2345678901234567
 
 
-def test_a_service_credential_is_bound_and_given_back(
+def test_a_service_credential_is_bound_granted_and_given_back(
     workspace_stack: StackFactory, emulator: EmulatorInfo
 ) -> None:
-    """A CatalogBinding of a service credential (securable_type `credential`, made outside
-    the stack through the /credentials API): the up isolates it and binds the two declared
-    workspaces, a second up writes nothing, destroy unbinds them and opens it again."""
+    """A CatalogBinding and Grants of a service credential (securable_type `credential`,
+    made outside the stack through the /credentials API): the up isolates it, binds the two
+    declared workspaces and grants its privileges, a second up writes nothing, destroy
+    unbinds them, opens it again and revokes the grants."""
     sdk = SdkClient(host=emulator.base_url, token=fetch_token(emulator))
     name = f"svc-{uuid.uuid4().hex[:6]}"
     sdk.credentials.create_credential(
@@ -340,8 +341,16 @@ def test_a_service_credential_is_bound_and_given_back(
         azure_managed_identity=uc.AzureManagedIdentity(access_connector_id=CONNECTOR))
     stack = workspace_stack(wire_form="public", catalogBindings=[{
         "name": "service-credential", "securable_type": "credential", "securable_name": name,
-        "bindings": [{"workspace_id": HOME_WORKSPACE}, {"workspace_id": OTHER_WORKSPACE}]}])
+        "bindings": [{"workspace_id": HOME_WORKSPACE}, {"workspace_id": OTHER_WORKSPACE}]}],
+        grants=[{"name": "service-credential-grants", "securable_type": "credential",
+                 "full_name": name, "privilege_assignments": [
+                     {"principal": ENGINEERS, "privileges": ["ACCESS", "CREATE_CONNECTION"]},
+                     {"principal": ANALYSTS, "privileges": ["MANAGE"]}]}])
     stack.up()
+    granted = sdk.grants.get("credential", name).privilege_assignments or []
+    assert {str(a.principal): sorted(str(p.value) for p in a.privileges or [])
+            for a in granted} == {ENGINEERS: ["ACCESS", "CREATE_CONNECTION"],
+                                  ANALYSTS: ["MANAGE"]}
     isolated = uc.IsolationMode.ISOLATION_MODE_ISOLATED
     assert sdk.credentials.get_credential(name).isolation_mode == isolated
     bound = {b.workspace_id for b in sdk.workspace_bindings.get_bindings("credential", name)}
@@ -351,4 +360,5 @@ def test_a_service_credential_is_bound_and_given_back(
     opened = uc.IsolationMode.ISOLATION_MODE_OPEN
     assert sdk.credentials.get_credential(name).isolation_mode == opened
     assert not list(sdk.workspace_bindings.get_bindings("credential", name))
+    assert not sdk.grants.get("credential", name).privilege_assignments
     sdk.credentials.delete_credential(name)

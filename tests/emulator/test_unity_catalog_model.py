@@ -241,8 +241,10 @@ def test_unknown_privilege_is_named_with_a_suggestion(uc):
 
 def test_privilege_table_covers_the_area():
     assert set(APPLICABLE) == {"CATALOG", "SCHEMA", "VOLUME", "EXTERNAL_LOCATION",
-                               "STORAGE_CREDENTIAL"}
+                               "STORAGE_CREDENTIAL", "CREDENTIAL"}
     assert "READ_VOLUME" in APPLICABLE["CATALOG"] and "SELECT" not in APPLICABLE["VOLUME"]
+    assert APPLICABLE["CREDENTIAL"] == {"ACCESS", "ALL_PRIVILEGES", "CREATE_CONNECTION",
+                                        "MANAGE"}
 
 
 def test_effective_permissions_inherit_down(uc):

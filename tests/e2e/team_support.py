@@ -19,7 +19,8 @@ from typing import Any
 
 import yaml
 
-from stacks.pulumi_cli import REPO_ROOT, PulumiCli
+from stacks.pulumi_cli import REPO_ROOT, PulumiCli, inline_where_needed, project_settings
+from tests.e2e.conftest import write_config
 from tools.drills.local_stack import connection_config
 from workspace_emulator.testing import EmulatorInfo
 
@@ -171,3 +172,32 @@ adopted = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(adopted)
 adopted.declare(WorkspaceAuth("workspace", auth_args()).connection)
 """
+
+
+def own_program(directory: Path) -> Path:
+    """A team's own program in `directory`: OWN_PROGRAM, which declares what
+    `adopt --python <directory>/adopted.py` writes."""
+    directory.mkdir()
+    (directory / "__main__.py").write_text(OWN_PROGRAM)
+    return directory
+
+
+def own_program_stack(tmp_path: Path, program: Path, info: EmulatorInfo) -> PulumiCli:
+    """A stack of the team's own project running `program`, signed in to `info` in the
+    public wire form, its state apart from every other stack's."""
+    project = tmp_path / "own"
+    project.mkdir()
+    (project / "Pulumi.yaml").write_text(yaml.safe_dump(project_settings("team-own", program)))
+    own = PulumiCli(project_dir=project, stack="e2e", state_dir=tmp_path / "own-state",
+                    extra_env={}, program=inline_where_needed(program))
+    own.select_or_init()
+    own.set_config("workspace:clientSecret", info.client_secret, secret=True)
+    write_config(own, connection_config(info, "public"))
+    return own
+
+
+def config_items(stack: PulumiCli, key: str) -> list[dict[str, Any]]:
+    """The items of `workspace:<key>` in the stack's settings file, as adopt left them."""
+    path = stack.project_dir / f"Pulumi.{stack.stack}.yaml"
+    config = yaml.safe_load(path.read_text())["config"]
+    return config.get(f"workspace:{key}") or []

@@ -28,12 +28,17 @@ import yaml
 from providers.client import WorkspaceClient
 from providers.client.jobs import JOBS_PATHS
 from providers.client.wire import WireForm
-from stacks.pulumi_cli import REPO_ROOT, PulumiCli, inline_where_needed, project_settings
+from stacks.pulumi_cli import REPO_ROOT, PulumiCli
 from tests.conftest import emulator_client
 from tests.e2e.conftest import StackFactory, changed_steps, platform_writes, write_config
-from tests.e2e.team_support import OWN_PROGRAM, audit_report, run_adopt
+from tests.e2e.team_support import (
+    audit_report,
+    config_items,
+    own_program,
+    own_program_stack,
+    run_adopt,
+)
 from tests.fill_support import FilledWorkspace
-from tools.drills.local_stack import connection_config
 from workspace_emulator.testing import EmulatorInfo, clear_request_log
 
 pytestmark = pytest.mark.engine
@@ -65,7 +70,7 @@ class Workspace:
         return yaml.safe_load(self.settings_path.read_text())["config"]
 
     def items(self, key: str) -> list[dict[str, Any]]:
-        return self.config().get(f"workspace:{key}") or []
+        return config_items(self.stack, key)
 
     def adopt(self, *flags: str) -> subprocess.CompletedProcess[str]:
         return run_adopt(self.stack, "--match", f"*:{self.prefix}*", *flags)
@@ -319,9 +324,7 @@ def test_a_teams_own_program_imports_the_python_module(
     client.secret_scopes.create(f"{prefix}-scope")
     stack = workspace_stack(wire_form="public")  # adopt signs in as this stack does
     settings = (stack.project_dir / f"Pulumi.{stack.stack}.yaml").read_text()
-    program = tmp_path / "program"
-    program.mkdir()
-    (program / "__main__.py").write_text(OWN_PROGRAM)
+    program = own_program(tmp_path / "program")
     module = program / "adopted.py"
     adopted = run_adopt(stack, "--match", f"*:{prefix}*", "--python", str(module))
     assert adopted.returncode == 0, adopted.stdout + adopted.stderr
@@ -330,14 +333,7 @@ def test_a_teams_own_program_imports_the_python_module(
     assert f"import_='{job_id}'" in text
     assert "'job_id': made['jobs']" in text  # the permissions name the module's own job
 
-    project = tmp_path / "own"
-    project.mkdir()
-    (project / "Pulumi.yaml").write_text(yaml.safe_dump(project_settings("team-own", program)))
-    own = PulumiCli(project_dir=project, stack="e2e", state_dir=tmp_path / "own-state",
-                    extra_env={}, program=inline_where_needed(program))
-    own.select_or_init()
-    own.set_config("workspace:clientSecret", emulator.client_secret, secret=True)
-    write_config(own, connection_config(emulator, "public"))
+    own = own_program_stack(tmp_path, program, emulator)
     clear_request_log(emulator)
     up = own.up()
     assert f"{text.count('import_=')} imported" in up.stdout, up.stdout

@@ -21,14 +21,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 from databricks.sdk import WorkspaceClient as SdkClient
 
-from stacks.pulumi_cli import PulumiCli, inline_where_needed, project_settings
+from stacks.pulumi_cli import PulumiCli
 from tests.conftest import emulator_client
-from tests.e2e.conftest import StackFactory, platform_writes, write_config
-from tests.e2e.team_support import OWN_PROGRAM, run_adopt
-from tools.drills.local_stack import connection_config
+from tests.e2e.conftest import StackFactory, platform_writes
+from tests.e2e.team_support import config_items, own_program, own_program_stack, run_adopt
 from workspace_emulator.testing import EmulatorInfo, clear_request_log, fetch_token
 
 pytestmark = pytest.mark.engine
@@ -53,8 +51,7 @@ class Made:
         return self.stack.project_dir / f"Pulumi.{self.stack.stack}.yaml"
 
     def items(self, key: str) -> list[dict[str, Any]]:
-        config = yaml.safe_load(self.settings_path.read_text())["config"]
-        return config.get(f"workspace:{key}") or []
+        return config_items(self.stack, key)
 
     def item_of(self, key: str, import_id: str) -> dict[str, Any]:
         [item] = [i for i in self.items(key) if i["import"] == import_id]
@@ -165,9 +162,7 @@ def test_a_teams_own_program_declares_the_nested_ids_as_its_resources(
     prefix = f"nestpy{uuid.uuid4().hex[:6]}"
     compute = make_compute(emulator, prefix)
     stack = workspace_stack(wire_form="public")  # adopt signs in as this stack does
-    program = tmp_path / "program"
-    program.mkdir()
-    (program / "__main__.py").write_text(OWN_PROGRAM)
+    program = own_program(tmp_path / "program")
     module = program / "adopted.py"
     adopted = run_adopt(stack, "--match", f"*:*{prefix}*", "--python", str(module))
     assert adopted.returncode == 0, adopted.stdout + adopted.stderr
@@ -179,14 +174,7 @@ def test_a_teams_own_program_declares_the_nested_ids_as_its_resources(
     for own_id in (compute.pool_id, compute.policy_id, compute.warehouse_id):
         assert text.count(repr(own_id)) == 1, f"{own_id} is written once, as its import id"
 
-    project = tmp_path / "own"
-    project.mkdir()
-    (project / "Pulumi.yaml").write_text(yaml.safe_dump(project_settings("team-own", program)))
-    own = PulumiCli(project_dir=project, stack="e2e", state_dir=tmp_path / "own-state",
-                    extra_env={}, program=inline_where_needed(program))
-    own.select_or_init()
-    own.set_config("workspace:clientSecret", emulator.client_secret, secret=True)
-    write_config(own, connection_config(emulator, "public"))
+    own = own_program_stack(tmp_path, program, emulator)
     clear_request_log(emulator)
     up = own.up()
     assert "4 imported" in up.stdout, up.stdout

@@ -21,7 +21,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 from databricks.sdk import WorkspaceClient as SdkClient
 from databricks.sdk.service.catalog import PermissionsChange, Privilege, VolumeType
 from databricks.sdk.service.iam import GrantRule, RuleSetUpdateRequest
@@ -29,7 +28,7 @@ from databricks.sdk.service.workspace import ImportFormat, Language
 
 from stacks.pulumi_cli import REPO_ROOT, PulumiCli
 from tests.e2e.conftest import StackFactory, platform_writes, write_config
-from tests.e2e.team_support import audit_report, run_adopt
+from tests.e2e.team_support import audit_report, config_items, run_adopt
 from workspace_emulator.testing import (
     EmulatorInfo,
     clear_request_log,
@@ -62,8 +61,7 @@ class Made:
         return self.stack.project_dir / f"Pulumi.{self.stack.stack}.yaml"
 
     def items(self, key: str) -> list[dict[str, Any]]:
-        config = yaml.safe_load(self.settings_path.read_text())["config"]
-        return config.get(f"workspace:{key}") or []
+        return config_items(self.stack, key)
 
     def adopt(self, *flags: str) -> Any:
         return run_adopt(self.stack, "--match", f"*:*{self.prefix}*",

@@ -15,12 +15,13 @@ from databricks.sdk.errors import (
 )
 from databricks.sdk.service import iam
 
-from tests.emulator.support import unique
-from workspace_emulator.testing import fetch_token
+from tests.emulator.support import ADMINS_GROUP_ID, add_service_principal, unique
+from workspace_emulator.testing import fetch_token, register_application
 
 ACCOUNT = "8e2f4a6c-1b3d-4f5e-9a7c-2d4f6b8e0a1c"
 CAROL = ("300000000000001", "carol@example.com")
 ETL = "b946402c-4f47-469a-bead-ef6610b453f5"  # a registered application
+MANAGER = "roles/servicePrincipal.manager"
 PATCH_OP = [iam.PatchSchema.URN_IETF_PARAMS_SCIM_API_MESSAGES_2_0_PATCH_OP]
 
 
@@ -111,10 +112,13 @@ def principal(sdk):
     sdk.service_principals.delete(made.id)
 
 
-def test_a_rule_set_is_read_and_written_with_its_etag(sdk, principal):
+def test_a_rule_set_is_read_and_written_with_its_etag(sdk, principal, emulator):
     name = rule_set_name()
     first = sdk.account_access_control_proxy.get_rule_set(name=name, etag="")
-    assert first.name == name and first.etag and not first.grant_rules
+    # As the service does, the principal's creator (the caller) holds its manager role.
+    assert first.name == name and first.etag
+    assert first.grant_rules == [iam.GrantRule(
+        role=MANAGER, principals=[f"servicePrincipals/{emulator.client_id}"])]
     rules = [iam.GrantRule(role="roles/servicePrincipal.user",
                            principals=["groups/data-engineers", "users/alice@example.com"])]
     written = sdk.account_access_control_proxy.update_rule_set(
@@ -134,6 +138,61 @@ def test_a_rule_set_is_read_and_written_with_its_etag(sdk, principal):
         name=name, rule_set=iam.RuleSetUpdateRequest(name=name, grant_rules=[],
                                                      etag=written.etag))
     assert not cleared.grant_rules
+
+
+def creator_rules(sdk: WorkspaceClient, application_id: str) -> iam.RuleSetResponse:
+    return sdk.account_access_control_proxy.get_rule_set(name=rule_set_name(application_id),
+                                                         etag="")
+
+
+def test_each_creator_holds_the_manager_role_of_the_principal_it_made(sdk, api, emulator):
+    # The bootstrap principal makes an admin principal; that one makes another: each rule
+    # set names its own creator, the only rule it holds.
+    admin_app, _ = add_service_principal(api, emulator, (ADMINS_GROUP_ID,))
+    as_admin = WorkspaceClient(host=emulator.base_url, token=fetch_token(
+        emulator, admin_app["client_id"], admin_app["client_secret"]))
+    made_app = register_application(emulator, unique("made-by-admin"))["client_id"]
+    made = as_admin.service_principals.create(application_id=made_app)
+    try:
+        assert creator_rules(sdk, admin_app["client_id"]).grant_rules == [iam.GrantRule(
+            role=MANAGER, principals=[f"servicePrincipals/{emulator.client_id}"])]
+        by_admin = creator_rules(as_admin, made_app)
+        assert by_admin.grant_rules == [iam.GrantRule(
+            role=MANAGER, principals=[f"servicePrincipals/{admin_app['client_id']}"])]
+        # The manager may write the rule set at the etag it read.
+        written = as_admin.account_access_control_proxy.update_rule_set(
+            name=rule_set_name(made_app), rule_set=iam.RuleSetUpdateRequest(
+                name=rule_set_name(made_app), etag=by_admin.etag, grant_rules=[
+                    iam.GrantRule(role=MANAGER, principals=["groups/admins"])]))
+        assert written.etag != by_admin.etag
+    finally:
+        sdk.service_principals.delete(made.id)
+
+
+def test_the_creator_rule_is_a_write_with_a_fresh_etag(sdk, emulator):
+    # A principal of an application made again: its rule set is new (the rules the former
+    # one held are gone), at an etag no one read before.
+    application = register_application(emulator, unique("again"))["client_id"]
+    first = sdk.service_principals.create(application_id=application)
+    made = creator_rules(sdk, application)
+    sdk.account_access_control_proxy.update_rule_set(
+        name=rule_set_name(application), rule_set=iam.RuleSetUpdateRequest(
+            name=rule_set_name(application), etag=made.etag, grant_rules=[
+                iam.GrantRule(role="roles/servicePrincipal.user", principals=["groups/users"])]))
+    held = creator_rules(sdk, application)
+    sdk.service_principals.delete(first.id)
+    again = sdk.service_principals.create(application_id=application)
+    try:
+        remade = creator_rules(sdk, application)
+        assert remade.grant_rules == [iam.GrantRule(
+            role=MANAGER, principals=[f"servicePrincipals/{emulator.client_id}"])]
+        assert remade.etag not in (made.etag, held.etag)
+        with pytest.raises(ResourceConflict):  # the etag read before the new principal
+            sdk.account_access_control_proxy.update_rule_set(
+                name=rule_set_name(application), rule_set=iam.RuleSetUpdateRequest(
+                    name=rule_set_name(application), etag=held.etag, grant_rules=[]))
+    finally:
+        sdk.service_principals.delete(again.id)
 
 
 @pytest.mark.parametrize(("rules", "says"), [

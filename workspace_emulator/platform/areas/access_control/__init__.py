@@ -22,7 +22,8 @@ AREA = Area(
     route_priority=95,
     support={
         "GET /preview/accounts/access-control/rule-sets": stateful(
-            "service principals' rule sets; the latest whatever the etag"),
+            "service principals' rule sets, a new one's creator holding its manager role; "
+            "the latest whatever the etag"),
         "PUT /preview/accounts/access-control/rule-sets": stateful(
             "etag checked (409 RESOURCE_CONFLICT when stale); roles user and manager; "
             "principals must exist; admins or the principal's managers"),

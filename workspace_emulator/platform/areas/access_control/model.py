@@ -5,10 +5,13 @@ and manager role (may change the principal and this rule set).
 A rule set is named `accounts/<account id>/servicePrincipals/<application id>/ruleSets/
 default`: the account id is the workspace's account's (the SCIM area's initial-data section
 `account`), the application id one of the workspace's service principals. A principal whose
-rule set was never written has none (the emulator grants its creator nothing). Every write
-takes the etag of the rule set it read and gets a new one; a write with any other etag is
-refused (409 RESOURCE_CONFLICT) so that two writers cannot undo each other's grants. A read
-answers the latest version whatever etag it names (the emulator is never behind).
+rule set holds, from its creation on, its creator's manager role, as the service grants it
+(`made_by`: the caller that created it, `servicePrincipals/<application id>`: every caller of
+the emulator is a service principal; the service names a user `users/<user name>`); a
+principal of the initial data, created by no caller, has an empty one. Every write takes the
+etag of the rule set it read and gets a new one; a write with any other etag is refused (409
+RESOURCE_CONFLICT) so that two writers cannot undo each other's grants. A read answers the
+latest version whatever etag it names (the emulator is never behind).
 
 Reading needs no role; writing needs a workspace admin or the principal's manager role.
 Setting a job's run_as to a principal needs its user role (`may_run_as`, which the jobs
@@ -19,6 +22,7 @@ from __future__ import annotations
 
 import base64
 import re
+from collections.abc import Callable
 from typing import Any
 
 from workspace_emulator.errors import (
@@ -28,7 +32,7 @@ from workspace_emulator.errors import (
     ResourceConflict,
 )
 from workspace_emulator.platform.areas.scim.account import Account
-from workspace_emulator.platform.directory import Caller, Directory
+from workspace_emulator.platform.directory import Caller, Directory, ServicePrincipal
 from workspace_emulator.storage import Database, from_json, to_json
 
 TABLES = """
@@ -43,6 +47,12 @@ _PRINCIPAL = re.compile(r"(users|groups|servicePrincipals)/(.+)")
 
 def etag_of(version: int) -> str:
     return base64.b64encode(f"rule-set-version-{version}".encode()).decode()
+
+
+def creator_of(caller: Caller) -> str:
+    """How a rule set names the caller that created a principal: every caller of the
+    emulator is a service principal (the service names a user `users/<user name>`)."""
+    return f"servicePrincipals/{caller.application_id}"
 
 
 class RuleSets:
@@ -80,15 +90,24 @@ class RuleSets:
                     "Conflicting update: the rule set changed since it was read (etag "
                     f"{etag} is not the current one); read it again and retry.")
             doc = {"version": doc["version"] + 1, "grant_rules": rules}
-            conn.execute(
-                "INSERT INTO rule_sets (name, doc) VALUES (?, ?) "
-                "ON CONFLICT (name) DO UPDATE SET doc = excluded.doc", (name, to_json(doc)))
+            self._store(conn, name, doc)
         return _render(name, doc)
+
+    def made_by(self, caller: Caller, make: Callable[[], ServicePrincipal]) -> ServicePrincipal:
+        """`make()`, the creation of a service principal, and its rule set granting the caller
+        its manager role, as the service does, in one transaction. The grant is a write: a new
+        version and etag; rules a former principal of the application id left are not kept."""
+        with self._db.write() as conn:
+            principal = make()
+            name = self._name(principal.application_id)
+            doc = {"version": self._doc(conn, name)["version"] + 1,
+                   "grant_rules": [{"role": MANAGER_ROLE, "principals": [creator_of(caller)]}]}
+            self._store(conn, name, doc)
+        return principal
 
     def holds(self, application_id: str, role: str, caller: Caller) -> bool:
         """Whether the caller holds `role` on the principal (directly, or through a group)."""
-        name = (f"accounts/{self._account.account_id}/servicePrincipals/{application_id}"
-                "/ruleSets/default")
+        name = self._name(application_id)
         with self._db.read() as conn:
             doc = self._doc(conn, name)
         return _holds(doc, role, caller)
@@ -99,6 +118,16 @@ class RuleSets:
             application_id, USER_ROLE, caller)
 
     # --- helpers --------------------------------------------------------------------
+    def _name(self, application_id: str) -> str:
+        return (f"accounts/{self._account.account_id}/servicePrincipals/{application_id}"
+                "/ruleSets/default")
+
+    @staticmethod
+    def _store(conn, name: str, doc: dict[str, Any]) -> None:
+        conn.execute(
+            "INSERT INTO rule_sets (name, doc) VALUES (?, ?) "
+            "ON CONFLICT (name) DO UPDATE SET doc = excluded.doc", (name, to_json(doc)))
+
     def _principal_of(self, name: str) -> str:
         match = _NAME.fullmatch(name or "")
         if match is None:

@@ -66,7 +66,8 @@ AREA: Area[Account] = Area(
         "DELETE /preview/scim/v2/Groups/{group_id}": stateful("admins and users refused"),
         "GET /preview/scim/v2/ServicePrincipals": stateful("filter, startIndex/count paging"),
         "POST /preview/scim/v2/ServicePrincipals": stateful("application id registered and "
-                                                            "unique"),
+                                                            "unique; the caller holds its "
+                                                            "manager role"),
         "GET /preview/scim/v2/ServicePrincipals/{principal_id}": stateful(""),
         "PUT /preview/scim/v2/ServicePrincipals/{principal_id}": stateful("replaces the "
                                                                           "principal"),

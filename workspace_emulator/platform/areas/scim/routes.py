@@ -82,15 +82,17 @@ async def list_service_principals(
 @router.post("/ServicePrincipals", status_code=201)
 async def create_service_principal(
     body: ServicePrincipalBody, ws: WorkspaceDep,
-    _: AdminDep,
+    caller: AdminDep,
 ) -> JSONResponse:
+    """As on the service, the caller holds the new principal's manager role (its rule set,
+    the access_control area's)."""
     request = body.as_request()
     scim.require_schema(request, scim.SP_SCHEMA)
     application_id = request.get("applicationId")
     if not application_id:
         application_id = _new_workspace_managed_application(ws, request.get("displayName"))
-    principal = ws.directory.create_service_principal(
-        application_id, scim.spec_from_resource(request))
+    principal = ws.access_control.made_by(caller, lambda: ws.directory.create_service_principal(
+        application_id, scim.spec_from_resource(request)))
     return ok(scim.render_service_principal(principal, ws.directory), status_code=201)
 
 

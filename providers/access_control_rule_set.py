@@ -17,19 +17,36 @@ version it was read at (the one a refresh or the last write recorded, an output)
 service refuses it when someone changed the rule set since (RESOURCE_CONFLICT). Then the
 rule set is read again and the write is tried once more with the new etag: the declared
 rules win, as an authoritative kind's must, but never over a version nobody read.
+
+The service gives a principal's creator its manager role: a new principal's rule set holds
+that one rule. The audit and adopt leave such a rule set out where the creator is the
+principal they sign in as, the stack's (`rule_sets_with_rules`): the rule came with the
+principal. A create replaces it like any rule, and its preview warns, naming each
+principal that loses a role (`check` reads the rule set; a principal the same up creates is
+predicted to hold its creator's rule), as an update's diff does.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
+import pulumi
+import pydantic
+from pulumi.dynamic import CheckResult
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
-from providers.client import WorkspaceError
+from providers.client import WorkspaceError, is_gone
 from providers.kind import Adoption, Reference, declare
-from providers.lifecycle import KeyedDiffResult, Spec, WorkspaceProvider, contains_unknown
+from providers.lifecycle import (
+    CONNECTION_KEY,
+    KeyedDiffResult,
+    Spec,
+    WorkspaceProvider,
+    contains_unknown,
+    user_inputs,
+)
 
 if TYPE_CHECKING:
     from providers.client import WorkspaceClient
@@ -138,21 +155,75 @@ def application_of(name: str) -> str:
     return match["application"] if match is not None else name
 
 
+def caller_name(client: Any) -> str | None:
+    """How a rule set names the principal the client signs in as (SCIM Me): a service
+    principal `servicePrincipals/<application id>` (the service's Me gives it as the
+    userName too, a user's being an email address), a user `users/<user name>`; None where
+    the workspace does not say."""
+    try:
+        me = client.users.me()
+    except WorkspaceError:
+        return None
+    user_name = str(me.get("userName") or "")
+    if me.get("applicationId") or (user_name and "@" not in user_name):
+        return f"servicePrincipals/{me.get('applicationId') or user_name}"
+    return f"users/{user_name}" if user_name else None
+
+
+def creator_rule(creator: str) -> dict[str, Any]:
+    """The rule the service writes into a new principal's rule set: its creator manages it."""
+    return {"role": MANAGER_ROLE, "principals": [creator]}
+
+
+def only_a_creator_rule(rules: list[dict[str, Any]], creator: Callable[[], str | None]) -> bool:
+    """Whether normal `rules` are exactly the creator rule of `creator()` (asked only where
+    the rules have that shape)."""
+    return (
+        len(rules) == 1
+        and rules[0]["role"] == MANAGER_ROLE
+        and len(rules[0]["principals"]) == 1
+        and rules[0]["principals"][0] == creator()
+    )
+
+
 def rule_sets_with_rules(client: Any) -> Iterator[tuple[str, str]]:
     """(rule set name, principal's display name) of every service principal whose rule set
-    holds a rule: a rule set nobody wrote is empty (the emulator's; the service's gives the
-    creator the manager role, which is listed, as any rule). One list of the principals and
-    one read per principal; nothing where the account is not known."""
+    holds a rule of someone's writing: not one nobody wrote (empty: a principal of the
+    emulator's initial data), nor one holding only the creator rule of the principal the
+    client signs in as (the stack's, which creates the stack's principals): the service
+    wrote it with the principal, which the stack holds. One list of the principals, one
+    read per principal, one SCIM Me where a rule set holds a single manager; nothing where
+    the account is not known."""
     account_id = client.access_control.account_id
     if not account_id:
         return
+    known: list[str | None] = []
+
+    def creator() -> str | None:
+        if not known:
+            known.append(caller_name(client))
+        return known[0]
+
     for principal in client.service_principals.list():
         application_id = principal.get("applicationId")
         if not application_id:
             continue
         name = rule_set_name(account_id, str(application_id))
-        if normal_rules(client.access_control.get_rule_set(name).get("grant_rules")):
+        rules = normal_rules(client.access_control.get_rule_set(name).get("grant_rules"))
+        if rules and not only_a_creator_rule(rules, creator):
             yield name, str(principal.get("displayName") or application_id)
+
+
+def losses(held: list[dict[str, Any]], declared: list[dict[str, Any]]) -> list[str]:
+    """`<principal> (<role>)` of every role a principal holds that the declared rules do not
+    give it: what writing them takes away."""
+    given = {(r["role"], p) for r in declared for p in r["principals"]}
+    return [
+        f"{p} ({r['role']})"
+        for r in normal_rules(held)
+        for p in r["principals"]
+        if (r["role"], p) not in given
+    ]
 
 
 class AccessControlRuleSetProvider(WorkspaceProvider):
@@ -167,6 +238,23 @@ class AccessControlRuleSetProvider(WorkspaceProvider):
             spec["account_id"] = args.account_id
             spec["service_principal_id"] = args.service_principal_id
         return spec
+
+    def check(self, olds: dict[str, Any], news: dict[str, Any]) -> CheckResult:
+        """As any kind's; for a create, also a warning naming each role the declared rules
+        take from the rule set as it is (the preview shows no diff of a create)."""
+        result = super().check(olds, news)
+        if not result.failures and not user_inputs(olds):
+            self._warn_of_losses(news)
+        return result
+
+    def describe_changes(self, result, recorded, desired, news, olds) -> None:
+        if "grant_rules" not in result.changed_keys or result.replaces:
+            return
+        lost = losses(recorded.get("grant_rules") or [], desired["grant_rules"])
+        if lost:
+            result.field_changes = [f"grant_rules: {who} removed (not declared)" for who in lost]
+            result.detailed_paths = {"grant_rules": "update"}
+            pulumi.log.warn(f"rule set {olds.get(NAME_KEY) or ''}: {replaced_words(lost)}")
 
     def diff(self, _id, olds, news, old_inputs=None) -> KeyedDiffResult:
         declared = news.get(NAME_KEY)
@@ -208,6 +296,46 @@ class AccessControlRuleSetProvider(WorkspaceProvider):
         self._write(client, id_, [], etag=recorded.get("etag"))
 
     # --- helpers ------------------------------------------------------------------
+    def _warn_of_losses(self, news: Mapping[str, Any]) -> None:
+        """Warns, before a create, of the roles it takes away: those the rule set holds, or,
+        where its principal is made by the same up (its id unknown yet), the creator rule the
+        service will have written (the caller's). Unknown inputs or no connection: nothing
+        to tell yet; a failed read is said, never taken for an empty rule set."""
+        inputs = user_inputs(news)
+        if contains_unknown({k: v for k, v in inputs.items() if k != "service_principal_id"}):
+            return
+        if not isinstance(news.get(CONNECTION_KEY), Mapping):
+            return
+        try:
+            args = self.args_model.model_validate(
+                {k: v for k, v in inputs.items() if not contains_unknown(v)}
+                | ({"service_principal_id": "unknown"}
+                   if contains_unknown(inputs.get("service_principal_id")) else {}))
+        except pydantic.ValidationError:
+            return
+        declared = self.spec(args)["grant_rules"]
+        try:
+            client = self._client(news)
+            if contains_unknown(inputs.get("service_principal_id")):
+                where = "the rule set of the principal this update creates"
+                creator = caller_name(client)
+                held = [creator_rule(creator)] if creator else []
+            else:
+                where = args.rule_set_name or self._name_of(
+                    client, args.account_id, args.service_principal_id)
+                held = client.access_control.get_rule_set(where).get("grant_rules") or []
+        except (WorkspaceError, OSError, ValueError) as error:
+            if isinstance(error, WorkspaceError) and is_gone(error):
+                return  # no such principal: the create fails, saying so
+            pulumi.log.warn(
+                f"could not read the rule set this create replaces ({error}): the declared "
+                "grant_rules replace whatever it holds; compare them with the rule set "
+                "before the up")
+            return
+        lost = losses(held, declared)
+        if lost:
+            pulumi.log.warn(f"{where}: {replaced_words(lost)}")
+
     @staticmethod
     def _name_of(client: WorkspaceClient, account_id: Any, principal_id: Any) -> str:
         application_id = client.service_principals.get(str(principal_id))["applicationId"]
@@ -240,6 +368,13 @@ class AccessControlRuleSetProvider(WorkspaceProvider):
     @staticmethod
     def _computed(found: Mapping[str, Any]) -> dict[str, Any]:
         return {NAME_KEY: found.get("name"), "etag": found.get("etag")}
+
+
+def replaced_words(lost: list[str]) -> str:
+    return (
+        f"{'; '.join(lost)} lose(s) the role: not in the declared grant_rules, which replace "
+        "the whole rule set (declare them to keep them)"
+    )
 
 
 KIND = declare(

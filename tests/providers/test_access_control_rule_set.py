@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pulumi
 import pytest
 
 from providers.access_control_rule_set import AccessControlRuleSetProvider
@@ -46,6 +47,18 @@ def props(connection: dict[str, Any]) -> dict[str, Any]:
 
 def rules_of(client: WorkspaceClient, name: str = NAME) -> list[dict]:
     return client.access_control.get_rule_set(name).get("grant_rules") or []
+
+
+@pytest.fixture
+def warned(monkeypatch) -> list[str]:
+    said: list[str] = []
+    monkeypatch.setattr(pulumi.log, "warn", lambda message, *a, **k: said.append(message))
+    return said
+
+
+def creator(client: WorkspaceClient) -> str:
+    """The creator rule's principal: the bootstrap principal the tests sign in as."""
+    return f"servicePrincipals/{client.users.me()['applicationId']}"
 
 
 @pytest.mark.parametrize(
@@ -150,3 +163,48 @@ def test_a_rule_set_of_a_gone_principal_reads_as_gone(provider, props, client) -
     client.service_principals.delete(made["id"], APPLICATION)
     assert provider.read(created.id, created.outs).id is None
     provider.delete(created.id, created.outs)  # gone: done
+
+
+def test_a_new_principal_holds_its_creators_rule_which_a_create_replaces_warning_first(
+    provider, props, client, principal, warned
+) -> None:
+    # The service (and the emulator) give the principal's creator its manager role.
+    held = [{"role": MANAGER, "principals": [creator(client)]}]
+    assert rules_of(client) == held
+    # The preview of the create (its check: a create has no diff) names the role it takes.
+    assert provider.check({}, props).failures == []
+    [warning] = warned
+    assert NAME in warning and f"{creator(client)} ({MANAGER}) lose(s) the role" in warning
+    made = provider.create(props)
+    assert creator(client) not in str(rules_of(client))
+    # Declaring the creator's rule keeps it: nothing is taken, nothing said.
+    warned.clear()
+    keeping = {**props, "grant_rules": [*props["grant_rules"][:1], *held]}
+    provider.update(made.id, made.outs, keeping)
+    assert provider.check({}, keeping).failures == [] and warned == []
+    provider.delete(made.id, made.outs)
+
+
+def test_a_create_for_a_principal_the_same_up_makes_warns_of_the_creators_rule(
+    provider, props, client, warned
+) -> None:
+    by_parts = {**props, "account_id": ACCOUNT, "service_principal_id": UNKNOWN}
+    del by_parts["rule_set_name"]
+    assert provider.check({}, by_parts).failures == []
+    [warning] = warned
+    assert "the principal this update creates" in warning
+    assert f"{creator(client)} ({MANAGER})" in warning
+
+
+def test_an_update_names_the_roles_it_takes_away(provider, props, client, principal,
+                                                 warned) -> None:
+    made = provider.create(props)
+    fewer = {**props, "grant_rules": [{"role": USER, "principals": ["groups/data-engineers"]}]}
+    diff = provider.diff(made.id, made.outs, fewer)
+    assert diff.field_changes == [
+        f"grant_rules: groups/admins ({MANAGER}) removed (not declared)",
+        f"grant_rules: users/bob@example.com ({USER}) removed (not declared)",
+    ]
+    [warning] = warned
+    assert NAME in warning and "groups/admins" in warning and "bob@example.com" in warning
+    provider.delete(made.id, made.outs)

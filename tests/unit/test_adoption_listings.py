@@ -160,12 +160,21 @@ def test_within_one_tree_walk_the_three_kinds_share_one_walk() -> None:
 ACCOUNT = "8e2f4a6c-1b3d-4f5e-9a7c-2d4f6b8e0a1c"
 
 
-def rule_sets(account_id: str | None) -> tuple[Any, Calls]:
+MANAGER = "roles/servicePrincipal.manager"
+DEPLOYER = {"id": "9", "applicationId": "deployer-app", "userName": "deployer-app"}
+
+
+def rule_sets(account_id: str | None, more: dict[str, list[dict[str, Any]]] | None = None,
+              me: dict[str, Any] | None = None) -> tuple[Any, Calls]:
+    """A stand-in client of two principals (app-1 holding a user rule, app-2 none) and the
+    `more` given, signed in as `me` (the stack's deployer by default)."""
     calls = Calls()
     rules = {"app-1": [{"role": "roles/servicePrincipal.user", "principals": ["groups/g"]}],
-             "app-2": []}
+             "app-2": [], **(more or {})}
     principals = [{"id": "1", "applicationId": "app-1", "displayName": "etl"},
                   {"id": "2", "applicationId": "app-2", "displayName": "reports"}]
+    principals += [{"id": str(10 + i), "applicationId": app, "displayName": app}
+                   for i, app in enumerate(more or {})]
 
     def get_rule_set(name: str) -> dict[str, Any]:
         application = name.split("/")[3]
@@ -176,6 +185,7 @@ def rule_sets(account_id: str | None) -> tuple[Any, Calls]:
     return SimpleNamespace(
         access_control=access_control,
         service_principals=SimpleNamespace(list=lambda: calls.answer("principals", principals)),
+        users=SimpleNamespace(me=lambda: calls.answer("me", me or DEPLOYER)),
     ), calls
 
 
@@ -184,6 +194,37 @@ def test_rule_sets_with_rules_are_listed_by_name_one_read_per_principal() -> Non
     listed = list(kind_named("AccessControlRuleSet").inventory(client))  # type: ignore[misc]
     assert listed == [(f"accounts/{ACCOUNT}/servicePrincipals/app-1/ruleSets/default", "etl")]
     assert dict(calls) == {"principals": 1, "rule set": 2}
+
+
+def test_a_rule_set_holding_only_its_creators_rule_is_the_principals_own() -> None:
+    """The service gives a principal's creator its manager role: where the creator is the
+    principal the audit signs in as (the stack's, which creates the stack's principals) and
+    that rule is all the rule set holds, it came with the principal and is not listed. Any
+    other rule, or the rule of another creator, is listed as before."""
+    client, calls = rule_sets(ACCOUNT, {
+        "made-by-stack": [{"role": MANAGER, "principals": ["servicePrincipals/deployer-app"]}],
+        "made-by-hand": [{"role": MANAGER, "principals": ["users/ann@example.com"]}],
+        "and-a-user-role": [
+            {"role": MANAGER, "principals": ["servicePrincipals/deployer-app"]},
+            {"role": "roles/servicePrincipal.user", "principals": ["groups/g"]}],
+        "two-managers": [{"role": MANAGER, "principals": [
+            "groups/admins", "servicePrincipals/deployer-app"]}],
+    })
+    listed = [name.split("/")[3] for name, _ in
+              kind_named("AccessControlRuleSet").inventory(client)]  # type: ignore[misc]
+    assert listed == ["app-1", "made-by-hand", "and-a-user-role", "two-managers"]
+    assert calls["me"] == 1  # asked once, only for the single-manager rule sets
+
+
+def test_a_user_signing_in_is_named_as_a_user() -> None:
+    made_by_ann = {"by-ann": [{"role": MANAGER, "principals": ["users/ann@example.com"]}]}
+    ann = {"id": "7", "userName": "ann@example.com"}
+    client, _ = rule_sets(ACCOUNT, made_by_ann, me=ann)
+    listed = [name for name, _ in kind_named("AccessControlRuleSet").inventory(client)]  # type: ignore[misc]
+    assert [name.split("/")[3] for name in listed] == ["app-1"]
+    client, _ = rule_sets(ACCOUNT, made_by_ann)  # the deployer is not its creator
+    listed = [name for name, _ in kind_named("AccessControlRuleSet").inventory(client)]  # type: ignore[misc]
+    assert [name.split("/")[3] for name in listed] == ["app-1", "by-ann"]
 
 
 def test_without_the_account_no_rule_set_is_listed_nor_read() -> None:

@@ -354,7 +354,7 @@ KIND = declare(
     outputs={"previous_isolation_mode": str, "preexisting_bindings": list},
     config_key="catalogBindings",
     identity=("catalog_name",),
-    after=("storageCredentials", "externalLocations"),
+    after=("storageCredentials", "externalLocations", "serviceCredentials"),
     doc="docs/catalog-binding.md",
     summary="a catalog's (or another bindable securable's) isolation mode and workspace "
     "bindings",

@@ -37,6 +37,7 @@ KINDS: tuple[tuple[str, str], ...] = (
     ("RepoBranch", "providers.repo_branch"),
     ("StorageCredential", "providers.storage_credential"),
     ("ExternalLocation", "providers.external_location"),
+    ("ServiceCredential", "providers.service_credential"),  # bound and granted by name
     ("CatalogBinding", "providers.catalog_binding"),
     ("Catalog", "providers.catalog"),
     ("Schema", "providers.schema"),

@@ -1,10 +1,12 @@
 """Unity Catalog credentials of either purpose (`/credentials`): storage credentials and
-service credentials, one namespace. Read only here: the listing the audit and adopt walk
-for the grants of service credentials. The same in both wire forms."""
+service credentials, one namespace (a name is unique among both). The listing by purpose
+(what the audit and adopt walk), and create, get, update and delete of one credential by
+name (the ServiceCredential kind's calls). The same in both wire forms."""
 
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import quote
 
 from providers.client.calls import Calls
 from providers.client.storage_credentials import Objects
@@ -33,6 +35,28 @@ class CredentialsApi:
             if not token:
                 return found
             params = {**params, "page_token": token}
+
+    def get(self, name: str) -> dict[str, Any]:
+        """A credential of either purpose (its `purpose` says which)."""
+        return self.client.get(_path(name))
+
+    def create(self, body: dict[str, Any]) -> dict[str, Any]:
+        """Not repeated after a lost answer: the kind looks the name up instead."""
+        if body.get("purpose") not in PURPOSES:
+            raise ValueError(
+                f"purpose must be one of {', '.join(PURPOSES)}; got {body.get('purpose')!r}"
+            )
+        return self.client.post(CREDENTIALS_PATH, body)
+
+    def update(self, name: str, fields: dict[str, Any]) -> dict[str, Any]:
+        return self.client.patch(_path(name), fields)
+
+    def delete(self, name: str, force: bool = False) -> None:
+        self.client.request("DELETE", _path(name), params={"force": "true"} if force else None)
+
+
+def _path(name: str) -> str:
+    return f"{CREDENTIALS_PATH}/{quote(name, safe='')}"
 
 
 # `client.credentials` (WorkspaceClient finds an area by its module's name).

@@ -40,7 +40,7 @@ def test_every_importable_object_kind_is_adoptable_but_repo_branches() -> None:
         "InstancePool", "SqlWarehouse",
         "Group", "GroupMember", "Repo", "IpAccessList", "User",
         "Catalog", "Schema", "Volume",
-        "StorageCredential", "ExternalLocation", "Grants",
+        "StorageCredential", "ExternalLocation", "ServiceCredential", "Grants",
         "GitCredential", "WorkspaceConf", "Directory", "Notebook", "WorkspaceFile",
         "AccessControlRuleSet",
     }

@@ -236,6 +236,7 @@ CHANGES: dict[str, Callable[[dict[str, Any]], None]] = {
     "notebooks": _change_notebooks,
     "storageCredentials": _change_comment,
     "externalLocations": _change_comment,
+    "serviceCredentials": _change_comment,
     "catalogs": _change_catalogs,
     "schemas": _change_comment,
     "volumes": _change_comment,
@@ -371,6 +372,7 @@ def _workspace_updates_problems(get: Get, objects: dict[str, Any]) -> list[str]:
 UC_COMMENTED = {
     "storageCredentials": ("storage-credentials", lambda item: item["name"]),
     "externalLocations": ("external-locations", lambda item: item["name"]),
+    "serviceCredentials": ("credentials", lambda item: item["name"]),
     "catalogs": ("catalogs", lambda item: item["name"]),
     "schemas": ("schemas", lambda item: inventory.uc_full_name(item, "catalog", 2)),
     "volumes": ("volumes", lambda item: inventory.uc_full_name(item, "schema", 3)),

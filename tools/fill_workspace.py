@@ -20,7 +20,8 @@ control list, most with permissions set afterwards; object permissions on cluste
 policies, repos and the workspace's other objects; repos on a branch other than their
 default; IP access lists (one disabled); catalog bindings. Asked for (`kinds=ALL_KINDS`,
 `--all-kinds`), also `MORE_KINDS`: users, instance pools, SQL warehouses, the filler's Git
-credentials, notebooks under /Shared, storage credentials, external locations, catalogs,
+credentials, notebooks under /Shared, storage credentials, service credentials (a managed
+identity, an IAM role or a GCP service account each), external locations, catalogs,
 schemas, volumes (managed, and external under the locations made here) and grants on them
 and on the workspace's catalogs to the groups and users.
 
@@ -86,6 +87,7 @@ MORE_KINDS = (
     "GitCredential",
     "Notebook",
     "StorageCredential",
+    "ServiceCredential",
     "ExternalLocation",
     "Catalog",
     "Schema",
@@ -121,6 +123,7 @@ WEIGHTS = {
     "GitCredential": 0.01,
     "Notebook": 0.04,
     "StorageCredential": 0.01,
+    "ServiceCredential": 0.01,
     "ExternalLocation": 0.02,
     "Catalog": 0.02,
     "Schema": 0.04,
@@ -529,6 +532,7 @@ class Plan:
     git_credentials: list[dict[str, Any]] = field(default_factory=list)
     notebooks: list[dict[str, Any]] = field(default_factory=list)
     storage_credentials: list[dict[str, Any]] = field(default_factory=list)
+    service_credentials: list[dict[str, Any]] = field(default_factory=list)
     locations: list[dict[str, Any]] = field(default_factory=list)
     catalogs: list[dict[str, Any]] = field(default_factory=list)
     schemas: list[dict[str, Any]] = field(default_factory=list)
@@ -1487,6 +1491,7 @@ _WAREHOUSE_SIZES = ("2X-Small", "X-Small", "Small", "Medium", "Large")
 _NOTEBOOK_LANGUAGES = {"PYTHON": "# Databricks notebook source\n",
                        "SQL": "-- Databricks notebook source\n"}
 _STORAGE_STEMS = ("lake", "raw", "landing", "archive", "curated")
+_SERVICE_STEMS = ("queues", "vault", "events", "models", "mail")
 _VOLUME_NAMES = ("raw", "landing", "exports", "checkpoints", "models", "reports")
 # Privileges a team grants on each securable type (all of them the type takes).
 _PRIVILEGES = {
@@ -1601,6 +1606,24 @@ def _plan_unity_catalog(plan: Plan, rng: random.Random, names: Names) -> None:
         plan.grants.append((securable_type, full_name, [
             (principal, sorted(rng.sample(privileges, rng.randint(1, min(3, len(privileges))))))
             for principal in rng.sample(principals, min(len(principals), rng.randint(1, 3)))]))
+    _plan_service_credentials(plan, rng, names)
+
+
+def _plan_service_credentials(plan: Plan, rng: random.Random, names: Names) -> None:
+    """Service credentials, named in the storage credentials' namespace (the service's is
+    one for both); planned last, so the other kinds' plan stays what it was without them."""
+    for _ in range(plan.counts.get("ServiceCredential", 0)):
+        team = names.pick(TEAMS)
+        name = names.unique("storage-credential", f"{team}-{rng.choice(_SERVICE_STEMS)}-service")
+        draw = rng.random()
+        identity: dict[str, Any] = (
+            {"aws_iam_role": {"role_arn": f"arn:aws:iam::123456789012:role/{name}"}}
+            if draw < 0.3 else {"databricks_gcp_service_account": {}} if draw < 0.45 else
+            {"azure_managed_identity": {"access_connector_id": (
+                f"/subscriptions/{_uuid(rng)}/resourceGroups/rg-{team}/providers/"
+                f"Microsoft.Databricks/accessConnectors/ac-{team}")}})
+        plan.service_credentials.append({"name": name, "comment": f"{team} cloud services",
+                                         **identity})
 
 
 # --- making it -----------------------------------------------------------------------------------
@@ -1713,6 +1736,7 @@ class _Maker:
             ("User", self.users), ("InstancePool", self.pools),
             ("SqlWarehouse", self.warehouses), ("Notebook", self.notebooks),
             ("StorageCredential", self.storage_credentials),
+            ("ServiceCredential", self.service_credentials),
             ("ExternalLocation", self.locations), ("Catalog", self.catalogs),
             ("Schema", self.schemas), ("Volume", self.volumes), ("Grants", self.grants),
         )
@@ -2104,6 +2128,23 @@ class _Maker:
             made = self.w.storage_credentials.create(
                 credential["name"], comment=credential["comment"], **identity)
             self.filled.add("StorageCredential", made.name, credential["name"])
+
+    def service_credentials(self) -> None:
+        from databricks.sdk.service import catalog
+
+        for credential in self.plan.service_credentials:
+            identity: dict[str, Any] = {}
+            if "aws_iam_role" in credential:
+                identity["aws_iam_role"] = catalog.AwsIamRole(**credential["aws_iam_role"])
+            elif "databricks_gcp_service_account" in credential:
+                identity["databricks_gcp_service_account"] = catalog.DatabricksGcpServiceAccount()
+            else:
+                identity["azure_managed_identity"] = catalog.AzureManagedIdentity(
+                    **credential["azure_managed_identity"])
+            made = self.w.credentials.create_credential(
+                credential["name"], purpose=catalog.CredentialPurpose.SERVICE,
+                comment=credential["comment"], **identity)
+            self.filled.add("ServiceCredential", made.name, credential["name"])
 
     def locations(self) -> None:
         for location in self.plan.locations:

@@ -27,6 +27,7 @@ from providers.lifecycle import Spec, WorkspaceProvider
 from providers.uc_names import (
     DEFAULT_SCHEMA,
     INFORMATION_SCHEMA,
+    KEPT_WHEN_LEFT_OUT,
     Name,
     NotBlank,
     StorageUrl,
@@ -102,6 +103,7 @@ class CatalogProvider(WorkspaceProvider):
     replace_keys: ClassVar[frozenset[str]] = frozenset(
         {"name", "storage_root", "connection_name", "provider_name", "share_name"}
     )
+    kept_when_left_out = KEPT_WHEN_LEFT_OUT
 
     @classmethod
     def rules(cls, inputs: Mapping[str, Any]) -> list[tuple[str, str]]:
@@ -146,7 +148,8 @@ class CatalogProvider(WorkspaceProvider):
 
     def update_object(self, client, id_, recorded, args, spec):
         area = client.catalogs
-        found = converged(area, id_, area.get(id_), spec, UPDATE_FIELDS, _shown)
+        found = converged(area, id_, area.get(id_), spec, UPDATE_FIELDS, _shown,
+                          recorded=self._recorded_spec(recorded))
         return self._spec_of(found, spec), self._computed(found)
 
     def delete_object(self, client: WorkspaceClient, id_: str, recorded: Mapping[str, Any]) -> None:

@@ -26,6 +26,7 @@ from providers.create_or_adopt import create_or_adopt
 from providers.kind import Reference, declare
 from providers.lifecycle import Spec, WorkspaceProvider
 from providers.storage_credential import IsolationMode, names_match, not_blank, uc_name
+from providers.uc_names import KEPT_WHEN_LEFT_OUT, cleared
 from providers.uc_privileges import principal_key
 
 if TYPE_CHECKING:
@@ -72,6 +73,7 @@ class ExternalLocationModel(BaseModel):
 class ExternalLocationProvider(WorkspaceProvider):
     args_model = ExternalLocationModel
     replace_keys: ClassVar[frozenset[str]] = frozenset({"name"})
+    kept_when_left_out = KEPT_WHEN_LEFT_OUT
 
     def spec(self, args: ExternalLocationModel) -> Spec:
         spec = args.model_dump(mode="json", exclude_none=True, exclude=set(NOT_COMPARED))
@@ -105,7 +107,7 @@ class ExternalLocationProvider(WorkspaceProvider):
 
     def update_object(self, client, id_, recorded, args: ExternalLocationModel, spec: Spec):
         found = client.external_locations.get(id_)
-        changes = self._changes(args, spec, found)
+        changes = self._changes(args, spec, found, self._recorded_spec(recorded))
         if changes:
             found = client.external_locations.update(id_, changes)
         return self._spec_of(found, spec), self._computed(found)
@@ -115,12 +117,20 @@ class ExternalLocationProvider(WorkspaceProvider):
 
     # --- helpers ------------------------------------------------------------------
     def _changes(
-        self, args: ExternalLocationModel, spec: Spec, found: Mapping[str, Any]
+        self,
+        args: ExternalLocationModel,
+        spec: Spec,
+        found: Mapping[str, Any],
+        recorded: Mapping[str, Any] | None = None,
     ) -> dict[str, Any]:
+        """The fields to PATCH: the declared ones the location does not have, and the
+        comment cleared where `recorded` (the last deployment's spec) declared one and the
+        spec no longer does."""
         observed = self._spec_of(found, spec)
         changes = {
             k: v for k, v in spec.items() if k not in ("name", *OWN) and observed.get(k) != v
         }
+        changes.update(cleared(recorded or {}, spec, ("comment",)))
         if changes and args.skip_validation is not None:
             changes["skip_validation"] = args.skip_validation
         return changes

@@ -161,6 +161,11 @@ class WorkspaceProvider(ResourceProvider):
     replace_keys: ClassVar[frozenset[str]] = frozenset()
     # Outputs the kind computes (ids, URLs, what it replaced); recorded, never diffed.
     computed_keys: ClassVar[frozenset[str]] = frozenset()
+    # Settings that, once declared and then left out of the config, stay as the service has
+    # them (an owner, an isolation mode): no update could give them back a value of their
+    # own, so leaving one out is no change. Every other setting left out is a change, which
+    # the kind's update clears.
+    kept_when_left_out: ClassVar[frozenset[str]] = frozenset()
 
     # --- what a kind implements -------------------------------------------------------
     def spec(self, args: Any) -> Spec:
@@ -285,6 +290,7 @@ class WorkspaceProvider(ResourceProvider):
         so an id written as a number or a reordered list is no change in preview either.
         """
         owned = set(recorded) if owned is None else owned & set(recorded)
+        owned -= self.kept_when_left_out
         unknown = {k for k, v in inputs.items() if contains_unknown(v)}
         stand_ins = {k: recorded[k] for k in unknown if k in recorded}
         try:

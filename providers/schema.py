@@ -26,6 +26,7 @@ from providers.kind import Reference, declare
 from providers.lifecycle import Spec, WorkspaceProvider
 from providers.uc_names import (
     INFORMATION_SCHEMA,
+    KEPT_WHEN_LEFT_OUT,
     Name,
     NotBlank,
     StorageUrl,
@@ -94,6 +95,7 @@ class SchemaModel(BaseModel):
 class SchemaProvider(WorkspaceProvider):
     args_model = SchemaModel
     replace_keys: ClassVar[frozenset[str]] = frozenset({"name", "catalog_name", "storage_root"})
+    kept_when_left_out = KEPT_WHEN_LEFT_OUT
 
     @classmethod
     def rules(cls, inputs: Mapping[str, Any]) -> list[tuple[str, str]]:
@@ -134,7 +136,8 @@ class SchemaProvider(WorkspaceProvider):
 
     def update_object(self, client, id_, recorded, args, spec):
         area = client.schemas
-        found = converged(area, id_, area.get(id_), spec, UPDATE_FIELDS)
+        found = converged(area, id_, area.get(id_), spec, UPDATE_FIELDS,
+                          recorded=self._recorded_spec(recorded))
         return self._spec_of(found, spec), self._computed(found)
 
     def delete_object(self, client: WorkspaceClient, id_: str, recorded: Mapping[str, Any]) -> None:

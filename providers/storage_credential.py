@@ -36,6 +36,7 @@ from providers.lifecycle import (
     user_inputs,
 )
 from providers.secret import digest, same_value
+from providers.uc_names import KEPT_WHEN_LEFT_OUT, cleared
 from providers.uc_privileges import principal_key
 
 if TYPE_CHECKING:
@@ -144,6 +145,7 @@ def names_match(a: Any, b: Any) -> bool:
 class StorageCredentialProvider(WorkspaceProvider):
     args_model = StorageCredentialModel
     replace_keys: ClassVar[frozenset[str]] = frozenset({"name"})
+    kept_when_left_out = KEPT_WHEN_LEFT_OUT
 
     @classmethod
     def rules(cls, inputs: Mapping[str, Any]) -> list[tuple[str, str]]:
@@ -201,6 +203,7 @@ class StorageCredentialProvider(WorkspaceProvider):
             recorded.get(DIGEST_KEY), secret.client_secret.encode()
         )
         changes = self._changes(args, spec, found, send_secret=send_secret)
+        changes.update(cleared(self._recorded_spec(recorded), spec, ("comment",)))
         if changes:
             found = client.storage_credentials.update(id_, changes)
         return self._spec_of(found, spec), self._computed(found, args, recorded)

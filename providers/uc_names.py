@@ -209,14 +209,37 @@ def created_or_left_over(what: str, name: str, create: Callable[[], Mapping[str,
     return made
 
 
+# What an update sends to clear a setting the config no longer declares: an update leaves
+# out what it is not sent, and takes an empty comment or map as none.
+CLEARED: dict[str, Any] = {"comment": "", "properties": {}, "options": {}}
+# The settings no update clears (an owner, an isolation mode, a read-only flag): left out of
+# the config, they stay as the service has them (`WorkspaceProvider.kept_when_left_out`).
+KEPT_WHEN_LEFT_OUT = frozenset({
+    "owner", "isolation_mode", "read_only", "enable_predictive_optimization", "fallback",
+})
+
+
+def cleared(recorded: Mapping[str, Any], spec: Mapping[str, Any],
+            update_fields: Iterable[str]) -> dict[str, Any]:
+    """The update that clears each setting recorded (so declared before) that the spec no
+    longer declares."""
+    return {key: CLEARED[key] for key in update_fields
+            if key in CLEARED and key in recorded and key not in spec}
+
+
 def converged(area: Any, name: str, found: Mapping[str, Any], spec: Mapping[str, Any],
               update_fields: tuple[str, ...],
               shown: Callable[[Mapping[str, Any], str], Any] = lambda found, key: found.get(key),
+              recorded: Mapping[str, Any] | None = None,
               ) -> Mapping[str, Any]:
     """Sends what the spec declares and the object lacks (the owner last) through `area`
-    (its client area: `update`, `get`); the object as the service then shows it."""
+    (its client area: `update`, `get`), and clears what `recorded` (the last deployment's
+    spec) declared and the spec no longer does; the object as the service then shows it."""
     changes = {key: spec[key] for key in update_fields
                if key in spec and shown(found, key) != spec[key]}
+    changes.update({key: value for key, value in cleared(recorded or {}, spec,
+                                                          update_fields).items()
+                    if shown(found, key) not in (None, value)})
     owner = spec.get("owner")
     if changes:
         found = area.update(name, changes) or area.get(name)

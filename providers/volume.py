@@ -25,6 +25,7 @@ from providers.client import WorkspaceError
 from providers.kind import Reference, declare
 from providers.lifecycle import Spec, WorkspaceProvider
 from providers.uc_names import (
+    KEPT_WHEN_LEFT_OUT,
     Name,
     NotBlank,
     StorageUrl,
@@ -102,6 +103,7 @@ class VolumeProvider(WorkspaceProvider):
     replace_keys: ClassVar[frozenset[str]] = frozenset(
         {"name", "catalog_name", "schema_name", "volume_type", "storage_location"}
     )
+    kept_when_left_out = KEPT_WHEN_LEFT_OUT
 
     @classmethod
     def rules(cls, inputs: Mapping[str, Any]) -> list[tuple[str, str]]:
@@ -147,7 +149,8 @@ class VolumeProvider(WorkspaceProvider):
 
     def update_object(self, client, id_, recorded, args, spec):
         area = client.volumes
-        found = converged(area, id_, area.get(id_), spec, UPDATE_FIELDS)
+        found = converged(area, id_, area.get(id_), spec, UPDATE_FIELDS,
+                          recorded=self._recorded_spec(recorded))
         return self._spec_of(found, spec), self._computed(found)
 
     def delete_object(self, client: WorkspaceClient, id_: str, recorded: Mapping[str, Any]) -> None:

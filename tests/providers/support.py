@@ -1,5 +1,6 @@
 """Helpers shared by the provider tests."""
 
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import pytest
@@ -59,3 +60,26 @@ def import_notebook(client: WorkspaceClient, path: str, source: str = "print('he
     client.workspace_objects.mkdirs(path.rsplit("/", 1)[0] or "/")
     client.workspace_objects.import_(path, source.encode(), format="SOURCE", language="PYTHON",
                                      overwrite=True)
+
+
+def assert_left_out_settings_cleared_or_kept(
+    provider: WorkspaceProvider,
+    declared: dict[str, Any],
+    get: Callable[[str], Mapping[str, Any]],
+    cleared: Mapping[str, Any],
+    kept: Mapping[str, Any],
+) -> None:
+    """Made as `declared`, then declared without the `cleared` and `kept` settings: the diff
+    names the cleared ones alone, the update clears them in the service (each to its empty
+    value there), the kept ones stay as the service has them (`kept`: as it shows them), and
+    the next preview shows no change."""
+    made = provider.create(declared)
+    left_out = {k: v for k, v in declared.items() if k not in {*cleared, *kept}}
+    diff = provider.diff(made.id, made.outs, left_out, old_inputs=declared)
+    assert sorted(diff.changed_keys) == sorted(cleared) and not diff.replaces
+    updated = provider.update(made.id, made.outs, left_out)
+    found = get(made.id)
+    assert {k: found.get(k) for k in cleared} == dict(cleared), found
+    assert {k: found.get(k) for k in kept} == dict(kept), found
+    read = provider.read(made.id, updated.outs)
+    assert not provider.diff(made.id, read.outs, left_out, old_inputs=left_out).changes

@@ -18,6 +18,7 @@ from providers.client.workspace import writes_sent
 from providers.lifecycle import CONNECTION_KEY
 from tests.conftest import emulator_client, emulator_connection, fresh_emulator
 from tests.providers.ambiguous import lose_the_answer_to
+from tests.providers.support import assert_left_out_settings_cleared_or_kept
 from tests.providers.unity_catalog import external_location, fresh, make_schema
 from workspace_emulator.initial_data import default_initial_data_path
 from workspace_emulator.testing import EmulatorInfo
@@ -242,3 +243,14 @@ def test_predictive_optimization_is_set_after_the_create(provider, props, client
     assert client.catalogs.get(made.id)["enable_predictive_optimization"] == "ENABLE"
     assert not provider.diff(made.id, made.outs, declared).changes
     provider.delete(made.id, made.outs)
+
+
+def test_settings_left_out_of_the_config_are_cleared_or_kept(provider, props, client) -> None:
+    """A comment or map no longer declared is cleared in the service; an owner, isolation
+    mode or read-only flag no longer declared stays as it is, and is no change."""
+    assert_left_out_settings_cleared_or_kept(
+        provider, {**props, "owner": "Bob@example.com", "isolation_mode": "ISOLATED"},
+        client.catalogs.get,
+        cleared={"comment": "", "properties": {}},
+        kept={"owner": "Bob@example.com", "isolation_mode": "ISOLATED"},
+    )

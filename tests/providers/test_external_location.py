@@ -11,7 +11,11 @@ from providers.client.external_locations import EXTERNAL_LOCATIONS_PATH
 from providers.external_location import ExternalLocationProvider
 from providers.lifecycle import CONNECTION_KEY
 from tests.providers.ambiguous import lose_the_answer_to
-from tests.providers.support import assert_check_names, failures
+from tests.providers.support import (
+    assert_check_names,
+    assert_left_out_settings_cleared_or_kept,
+    failures,
+)
 from tests.providers.uc_support import catalog, credential, fresh_name  # noqa: F401
 
 ACCOUNT = "abfss://landing@emulatedstorage.dfs.core.windows.net"
@@ -118,3 +122,14 @@ def test_create_adopts_after_a_lost_answer_and_an_interrupted_run(
     with pytest.raises(AlreadyExists):  # the name at another URL is someone else's
         provider.create({**props, "url": f"{ACCOUNT}/elsewhere"})
     provider.delete(made.id, made.outs)
+
+
+def test_settings_left_out_of_the_config_are_cleared_or_kept(provider, props, client) -> None:
+    """A comment or map no longer declared is cleared in the service; an owner, isolation
+    mode or read-only flag no longer declared stays as it is, and is no change."""
+    assert_left_out_settings_cleared_or_kept(
+        provider, {**props, "read_only": True},
+        client.external_locations.get,
+        cleared={"comment": ""},
+        kept={"read_only": True},
+    )

@@ -11,7 +11,11 @@ from providers.client.storage_credentials import STORAGE_CREDENTIALS_PATH
 from providers.lifecycle import CONNECTION_KEY
 from providers.storage_credential import DIGEST_KEY, StorageCredentialProvider
 from tests.providers.ambiguous import lose_the_answer_to
-from tests.providers.support import assert_check_names, failures
+from tests.providers.support import (
+    assert_check_names,
+    assert_left_out_settings_cleared_or_kept,
+    failures,
+)
 from tests.providers.uc_support import ACCESS_CONNECTOR, fresh_name
 
 SP = {"directory_id": "dd523c38-5331-469f-bb30-6ee31e3da8ff",
@@ -145,3 +149,14 @@ def test_create_adopts_after_a_lost_answer_and_an_interrupted_run(
     with pytest.raises(AlreadyExists):
         provider.create(other)
     provider.delete(made.id, made.outs)
+
+
+def test_settings_left_out_of_the_config_are_cleared_or_kept(provider, props, client) -> None:
+    """A comment or map no longer declared is cleared in the service; an owner, isolation
+    mode or read-only flag no longer declared stays as it is, and is no change."""
+    assert_left_out_settings_cleared_or_kept(
+        provider, {**props, "read_only": True},
+        client.storage_credentials.get,
+        cleared={"comment": ""},
+        kept={"read_only": True},
+    )

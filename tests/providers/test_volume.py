@@ -14,6 +14,7 @@ from providers.client.volumes import VOLUMES_PATH
 from providers.lifecycle import CONNECTION_KEY
 from providers.volume import VolumeProvider
 from tests.providers.ambiguous import lose_the_answer_to
+from tests.providers.support import assert_left_out_settings_cleared_or_kept
 from tests.providers.unity_catalog import external_location, fresh, make_catalog, make_schema
 
 
@@ -135,3 +136,14 @@ def test_a_volume_declared_otherwise_is_not_adopted(provider, props, client, sch
                            "volume_type": "MANAGED", "comment": "someone else's"})
     with pytest.raises(AlreadyExists, match="import it"):
         provider.create(props)
+
+
+def test_settings_left_out_of_the_config_are_cleared_or_kept(provider, props, client) -> None:
+    """A comment or map no longer declared is cleared in the service; an owner, isolation
+    mode or read-only flag no longer declared stays as it is, and is no change."""
+    assert_left_out_settings_cleared_or_kept(
+        provider, {**props, "owner": "Bob@example.com"},
+        client.volumes.get,
+        cleared={"comment": ""},
+        kept={"owner": "bob@example.com"},
+    )

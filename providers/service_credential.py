@@ -17,7 +17,8 @@ another name replaces the credential (its id is its name), as StorageCredential 
 `new_name` would rename the object of the old resource in place of making the new one,
 which the engine's replacement cannot tell from a create. The owner and isolation mode the
 service fills in are no change unless declared; `skip_validation` is sent with a create or
-an update and never compared.
+an update and never compared. A comment declared and then left out is cleared by the next
+update; an owner or isolation mode left out stays as the service has it (no change).
 
 Storage and service credentials share one namespace. Create looks the name up after an
 answer that leaves open whether the credential was made, and after an interrupted run
@@ -47,6 +48,7 @@ from providers.storage_credential import (
     not_blank,
     uc_name,
 )
+from providers.uc_names import KEPT_WHEN_LEFT_OUT, cleared
 from providers.uc_privileges import principal_key
 
 if TYPE_CHECKING:
@@ -106,6 +108,7 @@ class ServiceCredentialModel(BaseModel):
 class ServiceCredentialProvider(WorkspaceProvider):
     args_model = ServiceCredentialModel
     replace_keys: ClassVar[frozenset[str]] = frozenset({"name"})
+    kept_when_left_out = KEPT_WHEN_LEFT_OUT
 
     @classmethod
     def rules(cls, inputs: Mapping[str, Any]) -> list[tuple[str, str]]:
@@ -151,6 +154,7 @@ class ServiceCredentialProvider(WorkspaceProvider):
     def update_object(self, client, id_, recorded, args: ServiceCredentialModel, spec: Spec):
         found = _service_credential(client.credentials.get(id_), "update")
         changes = self._changes(args, spec, found)
+        changes.update(cleared(self._recorded_spec(recorded), spec, ("comment",)))
         if changes:
             found = client.credentials.update(id_, changes)
         return self._spec_of(found, spec), self._computed(found)

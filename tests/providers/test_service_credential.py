@@ -18,6 +18,7 @@ from providers.registry import kind_named
 from providers.service_credential import ServiceCredentialNameTaken, ServiceCredentialProvider
 from stacks.adoption import candidate_of, listed
 from tests.providers.ambiguous import lose_the_answer_to
+from tests.providers.support import assert_left_out_settings_cleared_or_kept
 from tests.providers.uc_support import ACCESS_CONNECTOR, fresh_name
 
 ROLE = {"role_arn": "arn:aws:iam::123456789012:role/uc-services"}
@@ -175,3 +176,14 @@ def test_inventory_and_adoption_take_service_credentials_alone(
     finally:
         client.storage_credentials.delete(storage)
         provider.delete(made.id, made.outs)
+
+
+def test_settings_left_out_of_the_config_are_cleared_or_kept(provider, props, client) -> None:
+    """A comment no longer declared is cleared in the service; an owner or isolation mode no
+    longer declared stays as it is, and is no change."""
+    assert_left_out_settings_cleared_or_kept(
+        provider, {**props, "isolation_mode": "ISOLATION_MODE_ISOLATED"},
+        client.credentials.get,
+        cleared={"comment": ""},
+        kept={"isolation_mode": "ISOLATION_MODE_ISOLATED"},
+    )

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from tests.e2e.conftest import PlatformApi
 from tests.e2e.team_support import checkout_like, environment_stack, run_audit
 from tools.drills import inventory
 from tools.drills.local_stack import local_objects
@@ -19,6 +20,8 @@ from workspace_emulator.testing import EmulatorInfo
 pytestmark = pytest.mark.engine
 
 CATALOGS = ("finance",)
+RULE_SETS = "/api/2.0/preview/accounts/access-control/rule-sets"
+MANAGER_ROLE = "roles/servicePrincipal.manager"
 
 
 def health_gate_at(stack_file: Path, info: EmulatorInfo) -> None:
@@ -27,6 +30,16 @@ def health_gate_at(stack_file: Path, info: EmulatorInfo) -> None:
     document["config"]["workspace:health"].update(
         appUrl=info.app_url, adminUrl=info.admin_url, flowApiBase=info.flow_api_base)
     stack_file.write_text(yaml.safe_dump(document))
+
+
+def principal_rule_sets(stack_file: Path) -> list[str]:
+    """The rule set names of the service principals the stack file declares."""
+    config = yaml.safe_load(stack_file.read_text())["config"]
+    return [
+        f"accounts/{config['workspace:accountId']}/servicePrincipals/{p['application_id']}"
+        "/ruleSets/default"
+        for p in config["workspace:servicePrincipals"]
+    ]
 
 
 def test_committed_project_up_noop_and_destroy(tmp_path: Path, emulator: EmulatorInfo) -> None:
@@ -40,6 +53,15 @@ def test_committed_project_up_noop_and_destroy(tmp_path: Path, emulator: Emulato
                               "workspace/local/")
     assert verdict.problems == []
     stack.up("--expect-no-changes")
+    # The stack made its principals: as on the service, their creator (the deployer, here
+    # the emulator's bootstrap principal) holds each one's manager role. The audit counts
+    # that rule set as the principal's own, not as unmanaged.
+    rule_sets = principal_rule_sets(checkout / "Pulumi.local.yaml")
+    assert rule_sets
+    for name in rule_sets:
+        held = PlatformApi(emulator).call("GET", RULE_SETS, params={"name": name, "etag": ""})
+        assert held.get("grant_rules") == [{"role": MANAGER_ROLE, "principals": [
+            f"servicePrincipals/{emulator.client_id}"]}], name
     # What `make audit` shows after `make demo`: everything the workspace holds is the
     # stack's, made beside one of its objects, or of the initial data it ignores.
     audited = run_audit(stack)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import copy
 import dataclasses
+import json
 import uuid
 from pathlib import Path
 from typing import Any
@@ -38,6 +39,7 @@ ACCOUNT = "8e2f4a6c-1b3d-4f5e-9a7c-2d4f6b8e0a1c"  # the emulator's account (init
 RUNNER_APP = "a4caea01-07ec-4cf9-8861-e326be8a1c8f"  # a registered application
 RULE_SET = f"accounts/{ACCOUNT}/servicePrincipals/{RUNNER_APP}/ruleSets/default"
 USER_ROLE = "roles/servicePrincipal.user"
+MANAGER_ROLE = "roles/servicePrincipal.manager"
 PATCH_OP = ["urn:ietf:params:scim:api:messages:2.0:PatchOp"]
 
 KINDS = {
@@ -100,6 +102,23 @@ class Workspace(PlatformApi):
             "content": base64.b64encode(b"print('demo')\n").decode()})
 
 
+def preview_with_warnings(stack: PulumiCli) -> tuple[dict[str, str], str]:
+    """One `pulumi preview --json`: the op of each resource of KINDS by name, and the
+    warnings (a provider's reach the engine on its stderr, `warning: ...`)."""
+    document = json.loads(stack.preview("--json").stdout)
+    steps = {
+        step["urn"].split("::")[-1]: step["op"]
+        for step in document.get("steps", [])
+        if step["urn"].split("::")[-1] in KINDS
+    }
+    warnings = "\n".join(
+        message for d in document.get("diagnostics", [])
+        if (message := d.get("message", "")).startswith("warning:")
+        or d.get("severity") == "warning"
+    )
+    return steps, warnings
+
+
 @dataclasses.dataclass
 class Lifecycle:
     suffix: str
@@ -122,9 +141,14 @@ def lifecycle(workspace_stack: StackFactory, emulator: EmulatorInfo) -> Lifecycl
 
 @pytest.mark.steps
 class TestUsersRuleSetsPermissions:
-    def test_1_up_makes_them_as_declared(self, lifecycle: Lifecycle) -> None:
-        assert preview_ops(lifecycle.stack, KINDS) == \
-            {name: ("create", None) for name in KINDS}, "1. preview"
+    def test_1_up_makes_them_as_declared(self, lifecycle: Lifecycle, emulator: EmulatorInfo
+                                         ) -> None:
+        steps, warnings = preview_with_warnings(lifecycle.stack)
+        assert steps == {name: "create" for name in KINDS}, "1. preview"
+        # The principal is made in the same up: its rule set will hold its creator's (the
+        # deployer's) manager rule, which the declared rules replace; the preview says so.
+        assert (f"servicePrincipals/{emulator.client_id} ({MANAGER_ROLE}) lose(s) the role"
+                in warnings), warnings
         lifecycle.stack.up()
         workspace = lifecycle.workspace
         user = workspace.user(f"e2e-{lifecycle.suffix}@example.com")
@@ -199,6 +223,9 @@ class TestUsersRuleSetsPermissions:
         user_name = f"imported-{lifecycle.suffix}@example.com"
         user = workspace.call("POST", f"{SCIM}/Users", json={"userName": user_name})
         workspace.call("POST", f"{SCIM}/ServicePrincipals", json={"applicationId": RUNNER_APP})
+        # The principal's creator holds its manager role, as on the service.
+        assert workspace.rules() == [{"role": MANAGER_ROLE, "principals": [
+            f"servicePrincipals/{emulator.client_id}"]}], "6. the creator's rule"
         etag = workspace.call("GET", RULE_SETS, params={"name": RULE_SET, "etag": ""})["etag"]
         rules = [{"role": USER_ROLE, "principals": ["groups/admins"]}]
         workspace.call("PUT", RULE_SETS, json={

@@ -73,6 +73,7 @@ class ExternalLocationModel(BaseModel):
 class ExternalLocationProvider(WorkspaceProvider):
     args_model = ExternalLocationModel
     replace_keys: ClassVar[frozenset[str]] = frozenset({"name"})
+    matched_without_case = frozenset({"name", "credential_name"})
     kept_when_left_out = KEPT_WHEN_LEFT_OUT
 
     def spec(self, args: ExternalLocationModel) -> Spec:

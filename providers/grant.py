@@ -70,6 +70,7 @@ class GrantProvider(WorkspaceProvider):
     replace_keys: ClassVar[frozenset[str]] = frozenset(
         {"securable_type", "full_name", "principal"}
     )
+    matched_without_case = frozenset({"full_name"})
 
     @classmethod
     def rules(cls, inputs: Mapping[str, Any]) -> list[tuple[str, str]]:

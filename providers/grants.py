@@ -195,6 +195,7 @@ def assignment_changes(before: Held, after: Held) -> list[tuple[str, Any, Any]]:
 class GrantsProvider(WorkspaceProvider):
     args_model = GrantsModel
     replace_keys: ClassVar[frozenset[str]] = frozenset({"securable_type", "full_name"})
+    matched_without_case = frozenset({"full_name"})
 
     @classmethod
     def rules(cls, inputs: Mapping[str, Any]) -> list[tuple[str, str]]:

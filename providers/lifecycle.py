@@ -166,6 +166,11 @@ class WorkspaceProvider(ResourceProvider):
     # own, so leaving one out is no change. Every other setting left out is a change, which
     # the kind's update clears.
     kept_when_left_out: ClassVar[frozenset[str]] = frozenset()
+    # Names the service matches without regard to case (a storage credential's, a grant's
+    # securable): one spelled in another case names the same object, so it is no change.
+    # Were it a change of a replace key, the replacement would adopt the object by its name
+    # and then delete it as the old one.
+    matched_without_case: ClassVar[frozenset[str]] = frozenset()
 
     # --- what a kind implements -------------------------------------------------------
     def spec(self, args: Any) -> Spec:
@@ -303,8 +308,15 @@ class WorkspaceProvider(ResourceProvider):
             changed = {k for k in set(inputs) | owned if inputs.get(k) != recorded.get(k)}
             return unknown | changed, None
         desired = self.spec(model)
-        changed = {k for k in set(desired) | owned if desired.get(k) != recorded.get(k)}
+        changed = {k for k in set(desired) | owned if self._differs(k, desired, recorded)}
         return unknown | changed, None if unknown else desired
+
+    def _differs(self, key: str, desired: Spec, recorded: Spec) -> bool:
+        wanted, held = desired.get(key), recorded.get(key)
+        if key in self.matched_without_case and isinstance(wanted, str) \
+                and isinstance(held, str):
+            return wanted.casefold() != held.casefold()
+        return wanted != held
 
     def must_delete_first(self, changed: list[str]) -> bool:
         """Whether a replacement must delete the old object before creating the new one:

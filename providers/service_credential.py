@@ -108,6 +108,7 @@ class ServiceCredentialModel(BaseModel):
 class ServiceCredentialProvider(WorkspaceProvider):
     args_model = ServiceCredentialModel
     replace_keys: ClassVar[frozenset[str]] = frozenset({"name"})
+    matched_without_case = frozenset({"name"})
     kept_when_left_out = KEPT_WHEN_LEFT_OUT
 
     @classmethod

@@ -145,6 +145,7 @@ def names_match(a: Any, b: Any) -> bool:
 class StorageCredentialProvider(WorkspaceProvider):
     args_model = StorageCredentialModel
     replace_keys: ClassVar[frozenset[str]] = frozenset({"name"})
+    matched_without_case = frozenset({"name"})
     kept_when_left_out = KEPT_WHEN_LEFT_OUT
 
     @classmethod

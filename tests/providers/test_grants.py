@@ -249,3 +249,20 @@ def test_grants_on_a_service_credential(
 
     provider.delete(made.id, updated.outs)
     assert grants_on(client, name, "credential") == {}
+
+
+def test_a_securable_named_in_another_case_is_no_change(
+    provider, connection, client, service_credential  # noqa: F811
+) -> None:
+    """A credential's name keeps its case and is matched without it: Grants on it spelled in
+    another case are the same grants, neither a change nor a replacement (whose delete would
+    revoke what the new Grants had just declared)."""
+    props = {"securable_type": "credential", "full_name": service_credential,
+             "privilege_assignments": [{"principal": ANALYSTS, "privileges": ["ACCESS"]}],
+             CONNECTION_KEY: connection}
+    made = provider.create(props)
+    other_case = {**props, "full_name": service_credential.swapcase()}
+    diff = provider.diff(made.id, made.outs, other_case, old_inputs=props)
+    assert not diff.changes and not diff.replaces
+    assert grants_on(client, service_credential, "credential") == {ANALYSTS: ["ACCESS"]}
+    provider.delete(made.id, made.outs)

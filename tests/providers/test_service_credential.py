@@ -187,3 +187,15 @@ def test_settings_left_out_of_the_config_are_cleared_or_kept(provider, props, cl
         cleared={"comment": ""},
         kept={"isolation_mode": "ISOLATION_MODE_ISOLATED"},
     )
+
+
+def test_a_name_in_another_case_is_no_change(provider, props, client) -> None:
+    """The service matches the name without regard to case: the same object, so neither a
+    change nor a replacement (which would adopt it by name, then delete it as the old one)."""
+    made = provider.create(props)
+    other_case = {**props, "name": props["name"].swapcase()}
+    diff = provider.diff(made.id, made.outs, other_case, old_inputs=props)
+    assert not diff.changes and not diff.replaces
+    assert not provider.diff(made.id, provider.read(made.id, made.outs).outs, other_case,
+                             old_inputs=other_case).changes
+    assert client.credentials.get(made.id)["name"] == made.id

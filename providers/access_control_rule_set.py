@@ -37,7 +37,8 @@ import pydantic
 from pulumi.dynamic import CheckResult
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
-from providers.client import WorkspaceError, is_gone
+from providers.client import Connection, WorkspaceError, is_gone
+from providers.client.auth_type import AuthType
 from providers.kind import Adoption, Reference, declare
 from providers.lifecycle import (
     CONNECTION_KEY,
@@ -168,6 +169,26 @@ def caller_name(client: Any) -> str | None:
     if me.get("applicationId") or (user_name and "@" not in user_name):
         return f"servicePrincipals/{me.get('applicationId') or user_name}"
     return f"users/{user_name}" if user_name else None
+
+
+# The sign-in methods whose client id is the signing-in service principal's application id.
+SIGNS_IN_AS_ITS_CLIENT_ID = frozenset({
+    AuthType.AZURE_CLIENT_SECRET, AuthType.OAUTH_M2M, AuthType.AZURE_MSI,
+    AuthType.GITHUB_OIDC, AuthType.GITHUB_OIDC_AZURE,
+})
+
+
+def signed_in_principal(connection: Mapping[str, Any]) -> str | None:
+    """How a rule set names the principal a connection signs in as, where the connection
+    says without a call (`servicePrincipals/<client id>`); None where only the workspace
+    could tell (a personal token, a user's CLI sign-in)."""
+    try:
+        signed_in = Connection.from_props(connection)
+    except (pydantic.ValidationError, ValueError, TypeError):
+        return None
+    if signed_in.method in SIGNS_IN_AS_ITS_CLIENT_ID and signed_in.client_id:
+        return f"servicePrincipals/{signed_in.client_id}"
+    return None
 
 
 def creator_rule(creator: str) -> dict[str, Any]:
@@ -314,16 +335,15 @@ class AccessControlRuleSetProvider(WorkspaceProvider):
         except pydantic.ValidationError:
             return
         declared = self.spec(args)["grant_rules"]
+        if contains_unknown(inputs.get("service_principal_id")):
+            # No call: a preview of new objects reads nothing of the workspace.
+            self._warn_of_the_creators_rule(news, declared)
+            return
         try:
             client = self._client(news)
-            if contains_unknown(inputs.get("service_principal_id")):
-                where = "the rule set of the principal this update creates"
-                creator = caller_name(client)
-                held = [creator_rule(creator)] if creator else []
-            else:
-                where = args.rule_set_name or self._name_of(
-                    client, args.account_id, args.service_principal_id)
-                held = client.access_control.get_rule_set(where).get("grant_rules") or []
+            where = args.rule_set_name or self._name_of(
+                client, args.account_id, args.service_principal_id)
+            held = client.access_control.get_rule_set(where).get("grant_rules") or []
         except (WorkspaceError, OSError, ValueError) as error:
             if isinstance(error, WorkspaceError) and is_gone(error):
                 return  # no such principal: the create fails, saying so
@@ -333,6 +353,24 @@ class AccessControlRuleSetProvider(WorkspaceProvider):
                 "before the up")
             return
         lost = losses(held, declared)
+        if lost:
+            pulumi.log.warn(f"{where}: {replaced_words(lost)}")
+
+    @staticmethod
+    def _warn_of_the_creators_rule(news: Mapping[str, Any], declared: list[dict[str, Any]]
+                                   ) -> None:
+        """Warns that the declared rules replace the manager rule the service gives the
+        creator of the principal the same up makes: the deployer, named where its sign-in
+        says who it is (a service principal signing in with its application id)."""
+        where = "the rule set of the principal this update creates"
+        creator = signed_in_principal(news[CONNECTION_KEY])
+        if creator is None:
+            pulumi.log.warn(
+                f"{where}: the service gives the principal's creator (the deployer) its "
+                f"{MANAGER_ROLE} role, and the declared grant_rules replace the whole rule "
+                "set (declare the deployer's rule to keep it)")
+            return
+        lost = losses([creator_rule(creator)], declared)
         if lost:
             pulumi.log.warn(f"{where}: {replaced_words(lost)}")
 

@@ -13,6 +13,7 @@ from providers.access_control_rule_set import AccessControlRuleSetProvider
 from providers.client import WorkspaceClient
 from providers.lifecycle import CONNECTION_KEY, UNKNOWN
 from tests.providers.support import assert_check_names, failures
+from workspace_emulator.testing import clear_request_log, request_log
 
 ACCOUNT = "8e2f4a6c-1b3d-4f5e-9a7c-2d4f6b8e0a1c"  # the emulator's account (initial data)
 APPLICATION = "da574234-e5b2-4774-83f7-ea6a8b63f956"  # "reporting", registered
@@ -194,6 +195,26 @@ def test_a_create_for_a_principal_the_same_up_makes_warns_of_the_creators_rule(
     [warning] = warned
     assert "the principal this update creates" in warning
     assert f"{creator(client)} ({MANAGER})" in warning
+
+
+def test_the_creators_rule_warning_reads_nothing_of_the_workspace(
+    provider, props, connection, emulator, warned
+) -> None:
+    """A preview of new objects makes no call: the deployer is named from its sign-in (a
+    service principal's client id), or, where only the workspace could say who it is (a
+    personal token), the warning says what happens without naming it."""
+    by_parts = {**props, "account_id": ACCOUNT, "service_principal_id": UNKNOWN}
+    del by_parts["rule_set_name"]
+    personal_token = {"base_url": connection["base_url"], "auth_type": "pat",
+                      "token": "dapi-not-a-real-token", "allow_insecure_http": True}
+    clear_request_log(emulator)
+    assert provider.check({}, by_parts).failures == []
+    assert provider.check({}, {**by_parts, CONNECTION_KEY: personal_token}).failures == []
+    assert [e for e in request_log(emulator) if e["service"] == "platform"] == []
+    named, unnamed = warned
+    assert f"servicePrincipals/{connection['client_id']} ({MANAGER})" in named
+    assert "the service gives the principal's creator (the deployer) its " \
+           f"{MANAGER} role" in unnamed
 
 
 def test_an_update_names_the_roles_it_takes_away(provider, props, client, principal,

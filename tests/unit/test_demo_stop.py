@@ -3,11 +3,22 @@ before a reboot may name an unrelated process by then."""
 
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 
 from stacks import demo
+
+
+def started(argv: list[str]) -> subprocess.Popen[bytes]:
+    """The process, once its command line shows: a moment after it is started, the kernel may
+    still show none (as a pid file is read much later, the demo never meets that moment)."""
+    process = subprocess.Popen(argv)
+    deadline = time.monotonic() + 10
+    while argv[-1] not in demo.command_line(process.pid) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return process
 
 
 @pytest.fixture
@@ -18,7 +29,7 @@ def pid_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def test_a_pid_file_naming_another_process_stops_nothing(pid_file: Path) -> None:
-    other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    other = started([sys.executable, "-c", "import time; time.sleep(30)"])
     try:
         pid_file.write_text(str(other.pid))
         demo.stop_emulator()
@@ -31,8 +42,7 @@ def test_a_pid_file_naming_another_process_stops_nothing(pid_file: Path) -> None
 
 def test_the_emulator_named_by_the_pid_file_is_stopped(pid_file: Path) -> None:
     # A process whose command line names the emulator's module, as the demo starts it.
-    emulator = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)",
-                                 "workspace_emulator"])
+    emulator = started([sys.executable, "-c", "import time; time.sleep(30)", "workspace_emulator"])
     try:
         pid_file.write_text(str(emulator.pid))
         demo.stop_emulator()

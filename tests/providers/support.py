@@ -74,12 +74,15 @@ def assert_left_out_settings_cleared_or_kept(
     value there), the kept ones stay as the service has them (`kept`: as it shows them), and
     the next preview shows no change."""
     made = provider.create(declared)
+    assert made.outs is not None
     left_out = {k: v for k, v in declared.items() if k not in {*cleared, *kept}}
     diff = provider.diff(made.id, made.outs, left_out, old_inputs=declared)
     assert sorted(diff.changed_keys) == sorted(cleared) and not diff.replaces
     updated = provider.update(made.id, made.outs, left_out)
+    assert updated.outs is not None
     found = get(made.id)
     assert {k: found.get(k) for k in cleared} == dict(cleared), found
     assert {k: found.get(k) for k in kept} == dict(kept), found
     read = provider.read(made.id, updated.outs)
+    assert read.outs is not None
     assert not provider.diff(made.id, read.outs, left_out, old_inputs=left_out).changes

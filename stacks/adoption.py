@@ -387,7 +387,24 @@ def _without(item: Mapping[str, Any], path: tuple[Any, ...]) -> dict[str, Any]:
 
 
 def _same(a: Any, b: Any) -> bool:
-    return json.dumps(a, sort_keys=True, default=str) == json.dumps(b, sort_keys=True, default=str)
+    return _canonical(a) == _canonical(b)
+
+
+def _canonical(value: Any) -> str:
+    """`value` as JSON where a number is one value whatever its spelling: a model's float
+    field holds -1.0 where the service answers -1 (an Azure spot bid), and JSON, the wire
+    and the kinds' diffs make no difference between them."""
+    return json.dumps(_numbers_by_value(value), sort_keys=True, default=str)
+
+
+def _numbers_by_value(value: Any) -> Any:
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, Mapping):
+        return {key: _numbers_by_value(v) for key, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_numbers_by_value(v) for v in value]
+    return value
 
 
 def references_of(kind: Kind, item: Mapping[str, Any]) -> dict[str, str]:

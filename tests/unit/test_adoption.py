@@ -149,6 +149,24 @@ def test_a_cluster_leaves_out_its_state_and_what_the_service_filled() -> None:
     assert pinned["pinned"] is True and pinned["enable_elastic_disk"] is False
 
 
+def test_a_spot_bid_the_service_answers_as_an_integer_is_the_declared_float() -> None:
+    """The kind's model holds spot_bid_max_price as a float (-1.0) where the service answers
+    -1: one number, so the cluster is adopted, not refused as a setting it cannot express."""
+    kind = kind_named("Cluster")
+    observed = {
+        "cluster_name": "bi-serving", "spark_version": "13.3.x-scala2.12",
+        "node_type_id": "Standard_DS3_v2", "num_workers": 1, "state": "TERMINATED",
+        "azure_attributes": {"availability": "SPOT_WITH_FALLBACK_AZURE",
+                             "first_on_demand": 1, "spot_bid_max_price": -1},
+    }
+    item = item_of(kind, observed, {"cluster_id": "0101-1"})
+    assert item["azure_attributes"]["spot_bid_max_price"] == -1
+    assert differences(kind, item, observed, {"cluster_id": "0101-1"}) == []
+    other_bid = {**item, "azure_attributes": {**item["azure_attributes"],
+                                              "spot_bid_max_price": -1.5}}
+    assert differences(kind, other_bid, observed, {}) == ["azure_attributes"]
+
+
 def test_a_policy_of_a_family_leaves_out_the_familys_definition() -> None:
     kind = kind_named("ClusterPolicy")
     observed = {"name": "small", "policy_family_id": "personal-vm",

@@ -25,7 +25,7 @@ from pydantic import BaseModel, ConfigDict, StrictBool, field_validator
 
 from providers.client import AlreadyExists
 from providers.create_or_adopt import create_or_adopt
-from providers.kind import declare
+from providers.kind import Adoption, declare
 from providers.lifecycle import KeyedDiffResult, Spec, WorkspaceProvider, contains_unknown
 from providers.repo import GIT_PROVIDERS
 from providers.scim_fields import not_blank
@@ -209,6 +209,11 @@ KIND = declare(
     import_id="credential id",
     stack_output=("git_credentials", lambda resource: resource.id),
     secrets=(TOKEN_KEY, DIGEST_KEY),
+    # The service never answers the token: every credential's item is the user's to finish.
+    adoption=Adoption(
+        secret_value=(TOKEN_KEY, "the Git provider's personal access token the credential "
+                      "holds: the import takes the declared one as held"),
+    ),
     inventory=lambda client: (
         # Named by its identity, the provider: one credential per provider and principal.
         (str(c["credential_id"]), str(c.get("git_provider") or ""))

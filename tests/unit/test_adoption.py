@@ -262,6 +262,21 @@ def test_a_secret_is_never_an_item_and_says_how_to_declare_its_value(monkeypatch
         "pulumi config set --secret --path 'workspace:secrets[3].string_value' <value>")
 
 
+def test_a_git_credential_is_never_an_item_and_says_where_its_token_goes(monkeypatch) -> None:
+    """The hint names the token, not a Secret's string_value or bytes_value."""
+    kind = kind_named("GitCredential")
+    monkeypatch.setattr(kind.provider, "read_object", lambda self, c, i, r: (
+        {"git_provider": "gitHub", "git_username": "deploy-bot"}, {}))
+    candidate = candidate_of(NO_CLIENT, kind, "93488329053511", "gitHub")
+    assert candidate is not None and candidate.item is None
+    assert candidate.problem is not None
+    assert ("pulumi config set --secret --path "
+            "'workspace:gitCredentials[<i>].personal_access_token' <value>" in candidate.problem)
+    assert "personal access token" in candidate.problem
+    assert "string_value" not in candidate.problem and "bytes_value" not in candidate.problem
+    assert '{"git_provider": "gitHub", "git_username": "deploy-bot"}' in candidate.problem
+
+
 def test_a_principals_oauth_secret_is_adopted_without_its_value(monkeypatch) -> None:
     kind = kind_named("ServicePrincipalSecret")
     observed = {"service_principal_id": "4000000000000007", "lifetime": "63072000s"}

@@ -40,6 +40,10 @@ accepted, `Diff` says no change (`_nothing_to_change` says when that holds). A n
 or up thus loads no kind's implementation (for a job, the SDK's dataclass modules and the
 settings schema derived from them: most of a host's start) and validates nothing again.
 
+What the provider code logs with `pulumi.log` while the host serves a resource reaches the
+engine as a diagnostic of that resource, at its severity (providers/engine_log.py), so a
+kind's warning shows as a warning of its resource in `pulumi preview`.
+
 Where engines differ (README.md, "What differs between engines"): newer engines diff a
 refresh against the recorded inputs, which an import leaves empty (no change: nothing was
 declared), and follow an import whose settings differ with an update, which this host
@@ -67,6 +71,7 @@ from pulumi.output import Unknown
 from pulumi.runtime import proto, rpc
 from pulumi.runtime.proto import ResourceProviderServicer, provider_pb2_grpc
 
+from providers import engine_log
 from providers.client import Connection, WireForm, WorkspaceError
 from providers.client.connection import DEFAULT_WIRE_FORM
 from providers.lifecycle import (
@@ -596,6 +601,8 @@ def main() -> None:
     server = grpc.server(
         futures.ThreadPoolExecutor(max_workers=WORKERS),
         options=[("grpc.max_receive_message_length", MAX_MESSAGE_BYTES)],
+        # What a resource call's code logs becomes a diagnostic of its resource.
+        interceptors=engine_log.interceptors(sys.argv[1:]),
     )
     provider_pb2_grpc.add_ResourceProviderServicer_to_server(WorkspaceProviderHost(), server)
     port = server.add_insecure_port(address="127.0.0.1:0")

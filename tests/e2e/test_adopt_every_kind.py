@@ -1,0 +1,94 @@
+"""`python -m stacks.adopt` under the real engine against a workspace holding every kind the
+filler makes (tools/fill_workspace.py with `kinds=ALL_KINDS`, `--all-kinds`: Unity Catalog
+catalogs, schemas, volumes, grants, storage and service credentials, external locations,
+SQL warehouses, instance pools, users, notebooks and Git credentials besides the default
+kinds), and a storage credential of an Azure service principal made by hand, taken over at
+once (docs/adopt.md). The stack names its account, so the service principals' rule sets
+are listed too.
+
+Adopt refuses only what cannot be declared by design, each with its reason and the command
+that sets the value: a secret's value, a Git credential's token and the storage credential's
+client secret (the service returns none of them). The one `pulumi up` after it imports
+everything else with no write to the workspace, the preview after it shows no changes, the
+audit reports exactly the refused objects unmanaged, and adopting again adds nothing.
+"""
+
+from __future__ import annotations
+
+import shutil
+import uuid
+
+import pytest
+
+from stacks.pulumi_cli import REPO_ROOT
+from tests.conftest import emulator_client
+from tests.e2e.conftest import StackFactory, platform_writes, write_config
+from tests.e2e.team_support import audit_report, run_adopt
+from tests.e2e.test_adopt import refused_objects
+from tools.fill_workspace import ALL_KINDS, EMULATOR_ACCOUNT_ID, Filled, fill
+from workspace_emulator.testing import EmulatorInfo, clear_request_log
+
+pytestmark = pytest.mark.engine
+
+# Small enough for a loaded 2-core machine (about 25 s here, fill to audit), large enough
+# that the filler makes at least one object of every kind.
+FILL_SIZE = 48
+FILL_RANDOM_STATE = 33
+# A storage credential of an Azure service principal: its client secret is never answered.
+CLIENT_SECRET = "sp-secret-made-by-hand"
+SERVICE_PRINCIPAL = {"directory_id": "dd523c38-5331-469f-bb30-6ee31e3da8ff",
+                     "application_id": "b946402c-4f47-469a-bead-ef6610b453f5",
+                     "client_secret": CLIENT_SECRET}
+
+# Each kind refused by design, with the words of its reason and the config path of the
+# value the user sets (docs/adopt.md, "What is refused").
+REASONS = {
+    "secret": ("never returns a secret's value", "string_value"),
+    "git_credential": ("never returns a secret's value", "personal_access_token"),
+    "storage_credential": ("never returns a secret's value",
+                           "azure_service_principal.client_secret"),
+}
+
+
+def refused_by_design(filled: Filled, credential: str) -> set[tuple[str, str]]:
+    """(kind, id) of what adopt must refuse: each secret's value, each Git credential's
+    token, and the client secret of the storage credential made by hand."""
+    return ({("secret", id_) for id_ in filled.ids("Secret")}
+            | {("git_credential", id_) for id_ in filled.ids("GitCredential")}
+            | {("storage_credential", credential)})
+
+
+def test_a_workspace_of_every_kind_is_taken_over_with_no_write(
+    workspace_stack: StackFactory, emulator: EmulatorInfo
+) -> None:
+    filled = fill(emulator, size=FILL_SIZE, random_state=FILL_RANDOM_STATE, kinds=ALL_KINDS)
+    made = filled.counts()
+    assert all(made[kind] for kind in ALL_KINDS), made
+    credential = f"by-hand-sp-cred-{uuid.uuid4().hex[:6]}"
+    emulator_client(emulator, "public").storage_credentials.create(
+        {"name": credential, "azure_service_principal": SERVICE_PRINCIPAL})
+    stack = workspace_stack(wire_form="public")
+    write_config(stack, {"workspace:accountId": EMULATOR_ACCOUNT_ID})
+    content_dir = f"build/e2e-adopt/every-kind-{uuid.uuid4().hex[:6]}"
+    try:
+        adopted = run_adopt(stack, "--content-dir", content_dir)
+        assert adopted.returncode == 1, adopted.stdout + adopted.stderr
+        assert CLIENT_SECRET not in adopted.stdout + adopted.stderr
+        refused = refused_objects(adopted.stdout)
+        assert refused == refused_by_design(filled, credential), adopted.stdout
+        for kind, id_ in refused:
+            row = next(line for line in adopted.stdout.splitlines()
+                       if line.split()[:2] == [kind, id_])
+            reason, value_path = REASONS[kind]
+            assert reason in row and f"].{value_path}' <value>" in row, row
+        clear_request_log(emulator)
+        up = stack.up()
+        assert "imported" in up.stdout, up.stdout
+        assert platform_writes(emulator) == []
+        stack.preview("--expect-no-changes")
+        report = audit_report(stack)
+        assert {(o["kind"], o["id"]) for o in report["unmanaged"]} == refused
+        again = run_adopt(stack, "--content-dir", content_dir)
+        assert "added 0 item(s)" in again.stdout, again.stdout + again.stderr
+    finally:
+        shutil.rmtree(REPO_ROOT / content_dir, ignore_errors=True)

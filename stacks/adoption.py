@@ -76,6 +76,7 @@ from providers.kind import Kind, Reference, nested_holders
 from providers.lifecycle import WorkspaceProvider
 from providers.registry import kinds
 from providers.workspace_objects import source_roots
+from stacks.config_rules import IMPORT_KEY
 from stacks.errors import NAMESPACE
 
 # Kinds no object is adopted of, and why (besides a kind's own `Adoption.refused`).
@@ -243,7 +244,8 @@ def candidate_of(
         differing = differences(kind, item, observed, computed)
     if _secret_inputs(kind) and holds_secret(kind, observed):
         return Candidate(
-            kind, import_id, display_name, None, secret_problem(kind, item), references
+            kind, import_id, display_name, None, secret_problem(kind, item, import_id),
+            references,
         )
     if differing:
         return Candidate(
@@ -506,11 +508,13 @@ def _secret_value(kind: Kind) -> tuple[str, str]:
     )
 
 
-def secret_problem(kind: Kind, item: Mapping[str, Any]) -> str:
-    """What the user does to adopt a secret whose value the service does not return."""
+def secret_problem(kind: Kind, item: Mapping[str, Any], import_id: str) -> str:
+    """What the user does to adopt a secret whose value the service does not return. The
+    item shown carries the import id: without it the up would create the object again,
+    writing the value (or, for a credential, a second one)."""
     key = kind.config_key or kind.name
     field, what = _secret_value(kind)
-    shown = json.dumps(dict(item), sort_keys=False)
+    shown = json.dumps({IMPORT_KEY: import_id, **item}, sort_keys=False)
     scope = (
         " (or `secret_scope:` naming the scope's item instead of `scope`)" if "scope" in item
         else ""

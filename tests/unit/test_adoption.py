@@ -257,7 +257,8 @@ def test_a_secret_is_never_an_item_and_says_how_to_declare_its_value(monkeypatch
     assert "never returns a secret's value" in candidate.problem
     assert ("pulumi config set --secret --path 'workspace:secrets[<i>].string_value' <value>"
             in candidate.problem)
-    assert '{"scope": "etl", "key": "token"}' in candidate.problem
+    # With its import id: the up imports it, never writes the value again.
+    assert '{"import": "etl/token", "scope": "etl", "key": "token"}' in candidate.problem
     assert secret_value_command(kind, 3) == (
         "pulumi config set --secret --path 'workspace:secrets[3].string_value' <value>")
 
@@ -274,7 +275,8 @@ def test_a_git_credential_is_never_an_item_and_says_where_its_token_goes(monkeyp
             "'workspace:gitCredentials[<i>].personal_access_token' <value>" in candidate.problem)
     assert "personal access token" in candidate.problem
     assert "string_value" not in candidate.problem and "bytes_value" not in candidate.problem
-    assert '{"git_provider": "gitHub", "git_username": "deploy-bot"}' in candidate.problem
+    assert ('{"import": "93488329053511", "git_provider": "gitHub", '
+            '"git_username": "deploy-bot"}' in candidate.problem)
 
 
 def test_a_principals_oauth_secret_is_adopted_without_its_value(monkeypatch) -> None:

@@ -519,14 +519,42 @@ def secret_problem(kind: Kind, item: Mapping[str, Any], import_id: str) -> str:
         " (or `secret_scope:` naming the scope's item instead of `scope`)" if "scope" in item
         else ""
     )
+    naming = _naming(kind, item)
     return (
         f"the service never returns a secret's value, so no item can declare it as it is. "
-        f"Add {shown} with a `name` to {NAMESPACE}:{key} yourself{scope}, then set its "
+        f"{naming}{'add' if naming else 'Add'} {shown}{_with_name(kind, item)} to "
+        f"{NAMESPACE}:{key} yourself{scope}, then set its "
         f"value, which is stored encrypted: `pulumi config set --secret --path "
         f"'{NAMESPACE}:{key}[<i>].{field}' <value>` (<i>: the item's index in the list; "
         f"{what}). The next `pulumi up` imports it and shows no change where the value is "
         f"the one it holds."
     )
+
+
+def _named_by_setting(kind: Kind) -> bool:
+    """Whether the kind's `name` setting is also its items' resource name (a storage
+    credential's, a Git credential's): the user cannot choose that name."""
+    return "name" in kind.model.model_fields
+
+
+def _naming(kind: Kind, item: Mapping[str, Any]) -> str:
+    """What to do first where the item's resource name is a setting the object lacks: any
+    name given in the config would be a change of it, and the import would fail."""
+    if not _named_by_setting(kind) or item.get("name"):
+        return ""
+    return (
+        f"It has no `name` either, and a {kind.name}'s `name` setting is its resource name "
+        f"in {NAMESPACE}:{kind.config_key or kind.name}: give it one in the workspace first "
+        f"(docs: {kind.doc}), then "
+    )
+
+
+def _with_name(kind: Kind, item: Mapping[str, Any]) -> str:
+    if not _named_by_setting(kind):
+        return " with a `name`"
+    if item.get("name"):
+        return " (its `name`, the object's own, is its resource name too)"
+    return " with that `name`"
 
 
 def secret_value_command(kind: Kind, index: int, field: str | None = None) -> str:

@@ -10,20 +10,26 @@ Adopt refuses only what cannot be declared by design, each with its reason and t
 that sets the value: a secret's value, a Git credential's token and the storage credential's
 client secret (the service returns none of them). The one `pulumi up` after it imports
 everything else with no write to the workspace, the preview after it shows no changes, the
-audit reports exactly the refused objects unmanaged, and adopting again adds nothing.
+audit reports exactly the refused objects unmanaged, and adopting again adds nothing. Then
+each refused object is declared as its refusal says (the item shown, named; the value set
+with the command given; the nameless Git credential named in the workspace first): the next
+up imports them with no write either, and the audit finds nothing unmanaged.
 """
 
 from __future__ import annotations
 
+import base64
+import json
+import re
 import shutil
 import uuid
 
 import pytest
 
-from stacks.pulumi_cli import REPO_ROOT
+from stacks.pulumi_cli import REPO_ROOT, PulumiCli
 from tests.conftest import emulator_client
 from tests.e2e.conftest import StackFactory, platform_writes, write_config
-from tests.e2e.team_support import audit_report, run_adopt
+from tests.e2e.team_support import audit_report, config_items, run_adopt
 from tests.e2e.test_adopt import refused_objects
 from tools.fill_workspace import ALL_KINDS, EMULATOR_ACCOUNT_ID, Filled, fill
 from workspace_emulator.testing import EmulatorInfo, clear_request_log
@@ -90,5 +96,49 @@ def test_a_workspace_of_every_kind_is_taken_over_with_no_write(
         assert {(o["kind"], o["id"]) for o in report["unmanaged"]} == refused
         again = run_adopt(stack, "--content-dir", content_dir)
         assert "added 0 item(s)" in again.stdout, again.stdout + again.stderr
+
+        declare_as_told(stack, emulator, adopted.stdout)
+        clear_request_log(emulator)
+        up = stack.up()
+        assert f"{len(refused)} imported" in up.stdout, up.stdout
+        assert platform_writes(emulator) == []
+        stack.preview("--expect-no-changes")
+        assert audit_report(stack)["unmanaged"] == []
     finally:
         shutil.rmtree(REPO_ROOT / content_dir, ignore_errors=True)
+
+
+SHOWN = re.compile(r"add (\{.*?\})(?: with (?:a|that) `name`| \(its `name`[^)]*\))? to "
+                   r"workspace:(\w+) yourself", re.IGNORECASE)
+COMMAND = re.compile(r"`pulumi config set --secret --path '([^']+)' <value>`")
+
+
+def declare_as_told(stack: PulumiCli, emulator: EmulatorInfo, report: str) -> None:
+    """Each refused object declared as its refusal says, in the order reported: the item
+    shown, with a name, at the end of its list; the value set with the command given (a
+    secret's the one it holds, read here from the emulator; a token or client secret any,
+    an import takes the declared one as held)."""
+    client = emulator_client(emulator, "public")
+    for row in report.splitlines():
+        shown, command = SHOWN.search(row), COMMAND.search(row)
+        if shown is None or command is None:
+            continue
+        item, key = json.loads(shown.group(1)), shown.group(2)
+        if key == "gitCredentials" and "name" not in item:
+            assert "give it one in the workspace first" in row, row
+            name = f"{item['git_provider']}-credential"
+            client.git_credentials.update(item["import"], {
+                "git_provider": item["git_provider"], "name": name})
+            item["name"] = name
+        items = config_items(stack, key)
+        items.append({"name": item.get("name") or f"{key}-{len(items)}", **item})
+        write_config(stack, {f"workspace:{key}": items})
+        path = command.group(1)
+        assert path.startswith(f"workspace:{key}[{len(items) - 1}]."), (path, row)
+        if key == "secrets":
+            value = base64.b64decode(
+                client.secrets.get(item["scope"], item["key"])["value"]).decode()
+        else:
+            value = f"set-after-adopt-{uuid.uuid4().hex[:8]}"
+        stack.run("config", "set", "--secret", "--path", "--stack", stack.stack, "--",
+                  path, value)

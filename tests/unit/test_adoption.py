@@ -276,7 +276,23 @@ def test_a_git_credential_is_never_an_item_and_says_where_its_token_goes(monkeyp
     assert "personal access token" in candidate.problem
     assert "string_value" not in candidate.problem and "bytes_value" not in candidate.problem
     assert ('{"import": "93488329053511", "git_provider": "gitHub", '
-            '"git_username": "deploy-bot"}' in candidate.problem)
+            '"git_username": "deploy-bot"} with that `name`' in candidate.problem)
+    # The item's resource name is the credential's own name setting, which it lacks.
+    assert "It has no `name` either" in candidate.problem
+    assert "give it one in the workspace first" in candidate.problem
+
+
+def test_a_credential_named_by_its_setting_is_shown_with_its_own_name(monkeypatch) -> None:
+    kind = kind_named("StorageCredential")
+    monkeypatch.setattr(kind.provider, "read_object", lambda self, c, i, r: ({
+        "name": "lake-sp", "azure_service_principal": {
+            "directory_id": "d", "application_id": "a"}}, {"credential_id": "1"}))
+    candidate = candidate_of(NO_CLIENT, kind, "lake-sp", "lake-sp")
+    assert candidate is not None and candidate.problem is not None
+    assert ('{"import": "lake-sp", "name": "lake-sp", "azure_service_principal": '
+            '{"directory_id": "d", "application_id": "a"}} (its `name`, the object\'s own, '
+            'is its resource name too)' in candidate.problem), candidate.problem
+    assert "with a `name`" not in candidate.problem and "no `name`" not in candidate.problem
 
 
 def test_a_principals_oauth_secret_is_adopted_without_its_value(monkeypatch) -> None:

@@ -1,8 +1,9 @@
 """Waiting for the service to reach a state: a deadline with growing pauses, and progress
 lines the engine shows while a resource waits.
 
-The dynamic provider host has no engine connection, so `pulumi.log` writes these lines to
-the provider's stderr, which the engine prints with the update's output.
+The provider host sends what `pulumi.log` writes while it serves a resource to the engine,
+as info diagnostics of that resource (providers/engine_log.py); without an engine they go
+to the provider's stderr, which the engine prints with the update's output.
 """
 
 from __future__ import annotations

@@ -12,7 +12,9 @@ inputs (Pulumi 3.79 leaves `detailedDiff` empty for dynamic providers and gives
 `replaceReasons` only for replacements). Values Pulumi masks stay `[secret]`, values not
 known until the update runs show as "known after apply". The stack itself and provider
 instances are left out: the summary is about objects of the workspace. A failed preview
-lists its errors.
+lists its errors. The kinds' warnings (Grants naming who loses privileges, a rule set the
+roles it takes away, a warehouse's restart) follow the table, each once, under the name of
+the resource it is about: what an up would take away is never left to the job's log.
 
 What the service and the stack's config put into the Markdown cannot change its shape: an
 error is shown in a fence longer than any run of backticks in it, at most MAX_DIAGNOSTIC
@@ -75,7 +77,7 @@ def summarise(preview: Mapping[str, Any], stack: str | None = None) -> str:
     lines = [title, ""]
     if not changes:
         lines.append(f"No changes ({unchanged} unchanged).")
-        return "\n".join([*lines, ""])
+        return "\n".join([*lines, *warnings_of(preview), ""])
     tally = ", ".join(f"{counts[op]} to {op}" for op in OPERATIONS if counts[op])
     lines += [f"**{tally}** ({unchanged} unchanged)", ""]
     lines += ["| | Resource | Kind | Changes |", "|---|---|---|---|"]
@@ -85,7 +87,26 @@ def summarise(preview: Mapping[str, Any], stack: str | None = None) -> str:
             f"| `{SYMBOLS[change['op']]}` {change['op']} | {cell_code(change['name'])} "
             f"| {cell_text(change['kind'])} | {fields} |"
         )
-    return "\n".join([*lines, ""])
+    return "\n".join([*lines, *warnings_of(preview), ""])
+
+
+def warnings_of(preview: Mapping[str, Any]) -> list[str]:
+    """The Markdown lines of the preview's warnings, each once (newer engines diff a refresh
+    too, so a kind may warn twice), after a blank line; none where there are none."""
+    seen: dict[tuple[str, str], None] = {}
+    for diagnostic in preview.get("diagnostics") or []:
+        if diagnostic.get("severity") != "warning":
+            continue
+        message = str(diagnostic.get("message", "")).strip().removeprefix("warning: ")
+        name = str(diagnostic.get("urn") or "").rsplit("::", 1)[-1]
+        seen.setdefault((name, capped(message)), None)
+    if not seen:
+        return []
+    lines = ["", "**Warnings**", ""]
+    for name, message in seen:
+        about = f"{cell_code(name)}: " if name else ""
+        lines.append(f"- {about}{cell_text(message)}")
+    return lines
 
 
 def capped(message: str) -> str:

@@ -2,7 +2,7 @@
 the stack to a principal a Grants item does not declare is removed by the next up, and the
 refreshed preview says so as a `warning` diagnostic with the Grants resource's URN, in
 `pulumi preview --json` and under "Diagnostics" of the plain preview (the provider host
-sends it to the engine: providers/engine_log.py)."""
+sends it to the engine: providers/engine_log.py), and the pull request's summary lists it."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import pytest
 from databricks.sdk import WorkspaceClient as SdkClient
 from databricks.sdk.service import catalog as uc
 
-from tests.e2e.conftest import TYPE_PREFIX, StackFactory
+from tests.e2e.conftest import TYPE_PREFIX, StackFactory, summary_of
 from workspace_emulator.testing import EmulatorInfo, fetch_token
 
 pytestmark = pytest.mark.engine
@@ -47,6 +47,11 @@ def test_a_grants_warning_is_a_warning_of_its_resource_in_the_preview(
     # Grants' diff runs, and warns, twice.
     urns = [d["urn"] for d in warnings if expected in d.get("message", "")]
     assert urns and set(urns) == {grants_urn}, json.dumps(document.get("diagnostics"), indent=1)
+    # The pull request's comment lists it once, under the resource's name.
+    summary = summary_of(json.dumps(document))
+    warned = [line for line in summary.split("**Warnings**", 1)[-1].splitlines()
+              if line.startswith("- `catalog-grants`: ") and BOB in line]
+    assert "**Warnings**" in summary and len(warned) == 1, summary
 
     shown = stack.preview("--refresh").stdout
     diagnostics = shown.split("Diagnostics:", 1)[-1]

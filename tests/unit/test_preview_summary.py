@@ -224,3 +224,51 @@ def test_field_paths_cannot_break_the_table() -> None:
             "newState": {"inputs": {"tags": {"a|b\nc`": "2"}}}}
     [row] = table_rows(summarise({"steps": [step]}))
     assert len(row) == 4 and row[3] == "`` tags.a|b⏎c` ``: `\"1\"` → `\"2\"`"
+
+
+def with_warnings(preview: dict[str, Any], *diagnostics: tuple[str, str]) -> dict[str, Any]:
+    """`preview` with warning diagnostics, each (the resource's URN, the message)."""
+    listed = [{"severity": "warning", "urn": urn, "message": message}
+              for urn, message in diagnostics]
+    return {**preview, "diagnostics": [*(preview.get("diagnostics") or []), *listed]}
+
+
+GRANTS_URN = ("urn:pulumi:local::workspace::pulumi-python:dynamic:Resource$"
+              "pulumi-python:dynamic/workspace:Grants::catalog-grants")
+LOSS = ("grants on catalog demo: bob@example.com (USE_CATALOG) lose(s) every direct privilege: "
+        "not declared")
+
+
+def test_warnings_follow_the_table_each_once_under_their_resource() -> None:
+    # Newer engines diff a refresh too: the same warning comes twice.
+    preview = with_warnings(fixture("update-replace-delete.json"),
+                            (GRANTS_URN, LOSS), (GRANTS_URN, LOSS), ("", "warning: no urn"))
+    markdown = summarise(preview, "dev")
+    table_end = markdown.index("\n\n**Warnings**\n\n")
+    assert rows(markdown[:table_end])  # the table comes first
+    listed = markdown[table_end:].strip().splitlines()[1:]
+    # The message as plain text: its markup characters escaped (`USE\\_CATALOG`).
+    assert listed == ["", f"- `catalog-grants`: {preview_summary.cell_text(LOSS)}", "- no urn"]
+
+
+def test_a_preview_without_changes_still_shows_its_warnings() -> None:
+    preview = fixture("update-replace-delete.json")
+    preview["steps"] = [s for s in preview["steps"] if s["op"] == "same"]
+    preview["changeSummary"] = {"same": len(preview["steps"])}
+    markdown = summarise(with_warnings(preview, (GRANTS_URN, LOSS)))
+    assert f"No changes ({len(preview['steps'])} unchanged)." in markdown
+    shown = preview_summary.cell_text(LOSS)
+    assert markdown.endswith(f"**Warnings**\n\n- `catalog-grants`: {shown}\n")
+
+
+def test_a_warning_cannot_add_markup() -> None:
+    message = "x | y\n**Approved** [click](https://evil.example) `code` <b>bold</b>"
+    markdown = summarise(with_warnings(fixture("update-replace-delete.json"),
+                                       (GRANTS_URN, message)))
+    tokens = parsed(markdown)
+    assert not any(t.type in ("link_open", "html_inline", "code_inline") and
+                   "evil" in (t.content + str(t.attrs)) for t in tokens)
+    [item] = [t for t in tokens if t.type == "inline" and "Approved" in t.content]
+    # One list item on one line; the message's markup is escaped, shown as text.
+    assert [c.type for c in item.children or []].count("strong_open") == 0
+    assert not any(c.type == "link_open" for c in item.children or [])

@@ -157,9 +157,8 @@ def scenario(workspace_stack: StackFactory, emulator: EmulatorInfo) -> Scenario:
 
 
 def preview_with_diagnostics(stack: PulumiCli, *flags: str) -> tuple[dict[str, str], str]:
-    """`pulumi preview --json` of the workspace kinds: ({resource name: op}, the warnings).
-    A provider's warning reaches the engine on the provider's stderr (severity `info#err`,
-    its text `warning: ...`), the way the engine shows it under the resource."""
+    """`pulumi preview --json` of the workspace kinds: ({resource name: op}, the warnings,
+    which the provider host sends the engine as warnings of their resource)."""
     document = json.loads(stack.preview("--json", *flags).stdout)
     ops = {
         step["urn"].split("::")[-1]: step["op"]
@@ -167,9 +166,8 @@ def preview_with_diagnostics(stack: PulumiCli, *flags: str) -> tuple[dict[str, s
         if step["urn"].split("::")[-2].startswith(TYPE_PREFIX)
     }
     warnings = "\n".join(
-        message for d in document.get("diagnostics", [])
-        if (message := d.get("message", "")).startswith("warning:")
-        or d.get("severity") == "warning"
+        d.get("message", "") for d in document.get("diagnostics", [])
+        if d.get("severity") == "warning"
     )
     return ops, warnings
 

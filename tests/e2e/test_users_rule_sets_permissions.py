@@ -104,7 +104,7 @@ class Workspace(PlatformApi):
 
 def preview_with_warnings(stack: PulumiCli) -> tuple[dict[str, str], str]:
     """One `pulumi preview --json`: the op of each resource of KINDS by name, and the
-    warnings (a provider's reach the engine on its stderr, `warning: ...`)."""
+    warnings (the provider host sends the engine a kind's as a warning of its resource)."""
     document = json.loads(stack.preview("--json").stdout)
     steps = {
         step["urn"].split("::")[-1]: step["op"]
@@ -112,9 +112,8 @@ def preview_with_warnings(stack: PulumiCli) -> tuple[dict[str, str], str]:
         if step["urn"].split("::")[-1] in KINDS
     }
     warnings = "\n".join(
-        message for d in document.get("diagnostics", [])
-        if (message := d.get("message", "")).startswith("warning:")
-        or d.get("severity") == "warning"
+        d.get("message", "") for d in document.get("diagnostics", [])
+        if d.get("severity") == "warning"
     )
     return steps, warnings
 

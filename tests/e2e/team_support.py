@@ -201,3 +201,18 @@ def config_items(stack: PulumiCli, key: str) -> list[dict[str, Any]]:
     path = stack.project_dir / f"Pulumi.{stack.stack}.yaml"
     config = yaml.safe_load(path.read_text())["config"]
     return config.get(f"workspace:{key}") or []
+
+
+def refused_objects(output: str) -> set[tuple[str, str]]:
+    """(kind, id) of each object adopt's report says it cannot adopt."""
+    lines = output.splitlines()
+    if not any(line.startswith("KIND ") for line in lines):
+        return set()
+    start = next(i for i, line in enumerate(lines) if line.startswith("KIND "))
+    rows = []
+    for line in lines[start + 1:]:
+        if line.endswith("object(s) cannot be adopted"):
+            break
+        kind, id_ = line.split()[:2]
+        rows.append((kind, id_))
+    return set(rows)

@@ -36,6 +36,7 @@ from tests.e2e.team_support import (
     config_items,
     own_program,
     own_program_stack,
+    refused_objects,
     run_adopt,
 )
 from tests.fill_support import FilledWorkspace
@@ -252,21 +253,6 @@ class TestAdoptWhatScriptsMade:
 
 class TestAdoptWhatScriptsMadeLegacy(TestAdoptWhatScriptsMade):
     wire_form = "legacy"
-
-
-def refused_objects(output: str) -> set[tuple[str, str]]:
-    """(kind, id) of each object adopt's report says it cannot adopt."""
-    lines = output.splitlines()
-    if not any(line.startswith("KIND ") for line in lines):
-        return set()
-    start = next(i for i, line in enumerate(lines) if line.startswith("KIND "))
-    rows = []
-    for line in lines[start + 1:]:
-        if line.endswith("object(s) cannot be adopted"):
-            break
-        kind, id_ = line.split()[:2]
-        rows.append((kind, id_))
-    return set(rows)
 
 
 def test_a_whole_workspace_is_taken_over_with_no_write(

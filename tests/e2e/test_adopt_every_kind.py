@@ -29,8 +29,7 @@ import pytest
 from stacks.pulumi_cli import REPO_ROOT, PulumiCli
 from tests.conftest import emulator_client
 from tests.e2e.conftest import StackFactory, platform_writes, write_config
-from tests.e2e.team_support import audit_report, config_items, run_adopt
-from tests.e2e.test_adopt import refused_objects
+from tests.e2e.team_support import audit_report, config_items, refused_objects, run_adopt
 from tools.fill_workspace import ALL_KINDS, EMULATOR_ACCOUNT_ID, Filled, fill
 from workspace_emulator.testing import EmulatorInfo, clear_request_log
 

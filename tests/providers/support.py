@@ -86,3 +86,24 @@ def assert_left_out_settings_cleared_or_kept(
     read = provider.read(made.id, updated.outs)
     assert read.outs is not None
     assert not provider.diff(made.id, read.outs, left_out, old_inputs=left_out).changes
+
+
+def assert_a_name_in_another_case_is_no_change(
+    provider: WorkspaceProvider,
+    declared: dict[str, Any],
+    get: Callable[[str], Mapping[str, Any]],
+    key: str = "name",
+) -> None:
+    """Made as `declared`, then declared with `key` in another case, which the service
+    matches without regard to case: the same object, so neither a change nor a replacement
+    (which would adopt it by that name, then delete it as the old one); it is still there."""
+    made = provider.create(declared)
+    assert made.outs is not None
+    other_case = {**declared, key: str(declared[key]).swapcase()}
+    diff = provider.diff(made.id, made.outs, other_case, old_inputs=declared)
+    assert not diff.changes and not diff.replaces
+    read = provider.read(made.id, made.outs)
+    assert read.outs is not None
+    assert not provider.diff(made.id, read.outs, other_case, old_inputs=other_case).changes
+    assert get(made.id)
+

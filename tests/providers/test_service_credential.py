@@ -18,7 +18,10 @@ from providers.registry import kind_named
 from providers.service_credential import ServiceCredentialNameTaken, ServiceCredentialProvider
 from stacks.adoption import candidate_of, listed
 from tests.providers.ambiguous import lose_the_answer_to
-from tests.providers.support import assert_left_out_settings_cleared_or_kept
+from tests.providers.support import (
+    assert_a_name_in_another_case_is_no_change,
+    assert_left_out_settings_cleared_or_kept,
+)
 from tests.providers.uc_support import ACCESS_CONNECTOR, fresh_name
 
 ROLE = {"role_arn": "arn:aws:iam::123456789012:role/uc-services"}
@@ -190,12 +193,4 @@ def test_settings_left_out_of_the_config_are_cleared_or_kept(provider, props, cl
 
 
 def test_a_name_in_another_case_is_no_change(provider, props, client) -> None:
-    """The service matches the name without regard to case: the same object, so neither a
-    change nor a replacement (which would adopt it by name, then delete it as the old one)."""
-    made = provider.create(props)
-    other_case = {**props, "name": props["name"].swapcase()}
-    diff = provider.diff(made.id, made.outs, other_case, old_inputs=props)
-    assert not diff.changes and not diff.replaces
-    assert not provider.diff(made.id, provider.read(made.id, made.outs).outs, other_case,
-                             old_inputs=other_case).changes
-    assert client.credentials.get(made.id)["name"] == made.id
+    assert_a_name_in_another_case_is_no_change(provider, props, client.credentials.get)

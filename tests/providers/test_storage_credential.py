@@ -12,6 +12,7 @@ from providers.lifecycle import CONNECTION_KEY
 from providers.storage_credential import DIGEST_KEY, StorageCredentialProvider
 from tests.providers.ambiguous import lose_the_answer_to
 from tests.providers.support import (
+    assert_a_name_in_another_case_is_no_change,
     assert_check_names,
     assert_left_out_settings_cleared_or_kept,
     failures,
@@ -163,12 +164,4 @@ def test_settings_left_out_of_the_config_are_cleared_or_kept(provider, props, cl
 
 
 def test_a_name_in_another_case_is_no_change(provider, props, client) -> None:
-    """The service matches the name without regard to case: the same object, so neither a
-    change nor a replacement (which would adopt it by name, then delete it as the old one)."""
-    made = provider.create(props)
-    other_case = {**props, "name": props["name"].swapcase()}
-    diff = provider.diff(made.id, made.outs, other_case, old_inputs=props)
-    assert not diff.changes and not diff.replaces
-    assert not provider.diff(made.id, provider.read(made.id, made.outs).outs, other_case,
-                             old_inputs=other_case).changes
-    assert client.storage_credentials.get(made.id)["name"] == made.id
+    assert_a_name_in_another_case_is_no_change(provider, props, client.storage_credentials.get)

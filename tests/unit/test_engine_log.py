@@ -85,6 +85,10 @@ def sdk_log_functions_restored(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.setattr(pulumi.log, name, getattr(pulumi.log, name))
     monkeypatch.setattr(engine_log, "_sdk_functions", {})
     monkeypatch.setattr(engine_log, "_fallback_said", False)
+    # As in a provider host, the SDK holds no engine of a program: a test of a program with
+    # Pulumi's mocks, run before in the same worker, leaves its mock engine in the SDK's
+    # settings, and the SDK's functions would log there instead of to stderr.
+    monkeypatch.setattr(pulumi.log, "get_engine", lambda: None)
 
 
 @contextlib.contextmanager

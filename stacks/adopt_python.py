@@ -14,12 +14,11 @@ made['instancePools']['etl-pool'].id`):
 
 from __future__ import annotations
 
-import copy
 import pprint
 from collections.abc import Mapping
 from typing import Any
 
-from providers.kind import Kind, Reference, nested_holders
+from providers.kind import Kind, Lookup, Reference, with_nested_references
 from stacks.config_rules import IMPORT_KEY, stack_keys
 
 HEADER = '''"""The objects `python -m stacks.adopt` adopted from {url}
@@ -59,7 +58,7 @@ def module_text(additions: Mapping[str, list[dict[str, Any]]], kinds: Mapping[st
 
 def _declaration(kind: Kind, key: str, item: Mapping[str, Any]) -> str:
     own = stack_keys(kind)
-    declared = _with_nested_ids(kind, item)
+    declared = with_nested_references(item, kind, _id_of)
     entries = [
         f"{name!r}: {_literal(value)}" for name, value in declared.items() if name not in own
     ]
@@ -89,24 +88,11 @@ class _Id:
         return self.expression
 
 
-def _with_nested_ids(kind: Kind, item: Mapping[str, Any]) -> dict[str, Any]:
-    """The item with each nested reference by name (a job cluster's `instance_pool`) written
-    as its field, the id of the module's own resource of that name, in the name's place."""
-    made = copy.deepcopy(dict(item))
-    for path, reference in kind.nested_references.items():
-        if not isinstance(reference, Reference):
-            continue
-        name = path.rsplit(".", 1)[-1]
-        for _, holder in nested_holders(made, path):
-            if name not in holder:
-                continue
-            renamed = {
-                (reference.field if k == name else k): (_Id(reference, v) if k == name else v)
-                for k, v in holder.items()
-            }
-            holder.clear()
-            holder.update(renamed)
-    return made
+def _id_of(reference: Reference | Lookup, name: Any) -> _Id:
+    """The id of the module's own resource a nested reference names (every nested reference
+    of the kinds is one to another list: `Reference`)."""
+    assert isinstance(reference, Reference), reference
+    return _Id(reference, name)
 
 
 def _literal(value: Any) -> str:

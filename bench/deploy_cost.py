@@ -84,7 +84,7 @@ from bench.summary import (  # noqa: E402
     summarise,
 )
 from providers.client.token_store import CACHE_DIR_ENV  # noqa: E402
-from providers.kind import TYPE_PREFIX  # noqa: E402
+from providers.core.kind import TYPE_PREFIX  # noqa: E402
 from stacks.pulumi_cli import PulumiCli, project_settings  # noqa: E402
 from workspace_emulator.testing import (  # noqa: E402
     EmulatorInfo,

@@ -2,7 +2,7 @@
 
     from providers import WorkspaceAuth, WorkspaceAuthArgs, Job, JobArgs, lookups
 
-Every registered kind (providers/registry.py), its args classes (nested ones included, such
+Every registered kind (providers/core/registry.py), its args classes (nested ones included, such
 as `NewClusterArgs`), the `WorkspaceAuth` component and the lookups are importable from
 here. Names resolve on first use: `Job` loads no kind's implementation (a program
 declaring resources needs none), `JobArgs` the job's alone, a nested args class every
@@ -14,6 +14,11 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
+from providers.core import moved_modules
+
+# States recorded before the domain packages name the old module paths.
+moved_modules.install()
+
 _NAMED = {
     "WorkspaceAuth": "providers.auth.component",
     "WorkspaceAuthArgs": "providers.auth.component",
@@ -23,7 +28,7 @@ _MODULES = {"lookups": "providers.lookups", "apps": "providers.apps"}
 
 
 def _kind_names() -> dict[str, Any]:
-    from providers.registry import kinds
+    from providers.core.registry import kinds
 
     names: dict[str, Any] = {}
     for kind in kinds():
@@ -35,7 +40,7 @@ def _kind_names() -> dict[str, Any]:
 def _one_kinds_name(name: str) -> Any | None:
     """`Job` (no implementation) or `JobArgs` (the job's implementation alone); None for any
     other name."""
-    from providers.registry import kind_named, names
+    from providers.core.registry import kind_named, names
 
     registered = names()
     if name in registered:

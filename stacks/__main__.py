@@ -1,7 +1,7 @@
 """The workspace stack: a WorkspaceAuth component and the objects the config declares.
 
 Config (namespace `workspace`, see README.md): connection settings, then one list per kind
-(its `config_key` in providers/registry.py), each item with a unique `name` (the Pulumi
+(its `config_key` in providers/core/registry.py), each item with a unique `name` (the Pulumi
 resource name) and the kind's arguments as in docs/<kind>.md. An item may name an item of
 another list instead of giving its id (a kind's `references`: `job: nightly-etl` for
 `job_id`; `instance_pool: etl-pool` inside a job cluster's `new_cluster` for its
@@ -16,8 +16,8 @@ from typing import Any
 import pulumi
 
 from providers.auth.component import WorkspaceAuth
-from providers.kind import Kind, Lookup, Reference, with_nested_references
-from providers.registry import kinds
+from providers.core.kind import Kind, Lookup, Reference, with_nested_references
+from providers.core.registry import kinds
 from stacks import health
 from stacks.config import StackSettings, load_from_engine
 from stacks.config_rules import IMPORT_KEY, stack_keys

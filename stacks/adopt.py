@@ -49,9 +49,9 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from providers.client import WorkspaceClient, WorkspaceError
-from providers.kind import Kind, Reference, nested_holders
-from providers.registry import by_config_key
-from providers.workspace_objects import one_tree_walk, source_roots
+from providers.core.kind import Kind, Reference, nested_holders
+from providers.core.registry import by_config_key
+from providers.workspace.workspace_objects import one_tree_walk, source_roots
 from stacks import adopt_content, adopt_python, adoption, audit, config_file
 from stacks.adopt_content import ContentPlace
 from stacks.config import file_values

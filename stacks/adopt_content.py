@@ -21,7 +21,7 @@ from pathlib import Path, PurePosixPath
 
 import yaml
 
-from providers.workspace_objects import project_directory, source_roots
+from providers.workspace.workspace_objects import project_directory, source_roots
 from stacks import adoption, config_file
 
 DEFAULT_FOLDER = "workspace"

@@ -18,7 +18,7 @@ import pprint
 from collections.abc import Mapping
 from typing import Any
 
-from providers.kind import Kind, Lookup, Reference, with_nested_references
+from providers.core.kind import Kind, Lookup, Reference, with_nested_references
 from stacks.config_rules import IMPORT_KEY, stack_keys
 
 HEADER = '''"""The objects `python -m stacks.adopt` adopted from {url}

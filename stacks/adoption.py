@@ -72,10 +72,10 @@ from typing import Any
 import pydantic
 
 from providers.client import WorkspaceClient, WorkspaceError, is_gone
-from providers.kind import Kind, Reference, nested_holders
-from providers.lifecycle import WorkspaceProvider
-from providers.registry import kinds
-from providers.workspace_objects import source_roots
+from providers.core.kind import Kind, Reference, nested_holders
+from providers.core.lifecycle import WorkspaceProvider
+from providers.core.registry import kinds
+from providers.workspace.workspace_objects import source_roots
 from stacks.config_rules import IMPORT_KEY
 from stacks.errors import NAMESPACE
 
@@ -572,7 +572,7 @@ def _signed_in_names(client: WorkspaceClient) -> frozenset[str]:
     id (principals, memberships, OAuth secrets) and its application id or user name (a
     secret ACL's principal, such as the MANAGE one the service gives a scope's creator)."""
     try:
-        me = client.users.me()
+        me = client.me()
     except WorkspaceError:
         return frozenset()
     names = (me.get(key) for key in ("id", "applicationId", "userName"))

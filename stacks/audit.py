@@ -31,9 +31,9 @@ from typing import Any, TextIO
 
 from providers.client import Connection, WorkspaceClient, WorkspaceError
 from providers.client.auth_type import METHODS
-from providers.kind import Kind
-from providers.registry import kinds
-from providers.workspace_objects import one_tree_walk
+from providers.core.kind import Kind
+from providers.core.registry import kinds
+from providers.workspace.workspace_objects import one_tree_walk
 from stacks import adoption
 from stacks.config_rules import (
     SECRET_KEYS,
@@ -227,7 +227,7 @@ def account_client(
             f"dashes, e.g. 8e2f4a6c-1b3d-4f5e-9a7c-2d4f6b8e0a1c), got {value!r}"
         )
     else:
-        client.access_control.account_id = value
+        client.account_id = value
     return client
 
 

@@ -2,7 +2,7 @@
 
 Everything lives under the `workspace` namespace of the stack's config file
 (Pulumi.<stack>.yaml): the connection, one list per resource kind (the kind's `config_key`
-in providers/registry.py), and the health gate's and the audit's settings. The client
+in providers/core/registry.py), and the health gate's and the audit's settings. The client
 secret is a secret (`pulumi config set --secret workspace:clientSecret ...`), never an
 environment variable: the engine hides only the secrets of the stack's config from its
 verbose logs.
@@ -28,7 +28,7 @@ from pulumi.runtime import config as runtime_config
 
 from providers.auth.component import WorkspaceAuthArgs
 from providers.client.auth_type import METHODS
-from providers.registry import by_config_key
+from providers.core.registry import by_config_key
 from stacks.config_rules import (
     CONNECTION_KEYS,
     SECRET_KEYS,

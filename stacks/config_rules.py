@@ -2,7 +2,7 @@
 
 `problems` judges the whole namespace without a call to the workspace and returns one line
 per problem, `workspace:<key>: why`, with did-you-mean for unknown keys. The lists are the
-kinds' (providers/registry.py): each item is a kind's inputs plus a unique `name` (the
+kinds' (providers/core/registry.py): each item is a kind's inputs plus a unique `name` (the
 resource name) and the kind's references to other lists of the stack.
 """
 
@@ -19,9 +19,9 @@ import pydantic
 from providers.client import Connection
 from providers.client.auth_type import METHODS, AuthType, config_key
 from providers.client.connection import deprecated_wire_form_warning
-from providers.kind import Kind, Lookup, Reference, nested_holders, with_nested_references
-from providers.lifecycle import UNKNOWN
-from providers.registry import by_config_key
+from providers.core.kind import Kind, Lookup, Reference, nested_holders, with_nested_references
+from providers.core.lifecycle import UNKNOWN
+from providers.core.registry import by_config_key
 from stacks.errors import NAMESPACE, ConfigError, plain_text_problem
 from stacks.health_settings import HEALTH_KEY, PASSWORD_KEY
 from stacks.health_settings import problems as health_problems

@@ -25,6 +25,7 @@ from providers.client import token as auth_token
 from providers.client import workspace as client_workspace
 from providers.client.token_store import CACHE_DIR_ENV
 from stacks import pulumi_cli
+from tests.fake_areas import fake_areas  # noqa: F401  (a fixture for every folder)
 from tests.fill_support import filled_workspace  # noqa: F401  (a fixture for every folder)
 from tools import databricks_cli
 from tools.object_store import ObjectStore, running_object_store

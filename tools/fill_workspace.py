@@ -221,7 +221,7 @@ TIMEZONES = ("UTC", "Europe/Amsterdam", "Europe/London", "America/New_York",
 ENTITLEMENTS = ("workspace-access", "databricks-sql-access", "allow-cluster-create",
                 "allow-instance-pool-create")
 
-# Every family of job settings the Job kind supports (providers/job_settings.py), and how
+# Every family of job settings the Job kind supports (providers/jobs/job_settings.py), and how
 # to tell it in a job's settings as `jobs get` returns them.
 FamilyTest = Callable[[Mapping[str, Any]], bool]
 

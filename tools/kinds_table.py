@@ -15,8 +15,8 @@ import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from providers.kind import Kind, Lookup, Reference
-from providers.registry import kinds as registered_kinds
+from providers.core.kind import Kind, Lookup, Reference
+from providers.core.registry import kinds as registered_kinds
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 

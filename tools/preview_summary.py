@@ -31,7 +31,7 @@ import sys
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from providers.registry import kind_named, names
+from providers.core.registry import kind_named, names
 
 # The placeholder the engine writes for a value only known once the update runs.
 UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"

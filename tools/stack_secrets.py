@@ -22,7 +22,7 @@ from typing import Any
 
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
-from providers.registry import by_config_key
+from providers.core.registry import by_config_key
 
 NAMESPACE = "workspace"
 

@@ -73,7 +73,7 @@ class WorkspaceAuthArgs:
     # "public" (the public service's spelling of the API) or "legacy" (the original
     # specification's; "seed" is its deprecated name). None, the default, is "public", and
     # the provider's configuration then records no form: the provider host can tell a stack
-    # that chose none from one that chose public (providers/host.py, CheckConfig).
+    # that chose none from one that chose public (providers/core/host.py, CheckConfig).
     wire_form: pulumi.Input[str] | None = None
     timeout_seconds: pulumi.Input[float] = 30.0
     max_attempts: pulumi.Input[int] = 6
@@ -239,7 +239,7 @@ def check_credentials(values: dict[str, Any]) -> tuple[dict[str, Any], float | N
             # needs.
             from providers.client.workspace import client_for
 
-            client_for(connection).users.me()
+            client_for(connection).me()
     except InvalidClientCredentials as exc:
         raise WorkspaceAuthError(
             f"{exc.message}. Check the client id and the client secret (and that the secret "

@@ -6,7 +6,6 @@ are module-level, shared by every client in the process.
 
 from __future__ import annotations
 
-import importlib
 import json
 import threading
 from dataclasses import dataclass
@@ -26,6 +25,8 @@ from providers.client.wire import WireProfile, profile
 
 # The management-token variant's headers (docs/workspace-auth.md#the-management-token).
 MANAGEMENT_TOKEN_HEADER = "X-Databricks-Azure-SP-Management-Token"
+# Whoever a call's credentials stand for: the proof that a sign-in works.
+SCIM_ME_PATH = "/api/2.0/preview/scim/v2/Me"
 WORKSPACE_RESOURCE_ID_HEADER = "X-Databricks-Azure-Workspace-Resource-Id"
 
 
@@ -84,6 +85,10 @@ def invalidate(connection: Connection, stale: Credentials) -> None:
 class WorkspaceClient:
     def __init__(self, connection: Connection) -> None:
         self.connection = connection
+        # The id of the account the workspace belongs to, where the caller knows it (no
+        # workspace call tells it): the audit and adopt set it from `workspace:accountId`
+        # to list the service principals' rule sets, which are named by it.
+        self.account_id: str | None = None
         self.wire: WireProfile = profile(connection.wire_form)
         self._policy = http.CallPolicy(
             timeout_seconds=connection.timeout_seconds,
@@ -91,32 +96,9 @@ class WorkspaceClient:
             max_retry_seconds=connection.max_retry_seconds,
         )
 
-    def __getattr__(self, name: str) -> Any:
-        """A service area by its module's name: `client.ip_access_lists` is the `AREA` of
-        providers/client/ip_access_lists.py, made for this client on first use and kept.
-        Adding an area is adding its module; nothing here names it."""
-        if name.startswith("_"):
-            raise AttributeError(name)
-        made = self.area(name)
-        with _areas_lock:
-            return self.__dict__.setdefault(name, made)
-
-    def area(self, name: str) -> Any:
-        """A new instance of the area `name` (`client.<name>` keeps one)."""
-        module_name = f"{__package__}.{name}"
-        try:
-            module = importlib.import_module(module_name)
-        except ModuleNotFoundError as error:
-            if error.name != module_name:
-                raise
-            module = None
-        make = getattr(module, "AREA", None)
-        if make is None:
-            raise AttributeError(
-                f"the workspace client has no area {name!r} (an area is a module of "
-                f"{__package__} that names its maker AREA)"
-            )
-        return make(self)
+    def me(self) -> dict[str, Any]:
+        """Whoever the call's credentials stand for (a user or a service principal)."""
+        return self.get(SCIM_ME_PATH)
 
     def permissions(self, object_type: str) -> PermissionsApi:
         """The permissions area for objects of `object_type` (`clusters`, `notebooks`, ...)."""
@@ -223,7 +205,7 @@ class WorkspaceClient:
         transport retries by status alone, so here are only the answers it did not retry:
         any status of an idempotent call outside its retried ones (a 400 REQUEST_LIMIT_EXCEEDED),
         and under 500 for a create; a create's 5xx is an uncertain outcome, which only the
-        kind may follow up, by looking the object up first (providers/create_or_adopt.py)."""
+        kind may follow up, by looking the object up first (providers/core/create_or_adopt.py)."""
         idempotent = idempotent or method.upper() != "POST"
         transport_retries = (
             http.RETRY_STATUSES if idempotent else http.NON_IDEMPOTENT_RETRY_STATUSES
@@ -288,7 +270,6 @@ def _json_body(response: requests.Response) -> dict[str, Any]:
     return body
 
 
-_areas_lock = threading.Lock()
 READ_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 # Writes sent to each workspace by this process (each counted as it starts and as it ends):
 # a listing kept to answer reads (`listing.Listing`) is used only while this has not moved.

@@ -19,7 +19,7 @@ from bench.programs.mix import (
     declare,
     principals_in,
 )
-from providers.registry import kind_named
+from providers.core.registry import kind_named
 
 
 @dataclass

@@ -26,8 +26,12 @@ import pytest
 import yaml
 
 from providers.client import WorkspaceClient
-from providers.client.jobs import JOBS_PATHS
 from providers.client.wire import WireForm
+from providers.identity.groups_api import GroupsApi
+from providers.jobs.job_permissions_api import job_permissions_api
+from providers.jobs.jobs_api import JOBS_PATHS, JobsApi
+from providers.secrets.secret_scopes_api import SecretScopesApi
+from providers.secrets.secrets_api import SecretsApi
 from stacks.pulumi_cli import REPO_ROOT, PulumiCli
 from tests.conftest import emulator_client
 from tests.e2e.conftest import StackFactory, changed_steps, platform_writes, write_config
@@ -102,20 +106,20 @@ def workspace(
     path.write_text(path.read_text().replace("config:\n", f"{COMMENT}\nconfig:\n", 1))
     client = emulator_client(emulator, class_wire_form)
     prefix = f"adopt-{uuid.uuid4().hex[:6]}"
-    etl_job = client.jobs.create(etl_settings(f"{prefix}-etl"))
-    report_job = client.jobs.create({
+    etl_job = JobsApi(client).create(etl_settings(f"{prefix}-etl"))
+    report_job = JobsApi(client).create({
         "name": f"{prefix}-report",
         "tasks": [{"task_key": "main", "existing_cluster_id": CLUSTER,
                    "notebook_task": {"notebook_path": "/Shared/weekly"}}],
     })
-    client.job_permissions.update(
+    job_permissions_api(client).update(
         etl_job, [{"group_name": "analysts", "permission_level": "CAN_VIEW"}]
     )
     scope = f"{prefix}-scope"
-    client.secret_scopes.create(scope)
-    client.secrets.put_acl(scope, "analysts", "READ")
-    client.secrets.put(scope, "token", string_value="s3cr3t-by-hand")
-    group = client.groups.create(
+    SecretScopesApi(client).create(scope)
+    SecretsApi(client).put_acl(scope, "analysts", "READ")
+    SecretsApi(client).put(scope, "token", string_value="s3cr3t-by-hand")
+    group = GroupsApi(client).create(
         {"displayName": f"{prefix}-group", "members": [{"value": ANALYSTS}]}
     )
     return Workspace(stack, client, prefix, etl_job, report_job, scope, str(group["id"]),
@@ -190,7 +194,7 @@ class TestAdoptWhatScriptsMade:
     def test_5_one_task_edited_is_that_change_alone(
         self, workspace: Workspace, emulator: EmulatorInfo
     ) -> None:
-        before = workspace.client.jobs.get(workspace.etl_job)["settings"]
+        before = JobsApi(workspace.client).get(workspace.etl_job)["settings"]
         jobs = workspace.items("jobs")
         edited = copy.deepcopy(jobs)
         (etl,) = [j for j in edited if j["name"] == f"{workspace.prefix}-etl"]
@@ -207,7 +211,7 @@ class TestAdoptWhatScriptsMade:
         workspace.stack.up()
         jobs_path = JOBS_PATHS[WireForm(workspace.stack_wire_form)]
         assert platform_writes(emulator) == [f"POST {jobs_path}/update"]
-        after = workspace.client.jobs.get(workspace.etl_job)["settings"]
+        after = JobsApi(workspace.client).get(workspace.etl_job)["settings"]
         expected = copy.deepcopy(before)
         (task,) = [t for t in expected["tasks"] if t["task_key"] == "ingest"]
         task["max_retries"] = 5
@@ -303,11 +307,11 @@ def test_a_teams_own_program_imports_the_python_module(
     no write, then previews no changes. The stack's config is not touched."""
     client = emulator_client(emulator, "public")
     prefix = f"own-{uuid.uuid4().hex[:6]}"
-    job_id = client.jobs.create(etl_settings(f"{prefix}-etl"))
-    client.job_permissions.update(
+    job_id = JobsApi(client).create(etl_settings(f"{prefix}-etl"))
+    job_permissions_api(client).update(
         job_id, [{"group_name": "analysts", "permission_level": "CAN_VIEW"}]
     )
-    client.secret_scopes.create(f"{prefix}-scope")
+    SecretScopesApi(client).create(f"{prefix}-scope")
     stack = workspace_stack(wire_form="public")  # adopt signs in as this stack does
     settings = (stack.project_dir / f"Pulumi.{stack.stack}.yaml").read_text()
     program = own_program(tmp_path / "program")

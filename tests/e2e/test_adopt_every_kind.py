@@ -26,6 +26,9 @@ import uuid
 
 import pytest
 
+from providers.secrets.secrets_api import SecretsApi
+from providers.unity_catalog.storage_credentials_api import StorageCredentialsApi
+from providers.workspace.git_credentials_api import GitCredentialsApi
 from stacks.pulumi_cli import REPO_ROOT, PulumiCli
 from tests.conftest import emulator_client
 from tests.e2e.conftest import StackFactory, platform_writes, write_config
@@ -70,7 +73,7 @@ def test_a_workspace_of_every_kind_is_taken_over_with_no_write(
     made = filled.counts()
     assert all(made[kind] for kind in ALL_KINDS), made
     credential = f"by-hand-sp-cred-{uuid.uuid4().hex[:6]}"
-    emulator_client(emulator, "public").storage_credentials.create(
+    StorageCredentialsApi(emulator_client(emulator, "public")).create(
         {"name": credential, "azure_service_principal": SERVICE_PRINCIPAL})
     stack = workspace_stack(wire_form="public")
     write_config(stack, {"workspace:accountId": EMULATOR_ACCOUNT_ID})
@@ -126,7 +129,7 @@ def declare_as_told(stack: PulumiCli, emulator: EmulatorInfo, report: str) -> No
         if key == "gitCredentials" and "name" not in item:
             assert "give it one in the workspace first" in row, row
             name = f"{item['git_provider']}-credential"
-            client.git_credentials.update(item["import"], {
+            GitCredentialsApi(client).update(item["import"], {
                 "git_provider": item["git_provider"], "name": name})
             item["name"] = name
         items = config_items(stack, key)
@@ -136,7 +139,7 @@ def declare_as_told(stack: PulumiCli, emulator: EmulatorInfo, report: str) -> No
         assert path.startswith(f"workspace:{key}[{len(items) - 1}]."), (path, row)
         if key == "secrets":
             value = base64.b64decode(
-                client.secrets.get(item["scope"], item["key"])["value"]).decode()
+                SecretsApi(client).get(item["scope"], item["key"])["value"]).decode()
         else:
             value = f"set-after-adopt-{uuid.uuid4().hex[:8]}"
         stack.run("config", "set", "--secret", "--path", "--stack", stack.stack, "--",

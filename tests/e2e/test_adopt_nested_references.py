@@ -23,6 +23,7 @@ from typing import Any
 import pytest
 from databricks.sdk import WorkspaceClient as SdkClient
 
+from providers.jobs.jobs_api import JobsApi
 from stacks.pulumi_cli import PulumiCli
 from tests.conftest import emulator_client
 from tests.e2e.conftest import StackFactory, platform_writes
@@ -80,7 +81,7 @@ def make_compute(emulator: EmulatorInfo, prefix: str) -> Compute:
                                       max_num_clusters=1, auto_stop_mins=10)
     pool_id, policy_id = str(pool.instance_pool_id), str(policy.policy_id)
     warehouse_id = str(warehouse.id)
-    job_id = emulator_client(emulator, "public").jobs.create({
+    job_id = JobsApi(emulator_client(emulator, "public")).create({
         "name": f"{prefix}-job",
         "job_clusters": [{"job_cluster_key": "etl", "new_cluster": {
             "spark_version": SPARK, "num_workers": 1, "policy_id": policy_id,

@@ -2,7 +2,7 @@
 the emulator (both legs: MODERN_E2E of the Makefile).
 
 The package's provider host runs under the name of Pulumi's plugin for dynamic providers, so
-it serves the team's resources too (through Pulumi's own host, providers/host.py), and a
+it serves the team's resources too (through Pulumi's own host, providers/core/host.py), and a
 WorkspaceAuth's provider must not alias the default provider they use: before, the second
 run of such a program failed with a duplicate resource alias.
 """
@@ -17,6 +17,7 @@ import pytest
 import yaml
 
 from providers.client import WorkspaceClient
+from providers.jobs.jobs_api import JobsApi
 from stacks.pulumi_cli import REPO_ROOT, PulumiCli, inline_where_needed, project_settings
 from tests.conftest import emulator_client
 from tests.e2e.conftest import changed_steps, platform_writes, write_config
@@ -131,7 +132,7 @@ def test_a_teams_own_provider_beside_the_workspace_kinds(
     assert (folder / "oncall.txt").read_text().startswith("page the data team")
     client: WorkspaceClient = emulator_client(emulator, wire_form="public")
     job_id = cli.outputs()["job_id"]
-    tasks = client.jobs.get(job_id)["settings"]["tasks"]
+    tasks = JobsApi(client).get(job_id)["settings"]["tasks"]
     assert sorted(t["task_key"] for t in tasks) == ["publish", "report"]
     # The team's resources keep their provider code in their state, as under Pulumi's host.
     team = resources(cli, ANNOUNCEMENT)

@@ -16,7 +16,12 @@ from typing import Any
 import pytest
 
 from providers.client import NotFound, WireForm, WorkspaceClient
-from providers.client.service_principals import SCIM_SCHEMA
+from providers.identity.service_principals_api import SCIM_SCHEMA, ServicePrincipalsApi
+from providers.jobs.job_permissions_api import job_permissions_api
+from providers.jobs.jobs_api import JobsApi
+from providers.secrets.secret_scopes_api import SecretScopesApi
+from providers.unity_catalog.catalogs_api import CatalogsApi
+from providers.workspace.repos_api import ReposApi
 from stacks.pulumi_cli import PulumiCli, engine_kind
 from tests.conftest import emulator_client
 from tests.e2e.conftest import PROVIDER_TYPE, changed_steps, import_stack, write_config
@@ -50,17 +55,17 @@ def make_objects_out_of_band(info: EmulatorInfo, client: WorkspaceClient) -> dic
         "max_retries": 1,
     }
     if client.connection.wire_form is WireForm.LEGACY:
-        job_id = str(client.jobs.create(settings))
+        job_id = str(JobsApi(client).create(settings))
     else:
         # A job from before tasks had types: Jobs 2.0 still takes it as it stands, Jobs 2.2
         # (the public form's jobs area) refuses a task without a type.
         job_id = str(client.post("/api/2.0/jobs/create", settings)["job_id"])
 
     entry = {"group_name": "analysts", "permission_level": "CAN_VIEW"}
-    client.job_permissions.update(int(job_id), [entry])
+    job_permissions_api(client).update(int(job_id), [entry])
 
     application = register_application(info, f"imported-app-{suffix}")
-    principal = client.service_principals.create(
+    principal = ServicePrincipalsApi(client).create(
         {
             "schemas": [SCIM_SCHEMA],
             "applicationId": application["client_id"],
@@ -71,10 +76,10 @@ def make_objects_out_of_band(info: EmulatorInfo, client: WorkspaceClient) -> dic
     )
 
     scope = f"imported-scope-{suffix}"
-    client.secret_scopes.create(scope)
-    client.repos.update_branch(REPO_ID, "experiment")
-    client.catalogs.update_isolation(CATALOG, "ISOLATED")
-    client.catalogs.bind(CATALOG, [int(OTHER_WORKSPACE)])
+    SecretScopesApi(client).create(scope)
+    ReposApi(client).update_branch(REPO_ID, "experiment")
+    CatalogsApi(client).update_isolation(CATALOG, "ISOLATED")
+    CatalogsApi(client).bind(CATALOG, [int(OTHER_WORKSPACE)])
 
     return {
         "Job": {"id": job_id, "args": settings},
@@ -119,7 +124,7 @@ def assert_rotated_credentials_update_the_provider_alone(
     change no resource."""
     rotated = register_application(info, "rotated-credentials")
     # A member of the workspace, as a principal a stack is moved to must be.
-    emulator_client(info, "public").service_principals.create(
+    ServicePrincipalsApi(emulator_client(info, "public")).create(
         {"schemas": [SCIM_SCHEMA], "applicationId": rotated["client_id"],
          "displayName": "rotated-credentials", "groups": [{"value": ADMINS}]})
     write_config(stack, {"workspace:clientId": rotated["client_id"]})
@@ -172,13 +177,13 @@ def test_import_every_kind(tmp_path: Path, emulator: EmulatorInfo, wire_form: st
     with pytest.raises(NotFound):
         client.get("/api/2.0/jobs/get", {"job_id": job_id})
     with pytest.raises(NotFound):
-        client.service_principals.get(imports["ServicePrincipal"]["id"])
-    scopes = client.secret_scopes.list()
+        ServicePrincipalsApi(client).get(imports["ServicePrincipal"]["id"])
+    scopes = SecretScopesApi(client).list()
     assert imports["SecretScope"]["id"] not in {s["name"] for s in scopes}
     # The repo and the catalog are not the resources' own: an import recorded no earlier
     # branch to restore, and every binding found at import stays.
-    assert client.repos.get(REPO_ID)["branch"] == "experiment"
-    bindings = client.catalogs.get_bindings(CATALOG)
+    assert ReposApi(client).get(REPO_ID)["branch"] == "experiment"
+    bindings = CatalogsApi(client).get_bindings(CATALOG)
     assert int(OTHER_WORKSPACE) in [b["workspace_id"] for b in bindings]
 
 
@@ -211,7 +216,7 @@ def test_import_of_a_missing_id_or_of_other_settings_fails_saying_so(
         assert f"cannot import RepoBranch '{REPO_ID}': its settings differ" in failed.stdout
         assert "(branch)" in failed.stdout, failed.stdout
     assert writes(emulator) == []
-    assert emulator_client(emulator).repos.get(REPO_ID)["branch"] == "main"
+    assert ReposApi(emulator_client(emulator)).get(REPO_ID)["branch"] == "main"
 
 
 def test_a_stack_from_before_the_provider_moves_over_without_replacements(

@@ -14,7 +14,8 @@ from typing import Any
 
 import pytest
 
-from providers.job_diff import canonical
+from providers.jobs.job_diff import canonical
+from providers.jobs.jobs_api import JobsApi
 from tests.conftest import emulator_client
 from tests.e2e.conftest import StackFactory
 from workspace_emulator.testing import EmulatorInfo, clear_request_log, request_log
@@ -41,7 +42,7 @@ def test_every_job_of_the_corpus_deploys_as_declared(
     ids = stack.outputs()["jobs"]
     assert set(ids) == {job["name"] for job in jobs}
     for declared in jobs:
-        live = client.jobs.get(int(ids[declared["name"]]))["settings"]
+        live = JobsApi(client).get(int(ids[declared["name"]]))["settings"]
         assert canonical(live, declared=declared) == canonical(declared), declared["name"]
 
     clear_request_log(emulator)
@@ -53,5 +54,5 @@ def test_every_job_of_the_corpus_deploys_as_declared(
     ] == []
 
     stack.destroy()
-    left = {job["settings"]["name"] for job in client.jobs.list()}
+    left = {job["settings"]["name"] for job in JobsApi(client).list()}
     assert not left & set(ids)

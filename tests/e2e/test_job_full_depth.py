@@ -23,9 +23,9 @@ from typing import Any
 import pytest
 
 from providers.client import WorkspaceClient
-from providers.client.jobs import JOBS_PATHS, is_gone
 from providers.client.wire import WireForm
-from providers.job_diff import canonical
+from providers.jobs.job_diff import canonical
+from providers.jobs.jobs_api import JOBS_PATHS, JobsApi, is_gone
 from stacks.pulumi_cli import PulumiCli
 from tests.conftest import emulator_client
 from tests.e2e.conftest import StackFactory, import_stack, summary_of, write_config
@@ -222,7 +222,7 @@ class Scenario:
         return f"{JOBS_PATHS[WireForm(self.wire_form)]}/update"
 
     def live(self, job_id: int | None = None) -> dict[str, Any]:
-        return self.client.jobs.get(job_id or self.job_id)["settings"]
+        return JobsApi(self.client).get(job_id or self.job_id)["settings"]
 
     def declare(self, settings: dict[str, Any]) -> None:
         self.declared = settings
@@ -255,7 +255,7 @@ class FullDepthJobLifecycle:
     def test_02_up_creates_it_as_declared(self, scenario: Scenario) -> None:
         scenario.stack.up()
         scenario.job_id = int(scenario.stack.outputs()["jobs"][JOB_NAME])
-        job = scenario.client.jobs.get(scenario.job_id)
+        job = JobsApi(scenario.client).get(scenario.job_id)
         assert job["run_as_user_name"] == scenario.info.client_id
         live = job["settings"]
         assert [t["task_key"] for t in live["tasks"]] == [
@@ -309,7 +309,7 @@ class FullDepthJobLifecycle:
         assert job_ops(scenario.stack.preview("--json").stdout) == {JOB_NAME: "update"}
         # A task someone added outside the stack, which a reset (or a new task list) would
         # take away too.
-        scenario.client.jobs.update(scenario.job_id, {"tasks": [AUDIT_TASK]})
+        JobsApi(scenario.client).update(scenario.job_id, {"tasks": [AUDIT_TASK]})
         clear_request_log(scenario.info)
         scenario.stack.up()
         # One jobs/update: it merges tasks by key, so only `fields_to_remove: ["tasks/report"]`
@@ -319,7 +319,7 @@ class FullDepthJobLifecycle:
         assert sorted(t["task_key"] for t in live["tasks"]) == [
             "audit", "export", "has_rows", "ingest", "transform"
         ]
-        scenario.client.jobs.update(scenario.job_id, {}, ["tasks/audit"])
+        JobsApi(scenario.client).update(scenario.job_id, {}, ["tasks/audit"])
         assert_live_as_declared(scenario.live(), fewer)
         scenario.stack.preview("--expect-no-changes")
 
@@ -330,7 +330,7 @@ class FullDepthJobLifecycle:
         scenario.stack.up()
         assert "schedule" not in scenario.live()  # removed: the stack declared it before
 
-        scenario.client.jobs.update(scenario.job_id, {"schedule": OUT_OF_BAND_SCHEDULE})
+        JobsApi(scenario.client).update(scenario.job_id, {"schedule": OUT_OF_BAND_SCHEDULE})
         scenario.stack.refresh()
         scenario.stack.preview("--expect-no-changes")
         # An update of something else leaves it as it is.
@@ -357,7 +357,7 @@ class FullDepthJobLifecycle:
             },
             "tasks": [transform],
         }
-        scenario.client.jobs.update(scenario.job_id, drift)
+        JobsApi(scenario.client).update(scenario.job_id, drift)
         stack = scenario.stack
         # (`refresh --preview-only` is younger than the pinned engine: refresh, then preview.)
         op, read = refreshed_job(stack)
@@ -379,7 +379,7 @@ class FullDepthJobLifecycle:
 
     def test_10_import_by_id_shows_no_diff(self, scenario: Scenario, tmp_path: Path) -> None:
         settings = {**copy.deepcopy(scenario.declared), "name": f"{JOB_NAME}-imported"}
-        job_id = scenario.client.jobs.create(settings)
+        job_id = JobsApi(scenario.client).create(settings)
         stack = import_stack(tmp_path, scenario.info, scenario.wire_form)
         write_config(stack, {"workspace:objects": {"Job": {"id": str(job_id), "args": settings}}})
         clear_request_log(scenario.info)
@@ -391,16 +391,16 @@ class FullDepthJobLifecycle:
         stack.preview("--expect-no-changes")
         stack.destroy()
         with pytest.raises(Exception) as gone:
-            scenario.client.jobs.get(job_id)
+            JobsApi(scenario.client).get(job_id)
         assert is_gone(gone.value)
 
     def test_11_destroy_deletes_it(self, scenario: Scenario) -> None:
         scenario.stack.destroy()
         with pytest.raises(Exception) as gone:
-            scenario.client.jobs.get(scenario.job_id)
+            JobsApi(scenario.client).get(scenario.job_id)
         assert is_gone(gone.value)
         assert not [
-            job for job in scenario.client.jobs.list() if job["settings"]["name"] == JOB_NAME
+            job for job in JobsApi(scenario.client).list() if job["settings"]["name"] == JOB_NAME
         ]
 
 
@@ -421,7 +421,7 @@ def drift_a_task(workspace_stack: StackFactory, emulator: EmulatorInfo) -> Scena
     scenario.job_id = int(stack.outputs()["jobs"][JOB_NAME])
     drifted = copy.deepcopy(task(scenario.live(), "transform"))
     drifted["notebook_task"]["notebook_path"] = "notebooks/transform_hotfix"
-    scenario.client.jobs.update(scenario.job_id, {"tasks": [drifted]})
+    JobsApi(scenario.client).update(scenario.job_id, {"tasks": [drifted]})
     op, _ = refreshed_job(stack)
     assert op == "update"
     return scenario

@@ -19,7 +19,8 @@ from typing import Any
 import pytest
 import yaml
 
-from providers.job_diff import canonical
+from providers.jobs.job_diff import canonical
+from providers.jobs.jobs_api import JobsApi
 from stacks.pulumi_cli import REPO_ROOT, PulumiCli
 from tests.conftest import emulator_client
 from tests.e2e.conftest import StackFactory, upgrade_updates_the_provider_alone, write_config
@@ -82,7 +83,7 @@ def test_a_single_task_job_deployed_before_full_depth_is_no_change(
     stack.up()
     assert len(writes(emulator)) == 1, writes(emulator)
     assert int(stack.outputs()["jobs"][job["name"]]) == job_id
-    [task] = emulator_client(emulator, wire_form).jobs.get(job_id)["settings"]["tasks"]
+    [task] = JobsApi(emulator_client(emulator, wire_form)).get(job_id)["settings"]["tasks"]
     assert (task["task_key"], task["max_retries"]) == ("main", 3)
     stack.preview("--expect-no-changes")
 
@@ -93,7 +94,7 @@ def test_a_single_task_job_deployed_before_full_depth_is_no_change(
     stack.up()
     assert len(writes(emulator)) == 1, writes(emulator)
     assert int(stack.outputs()["jobs"][job["name"]]) == job_id
-    live = emulator_client(emulator, wire_form).jobs.get(job_id)["settings"]
+    live = JobsApi(emulator_client(emulator, wire_form)).get(job_id)["settings"]
     assert canonical(live, declared=multi_task) == canonical(multi_task)
     stack.preview("--expect-no-changes")
     stack.refresh()

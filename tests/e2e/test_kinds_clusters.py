@@ -17,6 +17,8 @@ from typing import Any
 import pytest
 
 from providers.client import NotFound, WorkspaceClient
+from providers.compute.cluster_policies_api import ClusterPoliciesApi
+from providers.compute.clusters_api import ClustersApi
 from stacks.pulumi_cli import PulumiCli
 from tests.conftest import emulator_client
 from tests.e2e.conftest import (
@@ -66,8 +68,8 @@ def declared() -> dict[str, list[dict[str, Any]]]:
 
 def snapshot(client: WorkspaceClient) -> dict[str, Any]:
     return {
-        "clusters": sorted(c["cluster_id"] for c in client.clusters.list()),
-        "policies": sorted(p["policy_id"] for p in client.cluster_policies.list()),
+        "clusters": sorted(c["cluster_id"] for c in ClustersApi(client).list()),
+        "policies": sorted(p["policy_id"] for p in ClusterPoliciesApi(client).list()),
     }
 
 
@@ -110,14 +112,14 @@ class ClusterKindsLifecycle:
         lifecycle.stack.up()
         client = lifecycle.client
         policy_id, cluster_id = lifecycle.ids()
-        policy = client.cluster_policies.get(policy_id)
+        policy = ClusterPoliciesApi(client).get(policy_id)
         assert json.loads(policy["definition"]) == DEFINITION
         assert policy["max_clusters_per_user"] == 2
-        cluster = client.clusters.get(cluster_id)
+        cluster = ClustersApi(client).get(cluster_id)
         assert (cluster["state"], cluster["policy_id"]) == ("TERMINATED", policy_id)
         assert cluster["autotermination_minutes"] == 30
-        assert client.clusters.is_pinned(cluster_id)
-        assert [s["library"] for s in client.clusters.library_statuses(cluster_id)] == [PYPI]
+        assert ClustersApi(client).is_pinned(cluster_id)
+        assert [s["library"] for s in ClustersApi(client).library_statuses(cluster_id)] == [PYPI]
 
     def test_3_a_second_up_changes_nothing(self, lifecycle: Lifecycle) -> None:
         assert_no_changes(lifecycle.stack, lifecycle.info, "3.")
@@ -139,8 +141,8 @@ class ClusterKindsLifecycle:
         assert ops(lifecycle.stack) == {name: "update" for name in KINDS}, "4b. preview"
         lifecycle.stack.up()
         policy_id, cluster_id = lifecycle.ids()
-        assert lifecycle.client.cluster_policies.get(policy_id)["max_clusters_per_user"] == 3
-        found = lifecycle.client.clusters.get(cluster_id)
+        assert ClusterPoliciesApi(lifecycle.client).get(policy_id)["max_clusters_per_user"] == 3
+        found = ClustersApi(lifecycle.client).get(cluster_id)
         assert (found["state"], found["autotermination_minutes"]) == ("RUNNING", 45)
         assert_no_changes(lifecycle.stack, lifecycle.info, "4b.")
 
@@ -158,7 +160,7 @@ class ClusterKindsLifecycle:
         assert "which restarts it" in preview.stdout + preview.stderr, preview.stdout
         lifecycle.stack.up()
         _, cluster_id = lifecycle.ids()
-        found = lifecycle.client.clusters.get(cluster_id)
+        found = ClustersApi(lifecycle.client).get(cluster_id)
         assert (found["node_type_id"], found["num_workers"]) == ("Standard_DS4_v2", 2)
         assert found["state"] == "RUNNING" and "last_restarted_time" in found
         assert_no_changes(lifecycle.stack, lifecycle.info, "4c.")
@@ -166,12 +168,12 @@ class ClusterKindsLifecycle:
     def test_5_refresh_reads_drift_and_up_restores_it(self, lifecycle: Lifecycle) -> None:
         client, stack = lifecycle.client, lifecycle.stack
         policy_id, cluster_id = lifecycle.ids()
-        policy = client.cluster_policies.get(policy_id)
-        client.cluster_policies.edit(
+        policy = ClusterPoliciesApi(client).get(policy_id)
+        ClusterPoliciesApi(client).edit(
             policy_id, {"name": policy["name"], "definition": policy["definition"]}
         )
-        client.clusters.stop(cluster_id)
-        client.clusters.set_pinned(cluster_id, False)
+        ClustersApi(client).stop(cluster_id)
+        ClustersApi(client).set_pinned(cluster_id, False)
         read = refreshed(stack)
         assert {n: op for n, (op, _) in read.items()} == {n: "update" for n in KINDS}
         assert "max_clusters_per_user" not in read["e2e-small"][1]
@@ -179,9 +181,9 @@ class ClusterKindsLifecycle:
         assert read["e2e-analysts"][1]["pinned"] is False
         assert ops(stack) == {name: "update" for name in KINDS}, "5. preview after refresh"
         stack.up()
-        assert client.cluster_policies.get(policy_id)["max_clusters_per_user"] == 3
-        assert client.clusters.get(cluster_id)["state"] == "RUNNING"
-        assert client.clusters.is_pinned(cluster_id)
+        assert ClusterPoliciesApi(client).get(policy_id)["max_clusters_per_user"] == 3
+        assert ClustersApi(client).get(cluster_id)["state"] == "RUNNING"
+        assert ClustersApi(client).is_pinned(cluster_id)
         assert_no_changes(stack, lifecycle.info, "5.")
 
     def test_6_destroy_leaves_the_workspace_as_before(self, lifecycle: Lifecycle) -> None:
@@ -193,7 +195,7 @@ class ClusterKindsLifecycle:
     ) -> None:
         client, info = lifecycle.client, lifecycle.info
         policy_args = {"name": f"imported-policy-{self.wire_form}", "definition": DEFINITION}
-        policy_id = client.cluster_policies.create(
+        policy_id = ClusterPoliciesApi(client).create(
             {**policy_args, "definition": json.dumps(DEFINITION, indent=2)}
         )
         cluster_args = {
@@ -202,7 +204,7 @@ class ClusterKindsLifecycle:
             "node_type_id": "Standard_DS3_v2",
             "num_workers": 1,
         }
-        cluster_id = client.clusters.create(cluster_args)
+        cluster_id = ClustersApi(client).create(cluster_args)
         stack = import_stack(tmp_path_factory.mktemp("import"), info, self.wire_form)
         imports = {
             "ClusterPolicy": {"id": policy_id, "args": policy_args},
@@ -218,9 +220,9 @@ class ClusterKindsLifecycle:
         assert_no_changes(stack, info, "7.")
         stack.destroy()
         with pytest.raises(NotFound):
-            client.clusters.get(cluster_id)
+            ClustersApi(client).get(cluster_id)
         with pytest.raises(NotFound):
-            client.cluster_policies.get(policy_id)
+            ClusterPoliciesApi(client).get(policy_id)
 
 
 GOOD_CLUSTER: dict[str, Any] = {

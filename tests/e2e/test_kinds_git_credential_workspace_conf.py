@@ -21,6 +21,8 @@ from typing import Any
 import pytest
 import requests
 
+from providers.workspace.git_credentials_api import GitCredentialsApi
+from providers.workspace.workspace_conf_api import WorkspaceConfApi
 from stacks.pulumi_cli import PulumiCli
 from tests.conftest import emulator_client, emulator_fixture
 from tests.e2e.conftest import (
@@ -168,9 +170,9 @@ class TestGitCredentialWorkspaceConfLifecycle:
         self, lifecycle: Lifecycle, emulator: EmulatorInfo, tmp_path: Path
     ) -> None:
         client = emulator_client(emulator, "public")
-        made = client.git_credentials.create({"git_provider": "gitLab", "git_username": "bot",
+        made = GitCredentialsApi(client).create({"git_provider": "gitLab", "git_username": "bot",
                                               "personal_access_token": TOKENS[0]})
-        client.workspace_conf.set({"enableWebTerminal": "true"})
+        WorkspaceConfApi(client).set({"enableWebTerminal": "true"})
         imports = {
             "GitCredential": {"id": str(made["credential_id"]), "args": {
                 "git_provider": "gitLab", "git_username": "bot",
@@ -190,4 +192,4 @@ class TestGitCredentialWorkspaceConfLifecycle:
         assert lifecycle.workspace.credentials() == [], "7. destroy: credential"
         # The settings an import found are the ones a destroy leaves.
         assert lifecycle.workspace.settings()["enableWebTerminal"] == "true", "7. destroy"
-        client.workspace_conf.set({"enableWebTerminal": "false"})
+        WorkspaceConfApi(client).set({"enableWebTerminal": "false"})

@@ -18,6 +18,9 @@ from typing import Any
 
 import pytest
 
+from providers.identity.groups_api import GroupsApi
+from providers.workspace.ip_access_lists_api import IpAccessListsApi
+from providers.workspace.repos_api import ReposApi
 from stacks.pulumi_cli import PulumiCli
 from tests.conftest import emulator_client
 from tests.e2e.conftest import (
@@ -295,11 +298,11 @@ class GroupsReposIpAclLifecycle:
     ) -> None:
         client = emulator_client(emulator, lifecycle.wire_form)
         suffix = uuid.uuid4().hex[:6]
-        group = client.groups.create({"displayName": f"imported-{suffix}"})
-        client.groups.add_member(group["id"], BOB)
+        group = GroupsApi(client).create({"displayName": f"imported-{suffix}"})
+        GroupsApi(client).add_member(group["id"], BOB)
         path = f"/Repos/e2e/imported-{suffix}"
-        repo = client.repos.create(PIPELINES_URL, "gitHub", path)
-        ip_list = client.ip_access_lists.create(f"imported-{suffix}", "BLOCK", ["192.0.2.9"])
+        repo = ReposApi(client).create(PIPELINES_URL, "gitHub", path)
+        ip_list = IpAccessListsApi(client).create(f"imported-{suffix}", "BLOCK", ["192.0.2.9"])
         imports = {
             "Group": {"id": group["id"], "args": {"display_name": f"imported-{suffix}"}},
             "GroupMember": {

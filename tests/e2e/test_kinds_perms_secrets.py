@@ -19,8 +19,10 @@ from typing import Any
 import pytest
 import yaml
 
+from providers.access.acl import direct_entries
 from providers.client import WorkspaceClient
-from providers.permissions import direct_entries
+from providers.secrets.secret_scopes_api import SecretScopesApi
+from providers.secrets.secrets_api import SecretsApi
 from stacks.pulumi_cli import REPO_ROOT, PulumiCli
 from tests.conftest import emulator_client
 from tests.e2e.conftest import (
@@ -98,11 +100,11 @@ def entries(client: WorkspaceClient, object_type: str, object_id: str) -> dict[s
 
 
 def secret_value(client: WorkspaceClient, key: str = "api-token") -> str:
-    return base64.b64decode(client.secrets.get(SCOPE, key)["value"]).decode()
+    return base64.b64decode(SecretsApi(client).get(SCOPE, key)["value"]).decode()
 
 
 def snapshot(client: WorkspaceClient) -> dict[str, Any]:
-    scopes = {s["name"] for s in client.secret_scopes.list()}
+    scopes = {s["name"] for s in SecretScopesApi(client).list()}
     return {
         "scopes": scopes,
         "cluster": entries(client, "clusters", CLUSTER),
@@ -190,7 +192,7 @@ class PermsSecretsLifecycle:
         result = lifecycle.stack.up("-v=9", "--logtostderr")
         assert_nowhere(value, result.stdout, result.stderr, where="2. up -v=9")
         assert secret_value(client) == value, "2. up: the secret holds the value"
-        acls = {a["principal"]: a["permission"] for a in client.secrets.list_acls(SCOPE)}
+        acls = {a["principal"]: a["permission"] for a in SecretsApi(client).list_acls(SCOPE)}
         assert acls["analysts"] == "READ", "2. up: the scope's ACL"
         assert entries(client, "clusters", CLUSTER) == {
             "data-engineers": "CAN_RESTART", "analysts": "CAN_ATTACH_TO"}, "2. up: cluster"
@@ -229,7 +231,7 @@ class PermsSecretsLifecycle:
         assert_nowhere(lifecycle.values[0], shown.stdout, shown.stderr, where="5. preview")
         stack.up()
         assert secret_value(client) == value, "5. up: the value rewritten"
-        assert client.secrets.get_acl(SCOPE, "analysts")["permission"] == "WRITE", "5. up: ACL"
+        assert SecretsApi(client).get_acl(SCOPE, "analysts")["permission"] == "WRITE", "5. up: ACL"
         assert entries(client, "clusters", CLUSTER)["analysts"] == "CAN_RESTART", "5. up"
         assert entries(client, "warehouses", WAREHOUSE) == {
             lifecycle.info.client_id: "IS_OWNER", "analysts": "CAN_USE"}, "5. up: owner back"
@@ -247,9 +249,9 @@ class PermsSecretsLifecycle:
             "e2e-token": "replace", "e2e-analysts": "replace", "e2e-cluster-access": "replace"
         }, "6. preview: three replacements"
         stack.up()
-        assert [s["key"] for s in client.secrets.list_secrets(SCOPE)] == ["api-token-2"], "6."
+        assert [s["key"] for s in SecretsApi(client).list_secrets(SCOPE)] == ["api-token-2"], "6."
         assert secret_value(client, "api-token-2") == lifecycle.values[-1], "6. up: new key"
-        acls = {a["principal"] for a in client.secrets.list_acls(SCOPE)}
+        acls = {a["principal"] for a in SecretsApi(client).list_acls(SCOPE)}
         assert "analysts" not in acls and "data-engineers" in acls, "6. up: ACL replaced"
         assert entries(client, "clusters", CLUSTER) == {}, "6. up: old cluster's entries gone"
         assert entries(client, "clusters", OTHER_CLUSTER) == {
@@ -257,8 +259,8 @@ class PermsSecretsLifecycle:
 
     def test_7_drift_found_by_refresh_and_undone_by_up(self, lifecycle: Lifecycle) -> None:
         stack, client = lifecycle.stack, lifecycle.client
-        client.secrets.put(SCOPE, "api-token-2", string_value="written-by-someone-else")
-        client.secrets.put_acl(SCOPE, "data-engineers", "MANAGE")
+        SecretsApi(client).put(SCOPE, "api-token-2", string_value="written-by-someone-else")
+        SecretsApi(client).put_acl(SCOPE, "data-engineers", "MANAGE")
         current = client.permissions("clusters").get(OTHER_CLUSTER)
         kept = [e for p, e in direct_entries(current).items() if p[1] != "analysts"]
         client.permissions("clusters").set(OTHER_CLUSTER, kept)
@@ -270,20 +272,20 @@ class PermsSecretsLifecycle:
         assert ops(stack) == {name: "update" for name in KINDS}, "7. preview after refresh"
         stack.up()
         assert secret_value(client, "api-token-2") == lifecycle.values[-1], "7. up: value back"
-        assert client.secrets.get_acl(SCOPE, "data-engineers")["permission"] == "WRITE", "7. up"
+        assert SecretsApi(client).get_acl(SCOPE, "data-engineers")["permission"] == "WRITE", "7. up"
         assert entries(client, "clusters", OTHER_CLUSTER)["analysts"] == "CAN_RESTART", "7."
         assert entries(client, "warehouses", WAREHOUSE)[lifecycle.info.client_id] == "IS_OWNER"
         assert_no_changes(stack, lifecycle.info, "7. then")
 
     def test_8_objects_deleted_out_of_band_are_made_again(self, lifecycle: Lifecycle) -> None:
         stack, client = lifecycle.stack, lifecycle.client
-        client.secrets.delete(SCOPE, "api-token-2")
-        client.secrets.delete_acl(SCOPE, "data-engineers")
+        SecretsApi(client).delete(SCOPE, "api-token-2")
+        SecretsApi(client).delete_acl(SCOPE, "data-engineers")
         assert {n: op for n, op in refresh_ops(stack).items() if op == "delete"} == {
             "e2e-token": "delete", "e2e-analysts": "delete"}, "8. refresh drops the deleted"
         stack.up()
         assert secret_value(client, "api-token-2") == lifecycle.values[-1], "8. up: made again"
-        assert client.secrets.get_acl(SCOPE, "data-engineers")["permission"] == "WRITE"
+        assert SecretsApi(client).get_acl(SCOPE, "data-engineers")["permission"] == "WRITE"
 
     def test_9_an_error_names_no_value(self, lifecycle: Lifecycle) -> None:
         broken = copy.deepcopy(lifecycle.objects)
@@ -316,9 +318,9 @@ def test_import_by_id_shows_no_change(
 ) -> None:
     client = emulator_client(emulator, wire_form)
     scope, value = f"imported-{uuid.uuid4().hex[:8]}", new_value()
-    client.secret_scopes.create(scope)
-    client.secrets.put(scope, "token", string_value=value)
-    client.secrets.put_acl(scope, "analysts", "READ")
+    SecretScopesApi(client).create(scope)
+    SecretsApi(client).put(scope, "token", string_value=value)
+    SecretsApi(client).put_acl(scope, "analysts", "READ")
     entry = {"group_name": "analysts", "permission_level": "CAN_READ"}
     client.permissions("notebooks").update(NOTEBOOK, [entry])
     objects: dict[str, dict[str, Any]] = {
@@ -343,7 +345,7 @@ def test_import_by_id_shows_no_change(
     changed = [s["urn"] for s in preview.get("steps", []) if s["op"] != "same"]
     assert changed == [], f"import: a preview after it shows no change, got {changed}"
     stack.destroy()
-    assert client.secrets.list_secrets(scope) == [], "import: destroy removed the secret"
+    assert SecretsApi(client).list_secrets(scope) == [], "import: destroy removed the secret"
     assert entries(client, "notebooks", NOTEBOOK) == {}, "import: destroy removed the entry"
 
 

@@ -17,6 +17,8 @@ from typing import Any
 
 import pytest
 
+from providers.compute.instance_pools_api import InstancePoolsApi
+from providers.sql.sql_warehouses_api import SqlWarehousesApi
 from stacks.pulumi_cli import PulumiCli
 from tests.conftest import emulator_client
 from tests.e2e.conftest import (
@@ -204,9 +206,9 @@ class TestWarehousesAndPools:
     ) -> None:
         client = emulator_client(emulator, "public")
         suffix = uuid.uuid4().hex[:6]
-        pool_id = client.instance_pools.create({"instance_pool_name": f"imported-{suffix}",
+        pool_id = InstancePoolsApi(client).create({"instance_pool_name": f"imported-{suffix}",
                                                 "node_type_id": NODE, "max_capacity": 2})
-        warehouse_id = client.sql_warehouses.create({"name": f"imported-{suffix}",
+        warehouse_id = SqlWarehousesApi(client).create({"name": f"imported-{suffix}",
                                                      "cluster_size": "Medium"})
         imports = {
             "InstancePool": {"id": pool_id, "args": {

@@ -11,6 +11,19 @@ from typing import Any
 import pytest
 
 from providers.client import WorkspaceClient, normalise_job_settings
+from providers.compute.cluster_policies_api import ClusterPoliciesApi
+from providers.compute.clusters_api import ClustersApi
+from providers.identity.groups_api import GroupsApi
+from providers.identity.service_principals_api import ServicePrincipalsApi
+from providers.jobs.job_permissions_api import job_permissions_api
+from providers.jobs.jobs_api import JobsApi
+from providers.secrets.secret_scopes_api import SecretScopesApi
+from providers.sql.sql_warehouses_api import SqlWarehousesApi
+from providers.unity_catalog.catalogs_api import CatalogsApi
+from providers.workspace.ip_access_lists_api import IpAccessListsApi
+from providers.workspace.repos_api import ReposApi
+from providers.workspace.workspace_conf_api import WorkspaceConfApi
+from providers.workspace.workspace_objects_api import WorkspaceObjectsApi
 from stacks.demo import describe_changes, last_update_changes
 from stacks.pulumi_cli import PulumiCli
 from tests.conftest import emulator_client
@@ -25,12 +38,12 @@ DEMO_REPO_PATH = "/Repos/platform/data-pipelines"
 
 
 def job_settings(client: WorkspaceClient, job_id: int) -> dict[str, Any]:
-    return normalise_job_settings(client.jobs.get(job_id)["settings"])
+    return normalise_job_settings(JobsApi(client).get(job_id)["settings"])
 
 
 def job_acl(client: WorkspaceClient, job_id: int) -> dict[str, str]:
     """The levels of the two groups the stack declares (admins keep theirs, undeclared)."""
-    acl = client.job_permissions.get(job_id)["access_control_list"]
+    acl = job_permissions_api(client).get(job_id)["access_control_list"]
     return {
         entry["group_name"]: entry["all_permissions"][0]["permission_level"]
         for entry in acl
@@ -39,7 +52,7 @@ def job_acl(client: WorkspaceClient, job_id: int) -> dict[str, str]:
 
 
 def scope_names(client: WorkspaceClient) -> set[str]:
-    return {scope["name"] for scope in client.secret_scopes.list()}
+    return {scope["name"] for scope in SecretScopesApi(client).list()}
 
 
 def counted_resources(stack: PulumiCli) -> int:
@@ -68,7 +81,7 @@ def test_local_stack_up_noop_change_destroy(
 ) -> None:
     client = emulator_client(emulator)
     scopes_before = scope_names(client)
-    principals_before = len(client.service_principals.list())
+    principals_before = len(ServicePrincipalsApi(client).list())
     stack = workspace_stack(**LOCAL_OBJECTS, **local_objects(kinds=("jobRuns",)))
 
     # up: every declared object exists as declared
@@ -88,30 +101,30 @@ def test_local_stack_up_noop_change_destroy(
     assert cluster["new_cluster"]["autoscale"] == {"min_workers": 1, "max_workers": 4}
     assert job_acl(client, job_id) == {"data-engineers": "CAN_MANAGE_RUN", "analysts": "CAN_VIEW"}
     assert {"etl-secrets", "vault-secrets"} <= scope_names(client)
-    [principal] = client.service_principals.list(
+    [principal] = ServicePrincipalsApi(client).list(
         'applicationId eq "b946402c-4f47-469a-bead-ef6610b453f5"'
     )
     assert principal["displayName"] == "etl-pipeline"
     assert outputs["repo_branches"] == {"data-pipelines": "develop"}
-    repo = next(client.repos.list("/Repos/iac/data-pipelines"))
+    repo = next(ReposApi(client).list("/Repos/iac/data-pipelines"))
     assert repo["branch"] == "develop"
-    bindings = client.catalogs.get_bindings("finance")
+    bindings = CatalogsApi(client).get_bindings("finance")
     assert [b["workspace_id"] for b in bindings] == [1234567890123456]
     policy_id = outputs["cluster_policies"]["small-clusters"]
-    assert client.cluster_policies.get(policy_id)["max_clusters_per_user"] == 2
-    analysts = client.clusters.get(outputs["clusters"]["analysts"])
+    assert ClusterPoliciesApi(client).get(policy_id)["max_clusters_per_user"] == 2
+    analysts = ClustersApi(client).get(outputs["clusters"]["analysts"])
     assert (analysts["state"], analysts["policy_id"]) == ("TERMINATED", policy_id)
-    [group] = client.groups.named("platform-analysts")
+    [group] = GroupsApi(client).named("platform-analysts")
     assert [m["value"] for m in group["members"]] == [BOB]
     assert outputs["groups"] == {"platform-analysts": group["id"]}
-    demo_repo = client.repos.get(outputs["repos"]["pipelines-release"])
+    demo_repo = ReposApi(client).get(outputs["repos"]["pipelines-release"])
     assert (demo_repo["path"], demo_repo.get("branch")) == (DEMO_REPO_PATH, None)  # on a tag
     assert demo_repo["sparse_checkout"] == {"patterns": ["jobs"]}
-    [demo_list] = [i for i in client.ip_access_lists.list() if i["label"] == "local-demo"]
+    [demo_list] = [i for i in IpAccessListsApi(client).list() if i["label"] == "local-demo"]
     assert "127.0.0.1" in demo_list["ip_addresses"]  # the demo cannot lock itself out
     # the everyday pieces: the report notebook uploaded, run by the job's run, analysts may
     # run it (granted by its path), IP access lists on, the SQL warehouse held stopped
-    notebook = client.workspace_objects.status(REPORT_NOTEBOOK)
+    notebook = WorkspaceObjectsApi(client).status(REPORT_NOTEBOOK)
     assert (notebook["object_type"], outputs["notebooks"]["nightly-report"]) == (
         "NOTEBOOK", notebook["object_id"])
     assert tasks["report"]["notebook_task"]["notebook_path"] == REPORT_NOTEBOOK
@@ -120,8 +133,8 @@ def test_local_stack_up_noop_change_destroy(
     assert {"group_name": "analysts", "permission_level": "CAN_RUN"} in [
         {"group_name": e.get("group_name"), "permission_level": p["permission_level"]}
         for e in runners for p in e["all_permissions"] if not p.get("inherited")]
-    assert client.workspace_conf.get(["enableIpAccessLists"]) == {"enableIpAccessLists": "true"}
-    warehouse = client.sql_warehouses.get(outputs["sql_warehouses"]["local-sql"])
+    assert WorkspaceConfApi(client).get(["enableIpAccessLists"]) == {"enableIpAccessLists": "true"}
+    warehouse = SqlWarehousesApi(client).get(outputs["sql_warehouses"]["local-sql"])
     assert warehouse["state"] == "STOPPED"
 
     # up again: no changes, and not one write to the workspace
@@ -152,17 +165,17 @@ def test_local_stack_up_noop_change_destroy(
         "data-engineers": "CAN_MANAGE_RUN",
         "analysts": "CAN_MANAGE_RUN",
     }
-    assert next(client.repos.list("/Repos/iac/data-pipelines"))["branch"] == "main"
+    assert next(ReposApi(client).list("/Repos/iac/data-pipelines"))["branch"] == "main"
     assert not [w for w in writes(emulator) if "create" in w or w.startswith("DELETE")]
 
     # destroy: the workspace is back to what it was before the stack
     stack.destroy()
     assert scope_names(client) == scopes_before
-    assert len(client.service_principals.list()) == principals_before
-    assert not list(client.jobs.list("nightly-etl"))
-    assert not [p for p in client.cluster_policies.list() if p["name"] == "small-clusters"]
-    assert not [c for c in client.clusters.list() if c.get("cluster_name") == "analysts"]
-    assert next(client.repos.list("/Repos/iac/data-pipelines"))["branch"] == "main"
-    assert client.groups.named("platform-analysts") == []
-    assert not [r for r in client.repos.list(DEMO_REPO_PATH) if r["path"] == DEMO_REPO_PATH]
-    assert "local-demo" not in {i["label"] for i in client.ip_access_lists.list()}
+    assert len(ServicePrincipalsApi(client).list()) == principals_before
+    assert not list(JobsApi(client).list("nightly-etl"))
+    assert not [p for p in ClusterPoliciesApi(client).list() if p["name"] == "small-clusters"]
+    assert not [c for c in ClustersApi(client).list() if c.get("cluster_name") == "analysts"]
+    assert next(ReposApi(client).list("/Repos/iac/data-pipelines"))["branch"] == "main"
+    assert GroupsApi(client).named("platform-analysts") == []
+    assert not [r for r in ReposApi(client).list(DEMO_REPO_PATH) if r["path"] == DEMO_REPO_PATH]
+    assert "local-demo" not in {i["label"] for i in IpAccessListsApi(client).list()}

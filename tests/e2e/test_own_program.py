@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from providers.client import WorkspaceClient
+from providers.jobs.jobs_api import JobsApi
 from stacks.pulumi_cli import PulumiCli
 from tests.checkout import EXAMPLE, copy_checkout, outside_env, project_virtualenv
 from tests.conftest import emulator_client
@@ -35,7 +36,11 @@ def test_own_program_up_noop_destroy(tmp_path: Path, emulator: EmulatorInfo) -> 
     shutil.copytree(EXAMPLE, project, ignore=shutil.ignore_patterns("__pycache__", "venv"))
     venv = project_virtualenv(project, copy_checkout(tmp_path / "workspace-iac"))
     where = subprocess.run(
-        [str(venv / "bin" / "python"), "-c", "import providers.host; print(providers.__file__)"],
+        [
+            str(venv / "bin" / "python"),
+            "-c",
+            "import providers.core.host; print(providers.__file__)",
+        ],
         check=True,
         capture_output=True,
         text=True,
@@ -72,14 +77,14 @@ def test_own_program_up_noop_destroy(tmp_path: Path, emulator: EmulatorInfo) -> 
     assert "team-secrets" in scope_names(client)
     [job] = jobs_named(client, "daily-report")
     assert job["job_id"] == outputs["job_id"]
-    tasks = client.jobs.get(job["job_id"])["settings"]["tasks"]  # a listing leaves tasks out
+    tasks = JobsApi(client).get(job["job_id"])["settings"]["tasks"]  # a listing leaves tasks out
     by_key = {task["task_key"]: task for task in tasks}
     assert sorted(by_key) == ["publish", "report"]
     assert by_key["report"]["existing_cluster_id"] == CLUSTER_ID
     assert by_key["report"]["max_retries"] == 1
     assert by_key["publish"]["depends_on"] == [{"task_key": "report"}]
 
-    # Served by this package's provider host (providers/host.py), not Pulumi's own: bound
+    # Served by this package's provider host (providers/core/host.py), not Pulumi's own: bound
     # resources keep no provider code in their state.
     kinds = [
         r for r in cli.export()["deployment"]["resources"] if "dynamic/workspace:" in r["type"]

@@ -22,6 +22,7 @@ import pytest
 import requests
 
 from providers.client import WorkspaceClient
+from providers.identity.service_principals_api import ServicePrincipalsApi
 from stacks.pulumi_cli import PulumiCli
 from tests.conftest import emulator_client
 from tests.e2e.conftest import (
@@ -55,7 +56,9 @@ def declared(display_name: str, lifetime: str) -> dict[str, list[dict[str, Any]]
 
 def principals(client: WorkspaceClient) -> dict[str, str]:
     """Display name -> application id of every principal of the workspace."""
-    return {p.get("displayName", ""): p["applicationId"] for p in client.service_principals.list()}
+    return {
+        p.get("displayName", ""): p["applicationId"] for p in ServicePrincipalsApi(client).list()
+    }
 
 
 def signs_in(info: EmulatorInfo, client_id: str, client_secret: str) -> bool:
@@ -127,16 +130,18 @@ class TestPrincipalSecretLifecycle:
         value = lifecycle.values[0]
         exported = lifecycle.exported()
         assert_nowhere(value, exported, *lifecycle.logs, where="3. export, up, requests")
-        [secret] = [r for r in lifecycle.stack.export()["deployment"]["resources"]
-                    if r["type"] == TYPE_PREFIX + "ServicePrincipalSecret"]
+        [secret] = [
+            r
+            for r in lifecycle.stack.export()["deployment"]["resources"]
+            if r["type"] == TYPE_PREFIX + "ServicePrincipalSecret"
+        ]
         assert "ciphertext" in json.dumps(secret["outputs"]["secret"]), "3. encrypted in state"
-        shown = lifecycle.stack.run("stack", "output", "--json", "--stack",
-                                    lifecycle.stack.stack).stdout
+        shown = lifecycle.stack.run(
+            "stack", "output", "--json", "--stack", lifecycle.stack.stack
+        ).stdout
         assert_nowhere(value, shown, where="3. stack output without --show-secrets")
 
-    def test_4_a_refresh_keeps_it_encrypted_and_changes_nothing(
-        self, lifecycle: Lifecycle
-    ) -> None:
+    def test_4_a_refresh_keeps_it_encrypted_and_changes_nothing(self, lifecycle: Lifecycle) -> None:
         found = {name: op for name, (op, _) in refreshed(lifecycle.stack).items() if name in KINDS}
         assert found == {PRINCIPAL: "same", SECRET: "same"}, "4. refresh reads both as recorded"
         assert_nowhere(lifecycle.values[0], lifecycle.exported(), where="4. export")
@@ -149,8 +154,11 @@ class TestPrincipalSecretLifecycle:
         assert ops(stack) == {PRINCIPAL: "same", SECRET: "replace"}, "5. preview: replace"
         clear_request_log(info)
         result = stack.up()
-        writes = [f"{r['method']} {r['path']}" for r in request_log(info)
-                  if r["method"] in ("POST", "DELETE") and "credentials/secrets" in r["path"]]
+        writes = [
+            f"{r['method']} {r['path']}"
+            for r in request_log(info)
+            if r["method"] in ("POST", "DELETE") and "credentials/secrets" in r["path"]
+        ]
         assert [w.split()[0] for w in writes] == ["POST", "DELETE"], "5. made, then deleted"
         new = lifecycle.secret_output()["client_secret"]
         old = lifecycle.values[0]
@@ -159,8 +167,14 @@ class TestPrincipalSecretLifecycle:
         assert new != old and signs_in(info, assigned, new), "5. the new secret signs in"
         assert not signs_in(info, assigned, old), "5. the old one no longer does"
         for value in (old, new):
-            assert_nowhere(value, result.stdout, result.stderr, lifecycle.exported(),
-                           json.dumps(request_log(info)), where="5. rotation")
+            assert_nowhere(
+                value,
+                result.stdout,
+                result.stderr,
+                lifecycle.exported(),
+                json.dumps(request_log(info)),
+                where="5. rotation",
+            )
         assert_no_changes(stack, info, "5. then")
 
     def test_6_a_new_display_name_renames_the_principal_in_place(

@@ -10,6 +10,9 @@ from typing import Any
 
 import pytest
 
+from providers.jobs.jobs_api import JobsApi
+from providers.secrets.secret_scopes_api import SecretScopesApi
+from providers.secrets.secrets_api import SecretsApi
 from stacks.pulumi_cli import PulumiCli
 from tests.conftest import emulator_client
 from tests.e2e.conftest import LOCAL_OBJECTS, TYPE_PREFIX, StackFactory
@@ -38,9 +41,9 @@ def test_replace_keeps_what_the_replacement_adopted(
 
     client = emulator_client(emulator)
     assert resource(stack, "Job")["id"] == job["id"]
-    assert client.jobs.get(int(job["id"]))["job_id"] == int(job["id"])  # still there
-    assert scope["name"] in {s["name"] for s in client.secret_scopes.list()}
-    keys = {s["key"] for s in client.secrets.list_secrets(scope["name"])}
+    assert JobsApi(client).get(int(job["id"]))["job_id"] == int(job["id"])  # still there
+    assert scope["name"] in {s["name"] for s in SecretScopesApi(client).list()}
+    keys = {s["key"] for s in SecretsApi(client).list_secrets(scope["name"])}
     assert secret["key"] in keys  # the scope's secrets were not deleted with it
     deletes = [e for e in request_log(emulator)
                if e["path"] in ("/api/2.0/jobs/delete", "/api/2.0/secrets/scopes/delete")]

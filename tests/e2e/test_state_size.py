@@ -19,8 +19,8 @@ import yaml
 from pulumi.dynamic.dynamic import serialize_provider
 
 from providers.client import Connection
-from providers.lifecycle import CONNECTION_KEY, PROVIDER_KEY
-from providers.registry import kind_named
+from providers.core.lifecycle import CONNECTION_KEY, PROVIDER_KEY
+from providers.core.registry import kind_named
 from stacks.pulumi_cli import REPO_ROOT, PulumiCli, inline_where_needed, project_settings
 from tests.conftest import emulator_client
 from tests.e2e.conftest import StackFactory, write_config

@@ -2,7 +2,7 @@
 the stack to a principal a Grants item does not declare is removed by the next up, and the
 refreshed preview says so as a `warning` diagnostic with the Grants resource's URN, in
 `pulumi preview --json` and under "Diagnostics" of the plain preview (the provider host
-sends it to the engine: providers/engine_log.py), and the pull request's summary lists it."""
+sends it to the engine: providers/core/engine_log.py), and the pull request's summary lists it."""
 
 from __future__ import annotations
 

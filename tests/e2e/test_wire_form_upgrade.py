@@ -6,7 +6,7 @@ Before, a stack config without `workspace:wireForm` talked the legacy form, then
 seed`. Left as it was, the first preview of this checkout would show an update of that
 provider alone (`~wire_form`), and the up would switch the stack to the other form with no
 other sign. The provider host refuses it instead: the preview fails, naming the key and both
-values, until the config names the form (providers/host.py, `left_default_wire_form`).
+values, until the config names the form (providers/core/host.py, `left_default_wire_form`).
 
 The state is made honestly: the tree of OLD_COMMIT (the main before `public` became the
 default, taken with `git archive`) deploys the stack with its own program and provider

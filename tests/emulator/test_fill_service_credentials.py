@@ -9,7 +9,7 @@ from collections import Counter
 from databricks.sdk import WorkspaceClient
 
 from providers.client import client_for
-from providers.registry import kind_named
+from providers.core.registry import kind_named
 from stacks.adoption import candidate_of
 from tests.conftest import emulator_connection, fresh_emulator
 from tools.fill_workspace import ALL_KINDS, KINDS, Filled, Plan, _Maker, make_plan

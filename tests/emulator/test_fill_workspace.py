@@ -14,7 +14,7 @@ from collections.abc import Iterator
 import pytest
 from databricks.sdk import WorkspaceClient
 
-from providers.job_settings import check_settings
+from providers.jobs.job_settings import check_settings
 from tests.conftest import fresh_emulator
 from tests.fill_support import FilledWorkspace, fill_emulator
 from tools.fill_workspace import (

@@ -66,7 +66,7 @@ def test_a_teams_own_providers_package_stops_the_launcher_naming_it(tmp_path: Pa
     assert code not in (None, 0), f"the launcher served ({first!r}) instead of failing"
     assert not first.isdigit()
     assert str(own) in stderr
-    assert "no `host` module" in stderr and "Rename that package" in stderr
+    assert "no `core.host` module" in stderr and "Rename that package" in stderr
     assert "Traceback" not in stderr
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from packaging.version import Version
 
-from providers.registry import names as kind_names
+from providers.core.registry import names as kind_names
 from stacks.pulumi_cli import engine_bin_dir
 from tests.checkout import copy_checkout, outside_env
 

@@ -11,8 +11,9 @@ from typing import Any
 import pytest
 
 from providers.client import WorkspaceClient
-from providers.job import tagged_jobs
-from providers.lifecycle import WorkspaceProvider
+from providers.core.lifecycle import WorkspaceProvider
+from providers.jobs.job import tagged_jobs
+from providers.secrets.secret_scopes_api import SecretScopesApi
 from tests.conftest import emulator_connection, emulator_fixture
 from tests.providers.support import client_of
 from workspace_emulator.testing import EmulatorInfo
@@ -64,5 +65,5 @@ def created_then_deleted(
 def scope(client: WorkspaceClient) -> str:
     """The name of a secret scope made for the test."""
     name = f"s-{uuid.uuid4().hex[:10]}"
-    client.secret_scopes.create(name)
+    SecretScopesApi(client).create(name)
     return name

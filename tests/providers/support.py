@@ -5,9 +5,10 @@ from typing import Any
 
 import pytest
 
-from providers import polling
 from providers.client import Connection, WorkspaceClient, client_for
-from providers.lifecycle import WorkspaceProvider
+from providers.core import polling
+from providers.core.lifecycle import WorkspaceProvider
+from providers.workspace.workspace_objects_api import WorkspaceObjectsApi
 from workspace_emulator.testing import EmulatorInfo, advance_clock
 
 
@@ -41,7 +42,7 @@ def client_of(connection: dict[str, Any]) -> WorkspaceClient:
 
 
 def waits_move_the_emulator_clock(monkeypatch: pytest.MonkeyPatch, info: EmulatorInfo) -> None:
-    """A provider's waits (providers.polling) move the manual clock of the emulator (`clock=
+    """A provider's waits (providers.core.polling) move the manual clock of the emulator (`clock=
     "manual"`) instead of sleeping: a state that takes a minute is reached at once, and
     timeouts count the same time the emulator sees."""
     now = [0.0]
@@ -57,8 +58,8 @@ def waits_move_the_emulator_clock(monkeypatch: pytest.MonkeyPatch, info: Emulato
 def import_notebook(client: WorkspaceClient, path: str, source: str = "print('hello')\n") -> None:
     """A Python notebook at `path`, its folder made (a job's run of a missing notebook
     fails), one there overwritten."""
-    client.workspace_objects.mkdirs(path.rsplit("/", 1)[0] or "/")
-    client.workspace_objects.import_(path, source.encode(), format="SOURCE", language="PYTHON",
+    WorkspaceObjectsApi(client).mkdirs(path.rsplit("/", 1)[0] or "/")
+    WorkspaceObjectsApi(client).import_(path, source.encode(), format="SOURCE", language="PYTHON",
                                      overwrite=True)
 
 

@@ -9,9 +9,11 @@ from typing import Any
 import pulumi
 import pytest
 
-from providers.access_control_rule_set import AccessControlRuleSetProvider
+from providers.access.access_control_api import AccessControlApi
+from providers.access.access_control_rule_set import AccessControlRuleSetProvider
 from providers.client import WorkspaceClient
-from providers.lifecycle import CONNECTION_KEY, UNKNOWN
+from providers.core.lifecycle import CONNECTION_KEY, UNKNOWN
+from providers.identity.service_principals_api import ServicePrincipalsApi
 from tests.providers.support import assert_check_names, failures
 from workspace_emulator.testing import clear_request_log, request_log
 
@@ -29,9 +31,9 @@ def provider() -> AccessControlRuleSetProvider:
 
 @pytest.fixture
 def principal(client: WorkspaceClient):
-    made = client.service_principals.create({"applicationId": APPLICATION})
+    made = ServicePrincipalsApi(client).create({"applicationId": APPLICATION})
     yield made
-    client.service_principals.delete(made["id"], APPLICATION)
+    ServicePrincipalsApi(client).delete(made["id"], APPLICATION)
 
 
 @pytest.fixture
@@ -47,7 +49,7 @@ def props(connection: dict[str, Any]) -> dict[str, Any]:
 
 
 def rules_of(client: WorkspaceClient, name: str = NAME) -> list[dict]:
-    return client.access_control.get_rule_set(name).get("grant_rules") or []
+    return AccessControlApi(client).get_rule_set(name).get("grant_rules") or []
 
 
 @pytest.fixture
@@ -59,7 +61,7 @@ def warned(monkeypatch) -> list[str]:
 
 def creator(client: WorkspaceClient) -> str:
     """The creator rule's principal: the bootstrap principal the tests sign in as."""
-    return f"servicePrincipals/{client.users.me()['applicationId']}"
+    return f"servicePrincipals/{client.me()['applicationId']}"
 
 
 @pytest.mark.parametrize(
@@ -121,8 +123,8 @@ def test_a_stale_etag_is_read_again_and_the_write_retried(provider, props, clien
                                                           principal) -> None:
     made = provider.create(props)
     # Someone else changes the rule set: the recorded etag is stale now.
-    current = client.access_control.get_rule_set(NAME)
-    client.access_control.update_rule_set(
+    current = AccessControlApi(client).get_rule_set(NAME)
+    AccessControlApi(client).update_rule_set(
         NAME, [{"role": USER, "principals": ["users/alice@example.com"]}], current["etag"])
     fewer = {**props, "grant_rules": [{"role": USER, "principals": ["groups/analysts"]}]}
     provider.update(made.id, made.outs, fewer)  # refused once, read again, written
@@ -133,8 +135,8 @@ def test_a_stale_etag_is_read_again_and_the_write_retried(provider, props, clien
 
 def test_drift_shows_in_refresh(provider, props, client, principal) -> None:
     made = provider.create(props)
-    current = client.access_control.get_rule_set(NAME)
-    client.access_control.update_rule_set(NAME, [], current["etag"])
+    current = AccessControlApi(client).get_rule_set(NAME)
+    AccessControlApi(client).update_rule_set(NAME, [], current["etag"])
     read = provider.read(made.id, made.outs)
     assert read.outs["grant_rules"] == []
     assert provider.diff(made.id, read.outs, props).changed_keys == ["grant_rules"]
@@ -159,9 +161,9 @@ def test_named_by_account_and_principal_then_imported_by_name(provider, props, c
 
 
 def test_a_rule_set_of_a_gone_principal_reads_as_gone(provider, props, client) -> None:
-    made = client.service_principals.create({"applicationId": APPLICATION})
+    made = ServicePrincipalsApi(client).create({"applicationId": APPLICATION})
     created = provider.create(props)
-    client.service_principals.delete(made["id"], APPLICATION)
+    ServicePrincipalsApi(client).delete(made["id"], APPLICATION)
     assert provider.read(created.id, created.outs).id is None
     provider.delete(created.id, created.outs)  # gone: done
 

@@ -16,13 +16,29 @@ from typing import Any
 
 import pytest
 
+from providers.access.access_control_api import AccessControlApi
 from providers.client import WorkspaceClient
-from providers.client.secret_scopes import KeyVault
-from providers.client.service_principals import SCIM_SCHEMA
-from providers.kind import Kind
-from providers.lifecycle import CONNECTION_KEY
-from providers.registry import kind_named
-from providers.workspace_objects import source_roots
+from providers.compute.cluster_policies_api import ClusterPoliciesApi
+from providers.compute.clusters_api import ClustersApi
+from providers.core.kind import Kind
+from providers.core.lifecycle import CONNECTION_KEY
+from providers.core.registry import kind_named
+from providers.identity.groups_api import GroupsApi
+from providers.identity.service_principal_secrets_api import ServicePrincipalSecretsApi
+from providers.identity.service_principals_api import SCIM_SCHEMA, ServicePrincipalsApi
+from providers.jobs.job_permissions_api import job_permissions_api
+from providers.jobs.jobs_api import JobsApi
+from providers.secrets.secret_scopes_api import KeyVault, SecretScopesApi
+from providers.secrets.secrets_api import SecretsApi
+from providers.unity_catalog.catalogs_api import CatalogsApi
+from providers.unity_catalog.grants_api import GrantsApi
+from providers.unity_catalog.schemas_api import SchemasApi
+from providers.unity_catalog.storage_credentials_api import StorageCredentialsApi
+from providers.unity_catalog.volumes_api import VolumesApi
+from providers.workspace.ip_access_lists_api import IpAccessListsApi
+from providers.workspace.repos_api import ReposApi
+from providers.workspace.workspace_objects import source_roots
+from providers.workspace.workspace_objects_api import WorkspaceObjectsApi
 from stacks.adoption import (
     Candidate,
     adoptable_kinds,
@@ -89,7 +105,7 @@ def assert_no_change(
 @pytest.fixture
 def principal(client: WorkspaceClient, emulator: EmulatorInfo) -> Iterator[dict[str, Any]]:
     application = register_application(emulator, unique("adopted-app"))
-    made = client.service_principals.create({
+    made = ServicePrincipalsApi(client).create({
         "schemas": [SCIM_SCHEMA],
         "applicationId": application["client_id"],
         "displayName": unique("etl"),
@@ -97,7 +113,7 @@ def principal(client: WorkspaceClient, emulator: EmulatorInfo) -> Iterator[dict[
         "groups": [{"value": ENGINEERS}],
     })
     yield made
-    client.service_principals.delete(str(made["id"]), made["applicationId"])
+    ServicePrincipalsApi(client).delete(str(made["id"]), made["applicationId"])
 
 
 def test_a_service_principal_its_secret_and_its_membership(client, connection, principal):
@@ -111,7 +127,7 @@ def test_a_service_principal_its_secret_and_its_membership(client, connection, p
     assert member.item == {"group_id": ENGINEERS, "member_id": str(principal["id"])}
     assert member.references == {"group_id": ENGINEERS}
 
-    secret = client.service_principal_secrets.create(str(principal["id"]))
+    secret = ServicePrincipalSecretsApi(client).create(str(principal["id"]))
     oauth = adopted(
         client, connection, "ServicePrincipalSecret", f"{principal['id']}/{secret['id']}"
     )
@@ -121,12 +137,12 @@ def test_a_service_principal_its_secret_and_its_membership(client, connection, p
 
 
 def test_a_group_with_entitlements_and_a_nested_group(client, connection):
-    outer = client.groups.create({
+    outer = GroupsApi(client).create({
         "displayName": unique("platform"), "entitlements": [{"value": "workspace-access"}],
     })
-    inner = client.groups.create({"displayName": unique("platform-oncall")})
+    inner = GroupsApi(client).create({"displayName": unique("platform-oncall")})
     try:
-        client.groups.add_member(str(outer["id"]), str(inner["id"]))
+        GroupsApi(client).add_member(str(outer["id"]), str(inner["id"]))
         found = adopted(client, connection, "Group", str(outer["id"]))
         assert found.item == {
             "display_name": outer["displayName"], "entitlements": ["workspace-access"],
@@ -134,12 +150,12 @@ def test_a_group_with_entitlements_and_a_nested_group(client, connection):
         nested = adopted(client, connection, "GroupMember", f"{outer['id']}|{inner['id']}")
         assert nested.references == {"group_id": str(outer["id"])}
     finally:
-        client.groups.delete(str(outer["id"]))
-        client.groups.delete(str(inner["id"]))
+        GroupsApi(client).delete(str(outer["id"]))
+        GroupsApi(client).delete(str(inner["id"]))
 
 
 def test_the_services_own_and_the_stacks_own_principal_are_left_out(client):
-    me = str(client.users.me()["id"])
+    me = str(client.me()["id"])
     principals = {f.import_id: f.left_out for f in listed(client, kind_named("ServicePrincipal"))}
     assert "signs in as" in (principals[me] or "")
     assert me not in {c.import_id for c in candidates(client, kind_named("ServicePrincipal"))}
@@ -153,15 +169,15 @@ def test_the_managing_acl_a_scope_gives_its_creator_is_left_out(client):
     """A scope made without an initial principal gives its creator MANAGE, named by its
     application id (not its SCIM id): the stack's own right, never adopted."""
     name = unique("created")
-    client.secret_scopes.create(name)
+    SecretScopesApi(client).create(name)
     try:
-        creator = str(client.users.me()["applicationId"])
+        creator = str(client.me()["applicationId"])
         acls = {f.import_id: f.left_out for f in listed(client, kind_named("SecretAcl"))}
         assert "signs in as" in (acls[f"{name}/{creator}"] or "")
         adoptable = {c.import_id for c in candidates(client, kind_named("SecretAcl"))}
         assert f"{name}/{creator}" not in adoptable
     finally:
-        client.secret_scopes.delete(name)
+        SecretScopesApi(client).delete(name)
 
 
 # --- scopes, secrets, ACLs -------------------------------------------------------------
@@ -170,15 +186,15 @@ def test_the_managing_acl_a_scope_gives_its_creator_is_left_out(client):
 @pytest.fixture
 def scope(client: WorkspaceClient) -> Iterator[str]:
     name = unique("adopt")
-    client.secret_scopes.create(name, initial_manage_principal="users")
+    SecretScopesApi(client).create(name, initial_manage_principal="users")
     yield name
-    client.secret_scopes.delete(name)
+    SecretScopesApi(client).delete(name)
 
 
 def test_a_scope_and_its_acls(client, connection, scope):
     found = adopted(client, connection, "SecretScope", scope)
     assert found.item == {"name": scope}  # the initial principal is its `users` ACL
-    client.secrets.put_acl(scope, "data-engineers", "READ")
+    SecretsApi(client).put_acl(scope, "data-engineers", "READ")
     acl = adopted(client, connection, "SecretAcl", f"{scope}/data-engineers")
     assert acl.item == {"scope": scope, "principal": "data-engineers", "permission": "READ"}
     assert acl.references == {"scope": scope}
@@ -187,7 +203,7 @@ def test_a_scope_and_its_acls(client, connection, scope):
 
 
 def test_a_secret_yields_the_value_problem(client, scope):
-    client.secrets.put(scope, "api-token", string_value="s3cr3t-value")
+    SecretsApi(client).put(scope, "api-token", string_value="s3cr3t-value")
     kind = kind_named("Secret")
     [candidate] = [c for c in candidates(client, kind) if c.import_id == f"{scope}/api-token"]
     assert candidate.item is None
@@ -203,7 +219,7 @@ def test_a_setting_the_kind_cannot_express_yields_a_problem(client):
     """A key vault the service took with a resource id the kind refuses (not a subscription
     GUID): no item could declare it, so adoption names the field instead."""
     name = unique("vault")
-    client.secret_scopes.create(name, keyvault=KeyVault(
+    SecretScopesApi(client).create(name, keyvault=KeyVault(
         "/subscriptions/not-a-guid/resourceGroups/dp/providers/Microsoft.KeyVault/vaults/kv1",
         "https://kv1.vault.azure.net/",
     ))
@@ -215,7 +231,7 @@ def test_a_setting_the_kind_cannot_express_yields_a_problem(client):
             "a setting the SecretScope kind cannot express: keyvault.resource_id"
         )
     finally:
-        client.secret_scopes.delete(name)
+        SecretScopesApi(client).delete(name)
 
 
 # --- jobs and permissions ---------------------------------------------------------------
@@ -247,9 +263,9 @@ JOB: dict[str, Any] = {
 
 @pytest.fixture
 def job(client: WorkspaceClient) -> Iterator[int]:
-    job_id = client.jobs.create({"name": unique("nightly"), **JOB})
+    job_id = JobsApi(client).create({"name": unique("nightly"), **JOB})
     yield job_id
-    client.jobs.delete(job_id)
+    JobsApi(client).delete(job_id)
 
 
 def test_a_multi_task_job_and_its_permissions(client, connection, job):
@@ -263,7 +279,7 @@ def test_a_multi_task_job_and_its_permissions(client, connection, job):
     assert "run_if" not in tasks["transform"]  # ALL_SUCCESS, the default
     assert tasks["ingest"]["max_retries"] == 2
 
-    client.job_permissions.update(job, [
+    job_permissions_api(client).update(job, [
         {"group_name": "analysts", "permission_level": "CAN_VIEW"},
         {"user_name": "bob@example.com", "permission_level": "CAN_MANAGE_RUN"},
     ])
@@ -285,14 +301,14 @@ def test_a_job_without_entries_but_its_owners_has_no_permissions_to_adopt(client
 
 @pytest.fixture
 def policy(client: WorkspaceClient) -> Iterator[str]:
-    policy_id = client.cluster_policies.create({
+    policy_id = ClusterPoliciesApi(client).create({
         "name": unique("small"),
         "definition": json.dumps({"num_workers": {"type": "range", "maxValue": 4}}),
         "description": "small clusters",
         "max_clusters_per_user": 3,
     })
     yield policy_id
-    client.cluster_policies.delete(policy_id)
+    ClusterPoliciesApi(client).delete(policy_id)
 
 
 def test_cluster_policies_own_and_of_a_family(client, connection, policy):
@@ -300,7 +316,7 @@ def test_cluster_policies_own_and_of_a_family(client, connection, policy):
     assert found.item is not None
     assert found.item["definition"] == {"num_workers": {"type": "range", "maxValue": 4}}
     assert found.item["max_clusters_per_user"] == 3
-    family = client.cluster_policies.create({
+    family = ClusterPoliciesApi(client).create({
         "name": unique("personal"), "policy_family_id": "personal-vm",
         "policy_family_definition_overrides": json.dumps(
             {"autotermination_minutes": {"type": "fixed", "value": 30}}),
@@ -309,11 +325,11 @@ def test_cluster_policies_own_and_of_a_family(client, connection, policy):
         inherited = adopted(client, connection, "ClusterPolicy", family)
         assert inherited.item is not None and "definition" not in inherited.item
     finally:
-        client.cluster_policies.delete(family)
+        ClusterPoliciesApi(client).delete(family)
 
 
 def test_a_cluster_under_a_policy_and_its_permissions(client, connection, policy):
-    cluster_id = client.clusters.create({
+    cluster_id = ClustersApi(client).create({
         "cluster_name": unique("shared"), "spark_version": SPARK, "node_type_id": NODE,
         "num_workers": 2, "autotermination_minutes": 30, "policy_id": policy,
         "spark_conf": {"spark.sql.shuffle.partitions": "64"},
@@ -337,17 +353,17 @@ def test_a_cluster_under_a_policy_and_its_permissions(client, connection, policy
             entries.item["access_controls"]
         )
     finally:
-        client.clusters.permanent_delete(cluster_id)
+        ClustersApi(client).permanent_delete(cluster_id)
 
 
 def test_an_ip_access_list(client, connection):
-    made = client.ip_access_lists.create(unique("known-bad"), "BLOCK", ["192.0.2.0/28"])
+    made = IpAccessListsApi(client).create(unique("known-bad"), "BLOCK", ["192.0.2.0/28"])
     try:
         found = adopted(client, connection, "IpAccessList", str(made["list_id"]))
         assert found.item == {"label": made["label"], "list_type": "BLOCK",
                               "ip_addresses": ["192.0.2.0/28"]}  # enabled: the default
     finally:
-        client.ip_access_lists.delete(str(made["list_id"]))
+        IpAccessListsApi(client).delete(str(made["list_id"]))
 
 
 # --- repos and catalogs ---------------------------------------------------------------
@@ -355,9 +371,9 @@ def test_an_ip_access_list(client, connection):
 
 def test_a_repo_on_a_branch_and_its_branch_alone(client, connection):
     path = f"/Repos/adopt/{uuid.uuid4().hex[:10]}"
-    repo = client.repos.create(REPO_URL, "gitHub", path)
+    repo = ReposApi(client).create(REPO_URL, "gitHub", path)
     try:
-        client.repos.update(repo["id"], branch="develop")
+        ReposApi(client).update(repo["id"], branch="develop")
         found = adopted(client, connection, "Repo", str(repo["id"]))
         assert found.item == {"url": REPO_URL, "provider": "gitHub", "path": path,
                               "branch": "develop"}
@@ -367,18 +383,18 @@ def test_a_repo_on_a_branch_and_its_branch_alone(client, connection):
         assert branch.item == {"repo_id": str(repo["id"]), "branch": "develop"}
         assert_no_change(kind_named("RepoBranch"), connection, str(repo["id"]), branch.item)
     finally:
-        client.repos.delete(repo["id"])
+        ReposApi(client).delete(repo["id"])
 
 
 @pytest.fixture
 def isolated(client: WorkspaceClient) -> Iterator[str]:
-    client.catalogs.update_isolation(CATALOG, "ISOLATED")
-    client.catalogs.bind(CATALOG, [HOME])
-    client.catalogs.bind(CATALOG, [OTHER], "BINDING_TYPE_READ_ONLY")
+    CatalogsApi(client).update_isolation(CATALOG, "ISOLATED")
+    CatalogsApi(client).bind(CATALOG, [HOME])
+    CatalogsApi(client).bind(CATALOG, [OTHER], "BINDING_TYPE_READ_ONLY")
     yield CATALOG
-    client.catalogs.update_isolation(CATALOG, "OPEN")
-    for binding in client.catalogs.get_bindings(CATALOG):
-        client.catalogs.unbind(CATALOG, [binding["workspace_id"]], binding["binding_type"])
+    CatalogsApi(client).update_isolation(CATALOG, "OPEN")
+    for binding in CatalogsApi(client).get_bindings(CATALOG):
+        CatalogsApi(client).unbind(CATALOG, [binding["workspace_id"]], binding["binding_type"])
 
 
 def test_a_catalogs_isolation_and_bindings(client, connection, isolated):
@@ -401,7 +417,7 @@ def test_a_storage_credential_of_a_managed_identity_is_adopted_as_read(client, c
     """Only a service principal's credential holds a secret: one of a managed identity is
     an item like any other (it was refused as a secret, every storage credential was)."""
     name = unique("Identity")
-    client.storage_credentials.create({"name": name, "azure_managed_identity": {
+    StorageCredentialsApi(client).create({"name": name, "azure_managed_identity": {
         "access_connector_id": "/subscriptions/0/resourceGroups/rg/providers/"
                                "Microsoft.Databricks/accessConnectors/adopted"}})
     found = adopted(client, connection, "StorageCredential", name)
@@ -411,7 +427,7 @@ def test_a_storage_credential_of_a_managed_identity_is_adopted_as_read(client, c
 
 def test_a_storage_credential_of_a_service_principal_yields_the_secret_problem(client):
     name = unique("Principal")
-    client.storage_credentials.create({"name": name, "azure_service_principal": {
+    StorageCredentialsApi(client).create({"name": name, "azure_service_principal": {
         "directory_id": "00000000-0000-0000-0000-000000000001",
         "application_id": "00000000-0000-0000-0000-000000000002",
         "client_secret": "cr3d-s3cret"}})
@@ -498,10 +514,10 @@ def test_a_notebook_and_a_file_are_adopted_with_their_content_as_project_files(
 ):
     folder = f"/Shared/{unique('adopted')}"
     notebook_text = b"-- Databricks notebook source\nSELECT 1\n"
-    client.workspace_objects.mkdirs(folder)
-    client.workspace_objects.import_(f"{folder}/daily", notebook_text, format="SOURCE",
+    WorkspaceObjectsApi(client).mkdirs(folder)
+    WorkspaceObjectsApi(client).import_(f"{folder}/daily", notebook_text, format="SOURCE",
                                      language="SQL")
-    client.workspace_objects.import_(f"{folder}/settings.json", b'{"retries": 2}\n',
+    WorkspaceObjectsApi(client).import_(f"{folder}/settings.json", b'{"retries": 2}\n',
                                      format="RAW")
     try:
         with source_roots(tmp_path):
@@ -518,7 +534,7 @@ def test_a_notebook_and_a_file_are_adopted_with_their_content_as_project_files(
         # The folder holds what it holds: made by them, it is no Directory to adopt.
         assert folder not in {f.import_id for f in listed(client, kind_named("Directory"))}
     finally:
-        client.workspace_objects.delete(folder, recursive=True)
+        WorkspaceObjectsApi(client).delete(folder, recursive=True)
 
 
 def adopted_with_files(
@@ -540,9 +556,9 @@ def test_an_empty_folder_is_a_directory_and_home_folders_and_repos_are_not_liste
 ):
     folder = f"/Shared/{unique('empty')}"
     home = f"/Users/{unique('someone')}@example.com"
-    client.workspace_objects.mkdirs(folder)
-    client.workspace_objects.mkdirs(home)
-    client.workspace_objects.import_(f"{home}/scratch", b"print(1)\n", format="SOURCE",
+    WorkspaceObjectsApi(client).mkdirs(folder)
+    WorkspaceObjectsApi(client).mkdirs(home)
+    WorkspaceObjectsApi(client).import_(f"{home}/scratch", b"print(1)\n", format="SOURCE",
                                      language="PYTHON")
     try:
         found = adopted(client, connection, "Directory", folder)
@@ -551,17 +567,17 @@ def test_an_empty_folder_is_a_directory_and_home_folders_and_repos_are_not_liste
         folders = {f.import_id for f in listed(client, kind_named("Directory"))}
         assert not any(p.startswith(("/Users/", "/Repos/")) for p in notebooks | folders)
     finally:
-        client.workspace_objects.delete(folder, recursive=True)
-        client.workspace_objects.delete(home, recursive=True)
+        WorkspaceObjectsApi(client).delete(folder, recursive=True)
+        WorkspaceObjectsApi(client).delete(home, recursive=True)
 
 
 def test_grants_on_a_schema_and_a_volume_are_adopted(client, connection, catalog):  # noqa: F811
-    client.schemas.create({"name": "sales", "catalog_name": catalog})
-    client.volumes.create({"name": "landing", "catalog_name": catalog, "schema_name": "sales",
+    SchemasApi(client).create({"name": "sales", "catalog_name": catalog})
+    VolumesApi(client).create({"name": "landing", "catalog_name": catalog, "schema_name": "sales",
                            "volume_type": "MANAGED"})
-    client.grants.update("schema", f"{catalog}.sales", [
+    GrantsApi(client).update("schema", f"{catalog}.sales", [
         {"principal": "analysts", "add": ["USE_SCHEMA", "SELECT"]}])
-    client.grants.update("volume", f"{catalog}.sales.landing", [
+    GrantsApi(client).update("volume", f"{catalog}.sales.landing", [
         {"principal": "data-engineers", "add": ["READ_VOLUME"]}])
     schema = adopted(client, connection, "Grants", f"schema/{catalog}.sales")
     assert schema.item == {"securable_type": "schema", "full_name": f"{catalog}.sales",
@@ -585,10 +601,10 @@ def test_a_principals_rule_set_with_rules_is_adopted_naming_the_principal(
     name = (f"accounts/{ACCOUNT}/servicePrincipals/{principal['applicationId']}"
             "/ruleSets/default")
     assert list(listed(client, kind)) == []  # the account not known: nothing listed
-    client.access_control.account_id = ACCOUNT
+    client.account_id = ACCOUNT
     assert name not in {f.import_id for f in listed(client, kind)}  # no rule yet
-    etag = client.access_control.get_rule_set(name)["etag"]
-    client.access_control.update_rule_set(name, [
+    etag = AccessControlApi(client).get_rule_set(name)["etag"]
+    AccessControlApi(client).update_rule_set(name, [
         {"role": "roles/servicePrincipal.user",
          "principals": ["groups/data-engineers", "users/bob@example.com"]}], etag)
     found = adopted(client, connection, "AccessControlRuleSet", name)

@@ -11,11 +11,11 @@ import pytest
 import requests
 
 from providers.client import WireForm
-from providers.client.jobs import JOBS_PATHS
 from providers.client.wire import SCIM_SERVICE_PRINCIPALS
-from providers.job import JobProvider, listed_jobs
-from providers.lifecycle import CONNECTION_KEY
-from providers.service_principal import ServicePrincipalProvider, listed_principals
+from providers.core.lifecycle import CONNECTION_KEY
+from providers.identity.service_principal import ServicePrincipalProvider, listed_principals
+from providers.jobs.job import JobProvider, listed_jobs
+from providers.jobs.jobs_api import JOBS_PATHS
 from tests.conftest import emulator_fixture
 from tests.providers.test_job import public_inputs, unique_name
 from workspace_emulator.testing import (

@@ -10,12 +10,12 @@ from typing import Any
 
 import pytest
 
-from providers.catalog import CatalogProvider
 from providers.client import AlreadyExists, InvalidState, WorkspaceClient
-from providers.client.catalogs import CATALOGS_PATH
-from providers.client.schemas import SchemasApi
 from providers.client.workspace import writes_sent
-from providers.lifecycle import CONNECTION_KEY
+from providers.core.lifecycle import CONNECTION_KEY
+from providers.unity_catalog.catalog import CatalogProvider
+from providers.unity_catalog.catalogs_api import CATALOGS_PATH, CatalogsApi
+from providers.unity_catalog.schemas_api import SchemasApi
 from tests.conftest import emulator_client, emulator_connection, fresh_emulator
 from tests.providers.ambiguous import lose_the_answer_to
 from tests.providers.support import assert_left_out_settings_cleared_or_kept
@@ -42,14 +42,14 @@ def props(connection: dict[str, Any]) -> dict[str, Any]:
 
 
 def exists(client: WorkspaceClient, name: str) -> bool:
-    return any(c["name"] == name.lower() for c in client.catalogs.list())
+    return any(c["name"] == name.lower() for c in CatalogsApi(client).list())
 
 
 def test_create_read_update_delete(provider, props, client) -> None:
     made = provider.create(props)
     name = props["name"].lower()
     assert made.id == name
-    found = client.catalogs.get(name)
+    found = CatalogsApi(client).get(name)
     assert (found["comment"], found["properties"]) == ("sales data", {"team": "data"})
     # Folded names and what the service fills in (owner, metastore id, ...) are no change.
     assert made.outs["name"] == name and "owner" not in made.outs
@@ -69,7 +69,7 @@ def test_create_read_update_delete(provider, props, client) -> None:
     assert set(diff.changed_keys) == {"comment", "properties", "owner", "isolation_mode"}
     assert not diff.replaces
     updated = provider.update(made.id, made.outs, changed)
-    found = client.catalogs.get(name)
+    found = CatalogsApi(client).get(name)
     assert (found["comment"], found["owner"], found["isolation_mode"]) == (
         "sales, curated", "data-engineers", "ISOLATED"
     )
@@ -118,7 +118,7 @@ def test_a_non_empty_catalog_is_deleted_only_with_force_destroy(provider, props,
 
 def test_drift_shows_in_refresh(provider, props, client) -> None:
     made = provider.create(props)
-    client.catalogs.update(made.id, {"comment": "changed by hand", "owner": "data-engineers"})
+    CatalogsApi(client).update(made.id, {"comment": "changed by hand", "owner": "data-engineers"})
     read = provider.read(made.id, made.outs)
     # The owner was never declared: not a change.
     assert provider.diff(made.id, read.outs, props).changed_keys == ["comment"]
@@ -139,7 +139,7 @@ def test_import_by_name(provider, props, client) -> None:
 def test_a_user_owner_matches_without_regard_to_case(provider, props, client) -> None:
     owned = {**props, "owner": "Bob@Example.com"}
     made = provider.create(owned)
-    assert client.catalogs.get(made.id)["owner"].lower() == "bob@example.com"
+    assert CatalogsApi(client).get(made.id)["owner"].lower() == "bob@example.com"
     assert made.outs["owner"] == "Bob@Example.com"
     assert not provider.diff(made.id, provider.read(made.id, made.outs).outs, owned).changes
     provider.delete(made.id, made.outs)
@@ -149,7 +149,7 @@ def test_create_adopts_after_a_lost_answer(provider, props, client, monkeypatch)
     lost = lose_the_answer_to(monkeypatch, CATALOGS_PATH)
     made = provider.create({**props, "isolation_mode": "ISOLATED"})
     assert lost == [CATALOGS_PATH]
-    assert client.catalogs.get(made.id)["isolation_mode"] == "ISOLATED"
+    assert CatalogsApi(client).get(made.id)["isolation_mode"] == "ISOLATED"
     provider.delete(made.id, made.outs)
 
 
@@ -170,28 +170,28 @@ def test_delete_goes_on_when_the_default_schema_delete_lost_its_answer(
 
 def test_create_adopts_what_an_interrupted_run_made(provider, props, client) -> None:
     # The earlier run's create went through; its answer never reached the state.
-    client.catalogs.create({"name": props["name"], "comment": props["comment"],
+    CatalogsApi(client).create({"name": props["name"], "comment": props["comment"],
                             "properties": props["properties"]})
     made = provider.create({**props, "owner": "data-engineers"})
     assert made.id == props["name"].lower()
-    assert client.catalogs.get(made.id)["owner"] == "data-engineers"
+    assert CatalogsApi(client).get(made.id)["owner"] == "data-engineers"
     provider.delete(made.id, made.outs)
 
 
 def test_a_catalog_in_use_is_not_adopted(provider, props, client) -> None:
-    client.catalogs.create({"name": props["name"], "comment": props["comment"],
+    CatalogsApi(client).create({"name": props["name"], "comment": props["comment"],
                             "properties": props["properties"]})
     make_schema(client, props["name"].lower())
     with pytest.raises(AlreadyExists, match="import it"):
         provider.create(props)
-    client.catalogs.delete(props["name"].lower(), force=True)
+    CatalogsApi(client).delete(props["name"].lower(), force=True)
 
 
 def test_a_catalog_declared_otherwise_is_not_adopted(provider, props, client) -> None:
-    client.catalogs.create({"name": props["name"], "comment": "someone else's"})
+    CatalogsApi(client).create({"name": props["name"], "comment": "someone else's"})
     with pytest.raises(AlreadyExists, match="import it"):
         provider.create(props)
-    client.catalogs.delete(props["name"].lower(), force=True)
+    CatalogsApi(client).delete(props["name"].lower(), force=True)
 
 
 @pytest.fixture(scope="module")
@@ -225,7 +225,7 @@ def test_a_foreign_catalogs_options_change_in_place(provider, with_foreign_catal
     assert set(diff.changed_keys) == {"options", "enable_predictive_optimization"}
     assert not diff.replaces
     updated = provider.update(FOREIGN, imported.outs, changed)
-    found = client.catalogs.get(FOREIGN)
+    found = CatalogsApi(client).get(FOREIGN)
     assert found["options"] == {"database": "sales_v2"}
     assert found["enable_predictive_optimization"] == "DISABLE"
     assert found["connection_name"] == "postgres"
@@ -240,7 +240,7 @@ def test_a_foreign_catalogs_options_change_in_place(provider, with_foreign_catal
 def test_predictive_optimization_is_set_after_the_create(provider, props, client) -> None:
     declared = {**props, "enable_predictive_optimization": "ENABLE"}
     made = provider.create(declared)
-    assert client.catalogs.get(made.id)["enable_predictive_optimization"] == "ENABLE"
+    assert CatalogsApi(client).get(made.id)["enable_predictive_optimization"] == "ENABLE"
     assert not provider.diff(made.id, made.outs, declared).changes
     provider.delete(made.id, made.outs)
 
@@ -250,7 +250,7 @@ def test_settings_left_out_of_the_config_are_cleared_or_kept(provider, props, cl
     mode or read-only flag no longer declared stays as it is, and is no change."""
     assert_left_out_settings_cleared_or_kept(
         provider, {**props, "owner": "Bob@example.com", "isolation_mode": "ISOLATED"},
-        client.catalogs.get,
+        CatalogsApi(client).get,
         cleared={"comment": "", "properties": {}},
         kept={"owner": "Bob@example.com", "isolation_mode": "ISOLATED"},
     )

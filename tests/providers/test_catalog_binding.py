@@ -9,11 +9,13 @@ import pytest
 from pulumi.output import Unknown
 
 from providers import CatalogBinding, CatalogBindingArgs, WorkspaceBindingArgs
-from providers.catalog_binding import CatalogBindingProvider
 from providers.client import NotFound, TemporarilyUnavailable, WorkspaceClient
-from providers.client.bindings import BindingsApi
-from providers.client.catalogs import CATALOGS_PATH
-from providers.lifecycle import CONNECTION_KEY, UNKNOWN
+from providers.core.lifecycle import CONNECTION_KEY, UNKNOWN
+from providers.unity_catalog.bindings_api import BindingsApi
+from providers.unity_catalog.catalog_binding import CatalogBindingProvider
+from providers.unity_catalog.catalogs_api import CATALOGS_PATH, CatalogsApi
+from providers.unity_catalog.external_locations_api import ExternalLocationsApi
+from providers.unity_catalog.storage_credentials_api import StorageCredentialsApi
 from tests.providers.resource_mocks import register
 from tests.providers.support import failures
 
@@ -32,9 +34,9 @@ def provider() -> CatalogBindingProvider:
 def client(client: WorkspaceClient) -> Iterator[WorkspaceClient]:
     yield client
     # Put the shared initial data back: open, no bindings.
-    client.catalogs.update_isolation(CATALOG, "OPEN")
+    CatalogsApi(client).update_isolation(CATALOG, "OPEN")
     for binding in bindings_of(client):
-        client.catalogs.unbind(CATALOG, [binding["workspace_id"]], binding["binding_type"])
+        CatalogsApi(client).unbind(CATALOG, [binding["workspace_id"]], binding["binding_type"])
 
 
 @pytest.fixture
@@ -50,7 +52,7 @@ def props(connection: dict[str, Any], client: WorkspaceClient) -> dict[str, Any]
 
 
 def bindings_of(client: WorkspaceClient, catalog: str = CATALOG) -> list[dict]:
-    return client.catalogs.get_bindings(catalog)
+    return CatalogsApi(client).get_bindings(catalog)
 
 
 def bound(client: WorkspaceClient) -> dict[int, str]:
@@ -58,11 +60,11 @@ def bound(client: WorkspaceClient) -> dict[int, str]:
 
 
 def isolation_of(client: WorkspaceClient) -> str:
-    return client.catalogs.get(CATALOG)["isolation_mode"]
+    return CatalogsApi(client).get(CATALOG)["isolation_mode"]
 
 
 def bind_by_hand(client: WorkspaceClient, workspace_id: int, binding_type: str = READ_WRITE):
-    client.catalogs.bind(CATALOG, [workspace_id], binding_type)
+    CatalogsApi(client).bind(CATALOG, [workspace_id], binding_type)
 
 
 # --- check ---------------------------------------------------------------------------
@@ -191,7 +193,7 @@ def test_read_equals_what_create_recorded(provider, created):
 
 def test_read_shows_out_of_band_changes_of_declared_state_only(provider, props, created, client):
     id_, outs = created
-    client.catalogs.unbind(CATALOG, [OTHER], READ_ONLY)
+    CatalogsApi(client).unbind(CATALOG, [OTHER], READ_ONLY)
     bind_by_hand(client, THIRD)
     read = provider.read(id_, outs)
     assert read.outs["bindings"] == [{"workspace_id": str(HOME), "binding_type": READ_WRITE}]
@@ -231,7 +233,7 @@ def test_delete_unbinds_its_own_and_restores_the_isolation_mode(provider, create
 
 
 def test_delete_restores_an_isolated_catalog(provider, props, client):
-    client.catalogs.update_isolation(CATALOG, "ISOLATED")
+    CatalogsApi(client).update_isolation(CATALOG, "ISOLATED")
     result = provider.create({**props, "isolation_mode": "OPEN"})
     assert isolation_of(client) == "OPEN"
     provider.delete(result.id, result.outs)
@@ -338,10 +340,10 @@ def test_an_external_location_is_isolated_and_bound(provider, connection, client
     from tests.providers.uc_support import ACCESS_CONNECTOR, fresh_name
 
     credential, location = fresh_name("cred"), fresh_name("Loc")
-    client.storage_credentials.create(
+    StorageCredentialsApi(client).create(
         {"name": credential, "azure_managed_identity": {"access_connector_id": ACCESS_CONNECTOR}}
     )
-    client.external_locations.create({
+    ExternalLocationsApi(client).create({
         "name": location, "credential_name": credential,
         "url": f"abfss://c@emulatedstorage.dfs.core.windows.net/{location}"})
     props = {"securable_type": "EXTERNAL-LOCATION", "securable_name": location,
@@ -351,9 +353,9 @@ def test_an_external_location_is_isolated_and_bound(provider, connection, client
     made = provider.create(props)
     assert made.id == f"external_location/{location}"
     assert made.outs["previous_isolation_mode"] == "OPEN"
-    found = client.external_locations.get(location)
+    found = ExternalLocationsApi(client).get(location)
     assert found["isolation_mode"] == "ISOLATION_MODE_ISOLATED"
-    assert [b["workspace_id"] for b in client.bindings.get("external_location", location)] == [
+    assert [b["workspace_id"] for b in BindingsApi(client).get("external_location", location)] == [
         HOME]
     read = provider.read(made.id, made.outs)
     assert not provider.diff(made.id, read.outs, props).changes
@@ -361,9 +363,9 @@ def test_an_external_location_is_isolated_and_bound(provider, connection, client
     imported = provider.read(made.id, {CONNECTION_KEY: connection})
     assert imported.outs["securable_name"] == location
     provider.delete(made.id, made.outs)
-    assert client.external_locations.get(location)["isolation_mode"] == "ISOLATION_MODE_OPEN"
-    assert client.bindings.get("external_location", location) == []
-    client.storage_credentials.delete(credential, force=True)
+    assert ExternalLocationsApi(client).get(location)["isolation_mode"] == "ISOLATION_MODE_OPEN"
+    assert BindingsApi(client).get("external_location", location) == []
+    StorageCredentialsApi(client).delete(credential, force=True)
 
 
 def test_a_service_credential_is_isolated_and_bound(provider, connection, client):
@@ -380,18 +382,18 @@ def test_a_service_credential_is_isolated_and_bound(provider, connection, client
     made = provider.create(props)
     assert made.id == f"credential/{name}"
     assert made.outs["previous_isolation_mode"] == "OPEN"
-    assert client.bindings.get_securable("credential", name)["isolation_mode"] == "ISOLATED"
-    assert {b["workspace_id"]: b["binding_type"] for b in client.bindings.get(
+    assert BindingsApi(client).get_securable("credential", name)["isolation_mode"] == "ISOLATED"
+    assert {b["workspace_id"]: b["binding_type"] for b in BindingsApi(client).get(
         "credential", name)} == {HOME: READ_WRITE, OTHER: READ_WRITE}
     read = provider.read(made.id, made.outs)
     assert not provider.diff(made.id, read.outs, props).changes
     fewer = {**props, "bindings": [{"workspace_id": HOME}]}
     changed = provider.update(made.id, read.outs, fewer)
-    assert [b["workspace_id"] for b in client.bindings.get("credential", name)] == [HOME]
+    assert [b["workspace_id"] for b in BindingsApi(client).get("credential", name)] == [HOME]
     imported = provider.read(made.id, {CONNECTION_KEY: connection})
     assert imported.outs["securable_type"] == "credential"
     assert imported.outs["securable_name"] == name
     provider.delete(made.id, changed.outs)
-    assert client.bindings.get_securable("credential", name)["isolation_mode"] == "OPEN"
-    assert client.bindings.get("credential", name) == []
+    assert BindingsApi(client).get_securable("credential", name)["isolation_mode"] == "OPEN"
+    assert BindingsApi(client).get("credential", name) == []
     client.request("DELETE", f"/api/2.1/unity-catalog/credentials/{name}")

@@ -9,9 +9,10 @@ from typing import Any
 import pytest
 
 from providers.client import WorkspaceClient
-from providers.cluster import ClusterProvider
-from providers.job_settings import DEPLOYMENT_TAG_KEY
-from providers.lifecycle import CONNECTION_KEY, UNKNOWN
+from providers.compute.cluster import ClusterProvider
+from providers.compute.clusters_api import ClustersApi
+from providers.core.lifecycle import CONNECTION_KEY, UNKNOWN
+from providers.jobs.job_settings import DEPLOYMENT_TAG_KEY
 from tests.providers.support import assert_check_names, failures
 
 SPARK = "15.4.x-scala2.12"
@@ -69,19 +70,19 @@ def test_check_accepts_valid_input_and_unknowns(provider, props) -> None:
 
 def test_create_read_delete(provider, props, client: WorkspaceClient) -> None:
     created = provider.create(props)
-    cluster = client.clusters.get(created.id)
+    cluster = ClustersApi(client).get(created.id)
     assert cluster["state"] == "RUNNING"
     assert cluster["custom_tags"] == {"team": "data", DEPLOYMENT_TAG_KEY: props["deployment_tag"]}
     assert created.outs["cluster_id"] == created.id
     assert created.outs["custom_tags"] == {"team": "data"}  # the tag is bookkeeping
-    assert [s["library"] for s in client.clusters.library_statuses(created.id)] == [PYPI]
+    assert [s["library"] for s in ClustersApi(client).library_statuses(created.id)] == [PYPI]
 
     read = provider.read(created.id, created.outs)
     assert read.id == created.id
     assert not provider.diff(created.id, read.outs, props).changes  # no perpetual diff
 
     provider.delete(created.id, created.outs)
-    assert created.id not in {c["cluster_id"] for c in client.clusters.list()}
+    assert created.id not in {c["cluster_id"] for c in ClustersApi(client).list()}
     assert provider.read(created.id, created.outs).id is None
     provider.delete(created.id, created.outs)  # already gone: still deleted
 
@@ -89,8 +90,8 @@ def test_create_read_delete(provider, props, client: WorkspaceClient) -> None:
 def test_create_declared_terminated_and_pinned(provider, props, client) -> None:
     created = provider.create({**props, "state": "TERMINATED", "pinned": True})
     try:
-        assert client.clusters.get(created.id)["state"] == "TERMINATED"
-        assert client.clusters.is_pinned(created.id)
+        assert ClustersApi(client).get(created.id)["state"] == "TERMINATED"
+        assert ClustersApi(client).is_pinned(created.id)
         assert created.outs["state"] == "TERMINATED" and created.outs["pinned"] is True
         read = provider.read(created.id, created.outs)
         assert (read.outs["state"], read.outs["pinned"]) == ("TERMINATED", True)
@@ -100,13 +101,13 @@ def test_create_declared_terminated_and_pinned(provider, props, client) -> None:
 
 def test_update_edits_resizes_and_converges(provider, props, created_then_deleted, client) -> None:
     id_, outs = created_then_deleted
-    before = client.clusters.get(id_)
+    before = ClustersApi(client).get(id_)
     resized = {**props, "num_workers": 3}
     diff = provider.diff(id_, outs, resized)
     assert diff.changed_keys == ["num_workers"] and not diff.replaces
     assert not any("restarts" in change for change in diff.field_changes)
     outs = provider.update(id_, outs, resized).outs
-    after = client.clusters.get(id_)
+    after = ClustersApi(client).get(id_)
     assert after["num_workers"] == 3 and "last_restarted_time" not in after  # a resize
     assert after["start_time"] == before["start_time"]
 
@@ -116,19 +117,19 @@ def test_update_edits_resizes_and_converges(provider, props, created_then_delete
     assert set(diff.changed_keys) == {"node_type_id", "libraries", "pinned"}
     assert any("node_type_id" in c and "restarts" in c for c in diff.field_changes)
     outs = provider.update(id_, outs, edited).outs
-    after = client.clusters.get(id_)
+    after = ClustersApi(client).get(id_)
     assert after["node_type_id"] == "Standard_DS4_v2" and after["state"] == "RUNNING"
     assert "last_restarted_time" in after  # an edit of a running cluster restarts it
     assert after["custom_tags"][DEPLOYMENT_TAG_KEY] == props["deployment_tag"]
-    statuses = {s["status"]: s["library"] for s in client.clusters.library_statuses(id_)}
+    statuses = {s["status"]: s["library"] for s in ClustersApi(client).library_statuses(id_)}
     assert statuses == {"INSTALLED": MAVEN, "UNINSTALL_ON_RESTART": PYPI}
-    assert client.clusters.is_pinned(id_)
+    assert ClustersApi(client).is_pinned(id_)
     assert not provider.diff(id_, provider.read(id_, outs).outs, edited).changes
 
     stopped = {**edited, "state": "TERMINATED", "spark_version": "14.3.x-scala2.12"}
     assert not provider.diff(id_, outs, stopped).field_changes[0].endswith("cluster)")
     outs = provider.update(id_, outs, stopped).outs
-    after = client.clusters.get(id_)
+    after = ClustersApi(client).get(id_)
     assert (after["state"], after["spark_version"]) == ("TERMINATED", "14.3.x-scala2.12")
 
 
@@ -138,27 +139,27 @@ def test_refresh_shows_drift_and_update_restores(
     id_, outs = created_then_deleted
     props = {**props, "state": "RUNNING"}
     outs = provider.update(id_, outs, props).outs
-    client.clusters.stop(id_)
-    client.clusters.uninstall_libraries(id_, [PYPI])
+    ClustersApi(client).stop(id_)
+    ClustersApi(client).uninstall_libraries(id_, [PYPI])
     read = provider.read(id_, outs)
     assert read.outs["state"] == "TERMINATED" and read.outs["libraries"] == []
     diff = provider.diff(id_, read.outs, props)
     assert set(diff.changed_keys) == {"state", "libraries"}
     provider.update(id_, read.outs, props)
-    assert client.clusters.get(id_)["state"] == "RUNNING"
-    assert [s["library"] for s in client.clusters.library_statuses(id_)] == [PYPI]
+    assert ClustersApi(client).get(id_)["state"] == "RUNNING"
+    assert [s["library"] for s in ClustersApi(client).library_statuses(id_)] == [PYPI]
 
 
 def test_an_edit_keeps_settings_the_stack_never_declared(
     provider, props, created_then_deleted, client
 ):
     id_, outs = created_then_deleted
-    cluster = client.clusters.get(id_)
+    cluster = ClustersApi(client).get(id_)
     spec = {k: cluster[k] for k in ("cluster_name", "spark_version", "node_type_id",
                                     "num_workers", "custom_tags")}
-    client.clusters.edit(id_, {**spec, "spark_env_vars": {"MODE": "x"}})
+    ClustersApi(client).edit(id_, {**spec, "spark_env_vars": {"MODE": "x"}})
     provider.update(id_, outs, {**props, "node_type_id": "Standard_DS5_v2"})
-    after = client.clusters.get(id_)
+    after = ClustersApi(client).get(id_)
     assert after["spark_env_vars"] == {"MODE": "x"} and after["node_type_id"] == "Standard_DS5_v2"
 
 
@@ -176,18 +177,18 @@ def test_import_records_what_the_service_shows(provider, props, created_then_del
 
 def test_create_adopts_a_cluster_left_by_an_interrupted_create(provider, props, client) -> None:
     body = {k: props[k] for k in ("cluster_name", "spark_version", "node_type_id")}
-    left = client.clusters.create(
+    left = ClustersApi(client).create(
         {**body, "num_workers": 2, "custom_tags": {DEPLOYMENT_TAG_KEY: props["deployment_tag"]}}
     )
     created = provider.create(props)
     try:
         assert created.id == left
-        tagged = [c for c in client.clusters.list()
+        tagged = [c for c in ClustersApi(client).list()
                   if (c.get("custom_tags") or {}).get(DEPLOYMENT_TAG_KEY)
                   == props["deployment_tag"]]
         assert len(tagged) == 1
-        assert client.clusters.get(left)["num_workers"] == 1  # made as declared
-        assert [s["library"] for s in client.clusters.library_statuses(left)] == [PYPI]
+        assert ClustersApi(client).get(left)["num_workers"] == 1  # made as declared
+        assert [s["library"] for s in ClustersApi(client).library_statuses(left)] == [PYPI]
     finally:
         provider.delete(created.id, created.outs)
 

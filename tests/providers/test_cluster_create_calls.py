@@ -7,9 +7,9 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from providers.cluster import ClusterProvider
-from providers.cluster_policy import ClusterPolicyProvider
-from providers.lifecycle import CONNECTION_KEY, WorkspaceProvider
+from providers.compute.cluster import ClusterProvider
+from providers.compute.cluster_policy import ClusterPolicyProvider
+from providers.core.lifecycle import CONNECTION_KEY, WorkspaceProvider
 from tests.conftest import emulator_fixture
 from workspace_emulator.testing import EmulatorInfo, clear_request_log, request_log
 

@@ -10,8 +10,9 @@ from typing import Any
 import pytest
 
 from providers.client import AlreadyExists, WorkspaceClient
-from providers.cluster_policy import ClusterPolicyProvider
-from providers.lifecycle import CONNECTION_KEY, UNKNOWN
+from providers.compute.cluster_policies_api import ClusterPoliciesApi
+from providers.compute.cluster_policy import ClusterPolicyProvider
+from providers.core.lifecycle import CONNECTION_KEY, UNKNOWN
 from tests.providers.support import assert_check_names, failures
 
 DEFINITION = {
@@ -64,7 +65,7 @@ def test_check_accepts_valid_input_and_unknowns(provider, props) -> None:
 
 def test_create_read_delete(provider, props, client: WorkspaceClient) -> None:
     created = provider.create(props)
-    policy = client.cluster_policies.get(created.id)
+    policy = ClusterPoliciesApi(client).get(created.id)
     assert json.loads(policy["definition"]) == DEFINITION
     assert created.outs["policy_id"] == created.id
     read = provider.read(created.id, created.outs)
@@ -88,14 +89,14 @@ def test_update_in_place_keeps_fields_never_declared(
     provider, props, created_then_deleted, client
 ) -> None:
     id_, outs = created_then_deleted
-    policy = client.cluster_policies.get(id_)
-    client.cluster_policies.edit(id_, {**{k: policy[k] for k in (
+    policy = ClusterPoliciesApi(client).get(id_)
+    ClusterPoliciesApi(client).edit(id_, {**{k: policy[k] for k in (
         "name", "definition", "max_clusters_per_user", "description")},
         "libraries": [{"pypi": {"package": "requests==2.32.3"}}]})
     changed = {**props, "name": props["name"] + "-2", "max_clusters_per_user": 5}
     changed.pop("description")
     outs = provider.update(id_, outs, changed).outs
-    after = client.cluster_policies.get(id_)
+    after = ClusterPoliciesApi(client).get(id_)
     assert (after["name"], after["max_clusters_per_user"]) == (props["name"] + "-2", 5)
     assert "description" not in after  # declared before, no longer
     assert after["libraries"] == [{"pypi": {"package": "requests==2.32.3"}}]  # never declared
@@ -108,14 +109,14 @@ def test_family_policy_with_overrides(provider, props, client) -> None:
     created = provider.create({**family, "policy_family_id": "personal-vm",
                                "policy_family_definition_overrides": json.dumps(overrides)})
     try:
-        merged = json.loads(client.cluster_policies.get(created.id)["definition"])
+        merged = json.loads(ClusterPoliciesApi(client).get(created.id)["definition"])
         assert merged["autotermination_minutes"]["value"] == 30
         read = provider.read(created.id, created.outs)
         assert "definition" not in read.outs  # the family's, not declared
         more = {**overrides, "num_workers": {"type": "fixed", "value": 0}}
         provider.update(created.id, read.outs, {**family, "policy_family_id": "personal-vm",
                                                 "policy_family_definition_overrides": more})
-        stored = client.cluster_policies.get(created.id)
+        stored = ClusterPoliciesApi(client).get(created.id)
         assert json.loads(stored["policy_family_definition_overrides"]) == more
     finally:
         provider.delete(created.id, created.outs)
@@ -123,13 +124,13 @@ def test_family_policy_with_overrides(provider, props, client) -> None:
 
 def test_drift_is_read_and_restored(provider, props, created_then_deleted, client) -> None:
     id_, outs = created_then_deleted
-    client.cluster_policies.edit(id_, {"name": props["name"], "definition": "{}"})
+    ClusterPoliciesApi(client).edit(id_, {"name": props["name"], "definition": "{}"})
     read = provider.read(id_, outs)
     assert read.outs["definition"] == {}
     assert set(provider.diff(id_, read.outs, props).changed_keys) == {
         "definition", "max_clusters_per_user", "description"}
     provider.update(id_, read.outs, props)
-    assert json.loads(client.cluster_policies.get(id_)["definition"]) == DEFINITION
+    assert json.loads(ClusterPoliciesApi(client).get(id_)["definition"]) == DEFINITION
 
 
 def test_import_then_no_diff(provider, props, created_then_deleted) -> None:
@@ -142,19 +143,19 @@ def test_import_then_no_diff(provider, props, created_then_deleted) -> None:
 def test_create_adopts_the_same_policy_and_refuses_another(provider, props, client) -> None:
     body = {"name": props["name"], "definition": json.dumps(DEFINITION),
             "max_clusters_per_user": 2, "description": "small clusters"}
-    left = client.cluster_policies.create(body)
+    left = ClusterPoliciesApi(client).create(body)
     created = provider.create(props)
     try:
         assert created.id == left
         other = {**props, "name": props["name"] + "-other"}
-        client.cluster_policies.create({**body, "name": other["name"], "definition": "{}"})
+        ClusterPoliciesApi(client).create({**body, "name": other["name"], "definition": "{}"})
         with pytest.raises(AlreadyExists):
             provider.create(other)
     finally:
         provider.delete(created.id, created.outs)
-        for policy in client.cluster_policies.list():
+        for policy in ClusterPoliciesApi(client).list():
             if policy["name"] == props["name"] + "-other":
-                client.cluster_policies.delete(policy["policy_id"])
+                ClusterPoliciesApi(client).delete(policy["policy_id"])
 
 
 def test_summary_field_changes_compare_json(provider, props, created_then_deleted) -> None:

@@ -8,10 +8,12 @@ from typing import Any
 
 import pytest
 
-from providers import polling
 from providers.client import WorkspaceClient
-from providers.cluster_state import ClusterStateError, ClusterStateProvider, converge
-from providers.lifecycle import CONNECTION_KEY, UNKNOWN
+from providers.compute.cluster_state import ClusterStateProvider
+from providers.compute.clusters_api import ClustersApi
+from providers.compute.run_states import ClusterStateError, converge
+from providers.core import polling
+from providers.core.lifecycle import CONNECTION_KEY, UNKNOWN
 from tests.conftest import emulator_fixture
 from tests.providers.support import (
     assert_check_names,
@@ -43,7 +45,7 @@ def props(connection: dict[str, Any], state: str, **more: Any) -> dict[str, Any]
 
 
 def state_of(client: WorkspaceClient) -> str:
-    return client.clusters.get(CLUSTER)["state"]
+    return ClustersApi(client).get(CLUSTER)["state"]
 
 
 def writes(emulator: EmulatorInfo) -> list[tuple[str, str]]:
@@ -106,7 +108,7 @@ def test_starting_a_terminating_cluster_waits_for_it_to_stop_first(
     provider, connection, client, emulator
 ) -> None:
     converge(client, CLUSTER, "RUNNING", 30)
-    client.clusters.stop(CLUSTER)
+    ClustersApi(client).stop(CLUSTER)
     assert state_of(client) == "TERMINATING"
     clear_request_log(emulator)
     created = provider.create(props(connection, "RUNNING"))

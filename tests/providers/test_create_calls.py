@@ -14,13 +14,13 @@ from typing import Any
 import pytest
 
 from providers.client import WireForm
-from providers.client.jobs import JOBS_PATHS
 from providers.client.wire import SCIM_SERVICE_PRINCIPALS
-from providers.job import JobProvider
-from providers.job_permissions import JobPermissionsProvider
-from providers.lifecycle import CONNECTION_KEY, WorkspaceProvider
-from providers.secret_scope import SecretScopeProvider
-from providers.service_principal import ServicePrincipalProvider
+from providers.core.lifecycle import CONNECTION_KEY, WorkspaceProvider
+from providers.identity.service_principal import ServicePrincipalProvider
+from providers.jobs.job import JobProvider
+from providers.jobs.job_permissions import JobPermissionsProvider
+from providers.jobs.jobs_api import JOBS_PATHS, JobsApi
+from providers.secrets.secret_scope import SecretScopeProvider
 from tests.conftest import emulator_fixture
 from tests.providers.support import client_of
 from tests.providers.test_job import legacy_form_inputs, public_inputs, unique_name
@@ -108,9 +108,9 @@ def test_principal_create_is_one_call(emulator, connection) -> None:
 def job_id(emulator, connection) -> Any:
     client = client_of(connection)
     task = {"task_key": "main", "notebook_task": {"notebook_path": "/Shared/x"}}
-    job_id = client.jobs.create({"name": unique_name(), "tasks": [task]})
+    job_id = JobsApi(client).create({"name": unique_name(), "tasks": [task]})
     yield job_id
-    client.jobs.delete(job_id)
+    JobsApi(client).delete(job_id)
 
 
 GROUPS_ONLY = [

@@ -12,8 +12,9 @@ from typing import Any
 import pytest
 
 from providers.client import WorkspaceClient, WorkspaceError
-from providers.directory import DirectoryProvider, DirectoryTaken
-from providers.lifecycle import CONNECTION_KEY
+from providers.core.lifecycle import CONNECTION_KEY
+from providers.workspace.directory import DirectoryProvider, DirectoryTaken
+from providers.workspace.workspace_objects_api import WorkspaceObjectsApi
 from tests.providers.support import assert_check_names
 from workspace_emulator.testing import EmulatorInfo, clear_request_log, request_log
 
@@ -34,7 +35,7 @@ def props(connection: dict[str, Any], path: str) -> dict[str, Any]:
 
 
 def paths_in(client: WorkspaceClient, folder: str) -> list[str]:
-    return [o["path"] for o in client.workspace_objects.list(folder)]
+    return [o["path"] for o in WorkspaceObjectsApi(client).list(folder)]
 
 
 @pytest.mark.parametrize(
@@ -61,20 +62,20 @@ def test_create_makes_the_parents_and_delete_only_the_folder(provider, props, pa
     parent = path.rsplit("/", 1)[0]
     assert made.id == path and paths_in(client, parent) == [path]
     outs = made.outs
-    assert outs["object_id"] == client.workspace_objects.status(path)["object_id"]
+    assert outs["object_id"] == WorkspaceObjectsApi(client).status(path)["object_id"]
     assert (outs["delete_recursive"], outs["workspace_path"]) == (False, f"/Workspace{path}")
     assert provider.read(made.id, outs).outs == outs
     provider.delete(made.id, outs)
     assert paths_in(client, parent) == []  # the parent the create made stays
-    client.workspace_objects.delete(parent)
+    WorkspaceObjectsApi(client).delete(parent)
 
 
 def test_a_folder_that_holds_anything_is_deleted_only_with_delete_recursive(
     provider, props, path, client, emulator: EmulatorInfo
 ) -> None:
     made = provider.create(props)
-    client.workspace_objects.mkdirs(f"{path}/made/outside")
-    client.workspace_objects.import_(f"{path}/made/nb", b"1", format="SOURCE",
+    WorkspaceObjectsApi(client).mkdirs(f"{path}/made/outside")
+    WorkspaceObjectsApi(client).import_(f"{path}/made/nb", b"1", format="SOURCE",
                                      language="PYTHON")
     with pytest.raises(WorkspaceError, match="set delete_recursive: true") as refused:
         provider.delete(made.id, made.outs)
@@ -87,12 +88,12 @@ def test_a_folder_that_holds_anything_is_deleted_only_with_delete_recursive(
     assert [e for e in request_log(emulator) if e["service"] == "platform"] == []
     provider.delete(made.id, updated)
     with pytest.raises(WorkspaceError):
-        client.workspace_objects.status(path)
+        WorkspaceObjectsApi(client).status(path)
 
 
 def test_an_empty_folder_or_one_of_folders_is_adopted(provider, props, path, client) -> None:
-    client.workspace_objects.mkdirs(f"{path}/sub/deeper")
-    status = client.workspace_objects.status(path)
+    WorkspaceObjectsApi(client).mkdirs(f"{path}/sub/deeper")
+    status = WorkspaceObjectsApi(client).status(path)
     made = provider.create(props)
     assert made.outs["object_id"] == status["object_id"]
     provider.delete(made.id, {**made.outs, "delete_recursive": True})
@@ -100,20 +101,20 @@ def test_an_empty_folder_or_one_of_folders_is_adopted(provider, props, path, cli
 
 def test_a_folder_holding_notebooks_or_another_object_is_refused(provider, props, path, client
                                                                  ) -> None:
-    client.workspace_objects.mkdirs(f"{path}/deep")
-    client.workspace_objects.import_(f"{path}/deep/nb", b"1", format="SOURCE",
+    WorkspaceObjectsApi(client).mkdirs(f"{path}/deep")
+    WorkspaceObjectsApi(client).import_(f"{path}/deep/nb", b"1", format="SOURCE",
                                      language="PYTHON")
     with pytest.raises(DirectoryTaken, match=rf"holds {path}/deep/nb.*import: {path}"):
         provider.create(props)
-    client.workspace_objects.delete(path, recursive=True)
-    client.workspace_objects.import_(path, b"1", format="RAW")
+    WorkspaceObjectsApi(client).delete(path, recursive=True)
+    WorkspaceObjectsApi(client).import_(path, b"1", format="RAW")
     with pytest.raises(DirectoryTaken, match="a file is there"):
         provider.create(props)
-    client.workspace_objects.delete(path)
+    WorkspaceObjectsApi(client).delete(path)
 
 
 def test_import_reads_delete_recursive_false(provider, props, path, client) -> None:
-    client.workspace_objects.mkdirs(path)
+    WorkspaceObjectsApi(client).mkdirs(path)
     imported = provider.read(f"/Workspace{path}", {CONNECTION_KEY: props[CONNECTION_KEY]})
     assert (imported.outs["path"], imported.outs["delete_recursive"]) == (path, False)
     assert not provider.diff(imported.id, imported.outs, props, old_inputs={}).changes

@@ -7,9 +7,12 @@ from typing import Any
 import pytest
 
 from providers.client import AlreadyExists, InvalidState, WorkspaceClient
-from providers.client.external_locations import EXTERNAL_LOCATIONS_PATH
-from providers.external_location import ExternalLocationProvider
-from providers.lifecycle import CONNECTION_KEY
+from providers.core.lifecycle import CONNECTION_KEY
+from providers.unity_catalog.external_location import ExternalLocationProvider
+from providers.unity_catalog.external_locations_api import (
+    EXTERNAL_LOCATIONS_PATH,
+    ExternalLocationsApi,
+)
 from tests.providers.ambiguous import lose_the_answer_to
 from tests.providers.support import (
     assert_a_name_in_another_case_is_no_change,
@@ -58,7 +61,7 @@ def test_check_names_the_bad_field(provider, props, change, field, reason) -> No
 def test_lifecycle(provider, props, client: WorkspaceClient, credential) -> None:  # noqa: F811
     assert failures(provider, props) == {}
     made = provider.create({**props, "skip_validation": True})
-    found = client.external_locations.get(props["name"])
+    found = ExternalLocationsApi(client).get(props["name"])
     assert made.id == props["name"] and found["url"] == props["url"].rstrip("/")
     assert made.outs["credential_id"] == found["credential_id"]
     # A trailing '/' and the credential's case are no change; nor what the service fills in.
@@ -74,12 +77,12 @@ def test_lifecycle(provider, props, client: WorkspaceClient, credential) -> None
     assert diff.changed_keys == ["force_destroy", "isolation_mode", "owner", "read_only", "url"]
     assert not diff.replaces
     updated = provider.update(made.id, read.outs, changed)
-    found = client.external_locations.get(props["name"])
+    found = ExternalLocationsApi(client).get(props["name"])
     assert (found["url"], found["read_only"], found["owner"], found["isolation_mode"]) == (
         changed["url"], True, "data-engineers", "ISOLATION_MODE_ISOLATED")
     assert updated.outs["force_destroy"] is True
 
-    client.external_locations.update(props["name"], {"comment": "by hand"})
+    ExternalLocationsApi(client).update(props["name"], {"comment": "by hand"})
     read = provider.read(made.id, updated.outs)
     assert provider.diff(made.id, read.outs, changed).changed_keys == ["comment"]
     assert read.outs["force_destroy"] is True
@@ -130,11 +133,11 @@ def test_settings_left_out_of_the_config_are_cleared_or_kept(provider, props, cl
     mode or read-only flag no longer declared stays as it is, and is no change."""
     assert_left_out_settings_cleared_or_kept(
         provider, {**props, "read_only": True},
-        client.external_locations.get,
+        ExternalLocationsApi(client).get,
         cleared={"comment": ""},
         kept={"read_only": True},
     )
 
 
 def test_a_name_in_another_case_is_no_change(provider, props, client) -> None:
-    assert_a_name_in_another_case_is_no_change(provider, props, client.external_locations.get)
+    assert_a_name_in_another_case_is_no_change(provider, props, ExternalLocationsApi(client).get)

@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 
 from providers.client import AlreadyExists, WorkspaceClient
-from providers.client.git_credentials import GIT_CREDENTIALS_PATH
-from providers.git_credential import DIGEST_KEY, GitCredentialProvider
-from providers.lifecycle import CONNECTION_KEY, UNKNOWN
+from providers.core.lifecycle import CONNECTION_KEY, UNKNOWN
+from providers.workspace.git_credential import DIGEST_KEY, GitCredentialProvider
+from providers.workspace.git_credentials_api import GIT_CREDENTIALS_PATH, GitCredentialsApi
 from tests.providers.ambiguous import lose_the_answer_to
 from tests.providers.support import assert_check_names, failures
 
@@ -28,8 +28,8 @@ def provider() -> GitCredentialProvider:
 @pytest.fixture(autouse=True)
 def no_credentials(client: WorkspaceClient) -> None:
     """The principal holds one credential per provider: each test starts with none."""
-    for credential in client.git_credentials.list():
-        client.git_credentials.delete(str(credential["credential_id"]))
+    for credential in GitCredentialsApi(client).list():
+        GitCredentialsApi(client).delete(str(credential["credential_id"]))
 
 
 @pytest.fixture
@@ -72,7 +72,7 @@ def test_check_accepts_any_case_and_unknowns(provider, props) -> None:
 
 def test_lifecycle_with_a_rotation_in_place(provider, props, client) -> None:
     made = provider.create({**props, "git_provider": "github"})
-    found = client.git_credentials.get(made.id)
+    found = GitCredentialsApi(client).get(made.id)
     assert (found["git_provider"], found["git_username"]) == ("gitHub", "deploy-bot")
     assert made.outs["git_provider"] == "gitHub"
     assert TOKEN not in json.dumps(made.outs)
@@ -88,23 +88,23 @@ def test_lifecycle_with_a_rotation_in_place(provider, props, client) -> None:
     assert updated.outs[DIGEST_KEY] != made.outs[DIGEST_KEY]
     assert ROTATED not in json.dumps(updated.outs)
     assert not provider.diff(made.id, updated.outs, rotated).changes
-    assert [str(c["credential_id"]) for c in client.git_credentials.list()] == [made.id]
+    assert [str(c["credential_id"]) for c in GitCredentialsApi(client).list()] == [made.id]
 
     renamed = {**rotated, "git_username": "bot-2", "name": "ci"}
     assert provider.diff(made.id, updated.outs, renamed).changed_keys == [
         "git_username", "name"]
     updated = provider.update(made.id, updated.outs, renamed)
-    assert client.git_credentials.get(made.id)["git_username"] == "bot-2"
+    assert GitCredentialsApi(client).get(made.id)["git_username"] == "bot-2"
 
     provider.delete(made.id, updated.outs)
-    assert client.git_credentials.list() == []
+    assert GitCredentialsApi(client).list() == []
     assert provider.read(made.id, updated.outs).id is None
     provider.delete(made.id, updated.outs)
 
 
 def test_drift_shows_in_refresh(provider, props, client) -> None:
     made = provider.create(props)
-    client.git_credentials.update(made.id, {"git_provider": "gitHub", "git_username": "other"})
+    GitCredentialsApi(client).update(made.id, {"git_provider": "gitHub", "git_username": "other"})
     read = provider.read(made.id, made.outs)
     assert provider.diff(made.id, read.outs, props).changed_keys == ["git_username"]
     provider.delete(made.id, made.outs)
@@ -129,40 +129,49 @@ def test_create_adopts_after_a_lost_answer(provider, props, client, monkeypatch)
     lost = lose_the_answer_to(monkeypatch, GIT_CREDENTIALS_PATH)
     made = provider.create(props)
     assert lost == [GIT_CREDENTIALS_PATH]
-    assert [str(c["credential_id"]) for c in client.git_credentials.list()] == [made.id]
+    assert [str(c["credential_id"]) for c in GitCredentialsApi(client).list()] == [made.id]
     provider.delete(made.id, made.outs)
 
 
 def test_create_adopts_what_an_interrupted_run_made(provider, props, client) -> None:
     # The run made the credential and stopped before recording it (with an older token).
-    before = client.git_credentials.create({"git_provider": "gitHub", "git_username": "deploy-bot",
-                                            "name": "ci", "personal_access_token": "old"})
+    before = GitCredentialsApi(client).create(
+        {
+            "git_provider": "gitHub",
+            "git_username": "deploy-bot",
+            "name": "ci",
+            "personal_access_token": "old",
+        }
+    )
     made = provider.create({**props, "name": "ci", "is_default_for_provider": True})
     assert made.id == str(before["credential_id"])
-    assert client.git_credentials.get(made.id)["is_default_for_provider"] is True
+    assert GitCredentialsApi(client).get(made.id)["is_default_for_provider"] is True
     provider.delete(made.id, made.outs)
 
 
 def test_another_credential_for_the_provider_is_named(provider, props, client) -> None:
-    other = client.git_credentials.create(
-        {"git_provider": "gitHub", "git_username": "someone-else", "personal_access_token": "x"})
+    other = GitCredentialsApi(client).create(
+        {"git_provider": "gitHub", "git_username": "someone-else", "personal_access_token": "x"}
+    )
     with pytest.raises(AlreadyExists, match=rf"credential {other['credential_id']}.*import it"):
         provider.create(props)
-    assert client.git_credentials.get(str(other["credential_id"]))["git_username"] == (
-        "someone-else")
+    assert GitCredentialsApi(client).get(str(other["credential_id"]))["git_username"] == (
+        "someone-else"
+    )
 
 
 def test_adoption_asks_for_the_token(client) -> None:
-    from providers.registry import kind_named
+    from providers.core.registry import kind_named
     from stacks.adoption import candidate_of, listed
 
     kind = kind_named("GitCredential")
-    made = client.git_credentials.create(
-        {"git_provider": "gitLab", "git_username": "bot", "personal_access_token": TOKEN})
+    made = GitCredentialsApi(client).create(
+        {"git_provider": "gitLab", "git_username": "bot", "personal_access_token": TOKEN}
+    )
     credential_id = str(made["credential_id"])
     assert credential_id in {found.import_id for found in listed(client, kind)}
     candidate = candidate_of(client, kind, credential_id, credential_id)
     assert candidate is not None and candidate.item is None
     assert "personal_access_token" in (candidate.problem or "")
     assert TOKEN not in (candidate.problem or "")
-    client.git_credentials.delete(credential_id)
+    GitCredentialsApi(client).delete(credential_id)

@@ -6,8 +6,9 @@ from typing import Any
 
 import pytest
 
-from providers.grant import GrantProvider
-from providers.lifecycle import CONNECTION_KEY
+from providers.core.lifecycle import CONNECTION_KEY
+from providers.unity_catalog.grant import GrantProvider
+from providers.unity_catalog.grants_api import GrantsApi
 from tests.providers.support import assert_check_names, failures
 from tests.providers.test_grants import ANALYSTS, BOB, ENGINEERS, grants_on
 from tests.providers.uc_support import (  # noqa: F401
@@ -49,7 +50,7 @@ def test_check_names_the_bad_field(provider, props, change, field, reason) -> No
 
 
 def test_lifecycle_leaves_other_principals_alone(provider, props, client, catalog) -> None:  # noqa: F811
-    client.grants.update("catalog", catalog, [{"principal": ENGINEERS, "add": ["SELECT"]}])
+    GrantsApi(client).update("catalog", catalog, [{"principal": ENGINEERS, "add": ["SELECT"]}])
     assert failures(provider, props) == {}
     made = provider.create(props)
     assert made.id == f"catalog/{catalog}/{ANALYSTS}"
@@ -59,12 +60,12 @@ def test_lifecycle_leaves_other_principals_alone(provider, props, client, catalo
                                                                           "USE_CATALOG"]}).changes
 
     # A grant made outside to another principal survives, and is never a change.
-    client.grants.update("catalog", catalog, [{"principal": BOB, "add": ["USE_CATALOG"]}])
+    GrantsApi(client).update("catalog", catalog, [{"principal": BOB, "add": ["USE_CATALOG"]}])
     read = provider.read(made.id, made.outs)
     assert not provider.diff(made.id, read.outs, props).changes
 
     # A declared privilege revoked outside is seen, and restored.
-    client.grants.update("catalog", catalog, [{"principal": ANALYSTS, "remove": ["SELECT"]}])
+    GrantsApi(client).update("catalog", catalog, [{"principal": ANALYSTS, "remove": ["SELECT"]}])
     read = provider.read(made.id, made.outs)
     assert provider.diff(made.id, read.outs, props).changed_keys == ["privileges"]
     provider.update(made.id, read.outs, props)
@@ -130,7 +131,7 @@ def test_a_grant_on_a_service_credential_leaves_another_principal_alone(
     provider, connection, client, service_credential  # noqa: F811
 ) -> None:
     name = service_credential
-    client.grants.update("credential", name, [{"principal": ENGINEERS, "add": ["MANAGE"]}])
+    GrantsApi(client).update("credential", name, [{"principal": ENGINEERS, "add": ["MANAGE"]}])
     props = {"securable_type": "credential", "full_name": name, "principal": ANALYSTS,
              "privileges": ["ACCESS"], CONNECTION_KEY: connection}
     assert failures(provider, {**props, "privileges": ["ACCESS", "SELECT"]}) == {

@@ -7,9 +7,10 @@ from typing import Any
 import pytest
 
 from providers.client import WorkspaceClient
-from providers.grants import GrantsProvider
-from providers.lifecycle import CONNECTION_KEY, UNKNOWN
-from providers.registry import kind_named
+from providers.core.lifecycle import CONNECTION_KEY, UNKNOWN
+from providers.core.registry import kind_named
+from providers.unity_catalog.grants import GrantsProvider
+from providers.unity_catalog.grants_api import GrantsApi
 from tests.providers.support import assert_check_names, failures
 from tests.providers.uc_support import (  # noqa: F401
     catalog,
@@ -39,7 +40,7 @@ def props(connection: dict[str, Any], catalog: str) -> dict[str, Any]:  # noqa: 
 
 
 def grants_on(client: WorkspaceClient, name: str, kind: str = "catalog") -> dict[str, list]:
-    return {a["principal"]: sorted(a["privileges"]) for a in client.grants.get(kind, name)}
+    return {a["principal"]: sorted(a["privileges"]) for a in GrantsApi(client).get(kind, name)}
 
 
 @pytest.mark.parametrize(
@@ -128,7 +129,7 @@ def test_a_grant_made_outside_to_an_undeclared_principal_is_removed(
     provider, props, client, catalog  # noqa: F811
 ) -> None:
     made = provider.create(props)
-    client.grants.update("catalog", catalog, [{"principal": ENGINEERS, "add": ["SELECT"]}])
+    GrantsApi(client).update("catalog", catalog, [{"principal": ENGINEERS, "add": ["SELECT"]}])
     read = provider.read(made.id, made.outs)
     diff = provider.diff(made.id, read.outs, props)
     assert diff.changed_keys == ["privilege_assignments"]
@@ -144,7 +145,7 @@ def test_a_declared_privilege_revoked_outside_is_seen_and_restored(
     provider, props, client, catalog  # noqa: F811
 ) -> None:
     made = provider.create(props)
-    client.grants.update("catalog", catalog, [{"principal": ANALYSTS, "remove": ["SELECT"]}])
+    GrantsApi(client).update("catalog", catalog, [{"principal": ANALYSTS, "remove": ["SELECT"]}])
     read = provider.read(made.id, made.outs)
     diff = provider.diff(made.id, read.outs, props)
     assert diff.field_changes == ["privilege_assignments: analysts: gains SELECT"]
@@ -235,7 +236,7 @@ def test_grants_on_a_service_credential(
 
     # A grant made outside to an undeclared principal is revoked; a privilege removed from
     # config is revoked.
-    client.grants.update("credential", name, [{"principal": BOB, "add": ["ACCESS"]}])
+    GrantsApi(client).update("credential", name, [{"principal": BOB, "add": ["ACCESS"]}])
     fewer = {**props, "privilege_assignments": [
         {"principal": ANALYSTS, "privileges": ["ACCESS"]},
         {"principal": ENGINEERS, "privileges": ["MANAGE"]}]}

@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 
 from providers.client import AlreadyExists, WorkspaceClient
-from providers.client.groups import GROUPS_PATH
-from providers.group import GroupProvider
-from providers.lifecycle import CONNECTION_KEY, UNKNOWN
+from providers.core.lifecycle import CONNECTION_KEY, UNKNOWN
+from providers.identity.group import GroupProvider
+from providers.identity.groups_api import GROUPS_PATH, GroupsApi
 from tests.providers.ambiguous import lose_the_answer_to
 from tests.providers.support import assert_check_names, failures
 
@@ -32,7 +32,7 @@ def props(connection: dict[str, Any]) -> dict[str, Any]:
 
 
 def named(client: WorkspaceClient, name: str) -> list[dict]:
-    return client.groups.named(name)
+    return GroupsApi(client).named(name)
 
 
 @pytest.mark.parametrize(
@@ -70,7 +70,7 @@ def test_create_read_update_delete(provider, props, client) -> None:
     diff = provider.diff(made.id, made.outs, renamed)
     assert diff.changes and not diff.replaces
     updated = provider.update(made.id, made.outs, renamed)
-    assert client.groups.get(made.id)["displayName"] == renamed["display_name"]
+    assert GroupsApi(client).get(made.id)["displayName"] == renamed["display_name"]
     assert updated.outs["entitlements"] == []
 
     provider.delete(made.id, updated.outs)
@@ -81,9 +81,9 @@ def test_create_read_update_delete(provider, props, client) -> None:
 
 def test_update_keeps_members_added_elsewhere(provider, props, client) -> None:
     made = provider.create(props)
-    client.groups.add_member(made.id, ALICE)
+    GroupsApi(client).add_member(made.id, ALICE)
     provider.update(made.id, made.outs, {**props, "external_id": "idp-7"})
-    group = client.groups.get(made.id)
+    group = GroupsApi(client).get(made.id)
     assert [m["value"] for m in group["members"]] == [ALICE]
     assert group["externalId"] == "idp-7"
     provider.delete(made.id, made.outs)
@@ -91,7 +91,7 @@ def test_update_keeps_members_added_elsewhere(provider, props, client) -> None:
 
 def test_out_of_band_change_shows_in_refresh(provider, props, client) -> None:
     made = provider.create(props)
-    client.groups.patch(made.id, [{"op": "replace", "path": "entitlements", "value": []}])
+    GroupsApi(client).patch(made.id, [{"op": "replace", "path": "entitlements", "value": []}])
     read = provider.read(made.id, made.outs)
     assert read.outs["entitlements"] == []
     assert provider.diff(made.id, read.outs, props).changed_keys == ["entitlements"]
@@ -107,11 +107,11 @@ def test_import_records_what_the_service_shows(provider, props, client) -> None:
 
 
 def test_create_adopts_an_empty_group_left_by_an_interrupted_create(provider, props, client):
-    left = client.groups.create({"displayName": props["display_name"]})
+    left = GroupsApi(client).create({"displayName": props["display_name"]})
     made = provider.create(props)
     assert made.id == left["id"]
     assert len(named(client, props["display_name"])) == 1
-    assert client.groups.get(made.id)["entitlements"]  # brought to the declared state
+    assert GroupsApi(client).get(made.id)["entitlements"]  # brought to the declared state
     provider.delete(made.id, made.outs)
 
 
@@ -124,8 +124,8 @@ def test_create_adopts_after_a_lost_answer(provider, props, client, monkeypatch)
 
 
 def test_create_refuses_a_group_in_use(provider, props, client) -> None:
-    theirs = client.groups.create({"displayName": props["display_name"]})
-    client.groups.add_member(theirs["id"], ALICE)
+    theirs = GroupsApi(client).create({"displayName": props["display_name"]})
+    GroupsApi(client).add_member(theirs["id"], ALICE)
     with pytest.raises(AlreadyExists, match="import it"):
         provider.create(props)
-    client.groups.delete(theirs["id"])
+    GroupsApi(client).delete(theirs["id"])

@@ -9,8 +9,10 @@ from typing import Any
 import pytest
 
 from providers.client import WorkspaceClient
-from providers.group_member import GroupMemberProvider, parse_membership_id
-from providers.lifecycle import CONNECTION_KEY, UNKNOWN
+from providers.core.lifecycle import CONNECTION_KEY, UNKNOWN
+from providers.identity.group_member import GroupMemberProvider, parse_membership_id
+from providers.identity.groups_api import GroupsApi
+from providers.identity.service_principals_api import ServicePrincipalsApi
 from tests.providers.support import assert_check_names, failures
 
 ALICE = "200000000000001"
@@ -25,9 +27,9 @@ def provider() -> GroupMemberProvider:
 
 @pytest.fixture
 def group(client: WorkspaceClient) -> Iterator[str]:
-    made = client.groups.create({"displayName": f"members-{uuid.uuid4().hex[:8]}"})
+    made = GroupsApi(client).create({"displayName": f"members-{uuid.uuid4().hex[:8]}"})
     yield made["id"]
-    client.groups.delete(made["id"])
+    GroupsApi(client).delete(made["id"])
 
 
 @pytest.fixture
@@ -36,7 +38,7 @@ def props(connection: dict[str, Any], group: str) -> dict[str, Any]:
 
 
 def members(client: WorkspaceClient, group_id: str) -> set[str]:
-    return {m["value"] for m in client.groups.get(group_id).get("members") or []}
+    return {m["value"] for m in GroupsApi(client).get(group_id).get("members") or []}
 
 
 @pytest.mark.parametrize(
@@ -63,7 +65,7 @@ def test_check_refuses_a_group_in_itself_and_a_missing_member(provider, props) -
 
 
 def test_create_read_delete(provider, props, client, group) -> None:
-    client.groups.add_member(group, ALICE)  # added elsewhere: must stay
+    GroupsApi(client).add_member(group, ALICE)  # added elsewhere: must stay
     made = provider.create(props)
     assert parse_membership_id(made.id) == (group, BOB)
     assert members(client, group) == {ALICE, BOB}
@@ -77,7 +79,7 @@ def test_create_read_delete(provider, props, client, group) -> None:
 
 
 def test_a_group_and_a_principal_as_members(provider, props, client, group) -> None:
-    principal = client.service_principals.list('displayName eq "iac-bootstrap"')[0]["id"]
+    principal = ServicePrincipalsApi(client).list('displayName eq "iac-bootstrap"')[0]["id"]
     as_group = provider.create({**props, "member_id": ANALYSTS})
     as_principal = provider.create({**props, "member_id": principal})
     assert members(client, group) == {ANALYSTS, principal}
@@ -87,7 +89,7 @@ def test_a_group_and_a_principal_as_members(provider, props, client, group) -> N
 
 
 def test_create_adopts_a_membership_already_there(provider, props, client, group) -> None:
-    client.groups.add_member(group, BOB)  # an interrupted create took effect
+    GroupsApi(client).add_member(group, BOB)  # an interrupted create took effect
     made = provider.create(props)
     assert members(client, group) == {BOB}
     provider.delete(made.id, made.outs)
@@ -101,15 +103,15 @@ def test_every_change_replaces(provider, props) -> None:
 
 def test_removed_out_of_band_reads_as_gone(provider, props, client, group) -> None:
     made = provider.create(props)
-    client.groups.remove_member(group, BOB)
+    GroupsApi(client).remove_member(group, BOB)
     assert provider.read(made.id, made.outs).id is None
 
 
 def test_a_deleted_group_reads_as_gone(provider, connection, client) -> None:
-    doomed = client.groups.create({"displayName": f"doomed-{uuid.uuid4().hex[:8]}"})
+    doomed = GroupsApi(client).create({"displayName": f"doomed-{uuid.uuid4().hex[:8]}"})
     props = {"group_id": doomed["id"], "member_id": BOB, CONNECTION_KEY: connection}
     made = provider.create(props)
-    client.groups.delete(doomed["id"])
+    GroupsApi(client).delete(doomed["id"])
     assert provider.read(made.id, made.outs).id is None
     provider.delete(made.id, made.outs)
 

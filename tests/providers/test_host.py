@@ -1,4 +1,4 @@
-"""The provider host's own calls (providers/host.py) against the emulator: configuration,
+"""The provider host's own calls (providers/core/host.py) against the emulator: configuration,
 the read an import makes (no properties), the diff of an imported resource, and the
 explicit provider's CheckConfig/DiffConfig."""
 
@@ -18,10 +18,11 @@ from google.protobuf import struct_pb2
 from pulumi.dynamic.dynamic import serialize_provider
 from pulumi.runtime import proto, rpc
 
-from providers.host import WorkspaceProviderHost, _nothing_to_change, kind_of
-from providers.job import JobProvider
-from providers.lifecycle import CONNECTION_KEY, PROVIDER_KEY
-from providers.secret_scope import SecretScopeProvider
+from providers.core.host import WorkspaceProviderHost, _nothing_to_change, kind_of
+from providers.core.lifecycle import CONNECTION_KEY, PROVIDER_KEY
+from providers.jobs.job import JobProvider
+from providers.jobs.jobs_api import JobsApi
+from providers.secrets.secret_scope import SecretScopeProvider
 
 SCOPE_URN = "urn:pulumi:dev::workspace::pulumi-python:dynamic/workspace:SecretScope::etl"
 JOB_URN = "urn:pulumi:dev::workspace::pulumi-python:dynamic/workspace:Job::nightly"
@@ -158,7 +159,7 @@ def test_diff_of_an_imported_job_ignores_settings_nobody_declared(connection, cl
         "spark_python_task": {"python_file": "dbfs:/jobs/etl.py"},
     }
     made_elsewhere = {"max_concurrent_runs": 3}  # set outside the stack, never declared
-    job_id = str(client.jobs.create({**settings, **made_elsewhere}))
+    job_id = str(JobsApi(client).create({**settings, **made_elsewhere}))
     host = configured(connection)
     imported = host.Read(proto.ReadRequest(urn=JOB_URN, id=job_id), Context())
     outputs = props_of(imported.properties)
@@ -198,7 +199,7 @@ def test_an_update_right_after_an_import_is_refused_naming_the_settings(connecti
         "new_cluster": {"spark_version": "13.3.x-scala2.12", "node_type_id": "n", "num_workers": 1},
         "spark_python_task": {"python_file": "dbfs:/jobs/etl.py"},
     }
-    job_id = str(client.jobs.create(settings))
+    job_id = str(JobsApi(client).create(settings))
     host = configured(connection)
     imported = host.Read(proto.ReadRequest(urn=JOB_URN, id=job_id), Context())
     request = proto.UpdateRequest(
@@ -214,11 +215,11 @@ def test_an_update_right_after_an_import_is_refused_naming_the_settings(connecti
     assert caught.value.details.startswith(
         f"cannot import Job {job_id!r}: its settings differ from the declared ones (name); "
     )
-    assert client.jobs.get(int(job_id))["settings"]["name"] == settings["name"]
+    assert JobsApi(client).get(int(job_id))["settings"]["name"] == settings["name"]
 
     later = configured(connection).Update(request, Context())
     assert props_of(later.properties)["name"] == "renamed"
-    assert client.jobs.get(int(job_id))["settings"]["name"] == "renamed"
+    assert JobsApi(client).get(int(job_id))["settings"]["name"] == "renamed"
 
 
 def test_a_refresh_diff_against_the_empty_inputs_of_an_import_is_no_change(connection, scope):
@@ -269,7 +270,7 @@ def created_job(host: WorkspaceProviderHost, settings: dict[str, Any]) -> Any:
 NO_OP_HOST = """
 import base64, json, sys
 from pulumi.runtime import proto
-from providers.host import WorkspaceProviderHost
+from providers.core.host import WorkspaceProviderHost
 
 given = json.load(sys.stdin)
 def message(kind, name):
@@ -285,7 +286,7 @@ print(json.dumps({
     "failures": len(checked.failures),
     "no_change": diffed.changes == proto.DiffResponse.DIFF_NONE,
     "loaded": sorted(
-        m for m in sys.modules if m.startswith(("providers.job", "databricks.sdk.service"))
+        m for m in sys.modules if m.startswith(("providers.jobs.job", "databricks.sdk.service"))
     ),
 }))
 """
@@ -315,14 +316,28 @@ def test_an_unchanged_resource_is_checked_and_diffed_without_its_kinds_code(conn
     # job's module reads them; deriving them loads the SDK).
     env = {"PYTHONPATH": str(root), "PATH": "/usr/bin:/bin",
            "WORKSPACE_SDK_SHAPES_DIR": str(tmp_path)}
-    subprocess.run([sys.executable, "-c", "import providers.job"], check=True, cwd=root, env=env)
+    subprocess.run(
+        [sys.executable, "-c", "import providers.jobs.job"], check=True, cwd=root, env=env
+    )
     answer = subprocess.run(
         [sys.executable, "-c", NO_OP_HOST],
-        input=json.dumps(given), capture_output=True, text=True, check=True, cwd=root, env=env,
+        input=json.dumps(given),
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=root,
+        env=env,
     )
     assert json.loads(answer.stdout) == {
-        "same_inputs": True, "failures": 0, "no_change": True,
-        "loaded": ["providers.job", "providers.job_diff"],
+        "same_inputs": True,
+        "failures": 0,
+        "no_change": True,
+        # The kind's module and what it imports: its area of the client among them, but
+        # not its input model (job_settings, job_model) nor the SDK's service modules.
+        "loaded": [
+            "providers.jobs.job", "providers.jobs.job_diff", "providers.jobs.job_wire",
+            "providers.jobs.jobs_api",
+        ],
     }
 
 
@@ -334,7 +349,10 @@ def test_what_differs_from_the_record_gets_the_kinds_own_check_and_diff(connecti
 
     def diff(olds: dict[str, Any], news: dict[str, Any], old_inputs: dict[str, Any]) -> Any:
         request = proto.DiffRequest(
-            id=made.id, urn=JOB_URN, olds=struct(olds), news=struct(news),
+            id=made.id,
+            urn=JOB_URN,
+            olds=struct(olds),
+            news=struct(news),
             old_inputs=struct(old_inputs),
         )
         return _nothing_to_change(kind_of(JOB_URN), request), host.Diff(request, Context())
@@ -445,7 +463,10 @@ def test_an_input_left_out_at_the_value_its_kind_holds_it_to_is_no_change():
 
     def request(recorded: dict[str, Any]) -> Any:
         return proto.DiffRequest(
-            id="7", urn=urn, olds=struct(recorded), news=struct(declared),
+            id="7",
+            urn=urn,
+            olds=struct(recorded),
+            news=struct(declared),
             old_inputs=struct(declared),
         )
 
@@ -457,6 +478,4 @@ def test_an_input_left_out_at_the_value_its_kind_holds_it_to_is_no_change():
     assert not provider.diff("7", recorded, declared, old_inputs=declared).changes
     deactivated = {**declared, "active": False}
     assert not _nothing_to_change(kind, request(deactivated))
-    assert provider.diff("7", deactivated, declared, old_inputs=declared).changed_keys == [
-        "active"
-    ]
+    assert provider.diff("7", deactivated, declared, old_inputs=declared).changed_keys == ["active"]

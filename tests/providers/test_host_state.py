@@ -14,11 +14,13 @@ from pulumi.dynamic.dynamic import serialize_provider
 from pulumi.runtime import proto, rpc
 
 from providers.client import WorkspaceClient
-from providers.cluster_state import ClusterStateProvider
-from providers.host import WorkspaceProviderHost
-from providers.job import JobProvider
-from providers.lifecycle import CONNECTION_KEY, PROVIDER_KEY
-from providers.secret_scope import SecretScopeProvider
+from providers.compute.cluster_state import ClusterStateProvider
+from providers.compute.clusters_api import ClustersApi
+from providers.core.host import WorkspaceProviderHost
+from providers.core.lifecycle import CONNECTION_KEY, PROVIDER_KEY
+from providers.jobs.job import JobProvider
+from providers.secrets.secret_scope import SecretScopeProvider
+from providers.secrets.secret_scopes_api import SecretScopesApi
 from tests.providers.test_host import JOB_URN, SCOPE_URN, Context, configured, props_of, struct
 
 PLUMBING = {CONNECTION_KEY, PROVIDER_KEY}
@@ -58,7 +60,7 @@ def delete_in_a_later_deployment(host: WorkspaceProviderHost, name: str,
 
 
 def scope_names(client: WorkspaceClient) -> set[str]:
-    return {s["name"] for s in client.secret_scopes.list()}
+    return {s["name"] for s in SecretScopesApi(client).list()}
 
 
 def test_a_bound_resource_keeps_no_connection_nor_provider_code(connection, client):
@@ -234,7 +236,7 @@ def test_the_secret_markers_of_a_program_connection_do_not_reach_the_state(conne
 def test_an_action_bound_to_the_provider_keeps_no_connection_nor_provider_code(connection, client):
     """ClusterState, held at the state its cluster is in already (so nothing is started)."""
     host = configured(connection)
-    cluster = next(c for c in client.clusters.list() if c["state"] in ("RUNNING", "TERMINATED"))
+    cluster = next(c for c in ClustersApi(client).list() if c["state"] in ("RUNNING", "TERMINATED"))
     urn = "urn:pulumi:dev::workspace::pulumi-python:dynamic/workspace:ClusterState::held"
     news = struct(
         {
@@ -268,7 +270,7 @@ def test_a_replacement_that_adopted_the_object_does_not_delete_it(connection, cl
     assert name in scope_names(client)
 
     other = f"state-{uuid.uuid4().hex[:10]}"
-    client.secret_scopes.create(other)
+    SecretScopesApi(client).create(other)
     host.Delete(proto.DeleteRequest(id=other, urn=SCOPE_URN, properties=made.properties),
                 Context())
     assert other not in scope_names(client)

@@ -10,8 +10,9 @@ from typing import Any
 import pytest
 
 from providers.client import AlreadyExists, WorkspaceClient
-from providers.instance_pool import InstancePoolProvider
-from providers.lifecycle import CONNECTION_KEY, UNKNOWN
+from providers.compute.instance_pool import InstancePoolProvider
+from providers.compute.instance_pools_api import InstancePoolsApi
+from providers.core.lifecycle import CONNECTION_KEY, UNKNOWN
 from tests.providers.ambiguous import lose_the_answer_to
 from tests.providers.support import assert_check_names, failures
 
@@ -69,7 +70,7 @@ def test_check_accepts_valid_input_and_unknowns(provider, props) -> None:
 
 def test_lifecycle(provider, props, client: WorkspaceClient) -> None:
     made = provider.create(props)
-    pool = client.instance_pools.get(made.id)
+    pool = InstancePoolsApi(client).get(made.id)
     assert (pool["instance_pool_name"], pool["min_idle_instances"]) == (
         props["instance_pool_name"], 1)
     assert made.outs["instance_pool_id"] == made.id
@@ -85,14 +86,14 @@ def test_lifecycle(provider, props, client: WorkspaceClient) -> None:
                                       "idle_instance_autotermination_minutes"}
     assert not diff.replaces
     updated = provider.update(made.id, made.outs, changed)
-    pool = client.instance_pools.get(made.id)
+    pool = InstancePoolsApi(client).get(made.id)
     assert (pool["max_capacity"], pool["custom_tags"]) == (8, {"team": "bi"})
     assert pool["preloaded_spark_versions"] == [SPARK]
 
     # A setting declared before and no longer is cleared.
     fewer = {k: v for k, v in changed.items() if k != "custom_tags"}
     updated = provider.update(made.id, updated.outs, fewer)
-    assert "custom_tags" not in client.instance_pools.get(made.id)
+    assert "custom_tags" not in InstancePoolsApi(client).get(made.id)
 
     other_node = {**fewer, "node_type_id": "Standard_DS4_v2"}
     diff = provider.diff(made.id, updated.outs, other_node)
@@ -101,20 +102,20 @@ def test_lifecycle(provider, props, client: WorkspaceClient) -> None:
     assert not provider.diff(made.id, updated.outs, renamed).delete_before_replace
 
     provider.delete(made.id, updated.outs)
-    assert client.instance_pools.get(made.id)["state"] == "DELETED"
+    assert InstancePoolsApi(client).get(made.id)["state"] == "DELETED"
     assert provider.read(made.id, updated.outs).id is None
     provider.delete(made.id, updated.outs)
 
 
 def test_drift_shows_in_refresh(provider, props, client: WorkspaceClient) -> None:
     made = provider.create(props)
-    client.instance_pools.edit(made.id, {"instance_pool_name": props["instance_pool_name"],
+    InstancePoolsApi(client).edit(made.id, {"instance_pool_name": props["instance_pool_name"],
                                          "node_type_id": NODE, "max_capacity": 9})
     read = provider.read(made.id, made.outs)
     assert set(provider.diff(made.id, read.outs, props).changed_keys) == {
         "max_capacity", "min_idle_instances", "custom_tags"}
     provider.update(made.id, read.outs, props)
-    assert client.instance_pools.get(made.id)["max_capacity"] == 4
+    assert InstancePoolsApi(client).get(made.id)["max_capacity"] == 4
     provider.delete(made.id, made.outs)
 
 
@@ -133,15 +134,15 @@ def test_a_lost_answer_adopts_the_pool(provider, props, client, monkeypatch) -> 
     lost = lose_the_answer_to(monkeypatch, "/api/2.0/instance-pools/create")
     made = provider.create(props)
     assert lost == ["/api/2.0/instance-pools/create"]
-    named = [p for p in client.instance_pools.list()
+    named = [p for p in InstancePoolsApi(client).list()
              if p["instance_pool_name"] == props["instance_pool_name"]]
     assert [p["instance_pool_id"] for p in named] == [made.id]
     provider.delete(made.id, made.outs)
 
 
 def test_a_name_taken_by_another_pool_is_refused(provider, props, client) -> None:
-    other = client.instance_pools.create({"instance_pool_name": props["instance_pool_name"],
+    other = InstancePoolsApi(client).create({"instance_pool_name": props["instance_pool_name"],
                                           "node_type_id": "Standard_DS4_v2"})
     with pytest.raises(AlreadyExists, match="instance_pool_name: another pool"):
         provider.create(props)
-    client.instance_pools.delete(other)
+    InstancePoolsApi(client).delete(other)

@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 
 from providers.client import InvalidState, WorkspaceClient
-from providers.client.ip_access_lists import IP_ACCESS_LISTS_PATH
-from providers.ip_access_list import IpAccessListProvider
-from providers.lifecycle import CONNECTION_KEY, UNKNOWN
+from providers.core.lifecycle import CONNECTION_KEY, UNKNOWN
+from providers.workspace.ip_access_list import IpAccessListProvider
+from providers.workspace.ip_access_lists_api import IP_ACCESS_LISTS_PATH, IpAccessListsApi
 from tests.conftest import emulator_connection
 from tests.emulator.support import Api
 from tests.providers.ambiguous import lose_the_answer_to
@@ -36,7 +36,7 @@ def props(connection: dict[str, Any]) -> dict[str, Any]:
 
 
 def labelled(client: WorkspaceClient, label: str) -> list[dict]:
-    return [item for item in client.ip_access_lists.list() if item["label"] == label]
+    return [item for item in IpAccessListsApi(client).list() if item["label"] == label]
 
 
 @pytest.mark.parametrize(
@@ -82,7 +82,7 @@ def test_create_read_update_delete(provider, props, client) -> None:
     assert set(diff.changed_keys) == {"list_type", "ip_addresses", "enabled"}
     assert not diff.replaces  # every field changes in place
     updated = provider.update(made.id, made.outs, changed)
-    item = client.ip_access_lists.get(made.id)
+    item = IpAccessListsApi(client).get(made.id)
     assert (item["list_type"], item["ip_addresses"], item["enabled"]) == (
         "BLOCK",
         ["10.40.0.0/24"],
@@ -98,14 +98,14 @@ def test_create_read_update_delete(provider, props, client) -> None:
 
 def test_a_disabled_list_is_made_disabled(provider, props, client) -> None:
     made = provider.create({**props, "enabled": False})
-    assert client.ip_access_lists.get(made.id)["enabled"] is False
+    assert IpAccessListsApi(client).get(made.id)["enabled"] is False
     assert made.outs["enabled"] is False
     provider.delete(made.id, made.outs)
 
 
 def test_drift_shows_in_refresh(provider, props, client) -> None:
     made = provider.create(props)
-    client.ip_access_lists.update(made.id, {"ip_addresses": ["10.99.0.1"]})
+    IpAccessListsApi(client).update(made.id, {"ip_addresses": ["10.99.0.1"]})
     read = provider.read(made.id, made.outs)
     assert provider.diff(made.id, read.outs, props).changed_keys == ["ip_addresses"]
     provider.delete(made.id, made.outs)

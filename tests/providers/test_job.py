@@ -27,12 +27,13 @@ from providers.client import (
     ServerError,
     WorkspaceClient,
 )
-from providers.client import jobs as jobs_api
-from providers.client.job_wire import lift
-from providers.job import DEPLOYMENT_TAG_KEY, JobProvider
-from providers.job_diff import canonical
-from providers.job_model import JobModel
-from providers.lifecycle import UNKNOWN
+from providers.core.lifecycle import UNKNOWN
+from providers.jobs import jobs_api
+from providers.jobs.job import DEPLOYMENT_TAG_KEY, JobProvider
+from providers.jobs.job_diff import canonical
+from providers.jobs.job_model import JobModel
+from providers.jobs.job_wire import lift
+from providers.jobs.jobs_api import JobsApi
 from tests.providers.resource_mocks import RecordingMocks
 from tests.providers.support import client_of
 
@@ -328,7 +329,7 @@ def test_read_shows_out_of_band_changes_of_declared_fields_only(connection, crea
     settings = settings_of(connection, id_)
     main_task(settings)["timeout_seconds"] = 60
     settings["max_concurrent_runs"] = 5  # not declared: not ours to report
-    client_of(connection).jobs.reset(int(id_), settings)
+    JobsApi(client_of(connection)).reset(int(id_), settings)
 
     read = provider.read(id_, outs)
     assert read.outs is not None

@@ -12,10 +12,10 @@ from typing import Any
 import pytest
 
 from providers.client import NotFound, WireForm, WorkspaceClient
-from providers.client.jobs import JOBS_PATHS
-from providers.job import DEPLOYMENT_TAG_KEY, JobProvider
-from providers.job_diff import canonical
-from providers.lifecycle import CONNECTION_KEY
+from providers.core.lifecycle import CONNECTION_KEY
+from providers.jobs.job import DEPLOYMENT_TAG_KEY, JobProvider
+from providers.jobs.job_diff import canonical
+from providers.jobs.jobs_api import JOBS_PATHS, JobsApi
 from tests.conftest import emulator_fixture
 from workspace_emulator.testing import EmulatorInfo, clear_request_log, request_log
 
@@ -152,7 +152,7 @@ def test_create_makes_the_whole_job_after_one_listing_per_deployment(
     assert len(calls) / len(declared) <= 1.5
 
     for settings, result in zip(declared, results, strict=True):
-        job = client.jobs.get(int(result.id))
+        job = JobsApi(client).get(int(result.id))
         live = job["settings"]
         assert live["tags"] == {DEPLOYMENT_TAG_KEY: settings["deployment_tag"]}
         assert canonical(live, declared=declared_settings(settings)) == canonical(
@@ -194,8 +194,8 @@ def test_a_read_shows_an_out_of_band_change_of_a_declared_field(
 ) -> None:
     settings = declaration(emulator.client_id)
     result = create(settings, connection, made)
-    publish = task_named(client.jobs.get(int(result.id))["settings"], "publish")
-    client.jobs.update(int(result.id), {"tasks": [{**publish, "max_retries": 5}]})
+    publish = task_named(JobsApi(client).get(int(result.id))["settings"], "publish")
+    JobsApi(client).update(int(result.id), {"tasks": [{**publish, "max_retries": 5}]})
 
     read = provider.read(result.id, result.outs)
     assert task_named(outs(read), "publish")["max_retries"] == 5
@@ -209,7 +209,7 @@ def test_a_read_does_not_show_an_undeclared_schedule_added_out_of_band(
 ) -> None:
     settings = declaration(emulator.client_id, schedule=False)
     result = create(settings, connection, made)
-    client.jobs.update(int(result.id), {"schedule": SCHEDULE})
+    JobsApi(client).update(int(result.id), {"schedule": SCHEDULE})
 
     read = provider.read(result.id, result.outs)
     assert "schedule" not in outs(read)
@@ -239,7 +239,7 @@ def test_an_update_sends_only_the_changed_task_in_one_write(
     assert body["new_settings"]["tasks"] == [task_named(news, "enrich")]
     assert "job_clusters" not in body["new_settings"]
     assert "fields_to_remove" not in body
-    live = client.jobs.get(int(result.id))["settings"]
+    live = JobsApi(client).get(int(result.id))["settings"]
     assert canonical(live, declared=declared_settings(news)) == canonical(declared_settings(news))
     assert recorded_settings(outs(updated)) == canonical(declared_settings(news))
     assert not provider.diff(result.id, updated.outs, props_of(news, connection)).changes
@@ -261,7 +261,7 @@ def test_an_update_removes_a_task_by_its_key(
     [(_, body)] = sent
     assert body["fields_to_remove"] == ["tasks/report"]
     assert "tasks" not in body["new_settings"]
-    live = client.jobs.get(int(result.id))["settings"]
+    live = JobsApi(client).get(int(result.id))["settings"]
     assert [t["task_key"] for t in live["tasks"]] == ["ingest", "clean", "enrich", "publish"]
 
 
@@ -270,9 +270,9 @@ def test_an_update_after_a_refresh_undoes_what_the_preview_showed(
 ) -> None:
     settings = declaration(emulator.client_id)
     result = create(settings, connection, made)
-    live = client.jobs.get(int(result.id))["settings"]
+    live = JobsApi(client).get(int(result.id))["settings"]
     extra = {**notebook("audit", "report"), "timeout_seconds": 60}
-    client.jobs.update(
+    JobsApi(client).update(
         int(result.id), {"tasks": [{**task_named(live, "publish"), "max_retries": 5}, extra]}
     )
     refreshed = provider.read(result.id, result.outs)
@@ -288,7 +288,7 @@ def test_an_update_after_a_refresh_undoes_what_the_preview_showed(
     [(_, body)] = sent
     assert body["new_settings"]["tasks"] == [task_named(settings, "publish")]
     assert body["fields_to_remove"] == ["tasks/audit"]
-    live = client.jobs.get(int(result.id))["settings"]
+    live = JobsApi(client).get(int(result.id))["settings"]
     assert canonical(live, declared=declared_settings(settings)) == canonical(
         declared_settings(settings)
     )
@@ -299,14 +299,14 @@ def test_an_undeclared_schedule_added_out_of_band_survives_an_update(
 ) -> None:
     settings = declaration(emulator.client_id, schedule=False)
     result = create(settings, connection, made)
-    client.jobs.update(int(result.id), {"schedule": SCHEDULE})
+    JobsApi(client).update(int(result.id), {"schedule": SCHEDULE})
     refreshed = provider.read(result.id, result.outs)
 
     news = copy.deepcopy(settings)
     task_named(news, "report")["timeout_seconds"] = 1200
     provider.update(result.id, refreshed.outs, props_of(news, connection), old_inputs=settings)
 
-    live = client.jobs.get(int(result.id))["settings"]
+    live = JobsApi(client).get(int(result.id))["settings"]
     assert live["schedule"] == LIVE_SCHEDULE
     assert task_named(live, "report")["timeout_seconds"] == 1200
 
@@ -316,7 +316,7 @@ def test_an_authoritative_update_resets_the_job_and_drops_the_undeclared_schedul
 ) -> None:
     settings = {**declaration(emulator.client_id, schedule=False), "authoritative": True}
     result = create(settings, connection, made)
-    client.jobs.update(int(result.id), {"schedule": SCHEDULE})
+    JobsApi(client).update(int(result.id), {"schedule": SCHEDULE})
 
     # A refresh records the schedule, and the preview shows the reset removing it.
     refreshed = provider.read(result.id, result.outs)
@@ -330,7 +330,7 @@ def test_an_authoritative_update_resets_the_job_and_drops_the_undeclared_schedul
         result.id, refreshed.outs, props_of(settings, connection), old_inputs=settings
     )
     assert platform_calls(emulator) == [("POST", f"{jobs_path}/reset")]
-    live = client.jobs.get(int(result.id))["settings"]
+    live = JobsApi(client).get(int(result.id))["settings"]
     assert "schedule" not in live
     assert live["tags"][DEPLOYMENT_TAG_KEY] == settings["deployment_tag"]
     assert not provider.diff(result.id, updated.outs, props_of(settings, connection)).changes
@@ -343,7 +343,7 @@ def test_delete_removes_the_job_and_a_gone_job_is_no_error(emulator, connection,
     result = provider.create(props_of(declaration(emulator.client_id), connection))
     provider.delete(result.id, outs(result))
     with pytest.raises(NotFound):
-        client.jobs.get(int(result.id))
+        JobsApi(client).get(int(result.id))
     provider.delete(result.id, outs(result))
 
 
@@ -368,7 +368,7 @@ def test_a_job_left_by_an_interrupted_create_is_adopted_not_duplicated(
     left_over = declared_settings(copy.deepcopy(settings))
     left_over["tags"] = {DEPLOYMENT_TAG_KEY: settings["deployment_tag"]}
     left_over["tasks"] = left_over["tasks"][:2]  # the earlier declaration
-    left_id = client.jobs.create(left_over)
+    left_id = JobsApi(client).create(left_over)
 
     clear_request_log(emulator)
     result = create(settings, connection, made)
@@ -378,8 +378,8 @@ def test_a_job_left_by_an_interrupted_create_is_adopted_not_duplicated(
         ("GET", f"{jobs_path}/list"),
         ("POST", f"{jobs_path}/reset"),
     ]
-    named = list(client.jobs.list(settings["name"]))
+    named = list(JobsApi(client).list(settings["name"]))
     assert [j["job_id"] for j in named] == [left_id]
-    live = client.jobs.get(left_id)["settings"]
+    live = JobsApi(client).get(left_id)["settings"]
     assert len(live["tasks"]) == 5
     assert not provider.diff(result.id, result.outs, props_of(settings, connection)).changes

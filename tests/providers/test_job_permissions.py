@@ -13,8 +13,10 @@ import pytest
 from providers import AccessControlArgs, JobPermissions, JobPermissionsArgs
 from providers.client import InvalidParameter, NotFound
 from providers.client.permissions import PermissionsApi
-from providers.job_permissions import JobPermissionsProvider, direct_entries
-from providers.lifecycle import UNKNOWN
+from providers.core.lifecycle import UNKNOWN
+from providers.jobs.job_permissions import JobPermissionsProvider, direct_entries
+from providers.jobs.job_permissions_api import job_permissions_api
+from providers.jobs.jobs_api import JobsApi
 from tests.providers.resource_mocks import RecordingMocks
 from tests.providers.support import client_of
 
@@ -37,7 +39,7 @@ def props(connection: dict[str, Any], job_id: Any, *entries: dict[str, str]) -> 
 
 def entries_on(connection: dict[str, Any], job_id: int) -> dict[tuple[str, str], str]:
     """principal -> direct level, as the service shows them."""
-    answer = client_of(connection).job_permissions.get(job_id)
+    answer = job_permissions_api(client_of(connection)).get(job_id)
     return {p: e["permission_level"] for p, e in direct_entries(answer).items()}
 
 
@@ -203,10 +205,11 @@ def test_read_returns_the_recorded_spec(connection, created):
 def test_read_shows_out_of_band_removal_and_level_change_only_of_ours(connection, created):
     id_, outs = created
     client = client_of(connection)
-    client.job_permissions.update(int(id_), [{**ENGINEERS, "permission_level": "CAN_VIEW"}, BOB])
-    current = client.job_permissions.get(int(id_))
+    viewers = {**ENGINEERS, "permission_level": "CAN_VIEW"}
+    job_permissions_api(client).update(int(id_), [viewers, BOB])
+    current = job_permissions_api(client).get(int(id_))
     kept = [e for p, e in direct_entries(current).items() if p != ("group_name", "analysts")]
-    client.job_permissions.set(int(id_), kept)
+    job_permissions_api(client).set(int(id_), kept)
 
     read = provider.read(id_, outs)
     assert read.outs is not None
@@ -233,7 +236,7 @@ def test_read_for_import_takes_every_direct_entry_but_the_owners(connection, cre
 
 def test_update_changes_adds_and_removes_only_declared_entries(connection, job_id, owner, created):
     id_, outs = created
-    client_of(connection).job_permissions.update(job_id, [BOB])
+    job_permissions_api(client_of(connection)).update(job_id, [BOB])
     promoted = {**ENGINEERS, "permission_level": "CAN_MANAGE"}
 
     result = provider.update(id_, outs, props(connection, job_id, promoted, ALICE))
@@ -259,7 +262,7 @@ def test_update_with_only_additions_patches(connection, job_id, created):
 
 def test_delete_removes_only_declared_entries(connection, job_id, owner, created):
     id_, outs = created
-    client_of(connection).job_permissions.update(job_id, [BOB])
+    job_permissions_api(client_of(connection)).update(job_id, [BOB])
     provider.delete(id_, outs)
     assert entries_on(connection, job_id) == {
         owner: "IS_OWNER",
@@ -283,14 +286,14 @@ def test_delete_when_the_job_goes_between_read_and_write_succeeds(
 
     def read_then_job_deleted(area: PermissionsApi, job: int) -> dict[str, Any]:
         current = read(area, job)
-        client_of(connection).jobs.delete(job)
+        JobsApi(client_of(connection)).delete(job)
         return current
 
     with monkeypatch.context() as patched:
         patched.setattr(PermissionsApi, "get", read_then_job_deleted)
         provider.delete(id_, outs)
     with pytest.raises((NotFound, InvalidParameter)):
-        client_of(connection).job_permissions.get(job_id)
+        job_permissions_api(client_of(connection)).get(job_id)
 
 
 def test_resource_sends_typed_args(connection):
@@ -321,7 +324,7 @@ def test_diff_with_unknown_entries_does_not_replace_for_a_job_id_in_digits(conne
 
 def test_read_after_all_ours_were_removed_claims_nobody_elses(connection, job_id, owner, created):
     id_, outs = created
-    client_of(connection).job_permissions.set(job_id, [BOB])
+    job_permissions_api(client_of(connection)).set(job_id, [BOB])
 
     read = provider.read(id_, outs)
     assert read.outs is not None

@@ -12,11 +12,11 @@ from typing import Any
 
 import pytest
 
-from providers import polling
 from providers.client import WorkspaceClient
-from providers.client.jobs import JOBS_PATHS
-from providers.job_run import JobRunFailed, JobRunProvider, idempotency_token
-from providers.lifecycle import CONNECTION_KEY, UNKNOWN
+from providers.core import polling
+from providers.core.lifecycle import CONNECTION_KEY, UNKNOWN
+from providers.jobs.job_run import JobRunFailed, JobRunProvider, idempotency_token
+from providers.jobs.jobs_api import JOBS_PATHS, JobsApi
 from tests.conftest import emulator_fixture
 from tests.providers.support import (
     failures,
@@ -49,7 +49,7 @@ def job_id(client: WorkspaceClient) -> int:
         "existing_cluster_id": "0101-120000-shared01",
         "spark_python_task": {"python_file": "dbfs:/scripts/etl.py"},
     }
-    return client.jobs.create(settings)
+    return JobsApi(client).create(settings)
 
 
 @pytest.fixture
@@ -73,7 +73,7 @@ def run_nows(emulator: EmulatorInfo) -> int:
 
 def runs_so_far(client: WorkspaceClient, job_id: int) -> int:
     """How many runs the job has had: one less than the number a probe run gets."""
-    return int(client.jobs.run_now(job_id, python_params=[])["number_in_job"]) - 1
+    return int(JobsApi(client).run_now(job_id, python_params=[])["number_in_job"]) - 1
 
 
 @pytest.mark.parametrize(
@@ -98,7 +98,7 @@ def test_check_accepts_unknowns(provider, props) -> None:
 def test_run_is_waited_for_and_its_outputs_recorded(provider, props, client, emulator) -> None:
     clear_request_log(emulator)
     created = provider.create(props)
-    run = client.jobs.get_run(int(created.id))
+    run = JobsApi(client).get_run(int(created.id))
     assert run["state"]["life_cycle_state"] == "TERMINATED"
     assert run["overriding_parameters"]["python_params"] == ["--date", "2024-06-01"]
     assert created.outs["run_id"] == int(created.id)
@@ -141,7 +141,7 @@ def test_a_retried_create_never_starts_a_second_run(provider, props, client, emu
             provider.args_model(**{k: v for k, v in props.items() if k != CONNECTION_KEY})
         ),
     )
-    first = client.jobs.run_now(
+    first = JobsApi(client).run_now(
         props["job_id"], python_params=props["python_params"], idempotency_token=token
     )["run_id"]
     created = provider.create(props)
@@ -229,7 +229,7 @@ def chain_job_id(client: WorkspaceClient) -> int:
 
     import_notebook(client, "/Workspace/etl/a")
     import_notebook(client, "/Workspace/etl/c")
-    return client.jobs.create(
+    return JobsApi(client).create(
         {
             "name": f"chain-{uuid.uuid4().hex[:8]}",
             "tasks": [
@@ -256,7 +256,7 @@ def test_a_multi_task_run_takes_job_and_task_parameters_and_records_each_task(
     provider, chain_props, client
 ) -> None:
     created = provider.create(chain_props)
-    run = client.jobs.get_run(int(created.id))
+    run = JobsApi(client).get_run(int(created.id))
     assert run["overriding_parameters"] == {
         "job_parameters": {"date": "2024-06-01"},
         "notebook_params": {"mode": "full"},
@@ -285,7 +285,7 @@ def test_a_failed_task_fails_the_run_naming_it_and_what_did_not_run(
 
     run_id = int(message.split("job run ")[1].split()[0])
     states = {
-        t["task_key"]: t["state"]["result_state"] for t in client.jobs.get_run(run_id)["tasks"]
+        t["task_key"]: t["state"]["result_state"] for t in JobsApi(client).get_run(run_id)["tasks"]
     }
     assert states == {"a": "SUCCESS", "b": "FAILED", "c": "UPSTREAM_FAILED"}
 

@@ -11,7 +11,9 @@ import pytest
 
 from providers import lookups
 from providers.client import WorkspaceClient
+from providers.jobs.jobs_api import JobsApi
 from providers.lookups import LookupFailed
+from providers.unity_catalog.catalogs_api import CatalogsApi
 from tests.providers.resource_mocks import RecordingMocks
 from tests.providers.support import import_notebook
 from workspace_emulator.testing import EmulatorInfo, clear_request_log, request_log
@@ -26,7 +28,7 @@ def make_job(client: WorkspaceClient, name: str) -> int:
         "existing_cluster_id": SHARED_CLUSTER,
         "spark_python_task": {"python_file": "dbfs:/scripts/etl.py"},
     }
-    return client.jobs.create(settings)
+    return JobsApi(client).create(settings)
 
 
 def unique(prefix: str) -> str:
@@ -86,7 +88,7 @@ def test_missing_job_is_named(client: WorkspaceClient) -> None:
 
 def test_job_run_by_id(client: WorkspaceClient) -> None:
     job_id = make_job(client, unique("lookup-run"))
-    run_id = client.jobs.run_now(job_id, python_params=["--date", "2024-01-01"])["run_id"]
+    run_id = JobsApi(client).run_now(job_id, python_params=["--date", "2024-01-01"])["run_id"]
     run = lookups.find_job_run(client, run_id=run_id)
     assert run["run_id"] == run_id and run["job_id"] == job_id
     assert run["python_params"] == ["--date", "2024-01-01"]
@@ -100,7 +102,7 @@ def make_multi_task_job(client: WorkspaceClient, name: str) -> int:
     """Two tasks on a job cluster, the second failing (`--fail`), and a job parameter."""
     cluster = {"spark_version": "15.4.x-scala2.12", "node_type_id": "n", "num_workers": 1}
     import_notebook(client, "/Workspace/etl/load")
-    return client.jobs.create(
+    return JobsApi(client).create(
         {
             "name": name,
             "job_clusters": [{"job_cluster_key": "etl", "new_cluster": cluster}],
@@ -136,7 +138,7 @@ def test_multi_task_job_comes_with_its_full_settings(client: WorkspaceClient) ->
 
 def test_job_run_of_a_multi_task_job_lists_its_tasks(client: WorkspaceClient) -> None:
     job_id = make_multi_task_job(client, unique("lookup-multi-run"))
-    run_id = client.jobs.run_now(job_id, job_parameters={"date": "2024-06-01"})["run_id"]
+    run_id = JobsApi(client).run_now(job_id, job_parameters={"date": "2024-06-01"})["run_id"]
     run = lookups.find_job_run(client, run_id=run_id)
     assert run["result_state"] == "FAILED"
     assert run["job_parameters"] == {"date": "2024-06-01"}
@@ -191,8 +193,8 @@ def test_repo_by_id_and_path(client: WorkspaceClient) -> None:
 
 
 def test_catalog_bindings(client: WorkspaceClient) -> None:
-    client.catalogs.update_isolation("sandbox", "ISOLATED")
-    client.catalogs.bind("sandbox", [OTHER_WORKSPACE])
+    CatalogsApi(client).update_isolation("sandbox", "ISOLATED")
+    CatalogsApi(client).bind("sandbox", [OTHER_WORKSPACE])
     try:
         found = lookups.find_catalog_bindings(client, catalog="sandbox")
         assert found["isolation_mode"] == "ISOLATED"
@@ -200,8 +202,8 @@ def test_catalog_bindings(client: WorkspaceClient) -> None:
             found["bindings"]
         )
     finally:
-        client.catalogs.unbind("sandbox", [OTHER_WORKSPACE])
-        client.catalogs.update_isolation("sandbox", "OPEN")
+        CatalogsApi(client).unbind("sandbox", [OTHER_WORKSPACE])
+        CatalogsApi(client).update_isolation("sandbox", "OPEN")
     with pytest.raises(LookupFailed, match="no catalog named 'no_such_catalog'"):
         lookups.find_catalog_bindings(client, catalog="no_such_catalog")
 

@@ -12,7 +12,8 @@ import pytest
 
 from providers import lookups
 from providers.client import WorkspaceClient
-from providers.compute_choice import SparkVersionCriteria
+from providers.compute.cluster_policies_api import ClusterPoliciesApi
+from providers.compute.compute_choice import SparkVersionCriteria
 from providers.lookups import LookupFailed
 from tests.providers.resource_mocks import RecordingMocks
 from workspace_emulator.testing import EmulatorInfo, clear_request_log, request_log
@@ -22,11 +23,11 @@ from workspace_emulator.testing import EmulatorInfo, clear_request_log, request_
 def policy(client: WorkspaceClient):
     name = f"lookup-policy-{uuid.uuid4().hex[:8]}"
     definition = {"num_workers": {"type": "range", "maxValue": 4}}
-    policy_id = client.cluster_policies.create(
+    policy_id = ClusterPoliciesApi(client).create(
         {"name": name, "definition": json.dumps(definition), "max_clusters_per_user": 3}
     )
     yield {"policy_id": policy_id, "name": name, "definition": definition}
-    client.cluster_policies.delete(policy_id)
+    ClusterPoliciesApi(client).delete(policy_id)
 
 
 def test_cluster_policy_by_name_and_by_id(client, policy) -> None:

@@ -8,6 +8,7 @@ import pytest
 
 from providers import lookups
 from providers.client import WorkspaceClient
+from providers.identity.groups_api import GroupsApi
 from providers.lookups import LookupFailed
 from tests.conftest import emulator_fixture
 
@@ -34,7 +35,7 @@ def test_group_by_name_and_by_id(client: WorkspaceClient) -> None:
 
 def test_group_names_match_exactly(client: WorkspaceClient) -> None:
     name = f"Lookup-{uuid.uuid4().hex[:8]}"
-    made = client.groups.create({"displayName": name, "entitlements": [
+    made = GroupsApi(client).create({"displayName": name, "entitlements": [
         {"value": "workspace-access"}], "members": [{"value": BOB}]})
     try:
         found = lookups.find_group(client, display_name=name)
@@ -43,7 +44,7 @@ def test_group_names_match_exactly(client: WorkspaceClient) -> None:
         with pytest.raises(LookupFailed, match=f"no group named '{name.lower()}'"):
             lookups.find_group(client, display_name=name.lower())
     finally:
-        client.groups.delete(made["id"])
+        GroupsApi(client).delete(made["id"])
 
 
 def test_missing_group_fails_naming_it(client: WorkspaceClient) -> None:

@@ -13,12 +13,12 @@ from typing import Any
 
 import pytest
 
-from providers import workspace_objects
 from providers.client import AlreadyExists, WorkspaceClient
-from providers.client.workspace_objects import WORKSPACE_PATH
-from providers.lifecycle import CONNECTION_KEY
-from providers.notebook import NotebookProvider
-from providers.workspace_objects import ContentUnavailable, digest
+from providers.core.lifecycle import CONNECTION_KEY
+from providers.workspace import workspace_objects
+from providers.workspace.notebook import NotebookProvider
+from providers.workspace.workspace_objects import ContentUnavailable, digest
+from providers.workspace.workspace_objects_api import WORKSPACE_PATH, WorkspaceObjectsApi
 from tests.providers.ambiguous import lose_the_answer_to
 from tests.providers.support import assert_check_names, failures
 from workspace_emulator.testing import EmulatorInfo, clear_request_log, request_log
@@ -64,7 +64,7 @@ def b64(data: bytes) -> str:
 
 
 def exported(client: WorkspaceClient, path: str) -> bytes:
-    return client.workspace_objects.export(path)
+    return WorkspaceObjectsApi(client).export(path)
 
 
 # --- check ---------------------------------------------------------------------------------
@@ -131,7 +131,7 @@ def test_create_read_update_and_delete(provider, props, client, folder, project)
     path = f"{folder}/etl"
     assert made.id == path
     outs = made.outs
-    status = client.workspace_objects.status(path)
+    status = WorkspaceObjectsApi(client).status(path)
     assert (outs["path"], outs["language"], outs["format"]) == (path, "PYTHON", "SOURCE")
     assert outs["object_id"] == status["object_id"] and outs["modified_at"] == status[
         "modified_at"]
@@ -153,15 +153,15 @@ def test_create_read_update_and_delete(provider, props, client, folder, project)
     assert sorted(provider.diff(made.id, updated, as_sql).changed_keys) == [
         "content_sha256", "language"]
     updated = provider.update(made.id, updated, as_sql).outs
-    assert client.workspace_objects.status(path)["language"] == "SQL"
+    assert WorkspaceObjectsApi(client).status(path)["language"] == "SQL"
     assert updated["object_id"] == outs["object_id"]
 
     moved = checked(provider, {**to_sql, "path": f"{folder}/etl_v2"})
     assert provider.diff(made.id, updated, moved).replaces == ["path"]
 
     provider.delete(made.id, updated)
-    assert folder in [o["path"] for o in client.workspace_objects.list("/Shared")]  # kept
-    assert [o["path"] for o in client.workspace_objects.list(folder)] == []
+    assert folder in [o["path"] for o in WorkspaceObjectsApi(client).list("/Shared")]  # kept
+    assert [o["path"] for o in WorkspaceObjectsApi(client).list(folder)] == []
     provider.delete(made.id, updated)  # gone already: deleted
 
 
@@ -189,7 +189,7 @@ def test_jupyter_and_the_format_from_the_extension(
              CONNECTION_KEY: connection}
     made = provider.create(checked(provider, props))
     assert (made.outs["format"], made.outs["language"]) == ("JUPYTER", "PYTHON")
-    assert client.workspace_objects.export(made.id, "JUPYTER") == document
+    assert WorkspaceObjectsApi(client).export(made.id, "JUPYTER") == document
     assert not provider.diff(made.id, made.outs, checked(provider, {**props, "format": "AUTO"})
                              ).changes
     refreshed = provider.read(made.id, made.outs)
@@ -206,7 +206,7 @@ def test_refresh_reads_the_status_and_exports_only_after_a_change(
     calls = [e["path"] for e in request_log(emulator) if e["service"] == "platform"]
     assert calls == [f"{WORKSPACE_PATH}/get-status"], "one call while nothing moved"
 
-    client.workspace_objects.import_(made.id, b"print('edited')", format="SOURCE",
+    WorkspaceObjectsApi(client).import_(made.id, b"print('edited')", format="SOURCE",
                                      language="PYTHON", overwrite=True)
     drifted = provider.read(made.id, made.outs).outs
     assert drifted["content_sha256"] == digest(HEADER + b"print('edited')")
@@ -214,10 +214,10 @@ def test_refresh_reads_the_status_and_exports_only_after_a_change(
         "content_sha256"]
     restored = provider.update(made.id, drifted, checked(provider, props)).outs
     assert exported(client, made.id) == HEADER + b"print('etl')\n"
-    client.workspace_objects.delete(made.id)
-    client.workspace_objects.mkdirs(made.id)  # a folder took the path: gone as a notebook
+    WorkspaceObjectsApi(client).delete(made.id)
+    WorkspaceObjectsApi(client).mkdirs(made.id)  # a folder took the path: gone as a notebook
     assert provider.read(made.id, restored).id is None
-    client.workspace_objects.delete(made.id)
+    WorkspaceObjectsApi(client).delete(made.id)
 
 
 def test_import_reads_everything_and_shows_no_diff(provider, props, client, folder) -> None:
@@ -236,11 +236,11 @@ def test_import_reads_everything_and_shows_no_diff(provider, props, client, fold
 def test_a_create_whose_answer_is_lost_adopts_the_notebook(
     provider, props, client, folder, monkeypatch
 ) -> None:
-    client.workspace_objects.mkdirs(folder)
+    WorkspaceObjectsApi(client).mkdirs(folder)
     lost = lose_the_answer_to(monkeypatch, f"{WORKSPACE_PATH}/import")
     made = provider.create(checked(provider, props))
     assert lost == [f"{WORKSPACE_PATH}/import"]
-    assert [o["path"] for o in client.workspace_objects.list(folder)] == [made.id]
+    assert [o["path"] for o in WorkspaceObjectsApi(client).list(folder)] == [made.id]
     provider.delete(made.id, made.outs)
 
 
@@ -254,13 +254,13 @@ def test_what_an_interrupted_create_left_is_adopted(provider, props, client, fol
 def test_another_notebook_at_the_path_is_refused_naming_import(
     provider, props, client, folder
 ) -> None:
-    client.workspace_objects.mkdirs(folder)
-    client.workspace_objects.import_(f"{folder}/etl", b"print('theirs')", format="SOURCE",
+    WorkspaceObjectsApi(client).mkdirs(folder)
+    WorkspaceObjectsApi(client).import_(f"{folder}/etl", b"print('theirs')", format="SOURCE",
                                      language="PYTHON")
     with pytest.raises(AlreadyExists, match=rf"import: {folder}/etl"):
         provider.create(checked(provider, props))
     assert exported(client, f"{folder}/etl") == HEADER + b"print('theirs')"
-    client.workspace_objects.delete(folder, recursive=True)
+    WorkspaceObjectsApi(client).delete(folder, recursive=True)
 
 
 def test_failures_of_check_are_per_field(provider, props) -> None:

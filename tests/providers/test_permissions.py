@@ -9,9 +9,10 @@ from typing import Any
 import pytest
 import responses
 
+from providers.access.acl import direct_entries, levels_of
+from providers.access.permissions import PermissionsProvider
 from providers.client import InvalidParameter, WorkspaceClient
-from providers.lifecycle import CONNECTION_KEY, UNKNOWN
-from providers.permissions import PermissionsProvider, direct_entries, levels_of
+from providers.core.lifecycle import CONNECTION_KEY, UNKNOWN
 from tests.providers.support import failures
 
 CLUSTER = "0101-120000-shared01"

@@ -13,10 +13,12 @@ from typing import Any
 import pytest
 import responses
 
+from providers.access.acl import direct_entries
+from providers.access.permissions import PermissionsProvider
 from providers.client import WorkspaceClient
-from providers.lifecycle import CONNECTION_KEY
+from providers.core.lifecycle import CONNECTION_KEY
 from providers.lookups import LookupFailed, find_workspace_object
-from providers.permissions import PermissionsProvider, direct_entries
+from providers.workspace.workspace_paths_api import WorkspacePathsApi
 from tests.providers.support import failures
 
 ANALYSTS_RUN = {"group_name": "analysts", "permission_level": "CAN_RUN"}
@@ -161,7 +163,7 @@ def test_a_notebook_by_path(connection, client):
     news = props(connection, ANALYSTS_RUN, notebook_path=path)
     made = provider.create(news)
     assert made.id == f"notebook_path:{path}"
-    object_id = str(client.workspace_paths.status(path)["object_id"])
+    object_id = str(WorkspacePathsApi(client).status(path)["object_id"])
     assert made.outs["resolved_object_type"] == "notebooks"
     assert made.outs["resolved_object_id"] == object_id
     assert made.outs["notebook_path"] == path and "object_id" not in made.outs
@@ -215,7 +217,7 @@ def test_the_lookup_finds_a_paths_object_id(client):
     path = new_notebook(client)
     found = find_workspace_object(client, path=path)
     assert found["object_type"] == "NOTEBOOK" and found["permissions_type"] == "notebooks"
-    assert found["object_id"] == int(client.workspace_paths.status(path)["object_id"])
+    assert found["object_id"] == int(WorkspacePathsApi(client).status(path)["object_id"])
     assert find_workspace_object(client, path=REPO_PATH)["object_id"] == 3000000000000003
     with pytest.raises(LookupFailed, match="no workspace object at path"):
         find_workspace_object(client, path=path + "-missing")

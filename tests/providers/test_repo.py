@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 
 from providers.client import AlreadyExists, WorkspaceClient
-from providers.client.repos import REPOS_PATH
-from providers.lifecycle import CONNECTION_KEY, UNKNOWN
-from providers.repo import RepoProvider
+from providers.core.lifecycle import CONNECTION_KEY, UNKNOWN
+from providers.workspace.repo import RepoProvider
+from providers.workspace.repos_api import REPOS_PATH, ReposApi
 from tests.providers.ambiguous import lose_the_answer_to
 from tests.providers.support import assert_check_names, failures
 
@@ -40,7 +40,7 @@ def props(connection: dict[str, Any]) -> dict[str, Any]:
 
 
 def at_path(client: WorkspaceClient, path: str) -> list[dict]:
-    return [r for r in client.repos.list(path) if r["path"] == path]
+    return [r for r in ReposApi(client).list(path) if r["path"] == path]
 
 
 @pytest.mark.parametrize(
@@ -81,7 +81,7 @@ def test_create_read_update_delete(provider, props, client) -> None:
     assert set(diff.changed_keys) == {"branch", "tag"} and not diff.replaces
     tagged = provider.update(made.id, made.outs, on_tag)
     assert tagged.outs["head_commit_id"] == HEADS["v1.0.0"]
-    assert "branch" not in client.repos.get(made.id)
+    assert "branch" not in ReposApi(client).get(made.id)
     assert not provider.diff(made.id, provider.read(made.id, tagged.outs).outs, on_tag).changes
 
     provider.delete(made.id, tagged.outs)
@@ -93,12 +93,12 @@ def test_create_read_update_delete(provider, props, client) -> None:
 def test_sparse_patterns_change_in_place_and_turning_it_off_replaces(provider, props, client):
     sparse = {**props, "sparse_checkout": {"patterns": ["jobs"]}}
     made = provider.create(sparse)
-    assert client.repos.get(made.id)["sparse_checkout"] == {"patterns": ["jobs"]}
+    assert ReposApi(client).get(made.id)["sparse_checkout"] == {"patterns": ["jobs"]}
     more = {**sparse, "sparse_checkout": {"patterns": ["jobs", "lib"]}}
     diff = provider.diff(made.id, made.outs, more)
     assert diff.changed_keys == ["sparse_checkout"] and not diff.replaces
     updated = provider.update(made.id, made.outs, more)
-    assert client.repos.get(made.id)["sparse_checkout"] == {"patterns": ["jobs", "lib"]}
+    assert ReposApi(client).get(made.id)["sparse_checkout"] == {"patterns": ["jobs", "lib"]}
     off = provider.diff(made.id, updated.outs, props)
     assert off.replaces == ["sparse_checkout"] and off.delete_before_replace
     provider.delete(made.id, updated.outs)
@@ -115,7 +115,7 @@ def test_remote_and_path_changes_replace(provider, props) -> None:
 
 def test_drift_shows_in_refresh(provider, props, client) -> None:
     made = provider.create(props)
-    client.repos.update(made.id, branch="main")
+    ReposApi(client).update(made.id, branch="main")
     read = provider.read(made.id, made.outs)
     assert read.outs["branch"] == "main"
     assert provider.diff(made.id, read.outs, props).changed_keys == ["branch"]
@@ -133,10 +133,10 @@ def test_import_by_repo_id(provider, props) -> None:
 
 
 def test_create_adopts_a_repo_left_at_the_path(provider, props, client) -> None:
-    left = client.repos.create(URL, "gitHub", props["path"])
+    left = ReposApi(client).create(URL, "gitHub", props["path"])
     made = provider.create(props)
     assert made.id == str(left["id"])
-    assert client.repos.get(made.id)["branch"] == "develop"  # brought to the declared branch
+    assert ReposApi(client).get(made.id)["branch"] == "develop"  # brought to the declared branch
     provider.delete(made.id, made.outs)
 
 
@@ -149,10 +149,10 @@ def test_create_adopts_after_a_lost_answer(provider, props, client, monkeypatch)
 
 
 def test_create_refuses_another_remote_at_the_path(provider, props, client) -> None:
-    theirs = client.repos.create(OTHER_URL, "gitHub", props["path"])
+    theirs = ReposApi(client).create(OTHER_URL, "gitHub", props["path"])
     with pytest.raises(AlreadyExists, match="another remote"):
         provider.create(props)
-    client.repos.delete(theirs["id"])
+    ReposApi(client).delete(theirs["id"])
 
 
 def test_a_branch_the_remote_lacks_undoes_the_create(provider, props, client) -> None:

@@ -10,9 +10,9 @@ from pulumi.output import Unknown
 
 from providers import RepoBranch, RepoBranchArgs
 from providers.client import InvalidParameter, NotFound, TemporarilyUnavailable, WorkspaceClient
-from providers.client.repos import REPOS_PATH
-from providers.lifecycle import CONNECTION_KEY, UNKNOWN
-from providers.repo_branch import RepoBranchProvider
+from providers.core.lifecycle import CONNECTION_KEY, UNKNOWN
+from providers.workspace.repo_branch import RepoBranchProvider
+from providers.workspace.repos_api import REPOS_PATH, ReposApi
 from tests.providers.resource_mocks import register
 from tests.providers.support import failures
 from workspace_emulator.testing import clear_request_log, request_log
@@ -34,7 +34,7 @@ def provider() -> RepoBranchProvider:
 def client(client: WorkspaceClient) -> Iterator[WorkspaceClient]:
     yield client
     for repo_id, branch in INITIAL_BRANCHES.items():  # put the shared initial data back
-        client.repos.update_branch(repo_id, branch)
+        ReposApi(client).update_branch(repo_id, branch)
 
 
 @pytest.fixture
@@ -43,7 +43,7 @@ def props(connection: dict[str, Any], client: WorkspaceClient) -> dict[str, Any]
 
 
 def branch_of(client: WorkspaceClient, repo_id: str) -> str | None:
-    return client.repos.get(repo_id).get("branch")
+    return ReposApi(client).get(repo_id).get("branch")
 
 
 # --- check ---------------------------------------------------------------------------
@@ -178,7 +178,7 @@ def test_create_by_path_resolves_the_repo(provider, connection, client):
 
 
 def test_repo_listing_follows_next_page_token(client):
-    listed = list(client.repos.list("/Repos/"))
+    listed = list(ReposApi(client).list("/Repos/"))
     assert len(listed) == 3  # the emulator pages by two
 
 
@@ -195,7 +195,7 @@ def test_create_with_a_branch_the_remote_lacks_fails_and_changes_nothing(provide
 
 
 def test_create_again_after_an_interrupted_create_converges(provider, props, client):
-    client.repos.update_branch(PIPELINES_ID, "develop")  # the first try got here
+    ReposApi(client).update_branch(PIPELINES_ID, "develop")  # the first try got here
     result = provider.create(props)
     assert branch_of(client, PIPELINES_ID) == "develop"
     assert not provider.diff(result.id, result.outs, props).changes
@@ -209,7 +209,7 @@ def test_read_equals_what_create_recorded(provider, created):
 
 def test_read_shows_an_out_of_band_checkout(provider, props, created, client):
     id_, outs = created
-    client.repos.update_branch(id_, "release/2024.06")
+    ReposApi(client).update_branch(id_, "release/2024.06")
     read = provider.read(id_, outs)
     assert read.outs["branch"] == "release/2024.06"
     assert read.outs["previous_branch"] == "main"
@@ -285,7 +285,7 @@ def test_a_failed_create_puts_the_branch_back_so_the_next_records_the_old_one(
             raise TemporarilyUnavailable(
                 status=None, code="CONNECTION_DROPPED", message="lost", method="POST", path=""
             )
-        return client.repos.get(repo_id)
+        return ReposApi(client).get(repo_id)
 
     with monkeypatch.context() as patched:
         patched.setattr(RepoBranchProvider, "_checkout", staticmethod(checkout_then_answer_lost))

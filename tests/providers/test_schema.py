@@ -10,9 +10,11 @@ from typing import Any
 import pytest
 
 from providers.client import AlreadyExists, InvalidState, WorkspaceClient
-from providers.client.schemas import SCHEMAS_PATH
-from providers.lifecycle import CONNECTION_KEY
-from providers.schema import SchemaProvider
+from providers.core.lifecycle import CONNECTION_KEY
+from providers.unity_catalog.catalogs_api import CatalogsApi
+from providers.unity_catalog.schema import SchemaProvider
+from providers.unity_catalog.schemas_api import SCHEMAS_PATH, SchemasApi
+from providers.unity_catalog.volumes_api import VolumesApi
 from tests.providers.ambiguous import lose_the_answer_to
 from tests.providers.support import assert_left_out_settings_cleared_or_kept
 from tests.providers.unity_catalog import external_location, fresh, make_catalog
@@ -27,7 +29,7 @@ def provider() -> SchemaProvider:
 def catalog(client: WorkspaceClient) -> Iterator[str]:
     name = make_catalog(client)
     yield name
-    client.catalogs.delete(name, force=True)
+    CatalogsApi(client).delete(name, force=True)
 
 
 @pytest.fixture
@@ -46,13 +48,13 @@ def full_name(props: dict[str, Any]) -> str:
 
 
 def schemas_of(client: WorkspaceClient, catalog: str) -> set[str]:
-    return {s["name"] for s in client.schemas.list(catalog)}
+    return {s["name"] for s in SchemasApi(client).list(catalog)}
 
 
 def test_create_read_update_delete(provider, props, client, catalog) -> None:
     made = provider.create(props)
     assert made.id == full_name(props)
-    found = client.schemas.get(made.id)
+    found = SchemasApi(client).get(made.id)
     assert (found["comment"], found["properties"]) == ("landed as is", {"layer": "bronze"})
     # The recorded name is the full name; folded names and what the service fills in are
     # no change.
@@ -72,7 +74,7 @@ def test_create_read_update_delete(provider, props, client, catalog) -> None:
     diff = provider.diff(made.id, made.outs, changed)
     assert set(diff.changed_keys) == {"comment", "properties", "owner"} and not diff.replaces
     updated = provider.update(made.id, made.outs, changed)
-    found = client.schemas.get(made.id)
+    found = SchemasApi(client).get(made.id)
     assert (found["comment"], found["properties"], found["owner"]) == (
         "raw", {"layer": "raw"}, "bob@example.com"  # the service's spelling of the user
     )
@@ -98,13 +100,13 @@ def test_a_changed_catalog_root_or_name_replaces(provider, props, client, emulat
     rerooted = provider.diff(made.id, made.outs, {**rooted, "storage_root": f"{root}/raw2"})
     assert rerooted.replaces == ["storage_root"] and rerooted.delete_before_replace
     provider.delete(made.id, made.outs)
-    client.catalogs.delete(other, force=True)
+    CatalogsApi(client).delete(other, force=True)
 
 
 def test_a_non_empty_schema_is_deleted_only_with_force_destroy(provider, props, client) -> None:
     made = provider.create(props)
     catalog, schema = made.id.split(".")
-    client.volumes.create({"catalog_name": catalog, "schema_name": schema, "name": "files",
+    VolumesApi(client).create({"catalog_name": catalog, "schema_name": schema, "name": "files",
                            "volume_type": "MANAGED"})
     with pytest.raises(InvalidState, match="force_destroy: true") as refused:
         provider.delete(made.id, made.outs)
@@ -116,7 +118,7 @@ def test_a_non_empty_schema_is_deleted_only_with_force_destroy(provider, props, 
 
 def test_drift_shows_in_refresh(provider, props, client) -> None:
     made = provider.create(props)
-    client.schemas.update(made.id, {"properties": {"layer": "x"}, "owner": "data-engineers"})
+    SchemasApi(client).update(made.id, {"properties": {"layer": "x"}, "owner": "data-engineers"})
     read = provider.read(made.id, made.outs)
     assert provider.diff(made.id, read.outs, props).changed_keys == ["properties"]
     provider.delete(made.id, made.outs)
@@ -135,12 +137,12 @@ def test_create_adopts_after_a_lost_answer(provider, props, client, monkeypatch)
     lost = lose_the_answer_to(monkeypatch, SCHEMAS_PATH)
     made = provider.create({**props, "owner": "data-engineers"})
     assert lost == [SCHEMAS_PATH]
-    assert client.schemas.get(made.id)["owner"] == "data-engineers"
+    assert SchemasApi(client).get(made.id)["owner"] == "data-engineers"
     provider.delete(made.id, made.outs)
 
 
 def test_create_adopts_what_an_interrupted_run_made(provider, props, client, catalog) -> None:
-    client.schemas.create({"name": props["name"], "catalog_name": catalog,
+    SchemasApi(client).create({"name": props["name"], "catalog_name": catalog,
                            "comment": props["comment"], "properties": props["properties"]})
     made = provider.create(props)
     assert made.id == full_name(props)
@@ -151,9 +153,9 @@ def test_create_adopts_what_an_interrupted_run_made(provider, props, client, cat
 
 
 def test_a_schema_in_use_is_not_adopted(provider, props, client, catalog) -> None:
-    made = client.schemas.create({"name": props["name"], "catalog_name": catalog,
+    made = SchemasApi(client).create({"name": props["name"], "catalog_name": catalog,
                                   "comment": props["comment"], "properties": props["properties"]})
-    client.volumes.create({"catalog_name": catalog, "schema_name": made["name"], "name": "v",
+    VolumesApi(client).create({"catalog_name": catalog, "schema_name": made["name"], "name": "v",
                            "volume_type": "MANAGED"})
     with pytest.raises(AlreadyExists, match="import it"):
         provider.create(props)
@@ -164,7 +166,7 @@ def test_settings_left_out_of_the_config_are_cleared_or_kept(provider, props, cl
     mode or read-only flag no longer declared stays as it is, and is no change."""
     assert_left_out_settings_cleared_or_kept(
         provider, {**props, "owner": "Bob@example.com"},
-        client.schemas.get,
+        SchemasApi(client).get,
         cleared={"comment": "", "properties": {}},
         kept={"owner": "bob@example.com"},
     )

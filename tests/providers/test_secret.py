@@ -15,8 +15,11 @@ from pulumi.runtime import rpc
 
 from providers import Secret, SecretArgs
 from providers.client import NotFound, WorkspaceClient
-from providers.lifecycle import CONNECTION_KEY, UNKNOWN
-from providers.secret import SecretProvider, digest, same_value
+from providers.core.digest import digest, same_value
+from providers.core.lifecycle import CONNECTION_KEY, UNKNOWN
+from providers.secrets.secret import SecretProvider
+from providers.secrets.secret_scopes_api import SecretScopesApi
+from providers.secrets.secrets_api import SecretsApi
 from tests.providers.resource_mocks import RecordingMocks
 from tests.providers.support import failures, with_change
 
@@ -34,7 +37,7 @@ def props(connection: dict[str, Any], scope: str) -> dict[str, Any]:
 
 
 def value_on(client: WorkspaceClient, scope: str, key: str) -> bytes:
-    return base64.b64decode(client.secrets.get(scope, key)["value"])
+    return base64.b64decode(SecretsApi(client).get(scope, key)["value"])
 
 
 BAD = [
@@ -115,7 +118,7 @@ def test_refresh_keeps_the_digest_and_finds_a_value_written_by_someone_else(
     created = provider.create(props)
     read = provider.read(created.id, created.outs)
     assert read.outs == created.outs
-    client.secrets.put(scope, "api-token", string_value="tampered")
+    SecretsApi(client).put(scope, "api-token", string_value="tampered")
     drifted = provider.read(created.id, created.outs)
     assert drifted.outs["value_digest"] == ""
     assert provider.diff(created.id, drifted.outs, props).changes is True
@@ -123,26 +126,26 @@ def test_refresh_keeps_the_digest_and_finds_a_value_written_by_someone_else(
 
 def test_gone_secret_and_gone_scope_read_as_gone(provider, props, client, scope):
     created = provider.create(props)
-    client.secrets.delete(scope, "api-token")
+    SecretsApi(client).delete(scope, "api-token")
     assert provider.read(created.id, created.outs).id is None
     provider.delete(created.id, created.outs)  # already gone: deleted
     provider.create(props)
-    client.secret_scopes.delete(scope)
+    SecretScopesApi(client).delete(scope)
     assert provider.read(created.id, created.outs).id is None
     provider.delete(created.id, created.outs)
 
 
 def test_create_after_an_interrupted_create_converges(provider, props, client, scope):
-    client.secrets.put(scope, "api-token", string_value="half-made")  # the earlier attempt
+    SecretsApi(client).put(scope, "api-token", string_value="half-made")  # the earlier attempt
     provider.create(props)
-    assert [s["key"] for s in client.secrets.list_secrets(scope)] == ["api-token"]
+    assert [s["key"] for s in SecretsApi(client).list_secrets(scope)] == ["api-token"]
     assert value_on(client, scope, "api-token") == VALUE.encode()
 
 
 def test_import_records_a_digest_of_the_value_so_the_declared_value_is_no_change(
     provider, props, client, scope
 ):
-    client.secrets.put(scope, "api-token", string_value=VALUE)
+    SecretsApi(client).put(scope, "api-token", string_value=VALUE)
     imported = provider.read(f"{scope}/api-token", {CONNECTION_KEY: props[CONNECTION_KEY]})
     assert imported.outs["scope"] == scope and imported.outs["key"] == "api-token"
     assert VALUE not in json.dumps(imported.outs)
@@ -150,10 +153,10 @@ def test_import_records_a_digest_of_the_value_so_the_declared_value_is_no_change
 
 
 def test_delete_removes_only_its_key(provider, props, client, scope):
-    client.secrets.put(scope, "other", string_value="x")
+    SecretsApi(client).put(scope, "other", string_value="x")
     created = provider.create(props)
     provider.delete(created.id, created.outs)
-    assert [s["key"] for s in client.secrets.list_secrets(scope)] == ["other"]
+    assert [s["key"] for s in SecretsApi(client).list_secrets(scope)] == ["other"]
 
 
 def test_an_error_never_carries_the_value(provider, props, client):

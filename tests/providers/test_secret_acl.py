@@ -8,8 +8,10 @@ import pytest
 import responses
 
 from providers.client import InvalidParameter, WorkspaceClient
-from providers.lifecycle import CONNECTION_KEY, UNKNOWN
-from providers.secret_acl import SecretAclProvider
+from providers.core.lifecycle import CONNECTION_KEY, UNKNOWN
+from providers.secrets.secret_acl import SecretAclProvider
+from providers.secrets.secret_scopes_api import SecretScopesApi
+from providers.secrets.secrets_api import SecretsApi
 from tests.providers.support import failures, with_change
 
 
@@ -25,7 +27,7 @@ def props(connection: dict[str, Any], scope: str) -> dict[str, Any]:
 
 
 def acls(client: WorkspaceClient, scope: str) -> dict[str, str]:
-    return {a["principal"]: a["permission"] for a in client.secrets.list_acls(scope)}
+    return {a["principal"]: a["permission"] for a in SecretsApi(client).list_acls(scope)}
 
 
 @pytest.mark.parametrize(
@@ -75,7 +77,7 @@ def test_create_read_update_delete(provider, props, client, scope, connection):
 
 def test_out_of_band_change_shows_in_refresh(provider, props, client, scope):
     created = provider.create(props)
-    client.secrets.put_acl(scope, "analysts", "MANAGE")
+    SecretsApi(client).put_acl(scope, "analysts", "MANAGE")
     read = provider.read(created.id, created.outs)
     assert read.outs["permission"] == "MANAGE"
     assert provider.diff(created.id, read.outs, props).changes is True
@@ -83,22 +85,22 @@ def test_out_of_band_change_shows_in_refresh(provider, props, client, scope):
 
 def test_gone_entry_and_gone_scope_read_as_gone(provider, props, client, scope):
     created = provider.create(props)
-    client.secrets.delete_acl(scope, "analysts")
+    SecretsApi(client).delete_acl(scope, "analysts")
     assert provider.read(created.id, created.outs).id is None
     provider.delete(created.id, created.outs)
-    client.secret_scopes.delete(scope)
+    SecretScopesApi(client).delete(scope)
     assert provider.read(created.id, created.outs).id is None
     provider.delete(created.id, created.outs)
 
 
 def test_create_after_an_interrupted_create_converges(provider, props, client, scope):
-    client.secrets.put_acl(scope, "analysts", "READ")  # the earlier attempt got through
+    SecretsApi(client).put_acl(scope, "analysts", "READ")  # the earlier attempt got through
     provider.create(props)
     assert acls(client, scope)["analysts"] == "READ"
 
 
 def test_import_by_id(provider, props, client, scope):
-    client.secrets.put_acl(scope, "analysts", "READ")
+    SecretsApi(client).put_acl(scope, "analysts", "READ")
     imported = provider.read(f"{scope}/analysts", {CONNECTION_KEY: props[CONNECTION_KEY]})
     assert {k: imported.outs[k] for k in ("scope", "principal", "permission")} == {
         "scope": scope, "principal": "analysts", "permission": "READ"}

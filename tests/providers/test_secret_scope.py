@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 
 from providers.client import AlreadyExists, WorkspaceClient
-from providers.client.secret_scopes import KeyVault
-from providers.lifecycle import CONNECTION_KEY, UNKNOWN
-from providers.secret_scope import SecretScopeProvider
+from providers.core.lifecycle import CONNECTION_KEY, UNKNOWN
+from providers.secrets.secret_scope import SecretScopeProvider
+from providers.secrets.secret_scopes_api import KeyVault, SecretScopesApi
 from tests.providers.support import assert_check_names, failures
 
 VAULT = {
@@ -35,7 +35,7 @@ def props(connection: dict[str, Any]) -> dict[str, Any]:
 
 
 def listed(client: WorkspaceClient) -> dict[str, dict]:
-    return {s["name"]: s for s in client.secret_scopes.list()}
+    return {s["name"]: s for s in SecretScopesApi(client).list()}
 
 
 @pytest.mark.parametrize(
@@ -117,7 +117,7 @@ def test_diff_replaces_on_every_change_and_ignores_credentials(provider, props) 
 
 
 def test_create_adopts_a_scope_left_by_an_interrupted_create(provider, props, client) -> None:
-    client.secret_scopes.create(props["name"], keyvault=KeyVault(**VAULT))
+    SecretScopesApi(client).create(props["name"], keyvault=KeyVault(**VAULT))
     created = provider.create(props)
     try:
         assert created.id == props["name"]
@@ -127,9 +127,9 @@ def test_create_adopts_a_scope_left_by_an_interrupted_create(provider, props, cl
 
 
 def test_create_refuses_a_different_scope_of_the_same_name(provider, props, client) -> None:
-    client.secret_scopes.create(props["name"])
+    SecretScopesApi(client).create(props["name"])
     try:
         with pytest.raises(AlreadyExists):
             provider.create(props)
     finally:
-        client.secret_scopes.delete(props["name"])
+        SecretScopesApi(client).delete(props["name"])

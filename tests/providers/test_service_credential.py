@@ -12,10 +12,14 @@ from typing import Any
 import pytest
 
 from providers.client import AlreadyExists, NotFound, WorkspaceClient
-from providers.client.credentials import CREDENTIALS_PATH
-from providers.lifecycle import CONNECTION_KEY
-from providers.registry import kind_named
-from providers.service_credential import ServiceCredentialNameTaken, ServiceCredentialProvider
+from providers.core.lifecycle import CONNECTION_KEY
+from providers.core.registry import kind_named
+from providers.unity_catalog.credentials_api import CREDENTIALS_PATH, CredentialsApi
+from providers.unity_catalog.service_credential import (
+    ServiceCredentialNameTaken,
+    ServiceCredentialProvider,
+)
+from providers.unity_catalog.storage_credentials_api import StorageCredentialsApi
 from stacks.adoption import candidate_of, listed
 from tests.providers.ambiguous import lose_the_answer_to
 from tests.providers.support import (
@@ -42,13 +46,13 @@ def props(connection: dict[str, Any], client: WorkspaceClient) -> Iterator[dict[
     }
     yield declared
     with contextlib.suppress(NotFound):
-        client.credentials.delete(declared["name"])
+        CredentialsApi(client).delete(declared["name"])
 
 
 def test_lifecycle(provider, props, client: WorkspaceClient) -> None:
     assert provider.check({}, props).failures == []
     made = provider.create({**props, "skip_validation": True})
-    found = client.credentials.get(props["name"])
+    found = CredentialsApi(client).get(props["name"])
     assert made.id == props["name"]
     assert (found["purpose"], found["comment"]) == ("SERVICE", "reads the queues")
     # What the service fills in is an output, never a change; skip_validation is not kept.
@@ -64,14 +68,14 @@ def test_lifecycle(provider, props, client: WorkspaceClient) -> None:
     diff = provider.diff(made.id, read.outs, changed)
     assert diff.changed_keys == ["comment", "isolation_mode", "owner"] and not diff.replaces
     updated = provider.update(made.id, read.outs, changed)
-    found = client.credentials.get(props["name"])
+    found = CredentialsApi(client).get(props["name"])
     assert (found["comment"], found["isolation_mode"], found["owner"], found["id"]) == (
         "reads and writes the queues", "ISOLATION_MODE_ISOLATED", "data-engineers",
         made.outs["credential_id"])
     assert not provider.diff(made.id, updated.outs, changed).changes
 
     # Drift of a declared field shows in a refresh.
-    client.credentials.update(props["name"], {"comment": "by hand"})
+    CredentialsApi(client).update(props["name"], {"comment": "by hand"})
     read = provider.read(made.id, updated.outs)
     assert read.outs["comment"] == "by hand"
     assert provider.diff(made.id, read.outs, changed).changed_keys == ["comment"]
@@ -92,7 +96,7 @@ def test_another_identity_changes_in_place(provider, props, client) -> None:
     assert not diff.replaces
     updated = provider.update(made.id, made.outs, aws)
     assert set(updated.outs["identity_details"]) == {"external_id", "unity_catalog_iam_arn"}
-    assert client.credentials.get(props["name"])["aws_iam_role"]["role_arn"] == ROLE["role_arn"]
+    assert CredentialsApi(client).get(props["name"])["aws_iam_role"]["role_arn"] == ROLE["role_arn"]
     assert not provider.diff(made.id, provider.read(made.id, updated.outs).outs, aws).changes
     provider.delete(made.id, updated.outs)
 
@@ -137,7 +141,7 @@ def test_create_adopts_after_a_lost_answer_and_an_interrupted_run(
 def test_a_storage_credentials_name_is_refused(provider, props, client) -> None:
     """One namespace for both purposes: the create, and an import of that name, say whose
     the name is and what to do; a delete never takes the storage credential."""
-    client.storage_credentials.create(
+    StorageCredentialsApi(client).create(
         {"name": props["name"], "azure_managed_identity": {"access_connector_id": "/storage"}})
     with pytest.raises(ServiceCredentialNameTaken) as refused:
         provider.create(props)
@@ -147,8 +151,8 @@ def test_a_storage_credentials_name_is_refused(provider, props, client) -> None:
     with pytest.raises(ServiceCredentialNameTaken, match="share one namespace"):
         provider.read(props["name"], {CONNECTION_KEY: props[CONNECTION_KEY]})
     provider.delete(props["name"], props)
-    assert client.credentials.get(props["name"])["purpose"] == "STORAGE"
-    client.storage_credentials.delete(props["name"])
+    assert CredentialsApi(client).get(props["name"])["purpose"] == "STORAGE"
+    StorageCredentialsApi(client).delete(props["name"])
 
 
 def test_inventory_and_adoption_take_service_credentials_alone(
@@ -157,7 +161,7 @@ def test_inventory_and_adoption_take_service_credentials_alone(
     kind = kind_named("ServiceCredential")
     made = provider.create({**props, "owner": "data-engineers"})
     storage = fresh_name("Stor")
-    client.storage_credentials.create(
+    StorageCredentialsApi(client).create(
         {"name": storage, "azure_managed_identity": {"access_connector_id": "/storage"}})
     try:
         assert kind.inventory is not None
@@ -177,7 +181,7 @@ def test_inventory_and_adoption_take_service_credentials_alone(
         for old_inputs in ({}, item):
             assert not provider.diff(made.id, imported.outs, news, old_inputs=old_inputs).changes
     finally:
-        client.storage_credentials.delete(storage)
+        StorageCredentialsApi(client).delete(storage)
         provider.delete(made.id, made.outs)
 
 
@@ -186,11 +190,11 @@ def test_settings_left_out_of_the_config_are_cleared_or_kept(provider, props, cl
     longer declared stays as it is, and is no change."""
     assert_left_out_settings_cleared_or_kept(
         provider, {**props, "isolation_mode": "ISOLATION_MODE_ISOLATED"},
-        client.credentials.get,
+        CredentialsApi(client).get,
         cleared={"comment": ""},
         kept={"isolation_mode": "ISOLATION_MODE_ISOLATED"},
     )
 
 
 def test_a_name_in_another_case_is_no_change(provider, props, client) -> None:
-    assert_a_name_in_another_case_is_no_change(provider, props, client.credentials.get)
+    assert_a_name_in_another_case_is_no_change(provider, props, CredentialsApi(client).get)

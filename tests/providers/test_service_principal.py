@@ -10,11 +10,11 @@ from pulumi.output import Unknown
 
 from providers import ServicePrincipal, ServicePrincipalArgs
 from providers.client import InvalidParameter, NotFound, WorkspaceClient
-from providers.client.service_principals import SCIM_SCHEMA
 from providers.client.wire import SCIM_SERVICE_PRINCIPALS
-from providers.lifecycle import CONNECTION_KEY, UNKNOWN
-from providers.principal_by_name import AmbiguousDisplayName
-from providers.service_principal import GUID, ServicePrincipalProvider
+from providers.core.lifecycle import CONNECTION_KEY, UNKNOWN
+from providers.identity.principal_by_name import AmbiguousDisplayName
+from providers.identity.service_principal import GUID, ServicePrincipalProvider
+from providers.identity.service_principals_api import SCIM_SCHEMA, ServicePrincipalsApi
 from tests.providers.resource_mocks import register
 from tests.providers.support import failures
 from workspace_emulator.testing import (
@@ -55,7 +55,7 @@ def without_connection(outs: dict[str, Any]) -> dict[str, Any]:
 
 
 def principals_of(client: WorkspaceClient, application_id: str) -> list[dict]:
-    return client.service_principals.list(f'applicationId eq "{application_id}"')
+    return ServicePrincipalsApi(client).list(f'applicationId eq "{application_id}"')
 
 
 # --- check ---------------------------------------------------------------------------
@@ -201,7 +201,7 @@ def test_read_equals_what_create_recorded(provider, created):
 
 def test_read_shows_an_out_of_band_change(provider, props, created, client):
     id_, outs = created
-    client.service_principals.patch(
+    ServicePrincipalsApi(client).patch(
         id_, [{"op": "replace", "path": "displayName", "value": "by hand"}]
     )
     read = provider.read(id_, outs)
@@ -211,7 +211,7 @@ def test_read_shows_an_out_of_band_change(provider, props, created, client):
 
 def test_read_of_a_removed_principal_is_gone(provider, created, client):
     id_, outs = created
-    client.service_principals.delete(id_, outs["application_id"])
+    ServicePrincipalsApi(client).delete(id_, outs["application_id"])
     assert provider.read(id_, outs).id is None
 
 
@@ -225,7 +225,7 @@ def test_update_brings_the_principal_to_the_new_state(provider, props, created, 
         "groups": [ANALYSTS],
     }
     result = provider.update(id_, outs, news)
-    principal = client.service_principals.get(id_)
+    principal = ServicePrincipalsApi(client).get(id_)
     assert principal["displayName"] == "etl pipeline v2"
     assert principal["active"] is False
     assert [e["value"] for e in principal["entitlements"]] == ["databricks-sql-access"]
@@ -237,7 +237,7 @@ def test_update_keeps_undeclared_fields(provider, props, created, client):
     id_, outs = created
     news = {k: v for k, v in props.items() if k != "groups"}
     provider.update(id_, outs, {**news, "display_name": "renamed"})
-    principal = client.service_principals.get(id_)
+    principal = ServicePrincipalsApi(client).get(id_)
     assert sorted(g["value"] for g in principal["groups"]) == [DATA_ENGINEERS, ANALYSTS]
 
 
@@ -248,7 +248,7 @@ def test_delete_removes_it_from_the_workspace_only(
     clear_request_log(emulator)
     provider.delete(id_, outs)
     with pytest.raises(NotFound):
-        client.service_principals.get(id_)
+        ServicePrincipalsApi(client).get(id_)
     # The wire form decides how the principal is named in the DELETE path.
     named = props["application_id"] if connection["wire_form"] == "legacy" else id_
     deletes = [e["path"] for e in request_log(emulator) if e["method"] == "DELETE"]
@@ -259,7 +259,7 @@ def test_delete_removes_it_from_the_workspace_only(
 
 def test_delete_of_a_missing_principal_succeeds(provider, created, client):
     id_, outs = created
-    client.service_principals.delete(id_, outs["application_id"])
+    ServicePrincipalsApi(client).delete(id_, outs["application_id"])
     provider.delete(id_, outs)
 
 
@@ -267,7 +267,7 @@ def test_delete_of_a_missing_principal_succeeds(provider, created, client):
 
 
 def test_create_adopts_a_principal_left_by_an_interrupted_create(provider, props, client):
-    existing = client.service_principals.create(
+    existing = ServicePrincipalsApi(client).create(
         {
             "schemas": [SCIM_SCHEMA],
             "applicationId": props["application_id"],
@@ -283,7 +283,7 @@ def test_create_adopts_a_principal_left_by_an_interrupted_create(provider, props
 
 
 def test_create_answered_409_looks_up_and_adopts(provider, props, client, monkeypatch):
-    existing = client.service_principals.create(
+    existing = ServicePrincipalsApi(client).create(
         {"schemas": [SCIM_SCHEMA], "applicationId": props["application_id"]}
     )
     real_find = ServicePrincipalProvider._find
@@ -308,7 +308,7 @@ def test_fresh_create_makes_one_call(provider, props, client, monkeypatch):
     )
     result = provider.create(props)
     assert lookups == []
-    assert client.service_principals.get(result.id)["applicationId"] == props["application_id"]
+    assert ServicePrincipalsApi(client).get(result.id)["applicationId"] == props["application_id"]
     assert result.outs["application_id"] == props["application_id"]
 
 
@@ -346,6 +346,7 @@ class RecordingPut:
         return resource
 
 
+@pytest.mark.usefixtures("fake_areas")
 def test_update_without_declared_groups_puts_back_direct_memberships_only():
     current = {
         "id": "42",
@@ -380,7 +381,7 @@ def named_props(connection: dict[str, Any]) -> dict[str, Any]:
 
 
 def named(client: WorkspaceClient, display_name: str) -> list[dict]:
-    return client.service_principals.named(display_name)
+    return ServicePrincipalsApi(client).named(display_name)
 
 
 def test_a_principal_by_display_name_gets_an_application_id_that_stays(
@@ -406,7 +407,7 @@ def test_a_new_display_name_renames_the_principal_in_place(provider, named_props
     diff = provider.diff(created.id, created.outs, renamed, old_inputs=named_props)
     assert diff.changes and not diff.replaces
     updated = provider.update(created.id, created.outs, renamed)
-    principal = client.service_principals.get(created.id)
+    principal = ServicePrincipalsApi(client).get(created.id)
     assert principal["displayName"] == renamed["display_name"]
     assert updated.outs["application_id"] == created.outs["application_id"]
     assert not provider.diff(created.id, updated.outs, renamed, old_inputs=renamed).changes
@@ -415,7 +416,7 @@ def test_a_new_display_name_renames_the_principal_in_place(provider, named_props
 def test_a_create_whose_answer_was_lost_is_adopted_by_its_display_name(
     provider, named_props, client
 ):
-    left = client.service_principals.create(
+    left = ServicePrincipalsApi(client).create(
         {"schemas": [SCIM_SCHEMA], "displayName": named_props["display_name"]}
     )
     result = provider.create(named_props)
@@ -427,7 +428,7 @@ def test_a_create_whose_answer_was_lost_is_adopted_by_its_display_name(
 
 def test_several_principals_of_the_display_name_are_refused(provider, named_props, client):
     for _ in range(2):
-        client.service_principals.create(
+        ServicePrincipalsApi(client).create(
             {"schemas": [SCIM_SCHEMA], "displayName": named_props["display_name"]}
         )
     with pytest.raises(AmbiguousDisplayName, match="declare application_id"):

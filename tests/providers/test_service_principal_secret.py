@@ -17,11 +17,12 @@ import responses
 
 from providers import ServicePrincipalSecret, ServicePrincipalSecretArgs
 from providers.client import NotFound, WorkspaceClient
-from providers.client.service_principals import SCIM_SCHEMA
-from providers.lifecycle import CONNECTION_KEY, UNKNOWN
-from providers.resource import WorkspaceResource
-from providers.service_principal import ServicePrincipalProvider
-from providers.service_principal_secret import ServicePrincipalSecretProvider, lifetime_of
+from providers.core.lifecycle import CONNECTION_KEY, UNKNOWN
+from providers.core.resource import WorkspaceResource
+from providers.identity.service_principal import ServicePrincipalProvider
+from providers.identity.service_principal_secret import ServicePrincipalSecretProvider, lifetime_of
+from providers.identity.service_principal_secrets_api import ServicePrincipalSecretsApi
+from providers.identity.service_principals_api import SCIM_SCHEMA, ServicePrincipalsApi
 from tests.providers.resource_mocks import RecordingMocks
 from tests.providers.support import failures, with_change
 from workspace_emulator.testing import (
@@ -43,7 +44,7 @@ def provider() -> ServicePrincipalSecretProvider:
 def principal(client: WorkspaceClient, emulator: EmulatorInfo) -> dict[str, Any]:
     """A principal of the workspace (its SCIM resource), made for the test."""
     application = register_application(emulator, f"secret-test-{uuid.uuid4().hex[:8]}")
-    return client.service_principals.create(
+    return ServicePrincipalsApi(client).create(
         {"schemas": [SCIM_SCHEMA], "applicationId": application["client_id"],
          "displayName": f"ci-{uuid.uuid4().hex[:8]}"}
     )
@@ -67,7 +68,7 @@ def signs_in(emulator: EmulatorInfo, application_id: str, value: str) -> bool:
 
 
 def listed_ids(client: WorkspaceClient, principal_id: str) -> set[str]:
-    return {s["id"] for s in client.service_principal_secrets.list(principal_id)}
+    return {s["id"] for s in ServicePrincipalSecretsApi(client).list(principal_id)}
 
 
 # --- check -------------------------------------------------------------------------------------
@@ -147,14 +148,14 @@ def test_read_keeps_the_recorded_value(provider, props):
 
 def test_a_secret_deleted_out_of_band_reads_as_gone(provider, props, client):
     created = provider.create(props)
-    client.service_principal_secrets.delete(props["service_principal_id"],
+    ServicePrincipalSecretsApi(client).delete(props["service_principal_id"],
                                             created.outs["secret_id"])
     assert provider.read(created.id, created.outs).id is None
 
 
 def test_a_secret_of_a_removed_principal_reads_as_gone(provider, props, principal, client):
     created = provider.create(props)
-    client.service_principals.delete(principal["id"], principal["applicationId"])
+    ServicePrincipalsApi(client).delete(principal["id"], principal["applicationId"])
     assert provider.read(created.id, created.outs).id is None
     provider.delete(created.id, created.outs)  # gone with it: deleted already
 

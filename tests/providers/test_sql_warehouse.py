@@ -12,8 +12,9 @@ from typing import Any
 import pytest
 
 from providers.client import AlreadyExists, WorkspaceClient
-from providers.lifecycle import CONNECTION_KEY, UNKNOWN
-from providers.sql_warehouse import SqlWarehouseProvider, WarehouseStateError
+from providers.core.lifecycle import CONNECTION_KEY, UNKNOWN
+from providers.sql.sql_warehouse import SqlWarehouseProvider, WarehouseStateError
+from providers.sql.sql_warehouses_api import SqlWarehousesApi
 from tests.conftest import emulator_fixture
 from tests.providers.ambiguous import lose_the_answer_to
 from tests.providers.support import (
@@ -82,7 +83,7 @@ def test_check_accepts_valid_input_and_unknowns(provider, props) -> None:
 
 def test_lifecycle(provider, props, client: WorkspaceClient) -> None:
     made = provider.create(props)
-    warehouse = client.sql_warehouses.get(made.id)
+    warehouse = SqlWarehousesApi(client).get(made.id)
     assert warehouse["state"] == "STOPPED" and made.outs["state"] == "STOPPED"
     assert made.outs["jdbc_url"] == warehouse["jdbc_url"]
     assert made.outs["odbc_params"]["path"] == f"/sql/1.0/warehouses/{made.id}"
@@ -95,7 +96,7 @@ def test_lifecycle(provider, props, client: WorkspaceClient) -> None:
 
     running = {**props, "state": "RUNNING"}
     started = provider.update(made.id, made.outs, running)
-    assert client.sql_warehouses.get(made.id)["state"] == "RUNNING"
+    assert SqlWarehousesApi(client).get(made.id)["state"] == "RUNNING"
     assert started.outs["current_state"] == "RUNNING"
 
     bigger = {**running, "cluster_size": "Small", "auto_stop_mins": 30}
@@ -103,12 +104,12 @@ def test_lifecycle(provider, props, client: WorkspaceClient) -> None:
     assert set(diff.changed_keys) == {"cluster_size", "auto_stop_mins"} and not diff.replaces
     assert any("restarts the running warehouse" in line for line in diff.field_changes)
     updated = provider.update(made.id, started.outs, bigger)
-    warehouse = client.sql_warehouses.get(made.id)
+    warehouse = SqlWarehousesApi(client).get(made.id)
     assert (warehouse["cluster_size"], warehouse["auto_stop_mins"], warehouse["state"]) == (
         "Small", 30, "RUNNING")
 
     stopped = provider.update(made.id, updated.outs, {**bigger, "state": "STOPPED"})
-    assert client.sql_warehouses.get(made.id)["state"] == "STOPPED"
+    assert SqlWarehousesApi(client).get(made.id)["state"] == "STOPPED"
 
     provider.delete(made.id, stopped.outs)
     assert provider.read(made.id, stopped.outs).id is None
@@ -123,7 +124,7 @@ def test_an_auto_stop_shows_in_refresh(provider, props, client, emulator) -> Non
     assert read.outs["state"] == "STOPPED"
     assert provider.diff(made.id, read.outs, running).changed_keys == ["state"]
     provider.update(made.id, read.outs, running)
-    assert client.sql_warehouses.get(made.id)["state"] == "RUNNING"
+    assert SqlWarehousesApi(client).get(made.id)["state"] == "RUNNING"
     provider.delete(made.id, made.outs)
 
 
@@ -140,16 +141,16 @@ def test_a_lost_answer_adopts_the_warehouse(provider, props, client, monkeypatch
     lost = lose_the_answer_to(monkeypatch, "/api/2.0/sql/warehouses")
     made = provider.create(props)
     assert lost == ["/api/2.0/sql/warehouses"]
-    assert [w["id"] for w in client.sql_warehouses.list() if w["name"] == props["name"]] == [
+    assert [w["id"] for w in SqlWarehousesApi(client).list() if w["name"] == props["name"]] == [
         made.id]
     provider.delete(made.id, made.outs)
 
 
 def test_a_name_taken_by_another_warehouse_is_refused(provider, props, client) -> None:
-    other = client.sql_warehouses.create({"name": props["name"], "cluster_size": "Large"})
+    other = SqlWarehousesApi(client).create({"name": props["name"], "cluster_size": "Large"})
     with pytest.raises(AlreadyExists, match="name: another SQL warehouse"):
         provider.create(props)
-    client.sql_warehouses.delete(other)
+    SqlWarehousesApi(client).delete(other)
 
 
 def test_a_start_that_outlasts_timeout_seconds_says_what_to_do(provider, props) -> None:

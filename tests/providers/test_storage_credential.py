@@ -7,9 +7,12 @@ from typing import Any
 import pytest
 
 from providers.client import AlreadyExists, WorkspaceClient
-from providers.client.storage_credentials import STORAGE_CREDENTIALS_PATH
-from providers.lifecycle import CONNECTION_KEY
-from providers.storage_credential import DIGEST_KEY, StorageCredentialProvider
+from providers.core.lifecycle import CONNECTION_KEY
+from providers.unity_catalog.storage_credential import DIGEST_KEY, StorageCredentialProvider
+from providers.unity_catalog.storage_credentials_api import (
+    STORAGE_CREDENTIALS_PATH,
+    StorageCredentialsApi,
+)
 from tests.providers.ambiguous import lose_the_answer_to
 from tests.providers.support import (
     assert_a_name_in_another_case_is_no_change,
@@ -63,7 +66,7 @@ def test_check_names_the_bad_field(provider, props, change, field, reason) -> No
 def test_lifecycle(provider, props, client: WorkspaceClient) -> None:
     assert failures(provider, props) == {}
     made = provider.create({**props, "skip_validation": True})
-    found = client.storage_credentials.get(props["name"])
+    found = StorageCredentialsApi(client).get(props["name"])
     assert made.id == props["name"] and found["comment"] == "landing zone"
     # What the service fills in is an output, never a change.
     assert made.outs["identity_details"] == {"credential_id": found["id"]}
@@ -79,12 +82,12 @@ def test_lifecycle(provider, props, client: WorkspaceClient) -> None:
     assert diff.changed_keys == ["comment", "isolation_mode", "owner", "read_only"]
     assert not diff.replaces
     updated = provider.update(made.id, read.outs, changed)
-    found = client.storage_credentials.get(props["name"])
+    found = StorageCredentialsApi(client).get(props["name"])
     assert (found["comment"], found["read_only"], found["isolation_mode"], found["owner"]) == (
         "raw", True, "ISOLATION_MODE_ISOLATED", "data-engineers")
 
     # Drift of a declared field shows in a refresh.
-    client.storage_credentials.update(props["name"], {"comment": "by hand"})
+    StorageCredentialsApi(client).update(props["name"], {"comment": "by hand"})
     read = provider.read(made.id, updated.outs)
     assert provider.diff(made.id, read.outs, changed).changed_keys == ["comment"]
 
@@ -157,11 +160,11 @@ def test_settings_left_out_of_the_config_are_cleared_or_kept(provider, props, cl
     mode or read-only flag no longer declared stays as it is, and is no change."""
     assert_left_out_settings_cleared_or_kept(
         provider, {**props, "read_only": True},
-        client.storage_credentials.get,
+        StorageCredentialsApi(client).get,
         cleared={"comment": ""},
         kept={"read_only": True},
     )
 
 
 def test_a_name_in_another_case_is_no_change(provider, props, client) -> None:
-    assert_a_name_in_another_case_is_no_change(provider, props, client.storage_credentials.get)
+    assert_a_name_in_another_case_is_no_change(provider, props, StorageCredentialsApi(client).get)

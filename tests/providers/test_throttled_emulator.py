@@ -10,8 +10,8 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from providers.client import ratelimit
-from providers.lifecycle import CONNECTION_KEY
-from providers.secret_scope import SecretScopeProvider
+from providers.core.lifecycle import CONNECTION_KEY
+from providers.secrets.secret_scope import SecretScopeProvider
 from tests.conftest import emulator_connection, emulator_fixture
 from workspace_emulator.testing import clear_request_log, request_log
 

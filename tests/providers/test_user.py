@@ -9,9 +9,10 @@ from typing import Any
 
 import pytest
 
-from providers.client.groups import USERS_PATH
-from providers.lifecycle import CONNECTION_KEY, UNKNOWN
-from providers.user import UserProvider
+from providers.core.lifecycle import CONNECTION_KEY, UNKNOWN
+from providers.identity.groups_api import USERS_PATH
+from providers.identity.user import UserProvider
+from providers.identity.users_api import UsersApi
 from tests.providers.ambiguous import lose_the_answer_to
 from tests.providers.support import assert_check_names, failures
 
@@ -67,13 +68,13 @@ def test_create_read_update_delete(provider, props, client) -> None:
     assert diff.changes and not diff.replaces
     assert sorted(diff.changed_keys) == ["active", "display_name", "entitlements"]
     updated = provider.update(made.id, made.outs, changed)
-    user = client.users.get(made.id)
+    user = UsersApi(client).get(made.id)
     assert (user["displayName"], user["active"], user.get("entitlements")) == (
         "Una U.", False, [])
     assert updated.outs["entitlements"] == []
 
     provider.delete(made.id, updated.outs)
-    assert client.users.named(props["user_name"]) == []
+    assert UsersApi(client).named(props["user_name"]) == []
     assert provider.read(made.id, updated.outs).id is None
     provider.delete(made.id, updated.outs)  # a gone user is deleted
 
@@ -98,12 +99,12 @@ def test_fields_left_out_are_not_managed(provider, props, client) -> None:
 
 def test_drift_shows_in_refresh(provider, props, client) -> None:
     made = provider.create(props)
-    client.users.patch(made.id, [{"op": "replace", "path": "active", "value": False}])
+    UsersApi(client).patch(made.id, [{"op": "replace", "path": "active", "value": False}])
     read = provider.read(made.id, made.outs)
     assert read.outs["active"] is False
     assert provider.diff(made.id, read.outs, props).changed_keys == ["active"]
     provider.update(made.id, read.outs, props)
-    assert client.users.get(made.id)["active"] is True
+    assert UsersApi(client).get(made.id)["active"] is True
     provider.delete(made.id, made.outs)
 
 
@@ -131,10 +132,10 @@ def test_an_account_user_is_assigned_and_only_unassigned_on_delete(provider, con
 
 
 def test_create_adopts_a_user_left_by_an_interrupted_create(provider, props, client) -> None:
-    left = client.users.create({"userName": props["user_name"]})
+    left = UsersApi(client).create({"userName": props["user_name"]})
     made = provider.create(props)
     assert made.id == left["id"]
-    assert client.users.get(made.id)["displayName"] == "Una User"  # brought to the spec
+    assert UsersApi(client).get(made.id)["displayName"] == "Una User"  # brought to the spec
     provider.delete(made.id, made.outs)
 
 
@@ -142,5 +143,5 @@ def test_create_adopts_after_a_lost_answer(provider, props, client, monkeypatch)
     lost = lose_the_answer_to(monkeypatch, USERS_PATH)
     made = provider.create(props)
     assert lost == [USERS_PATH]
-    assert [u["id"] for u in client.users.named(props["user_name"])] == [made.id]
+    assert [u["id"] for u in UsersApi(client).named(props["user_name"])] == [made.id]
     provider.delete(made.id, made.outs)

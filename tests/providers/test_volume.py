@@ -10,9 +10,10 @@ from typing import Any
 import pytest
 
 from providers.client import AlreadyExists, WorkspaceClient
-from providers.client.volumes import VOLUMES_PATH
-from providers.lifecycle import CONNECTION_KEY
-from providers.volume import VolumeProvider
+from providers.core.lifecycle import CONNECTION_KEY
+from providers.unity_catalog.catalogs_api import CatalogsApi
+from providers.unity_catalog.volume import VolumeProvider
+from providers.unity_catalog.volumes_api import VOLUMES_PATH, VolumesApi
 from tests.providers.ambiguous import lose_the_answer_to
 from tests.providers.support import assert_left_out_settings_cleared_or_kept
 from tests.providers.unity_catalog import external_location, fresh, make_catalog, make_schema
@@ -28,7 +29,7 @@ def schema(client: WorkspaceClient) -> Iterator[str]:
     """The full name of a schema made for the test."""
     catalog = make_catalog(client)
     yield make_schema(client, catalog)
-    client.catalogs.delete(catalog, force=True)
+    CatalogsApi(client).delete(catalog, force=True)
 
 
 @pytest.fixture
@@ -45,13 +46,13 @@ def props(connection: dict[str, Any], schema: str) -> dict[str, Any]:
 
 
 def volumes_of(client: WorkspaceClient, schema: str) -> set[str]:
-    return {v["name"] for v in client.volumes.list(*schema.split("."))}
+    return {v["name"] for v in VolumesApi(client).list(*schema.split("."))}
 
 
 def test_managed_create_read_update_delete(provider, props, client, schema) -> None:
     made = provider.create(props)
     assert made.id == f"{schema}.{props['name'].lower()}"
-    found = client.volumes.get(made.id)
+    found = VolumesApi(client).get(made.id)
     assert (found["volume_type"], found["comment"]) == ("MANAGED", "landing files")
     # The recorded names are full names; the managed location is the service's.
     assert (made.outs["name"], made.outs["schema_name"]) == (made.id, schema)
@@ -67,7 +68,7 @@ def test_managed_create_read_update_delete(provider, props, client, schema) -> N
     diff = provider.diff(made.id, made.outs, changed)
     assert set(diff.changed_keys) == {"comment", "owner"} and not diff.replaces
     updated = provider.update(made.id, made.outs, changed)
-    found = client.volumes.get(made.id)
+    found = VolumesApi(client).get(made.id)
     assert (found["comment"], found["owner"]) == ("files", "data-engineers")
 
     provider.delete(made.id, updated.outs)
@@ -80,7 +81,7 @@ def test_external_volume_and_replacements(provider, props, client, emulator, sch
     url = f"{external_location(emulator)}/files"
     external = {**props, "volume_type": "EXTERNAL", "storage_location": f"{url}/"}
     made = provider.create(external)
-    assert client.volumes.get(made.id)["storage_location"] == url
+    assert VolumesApi(client).get(made.id)["storage_location"] == url
     assert made.outs["storage_location"] == url
     assert not provider.diff(made.id, made.outs, external).changes
 
@@ -98,7 +99,7 @@ def test_external_volume_and_replacements(provider, props, client, emulator, sch
 
 def test_drift_shows_in_refresh(provider, props, client) -> None:
     made = provider.create(props)
-    client.volumes.update(made.id, {"comment": "by hand", "owner": "data-engineers"})
+    VolumesApi(client).update(made.id, {"comment": "by hand", "owner": "data-engineers"})
     read = provider.read(made.id, made.outs)
     assert provider.diff(made.id, read.outs, props).changed_keys == ["comment"]
     provider.delete(made.id, made.outs)
@@ -123,16 +124,16 @@ def test_create_adopts_after_a_lost_answer(provider, props, client, monkeypatch,
 
 def test_create_adopts_what_an_interrupted_run_made(provider, props, client, schema) -> None:
     catalog, name = schema.split(".")
-    client.volumes.create({"catalog_name": catalog, "schema_name": name, "name": props["name"],
+    VolumesApi(client).create({"catalog_name": catalog, "schema_name": name, "name": props["name"],
                            "volume_type": "MANAGED", "comment": props["comment"]})
     made = provider.create({**props, "owner": "data-engineers"})
-    assert client.volumes.get(made.id)["owner"] == "data-engineers"
+    assert VolumesApi(client).get(made.id)["owner"] == "data-engineers"
     provider.delete(made.id, made.outs)
 
 
 def test_a_volume_declared_otherwise_is_not_adopted(provider, props, client, schema) -> None:
     catalog, name = schema.split(".")
-    client.volumes.create({"catalog_name": catalog, "schema_name": name, "name": props["name"],
+    VolumesApi(client).create({"catalog_name": catalog, "schema_name": name, "name": props["name"],
                            "volume_type": "MANAGED", "comment": "someone else's"})
     with pytest.raises(AlreadyExists, match="import it"):
         provider.create(props)
@@ -143,7 +144,7 @@ def test_settings_left_out_of_the_config_are_cleared_or_kept(provider, props, cl
     mode or read-only flag no longer declared stays as it is, and is no change."""
     assert_left_out_settings_cleared_or_kept(
         provider, {**props, "owner": "Bob@example.com"},
-        client.volumes.get,
+        VolumesApi(client).get,
         cleared={"comment": ""},
         kept={"owner": "bob@example.com"},
     )

@@ -11,8 +11,15 @@ from typing import Any
 import pytest
 
 from providers.client import InvalidState, WorkspaceClient
-from providers.lifecycle import CONNECTION_KEY, UNKNOWN
-from providers.workspace_conf import CONF_ID, PREVIOUS_KEY, SETTINGS, WorkspaceConfProvider
+from providers.core.lifecycle import CONNECTION_KEY, UNKNOWN
+from providers.workspace.ip_access_lists_api import IpAccessListsApi
+from providers.workspace.workspace_conf import (
+    CONF_ID,
+    PREVIOUS_KEY,
+    SETTINGS,
+    WorkspaceConfProvider,
+)
+from providers.workspace.workspace_conf_api import WorkspaceConfApi
 from tests.conftest import emulator_connection
 from tests.providers.support import assert_check_names, client_of, failures
 from workspace_emulator.testing import EmulatorInfo, running_emulator
@@ -29,7 +36,7 @@ def provider() -> WorkspaceConfProvider:
 def defaults_after(client: WorkspaceClient) -> Iterator[None]:
     """The session's emulator gets its defaults back, whatever the test did."""
     yield
-    client.workspace_conf.set({key: SETTINGS[key][1] or "" for key in KEYS})
+    WorkspaceConfApi(client).set({key: SETTINGS[key][1] or "" for key in KEYS})
 
 
 @pytest.fixture
@@ -74,7 +81,7 @@ def test_lifecycle_gives_back_the_values_before(provider, props, client) -> None
                                      "maxTokenLifetimeDays": "700"}
     assert made.outs[PREVIOUS_KEY] == {"enableResultsDownloading": "true",
                                        "maxTokenLifetimeDays": ""}  # "": none
-    assert client.workspace_conf.get(KEYS) == {"enableResultsDownloading": "false",
+    assert WorkspaceConfApi(client).get(KEYS) == {"enableResultsDownloading": "false",
                                                "enableWebTerminal": "false",
                                                "maxTokenLifetimeDays": "700"}
     assert not provider.diff(made.id, made.outs, props).changes
@@ -86,30 +93,30 @@ def test_lifecycle_gives_back_the_values_before(provider, props, client) -> None
     diff = provider.diff(made.id, read.outs, changed)
     assert diff.changed_keys == ["settings"] and not diff.replaces
     updated = provider.update(made.id, read.outs, changed)
-    assert client.workspace_conf.get(KEYS) == {"enableResultsDownloading": "true",
+    assert WorkspaceConfApi(client).get(KEYS) == {"enableResultsDownloading": "true",
                                                "enableWebTerminal": "true",
                                                "maxTokenLifetimeDays": "365"}
     assert updated.outs[PREVIOUS_KEY] == {"enableWebTerminal": "false",
                                           "maxTokenLifetimeDays": ""}
 
     provider.delete(made.id, updated.outs)
-    assert client.workspace_conf.get(KEYS) == {"enableResultsDownloading": "true",
+    assert WorkspaceConfApi(client).get(KEYS) == {"enableResultsDownloading": "true",
                                                "enableWebTerminal": "false",
                                                "maxTokenLifetimeDays": None}
 
 
 def test_only_declared_keys_are_touched(provider, client, connection) -> None:
-    client.workspace_conf.set({"enableWebTerminal": "true"})
+    WorkspaceConfApi(client).set({"enableWebTerminal": "true"})
     props = {"settings": {"enableResultsDownloading": "false"}, CONNECTION_KEY: connection}
     made = provider.create(props)
     assert set(made.outs["settings"]) == {"enableResultsDownloading"}
     provider.delete(made.id, made.outs)
-    assert client.workspace_conf.get(["enableWebTerminal"]) == {"enableWebTerminal": "true"}
+    assert WorkspaceConfApi(client).get(["enableWebTerminal"]) == {"enableWebTerminal": "true"}
 
 
 def test_drift_shows_in_refresh(provider, props, client) -> None:
     made = provider.create(props)
-    client.workspace_conf.set({"enableResultsDownloading": "true"})
+    WorkspaceConfApi(client).set({"enableResultsDownloading": "true"})
     read = provider.read(made.id, made.outs)
     assert read.outs["settings"]["enableResultsDownloading"] == "true"
     assert provider.diff(made.id, read.outs, props).changed_keys == ["settings"]
@@ -117,7 +124,7 @@ def test_drift_shows_in_refresh(provider, props, client) -> None:
 
 
 def test_import_by_keys_or_by_the_changed_settings(provider, client, connection) -> None:
-    client.workspace_conf.set({"enableWebTerminal": "true", "maxTokenLifetimeDays": "90"})
+    WorkspaceConfApi(client).set({"enableWebTerminal": "true", "maxTokenLifetimeDays": "90"})
     bare = {CONNECTION_KEY: connection}
     by_keys = provider.read("enableWebTerminal", bare)
     assert by_keys.outs["settings"] == {"enableWebTerminal": "true"}
@@ -148,21 +155,21 @@ def test_ip_access_lists_on_only_with_the_caller_allowed(provider, own) -> None:
     # The initial data's allow list leaves out loopback: refused, and said what to do.
     with pytest.raises(InvalidState, match="declare an enabled IpAccessList of type ALLOW"):
         provider.create(props)
-    assert client.workspace_conf.get(["enableIpAccessLists"]) == {"enableIpAccessLists": "false"}
-    loopback = client.ip_access_lists.create("loopback", "ALLOW", ["127.0.0.1"])
+    assert WorkspaceConfApi(client).get(["enableIpAccessLists"]) == {"enableIpAccessLists": "false"}
+    loopback = IpAccessListsApi(client).create("loopback", "ALLOW", ["127.0.0.1"])
     made = provider.create(props)
-    assert client.workspace_conf.get(["enableIpAccessLists"]) == {"enableIpAccessLists": "true"}
+    assert WorkspaceConfApi(client).get(["enableIpAccessLists"]) == {"enableIpAccessLists": "true"}
     provider.delete(made.id, made.outs)
-    assert client.workspace_conf.get(["enableIpAccessLists"]) == {"enableIpAccessLists": "false"}
-    client.ip_access_lists.delete(str(loopback["list_id"]))
+    assert WorkspaceConfApi(client).get(["enableIpAccessLists"]) == {"enableIpAccessLists": "false"}
+    IpAccessListsApi(client).delete(str(loopback["list_id"]))
 
 
 def test_adopted_as_the_settings_that_differ(provider, client, connection) -> None:
-    from providers.registry import kind_named
+    from providers.core.registry import kind_named
     from stacks.adoption import candidate_of, listed
 
     kind = kind_named("WorkspaceConf")
-    client.workspace_conf.set({"enableWebTerminal": "true"})
+    WorkspaceConfApi(client).set({"enableWebTerminal": "true"})
     assert [found.import_id for found in listed(client, kind)] == [CONF_ID]
     candidate = candidate_of(client, kind, CONF_ID, CONF_ID)
     assert candidate is not None and candidate.problem is None

@@ -13,9 +13,10 @@ from typing import Any
 import pytest
 
 from providers.client import AlreadyExists
-from providers.lifecycle import CONNECTION_KEY
-from providers.workspace_file import WorkspaceFileProvider
-from providers.workspace_objects import digest
+from providers.core.lifecycle import CONNECTION_KEY
+from providers.workspace.workspace_file import WorkspaceFileProvider
+from providers.workspace.workspace_objects import digest
+from providers.workspace.workspace_objects_api import WorkspaceObjectsApi
 from tests.providers.support import assert_check_names
 
 HEADED = b"# Databricks notebook source\nX = 1\n"
@@ -70,22 +71,22 @@ def test_bytes_are_uploaded_as_they_are(provider, props, client, folder, project
     inputs = checked(provider, props)
     assert inputs["content_sha256"] == digest(HEADED)
     made = provider.create(inputs)
-    status = client.workspace_objects.status(made.id)
+    status = WorkspaceObjectsApi(client).status(made.id)
     assert status["object_type"] == "FILE" and made.outs["size"] == len(HEADED)
-    assert client.workspace_objects.export(made.id, "AUTO") == HEADED
+    assert WorkspaceObjectsApi(client).export(made.id, "AUTO") == HEADED
     assert not provider.diff(made.id, made.outs, inputs).changes
     (project / "lib" / "helpers.py").write_bytes(b"X = 2\n")
     changed = checked(provider, props)
     assert provider.diff(made.id, made.outs, changed).changed_keys == ["content_sha256"]
     updated = provider.update(made.id, made.outs, changed).outs
     assert updated["object_id"] == made.outs["object_id"] and updated["size"] == 6
-    client.workspace_objects.import_(made.id, b"edited", format="RAW", overwrite=True)
+    WorkspaceObjectsApi(client).import_(made.id, b"edited", format="RAW", overwrite=True)
     drifted = provider.read(made.id, updated).outs
     assert drifted["content_sha256"] == digest(b"edited")
     imported = provider.read(made.id, {CONNECTION_KEY: props[CONNECTION_KEY]}).outs
     assert imported["content_sha256"] == digest(b"edited")
     provider.delete(made.id, updated)
-    client.workspace_objects.delete(folder, recursive=True)
+    WorkspaceObjectsApi(client).delete(folder, recursive=True)
 
 
 def test_inline_bytes_and_adoption(provider, connection, folder, client) -> None:
@@ -98,4 +99,4 @@ def test_inline_bytes_and_adoption(provider, connection, folder, client) -> None
     with pytest.raises(AlreadyExists, match=rf"import: {folder}/conf.json"):
         provider.create(checked(provider, theirs))
     provider.delete(again.id, again.outs)
-    client.workspace_objects.delete(folder, recursive=True)
+    WorkspaceObjectsApi(client).delete(folder, recursive=True)

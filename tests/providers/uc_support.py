@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from providers.client import NotFound, ServerError, WorkspaceClient
+from providers.unity_catalog.storage_credentials_api import StorageCredentialsApi
 
 CATALOGS = "/api/2.1/unity-catalog/catalogs"
 CREDENTIALS = "/api/2.1/unity-catalog/credentials"
@@ -39,12 +40,12 @@ def catalog(client: WorkspaceClient) -> Iterator[str]:
 def credential(client: WorkspaceClient) -> Iterator[str]:
     """A storage credential made for the test, removed (with its locations) after it."""
     name = fresh_name("cred")
-    client.storage_credentials.create(
+    StorageCredentialsApi(client).create(
         {"name": name, "azure_managed_identity": {"access_connector_id": ACCESS_CONNECTOR}}
     )
     yield name
     with contextlib.suppress(NotFound):
-        client.storage_credentials.delete(name, force=True)
+        StorageCredentialsApi(client).delete(name, force=True)
 
 
 @pytest.fixture

@@ -8,10 +8,13 @@ from typing import Any
 
 import pytest
 
-from providers import polling
 from providers.client import InvalidState
-from providers.cluster_state import ClusterStateError, converge
-from providers.job_run import JobRunFailed, JobRunModel, JobRunProvider
+from providers.compute.run_states import ClusterStateError, converge
+from providers.core import polling
+from providers.jobs.job_run import JobRunFailed, JobRunModel, JobRunProvider
+
+# The fake client stands for the areas (tests/fake_areas.py).
+pytestmark = pytest.mark.usefixtures("fake_areas")
 
 
 class ScriptedClient:

@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 import yaml
 
-from providers.kind import Kind, Reference
-from providers.registry import kind_named
+from providers.core.kind import Kind, Reference
+from providers.core.registry import kind_named
 from stacks import adopt, adoption
 from stacks.config import file_values
 from stacks.pulumi_cli import REPO_ROOT

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from providers.registry import kind_named
-from providers.workspace_objects import source_file, source_roots
+from providers.core.registry import kind_named
+from providers.workspace.workspace_objects import source_file, source_roots
 from stacks import adopt, adopt_content
 from stacks.adopt_content import ContentPlace
 from tests.unit.test_adopt import Candidate, fake

@@ -11,8 +11,8 @@ import types
 from collections.abc import Iterator
 from typing import Any
 
-from providers.kind import Kind
-from providers.registry import kind_named
+from providers.core.kind import Kind
+from providers.core.registry import kind_named
 from stacks import adopt, adopt_python, adoption
 
 JOB = kind_named("Job")

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from providers.registry import kind_named, kinds
+from providers.core.registry import kind_named, kinds
 from stacks import adoption
 from stacks.adoption import (
     Candidate,
@@ -327,9 +327,10 @@ class _Groups:
 
 
 def _client(me: dict[str, Any]) -> Any:
-    return SimpleNamespace(groups=_Groups(), users=SimpleNamespace(me=lambda: me))
+    return SimpleNamespace(groups=_Groups(), me=lambda: me)
 
 
+@pytest.mark.usefixtures("fake_areas")
 def test_memberships_of_users_and_of_the_stacks_own_principal_are_left_out() -> None:
     found = list(listed(_client({"id": "400000000000001"}), kind_named("GroupMember")))
     by_id = {f.import_id: f for f in found}
@@ -339,22 +340,24 @@ def test_memberships_of_users_and_of_the_stacks_own_principal_are_left_out() -> 
     assert by_id["100000000000003|400000000000001"].left_out == adoption.OWN_PRINCIPAL
 
 
+@pytest.mark.usefixtures("fake_areas")
 def test_a_workspace_that_does_not_say_who_signs_in_leaves_nothing_out() -> None:
     from providers.client import WorkspaceError
 
     def me() -> dict[str, Any]:
         raise WorkspaceError(status=404, code="NOT_FOUND", message="no", method="GET", path="/Me")
 
-    client: Any = SimpleNamespace(groups=_Groups(), users=SimpleNamespace(me=me))
+    client: Any = SimpleNamespace(groups=_Groups(), me=me)
     assert all(f.left_out is None for f in listed(client, kind_named("GroupMember")))
 
 
+@pytest.mark.usefixtures("fake_areas")
 def test_built_in_policies_are_the_services(monkeypatch) -> None:
     kind = kind_named("ClusterPolicy")
     policies = [{"policy_id": "A", "name": "Personal Compute"},
                 {"policy_id": "B", "name": "team-small"}]
     client: Any = SimpleNamespace(cluster_policies=SimpleNamespace(list=lambda: policies),
-                             users=SimpleNamespace(me=lambda: {"id": "1"}))
+                             me=lambda: {"id": "1"})
     assert [f.import_id for f in listed(client, kind)] == ["B"]
     monkeypatch.setattr(adoption, "candidate_of",
                         lambda client, kind, i, n: Candidate(kind, i, n, {}, None, {}))
@@ -385,7 +388,7 @@ def test_each_adoptable_kind_can_list_its_objects(kind) -> None:
 def test_the_inventories_list_permissions_as_the_kinds_read_them(acl, listed_as_entries):
     """An object's permissions are listed where the kinds' read finds a direct entry
     besides the owner's (the inventory is in the kind's module, beside that read)."""
-    from providers.permissions import OWNER, direct_entries, with_entries
+    from providers.access.acl import OWNER, direct_entries, with_entries
 
     answer = {"access_control_list": acl}
     found = [e for e in direct_entries(answer).values() if e["permission_level"] != OWNER]

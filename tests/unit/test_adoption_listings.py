@@ -8,8 +8,13 @@ from collections import Counter
 from types import SimpleNamespace
 from typing import Any
 
-from providers.registry import kind_named
-from providers.workspace_objects import one_tree_walk
+import pytest
+
+from providers.core.registry import kind_named
+from providers.workspace.workspace_objects import one_tree_walk
+
+# The fake client stands for the areas (tests/fake_areas.py).
+pytestmark = pytest.mark.usefixtures("fake_areas")
 
 
 class Calls(Counter):
@@ -181,11 +186,11 @@ def rule_sets(account_id: str | None, more: dict[str, list[dict[str, Any]]] | No
         return calls.answer("rule set", {"name": name, "etag": "e",
                                          "grant_rules": rules[application]})
 
-    access_control = SimpleNamespace(account_id=account_id, get_rule_set=get_rule_set)
     return SimpleNamespace(
-        access_control=access_control,
+        account_id=account_id,
+        access_control=SimpleNamespace(get_rule_set=get_rule_set),
         service_principals=SimpleNamespace(list=lambda: calls.answer("principals", principals)),
-        users=SimpleNamespace(me=lambda: calls.answer("me", me or DEPLOYER)),
+        me=lambda: calls.answer("me", me or DEPLOYER),
     ), calls
 
 

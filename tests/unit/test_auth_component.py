@@ -17,7 +17,7 @@ from providers.auth.component import (
     provider_for,
 )
 from providers.client.connection import Connection
-from providers.lifecycle import CONNECTION_KEY, PROVIDER_KEY
+from providers.core.lifecycle import CONNECTION_KEY, PROVIDER_KEY
 from tests.unit.client_support import (
     AUTH_URL,
     BASE_URL,

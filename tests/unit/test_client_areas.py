@@ -11,7 +11,14 @@ import responses
 from responses import matchers
 
 from providers.client.errors import TemporarilyUnavailable
-from providers.client.secret_scopes import KeyVault
+from providers.identity.groups_api import GroupsApi
+from providers.identity.service_principals_api import ServicePrincipalsApi
+from providers.identity.users_api import UsersApi
+from providers.jobs.job_permissions_api import job_permissions_api
+from providers.secrets.secret_scopes_api import KeyVault, SecretScopesApi
+from providers.unity_catalog.catalogs_api import CatalogsApi
+from providers.workspace.ip_access_lists_api import IpAccessListsApi
+from providers.workspace.repos_api import ReposApi
 from tests.unit.client_support import BASE_URL, body_is
 
 SCIM = f"{BASE_URL}/api/2.0/preview/scim/v2/ServicePrincipals"
@@ -37,30 +44,30 @@ def test_principal_create_posts_the_resource_once(service, client):
     resource = {"schemas": ["s"], "applicationId": "app-1", "active": True}
     service.post(SCIM, status=503, json=BUSY, match=body_is(resource))
     with pytest.raises(TemporarilyUnavailable):
-        client.service_principals.create(resource)
+        ServicePrincipalsApi(client).create(resource)
     assert calls_to(service, SCIM) == 1
 
 
 def test_principal_create_answers_the_resource_made(service, client):
     service.post(SCIM, status=201, json={"id": "42", "applicationId": "app-1"})
-    assert client.service_principals.create({"applicationId": "app-1"})["id"] == "42"
+    assert ServicePrincipalsApi(client).create({"applicationId": "app-1"})["id"] == "42"
 
 
 def test_principal_get_names_it_by_the_workspace_id(service, client):
     service.get(f"{SCIM}/42", json={"id": "42"})
-    assert client.service_principals.get("42") == {"id": "42"}
+    assert ServicePrincipalsApi(client).get("42") == {"id": "42"}
 
 
 def test_principal_patch_sends_scim_patch_operations(service, client):
     operation = {"op": "replace", "path": "displayName", "value": "by hand"}
     body = {"schemas": ["urn:ietf:params:scim:api:messages:2.0:PatchOp"], "Operations": [operation]}
     service.patch(f"{SCIM}/42", json={"id": "42", "displayName": "by hand"}, match=body_is(body))
-    assert client.service_principals.patch("42", [operation])["displayName"] == "by hand"
+    assert ServicePrincipalsApi(client).patch("42", [operation])["displayName"] == "by hand"
 
 
 def test_principal_replace_puts_the_resource_and_answers_it(service, client):
     service.put(f"{SCIM}/42", json={"id": "42", "active": False}, match=body_is({"active": False}))
-    assert client.service_principals.replace("42", {"active": False}) == {
+    assert ServicePrincipalsApi(client).replace("42", {"active": False}) == {
         "id": "42",
         "active": False,
     }
@@ -69,13 +76,13 @@ def test_principal_replace_puts_the_resource_and_answers_it(service, client):
 def test_principal_replace_answered_empty_reads_the_resource_back(service, client):
     service.put(f"{SCIM}/42", status=204)
     service.get(f"{SCIM}/42", json={"id": "42", "active": True})
-    assert client.service_principals.replace("42", {"active": True})["active"] is True
+    assert ServicePrincipalsApi(client).replace("42", {"active": True})["active"] is True
 
 
 def test_principal_delete_names_it_as_the_wire_form_does(service, client, wire_form):
     named = "app-1" if wire_form == "legacy" else "42"
     service.delete(f"{SCIM}/{named}", status=204)
-    client.service_principals.delete("42", application_id="app-1")
+    ServicePrincipalsApi(client).delete("42", application_id="app-1")
 
 
 # --- secret scopes -------------------------------------------------------------------
@@ -83,13 +90,13 @@ def test_principal_delete_names_it_as_the_wire_form_does(service, client, wire_f
 
 def test_a_plain_scope_create_answers_the_scope_as_listed(service, client):
     service.post(f"{SCOPES}/create", json={}, match=body_is({"scope": "s"}))
-    assert client.secret_scopes.create("s") == {"name": "s", "backend_type": "DATABRICKS"}
+    assert SecretScopesApi(client).create("s") == {"name": "s", "backend_type": "DATABRICKS"}
 
 
 def test_a_plain_scope_may_grant_manage_to_all_users(service, client):
     body = {"scope": "s", "initial_manage_principal": "users"}
     service.post(f"{SCOPES}/create", json={}, match=body_is(body))
-    client.secret_scopes.create("s", initial_manage_principal="users")
+    SecretScopesApi(client).create("s", initial_manage_principal="users")
 
 
 def test_a_keyvault_scope_create_spells_the_vault_as_the_wire_form_does(
@@ -108,7 +115,7 @@ def test_a_keyvault_scope_create_spells_the_vault_as_the_wire_form_does(
         "initial_manage_principal": "users",
     }
     service.post(f"{SCOPES}/create", json={}, match=body_is(body))
-    assert client.secret_scopes.create("s", keyvault=VAULT) == {
+    assert SecretScopesApi(client).create("s", keyvault=VAULT) == {
         "name": "s",
         "backend_type": backend,
         "keyvault_metadata": vault,
@@ -118,14 +125,14 @@ def test_a_keyvault_scope_create_spells_the_vault_as_the_wire_form_does(
 def test_a_scope_create_is_not_repeated_after_a_lost_answer(service, client):
     service.post(f"{SCOPES}/create", status=503, json=BUSY)
     with pytest.raises(TemporarilyUnavailable):
-        client.secret_scopes.create("s")
+        SecretScopesApi(client).create("s")
     assert calls_to(service, f"{SCOPES}/create") == 1
 
 
 def test_a_scope_delete_is_repeated_after_a_lost_answer(service, client):
     service.post(f"{SCOPES}/delete", status=503, json=BUSY, match=body_is({"scope": "s"}))
     service.post(f"{SCOPES}/delete", json={}, match=body_is({"scope": "s"}))
-    client.secret_scopes.delete("s")
+    SecretScopesApi(client).delete("s")
     assert calls_to(service, f"{SCOPES}/delete") == 2
 
 
@@ -139,9 +146,9 @@ def test_job_permissions_read_add_and_replace(service, client):
     service.get(path, json=answer)
     service.patch(path, json=answer, match=body_is({"access_control_list": entries}))
     service.put(path, json=answer, match=body_is({"access_control_list": []}))
-    assert client.job_permissions.get(7) == answer
-    assert client.job_permissions.update(7, entries) == answer
-    assert client.job_permissions.set(7, []) == answer
+    assert job_permissions_api(client).get(7) == answer
+    assert job_permissions_api(client).update(7, entries) == answer
+    assert job_permissions_api(client).set(7, []) == answer
 
 
 # --- repos ---------------------------------------------------------------------------
@@ -151,7 +158,7 @@ def test_a_checkout_uses_the_wire_forms_method(service, client, wire_form):
     method = "POST" if wire_form == "legacy" else "PATCH"
     path = f"{BASE_URL}/api/2.0/repos/3"
     service.add(method, path, status=200, body=b"", match=body_is({"branch": "dev"}))
-    client.repos.update_branch(3, "dev")
+    ReposApi(client).update_branch(3, "dev")
 
 
 # --- catalogs ------------------------------------------------------------------------
@@ -163,7 +170,7 @@ def test_catalog_isolation(service, client):
         json={"name": "fin ance", "isolation_mode": "OPEN"},
         match=body_is({"isolation_mode": "OPEN"}),
     )
-    client.catalogs.update_isolation("fin ance", "OPEN")
+    CatalogsApi(client).update_isolation("fin ance", "OPEN")
 
 
 def test_bind_and_unbind_in_the_wire_forms_bodies(service, client, wire_form):
@@ -184,8 +191,8 @@ def test_bind_and_unbind_in_the_wire_forms_bodies(service, client, wire_form):
         }
     service.patch(path, json={"bindings": []}, match=body_is(bind))
     service.patch(path, json={"bindings": []}, match=body_is(unbind))
-    client.catalogs.bind("finance", [1], read_only)
-    client.catalogs.unbind("finance", [1, 2])
+    CatalogsApi(client).bind("finance", [1], read_only)
+    CatalogsApi(client).unbind("finance", [1, 2])
 
 
 # --- groups, users, repos made and deleted, IP access lists ---------------------------
@@ -201,7 +208,7 @@ def test_group_create_adds_the_schema_and_is_not_repeated(service, client):
     body = {"schemas": ["urn:ietf:params:scim:schemas:core:2.0:Group"], "displayName": "t"}
     service.post(GROUPS, status=503, json=BUSY, match=body_is(body))
     with pytest.raises(TemporarilyUnavailable):
-        client.groups.create({"displayName": "t"})
+        GroupsApi(client).create({"displayName": "t"})
     assert calls_to(service, GROUPS) == 1
 
 
@@ -211,8 +218,8 @@ def test_members_change_by_patch_operations_naming_them(service, client):
     remove = {"op": "remove", "path": 'members[value eq "7"]'}
     service.patch(path, status=204, match=body_is({"schemas": [PATCH_OP], "Operations": [add]}))
     service.patch(path, status=204, match=body_is({"schemas": [PATCH_OP], "Operations": [remove]}))
-    client.groups.add_member("5", "7")
-    client.groups.remove_member("5", "7")
+    GroupsApi(client).add_member("5", "7")
+    GroupsApi(client).remove_member("5", "7")
     assert not [c for c in service.calls if c.request.method == "PUT"]
 
 
@@ -229,11 +236,11 @@ def test_names_are_exact_after_the_filter(service, client):
             ],
         },
     )
-    assert [g["id"] for g in client.groups.named('Team "A"')] == ["1"]
+    assert [g["id"] for g in GroupsApi(client).named('Team "A"')] == ["1"]
     service.get(
         USERS, json={"totalResults": 1, "Resources": [{"id": "9", "userName": "Bob@Example.com"}]}
     )
-    assert [u["id"] for u in client.users.named("bob@example.com")] == ["9"]
+    assert [u["id"] for u in UsersApi(client).named("bob@example.com")] == ["9"]
 
 
 def test_repo_create_update_delete(service, client, wire_form):
@@ -250,7 +257,7 @@ def test_repo_create_update_delete(service, client, wire_form):
             }
         ),
     )
-    assert client.repos.create("https://x/y.git", "gitHub", "/Repos/a/b", ["jobs"]) == made
+    assert ReposApi(client).create("https://x/y.git", "gitHub", "/Repos/a/b", ["jobs"]) == made
     method = "POST" if wire_form == "legacy" else "PATCH"
     service.add(
         method,
@@ -258,15 +265,15 @@ def test_repo_create_update_delete(service, client, wire_form):
         body=b"",
         match=body_is({"tag": "v1", "sparse_checkout": {"patterns": ["jobs", "lib"]}}),
     )
-    client.repos.update(3, tag="v1", sparse_checkout=["jobs", "lib"])
+    ReposApi(client).update(3, tag="v1", sparse_checkout=["jobs", "lib"])
     service.delete(f"{REPOS}/3", json={})
-    client.repos.delete(3)
+    ReposApi(client).delete(3)
 
 
 def test_repo_create_is_not_repeated(service, client):
     service.post(REPOS, status=503, json=BUSY)
     with pytest.raises(TemporarilyUnavailable):
-        client.repos.create("https://x/y.git", "gitHub", "/Repos/a/b")
+        ReposApi(client).create("https://x/y.git", "gitHub", "/Repos/a/b")
     assert calls_to(service, REPOS) == 1
 
 
@@ -277,17 +284,17 @@ def test_ip_access_list_calls(service, client):
         json={"ip_access_list": made},
         match=body_is({"label": "o", "list_type": "ALLOW", "ip_addresses": ["10.0.0.1"]}),
     )
-    assert client.ip_access_lists.create("o", "ALLOW", ["10.0.0.1"]) == made
+    assert IpAccessListsApi(client).create("o", "ALLOW", ["10.0.0.1"]) == made
     service.get(f"{LISTS}/l-1", json={"ip_access_list": made})
-    assert client.ip_access_lists.get("l-1") == made
+    assert IpAccessListsApi(client).get("l-1") == made
     service.patch(f"{LISTS}/l-1", json={}, match=body_is({"enabled": False}))
-    client.ip_access_lists.update("l-1", {"enabled": False})
+    IpAccessListsApi(client).update("l-1", {"enabled": False})
     service.delete(f"{LISTS}/l-1", json={})
-    client.ip_access_lists.delete("l-1")
+    IpAccessListsApi(client).delete("l-1")
 
 
 def test_ip_access_list_create_is_not_repeated(service, client):
     service.post(LISTS, status=503, json=BUSY)
     with pytest.raises(TemporarilyUnavailable):
-        client.ip_access_lists.create("o", "BLOCK", [])
+        IpAccessListsApi(client).create("o", "BLOCK", [])
     assert calls_to(service, LISTS) == 1

@@ -7,6 +7,8 @@ import pytest
 from responses import matchers
 
 from providers.client.errors import TemporarilyUnavailable
+from providers.compute.cluster_policies_api import ClusterPoliciesApi
+from providers.compute.clusters_api import ClustersApi
 from tests.unit.client_support import BASE_URL, body_is
 
 CLUSTERS = f"{BASE_URL}/api/2.0/clusters"
@@ -23,9 +25,9 @@ def test_create_edit_resize_answer_and_send_the_spec(service, client) -> None:
     service.add("POST", f"{CLUSTERS}/edit", json={}, match=body_is({**spec, "cluster_id": "c-1"}))
     resize = {"cluster_id": "c-1", "num_workers": 3}
     service.add("POST", f"{CLUSTERS}/resize", json={}, match=body_is(resize))
-    assert client.clusters.create(spec) == "c-1"
-    client.clusters.edit("c-1", spec)
-    client.clusters.resize("c-1", {"num_workers": 3})
+    assert ClustersApi(client).create(spec) == "c-1"
+    ClustersApi(client).edit("c-1", spec)
+    ClustersApi(client).resize("c-1", {"num_workers": 3})
 
 
 def test_stop_path_depends_on_the_wire_form_permanent_delete_does_not(
@@ -36,8 +38,8 @@ def test_stop_path_depends_on_the_wire_form_permanent_delete_does_not(
     service.add(
         "POST", f"{CLUSTERS}/permanent-delete", json={}, match=body_is({"cluster_id": "c-1"})
     )
-    client.clusters.stop("c-1")
-    client.clusters.permanent_delete("c-1")
+    ClustersApi(client).stop("c-1")
+    ClustersApi(client).permanent_delete("c-1")
 
 
 def test_pins_and_the_pinned_listing(service, client) -> None:
@@ -49,9 +51,9 @@ def test_pins_and_the_pinned_listing(service, client) -> None:
         json={"clusters": [{"cluster_id": "c-1"}]},
         match=[matchers.query_param_matcher({"filter_by.is_pinned": "true"})],
     )
-    client.clusters.set_pinned("c-1", True)
-    client.clusters.set_pinned("c-2", False)
-    assert client.clusters.is_pinned("c-1") and not client.clusters.is_pinned("c-2")
+    ClustersApi(client).set_pinned("c-1", True)
+    ClustersApi(client).set_pinned("c-2", False)
+    assert ClustersApi(client).is_pinned("c-1") and not ClustersApi(client).is_pinned("c-2")
 
 
 def test_libraries(service, client) -> None:
@@ -65,16 +67,16 @@ def test_libraries(service, client) -> None:
         json={"cluster_id": "c-1", "library_statuses": statuses},
         match=[matchers.query_param_matcher({"cluster_id": "c-1"})],
     )
-    client.clusters.install_libraries("c-1", [PYPI])
-    client.clusters.uninstall_libraries("c-1", [PYPI])
-    assert client.clusters.library_statuses("c-1") == statuses
+    ClustersApi(client).install_libraries("c-1", [PYPI])
+    ClustersApi(client).uninstall_libraries("c-1", [PYPI])
+    assert ClustersApi(client).library_statuses("c-1") == statuses
 
 
 def test_node_types_and_spark_versions(service, client) -> None:
     service.add("GET", f"{CLUSTERS}/list-node-types", json={"node_types": [{"node_type_id": "n"}]})
     service.add("GET", f"{CLUSTERS}/spark-versions", json={})
-    assert client.clusters.node_types() == [{"node_type_id": "n"}]
-    assert client.clusters.spark_versions() == []
+    assert ClustersApi(client).node_types() == [{"node_type_id": "n"}]
+    assert ClustersApi(client).spark_versions() == []
 
 
 def test_cluster_policies(service, client) -> None:
@@ -92,17 +94,17 @@ def test_cluster_policies(service, client) -> None:
     service.add(
         "GET", f"{BASE_URL}/api/2.0/policy-families", json={"policy_families": [{"name": "f"}]}
     )
-    assert client.cluster_policies.create(fields) == "P1"
-    client.cluster_policies.edit("P1", fields)
-    assert client.cluster_policies.get("P1")["name"] == "small"
-    assert [p["policy_id"] for p in client.cluster_policies.list()] == ["P1"]
-    client.cluster_policies.delete("P1")
-    assert client.cluster_policies.families() == [{"name": "f"}]
+    assert ClusterPoliciesApi(client).create(fields) == "P1"
+    ClusterPoliciesApi(client).edit("P1", fields)
+    assert ClusterPoliciesApi(client).get("P1")["name"] == "small"
+    assert [p["policy_id"] for p in ClusterPoliciesApi(client).list()] == ["P1"]
+    ClusterPoliciesApi(client).delete("P1")
+    assert ClusterPoliciesApi(client).families() == [{"name": "f"}]
 
 
 def test_a_lost_create_answer_is_not_repeated(service, client) -> None:
     busy = {"error_code": "TEMPORARILY_UNAVAILABLE", "message": "busy"}
     service.add("POST", f"{CLUSTERS}/create", status=503, json=busy)
     with pytest.raises(TemporarilyUnavailable, match="busy"):
-        client.clusters.create({"spark_version": "x"})
+        ClustersApi(client).create({"spark_version": "x"})
     assert len([c for c in service.calls if c.request.url == f"{CLUSTERS}/create"]) == 1

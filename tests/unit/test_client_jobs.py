@@ -12,14 +12,14 @@ from responses import matchers
 
 from providers.client.connection import WireForm
 from providers.client.errors import InvalidParameter, TemporarilyUnavailable
-from providers.client.job_wire import (
+from providers.client.workspace import client_for
+from providers.jobs.job_wire import (
     LEGACY_TASK_KEY,
     legacy_single_task,
     lift,
     to_wire,
 )
-from providers.client.jobs import JobsApi
-from providers.client.workspace import client_for
+from providers.jobs.jobs_api import JobsApi
 from tests.unit.client_support import (
     BASE_URL,
     TOKEN_URL,

@@ -12,6 +12,8 @@ from responses import matchers
 
 from providers.client.errors import InvalidParameter
 from providers.client.workspace import WorkspaceClient, client_for
+from providers.jobs.job_permissions_api import job_permissions_api
+from providers.secrets.secrets_api import SecretsApi
 from tests.unit.client_support import BASE_URL, TOKEN_URL, body_is, connection, token_body
 
 SECRETS = f"{BASE_URL}/api/2.0/secrets"
@@ -38,28 +40,28 @@ def test_put_sends_the_value_in_the_body_only_and_repeats_after_a_lost_answer(se
     body = {"scope": "s", "key": "k", "string_value": VALUE}
     service.post(f"{SECRETS}/put", status=503, json=BUSY, match=body_is(body))
     service.post(f"{SECRETS}/put", json={}, match=body_is(body))
-    client.secrets.put("s", "k", string_value=VALUE)
+    SecretsApi(client).put("s", "k", string_value=VALUE)
     assert all(VALUE not in c.request.url for c in service.calls)
 
 
 def test_put_of_bytes_sends_the_base64(service, client):
     service.post(f"{SECRETS}/put", json={},
                  match=body_is({"scope": "s", "key": "k", "bytes_value": "AAE="}))
-    client.secrets.put("s", "k", bytes_value="AAE=")
+    SecretsApi(client).put("s", "k", bytes_value="AAE=")
 
 
 def test_put_needs_exactly_one_value(client):
     with pytest.raises(ValueError, match="exactly one"):
-        client.secrets.put("s", "k")
+        SecretsApi(client).put("s", "k")
     with pytest.raises(ValueError, match="exactly one"):
-        client.secrets.put("s", "k", string_value="a", bytes_value="AAE=")
+        SecretsApi(client).put("s", "k", string_value="a", bytes_value="AAE=")
 
 
 def test_an_error_that_echoes_the_value_is_raised_without_it(service, client):
     echo = {"error_code": "INVALID_PARAMETER_VALUE", "message": f"bad value {VALUE}"}
     service.post(f"{SECRETS}/put", status=400, json=echo)
     with pytest.raises(InvalidParameter) as raised:
-        client.secrets.put("s", "k", string_value=VALUE)
+        SecretsApi(client).put("s", "k", string_value=VALUE)
     assert VALUE not in str(raised.value) and VALUE not in repr(raised.value)
     assert "bad value ***" in str(raised.value)
 
@@ -70,9 +72,9 @@ def test_reads_name_scope_key_and_principal_in_the_query(service, client):
     service.get(f"{SECRETS}/acls/get", json={"principal": "analysts", "permission": "READ"},
                 match=[matchers.query_param_matcher({"scope": "s", "principal": "analysts"})])
     service.get(f"{SECRETS}/acls/list", json={})
-    assert client.secrets.list_secrets("s") == [{"key": "k", "last_updated_timestamp": 1}]
-    assert client.secrets.get_acl("s", "analysts")["permission"] == "READ"
-    assert client.secrets.list_acls("s") == []
+    assert SecretsApi(client).list_secrets("s") == [{"key": "k", "last_updated_timestamp": 1}]
+    assert SecretsApi(client).get_acl("s", "analysts")["permission"] == "READ"
+    assert SecretsApi(client).list_acls("s") == []
 
 
 def test_acl_writes(service, client):
@@ -81,9 +83,9 @@ def test_acl_writes(service, client):
     service.post(f"{SECRETS}/acls/delete", json={},
                  match=body_is({"scope": "s", "principal": "analysts"}))
     service.post(f"{SECRETS}/delete", json={}, match=body_is({"scope": "s", "key": "k"}))
-    client.secrets.put_acl("s", "analysts", "READ")
-    client.secrets.delete_acl("s", "analysts")
-    client.secrets.delete("s", "k")
+    SecretsApi(client).put_acl("s", "analysts", "READ")
+    SecretsApi(client).delete_acl("s", "analysts")
+    SecretsApi(client).delete("s", "k")
 
 
 def test_permissions_of_any_type(service, client):
@@ -104,4 +106,4 @@ def test_permissions_of_any_type(service, client):
 
 def test_job_permissions_keep_the_job_id_a_number(service, client):
     service.get(f"{PERMISSIONS}/jobs/42", json={"object_id": "/jobs/42"})
-    assert client.job_permissions.get("42") == {"object_id": "/jobs/42"}
+    assert job_permissions_api(client).get("42") == {"object_id": "/jobs/42"}

@@ -32,7 +32,8 @@ from providers.client.token import TokenCache
 from providers.client.token_request import fetch_token, parse_token_response
 from providers.client.token_store import CACHE_DIR_ENV, SharedTokenStore
 from providers.client.workspace import client_for
-from providers.create_or_adopt import create_or_adopt, is_uncertain_create_outcome
+from providers.core.create_or_adopt import create_or_adopt, is_uncertain_create_outcome
+from providers.secrets.secret_scopes_api import SecretScopesApi
 from tests.unit.client_support import (
     AUTH_URL,
     BASE_URL,
@@ -333,10 +334,10 @@ def test_a_throttling_500_during_a_create_ends_with_one_object_created_once(
     client = client_for(connection())
 
     def find() -> dict | None:
-        return next((s for s in client.secret_scopes.list() if s["name"] == "team"), None)
+        return next((s for s in SecretScopesApi(client).list() if s["name"] == "team"), None)
 
     _made, adopted = create_or_adopt(
-        lambda: client.secret_scopes.create("team"), find, pause=lambda _s: None
+        lambda: SecretScopesApi(client).create("team"), find, pause=lambda _s: None
     )
 
     assert scopes == ["team"]

@@ -16,6 +16,7 @@ from providers.client import (
     TemporarilyUnavailable,
     WorkspaceError,
 )
+from providers.identity.service_principal_secrets_api import ServicePrincipalSecretsApi
 from tests.unit.client_support import BASE_URL, body_is
 
 PRINCIPAL = "100000000000042"
@@ -40,12 +41,12 @@ def calls_to(mocked: responses.RequestsMock, url: str) -> int:
 
 def test_create_posts_the_lifetime_and_answers_the_secret(service, client):
     service.post(SECRETS, json=MADE, match=body_is({"lifetime": "3600s"}))
-    assert client.service_principal_secrets.create(PRINCIPAL, "3600s") == MADE
+    assert ServicePrincipalSecretsApi(client).create(PRINCIPAL, "3600s") == MADE
 
 
 def test_create_without_a_lifetime_sends_an_empty_body(service, client):
     service.post(SECRETS, json=MADE, match=body_is({}))
-    assert client.service_principal_secrets.create(PRINCIPAL)["secret"] == VALUE
+    assert ServicePrincipalSecretsApi(client).create(PRINCIPAL)["secret"] == VALUE
 
 
 @pytest.mark.parametrize("status", [500, 503])
@@ -54,7 +55,7 @@ def test_create_is_not_repeated_after_a_lost_answer(service, client, status):
              "message": "try later"}
     service.post(SECRETS, status=status, json=error)
     with pytest.raises((ServerError, TemporarilyUnavailable)):
-        client.service_principal_secrets.create(PRINCIPAL)
+        ServicePrincipalSecretsApi(client).create(PRINCIPAL)
     assert calls_to(service, SECRETS) == 1
 
 
@@ -69,7 +70,7 @@ def test_create_is_not_repeated_after_a_lost_answer(service, client, status):
 def test_create_refused_raises_the_typed_error(service, client, status, code, error):
     service.post(SECRETS, status=status, json={"error_code": code, "message": "refused"})
     with pytest.raises(error, match="refused"):
-        client.service_principal_secrets.create(PRINCIPAL, "3600s")
+        ServicePrincipalSecretsApi(client).create(PRINCIPAL, "3600s")
 
 
 @pytest.mark.parametrize(
@@ -85,7 +86,7 @@ def test_an_answer_without_the_secret_or_its_id_is_refused_without_quoting_it(
 ):
     service.post(SECRETS, json=answer)
     with pytest.raises(WorkspaceError) as caught:
-        client.service_principal_secrets.create(PRINCIPAL)
+        ServicePrincipalSecretsApi(client).create(PRINCIPAL)
     assert caught.value.code == "INVALID_RESPONSE"
     assert missing in str(caught.value)
     assert VALUE not in str(caught.value) and VALUE not in repr(caught.value)
@@ -95,7 +96,7 @@ def test_an_answer_without_the_secret_or_its_id_is_refused_without_quoting_it(
 def test_an_answer_that_is_no_object_is_refused_without_quoting_it(service, client):
     service.post(SECRETS, json=[VALUE])
     with pytest.raises(WorkspaceError) as caught:
-        client.service_principal_secrets.create(PRINCIPAL)
+        ServicePrincipalSecretsApi(client).create(PRINCIPAL)
     assert VALUE not in str(caught.value)
 
 
@@ -105,39 +106,39 @@ def test_list_follows_the_pages(service, client):
                 match=[responses.matchers.query_param_matcher({})])
     service.get(SECRETS, json={"secrets": [second]},
                 match=[responses.matchers.query_param_matcher({"page_token": "p2"})])
-    assert client.service_principal_secrets.list(PRINCIPAL) == [LISTED, second]
+    assert ServicePrincipalSecretsApi(client).list(PRINCIPAL) == [LISTED, second]
 
 
 def test_list_of_a_principal_without_secrets_is_empty(service, client):
     service.get(SECRETS, json={})
-    assert client.service_principal_secrets.list(PRINCIPAL) == []
+    assert ServicePrincipalSecretsApi(client).list(PRINCIPAL) == []
 
 
 def test_list_of_a_missing_principal_is_not_found(service, client):
     service.get(SECRETS, status=404, json={"error_code": "RESOURCE_DOES_NOT_EXIST",
                                            "message": "no such principal"})
     with pytest.raises(NotFound):
-        client.service_principal_secrets.list(PRINCIPAL)
+        ServicePrincipalSecretsApi(client).list(PRINCIPAL)
 
 
 def test_delete_names_the_principal_and_the_secret(service, client):
     service.delete(f"{SECRETS}/7d0c1b2a3f", status=200, json={})
-    client.service_principal_secrets.delete(PRINCIPAL, "7d0c1b2a3f")
+    ServicePrincipalSecretsApi(client).delete(PRINCIPAL, "7d0c1b2a3f")
 
 
 def test_delete_of_a_missing_secret_is_not_found(service, client):
     service.delete(f"{SECRETS}/gone", status=404,
                    json={"error_code": "RESOURCE_DOES_NOT_EXIST", "message": "no secret"})
     with pytest.raises(NotFound):
-        client.service_principal_secrets.delete(PRINCIPAL, "gone")
+        ServicePrincipalSecretsApi(client).delete(PRINCIPAL, "gone")
 
 
 def test_ids_are_quoted_into_the_path(service, client):
     quoted = f"{BASE_URL}/api/2.0/accounts/servicePrincipals/a%2Fb/credentials/secrets/c%2Fd"
     service.delete(quoted, status=200, json={})
-    client.service_principal_secrets.delete("a/b", "c/d")
+    ServicePrincipalSecretsApi(client).delete("a/b", "c/d")
 
 
 def test_the_area_shows_no_credentials(client):
-    assert "Secret" in repr(client.service_principal_secrets)
-    assert "very-secret" not in repr(client.service_principal_secrets)
+    assert "Secret" in repr(ServicePrincipalSecretsApi(client))
+    assert "very-secret" not in repr(ServicePrincipalSecretsApi(client))

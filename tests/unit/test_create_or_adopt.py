@@ -6,7 +6,7 @@ from typing import Any
 import pytest
 
 from providers.client import InvalidParameter, ServerError, WorkspaceUnreachable
-from providers.create_or_adopt import CREATE_ATTEMPTS, create_or_adopt
+from providers.core.create_or_adopt import CREATE_ATTEMPTS, create_or_adopt
 
 POST: dict[str, Any] = {"method": "POST", "path": "/api/2.0/jobs/create"}
 

@@ -96,15 +96,15 @@ def test_examples_import_only_the_flat_surface(source: Path) -> None:
 def test_the_surface_check_catches_submodules_and_unknown_names() -> None:
     code = (
         "from providers import Job, NotAName\n"
-        "from providers.job import JobArgs\n"
-        "from providers.job import JobArgs, NoSuchArgs\n"
+        "from providers.jobs.job import JobArgs\n"
+        "from providers.jobs.job import JobArgs, NoSuchArgs\n"
         "import providers.auth\n"
         "from providers import WorkspaceAuth, lookups\n"
     )
     assert surface_problems(code, "x") == [
         "x: `providers` exports no NotAName",
-        "x: `from providers.job import ...` (a submodule)",
-        "x: `from providers.job import ...` (a submodule); not exported by providers: "
+        "x: `from providers.jobs.job import ...` (a submodule)",
+        "x: `from providers.jobs.job import ...` (a submodule); not exported by providers: "
         "NoSuchArgs",
         "x: `import providers.auth` (a submodule)",
     ]
@@ -137,7 +137,7 @@ def test_links_to_sections_name_existing_headings(page: Path) -> None:
 def test_python_blocks_are_found_inside_list_items_too(tmp_path: Path) -> None:
     page = tmp_path / "page.md"
     page.write_text(
-        "1. A step:\n\n   ```python\n   from providers.job import Job\n   ```\n\n"
+        "1. A step:\n\n   ```python\n   from providers.jobs.job import Job\n   ```\n\n"
         "```python\nimport pulumi\n```\n"
     )
-    assert python_blocks(page) == ["from providers.job import Job\n", "import pulumi\n"]
+    assert python_blocks(page) == ["from providers.jobs.job import Job\n", "import pulumi\n"]

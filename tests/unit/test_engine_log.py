@@ -1,5 +1,5 @@
 """What the provider code logs while the host serves a resource reaches the engine as a
-diagnostic of that resource (providers/engine_log.py): a fake engine (the engine's gRPC
+diagnostic of that resource (providers/core/engine_log.py): a fake engine (the engine's gRPC
 service) receives each line with the request's URN and its severity; without an engine, or
 where the engine fails, the lines go to stderr as before and the request still succeeds.
 The end-to-end proof under the real engine is tests/e2e/test_warnings.py."""
@@ -24,9 +24,9 @@ from pulumi.dynamic.dynamic import serialize_provider
 from pulumi.runtime import proto, rpc
 from pulumi.runtime.proto import engine_pb2, engine_pb2_grpc, provider_pb2_grpc
 
-from providers import engine_log
-from providers.host import WorkspaceProviderHost
-from providers.lifecycle import PROVIDER_KEY
+from providers.core import engine_log
+from providers.core.host import WorkspaceProviderHost
+from providers.core.lifecycle import PROVIDER_KEY
 from tests.unit.engine_log_providers import LogsAroundAnother, LogsEverySeverity
 from workspace_emulator.testing import free_port_block
 
@@ -93,7 +93,7 @@ def sdk_log_functions_restored(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @contextlib.contextmanager
 def host_started_with(argv: list[str]) -> Iterator[Any]:
-    """A stub of a provider host served as `providers.host.main` serves it, started with
+    """A stub of a provider host served as `providers.core.host.main` serves it, started with
     `argv`."""
     server, port = serve(
         WorkspaceProviderHost(),
@@ -219,7 +219,7 @@ def test_an_engine_that_is_gone_leaves_the_lines_on_stderr(
 
 
 def test_the_host_the_engine_starts_routes_its_lines(engine: tuple[FakeEngine, str]) -> None:
-    """`providers.host.main` as the plugin launcher runs it, with the engine's arguments."""
+    """`providers.core.host.main` as the plugin launcher runs it, with the engine's arguments."""
     fake, address = engine
     host = subprocess.Popen(
         [sys.executable, "-u", "-c", "from providers import host; host.main()",

@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
-from providers.git_credential import GitCredentialProvider, token_changed
-from providers.lifecycle import UNKNOWN, WorkspaceProvider
-from providers.secret import digest
-from providers.workspace_conf import WorkspaceConfModel, WorkspaceConfProvider
+from providers.core.digest import digest
+from providers.core.lifecycle import UNKNOWN, WorkspaceProvider
+from providers.workspace.git_credential import GitCredentialProvider, token_changed
+from providers.workspace.workspace_conf import WorkspaceConfModel, WorkspaceConfProvider
 from stacks.config_rules import problems
 
 TOKEN = "ghp_" + "z" * 36  # noqa: S105 - made up

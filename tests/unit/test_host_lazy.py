@@ -12,20 +12,26 @@ from pathlib import Path
 
 import pytest
 
-from providers.host import ImportRefused, kind_of
-from providers.registry import KINDS
+from providers.core.host import ImportRefused, kind_of
+from providers.core.registry import KINDS
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 KIND_MODULES = sorted(module for _, module in KINDS)
 # What only a resource request needs: the kinds' base, the component behind it, the client's
 # service areas and transport, the SDK's service modules.
-NOT_FOR_CONFIGURATION = ["providers.kind", "providers.resource", "providers.auth.component",
-                         "providers.client.workspace", "providers.client.http", "requests"]
+NOT_FOR_CONFIGURATION = [
+    "providers.core.kind",
+    "providers.core.resource",
+    "providers.auth.component",
+    "providers.client.workspace",
+    "providers.client.http",
+    "requests",
+]
 
 DRIVE_CONFIGURATION = """
 import asyncio, json, sys
 from pulumi.runtime import proto, rpc
-from providers.host import WorkspaceProviderHost
+from providers.core.host import WorkspaceProviderHost
 
 def struct(values):
     return asyncio.new_event_loop().run_until_complete(rpc.serialize_properties(values, {}))
@@ -47,12 +53,12 @@ checked["configured"] = sorted(host.connection)
 
 
 def run(code: str) -> dict:
-    report = (
-        "\nchecked['modules'] = sorted(sys.modules)"
-        "\nprint(json.dumps(checked))"
-    )
+    report = "\nchecked['modules'] = sorted(sys.modules)\nprint(json.dumps(checked))"
     result = subprocess.run(
-        [sys.executable, "-c", code + report], cwd=REPO_ROOT, capture_output=True, text=True,
+        [sys.executable, "-c", code + report],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
         timeout=120,
     )
     assert result.returncode == 0, result.stderr
@@ -72,10 +78,10 @@ def test_a_host_answering_configuration_loads_no_kind_and_no_service_area() -> N
 def test_a_request_for_a_job_loads_the_job_kind_alone() -> None:
     checked = run(
         DRIVE_CONFIGURATION
-        + "from providers.host import kind_of\n"
+        + "from providers.core.host import kind_of\n"
         + "kind_of('urn:pulumi:dev::w::pulumi-python:dynamic/workspace:Job::nightly').provider\n"
     )
-    assert set(checked["modules"]) & set(KIND_MODULES) == {"providers.job"}
+    assert set(checked["modules"]) & set(KIND_MODULES) == {"providers.jobs.job"}
 
 
 @pytest.mark.parametrize(

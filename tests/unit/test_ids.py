@@ -1,4 +1,4 @@
-"""The one parser of the service's numeric ids (providers/ids.py)."""
+"""The one parser of the service's numeric ids (providers/core/ids.py)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import re
 import pytest
 from pydantic import BaseModel, ValidationError
 
-from providers.ids import INT64_MAX, Int64Id, IntId, canonical_id, parse_int64_id
+from providers.core.ids import INT64_MAX, Int64Id, IntId, canonical_id, parse_int64_id
 
 BIG = 2**53 + 1  # a float can not hold it
 

@@ -15,6 +15,7 @@ import pytest
 from importlinter.api import read_configuration
 from importlinter.contracts.acyclic_siblings import AcyclicSiblingsContract
 from importlinter.contracts.forbidden import ForbiddenContract
+from importlinter.contracts.independence import IndependenceContract
 from importlinter.contracts.layers import LayersContract
 from importlinter.domain.contract import Contract
 
@@ -23,15 +24,25 @@ CONTRACT_TYPES: dict[str, type[Contract]] = {
     "layers": LayersContract,
     "forbidden": ForbiddenContract,
     "acyclic_siblings": AcyclicSiblingsContract,
+    "independence": IndependenceContract,
 }
 # One import per contract that the contract must refuse: (importer, imported).
 FORBIDDEN_EXAMPLES = {
-    "packages": ("providers.job", "stacks.config"),
-    "providers-without-emulator": ("providers.host", "workspace_emulator.testing"),
+    "packages": ("providers.jobs.job", "stacks.config"),
+    "providers-without-emulator": ("providers.core.host", "workspace_emulator.testing"),
     # The cycle the client and auth packages had before the tokens moved into the client.
     "client-at-the-bottom": ("providers.client.workspace", "providers.auth.component"),
-    "auth-on-the-client": ("providers.auth.component", "providers.registry"),
+    "auth-on-the-client": ("providers.auth.component", "providers.core.registry"),
     "no-cycles": ("providers.client.wire", "providers.client.workspace"),
+    # A kind borrowing another domain's kind for a helper, as the flat layout allowed.
+    "core-below-the-domains": ("providers.core.lifecycle", "providers.jobs.job_settings"),
+    "domains-self-contained": (
+        "providers.unity_catalog.storage_credential", "providers.secrets.secret"
+    ),
+    "jobs-and-access-on-top": ("providers.compute.cluster", "providers.jobs.job_settings"),
+    "jobs-names-compute-and-access": ("providers.jobs.job", "providers.workspace.repo"),
+    "access-names-its-objects": ("providers.access.acl", "providers.unity_catalog.grants"),
+    "domains-under-the-surface": ("providers.compute.cluster_state", "providers.lookups"),
 }
 
 

@@ -1,4 +1,4 @@
-"""providers.job_settings.check_settings: one check names every problem (a refused value and
+"""providers.jobs.job_settings.check_settings: one check names every problem (a refused value and
 the rules across fields together, nothing that only the refused value's absence causes), and
 the size rules of a cluster."""
 
@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from providers.job_settings import check_settings
+from providers.jobs.job_settings import check_settings
 
 UNSIZED = {"spark_version": "15.4.x-scala2.12", "node_type_id": "i3.xlarge"}
 CLUSTER = {**UNSIZED, "num_workers": 2}

@@ -14,9 +14,9 @@ import pytest
 from databricks.sdk.service import compute, jobs
 
 from providers.client.sdk_shapes import SdkClass
-from providers.job_diff import (
+from providers.core.create_or_adopt import DEPLOYMENT_TAG_KEY
+from providers.jobs.job_diff import (
     DEFAULTS,
-    DEPLOYMENT_TAG_KEY,
     KEYED_LISTS,
     SET_ITEMS,
     SOURCE_BY_GIT,

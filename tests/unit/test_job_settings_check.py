@@ -1,4 +1,4 @@
-"""providers.job_settings: the job settings model, its legacy shapes, and every check rule."""
+"""providers.jobs.job_settings: the job settings model, its legacy shapes, and every check rule."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from providers.job_settings import (
+from providers.jobs.job_settings import (
     LEGACY_TASK_KEY,
     JobSettingsModel,
     LegacyShapeError,

@@ -1,8 +1,8 @@
-"""providers.lookups_results: a job run's tasks and job parameters as the service gives them."""
+"""providers.jobs.lookups: a job run's tasks and job parameters as the service gives them."""
 
 from __future__ import annotations
 
-from providers.lookups_results import JobRunInfo
+from providers.jobs.lookups import JobRunInfo
 
 RUN = {
     "run_id": 11,

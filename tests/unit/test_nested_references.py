@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from providers.kind import Reference, nested_holders, with_nested_references
-from providers.registry import kind_named
+from providers.core.kind import Reference, nested_holders, with_nested_references
+from providers.core.registry import kind_named
 from stacks.config_rules import problems
 
 POOL = {"name": "etl-pool", "instance_pool_name": "etl-pool", "node_type_id": "Standard_DS3_v2"}
@@ -73,7 +73,7 @@ def test_the_job_declares_its_compute_references_in_every_place_that_names_compu
 
 
 def test_what_a_job_names_by_item_is_made_before_the_jobs() -> None:
-    from providers.registry import kinds
+    from providers.core.registry import kinds
 
     order = [kind.config_key for kind in kinds()]
     for target in ("instancePools", "clusterPolicies", "clusters", "sqlWarehouses"):

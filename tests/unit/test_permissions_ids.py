@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from providers.permissions import PermissionsProvider
+from providers.access.permissions import PermissionsProvider
 from stacks.config import file_values
 from stacks.config_rules import problems
 from stacks.pulumi_cli import REPO_ROOT

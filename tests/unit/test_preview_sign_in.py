@@ -93,7 +93,7 @@ def test_a_preview_sends_no_management_token_so_it_never_admits_anyone(
             json={"access_token": "preview-token", "token_type": "Bearer", "expires_in": "3599"},
         )
         call = mocked.get(me, json={"id": "7", "applicationId": "previewer"})
-        client_for(connection).users.me()
+        client_for(connection).me()
 
     [token_call] = token.calls  # one token: the platform's, none for the management address
     assert "client_assertion=github-id-token" in str(token_call.request.body)

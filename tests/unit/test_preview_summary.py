@@ -7,7 +7,7 @@ v3.79.0, this project's engine) running stacks/ against the emulator, not by han
   catalog_name finance -> sandbox, and the vault-secrets scope removed;
 - config-error.json: a config with the typo `workspace:jobz` and a bad scope name;
 - create.json: the objects of Pulumi.local.yaml on a new stack, after WorkspaceAuth gained
-  its explicit provider (providers/host.py);
+  its explicit provider (providers/core/host.py);
 - modern-update-replace-delete.json: the scenario of update-replace-delete.json written by
   the modern engine (Pulumi v3.259.0, SDK 3.272.0, the program inline), whose steps carry
   the `detailedDiff` the provider host's Diff returns (the job's, by input path); its

@@ -1,4 +1,4 @@
-"""providers/properties.py: the host's plain-JSON path through the engine's Structs gives
+"""providers/core/properties.py: the host's plain-JSON path through the engine's Structs gives
 what the SDK's `rpc.serialize_properties` and `rpc.deserialize_properties` give, both ways."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from google.protobuf import struct_pb2
 from pulumi.output import Unknown
 from pulumi.runtime import rpc
 
-from providers.properties import from_struct, to_struct
+from providers.core.properties import from_struct, to_struct
 
 SECRET = {rpc._special_sig_key: rpc._special_secret_sig, "value": "x"}
 PLAIN = [

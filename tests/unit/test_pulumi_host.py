@@ -1,5 +1,5 @@
 """The provider host hands every dynamic resource that is no workspace kind to Pulumi's own
-host, as the installed SDK implements it (providers/pulumi_host.py); the end-to-end proof
+host, as the installed SDK implements it (providers/core/pulumi_host.py); the end-to-end proof
 on both engines is tests/e2e/test_coexistence.py."""
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ from pulumi.dynamic import CreateResult, DiffResult, ReadResult, ResourceProvide
 from pulumi.dynamic.dynamic import serialize_provider
 from pulumi.runtime import proto, rpc
 
-from providers.host import WorkspaceProviderHost, is_workspace_resource
-from providers.lifecycle import PROVIDER_KEY
-from providers.pulumi_host import _starts_the_server, sdk_host_module
+from providers.core.host import WorkspaceProviderHost, is_workspace_resource
+from providers.core.lifecycle import PROVIDER_KEY
+from providers.core.pulumi_host import _starts_the_server, sdk_host_module
 
 TEAM_URN = "urn:pulumi:dev::app::pulumi-python:dynamic:Resource::note"
 SCOPE_URN = "urn:pulumi:dev::app::pulumi-python:dynamic/workspace:SecretScope::etl"

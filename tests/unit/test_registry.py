@@ -13,10 +13,10 @@ from pydantic import BaseModel, ConfigDict, Field
 
 import providers
 from providers.client import WorkspaceClient
-from providers.host import kind_of
-from providers.kind import Kind, Reference, declare
-from providers.lifecycle import WorkspaceProvider
-from providers.registry import by_config_key, kinds, register, unregister
+from providers.core.host import kind_of
+from providers.core.kind import Kind, Reference, declare
+from providers.core.lifecycle import WorkspaceProvider
+from providers.core.registry import by_config_key, kinds, register, unregister
 from stacks import adoption, audit
 from stacks.config_rules import problems
 from tools import kinds_table
@@ -123,6 +123,7 @@ def test_the_stack_config_knows_its_list(widget: Kind) -> None:
     assert "workspace:widgets[2].name: must not be 'forbidden'" in found
 
 
+@pytest.mark.usefixtures("fake_areas")  # _NoCalls stands for every area
 def test_the_audit_lists_its_objects(widget: Kind) -> None:
     assert audit.audited_kinds()["widget"] is widget
     listed = list(audit.workspace_objects(cast(WorkspaceClient, _NoCalls())))

@@ -16,21 +16,33 @@ from pathlib import Path
 import pytest
 
 from providers import registry
-from providers.kind import Reference, declare
-from providers.lifecycle import WorkspaceProvider
-from providers.registry import KINDS, UnknownKind, kind_named, kinds, names, register, unregister
+from providers.core.kind import Reference, declare
+from providers.core.lifecycle import WorkspaceProvider
+from providers.core.registry import (
+    KINDS,
+    UnknownKind,
+    kind_named,
+    kinds,
+    names,
+    register,
+    unregister,
+)
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 KIND_MODULES = {module for _, module in KINDS}
 # What only an implementation needs: the SDK's schemas and the models derived from them.
 SDK_SCHEMAS = [
     "databricks.sdk.service.jobs",
-    "providers.sdk_schema",
-    "providers.job_settings",
-    "providers.job_model",
+    "providers.core.sdk_schema",
+    "providers.jobs.job_settings",
+    "providers.jobs.job_model",
 ]
 # The input models derived from the SDK's schemas: built only by requests that judge inputs.
-INPUT_MODELS = {"providers.sdk_schema", "providers.job_settings", "providers.job_model"}
+INPUT_MODELS = {
+    "providers.core.sdk_schema",
+    "providers.jobs.job_settings",
+    "providers.jobs.job_model",
+}
 
 
 def loaded_after(code: str) -> set[str]:
@@ -42,8 +54,12 @@ def loaded_after(code: str) -> set[str]:
         f"print(json.dumps(sorted(m for m in sys.modules if m in {watched!r})))"
     )
     result = subprocess.run(
-        [sys.executable, "-c", script], cwd=REPO_ROOT, capture_output=True, text=True,
-        timeout=120, check=True,
+        [sys.executable, "-c", script],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
     )
     return set(json.loads(result.stdout.splitlines()[-1]))
 
@@ -59,8 +75,9 @@ def test_each_lines_module_declares_that_kind_beside_its_provider() -> None:
 def test_a_line_whose_module_declares_no_such_kind_is_named(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setitem(registry._kinds, "Unbound", "providers.ids")
-    with pytest.raises(RuntimeError, match=r"providers\.ids does not declare the Unbound kind"):
+    monkeypatch.setitem(registry._kinds, "Unbound", "providers.core.ids")
+    refused = r"providers\.core\.ids does not declare the Unbound kind"
+    with pytest.raises(RuntimeError, match=refused):
         kind_named("Unbound")
 
 
@@ -76,22 +93,23 @@ def test_kinds_keep_the_stack_programs_order() -> None:
 
 
 def test_a_lookup_loads_that_kinds_module_alone() -> None:
-    assert loaded_after("from providers.registry import names; names()") == set()
-    lookup = "from providers.registry import kind_named; kind = kind_named"
+    assert loaded_after("from providers.core.registry import names; names()") == set()
+    lookup = "from providers.core.registry import kind_named; kind = kind_named"
     job = loaded_after(f"{lookup}('Job'); kind.resource, kind.provider")
-    assert job - set(SDK_SCHEMAS) == {"providers.job"}
+    assert job - set(SDK_SCHEMAS) == {"providers.jobs.job"}
     assert job & INPUT_MODELS == set()
-    # Job permissions are built on the Permissions kind's module, and nothing else.
+    # Job permissions are built on access's ACL module, not on another kind's module.
     assert loaded_after(f"{lookup}('JobPermissions')") - set(SDK_SCHEMAS) == {
-        "providers.job_permissions",
-        "providers.permissions",
+        "providers.jobs.job_permissions",
     }
 
 
 def test_a_jobs_read_and_delete_build_no_input_model() -> None:
     # The job's input model (some hundred pydantic models derived from the SDK) is built only
     # by the requests that judge inputs: a refresh or destroy of jobs never pays for it.
-    provider = "from providers.registry import kind_named; provider = kind_named('Job').provider"
+    provider = (
+        "from providers.core.registry import kind_named; provider = kind_named('Job').provider"
+    )
     assert loaded_after(f"{provider}; provider()") & INPUT_MODELS == set()
     assert loaded_after(f"{provider}; provider.args_model") >= INPUT_MODELS
 
@@ -99,29 +117,30 @@ def test_a_jobs_read_and_delete_build_no_input_model() -> None:
 def test_kinds_that_are_no_jobs_or_clusters_serve_without_the_sdks_schemas() -> None:
     # The SDK's dataclass modules are a third of a second to load: only the kinds built on
     # them (and a legacy job's settings) load them.
-    lookup = "from providers.registry import kind_named; kind_named"
+    lookup = "from providers.core.registry import kind_named; kind_named"
     for name in ("JobPermissions", "SecretScope", "ServicePrincipal", "Secret", "Group"):
         code = f"{lookup}({name!r}).provider(); from providers.client import client_for"
         assert loaded_after(code) & set(SDK_SCHEMAS) == set(), name
-    lifted = "from providers.client.job_wire import lift; lift({'name': 'n', 'tags': {}})"
+    lifted = "from providers.jobs.job_wire import lift; lift({'name': 'n', 'tags': {}})"
     assert loaded_after(lifted) == set()
     # A legacy job's settings ask for the task types: from the SDK's shapes, which load its
     # module only where they are not stored yet (test_sdk_shapes.py).
-    legacy = "from providers.client.job_wire import lift; lift({'notebook_task': {}})"
+    legacy = "from providers.jobs.job_wire import lift; lift({'notebook_task': {}})"
     assert loaded_after(legacy) <= {"databricks.sdk.service.jobs"}
 
 
 def test_the_flat_surface_loads_the_modules_of_the_kinds_named() -> None:
     named = loaded_after("from providers import WorkspaceAuth, Job, Secret")
-    # A secret names its scope by the scope kind's rules.
-    assert named - set(SDK_SCHEMAS) == {
-        "providers.job", "providers.secret", "providers.secret_scope"
-    }
+    # A secret names its scope by its domain's rules (providers/secrets/names.py), not by
+    # loading the scope kind.
+    assert named - set(SDK_SCHEMAS) == {"providers.jobs.job", "providers.secrets.secret"}
     assert named & INPUT_MODELS == set()
     assert loaded_after("from providers import lookups") <= set(SDK_SCHEMAS)
-    assert loaded_after("from providers import JobArgs") - set(SDK_SCHEMAS) == {"providers.job"}
+    assert loaded_after("from providers import JobArgs") - set(SDK_SCHEMAS) == {
+        "providers.jobs.job"
+    }
     assert loaded_after("from providers import SecretScopeArgs") - set(SDK_SCHEMAS) == {
-        "providers.secret_scope"
+        "providers.secrets.secret_scope"
     }
     # A nested args class belongs to no kind by name: every kind is searched.
     assert loaded_after("from providers import NewClusterArgs") - set(SDK_SCHEMAS) == KIND_MODULES
@@ -159,7 +178,7 @@ assert len(sent) >= 2, sent
 
 def test_a_program_declaring_resources_loads_their_kinds_modules_and_no_input_model() -> None:
     loaded = loaded_after(DECLARE_UNDER_MOCKS)
-    assert loaded - set(SDK_SCHEMAS) == {"providers.job", "providers.secret_scope"}
+    assert loaded - set(SDK_SCHEMAS) == {"providers.jobs.job", "providers.secrets.secret_scope"}
     assert loaded & INPUT_MODELS == set()
 
 
@@ -174,8 +193,13 @@ def test_a_program_loads_the_http_stack_only_to_fetch_a_token(tmp_path: Path) ->
     env = {**os.environ, "WORKSPACE_SDK_SHAPES_DIR": str(tmp_path)}
     for _ in ("store the shapes", "run as a program does"):
         result = subprocess.run(
-            [sys.executable, "-c", script], cwd=REPO_ROOT, capture_output=True, text=True,
-            timeout=120, check=True, env=env,
+            [sys.executable, "-c", script],
+            cwd=REPO_ROOT,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=True,
+            env=env,
         )
     assert result.stdout.strip() == "[]"
 
@@ -190,7 +214,7 @@ def test_the_provider_a_program_sends_is_its_kinds_provider_when_loaded() -> Non
         + "assert sorted(type(p).__name__ for p in sent_providers)"
         + " == ['JobProvider', 'SecretScopeProvider'], sent_providers\n"
     )
-    assert {"providers.job", "providers.secret_scope"} <= loaded
+    assert {"providers.jobs.job", "providers.secrets.secret_scope"} <= loaded
 
 
 def test_an_unknown_name_is_refused_by_name() -> None:

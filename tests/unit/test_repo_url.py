@@ -8,7 +8,7 @@ import copy
 
 import pytest
 
-from providers.repo import RepoProvider
+from providers.workspace.repo import RepoProvider
 from stacks.config import file_values
 from stacks.config_rules import problems
 from stacks.pulumi_cli import REPO_ROOT

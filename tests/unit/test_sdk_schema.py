@@ -1,4 +1,4 @@
-"""providers.sdk_schema: pydantic models derived from the SDK's dataclasses."""
+"""providers.core.sdk_schema: pydantic models derived from the SDK's dataclasses."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 from databricks.sdk.service import compute, jobs
 from pydantic import AfterValidator, BaseModel, ValidationError
 
-from providers.sdk_schema import ClassRules, SdkModels, model_at, model_of
+from providers.core.sdk_schema import ClassRules, SdkModels, model_at, model_of
 
 # Derived at run time: the type checker knows none of its fields, so its instances are Any.
 JobSettings: Any = model_of(jobs.JobSettings)

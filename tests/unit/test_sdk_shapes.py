@@ -138,10 +138,10 @@ def test_a_jobs_read_path_loads_none_of_the_sdks_modules(tmp_path) -> None:
     # provider host, reads them and never executes the SDK's modules.
     code = (
         "import json, sys\n"
-        "from providers.registry import kind_named\n"
-        "from providers.job_diff import canonical, changes\n"
-        "from providers.client.job_wire import lift, task_types\n"
-        "from providers.permissions import has_owner\n"
+        "from providers.core.registry import kind_named\n"
+        "from providers.jobs.job_diff import canonical, changes\n"
+        "from providers.jobs.job_wire import lift, task_types\n"
+        "from providers.access.acl import has_owner\n"
         "kind_named('Job').provider(); kind_named('JobPermissions').provider()\n"
         "job = {'name': 'n', 'tasks': [{'task_key': 'a', 'max_retries': '2',\n"
         "        'notebook_task': {'notebook_path': '/n'}}]}\n"

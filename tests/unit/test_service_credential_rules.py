@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from providers.registry import kind_named
-from providers.service_credential import ServiceCredentialProvider
+from providers.core.registry import kind_named
+from providers.unity_catalog.service_credential import ServiceCredentialProvider
 
 CONNECTOR = "/subscriptions/0/resourceGroups/rg/providers/Microsoft.Databricks/accessConnectors/uc"
 ROLE = {"role_arn": "arn:aws:iam::123456789012:role/uc-services"}

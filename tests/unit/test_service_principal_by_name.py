@@ -10,11 +10,14 @@ from typing import Any
 
 import pytest
 
-from providers import create_or_adopt
 from providers.client import AlreadyExists, ServerError
-from providers.lifecycle import CONNECTION_KEY, UNKNOWN
-from providers.principal_by_name import AmbiguousDisplayName, create_by_display_name
-from providers.service_principal import ServicePrincipalProvider
+from providers.core import create_or_adopt
+from providers.core.lifecycle import CONNECTION_KEY, UNKNOWN
+from providers.identity.principal_by_name import AmbiguousDisplayName, create_by_display_name
+from providers.identity.service_principal import ServicePrincipalProvider
+
+# The fake client stands for the areas (tests/fake_areas.py).
+pytestmark = pytest.mark.usefixtures("fake_areas")
 
 ASSIGNED = "0e7f6a5b-4c3d-4e2f-8a1b-abcdefabcdef"
 OTHER = "11111111-2222-4333-8444-555555555555"

@@ -10,15 +10,18 @@ from typing import Any
 import pytest
 from pulumi.output import Unknown
 
-from providers import create_or_adopt
 from providers.client import InvalidParameter, ServerError, WorkspaceError
-from providers.lifecycle import CONNECTION_KEY, UNKNOWN
-from providers.service_principal_secret import (
+from providers.core import create_or_adopt
+from providers.core.lifecycle import CONNECTION_KEY, UNKNOWN
+from providers.identity.service_principal_secret import (
     ServicePrincipalSecretProvider,
     create_secret,
     lifetime_of,
     split_id,
 )
+
+# The fake client stands for the areas (tests/fake_areas.py).
+pytestmark = pytest.mark.usefixtures("fake_areas")
 
 PRINCIPAL = "100000000000042"
 APPLICATION = "9f0c5e3a-1b2c-4d5e-8f90-0123456789ab"

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from providers.registry import by_config_key
+from providers.core.registry import by_config_key
 from stacks.config_rules import problems as config_problems
 
 ACTION_LISTS = ("clusterStates", "jobRuns")

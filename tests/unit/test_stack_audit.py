@@ -10,7 +10,7 @@ import responses
 from responses import matchers
 
 from providers.client import WorkspaceClient
-from providers.registry import kind_named
+from providers.core.registry import kind_named
 from stacks import adoption, audit
 from stacks.audit import (
     AuditError,
@@ -140,12 +140,12 @@ def test_the_account_id_names_the_rule_sets_or_a_note_says_they_are_not_listed()
     settings = values(**{"workspace:clientSecret": "s"})
     notes = io.StringIO()
     client = audit.account_client(connection_of(settings), settings, notes)
-    assert client.access_control.account_id is None
+    assert client.account_id is None
     assert "set workspace:accountId" in notes.getvalue()
     known = {**settings, "workspace:accountId": "8e2f4a6c-1b3d-4f5e-9a7c-2d4f6b8e0a1c"}
     notes = io.StringIO()
     client = audit.account_client(connection_of(known), known, notes)
-    assert client.access_control.account_id == "8e2f4a6c-1b3d-4f5e-9a7c-2d4f6b8e0a1c"
+    assert client.account_id == "8e2f4a6c-1b3d-4f5e-9a7c-2d4f6b8e0a1c"
     assert notes.getvalue() == ""
     bad = {**settings, "workspace:accountId": "accounts/x"}
     with pytest.raises(AuditError, match="workspace:accountId must be the account's id"):

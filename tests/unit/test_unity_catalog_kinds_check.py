@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
-from providers.catalog import CatalogProvider
-from providers.lifecycle import UNKNOWN, WorkspaceProvider
-from providers.schema import SchemaProvider
-from providers.volume import VolumeProvider
+from providers.core.lifecycle import UNKNOWN, WorkspaceProvider
+from providers.unity_catalog.catalog import CatalogProvider
+from providers.unity_catalog.schema import SchemaProvider
+from providers.unity_catalog.volume import VolumeProvider
 from stacks.config import file_values
 from stacks.config_rules import problems
 from stacks.pulumi_cli import REPO_ROOT

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from providers.registry import kind_named, kinds
+from providers.core.registry import kind_named, kinds
 
 
 @pytest.mark.parametrize("name", ["Catalog", "Schema", "Volume"])

@@ -20,7 +20,7 @@ from providers.auth.component import WorkspaceAuth, WorkspaceAuthArgs
 from providers.client import Connection, WireForm
 from providers.client.connection import DEFAULT_WIRE_FORM, deprecated_wire_form_warning
 from providers.client.wire import profile
-from providers.host import WorkspaceProviderHost, left_default_wire_form, wire_form_of
+from providers.core.host import WorkspaceProviderHost, left_default_wire_form, wire_form_of
 from stacks import config as stack_config
 from stacks.audit import connection_of
 from stacks.config_rules import problems, warnings

@@ -12,11 +12,11 @@ from typing import Any
 
 import pytest
 
-from providers.directory import DirectoryProvider
-from providers.lifecycle import CONNECTION_KEY, UNKNOWN, WorkspaceProvider
-from providers.notebook import NotebookModel, NotebookProvider, effective_format, prepared
-from providers.workspace_file import WorkspaceFileProvider
-from providers.workspace_objects import (
+from providers.core.lifecycle import CONNECTION_KEY, UNKNOWN, WorkspaceProvider
+from providers.workspace.directory import DirectoryProvider
+from providers.workspace.notebook import NotebookModel, NotebookProvider, effective_format, prepared
+from providers.workspace.workspace_file import WorkspaceFileProvider
+from providers.workspace.workspace_objects import (
     MAX_CONTENT_BYTES,
     canonical_path,
     digest,

@@ -20,10 +20,10 @@ import requests
 from pydantic import SecretStr
 
 from providers.client import Connection, WireForm, client_for
-from providers.kind import Kind
-from providers.registry import kinds
-from providers.uc_names import DEFAULT_SCHEMA, INFORMATION_SCHEMA
-from providers.workspace_conf import SETTINGS
+from providers.core.kind import Kind
+from providers.core.registry import kinds
+from providers.unity_catalog.uc_names import DEFAULT_SCHEMA, INFORMATION_SCHEMA
+from providers.workspace.workspace_conf import SETTINGS
 from workspace_emulator.testing import EmulatorInfo, fetch_token
 
 PAGE = 100

@@ -13,7 +13,7 @@ from typing import Any
 
 import yaml
 
-from providers.registry import by_config_key
+from providers.core.registry import by_config_key
 from stacks.pulumi_cli import (
     LOCAL_PASSPHRASE,
     REPO_ROOT,

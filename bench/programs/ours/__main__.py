@@ -12,7 +12,7 @@ import pulumi
 
 from bench.programs.mix import declare
 from providers import WorkspaceAuth
-from providers.registry import kind_named
+from providers.core.registry import kind_named
 from stacks.config import auth_args
 
 bench = pulumi.Config("bench")

@@ -13,7 +13,7 @@ import pulumi
 
 from providers import WorkspaceAuth
 from providers.client import Connection
-from providers.registry import kind_named
+from providers.core.registry import kind_named
 from stacks.config import auth_args
 from stacks.errors import NAMESPACE
 

@@ -1,0 +1,1 @@
+"""Who may do what: object permissions and account rule sets."""

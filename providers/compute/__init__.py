@@ -1,0 +1,1 @@
+"""Clusters, their policies, pools and run state."""

@@ -1,0 +1,490 @@
+"""One declaration per resource kind, at the end of the module that implements it.
+
+A kind's module (providers/jobs/job.py) writes the input model (pydantic: the schema) and the
+provider (the service calls), and ends with the kind's declaration: what a program needs to
+declare resources of the kind, bound to that provider.
+
+    KIND = declare(
+        name="Job",
+        provider=JobProvider,
+        outputs={"job_id": int, "url": str, "creator_user_name": str},
+        config_key="jobs",
+        doc="docs/job.md",
+        summary="a job of the workspace",
+    )
+
+The registry (providers/core/registry.py) names each kind and its module, and loads a module
+only when its kind is looked up, so a provider host serving only jobs loads the job's
+module alone.
+
+Everything else derives from the declaration: the resource class (type token
+`pulumi-python:dynamic/workspace:<name>`, its outputs as attributes), the program-side args
+classes (dataclasses generated from the input model on first use, nested models included,
+every field a `pulumi.Input`), the provider's `computed_keys`, the stack-config list key,
+the identity fields two items of that list may not share, the references from one list to
+another, whether the kind can be imported, and its row in the docs table.
+
+The provider code travels in a program's requests as the kind's module and name
+(`ProviderOf`), which the provider host turns back into the provider.
+docs/architecture.md explains the choice.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import functools
+import importlib
+import types
+import typing
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import pulumi
+import pydantic
+from pulumi.dynamic import ResourceProvider
+
+from providers.core.lifecycle import WorkspaceProvider
+from providers.core.resource import WorkspaceResource, deployment_tag
+
+MODULE = "workspace"
+TYPE_PREFIX = f"pulumi-python:dynamic/{MODULE}:"
+
+
+@dataclass(frozen=True)
+class Reference:
+    """A stack-config key that names an item of another list of the same stack.
+
+    `jobPermissions: [{name: p, job: nightly}]` -> the `job_id` input is the id of the Job
+    resource named `nightly` in `workspace:jobs`. The item gives the key or `field` (an
+    existing object's id), never both.
+
+    The key in a kind's `references` may be a path to an object nested in the item, its
+    last part the key that object holds, `[]` each element of a list:
+    `job_clusters[].new_cluster.instance_pool` fills `instance_pool_id` beside it, in every
+    job cluster that names a pool (see `nested_holders`).
+    """
+
+    target_key: str  # the config list the name points into (e.g. "jobs")
+    field: str  # the input it fills (e.g. "job_id")
+    # The target's ids fold case (Unity Catalog names): `Lake` and `lake` are one object.
+    folds_case: bool = False
+
+
+def is_nested(key: str) -> bool:
+    """Whether a `references` key is a path into the item, not one of its own keys."""
+    return "." in key
+
+
+def nested_holders(item: Mapping[str, Any], key: str) -> list[tuple[str, dict[str, Any]]]:
+    """Every object a nested reference's path reaches in a config item, with its path
+    (`job_clusters[0].new_cluster`); parts missing or of another type reach nothing."""
+    reached: list[tuple[str, Any]] = [("", item)]
+    for part in key.split(".")[:-1]:
+        name, each = part.removesuffix("[]"), part.endswith("[]")
+        found: list[tuple[str, Any]] = []
+        for path, holder in reached:
+            value = holder.get(name) if isinstance(holder, Mapping) else None
+            where = f"{path}.{name}".lstrip(".")
+            if each and isinstance(value, list):
+                found += [(f"{where}[{i}]", element) for i, element in enumerate(value)]
+            elif not each and value is not None:
+                found.append((where, value))
+        reached = found
+    return [(path, holder) for path, holder in reached if isinstance(holder, dict)]
+
+
+def with_nested_references(
+    inputs: Mapping[str, Any], kind: Kind, value_of: Callable[[Reference | Lookup, Any], Any]
+) -> dict[str, Any]:
+    """The inputs, each nested reference's key replaced by its field beside it, whose value is
+    `value_of(reference, the name given)`; the inputs as they are where there is none."""
+    if not kind.nested_references:
+        return dict(inputs)
+    copied = copy.deepcopy(dict(inputs))
+    for key, reference in kind.nested_references.items():
+        name = key.rsplit(".", 1)[-1]
+        for _, holder in nested_holders(copied, key):
+            if name in holder:
+                holder[reference.field] = value_of(reference, holder.pop(name))
+    return copied
+
+
+@dataclass(frozen=True)
+class Lookup:
+    """A stack-config key that names an existing workspace object by something other than
+    its id (a cluster by its name); `resolve(connection, value)` finds the id at program
+    time (a read, in preview too). The item gives the key or `field`, never both."""
+
+    field: str
+    resolve: Callable[[Any, Any], pulumi.Output[Any]]
+    expects: type = str
+
+
+@dataclass(frozen=True)
+class Adoption:
+    """What taking over a workspace's existing objects of the kind needs beyond its
+    inventory and its provider's read of each one (stacks/adoption.py). Every field is
+    optional; the defaults adopt every listed object as its import reads it."""
+
+    # (import id, display name) of every object to adopt where that is not the audit's
+    # `inventory` (a repo's branch: the repos the audit lists as repos).
+    objects: Callable[[Any], Iterable[tuple[str, str]]] | None = None
+    # Inputs an item takes from the computed outputs (a principal's application id).
+    from_outputs: tuple[str, ...] = ()
+    # Settings of the observed spec an item leaves out, each with when: (observed spec,
+    # computed outputs) -> True where the value is the service's own (a job's run_as naming
+    # its creator) or another kind declares it (a principal's groups: GroupMember items).
+    leaves_out: Mapping[str, Callable[[Mapping[str, Any], Mapping[str, Any]], bool]] = field(
+        default_factory=dict
+    )
+    # The SCIM id of the principal an object (by import id) belongs to, where it belongs to
+    # one (a principal, its OAuth secret, its membership of a group): the stack's own
+    # principal's are never adopted (a destroy would take its own credentials and rights).
+    principal_of: Callable[[str], str] | None = None
+    # Why the kind is not adopted at all, though importable (what to do instead).
+    refused: str | None = None
+    # Whether an object (its observed spec) holds a secret input, which the service never
+    # returns, so that no item declares it as it is and its candidate says how to set the
+    # value; None: every object of a kind with secret inputs does (a Secret's value). A
+    # storage credential holds one only where it is a service principal's.
+    holds_secret: Callable[[Mapping[str, Any]], bool] | None = None
+    # (where the value goes in an item, what it is), for that candidate; None: the kind's
+    # first secret input, a Secret's value.
+    secret_value: tuple[str, str] | None = None
+    # (audit key, import id) of the objects an object holds beside itself, from its id and
+    # recorded outputs (a key vault scope's MANAGE for `users`, a principal's declared
+    # groups, the securable an additive Grant shares): they are the object's stack's, so
+    # neither unmanaged in the audit nor adopted apart.
+    makes: Callable[[str, Mapping[str, Any]], Iterable[tuple[str, str]]] | None = None
+    # For a kind whose content belongs in a file of the project (`source`): (client, import
+    # id, observed spec) -> (the file's path, relative, where adopt puts the content; the
+    # content exported). The item names that file as its `source`.
+    content: Callable[[Any, str, Mapping[str, Any]], tuple[str, bytes]] | None = None
+
+
+def always(observed: Any, computed: Any) -> bool:
+    """An `Adoption.leaves_out` test for a setting no adopted item declares."""
+    return True
+
+
+@dataclass(frozen=True, eq=False)
+class Kind:
+    name: str
+    # The provider class: the service calls of the kind (its module is the kind's module).
+    provider: type[WorkspaceProvider]
+    # Computed outputs (not inputs), with their Python types: the resource's attributes.
+    outputs: Mapping[str, type]
+    # Inputs the resource fills in itself from its resource name, never declared by users.
+    stamped: Mapping[str, Callable[[str], Any]]
+    config_key: str | None
+    identity: tuple[str, ...]
+    references: Mapping[str, Reference | Lookup]
+    # Config lists whose resources this kind's resources wait for (job runs after cluster
+    # states).
+    after: tuple[str, ...]
+    importable: bool
+    doc: str
+    summary: str
+    # What `ResourceOptions(import_=...)` takes, in words ("job id"), for the docs.
+    import_id: str
+    # What the stack program exports of this kind's resources: (output name, value of one
+    # resource); the output maps each resource name to that value.
+    stack_output: tuple[str, Callable[[Any], Any]] | None
+    # Every object of this kind in a workspace, as (id, display name), for the audit of
+    # what no stack manages (stacks/audit.py); None: not audited.
+    inventory: Callable[[Any], Iterable[tuple[str, str]]] | None
+    # Inputs and outputs that are always Pulumi secrets (a secret's value and its digest):
+    # an input given in plain text is made secret before it leaves the program.
+    secrets: tuple[str, ...] = ()
+    # Other names of generated args classes, kept for programs written against them.
+    arg_aliases: Mapping[str, str] = field(default_factory=dict)
+    # Inputs the kind holds to a value where a declaration leaves them out (its model's
+    # defaults, which take them from here), so the state records them undeclared. The
+    # provider host's no-op test (`_nothing_to_change`) knows them without the model.
+    defaults: Mapping[str, Any] = field(default_factory=dict)
+    # How `python -m stacks.adopt` takes over existing objects of the kind.
+    adoption: Adoption = field(default_factory=Adoption)
+    # Inputs the resource has as attributes also where a declaration leaves them out: the
+    # kind fills them in (a notebook's language, from its file's extension), and the outputs
+    # hold the value it took. Not computed: they are diffed like any input.
+    shown: Mapping[str, type] = field(default_factory=dict)
+    resource: type[KindResource] = field(init=False)
+
+    @property
+    def item_references(self) -> dict[str, Reference | Lookup]:
+        """The references a config item holds as its own keys (not nested)."""
+        return {k: r for k, r in self.references.items() if not is_nested(k)}
+
+    @property
+    def nested_references(self) -> dict[str, Reference | Lookup]:
+        """The references held by objects nested in a config item, by path."""
+        return {k: r for k, r in self.references.items() if is_nested(k)}
+
+    @property
+    def implementation(self) -> str:
+        """The module that declares and implements the kind (its `KIND`)."""
+        return self.provider.__module__
+
+    @property
+    def computed_keys(self) -> frozenset[str]:
+        """What the kind's outputs hold beside the declared settings: its computed outputs
+        and its stamped inputs. Recorded, never diffed."""
+        return frozenset(self.outputs) | frozenset(self.stamped)
+
+    @functools.cached_property
+    def arg_types(self) -> dict[str, type]:
+        """Every generated args class by name (`JobArgs`, `NewClusterArgs`, ...)."""
+        made: dict[str, type] = {}
+        args_class(self.model, f"{self.name}Args", set(self.stamped), made)
+        made.update({alias: made[target] for alias, target in self.arg_aliases.items()})
+        return made
+
+    @property
+    def args(self) -> type:
+        return self.arg_types[f"{self.name}Args"]
+
+    @property
+    def type_token(self) -> str:
+        return TYPE_PREFIX + self.name
+
+    @property
+    def audit_key(self) -> str:
+        """`ServicePrincipal` -> `service_principal`: the kind's name in the audit."""
+        return "".join(f"_{c.lower()}" if c.isupper() else c for c in self.name).lstrip("_")
+
+    @property
+    def model(self) -> type[pydantic.BaseModel]:
+        return self.provider.args_model
+
+    def input_names(self) -> list[str]:
+        """The inputs a user declares (the model's fields but the stamped ones)."""
+        return [n for n in self.model.model_fields if n not in self.stamped]
+
+
+class KindResource(WorkspaceResource):
+    """The resource class every kind's is generated from: `Kind.resource`."""
+
+    kind: typing.ClassVar[Kind]
+
+    def __init__(
+        self,
+        resource_name: str,
+        args: Any,
+        connection: pulumi.Input[dict],
+        opts: pulumi.ResourceOptions | None = None,
+    ) -> None:
+        inputs = to_props(args)
+        if not isinstance(inputs, dict):
+            raise TypeError(f"{resource_name}: args must be {self.kind.name}Args or a dict")
+        for key, make in self.kind.stamped.items():
+            inputs[key] = make(resource_name)
+        for key in self.kind.secrets:
+            if inputs.get(key) is not None:
+                inputs[key] = pulumi.Output.secret(inputs[key])
+        if self.kind.secrets:
+            secret = pulumi.ResourceOptions(additional_secret_outputs=list(self.kind.secrets))
+            opts = pulumi.ResourceOptions.merge(secret, opts)
+        super().__init__(
+            ProviderOf(self.kind),
+            resource_name,
+            connection,
+            inputs,
+            outputs=(*self.kind.outputs, *self.kind.shown),
+            opts=opts,
+        )
+
+
+class ProviderOf(ResourceProvider):
+    """Stands for a kind's provider in the `__provider` a program sends: it pickles as the
+    kind's module and name (what every state recorded since declarations exist holds), not
+    as the provider's code, and unpickles (in the provider host) as that kind's provider.
+    It serves nothing itself."""
+
+    def __init__(self, kind: Kind) -> None:
+        self.kind = kind
+
+    def __reduce__(self) -> tuple[Callable[[str, str], WorkspaceProvider], tuple[str, str]]:
+        return provider_in, (self.kind.implementation, self.kind.name)
+
+
+def provider_in(implementation: str, kind_name: str) -> WorkspaceProvider:
+    """A provider of the kind that the module `implementation` binds (as its `KIND`)."""
+    kind = getattr(importlib.import_module(implementation), "KIND", None)
+    if not isinstance(kind, Kind) or kind.name != kind_name:
+        raise RuntimeError(f"{implementation} does not implement the {kind_name} kind")
+    return kind.provider()
+
+
+def declare(
+    *,
+    name: str,
+    provider: type[WorkspaceProvider],
+    doc: str,
+    summary: str,
+    import_id: str = "",
+    outputs: Mapping[str, type] | None = None,
+    stamped: Mapping[str, Callable[[str], Any]] | None = None,
+    config_key: str | None = None,
+    identity: tuple[str, ...] = (),
+    references: Mapping[str, Reference | Lookup] | None = None,
+    after: tuple[str, ...] = (),
+    importable: bool = True,
+    stack_output: tuple[str, Callable[[Any], Any]] | None = None,
+    inventory: Callable[[Any], Iterable[tuple[str, str]]] | None = None,
+    arg_aliases: Mapping[str, str] | None = None,
+    secrets: tuple[str, ...] = (),
+    defaults: Mapping[str, Any] | None = None,
+    adoption: Adoption | None = None,
+    shown: Mapping[str, type] | None = None,
+) -> Kind:
+    kind = Kind(
+        name=name,
+        provider=provider,
+        outputs=dict(outputs or {}),
+        stamped=dict(stamped or {}),
+        config_key=config_key,
+        identity=identity,
+        references=dict(references or {}),
+        after=after,
+        importable=importable,
+        doc=doc,
+        summary=summary,
+        import_id=import_id,
+        stack_output=stack_output,
+        inventory=inventory,
+        secrets=secrets,
+        arg_aliases=dict(arg_aliases or {}),
+        defaults=dict(defaults or {}),
+        adoption=adoption or Adoption(),
+        shown=dict(shown or {}),
+    )
+    object.__setattr__(kind, "resource", _resource_class(kind))
+    provider.computed_keys = kind.computed_keys
+    return kind
+
+
+# Inputs stamped from the resource name: the deployment tag that lets a retried create find
+# what it made (jobs), or name one run of one deployment (job runs).
+DEPLOYMENT_TAG = {"deployment_tag": deployment_tag}
+
+
+def _resource_class(kind: Kind) -> type[KindResource]:
+    annotations = {
+        key: _OUTPUT[python_type] for key, python_type in {**kind.shown, **kind.outputs}.items()
+    }
+    namespace = {
+        "kind": kind,
+        "__annotations__": annotations,
+        "__doc__": f"{kind.summary[:1].upper()}{kind.summary[1:]}. See {kind.doc}.",
+        "__module__": "providers",
+        "__qualname__": kind.name,
+    }
+    return types.new_class(
+        kind.name,
+        (KindResource,),
+        {"module": MODULE, "name": kind.name},
+        lambda ns: ns.update(namespace),
+    )
+
+
+# --- args classes generated from input models -------------------------------------------
+
+
+def args_class(
+    model: type[pydantic.BaseModel],
+    class_name: str,
+    exclude: set[str],
+    made: dict[str, type],
+) -> type:
+    """A dataclass named `class_name` with the model's fields (but `exclude`), each typed
+    `pulumi.Input[...]`; required where the model requires it (those come first). Nested
+    models get args classes of their own (`<Nested>Args`, the model's name without its
+    `Model` suffix), collected in `made`; a nested value may also be given as a dict."""
+    if class_name in made:
+        return made[class_name]
+    made[class_name] = _IN_PROGRESS  # a model nesting itself (a for-each task's task)
+    required: list[tuple[str, Any]] = []
+    optional: list[tuple[str, Any, Any]] = []
+    for field_name, info in model.model_fields.items():
+        if field_name in exclude:
+            continue
+        annotation = _input_annotation(info.annotation, made)
+        if info.is_required():
+            required.append((field_name, annotation))
+        else:
+            optional.append((field_name, annotation | None, dataclasses.field(default=None)))
+    # Required ones first, so they may also be positional.
+    specs: list[tuple[str, Any] | tuple[str, Any, Any]] = [*required, *optional]
+    made[class_name] = cls = dataclasses.make_dataclass(
+        class_name, specs, namespace={"__doc__": _args_doc(model)}
+    )
+    cls.__module__ = "providers"
+    return cls
+
+
+# Pulumi's type aliases, subscripted at run time with types only known then.
+_INPUT: Any = pulumi.Input
+_OUTPUT: Any = pulumi.Output
+_SEQUENCE: Any = typing.Sequence
+_MAPPING: Any = Mapping
+
+
+class _IN_PROGRESS:
+    """Stands for an args class while its own fields are being made."""
+
+
+def nested_args_name(model: type[pydantic.BaseModel]) -> str:
+    return model.__name__.removesuffix("Model") + "Args"
+
+
+def _input_annotation(annotation: Any, made: dict[str, type]) -> Any:
+    if isinstance(annotation, type) and issubclass(annotation, pydantic.BaseModel):
+        nested = args_class(annotation, nested_args_name(annotation), set(), made)
+        if nested is _IN_PROGRESS:
+            return Mapping[str, Any]
+        return nested | Mapping[str, Any]
+    origin = typing.get_origin(annotation)
+    arguments = typing.get_args(annotation)
+    if origin in (types.UnionType, typing.Union):
+        parts = [_input_annotation(a, made) for a in arguments if a is not type(None)]
+        return _union(parts)
+    if origin is list and arguments:
+        return _INPUT[_SEQUENCE[_input_annotation(arguments[0], made)]]
+    if origin is dict and len(arguments) == 2:
+        return _INPUT[_MAPPING[str, _input_annotation(arguments[1], made)]]
+    if origin is typing.Annotated:
+        return _input_annotation(arguments[0], made)
+    return _INPUT[annotation]
+
+
+def _union(parts: list[Any]) -> Any:
+    result = parts[0]
+    for part in parts[1:]:
+        result = result | part
+    return result
+
+
+def _args_doc(model: type[pydantic.BaseModel]) -> str:
+    first = (model.__doc__ or "").strip().split("\n\n")[0]
+    return f"Program-side arguments of {model.__name__} (generated). {first}".strip()
+
+
+def to_props(value: Any) -> Any:
+    """Args dataclasses to plain props, leaving Pulumi Inputs/Outputs untouched.
+
+    (`dataclasses.asdict` would deep-copy Outputs.) Unset (None) fields are dropped so
+    the provider's defaults apply.
+    """
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {
+            f.name: to_props(getattr(value, f.name))
+            for f in dataclasses.fields(value)
+            if getattr(value, f.name) is not None
+        }
+    if isinstance(value, list | tuple):
+        return [to_props(v) for v in value]
+    if isinstance(value, dict):
+        return {k: to_props(v) for k, v in value.items() if v is not None}
+    return value

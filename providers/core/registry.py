@@ -1,0 +1,113 @@
+"""The one list of resource kinds: one line per kind, its name and the module that declares
+and implements it (its `KIND`), in the stack program's order (a kind after the kinds its
+references point into); plug-ins join at the end.
+
+A kind's module loads when that kind is first looked up (`kind_named`), and only then:
+the provider host serving only jobs loads the job's module alone, and `names()` loads
+none. `kinds()` loads every kind's module (what the stack program, its config rules, the
+audit, adoption and the docs tables iterate). docs/architecture.md gives the figures.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+from providers.core.kind import Kind
+
+# Adding a kind: its module (model, provider, `KIND = declare(...)`) and its line here.
+KINDS: tuple[tuple[str, str], ...] = (
+    ("ServicePrincipal", "providers.identity.service_principal"),
+    ("ServicePrincipalSecret", "providers.identity.service_principal_secret"),
+    ("AccessControlRuleSet", "providers.access.access_control_rule_set"),
+    ("SecretScope", "providers.secrets.secret_scope"),
+    ("Secret", "providers.secrets.secret"),
+    ("SecretAcl", "providers.secrets.secret_acl"),
+    ("Directory", "providers.workspace.directory"),
+    ("Notebook", "providers.workspace.notebook"),  # in the directories
+    ("WorkspaceFile", "providers.workspace.workspace_file"),  # in the directories
+    ("InstancePool", "providers.compute.instance_pool"),
+    # The compute a job's clusters and tasks name by item: before the jobs.
+    ("ClusterPolicy", "providers.compute.cluster_policy"),
+    ("Cluster", "providers.compute.cluster"),
+    ("ClusterState", "providers.compute.cluster_state"),
+    ("SqlWarehouse", "providers.sql.sql_warehouse"),
+    ("Job", "providers.jobs.job"),
+    ("JobPermissions", "providers.jobs.job_permissions"),
+    ("Permissions", "providers.access.permissions"),
+    ("RepoBranch", "providers.workspace.repo_branch"),
+    ("StorageCredential", "providers.unity_catalog.storage_credential"),
+    ("ExternalLocation", "providers.unity_catalog.external_location"),
+    # Bound and granted by name:
+    ("ServiceCredential", "providers.unity_catalog.service_credential"),
+    ("CatalogBinding", "providers.unity_catalog.catalog_binding"),
+    ("Catalog", "providers.unity_catalog.catalog"),
+    ("Schema", "providers.unity_catalog.schema"),
+    ("Volume", "providers.unity_catalog.volume"),
+    ("JobRun", "providers.jobs.job_run"),
+    ("Group", "providers.identity.group"),
+    ("GroupMember", "providers.identity.group_member"),
+    ("User", "providers.identity.user"),
+    ("GitCredential", "providers.workspace.git_credential"),
+    ("Repo", "providers.workspace.repo"),
+    ("IpAccessList", "providers.workspace.ip_access_list"),
+    ("WorkspaceConf", "providers.workspace.workspace_conf"),
+    ("Grants", "providers.unity_catalog.grants"),
+    ("Grant", "providers.unity_catalog.grant"),
+)
+
+
+class UnknownKind(LookupError):
+    """A name no registered kind has; the message names it."""
+
+
+# Every registered kind by name, in order: its module until first looked up, then the kind.
+_kinds: dict[str, str | Kind] = dict(KINDS)
+
+
+def names() -> list[str]:
+    """Every registered kind's name, in order (loads no kind's module)."""
+    return list(_kinds)
+
+
+def kind_named(name: str) -> Kind:
+    try:
+        entry = _kinds[name]
+    except KeyError:
+        raise UnknownKind(
+            f"no resource kind is named {name!r} (registered: {', '.join(_kinds)})"
+        ) from None
+    if isinstance(entry, Kind):
+        return entry
+    kind = _declared_in(entry, name)
+    _kinds[name] = kind
+    return kind
+
+
+def _declared_in(module: str, name: str) -> Kind:
+    kind = getattr(importlib.import_module(module), "KIND", None)
+    if not isinstance(kind, Kind) or kind.name != name:
+        raise RuntimeError(
+            f"{module} does not declare the {name} kind: end it with "
+            f'KIND = declare(name="{name}", provider=<its provider>, ...)'
+        )
+    return kind
+
+
+def kinds() -> list[Kind]:
+    """Every registered kind, in order (loads every kind's module)."""
+    return [kind_named(name) for name in _kinds]
+
+
+def by_config_key() -> dict[str, Kind]:
+    return {kind.config_key: kind for kind in kinds() if kind.config_key}
+
+
+def register(kind: Kind) -> None:
+    """Adds a kind declared outside this package (a plug-in, or a test's extra kind)."""
+    if kind.name in _kinds:
+        raise ValueError(f"a kind named {kind.name!r} is registered already")
+    _kinds[kind.name] = kind
+
+
+def unregister(kind: Kind) -> None:
+    del _kinds[kind.name]

@@ -1,0 +1,1 @@
+"""Principals: service principals and their secrets, groups and their members, users (SCIM)."""

@@ -1,0 +1,1 @@
+"""Secret scopes, secrets and their ACLs."""

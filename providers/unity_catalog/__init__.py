@@ -1,0 +1,1 @@
+"""Unity Catalog: credentials, locations, catalogs, schemas, volumes, bindings and grants."""

@@ -1,0 +1,2 @@
+"""The workspace tree (folders, notebooks, files), Git folders and credentials, IP access lists,
+workspace settings."""

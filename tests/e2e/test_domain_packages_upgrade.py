@@ -1,0 +1,54 @@
+"""A stack recorded before the providers moved into domain packages moves over without a
+change.
+
+The state is made honestly: the tree of the last commit of the flat layout (`FLAT_LAYOUT`,
+taken with `git archive`) deploys the local stack's objects with its own program and
+provider host. Then this checkout's program and provider host, on the same state and
+emulator, preview no change, up without one write, and preview no change after a refresh.
+(What such a state holds of the old module paths, the pickled providers of resources on no
+`WorkspaceAuth`, is unpickled by this checkout in tests/unit/test_moved_modules.py.)
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from stacks.pulumi_cli import REPO_ROOT
+from tests.e2e.conftest import LOCAL_OBJECTS, StackFactory
+from tests.e2e.previous_code import run_program_of, running_code_of, tree_at
+from tests.moved_modules_support import FLAT_LAYOUT
+from workspace_emulator.testing import EmulatorInfo, clear_request_log, request_log
+
+pytestmark = pytest.mark.engine
+
+
+def writes(info: EmulatorInfo) -> list[str]:
+    return [
+        f"{r['method']} {r['path']}"
+        for r in request_log(info)
+        if r["service"] == "platform" and r["method"] != "GET"
+    ]
+
+
+def test_a_stack_recorded_by_the_flat_layout_previews_no_changes(
+    workspace_stack: StackFactory, emulator: EmulatorInfo, tmp_path: Path
+) -> None:
+    tree = tree_at(FLAT_LAYOUT, tmp_path / "flat")
+    assert (tree / "providers" / "job.py").is_file()  # the flat layout
+    stack = workspace_stack(**LOCAL_OBJECTS)
+    run_program_of(stack, tree)
+    with running_code_of(stack, tree, tree / "stacks"):
+        stack.up()
+    recorded = [r["urn"] for r in stack.export()["deployment"]["resources"]]
+    assert sum(":workspace:" in urn or "::workspace:" in urn for urn in recorded) >= 20
+
+    run_program_of(stack, REPO_ROOT)
+    clear_request_log(emulator)
+    stack.preview("--expect-no-changes")
+    stack.up("--expect-no-changes")
+    assert writes(emulator) == []
+    stack.preview("--refresh", "--expect-no-changes")
+    assert writes(emulator) == []
+    assert sorted(r["urn"] for r in stack.export()["deployment"]["resources"]) == sorted(recorded)

@@ -168,14 +168,15 @@ class InstancePoolProvider(WorkspaceProvider):
             pool_id, _adopted = create_or_adopt(lambda: InstancePoolsApi(client).create(spec), find)
         except AlreadyExists as error:
             # Made by an interrupted earlier create: adopted if it holds the declared settings.
-            pool_id = find()
-            if pool_id is None:
+            adopted = find()
+            if adopted is None:
                 error.message += (
                     f" (instance_pool_name: another pool is named {args.instance_pool_name!r}: "
                     "choose another name, or import that pool by its id)"
                 )
                 error.args = (str(error),)
                 raise
+            pool_id = adopted
         found = InstancePoolsApi(client).get(pool_id)
         return pool_id, _observed(found), _computed(found)
 

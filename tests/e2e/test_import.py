@@ -20,6 +20,7 @@ from providers.identity.service_principals_api import SCIM_SCHEMA, ServicePrinci
 from providers.jobs.job_permissions_api import job_permissions_api
 from providers.jobs.jobs_api import JobsApi
 from providers.secrets.secret_scopes_api import SecretScopesApi
+from providers.secrets.secrets_api import SecretsApi
 from providers.unity_catalog.catalogs_api import CatalogsApi
 from providers.workspace.repos_api import ReposApi
 from stacks.pulumi_cli import PulumiCli, engine_kind
@@ -274,7 +275,7 @@ def test_rotated_credentials_serve_the_up_that_brings_them(
     resources send no connection of their own."""
     admin = emulator_client(emulator)
     rotated = register_application(emulator, "rotated-deployer")
-    admin.service_principals.create(
+    ServicePrincipalsApi(admin).create(
         {"schemas": [SCIM_SCHEMA], "applicationId": rotated["client_id"], "displayName": "deployer"}
     )
     stack = import_stack(tmp_path, emulator, "legacy")
@@ -291,7 +292,7 @@ def test_rotated_credentials_serve_the_up_that_brings_them(
     stack.up()
     # The scope's creator manages it: the rotated principal made it.
     managers = {
-        acl["principal"] for acl in admin.secrets.list_acls(f"after-{suffix}")
+        acl["principal"] for acl in SecretsApi(admin).list_acls(f"after-{suffix}")
         if acl["permission"] == "MANAGE"
     }
     assert rotated["client_id"] in managers

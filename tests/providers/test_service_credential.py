@@ -38,7 +38,7 @@ def provider() -> ServiceCredentialProvider:
 
 @pytest.fixture
 def props(connection: dict[str, Any], client: WorkspaceClient) -> Iterator[dict[str, Any]]:
-    declared = {
+    declared: dict[str, Any] = {
         "name": fresh_name("Svc"),
         "azure_managed_identity": {"access_connector_id": ACCESS_CONNECTOR},
         "comment": "reads the queues",

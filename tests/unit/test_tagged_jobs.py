@@ -12,7 +12,6 @@ import pytest
 
 from providers.jobs.job import SEARCHES_BEFORE_WALK, WALK_PAGES, TaggedJobs
 from providers.jobs.job_settings import DEPLOYMENT_TAG_KEY
-from providers.jobs.jobs_api import JobsApi
 from tests.unit.client_support import FakeClock, connection
 
 # The fake client stands for the areas (tests/fake_areas.py).
@@ -71,33 +70,33 @@ def find_for(tagged: TaggedJobs, client: FakeClient, i: int) -> int | None:
 
 def test_a_workspace_of_one_page_is_listed_once_for_every_create():
     client = workspace_with(PAGE - 1)
-    left_over = JobsApi(client).add("job-7", "p/s/job-7")
+    left_over = client.jobs.add("job-7", "p/s/job-7")
     tagged = TaggedJobs()
     found = [find_for(tagged, client, i) for i in range(10)]
     assert found == [None] * 7 + [left_over, None, None]
-    assert (JobsApi(client).pages_listed, JobsApi(client).searches) == (1, 0)
+    assert (client.jobs.pages_listed, client.jobs.searches) == (1, 0)
 
 
 def test_a_few_creates_in_a_big_workspace_search_by_name():
     client = workspace_with(5 * PAGE)
-    left_over = JobsApi(client).add("job-2", "p/s/job-2")  # listed last: beyond the first page
+    left_over = client.jobs.add("job-2", "p/s/job-2")  # listed last: beyond the first page
     tagged = TaggedJobs()
     found = [find_for(tagged, client, i) for i in range(SEARCHES_BEFORE_WALK)]
     assert found == [None, None, left_over, None][:SEARCHES_BEFORE_WALK]
-    assert (JobsApi(client).pages_listed, JobsApi(client).searches) == (1, SEARCHES_BEFORE_WALK)
+    assert (client.jobs.pages_listed, client.jobs.searches) == (1, SEARCHES_BEFORE_WALK)
 
 
 def test_many_creates_in_a_big_workspace_list_it_whole_once():
     pages = 5
     client = workspace_with(pages * PAGE - 1)
-    left_over = JobsApi(client).add("job-40", "p/s/job-40")
+    left_over = client.jobs.add("job-40", "p/s/job-40")
     tagged = TaggedJobs()
     creates = 60
     found = [find_for(tagged, client, i) for i in range(creates)]
     assert found == [left_over if i == 40 else None for i in range(creates)]
-    assert JobsApi(client).searches == SEARCHES_BEFORE_WALK
-    assert JobsApi(client).pages_listed == 1 + 2 * pages  # the first page; the walk, twice
-    assert JobsApi(client).calls / creates < 0.3
+    assert client.jobs.searches == SEARCHES_BEFORE_WALK
+    assert client.jobs.pages_listed == 1 + 2 * pages  # the first page; the walk, twice
+    assert client.jobs.calls / creates < 0.3
 
 
 def test_a_job_made_while_the_workspace_was_listed_whole_is_still_known():
@@ -109,7 +108,7 @@ def test_a_job_made_while_the_workspace_was_listed_whole_is_still_known():
     # the next create takes.
     tagged.made(client, "p/s/job-0", 7)  # type: ignore[arg-type]
     assert find_for(tagged, client, 99) is None
-    assert JobsApi(client).pages_listed == 1 + 2 * 3
+    assert client.jobs.pages_listed == 1 + 2 * 3
     assert tagged.find(client, "job-0", "p/s/job-0") == 7  # type: ignore[arg-type]
 
 
@@ -119,13 +118,13 @@ def test_a_workspace_bigger_than_the_walk_goes_on_searching_by_name():
     creates = 30
     for i in range(creates):
         assert find_for(tagged, client, i) is None
-    assert JobsApi(client).pages_listed == 1 + WALK_PAGES  # one whole listing, not one per create
-    assert JobsApi(client).searches == creates
+    assert client.jobs.pages_listed == 1 + WALK_PAGES  # one whole listing, not one per create
+    assert client.jobs.searches == creates
 
 
 def test_a_walk_that_a_deletion_may_have_cut_short_is_not_trusted():
     client = workspace_with(3 * PAGE)
-    jobs = JobsApi(client).jobs
+    jobs = client.jobs.jobs
     hidden = jobs[PAGE]  # the second page's first job: the left-over job-9's create seeks
     hidden["settings"].update(name="job-9", tags={DEPLOYMENT_TAG_KEY: "p/s/job-9"})
     deleted = jobs[0]
@@ -137,8 +136,8 @@ def test_a_walk_that_a_deletion_may_have_cut_short_is_not_trusted():
             ([job for job in jobs if job is not deleted], False),
         ]
     )
-    first_page = JobsApi(client).list_pages
-    JobsApi(client).list_pages = lambda pages: (  # type: ignore[method-assign]
+    first_page = client.jobs.list_pages
+    client.jobs.list_pages = lambda pages: (  # type: ignore[method-assign]
         first_page(pages) if pages == 1 else next(walks)
     )
     tagged = TaggedJobs()
@@ -146,26 +145,26 @@ def test_a_walk_that_a_deletion_may_have_cut_short_is_not_trusted():
         assert find_for(tagged, client, i) is None
     # Not trusted: job-9's create searches by name, and adopts its left-over.
     assert find_for(tagged, client, 9) == hidden["job_id"]
-    assert JobsApi(client).searches == SEARCHES_BEFORE_WALK + 1
+    assert client.jobs.searches == SEARCHES_BEFORE_WALK + 1
 
 
 def test_a_job_deleted_while_the_workspace_was_listed_is_not_adopted():
     client = workspace_with(PAGE - 2)
-    deleted = JobsApi(client).add("job-5", "p/s/job-5")
+    deleted = client.jobs.add("job-5", "p/s/job-5")
     tagged = TaggedJobs()
-    listed = JobsApi(client).list_pages
+    listed = client.jobs.list_pages
 
     def list_during_a_delete(pages: int) -> tuple[list[dict[str, Any]], bool]:
         shown = listed(pages)  # read before the delete: it still shows the job
         tagged.gone(client, deleted)  # type: ignore[arg-type]
-        JobsApi(client).jobs.remove(next(j for j in JobsApi(client).jobs if j["job_id"] == deleted))
+        client.jobs.jobs.remove(next(j for j in client.jobs.jobs if j["job_id"] == deleted))
         return shown
 
-    JobsApi(client).list_pages = list_during_a_delete  # type: ignore[method-assign]
+    client.jobs.list_pages = list_during_a_delete  # type: ignore[method-assign]
     assert find_for(tagged, client, 0) is None
     # Adopting it would reset a job that is gone (404): job-5's create makes a new one.
     assert find_for(tagged, client, 5) is None
-    assert JobsApi(client).pages_listed == 1
+    assert client.jobs.pages_listed == 1
 
 
 def test_a_listing_too_old_is_not_used():
@@ -173,10 +172,10 @@ def test_a_listing_too_old_is_not_used():
     client = workspace_with(1)
     tagged = TaggedJobs(max_age_seconds=60, clock=clock)
     assert find_for(tagged, client, 0) is None
-    left_over = JobsApi(client).add("job-1", "p/s/job-1")  # by a process the cache knows nothing of
+    left_over = client.jobs.add("job-1", "p/s/job-1")  # by a process the cache knows nothing of
     clock.sleep(61)
     assert find_for(tagged, client, 1) == left_over
-    assert JobsApi(client).pages_listed == 2
+    assert client.jobs.pages_listed == 2
 
 
 def test_concurrent_creates_wait_for_one_listing():
@@ -185,4 +184,4 @@ def test_concurrent_creates_wait_for_one_listing():
     with ThreadPoolExecutor(8) as pool:
         found = list(pool.map(lambda i: find_for(tagged, client, i), range(40)))
     assert found == [None] * 40
-    assert JobsApi(client).calls == 1
+    assert client.jobs.calls == 1

@@ -85,7 +85,7 @@ def problems(operations: Iterable[Operation]) -> list[str]:
               for key in sorted(set(SUPPORT) - served)]
     unserved = {key for keys in NOT_SERVED.values() for key in keys}
     found += [f"{key} is served now: remove it from its area's `not_served` "
-              "(workspace_emulator/platform/areas/<area>/__init__.py), or from "
+              "(workspace_emulator/platform/areas/<domain>/<area>/__init__.py), or from "
               "NOT_SERVED_OUTSIDE_AREAS in workspace_emulator/platform/support.py"
               for key in sorted(unserved & served)]
     found += [f"{key}: level {SUPPORT[key].level!r} is none of {', '.join(LEVELS)}"

@@ -1,1 +1,1 @@
-"""Who may do what: object permissions and account rule sets."""
+"""Who may do what on an object: the access-control lists of workspace objects."""

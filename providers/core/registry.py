@@ -18,7 +18,7 @@ from providers.core.kind import Kind
 KINDS: tuple[tuple[str, str], ...] = (
     ("ServicePrincipal", "providers.identity.service_principal"),
     ("ServicePrincipalSecret", "providers.identity.service_principal_secret"),
-    ("AccessControlRuleSet", "providers.access.access_control_rule_set"),
+    ("AccessControlRuleSet", "providers.identity.access_control_rule_set"),
     ("SecretScope", "providers.secrets.secret_scope"),
     ("Secret", "providers.secrets.secret"),
     ("SecretAcl", "providers.secrets.secret_acl"),

@@ -17,8 +17,8 @@ from databricks.sdk.errors import (
 )
 
 from tests.emulator.support import Api, add_service_principal, api_as, expect_error, unique
-from workspace_emulator.platform.areas.git_credentials.model import TABLES as GIT_TABLES
-from workspace_emulator.platform.areas.git_credentials.model import GitCredentials
+from workspace_emulator.platform.areas.workspace.git_credentials.model import TABLES as GIT_TABLES
+from workspace_emulator.platform.areas.workspace.git_credentials.model import GitCredentials
 from workspace_emulator.storage import Database
 from workspace_emulator.testing import fetch_token, running_emulator
 

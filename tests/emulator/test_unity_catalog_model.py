@@ -12,8 +12,8 @@ from workspace_emulator.errors import (
     NotFound,
     PermissionDenied,
 )
-from workspace_emulator.platform.areas.unity_catalog.model import TABLES, UnityCatalog
-from workspace_emulator.platform.areas.unity_catalog.privileges import APPLICABLE
+from workspace_emulator.platform.areas.unity_catalog.unity_catalog.model import TABLES, UnityCatalog
+from workspace_emulator.platform.areas.unity_catalog.unity_catalog.privileges import APPLICABLE
 from workspace_emulator.platform.directory import (
     TABLES as DIRECTORY_TABLES,
 )

@@ -9,10 +9,10 @@ from typing import Any
 import pulumi
 import pytest
 
-from providers.access.access_control_api import AccessControlApi
-from providers.access.access_control_rule_set import AccessControlRuleSetProvider
 from providers.client import WorkspaceClient
 from providers.core.lifecycle import CONNECTION_KEY, UNKNOWN
+from providers.identity.access_control_api import AccessControlApi
+from providers.identity.access_control_rule_set import AccessControlRuleSetProvider
 from providers.identity.service_principals_api import ServicePrincipalsApi
 from tests.providers.support import assert_check_names, failures
 from workspace_emulator.testing import clear_request_log, request_log

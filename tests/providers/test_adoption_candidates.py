@@ -16,13 +16,13 @@ from typing import Any
 
 import pytest
 
-from providers.access.access_control_api import AccessControlApi
 from providers.client import WorkspaceClient
 from providers.compute.cluster_policies_api import ClusterPoliciesApi
 from providers.compute.clusters_api import ClustersApi
 from providers.core.kind import Kind
 from providers.core.lifecycle import CONNECTION_KEY
 from providers.core.registry import kind_named
+from providers.identity.access_control_api import AccessControlApi
 from providers.identity.groups_api import GroupsApi
 from providers.identity.service_principal_secrets_api import ServicePrincipalSecretsApi
 from providers.identity.service_principals_api import SCIM_SCHEMA, ServicePrincipalsApi

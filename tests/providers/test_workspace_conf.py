@@ -68,7 +68,7 @@ def test_check_accepts_valid_input_and_unknowns(provider, props) -> None:
 
 
 def test_settings_table_is_the_emulators() -> None:
-    from workspace_emulator.platform.areas.workspace_conf.model import SETTINGS as SERVED
+    from workspace_emulator.platform.areas.workspace.workspace_conf.model import SETTINGS as SERVED
 
     assert {key: default for key, (_, default) in SETTINGS.items()} == {
         key: setting.default for key, setting in SERVED.items()}

@@ -4,6 +4,8 @@ refuses an order that would lose permission objects."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from workspace_emulator.identity import IdentityProvider
@@ -31,8 +33,12 @@ def _open(areas):
     return db, open_workspace(db, IdentityProvider(db, "t", ("r",), 60), SETTINGS, areas)
 
 
-def test_every_listed_area_loads_under_its_name():
-    assert [area.name for area in registered_areas()] == list(AREAS)
+def test_every_listed_area_loads_under_its_name_in_a_domain_of_the_providers():
+    assert [area.name for area in registered_areas()] == [p.split(".")[1] for p in AREAS]
+    providers = Path(__file__).resolve().parents[2] / "providers"
+    assert {path.split(".")[0] for path in AREAS} <= {
+        d.name for d in providers.iterdir() if (d / "__init__.py").is_file()
+    }
 
 
 def test_an_extra_area_opens_with_its_table_and_serves_its_permission_objects():

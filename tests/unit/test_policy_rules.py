@@ -1,12 +1,12 @@
 """The emulator's cluster-policy rules
-(workspace_emulator/platform/areas/cluster_policies/policy_rules.py), one rule
+(workspace_emulator/platform/areas/compute/cluster_policies/policy_rules.py), one rule
 type at a time, and the paths into nested fields and maps."""
 
 from __future__ import annotations
 
 import pytest
 
-from workspace_emulator.platform.areas.cluster_policies.policy_rules import (
+from workspace_emulator.platform.areas.compute.cluster_policies.policy_rules import (
     ABSENT,
     value_at,
     violation,

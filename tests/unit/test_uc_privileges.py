@@ -8,7 +8,7 @@ import pytest
 
 from providers import uc_privileges
 from providers.client.sdk_shapes import SdkEnum, enum_values
-from workspace_emulator.platform.areas.unity_catalog import privileges as emulated
+from workspace_emulator.platform.areas.unity_catalog.unity_catalog import privileges as emulated
 
 
 def test_the_known_privileges_are_the_emulators_and_the_sdks() -> None:

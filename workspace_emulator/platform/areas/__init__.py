@@ -3,9 +3,10 @@ area is), listed here once. The list's order is the order they are opened in (an
 use the state of those before it) and apply the initial data in; the order requests are
 matched against their routes is each area's `route_priority`.
 
-Adding an area: a package `platform/areas/<name>/` whose `__init__.py` defines
-`AREA = Area(name="<name>", ...)`, and its name below (workspace_emulator/README.md,
-"Adding an area").
+The areas are grouped by API domain, with the providers' domain names (identity, access,
+secrets, workspace, compute, sql, jobs, unity_catalog). Adding an area: a package
+`platform/areas/<domain>/<name>/` whose `__init__.py` defines `AREA = Area(name="<name>",
+...)`, and its `<domain>.<name>` below (workspace_emulator/README.md, "Adding an area").
 """
 
 from __future__ import annotations
@@ -17,25 +18,25 @@ from typing import Any
 from workspace_emulator.platform.area import Area
 
 AREAS: tuple[str, ...] = (
-    "scim",
-    "access_control",  # the rule sets of the scim area's principals
-    "cluster_policies",
-    "instance_pools",
-    "clusters",  # its policies' and pools'
-    "git_credentials",
-    "repos",  # clones of private remotes need the caller's Git credential
-    "workspace_objects",  # the repos in its tree
-    "jobs",  # the clusters their tasks name, the notebooks they run, run_as's rule sets
-    "catalogs",
-    "unity_catalog",  # below and beside the catalogs
-    "ip_access_lists",
-    "workspace_conf",  # the IP access lists' switch among its keys
-    "sql_warehouses",
-    "secret_scopes",
-    "secrets",
-    "object_permissions",  # the objects of the areas above
-    "personal_tokens",
-    "service_principal_secrets",
+    "identity.scim",
+    "identity.access_control",  # the rule sets of the scim area's principals
+    "compute.cluster_policies",
+    "compute.instance_pools",
+    "compute.clusters",  # its policies' and pools'
+    "workspace.git_credentials",
+    "workspace.repos",  # clones of private remotes need the caller's Git credential
+    "workspace.workspace_objects",  # the repos in its tree
+    "jobs.jobs",  # the clusters their tasks name, the notebooks they run, run_as's rule sets
+    "unity_catalog.catalogs",
+    "unity_catalog.unity_catalog",  # below and beside the catalogs
+    "workspace.ip_access_lists",
+    "workspace.workspace_conf",  # the IP access lists' switch among its keys
+    "sql.sql_warehouses",
+    "secrets.secret_scopes",
+    "secrets.secrets",
+    "access.object_permissions",  # the objects of the areas above
+    "identity.personal_tokens",
+    "identity.service_principal_secrets",
 )
 
 
@@ -43,9 +44,10 @@ AREAS: tuple[str, ...] = (
 def registered_areas() -> tuple[Area[Any], ...]:
     """Every area of AREAS, in order (imports each package)."""
     found = []
-    for name in AREAS:
-        area = importlib.import_module(f"{__name__}.{name}").AREA
+    for path in AREAS:
+        name = path.rsplit(".", 1)[-1]
+        area = importlib.import_module(f"{__name__}.{path}").AREA
         if not isinstance(area, Area) or area.name != name:
-            raise TypeError(f"{__name__}.{name}.AREA must be an Area named {name!r}")
+            raise TypeError(f"{__name__}.{path}.AREA must be an Area named {name!r}")
         found.append(area)
     return tuple(found)

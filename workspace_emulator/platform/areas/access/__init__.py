@@ -1,0 +1,1 @@
+"""Who may do what on an object: the permissions API of workspace objects."""

@@ -1,0 +1,1 @@
+"""Clusters, their policies and pools."""

@@ -1,0 +1,2 @@
+"""Principals: SCIM users, groups and service principals, their OAuth secrets, personal
+access tokens, and the account rule sets naming who holds a principal's roles."""

@@ -1,0 +1,56 @@
+"""Jobs under /api/2.0, /api/2.1 and /api/2.2 (model.py stores jobs and runs; job_settings
+checks fields, job_format stores the canonical form and shows each version's, job_graph the
+task rules, job_update, job_runs outcomes and states over time, job_permissions the access
+control rules that every object type's permissions share, paging)."""
+
+from __future__ import annotations
+
+from workspace_emulator.platform.area import Area, AreaContext, Mount
+from workspace_emulator.platform.areas.compute.clusters.model import Clusters
+from workspace_emulator.platform.areas.identity.access_control.model import RuleSets
+from workspace_emulator.platform.areas.jobs.jobs import routes
+from workspace_emulator.platform.areas.jobs.jobs.model import TABLES, Jobs
+from workspace_emulator.platform.areas.workspace.workspace_objects.model import WorkspaceObjects
+from workspace_emulator.platform.fidelity import simulated, stateful
+
+VERSIONS = ("2.0", "2.1", "2.2")
+
+
+def _open(context: AreaContext) -> Jobs:
+    settings = context.settings
+    return Jobs(context.db, context.directory, context.state(Clusters),
+                settings.transition_seconds, settings.base_url, settings.workspace_id,
+                context.state(WorkspaceObjects).notebook_problem,
+                context.state(RuleSets).may_run_as)
+
+
+AREA = Area(
+    name="jobs",
+    open=_open,
+    tables=TABLES,
+    routers=tuple(Mount(routes.router, f"/api/{version}") for version in VERSIONS),
+    route_priority=10,  # the providers' busiest area
+    support={
+        "POST /jobs/create": stateful("settings validated (task graph, clusters, run_as: "
+                                      "a service principal needs its user role); 2.2 "
+                                      "adds queue"),
+        "GET /jobs/get": stateful("the form each version shows; 2.2 pages arrays by 100"),
+        "GET /jobs/list": stateful("newest first; limit/offset/page_token, name, "
+                                   "expand_tasks"),
+        "POST /jobs/reset": stateful("replaces all settings; run_as as create"),
+        "POST /jobs/update": stateful("merges tasks/job_clusters by key; fields_to_remove; "
+                                      "a run_as it sets as create"),
+        "POST /jobs/delete": stateful("CAN_MANAGE needed"),
+        "POST /jobs/run-now": simulated("idempotency_token honoured; '--fail' makes a task "
+                                        "fail, and so does a notebook task's missing "
+                                        "notebook"),
+        "GET /jobs/runs/get": simulated("PENDING -> RUNNING -> TERMINATED, tasks level by "
+                                        "level"),
+        "GET /jobs/runs/list": simulated("active_only/completed_only, newest first, paged"),
+        "POST /jobs/runs/cancel": simulated("ends the run and its tasks CANCELED"),
+        "POST /jobs/runs/cancel-all": simulated("every active run of a job, or all queued"),
+    },
+    not_served={"Jobs": ("POST /jobs/runs/submit", "POST /jobs/runs/delete",
+                         "GET /jobs/runs/export", "GET /jobs/runs/get-output",
+                         "POST /jobs/runs/repair")},
+)

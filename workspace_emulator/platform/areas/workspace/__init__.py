@@ -1,0 +1,1 @@
+"""The workspace tree, Git folders and credentials, IP access lists, workspace settings."""

@@ -80,9 +80,9 @@ def test_permissions_name_the_job_before_them_scopes_and_principals_their_names(
 def test_values_are_written_as_hcl_and_a_template_sequence_is_refused():
     assert value('a "quoted" name') == '"a \\"quoted\\" name"'
     assert value(True) == "true" and value(3) == "3" and value(["a", 1]) == '["a", 1]'
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=re.escape("'${var.token}': a template sequence")):
         value("${var.token}")
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError, match="is not a value this configuration writes"):
         value(object())
 
 

@@ -130,31 +130,78 @@ def run_workflow_steps(job: str, names: list[str], workdir: Path,
     return results
 
 
+# The exit statuses of `stacks.adopt` and `stacks.audit` (their --help): 0 all adopted or
+# nothing unmanaged, 1 objects listed (refused, or unmanaged), 2 an error on one
+# `<tool>: ` line. A crash also exits 1: its traceback tells it from a listing.
+DONE, LISTED, ERROR = 0, 1, 2
+TRACEBACK = "Traceback (most recent call last)"
+REFUSED_COUNT = re.compile(r"^(\d+) object\(s\) cannot be adopted$", re.MULTILINE)
+UNMANAGED_COUNT = re.compile(r"^(\d+) unmanaged object\(s\)$", re.MULTILINE)
+
+
+def exited(result: subprocess.CompletedProcess[str], tool: str, expect: int,
+           says: str = "") -> str:
+    """Checks that `tool` exited with `expect`, without a traceback, `says` in its output
+    (an error's own line, which an error's caller must name); returns the output."""
+    output = f"{result.stdout}\n{result.stderr}"
+    assert TRACEBACK not in output, output
+    assert result.returncode == expect, output
+    if expect == ERROR:
+        assert says, f"the test of a {tool} error names what the error says"
+        assert result.stderr.startswith(f"{tool}: "), output
+    assert says in output, output
+    return output
+
+
+def _run_tool(tool: str, stack: PulumiCli, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", f"stacks.{tool}", "--project-dir", str(stack.project_dir),
+         "--state-dir", str(stack.state_dir), *args],
+        cwd=REPO_ROOT, env=stack.env(), capture_output=True, text=True, timeout=600,
+    )
+
+
 def run_audit(
-    stack: PulumiCli, *flags: str, stack_name: str | None = None
+    stack: PulumiCli, *flags: str, expect: int, says: str = "", stack_name: str | None = None
 ) -> subprocess.CompletedProcess[str]:
     """`python -m stacks.audit` (what `make audit` runs) on the stack's project and state
-    (another stack of it by name)."""
-    return subprocess.run(
-        [sys.executable, "-m", "stacks.audit", "--project-dir", str(stack.project_dir),
-         "--stack", stack_name or stack.stack, "--state-dir", str(stack.state_dir), *flags],
-        cwd=REPO_ROOT, env=stack.env(), capture_output=True, text=True, timeout=600,
-    )
+    (another stack of it by name), which must exit with `expect` and say `says`; an exit 0
+    or 1 must also say so in its report ("nothing unmanaged", or the objects counted)."""
+    result = _run_tool("audit", stack, "--stack", stack_name or stack.stack, *flags)
+    output = exited(result, "audit", expect, says)
+    if "--json" in flags and expect != ERROR:
+        assert bool(json.loads(result.stdout)["unmanaged"]) == (expect == LISTED), output
+    elif expect == LISTED:
+        assert UNMANAGED_COUNT.search(result.stdout), output
+    elif expect == DONE:
+        assert "nothing unmanaged" in result.stdout.splitlines(), output
+    return result
 
 
-def run_adopt(stack: PulumiCli, *flags: str) -> subprocess.CompletedProcess[str]:
-    """`python -m stacks.adopt` on the stack's project and state."""
-    return subprocess.run(
-        [sys.executable, "-m", "stacks.adopt", "--project-dir", str(stack.project_dir),
-         "--stack", stack.stack, "--state-dir", str(stack.state_dir), *flags],
-        cwd=REPO_ROOT, env=stack.env(), capture_output=True, text=True, timeout=600,
-    )
+def run_adopt(
+    stack: PulumiCli, *flags: str, expect: int, says: str = ""
+) -> subprocess.CompletedProcess[str]:
+    """`python -m stacks.adopt` on the stack's project and state, which must exit with
+    `expect` and say `says`: exit 1 with its table of refused objects and their count, exit
+    0 with none."""
+    result = _run_tool("adopt", stack, "--stack", stack.stack, *flags)
+    output = exited(result, "adopt", expect, says)
+    counted = REFUSED_COUNT.search(output)
+    if expect == LISTED:
+        assert counted and int(counted[1]) == len(refused_objects(output)) > 0, output
+    elif expect == DONE:
+        assert counted is None and not refused_objects(output), output
+    return result
 
 
 def audit_report(stack: PulumiCli) -> dict[str, Any]:
-    result = run_audit(stack, "--json")
-    assert result.returncode in (0, 1), result.stderr
-    return json.loads(result.stdout)
+    """The audit's JSON report; its exit status must be the report's: 1 when it lists
+    unmanaged objects, else 0."""
+    result = _run_tool("audit", stack, "--stack", stack.stack, "--json")
+    assert TRACEBACK not in result.stderr, result.stderr
+    report: dict[str, Any] = json.loads(result.stdout)
+    exited(result, "audit", LISTED if report["unmanaged"] else DONE)
+    return report
 
 
 # A team's own program: its WorkspaceAuth, and the module `adopt --python` wrote beside it.

@@ -112,8 +112,7 @@ def made(workspace_stack: StackFactory, emulator: EmulatorInfo) -> Made:
 @pytest.mark.steps
 class TestAdoptAJobNamingItsCompute:
     def test_1_adopt_writes_the_nested_ids_as_references(self, made: Made) -> None:
-        result = run_adopt(made.stack, "--match", f"*:*{made.prefix}*")
-        assert result.returncode == 0, result.stdout + result.stderr
+        run_adopt(made.stack, "--match", f"*:*{made.prefix}*", expect=0)
         pool = made.item_of("instancePools", made.pool_id)
         policy = made.item_of("clusterPolicies", made.policy_id)
         warehouse = made.item_of("sqlWarehouses", made.warehouse_id)
@@ -148,9 +147,7 @@ class TestAdoptAJobNamingItsCompute:
 
     def test_4_adopting_again_adds_nothing(self, made: Made) -> None:
         before = made.settings_path.read_text()
-        again = run_adopt(made.stack, "--match", f"*:*{made.prefix}*")
-        assert again.returncode == 0, again.stdout + again.stderr
-        assert "added 0 item(s)" in again.stdout, again.stdout
+        run_adopt(made.stack, "--match", f"*:*{made.prefix}*", expect=0, says="added 0 item(s)")
         assert made.settings_path.read_text() == before
 
 
@@ -165,8 +162,7 @@ def test_a_teams_own_program_declares_the_nested_ids_as_its_resources(
     stack = workspace_stack(wire_form="public")  # adopt signs in as this stack does
     program = own_program(tmp_path / "program")
     module = program / "adopted.py"
-    adopted = run_adopt(stack, "--match", f"*:*{prefix}*", "--python", str(module))
-    assert adopted.returncode == 0, adopted.stdout + adopted.stderr
+    run_adopt(stack, "--match", f"*:*{prefix}*", "--python", str(module), expect=0)
     text = module.read_text()
     assert "'instance_pool_id': made['instancePools']" in text, text
     assert "'policy_id': made['clusterPolicies']" in text, text

@@ -63,9 +63,9 @@ class Made:
     def items(self, key: str) -> list[dict[str, Any]]:
         return config_items(self.stack, key)
 
-    def adopt(self, *flags: str) -> Any:
+    def adopt(self, *flags: str, expect: int, says: str = "") -> Any:
         return run_adopt(self.stack, "--match", f"*:*{self.prefix}*",
-                         "--content-dir", self.content_dir, *flags)
+                         "--content-dir", self.content_dir, *flags, expect=expect, says=says)
 
 
 @pytest.fixture(scope="class")
@@ -105,8 +105,7 @@ def made(workspace_stack: StackFactory, emulator: EmulatorInfo) -> Iterator[Made
 @pytest.mark.steps
 class TestAdoptContentGrantsAndRuleSets:
     def test_1_adopt_writes_the_items_and_the_content(self, made: Made) -> None:
-        result = made.adopt()
-        assert result.returncode == 0, result.stdout + result.stderr
+        result = made.adopt(expect=0)
         assert "wrote 2 project file(s)" in result.stdout, result.stdout
         notebook_file = f"{made.content_dir}{made.folder}/daily.sql"
         settings_file = f"{made.content_dir}{made.folder}/settings.json"
@@ -157,7 +156,6 @@ class TestAdoptContentGrantsAndRuleSets:
 
     def test_5_adopting_again_adds_and_writes_nothing(self, made: Made) -> None:
         before = made.settings_path.read_text()
-        again = made.adopt()
-        assert again.returncode == 0, again.stdout + again.stderr
+        again = made.adopt(expect=0)
         assert "added 0 item(s)" in again.stdout and "project file" not in again.stdout
         assert made.settings_path.read_text() == before

@@ -64,8 +64,7 @@ def test_committed_project_up_noop_and_destroy(tmp_path: Path, emulator: Emulato
             f"servicePrincipals/{emulator.client_id}"]}], name
     # What `make audit` shows after `make demo`: everything the workspace holds is the
     # stack's, made beside one of its objects, or of the initial data it ignores.
-    audited = run_audit(stack)
-    assert audited.returncode == 0 and "nothing unmanaged" in audited.stdout, audited.stdout
+    run_audit(stack, expect=0, says="nothing unmanaged")
 
     stack.destroy()
     assert inventory.take(emulator, CATALOGS) == before

@@ -169,8 +169,7 @@ def audited(workspace_stack: StackFactory, emulator: EmulatorInfo) -> Audited:
 @pytest.mark.steps
 class TestAuditListsUnmanagedObjectsOnly:
     def test_1_the_json_report(self, audited: Audited, emulator: EmulatorInfo) -> None:
-        result = run_audit(audited.stack, "--json")
-        assert result.returncode == 1, result.stderr
+        result = run_audit(audited.stack, "--json", expect=1)
         report = audited.report = json.loads(result.stdout)
         unmanaged = {(o["kind"], o["name"]) for o in report["unmanaged"]}
         assert {("secret_scope", "made-by-hand"), ("job", "hand-made-job")} <= unmanaged
@@ -192,8 +191,7 @@ class TestAuditListsUnmanagedObjectsOnly:
         assert emulator.client_secret not in result.stdout + result.stderr
 
     def test_2_the_table(self, audited: Audited) -> None:
-        table = run_audit(audited.stack)
-        assert table.returncode == 1
+        table = run_audit(audited.stack, expect=1)
         assert "made-by-hand" in table.stdout and "hand-made-job" in table.stdout
         rows = [line.split() for line in table.stdout.splitlines()]
         listed = {(row[0], row[2]) for row in rows if len(row) >= 3}
@@ -203,11 +201,8 @@ class TestAuditListsUnmanagedObjectsOnly:
 
     def test_3_all_ignored_exits_0(self, audited: Audited) -> None:
         everything = [f"{o['kind']}:{o['id']}" for o in audited.report["unmanaged"]]
-        ignored = run_audit(audited.stack, *(f"--ignore={pattern}" for pattern in everything))
-        assert ignored.returncode == 0, ignored.stdout + ignored.stderr
-        assert "nothing unmanaged" in ignored.stdout
+        run_audit(audited.stack, *(f"--ignore={pattern}" for pattern in everything), expect=0,
+                  says="nothing unmanaged")
 
     def test_4_an_unknown_stack_exits_2(self, audited: Audited) -> None:
-        missing = run_audit(audited.stack, stack_name="no-such-stack")
-        assert missing.returncode == 2
-        assert missing.stderr.startswith("audit: ") and "no-such-stack" in missing.stderr
+        run_audit(audited.stack, stack_name="no-such-stack", expect=2, says="no-such-stack")

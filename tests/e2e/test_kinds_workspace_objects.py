@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import requests
 
 from stacks.pulumi_cli import REPO_ROOT, PulumiCli
 from tests.e2e.conftest import (
@@ -93,10 +94,16 @@ class Workspace(PlatformApi):
     """The workspace's objects below a folder, read over the platform API."""
 
     def status(self, path: str) -> dict[str, Any] | None:
-        try:
-            return self.call("GET", "/api/2.0/workspace/get-status", params={"path": path})
-        except Exception:  # 404: nothing there
+        """The object at `path`, or None when the service answers that nothing is there (404
+        RESOURCE_DOES_NOT_EXIST); any other answer (a 401, a 500, a timeout) fails the test,
+        so that "nothing there" is never an error read as absence."""
+        response = requests.get(f"{self.info.base_url}/api/2.0/workspace/get-status",
+                                headers=self.headers, params={"path": path}, timeout=10)
+        if response.status_code == 404:
+            assert response.json()["error_code"] == "RESOURCE_DOES_NOT_EXIST", response.text
             return None
+        assert response.status_code == 200, response.text
+        return response.json()
 
     def content(self, path: str) -> str:
         exported = self.call("GET", "/api/2.0/workspace/export", params={"path": path})

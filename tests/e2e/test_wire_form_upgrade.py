@@ -101,7 +101,9 @@ def test_a_stack_that_left_the_wire_form_out_must_name_it(
     # nothing but the program's sign-in check (WorkspaceAuth, GET .../scim/v2/Me)
     assert [(r["method"], r["path"]) for r in request_log(emulator)
             if r["service"] == "platform"] in ([], [("GET", "/api/2.0/preview/scim/v2/Me")])
-    assert stack.up(check=False).returncode != 0
+    refused_up = stack.up(check=False)
+    assert refused_up.returncode != 0
+    assert "workspace:wireForm is not set" in refused_up.stdout + refused_up.stderr, refused_up
     assert recorded_wire_form(stack) == "seed"  # nothing was deployed
     stack.refresh()  # runs with the recorded configuration: not refused
 

@@ -93,8 +93,12 @@ def test_immediate_transitions_with_zero_seconds(api):
     assert _state(api, cluster) == "RUNNING"
 
 
-@pytest.mark.parametrize("body", [{}, {"cluster_id": 5}, [], "x"])
-def test_start_with_a_bad_body_is_invalid(api, body):
-    response = api.post("/api/2.0/clusters/start", json=body)
-    assert response.status_code == 400
-    assert response.json()["error_code"] in ("INVALID_PARAMETER_VALUE", "MALFORMED_REQUEST")
+@pytest.mark.parametrize(("body", "field"), [
+    ({}, "'cluster_id'"), ({"cluster_id": 5}, "'cluster_id'"),
+    ([], "the request body"), ("x", "the request body"),
+])
+def test_start_with_a_bad_body_is_invalid(api, body, field):
+    # JSON of the wrong shape is a wrong value (MALFORMED_REQUEST is for a body not JSON).
+    error = expect_error(api.post("/api/2.0/clusters/start", json=body), 400,
+                         "INVALID_PARAMETER_VALUE")
+    assert error["message"].startswith(f"Invalid value for {field}: "), error

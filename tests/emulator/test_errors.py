@@ -25,19 +25,21 @@ def test_malformed_scim_body_has_scim_shape(api):
     expect_scim_error(response, 400)
 
 
-@pytest.mark.parametrize(("path", "body"), [
-    ("/api/2.0/jobs/create", []),
-    ("/api/2.0/jobs/create", {"new_cluster": "big"}),
-    ("/api/2.0/jobs/reset", {"job_id": 1}),
-    ("/api/2.0/jobs/delete", {"job_id": True, "x": 1}),
-    ("/api/2.0/jobs/run-now", {"job_id": 2**63}),
-    ("/api/2.0/secrets/scopes/create", {"scope": ["a"]}),
-    ("/api/2.0/clusters/start", None),
+@pytest.mark.parametrize(("path", "body", "field"), [
+    ("/api/2.0/jobs/create", [], "the request body"),
+    ("/api/2.0/jobs/create", {"new_cluster": "big"}, "'new_cluster'"),
+    ("/api/2.0/jobs/reset", {"job_id": 1}, "'new_settings'"),
+    ("/api/2.0/jobs/delete", {"job_id": True, "x": 1}, "'job_id'"),
+    ("/api/2.0/jobs/run-now", {"job_id": 2**63}, "'job_id'"),
+    ("/api/2.0/secrets/scopes/create", {"scope": ["a"]}, "'scope'"),
+    ("/api/2.0/clusters/start", None, "the request body"),
 ])
-def test_wrong_types_are_invalid_parameters(api, path, body):
+def test_wrong_types_are_invalid_parameters(api, path, body, field):
+    # JSON of the wrong shape is a wrong value (MALFORMED_REQUEST is for a body not JSON).
     response = api.post(path, json=body)
     assert response.status_code == 400, response.text
-    assert response.json()["error_code"] in ("INVALID_PARAMETER_VALUE", "MALFORMED_REQUEST")
+    assert response.json()["error_code"] == "INVALID_PARAMETER_VALUE", response.text
+    assert response.json()["message"].startswith(f"Invalid value for {field}: "), response.text
 
 
 def test_unknown_path_is_not_found_with_a_body(api):

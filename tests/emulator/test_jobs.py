@@ -17,7 +17,6 @@ from tests.emulator.support import (
     public_job_body,
     unique,
 )
-from workspace_emulator.platform.models.job_settings import to_public_form
 from workspace_emulator.testing import advance_clock
 
 
@@ -69,11 +68,36 @@ def test_a_schedule_trigger_or_continuous_run_is_unpaused_unless_said(api, versi
     assert continuous["continuous"] == {"pause_status": "UNPAUSED"}
 
 
-def test_both_forms_describe_the_same_job(api):
+@pytest.mark.parametrize("version", ["2.1", "2.2"])
+def test_both_forms_describe_the_same_job(api, version):
+    # Read through the newer paths, a job of either create form is the same multi-task job:
+    # the single task, keyed "main", holds the cluster and everything the legacy form keeps
+    # in it; the job-level timeout is the service's default.
     name = unique("same")
-    legacy_settings = _get(api, create_job(api, legacy_form_job_body(name)))["settings"]
-    public_settings = _get(api, create_job(api, public_job_body(name)))["settings"]
-    assert to_public_form(legacy_settings) == public_settings
+    expected = {
+        "name": name, "format": "MULTI_TASK", "max_concurrent_runs": 1,
+        "email_notifications": {}, "webhook_notifications": {}, "timeout_seconds": 0,
+        "tasks": [{
+            "task_key": "main",
+            "new_cluster": {
+                "name": f"{name}-cluster",
+                "spark_version": "13.3.x-scala2.12",
+                "node_type_id": "Standard_DS3_v2",
+                "autoscale": {"min_workers": 1, "max_workers": 3},
+                "init_scripts": [{"dbfs": {"destination": "dbfs:/init/setup.sh"}}],
+                "cluster_log_conf": {"dbfs": {"destination": "dbfs:/mnt/logs"}},
+                "spark_env_vars": {"ENV": "test"},
+            },
+            "libraries": [{"pypi": {"package": "requests==2.31.0"}}],
+            "timeout_seconds": 3600,
+            "max_retries": 2,
+            "spark_python_task": {"python_file": "dbfs:/jobs/main.py", "parameters": ["--x"]},
+        }],
+    }
+    legacy = _get(api, create_job(api, legacy_form_job_body(name)), version)["settings"]
+    public = _get(api, create_job(api, public_job_body(name)), version)["settings"]
+    assert legacy == expected
+    assert public == expected
 
 
 def test_multi_task_jobs_are_kept_as_given(api):
@@ -170,7 +194,7 @@ def test_reset_replaces_settings_and_may_switch_form(api):
 def test_reset_unknown_job_is_not_found(api):
     response = api.post("/api/2.0/jobs/reset",
                         json={"job_id": 5, "new_settings": {"name": "x"}})
-    expect_error(response, 404)
+    expect_error(response, 404, "RESOURCE_DOES_NOT_EXIST")
 
 
 def test_update_changes_named_fields(api):
@@ -185,8 +209,10 @@ def test_update_changes_named_fields(api):
 def test_delete_then_gone(api):
     job_id = create_job(api)
     assert api.post("/api/2.0/jobs/delete", json={"job_id": job_id}).json() == {}
-    expect_error(api.get("/api/2.0/jobs/get", params={"job_id": job_id}), 404)
-    expect_error(api.post("/api/2.0/jobs/delete", json={"job_id": job_id}), 404)
+    expect_error(api.get("/api/2.0/jobs/get", params={"job_id": job_id}), 404,
+                 "RESOURCE_DOES_NOT_EXIST")
+    expect_error(api.post("/api/2.0/jobs/delete", json={"job_id": job_id}), 404,
+                 "RESOURCE_DOES_NOT_EXIST")
 
 
 def test_run_now_succeeds(api):
@@ -227,17 +253,28 @@ def test_idempotency_token_returns_the_same_run(api):
     assert third["run_id"] != first["run_id"] and third["number_in_job"] == 2
 
 
-@pytest.mark.parametrize("body", [
-    {"job_id": 1}, {"job_id": "x"}, {"python_params": []},
-    {"job_id": 1, "python_params": "a"}, {"job_id": 1, "idempotency_token": "x" * 65}])
-def test_run_now_errors(api, body):
-    response = api.post("/api/2.0/jobs/run-now", json=body)
-    assert response.status_code in (400, 404), response.text
-    assert response.json()["error_code"]
+def test_run_now_of_an_unknown_job_is_not_found(api):
+    error = expect_error(api.post("/api/2.0/jobs/run-now", json={"job_id": 1}), 404,
+                         "RESOURCE_DOES_NOT_EXIST")
+    assert error["message"] == "Job 1 does not exist."
+
+
+@pytest.mark.parametrize(("body", "field"), [
+    (lambda job_id: {"job_id": "x"}, "job_id"),
+    (lambda job_id: {"python_params": []}, "job_id"),
+    (lambda job_id: {"job_id": job_id, "python_params": "a"}, "python_params"),
+    (lambda job_id: {"job_id": job_id, "idempotency_token": "x" * 65}, "idempotency_token"),
+])
+def test_run_now_with_bad_input_is_invalid_naming_the_field(api, body, field):
+    # Where a job is named, it exists: the bad field is the one fault.
+    response = api.post("/api/2.0/jobs/run-now", json=body(create_job(api)))
+    error = expect_error(response, 400, "INVALID_PARAMETER_VALUE")
+    assert field in error["message"]
 
 
 def test_runs_get_unknown_is_not_found(api):
-    expect_error(api.get("/api/2.0/jobs/runs/get", params={"run_id": 42}), 404)
+    expect_error(api.get("/api/2.0/jobs/runs/get", params={"run_id": 42}), 404,
+                 "RESOURCE_DOES_NOT_EXIST")
 
 
 def test_run_phases_follow_the_transition_time(manual, manual_api):
@@ -268,7 +305,8 @@ def test_non_admin_sees_only_jobs_it_may_view(api, emulator):
     assert own in visible and others not in visible
     expect_error(member.get("/api/2.0/jobs/get", params={"job_id": others}), 403,
                  "PERMISSION_DENIED")
-    expect_error(member.post("/api/2.0/jobs/run-now", json={"job_id": others}), 403)
+    expect_error(member.post("/api/2.0/jobs/run-now", json={"job_id": others}), 403,
+                 "PERMISSION_DENIED")
     assert member.post("/api/2.0/jobs/run-now", json={"job_id": own}).status_code == 200
 
 

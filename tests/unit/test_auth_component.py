@@ -147,7 +147,7 @@ def test_wrong_secret_fails_with_a_clear_message_without_the_secret(preview):
 
     message = str(caught.value)
     assert isinstance(caught.value, pulumi.RunError)
-    assert "rejected by the identity provider" in message or "identity provider rejected" in message
+    assert f"the identity provider rejected client id {CLIENT_ID!r} in tenant {TENANT!r}" in message
     assert CLIENT_ID in message and TENANT in message
     assert "client secret or client id is wrong" in message
     assert CLIENT_SECRET not in message and CLIENT_SECRET not in repr(caught.value)

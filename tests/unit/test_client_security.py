@@ -10,6 +10,7 @@ import base64
 import fnmatch
 import json
 import os
+import re
 import stat
 import time
 from pathlib import Path
@@ -389,7 +390,8 @@ def test_a_name_that_only_looks_local_is_not_loopback(host: str) -> None:
     assert not is_loopback_host(host)
     with pytest.raises(InsecureUrlError):
         require_secure_url(f"http://{host}:8765", allow_insecure_http=True)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=re.escape(
+            f"base_url 'http://{host}:8765' uses http:// on a non-loopback host; use https://")):
         connection(base_url=f"http://{host}:8765", allow_insecure_http=True)
 
 

@@ -95,16 +95,18 @@ def test_expires_in_is_used_when_expires_on_is_missing():
 
 
 @pytest.mark.parametrize(
-    "body",
+    ("body", "problem"),
     [
-        {"token_type": "Bearer", "expires_on": "1"},
-        {"token_type": "Bearer", "access_token": "t"},
-        {"token_type": "mac", "access_token": "t", "expires_on": "1"},
-        ["not", "an", "object"],
+        ({"token_type": "Bearer", "expires_on": "1"}, "no access_token"),
+        ({"token_type": "Bearer", "access_token": "t"},
+         "neither expires_in nor expires_on is a number"),
+        ({"token_type": "mac", "access_token": "t", "expires_on": "1"},
+         "token_type 'mac' is not Bearer"),
+        (["not", "an", "object"], "expected a JSON object"),
     ],
 )
-def test_unusable_token_responses(body):
-    with pytest.raises(ValueError):
+def test_unusable_token_responses(body, problem):
+    with pytest.raises(ValueError, match=f"^{problem}$"):
         parse_token_response(body, "r")
 
 

@@ -58,7 +58,7 @@ LEGACY_FORM_JOB = {
 def test_profile_accepts_the_enum_or_its_value():
     assert profile("legacy") is LEGACY
     assert profile("public") is PUBLIC
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="'other' is not a valid WireForm"):
         profile("other")
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 import responses
@@ -139,7 +140,8 @@ def test_the_token_is_fetched_once_for_many_calls(mocked):
     "path", ["api/2.0/jobs/list", "https://evil.example/x", "//evil.example/x"]
 )
 def test_only_paths_so_the_token_never_leaves_the_workspace(path):
-    with pytest.raises(ValueError):
+    refusal = f"path must start with a single '/', got {path!r}"
+    with pytest.raises(ValueError, match=re.escape(refusal)):
         client_for(connection()).get(path)
 
 

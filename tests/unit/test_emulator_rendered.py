@@ -37,7 +37,7 @@ def test_a_rendered_view_is_still_the_object():
 
 
 def test_values_json_refuses_are_refused_alike():
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="Out of range float values are not JSON compliant"):
         render_body({"jobs": [RenderedView({"a": 1})], "x": float("nan")})
 
 

@@ -95,7 +95,7 @@ def test_the_flat_surface_has_every_kind_and_its_args(widget: Kind) -> None:
 def test_generated_args_follow_the_model(widget: Kind) -> None:
     args = widget.args(name="w", gear=widget.arg_types["GearArgs"](teeth=5))
     assert args.name == "w" and args.job_id is None and args.gear.teeth == 5
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError, match="unexpected keyword argument 'nme'"):
         widget.args(nme="w")  # an unknown argument is refused by name
     assert widget.resource.__name__ == "Widget"
     assert widget.type_token == "pulumi-python:dynamic/workspace:Widget"

@@ -575,6 +575,13 @@ def summary(result: Plan, file_name: str, dry_run: bool, seconds: float, stack: 
             "the content of the notebooks and workspace files their items name (`source`): "
             "commit them with the config"
         )
+    if result.added:
+        lines.append(
+            "review before committing: the items (and files) hold the settings as the "
+            "workspace has them; objects with what looks like a credential outside a secret "
+            "field were left out, but a credential belongs in a secret scope, referenced as "
+            "`{{secrets/<scope>/<key>}}`"
+        )
     if result.added and not dry_run and file_name.endswith(".py"):
         lines.append("next: `pulumi up` of a program that calls its declare() imports them "
                      "and writes nothing")

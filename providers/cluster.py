@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 import pulumi
 from pydantic import AfterValidator, Field
 
+from providers import import_ids
 from providers.client.sdk_services import compute
 from providers.cluster_state import DEFAULT_TIMEOUT_SECONDS, ClusterStateError, converge
 from providers.create_or_adopt import create_or_adopt, imported_untagged
@@ -379,6 +380,7 @@ KIND = declare(
     doc="docs/cluster.md",
     summary="an all-purpose cluster: spec, running or terminated, pin, libraries",
     import_id="cluster id",
+    import_id_rule=import_ids.one_segment,
     stack_output=("clusters", lambda resource: resource.cluster_id),
     # Job clusters come and go with their runs; no stack could manage them.
     inventory=lambda client: (

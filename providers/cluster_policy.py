@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import pydantic
 from pydantic import AfterValidator
 
+from providers import import_ids
 from providers.client import AlreadyExists
 from providers.client.sdk_services import compute
 from providers.create_or_adopt import create_or_adopt
@@ -228,6 +229,7 @@ KIND = declare(
     summary="a cluster policy: its definition (compared as JSON) or its family's, changed "
     "in place",
     import_id="policy id",
+    import_id_rule=import_ids.one_segment,
     stack_output=("cluster_policies", lambda resource: resource.policy_id),
     # The policies the service makes in every workspace are its own.
     inventory=lambda client: (

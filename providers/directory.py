@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Annotated, Any, ClassVar
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, StrictBool
 
+from providers import import_ids
 from providers.client import NotFound, WorkspaceError
 from providers.kind import declare
 from providers.lifecycle import Spec, WorkspaceProvider
@@ -164,6 +165,7 @@ KIND = declare(
     summary="a workspace folder, made with its parents; a delete of a non-empty one only "
             "with delete_recursive",
     import_id="workspace path",
+    import_id_rule=import_ids.workspace_path,
     stack_output=("directories", lambda resource: resource.object_id),
     defaults={"delete_recursive": False},
     # Empty folders only: a folder holding anything is made by what it holds.

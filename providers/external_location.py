@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, StrictBool, field_validator
 
+from providers import import_ids
 from providers.client import AlreadyExists, NotFound
 from providers.create_or_adopt import create_or_adopt
 from providers.kind import Reference, declare
@@ -183,6 +184,7 @@ KIND = declare(
     doc="docs/external-location.md",
     summary="a Unity Catalog external location: a storage URL and its credential",
     import_id="location name",
+    import_id_rule=import_ids.one_segment,
     stack_output=("external_locations", lambda resource: resource.id),
     inventory=lambda client: (
         (str(x["name"]), str(x["name"])) for x in client.external_locations.list()

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import AfterValidator, BaseModel, ConfigDict
 
+from providers import import_ids
 from providers.client import AlreadyExists
 from providers.create_or_adopt import create_or_adopt
 from providers.kind import declare
@@ -133,6 +134,7 @@ KIND = declare(
     doc="docs/group.md",
     summary="a workspace group: name, entitlements, external id (members: GroupMember)",
     import_id="the group's SCIM id",
+    import_id_rule=import_ids.one_segment,
     stack_output=("groups", lambda resource: resource.id),
     inventory=lambda client: (
         (str(g["id"]), str(g.get("displayName", "")))

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, field_validator
 
+from providers import import_ids
 from providers.client import AlreadyExists
 from providers.create_or_adopt import create_or_adopt
 from providers.kind import Adoption, declare
@@ -233,6 +234,7 @@ KIND = declare(
     summary="an instance pool clusters start from: bounds and tags in place, node type and "
     "cloud settings replace",
     import_id="instance pool id",
+    import_id_rule=import_ids.one_segment,
     stack_output=("instance_pools", lambda resource: resource.instance_pool_id),
     inventory=lambda client: (
         (str(p["instance_pool_id"]), str(p.get("instance_pool_name", "")))

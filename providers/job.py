@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Any
 import pydantic
 from pulumi.dynamic import CheckFailure, UpdateResult
 
+from providers import import_ids
 from providers.client import jobs as jobs_api
 from providers.client.listing import TOO_MANY, Listing
 from providers.create_or_adopt import create_or_adopt, imported_untagged
@@ -510,6 +511,7 @@ KIND = declare(
     doc="docs/job.md",
     summary="a job at the full depth of Jobs API 2.2, changed in place",
     import_id="job id",
+    import_id_rule=import_ids.numeric,
     stack_output=("jobs", lambda resource: resource.job_id),
     inventory=lambda client: (
         (str(job["job_id"]), (job.get("settings") or {}).get("name") or "")

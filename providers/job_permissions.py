@@ -13,6 +13,7 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from providers import import_ids
 from providers.ids import IntId, parse_int64_id
 from providers.kind import Reference, declare
 from providers.lifecycle import Spec
@@ -93,6 +94,7 @@ KIND = declare(
     doc="docs/job-permissions.md",
     summary="the declared access-control entries of one job",
     import_id="job id",
+    import_id_rule=import_ids.numeric,
     inventory=_job_permissions,
 )
 

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal
 from pulumi.dynamic import CheckResult
 from pydantic import AfterValidator, BaseModel, ConfigDict
 
+from providers import import_ids
 from providers.client import NotFound
 from providers.kind import Adoption, always, declare
 from providers.lifecycle import Spec, WorkspaceProvider, contains_unknown, user_inputs
@@ -288,6 +289,7 @@ KIND = declare(
     summary="a notebook at a workspace path: content from a project file or inline, its "
             "language and format; the state keeps the content's digest",
     import_id="workspace path",
+    import_id_rule=import_ids.workspace_path,
     stack_output=("notebooks", lambda resource: resource.object_id),
     inventory=lambda client: stack_objects(client, "NOTEBOOK"),
     # The content goes into a file named as the notebook, with its language's extension

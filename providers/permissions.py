@@ -41,6 +41,7 @@ from pydantic import (
     model_validator,
 )
 
+from providers import import_ids
 from providers.client import InvalidParameter, NotFound
 from providers.client.jobs import is_gone
 from providers.client.permissions import PermissionsApi
@@ -417,6 +418,11 @@ class PermissionsProvider(WorkspaceProvider):
                 f"<path field>:<workspace path> (e.g. notebook_path:/Workspace/Shared/etl) "
                 f"with a field of {', '.join(PATH_FIELDS)}; got {id_!r}"
             )
+        # The object id is a segment of the request path: `clusters/..` must not reach
+        # `/api/2.0/permissions` itself (the rule of a declared `object_id`).
+        pattern, says = OBJECT_ID_RULES.get(object_type, _NAMED)
+        if object_type != AUTHORIZATION and not pattern.fullmatch(object_id):
+            raise ValueError(f"a {object_type} id is {says}; got {object_id!r} in {id_!r}")
         return object_type, object_id
 
     def id_of(self, object_type: str, object_id: str) -> str:
@@ -703,6 +709,23 @@ def _object_permissions(client: Any) -> Any:
     # both objects, most with entries its admins made, and a stack declares its own.
 
 
+def import_id_problem(id_: str) -> str | None:
+    """What is wrong with a Permissions import id (`PermissionsProvider.target_of_id`, or a
+    path field's workspace path), before any request."""
+    problem = import_ids.no_dot_segments(id_)
+    if problem is not None:
+        return problem
+    by_path = PermissionsProvider.path_of_id(id_)
+    try:
+        if by_path is not None:
+            workspace_path(by_path[1])
+        else:
+            PermissionsProvider().target_of_id(id_)
+    except ValueError as error:
+        return f"is not one: {error}"
+    return None
+
+
 KIND = declare(
     name="Permissions",
     provider=PermissionsProvider,
@@ -711,6 +734,7 @@ KIND = declare(
     summary="the declared access-control entries (and optionally the owner) of any object",
     import_id="<object type>/<object id>, or <path field>:<workspace path>",
     # The object a path-addressed resource's path names (absent on the other forms).
+    import_id_rule=import_id_problem,
     outputs={RESOLVED_TYPE: str, RESOLVED_ID: str},
     # A path may name a folder, notebook or file of the stack: made before, deleted after.
     after=("directories", "notebooks", "workspaceFiles"),

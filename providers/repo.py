@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Annotated, Any, ClassVar
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
+from providers import import_ids
 from providers.client import AlreadyExists
 from providers.create_or_adopt import create_or_adopt
 from providers.kind import declare
@@ -227,6 +228,7 @@ KIND = declare(
     doc="docs/repo.md",
     summary="a Git folder made by the stack: remote, path, branch or tag, sparse checkout",
     import_id="repo id",
+    import_id_rule=import_ids.numeric,
     # A private remote is cloned with the deploying principal's Git credential.
     after=("gitCredentials",),
     stack_output=("repos", lambda resource: resource.id),

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
+from providers import import_ids
 from providers.client import InvalidParameter, NotFound
 from providers.client.repos import REPOS_PATH
 from providers.ids import Int64Id
@@ -198,6 +199,7 @@ KIND = declare(
     doc="docs/repo-branch.md",
     summary="the checked-out branch of an existing repo",
     import_id="repo id",
+    import_id_rule=import_ids.numeric,
     stack_output=("repo_branches", lambda resource: resource.branch),
     adoption=Adoption(
         objects=_repos,

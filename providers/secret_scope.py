@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from providers import import_ids
 from providers.client import AlreadyExists
 from providers.client.listing import Listing
 from providers.client.secret_scopes import KeyVault
@@ -166,6 +167,7 @@ KIND = declare(
     doc="docs/secret-scope.md",
     summary="a secret scope, plain or backed by a key vault (every change replaces it)",
     import_id="scope name",
+    import_id_rule=import_ids.one_segment,
     stack_output=("secret_scopes", lambda resource: resource.id),
     inventory=lambda client: (
         (str(scope["name"]), str(scope["name"])) for scope in client.secret_scopes.list()

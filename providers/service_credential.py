@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, StrictBool, field_validator
 
+from providers import import_ids
 from providers.client import AlreadyExists, NotFound
 from providers.create_or_adopt import create_or_adopt
 from providers.kind import Adoption, declare
@@ -248,6 +249,7 @@ KIND = declare(
     summary="a Unity Catalog service credential: one cloud identity for cloud services, "
     "changed in place",
     import_id="credential name",
+    import_id_rule=import_ids.one_segment,
     stack_output=("service_credentials", lambda resource: resource.id),
     # Only ever declared to be refused (a storage credential's identity), but a secret then too.
     secrets=("azure_service_principal",),

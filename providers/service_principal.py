@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, StrictBool, field_validator
 
+from providers import import_ids
 from providers.client import AlreadyExists
 from providers.client.listing import TOO_MANY, Listing
 from providers.client.service_principals import SCIM_SCHEMA
@@ -242,6 +243,7 @@ KIND = declare(
     doc="docs/service-principal.md",
     summary="a service principal of the workspace (never removed from the identity provider)",
     import_id="the workspace's principal id",
+    import_id_rule=import_ids.one_segment,
     # Declared, or assigned by the service where left out (AWS, GCP).
     outputs={"application_id": str},
     defaults=DEFAULTS,

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 import pulumi
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, field_validator
 
+from providers import import_ids
 from providers.client import AlreadyExists
 from providers.create_or_adopt import create_or_adopt
 from providers.kind import Adoption, always, declare
@@ -332,6 +333,7 @@ KIND = declare(
     summary="a SQL warehouse: size, scaling, auto stop, serverless, tags, held running or "
     "stopped; changed in place",
     import_id="warehouse id",
+    import_id_rule=import_ids.one_segment,
     stack_output=("sql_warehouses", lambda resource: resource.id),
     inventory=lambda client: (
         (str(w["id"]), str(w.get("name", ""))) for w in client.sql_warehouses.list()

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, StrictBool, field_validator
 
+from providers import import_ids
 from providers.client import AlreadyExists, NotFound
 from providers.create_or_adopt import create_or_adopt
 from providers.kind import Adoption, declare
@@ -304,6 +305,7 @@ KIND = declare(
     doc="docs/storage-credential.md",
     summary="a Unity Catalog storage credential: one cloud identity, changed in place",
     import_id="credential name",
+    import_id_rule=import_ids.one_segment,
     stack_output=("storage_credentials", lambda resource: resource.id),
     secrets=("azure_service_principal", DIGEST_KEY),
     # A managed identity, an IAM role, a service account: adopted as read; a service

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, StrictBool
 
+from providers import import_ids
 from providers.client import AlreadyExists
 from providers.create_or_adopt import create_or_adopt
 from providers.kind import Adoption, declare
@@ -168,6 +169,7 @@ KIND = declare(
     doc="docs/user.md",
     summary="a workspace user, or an account user assigned (never removed from the account)",
     import_id="the user's SCIM id",
+    import_id_rule=import_ids.one_segment,
     # The workspace's spelling of the user name (names match regardless of case).
     outputs={"user_name": str},
     defaults=DEFAULTS,

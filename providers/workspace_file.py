@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Annotated, Any, ClassVar
 from pulumi.dynamic import CheckResult
 from pydantic import AfterValidator, BaseModel, ConfigDict
 
+from providers import import_ids
 from providers.client import NotFound
 from providers.kind import Adoption, always, declare
 from providers.lifecycle import Spec, WorkspaceProvider, contains_unknown, user_inputs
@@ -168,6 +169,7 @@ KIND = declare(
     summary="a file at a workspace path, its bytes from a project file or inline; the state "
             "keeps their digest",
     import_id="workspace path",
+    import_id_rule=import_ids.workspace_path,
     stack_output=("workspace_files", lambda resource: resource.object_id),
     inventory=lambda client: stack_objects(client, "FILE"),
     # The bytes go into a file of the project at the file's own path.

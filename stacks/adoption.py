@@ -220,7 +220,13 @@ def candidate_of(
 ) -> Candidate | None:
     """The candidate of one object; None where it went between the listing and the read.
     An object that cannot be read (the principal may not see it) is a candidate with the
-    service's answer as its problem: never dropped silently, and the rest still adopted."""
+    service's answer as its problem: never dropped silently, and the rest still adopted.
+    An id that breaks the kind's rule (a listed name `..`) is refused before any read."""
+    id_problem = kind.import_id_problem(import_id)
+    if id_problem is not None:
+        problem = (f"{id_problem}: it cannot be imported; leave it out "
+                   f"(`{NAMESPACE}:auditIgnore` {kind.audit_key}:<its name>) or rename it")
+        return Candidate(kind, import_id, display_name, None, problem, {})
     provider = kind.provider()
     try:
         found = provider.read_object(client, import_id, {})

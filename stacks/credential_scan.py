@@ -44,7 +44,6 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
 NAMED_SETTINGS = frozenset({
     "spark_conf", "spark_env_vars", "base_parameters", "named_parameters", "parameters",
     "notebook_params", "python_named_params", "job_parameters", "sql_params",
-    "custom_tags",
 })
 # The words of a setting's name that say it holds a credential.
 CREDENTIAL_WORDS = frozenset({

@@ -57,6 +57,7 @@ from stacks.adopt_content import ContentPlace
 from stacks.config import file_values
 from stacks.config_rules import IMPORT_KEY, decoded_list, problems
 from stacks.errors import NAMESPACE
+from stacks.printable import printable
 from stacks.pulumi_cli import REPO_ROOT, PulumiError
 
 EXIT_ADOPTED, EXIT_REFUSED_OBJECTS, EXIT_ERROR = 0, 1, 2
@@ -574,6 +575,13 @@ def summary(result: Plan, file_name: str, dry_run: bool, seconds: float, stack: 
             "the content of the notebooks and workspace files their items name (`source`): "
             "commit them with the config"
         )
+    if result.added:
+        lines.append(
+            "review before committing: the items (and files) hold the settings as the "
+            "workspace has them; objects with what looks like a credential outside a secret "
+            "field were left out, but a credential belongs in a secret scope, referenced as "
+            "`{{secrets/<scope>/<key>}}`"
+        )
     if result.added and not dry_run and file_name.endswith(".py"):
         lines.append("next: `pulumi up` of a program that calls its declare() imports them "
                      "and writes nothing")
@@ -584,7 +592,7 @@ def summary(result: Plan, file_name: str, dry_run: bool, seconds: float, stack: 
 
 def render_refusals(refused: Sequence[Refusal]) -> str:
     rows = [("KIND", "ID", "NAME", "PROBLEM")]
-    rows += [(r.kind, r.id, r.name, r.problem) for r in refused]
+    rows += [(r.kind, printable(r.id), printable(r.name), printable(r.problem)) for r in refused]
     widths = [max(len(row[i]) for row in rows) for i in range(3)]
     lines = [
         f"{r[0]:<{widths[0]}}  {r[1]:<{widths[1]}}  {r[2]:<{widths[2]}}  {r[3]}" for r in rows

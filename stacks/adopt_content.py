@@ -7,12 +7,15 @@ default) at the object's workspace path (a notebook's with its language's extens
 `/Shared/etl` of PYTHON -> `workspace/Shared/etl.py`). A file the project already holds
 with the same bytes is kept as it is (adopting again writes nothing); one holding other
 bytes is never overwritten: the object is refused, naming the file, and so is a second
-object whose content would go to a file another one takes.
+object whose content would go to a file another one takes. Nothing is written through a
+symbolic link: a file that is one, or a folder on its way that leads out of the project (a
+committed link to a home directory), refuses the object.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import os
 import tempfile
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -73,8 +76,11 @@ def placed(
                 "adopted in this run takes: rename one of them in the workspace and adopt "
                 "again"
             )
+        problem = link_problem(place.project_dir, relative)
+        if problem is not None:
+            return candidate, problem
         existing = place.project_dir / relative
-        if existing.exists() and (not existing.is_file() or existing.read_bytes() != content):
+        if existing.exists() and (not existing.is_file() or _read(existing) != content):
             return candidate, (
                 f"the project file {relative} exists with other content, and adopt never "
                 "overwrites a file of the project: move it away, or adopt into another "
@@ -98,9 +104,48 @@ def staged(place: ContentPlace, files: Mapping[str, bytes]) -> Iterator[None]:
             yield
 
 
+def link_problem(project_dir: Path, relative: str) -> str | None:
+    """Why the project file `relative` cannot be written without going through a symbolic
+    link: the file is one, or a folder on its way is one that leads out of the project."""
+    root = os.path.realpath(project_dir)
+    here = project_dir
+    parts = PurePosixPath(relative).parts
+    for index, part in enumerate(parts):
+        here = here / part
+        if not here.is_symlink():
+            continue
+        if index == len(parts) - 1:
+            return (
+                f"the project file {relative} is a symbolic link, and adopt never writes "
+                "through one: remove the link, or adopt into another folder (--content-dir), "
+                "and adopt again"
+            )
+        target = Path(os.path.realpath(here))
+        if not target.is_relative_to(root):
+            folder = PurePosixPath(*parts[: index + 1])
+            return (
+                f"the project folder {folder} is a symbolic link to {target}, outside the "
+                "project, and adopt never writes through one: remove the link, or adopt "
+                "into another folder (--content-dir), and adopt again"
+            )
+    return None
+
+
+def _read(path: Path) -> bytes:
+    """The file's bytes, never through a link in its last component."""
+    descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    with os.fdopen(descriptor, "rb") as stream:
+        return stream.read()
+
+
 def write(project_dir: Path, files: Mapping[str, bytes]) -> None:
-    """Each file written into the project (atomically, its folders made)."""
+    """Each file written into the project (atomically, its folders made), never through a
+    symbolic link (`link_problem`: ValueError). The new file is renamed over the old name,
+    which replaces a directory entry and follows no link there."""
     for relative, content in files.items():
+        problem = link_problem(project_dir, relative)
+        if problem is not None:
+            raise ValueError(problem)
         path = project_dir / relative
         path.parent.mkdir(parents=True, exist_ok=True)
         config_file.replace_atomically(path, content)

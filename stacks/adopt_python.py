@@ -18,10 +18,11 @@ import pprint
 from collections.abc import Mapping
 from typing import Any
 
+from providers.client.connection import check_url_shape
 from providers.core.kind import Kind, Lookup, Reference, with_nested_references
 from stacks.config_rules import IMPORT_KEY, stack_keys
 
-HEADER = '''"""The objects `python -m stacks.adopt` adopted from {url}
+HEADER = '''"""The objects `python -m stacks.adopt` adopted from the workspace at WORKSPACE_URL
 (generated: {count} object(s)).
 
 Each is declared as the workspace holds it and imported by id: the first `pulumi up` of a
@@ -35,6 +36,8 @@ import pulumi
 
 import providers
 
+WORKSPACE_URL = {url}
+
 
 def declare(connection: pulumi.Input[dict]) -> dict[str, dict[str, Any]]:
     """Declares every adopted object; returns them by config list and resource name."""
@@ -45,10 +48,13 @@ def declare(connection: pulumi.Input[dict]) -> dict[str, dict[str, Any]]:
 def module_text(additions: Mapping[str, list[dict[str, Any]]], kinds: Mapping[str, Kind],
                 workspace_url: str) -> str:
     """The module declaring `additions` (config key -> adopt's items, in the registry's
-    order: a kind after those it references)."""
+    order: a kind after those it references). Every string of the workspace's goes into
+    the module as a Python literal (`repr`), never into its text: no name, id or URL can
+    end a string and run code on import; the URL is the checked, normalised one."""
     count = sum(len(items) for items in additions.values())
     lists = ", ".join(f"{key!r}: {{}}" for key in additions)
-    lines = [HEADER.format(url=workspace_url, count=count, lists=lists)]
+    url = check_url_shape(workspace_url, field="baseUrl")
+    lines = [HEADER.format(url=repr(url), count=count, lists=lists)]
     for key, items in additions.items():
         for item in items:
             lines.append(_declaration(kinds[key], key, item))

@@ -55,7 +55,11 @@ its module):
 What is not adopted, and why: `not_adoptable()` names each kind with its reason (the
 actions; RepoBranch, whose branch its Repo item declares), and `SERVICE_OWN` lists the
 objects the service makes itself, which `listed` leaves out with their reason. A secret's
-value is never read back: its candidate says how to declare it (`secret_problem`).
+value is never read back: its candidate says how to declare it (`secret_problem`). An
+object whose other settings or exported content hold what looks like a credential (a key
+in `spark_conf`, a token in a task's parameters or a notebook) gets no item either: adopt
+would write it into files the team commits (stacks/credential_scan.py says where, never
+the value, and how to move it into a secret scope).
 """
 
 from __future__ import annotations
@@ -76,6 +80,7 @@ from providers.core.kind import Kind, Reference, nested_holders
 from providers.core.lifecycle import WorkspaceProvider
 from providers.core.registry import kinds
 from providers.workspace.workspace_objects import source_roots
+from stacks import credential_scan
 from stacks.config_rules import IMPORT_KEY
 from stacks.errors import NAMESPACE
 
@@ -215,7 +220,13 @@ def candidate_of(
 ) -> Candidate | None:
     """The candidate of one object; None where it went between the listing and the read.
     An object that cannot be read (the principal may not see it) is a candidate with the
-    service's answer as its problem: never dropped silently, and the rest still adopted."""
+    service's answer as its problem: never dropped silently, and the rest still adopted.
+    An id that breaks the kind's rule (a listed name `..`) is refused before any read."""
+    id_problem = kind.import_id_problem(import_id)
+    if id_problem is not None:
+        problem = (f"{id_problem}: it cannot be imported; leave it out "
+                   f"(`{NAMESPACE}:auditIgnore` {kind.audit_key}:<its name>) or rename it")
+        return Candidate(kind, import_id, display_name, None, problem, {})
     provider = kind.provider()
     try:
         found = provider.read_object(client, import_id, {})
@@ -247,6 +258,13 @@ def candidate_of(
             kind, import_id, display_name, None, secret_problem(kind, item, import_id),
             references,
         )
+    leaked = credential_scan.in_settings(item, skip=kind.secrets)
+    leaked_files = {name: in_file for name, content in files.items()
+                    if (in_file := credential_scan.in_content(content))}
+    if leaked or leaked_files:
+        problem = credential_scan.credential_problem(
+            leaked, leaked_files, kind.audit_key, import_id)
+        return Candidate(kind, import_id, display_name, None, problem, references)
     if differing:
         return Candidate(
             kind,

@@ -43,6 +43,7 @@ from stacks.config_rules import (
     missing_problem,
 )
 from stacks.errors import NAMESPACE
+from stacks.printable import printable
 from stacks.pulumi_cli import REPO_ROOT, PulumiCli, PulumiError
 
 STACK_TYPE = "pulumi:pulumi:Stack"
@@ -292,7 +293,9 @@ def render_table(report: AuditReport) -> str:
         f"managed: " + ", ".join(f"{n} {k}" for k, n in report.managed_counts.items()),
     ]
     if report.unmanaged:
-        rows = [("KIND", "ID", "NAME")] + [(o.kind, o.id, o.name) for o in report.unmanaged]
+        rows = [("KIND", "ID", "NAME")] + [
+            (o.kind, printable(o.id), printable(o.name)) for o in report.unmanaged
+        ]
         widths = [max(len(row[i]) for row in rows) for i in range(2)]
         lines += [f"{r[0]:<{widths[0]}}  {r[1]:<{widths[1]}}  {r[2]}".rstrip() for r in rows]
         lines.append(f"{len(report.unmanaged)} unmanaged object(s)")

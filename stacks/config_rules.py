@@ -260,7 +260,8 @@ def import_problem(kind: Kind, where: str, item: Mapping[str, Any]) -> str | Non
             f"{where}.{IMPORT_KEY}: must be a non-empty string, the {kind.import_id or 'id'} "
             "of the object to import"
         )
-    return None
+    problem = kind.import_id_problem(value)
+    return f"{where}.{IMPORT_KEY}: {problem}" if problem else None
 
 
 def item_problems(

@@ -14,7 +14,9 @@ known until the update runs show as "known after apply". The stack itself and pr
 instances are left out: the summary is about objects of the workspace. A failed preview
 lists its errors. The kinds' warnings (Grants naming who loses privileges, a rule set the
 roles it takes away, a warehouse's restart) follow the table, each once, under the name of
-the resource it is about: what an up would take away is never left to the job's log.
+the resource it is about: what an up would take away is never left to the job's log. Under
+a table of changes a line says to review them before committing, and where a credential
+belongs (a secret scope, a config secret): the values are the config's as written.
 
 What the service and the stack's config put into the Markdown cannot change its shape: an
 error is shown in a fence longer than any run of backticks in it, at most MAX_DIAGNOSTIC
@@ -48,6 +50,13 @@ MAX_VALUE = 60
 # How much of one diagnostic (mostly the service's error text) the summary shows.
 MAX_DIAGNOSTIC = 2000
 LINE_BREAK = re.compile(r"\r\n|\r|\n")
+# Under every summary with changes: what it shows is the config's and the workspace's as
+# written (adopted items too), and a credential among them is to be moved, not merged.
+REVIEW = (
+    "_Review before committing: the values above are the stack's config as written (adopted "
+    "items as the workspace held them); a credential belongs in a secret scope, referenced "
+    "as `{{secrets/<scope>/<key>}}`, or in a config secret (`pulumi config set --secret`)._"
+)
 # One step of an engine property path: `name`, `["quoted key"]` or `[index]`.
 PATH_PART = re.compile(r'([^.\[\]"]+)|\["((?:[^"\\]|\\.)*)"\]|\[(\d+)\]')
 
@@ -87,7 +96,7 @@ def summarise(preview: Mapping[str, Any], stack: str | None = None) -> str:
             f"| `{SYMBOLS[change['op']]}` {change['op']} | {cell_code(change['name'])} "
             f"| {cell_text(change['kind'])} | {fields} |"
         )
-    return "\n".join([*lines, *warnings_of(preview), ""])
+    return "\n".join([*lines, "", REVIEW, *warnings_of(preview), ""])
 
 
 def warnings_of(preview: Mapping[str, Any]) -> list[str]:

@@ -413,6 +413,11 @@ class AclProvider(WorkspaceProvider):
                 f"<path field>:<workspace path> (e.g. notebook_path:/Workspace/Shared/etl) "
                 f"with a field of {', '.join(PATH_FIELDS)}; got {id_!r}"
             )
+        # The object id is a segment of the request path: `clusters/..` must not reach
+        # `/api/2.0/permissions` itself (the rule of a declared `object_id`).
+        pattern, says = OBJECT_ID_RULES.get(object_type, _NAMED)
+        if object_type != AUTHORIZATION and not pattern.fullmatch(object_id):
+            raise ValueError(f"a {object_type} id is {says}; got {object_id!r} in {id_!r}")
         return object_type, object_id
 
     def id_of(self, object_type: str, object_id: str) -> str:

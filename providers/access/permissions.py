@@ -29,9 +29,16 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from providers.access.acl import RESOLVED_ID, RESOLVED_TYPE, AclProvider, with_entries
+from providers.access.acl import (
+    RESOLVED_ID,
+    RESOLVED_TYPE,
+    AclProvider,
+    with_entries,
+    workspace_path,
+)
 from providers.compute.cluster_policies_api import ClusterPoliciesApi
 from providers.compute.clusters_api import ClustersApi
+from providers.core import import_ids
 from providers.core.kind import declare
 from providers.workspace.repos_api import ReposApi
 
@@ -67,6 +74,23 @@ def _object_permissions(client: Any) -> Any:
     # both objects, most with entries its admins made, and a stack declares its own.
 
 
+def import_id_problem(id_: str) -> str | None:
+    """What is wrong with a Permissions import id (`PermissionsProvider.target_of_id`, or a
+    path field's workspace path), before any request."""
+    problem = import_ids.no_dot_segments(id_)
+    if problem is not None:
+        return problem
+    by_path = PermissionsProvider.path_of_id(id_)
+    try:
+        if by_path is not None:
+            workspace_path(by_path[1])
+        else:
+            PermissionsProvider().target_of_id(id_)
+    except ValueError as error:
+        return f"is not one: {error}"
+    return None
+
+
 KIND = declare(
     name="Permissions",
     provider=PermissionsProvider,
@@ -74,6 +98,7 @@ KIND = declare(
     doc="docs/permissions.md",
     summary="the declared access-control entries (and optionally the owner) of any object",
     import_id="<object type>/<object id>, or <path field>:<workspace path>",
+    import_id_rule=import_id_problem,
     # The object a path-addressed resource's path names (absent on the other forms).
     outputs={RESOLVED_TYPE: str, RESOLVED_ID: str},
     # A path may name a folder, notebook or file of the stack: made before, deleted after.

@@ -10,6 +10,7 @@ from __future__ import annotations
 import difflib
 import functools
 import ipaddress
+import re
 from collections.abc import Mapping
 from enum import StrEnum
 from typing import Any
@@ -94,8 +95,20 @@ def require_secure_url(url: str, *, allow_insecure_http: bool, field: str = "url
     return url
 
 
+# Characters no workspace URL holds: control characters and whitespace (which `urlsplit`
+# drops or strips before judging, so a checked URL would not be the one used) and quotes
+# and backslashes (a URL written into generated code or a shell must not end its string).
+_NOT_IN_A_URL = re.compile(r"[\x00-\x20\x7f\"'`\\<>]")
+
+
 def check_url_shape(url: str, *, field: str = "url") -> str:
-    """An absolute https:// URL, or http:// to a loopback host; no credentials or query."""
+    """An absolute https:// URL, or http:// to a loopback host; no credentials or query; as
+    checked: scheme, host and path, without a trailing slash."""
+    if _NOT_IN_A_URL.search(url):
+        raise InsecureUrlError(
+            f"{field} must be a plain URL, without spaces, control characters, quotes or "
+            f"backslashes; got {url!r}"
+        )
     parts = urlsplit(url)
     if parts.scheme not in ("https", "http") or not parts.hostname:
         raise InsecureUrlError(f"{field} must be an absolute https:// URL, got {url!r}")
@@ -108,7 +121,7 @@ def check_url_shape(url: str, *, field: str = "url") -> str:
             f"{field} {url!r} uses http:// on a non-loopback host; use https:// "
             "(plain http is only accepted for localhost with allow_insecure_http)"
         )
-    return url.rstrip("/")
+    return f"{parts.scheme}://{parts.netloc}{parts.path}".rstrip("/")
 
 
 class Connection(BaseModel):

@@ -31,6 +31,7 @@ from providers.client.sdk_services import compute
 from providers.compute.clusters_api import ClustersApi
 from providers.compute.rules import COMPUTE_RULES, cluster_problems, library_problems
 from providers.compute.run_states import DEFAULT_TIMEOUT_SECONDS, ClusterStateError, converge
+from providers.core import import_ids
 from providers.core.create_or_adopt import DEPLOYMENT_TAG_KEY, create_or_adopt, imported_untagged
 from providers.core.kind import DEPLOYMENT_TAG, Adoption, Reference, always, declare
 from providers.core.lifecycle import KeyedDiffResult, Spec, WorkspaceProvider, spec_changes
@@ -375,6 +376,7 @@ KIND = declare(
     doc="docs/cluster.md",
     summary="an all-purpose cluster: spec, running or terminated, pin, libraries",
     import_id="cluster id",
+    import_id_rule=import_ids.one_segment,
     stack_output=("clusters", lambda resource: resource.cluster_id),
     # Job clusters come and go with their runs; no stack could manage them.
     inventory=lambda client: (

@@ -25,6 +25,7 @@ from providers.client import AlreadyExists
 from providers.client.sdk_services import compute
 from providers.compute.cluster_policies_api import ClusterPoliciesApi
 from providers.compute.rules import COMPUTE_RULES, library_problems
+from providers.core import import_ids
 from providers.core.create_or_adopt import create_or_adopt
 from providers.core.kind import Adoption, declare
 from providers.core.lifecycle import Spec, WorkspaceProvider, spec_changes
@@ -229,6 +230,7 @@ KIND = declare(
     summary="a cluster policy: its definition (compared as JSON) or its family's, changed "
     "in place",
     import_id="policy id",
+    import_id_rule=import_ids.one_segment,
     stack_output=("cluster_policies", lambda resource: resource.policy_id),
     # The policies the service makes in every workspace are its own.
     inventory=lambda client: (

@@ -27,6 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictBool, field_validator
 
 from providers.client import AlreadyExists
 from providers.compute.instance_pools_api import InstancePoolsApi
+from providers.core import import_ids
 from providers.core.create_or_adopt import create_or_adopt
 from providers.core.kind import Adoption, declare
 from providers.core.lifecycle import Spec, WorkspaceProvider, spec_changes
@@ -235,6 +236,7 @@ KIND = declare(
     summary="an instance pool clusters start from: bounds and tags in place, node type and "
     "cloud settings replace",
     import_id="instance pool id",
+    import_id_rule=import_ids.one_segment,
     stack_output=("instance_pools", lambda resource: resource.instance_pool_id),
     inventory=lambda client: (
         (str(p["instance_pool_id"]), str(p.get("instance_pool_name", "")))

@@ -578,6 +578,9 @@ class WorkspaceProviderHost(ResourceProviderServicer):
                 f"cannot import {kind.name} {id_!r}: the resource has no workspace connection; "
                 "pass `connection=` the `connection` output of a WorkspaceAuth component"
             )
+        problem = kind.import_id_problem(id_)
+        if problem is not None:  # before any request: `clusters/..` names another endpoint
+            raise ImportRefused(f"cannot import {kind.name}: {problem}")
         provider = kind.provider()
         try:
             found = provider.read(id_, {CONNECTION_KEY: self.connection})

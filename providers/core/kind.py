@@ -45,6 +45,7 @@ import pulumi
 import pydantic
 from pulumi.dynamic import ResourceProvider
 
+from providers.core.import_ids import ImportIdRule, no_dot_segments
 from providers.core.lifecycle import WorkspaceProvider
 from providers.core.resource import WorkspaceResource, deployment_tag
 
@@ -210,7 +211,17 @@ class Kind:
     # kind fills them in (a notebook's language, from its file's extension), and the outputs
     # hold the value it took. Not computed: they are diffed like any input.
     shown: Mapping[str, type] = field(default_factory=dict)
+    # What is wrong with an import id of the kind (None: nothing), judged before any
+    # request (providers/core/import_ids.py): a numeric id, a workspace path, one URL segment.
+    import_id_rule: ImportIdRule = no_dot_segments
     resource: type[KindResource] = field(init=False)
+
+    def import_id_problem(self, id_: str) -> str | None:
+        """Why `id_` is no import id of this kind (naming what the id is), or None."""
+        problem = self.import_id_rule(id_)
+        if problem is None:
+            return None
+        return f"import id {id_!r} ({self.import_id or 'the id'}) {problem}"
 
     @property
     def item_references(self) -> dict[str, Reference | Lookup]:
@@ -338,6 +349,7 @@ def declare(
     defaults: Mapping[str, Any] | None = None,
     adoption: Adoption | None = None,
     shown: Mapping[str, type] | None = None,
+    import_id_rule: ImportIdRule = no_dot_segments,
 ) -> Kind:
     kind = Kind(
         name=name,
@@ -359,6 +371,7 @@ def declare(
         defaults=dict(defaults or {}),
         adoption=adoption or Adoption(),
         shown=dict(shown or {}),
+        import_id_rule=import_id_rule,
     )
     object.__setattr__(kind, "resource", _resource_class(kind))
     provider.computed_keys = kind.computed_keys

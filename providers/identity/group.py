@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 from pydantic import AfterValidator, BaseModel, ConfigDict
 
 from providers.client import AlreadyExists
+from providers.core import import_ids
 from providers.core.create_or_adopt import create_or_adopt
 from providers.core.kind import declare
 from providers.core.lifecycle import Spec, WorkspaceProvider
@@ -136,6 +137,7 @@ KIND = declare(
     doc="docs/group.md",
     summary="a workspace group: name, entitlements, external id (members: GroupMember)",
     import_id="the group's SCIM id",
+    import_id_rule=import_ids.one_segment,
     stack_output=("groups", lambda resource: resource.id),
     inventory=lambda client: (
         (str(g["id"]), str(g.get("displayName", "")))

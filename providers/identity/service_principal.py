@@ -25,6 +25,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, StrictBool, field_va
 
 from providers.client import AlreadyExists
 from providers.client.listing import TOO_MANY, Listing
+from providers.core import import_ids
 from providers.core.create_or_adopt import create_or_adopt
 from providers.core.kind import Adoption, always, declare
 from providers.core.lifecycle import KeyedDiffResult, Spec, WorkspaceProvider, contains_unknown
@@ -243,6 +244,7 @@ KIND = declare(
     doc="docs/service-principal.md",
     summary="a service principal of the workspace (never removed from the identity provider)",
     import_id="the workspace's principal id",
+    import_id_rule=import_ids.one_segment,
     # Declared, or assigned by the service where left out (AWS, GCP).
     outputs={"application_id": str},
     defaults=DEFAULTS,

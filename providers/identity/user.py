@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 from pydantic import AfterValidator, BaseModel, ConfigDict, StrictBool
 
 from providers.client import AlreadyExists
+from providers.core import import_ids
 from providers.core.create_or_adopt import create_or_adopt
 from providers.core.kind import Adoption, declare
 from providers.core.lifecycle import KeyedDiffResult, Spec, WorkspaceProvider, contains_unknown
@@ -170,6 +171,7 @@ KIND = declare(
     doc="docs/user.md",
     summary="a workspace user, or an account user assigned (never removed from the account)",
     import_id="the user's SCIM id",
+    import_id_rule=import_ids.one_segment,
     # The workspace's spelling of the user name (names match regardless of case).
     outputs={"user_name": str},
     defaults=DEFAULTS,

@@ -38,6 +38,7 @@ import pydantic
 from pulumi.dynamic import CheckFailure, UpdateResult
 
 from providers.client.listing import TOO_MANY, Listing
+from providers.core import import_ids
 from providers.core.create_or_adopt import DEPLOYMENT_TAG_KEY, create_or_adopt, imported_untagged
 from providers.core.ids import parse_int64_id
 from providers.core.kind import DEPLOYMENT_TAG, Adoption, Reference, declare
@@ -49,7 +50,7 @@ from providers.core.lifecycle import (
     contains_unknown,
     user_inputs,
 )
-from providers.jobs import jobs_api
+from providers.jobs import jobs_api as jobs_api
 from providers.jobs.job_diff import OWN_FIELDS, canonical, changes, update_request
 from providers.jobs.jobs_api import JobsApi
 
@@ -511,6 +512,7 @@ KIND = declare(
     doc="docs/job.md",
     summary="a job at the full depth of Jobs API 2.2, changed in place",
     import_id="job id",
+    import_id_rule=import_ids.numeric,
     stack_output=("jobs", lambda resource: resource.job_id),
     inventory=lambda client: (
         (str(job["job_id"]), (job.get("settings") or {}).get("name") or "")

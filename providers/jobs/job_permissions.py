@@ -22,6 +22,7 @@ from providers.access.acl import (
     each_principal_once,
     with_entries,
 )
+from providers.core import import_ids
 from providers.core.ids import IntId, parse_int64_id
 from providers.core.kind import Reference, declare
 from providers.core.lifecycle import Spec
@@ -95,6 +96,7 @@ KIND = declare(
     doc="docs/job-permissions.md",
     summary="the declared access-control entries of one job",
     import_id="job id",
+    import_id_rule=import_ids.numeric,
     inventory=_job_permissions,
 )
 

@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from providers.client import AlreadyExists
 from providers.client.listing import Listing
+from providers.core import import_ids
 from providers.core.create_or_adopt import create_or_adopt
 from providers.core.kind import Adoption, declare
 from providers.core.lifecycle import Spec, WorkspaceProvider
@@ -161,6 +162,7 @@ KIND = declare(
     doc="docs/secret-scope.md",
     summary="a secret scope, plain or backed by a key vault (every change replaces it)",
     import_id="scope name",
+    import_id_rule=import_ids.one_segment,
     stack_output=("secret_scopes", lambda resource: resource.id),
     inventory=lambda client: (
         (str(scope["name"]), str(scope["name"])) for scope in SecretScopesApi(client).list()

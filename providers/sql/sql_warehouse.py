@@ -24,6 +24,7 @@ import pulumi
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, field_validator
 
 from providers.client import AlreadyExists
+from providers.core import import_ids
 from providers.core.create_or_adopt import create_or_adopt
 from providers.core.kind import Adoption, always, declare
 from providers.core.lifecycle import KeyedDiffResult, Spec, WorkspaceProvider, spec_changes
@@ -333,6 +334,7 @@ KIND = declare(
     summary="a SQL warehouse: size, scaling, auto stop, serverless, tags, held running or "
     "stopped; changed in place",
     import_id="warehouse id",
+    import_id_rule=import_ids.one_segment,
     stack_output=("sql_warehouses", lambda resource: resource.id),
     inventory=lambda client: (
         (str(w["id"]), str(w.get("name", ""))) for w in SqlWarehousesApi(client).list()

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 from pydantic import BaseModel, ConfigDict, StrictBool, field_validator
 
 from providers.client import WorkspaceError, is_gone
+from providers.core import import_ids
 from providers.core.kind import Adoption, always, declare
 from providers.core.lifecycle import Spec, WorkspaceProvider
 from providers.unity_catalog.catalogs_api import CatalogsApi
@@ -252,6 +253,7 @@ KIND = declare(
     summary="a Unity Catalog catalog: comment, properties, owner, isolation mode; "
     "delete of a non-empty one only with force_destroy",
     import_id="catalog name",
+    import_id_rule=import_ids.one_segment,
     stack_output=("catalogs", lambda resource: resource.id),
     defaults={"force_destroy": False},
     inventory=lambda client: ((name, name) for name in catalog_names(client)),

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from pydantic import BaseModel, ConfigDict, StrictBool, field_validator
 
 from providers.client import AlreadyExists, NotFound
+from providers.core import import_ids
 from providers.core.create_or_adopt import create_or_adopt
 from providers.core.kind import Reference, declare
 from providers.core.lifecycle import Spec, WorkspaceProvider
@@ -184,6 +185,7 @@ KIND = declare(
     doc="docs/external-location.md",
     summary="a Unity Catalog external location: a storage URL and its credential",
     import_id="location name",
+    import_id_rule=import_ids.one_segment,
     stack_output=("external_locations", lambda resource: resource.id),
     inventory=lambda client: (
         (str(x["name"]), str(x["name"])) for x in ExternalLocationsApi(client).list()

@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from pydantic import BaseModel, ConfigDict, StrictBool, field_validator
 
 from providers.client import AlreadyExists, NotFound
+from providers.core import import_ids
 from providers.core.create_or_adopt import create_or_adopt
 from providers.core.kind import Adoption, declare
 from providers.core.lifecycle import Spec, WorkspaceProvider
@@ -249,6 +250,7 @@ KIND = declare(
     summary="a Unity Catalog service credential: one cloud identity for cloud services, "
     "changed in place",
     import_id="credential name",
+    import_id_rule=import_ids.one_segment,
     stack_output=("service_credentials", lambda resource: resource.id),
     # Only ever declared to be refused (a storage credential's identity), but a secret then too.
     secrets=("azure_service_principal",),

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from pydantic import BaseModel, ConfigDict, StrictBool, field_validator
 
 from providers.client import AlreadyExists, NotFound
+from providers.core import import_ids
 from providers.core.create_or_adopt import create_or_adopt
 from providers.core.digest import digest, same_value
 from providers.core.kind import Adoption, declare
@@ -256,6 +257,7 @@ KIND = declare(
     doc="docs/storage-credential.md",
     summary="a Unity Catalog storage credential: one cloud identity, changed in place",
     import_id="credential name",
+    import_id_rule=import_ids.one_segment,
     stack_output=("storage_credentials", lambda resource: resource.id),
     secrets=("azure_service_principal", DIGEST_KEY),
     # A managed identity, an IAM role, a service account: adopted as read; a service

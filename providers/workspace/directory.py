@@ -26,6 +26,7 @@ from providers.core.lifecycle import Spec, WorkspaceProvider
 from providers.workspace.workspace_objects import (
     canonical_path,
     object_path,
+    path_id_problem,
     same_path,
     stack_objects,
     workspace_path,
@@ -165,6 +166,7 @@ KIND = declare(
     summary="a workspace folder, made with its parents; a delete of a non-empty one only "
             "with delete_recursive",
     import_id="workspace path",
+    import_id_rule=path_id_problem,
     stack_output=("directories", lambda resource: resource.object_id),
     defaults={"delete_recursive": False},
     # Empty folders only: a folder holding anything is made by what it holds.

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from pydantic import BaseModel, ConfigDict, StrictBool, field_validator
 
 from providers.client import AlreadyExists
+from providers.core import import_ids
 from providers.core.create_or_adopt import create_or_adopt
 from providers.core.digest import digest, same_value
 from providers.core.kind import Adoption, declare
@@ -208,6 +209,7 @@ KIND = declare(
     summary="the deploying principal's token for one Git provider (a Pulumi secret), "
     "rotated in place",
     import_id="credential id",
+    import_id_rule=import_ids.numeric,
     stack_output=("git_credentials", lambda resource: resource.id),
     secrets=(TOKEN_KEY, DIGEST_KEY),
     # The service never answers the token: every credential's item is the user's to finish.

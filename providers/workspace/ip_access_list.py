@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 from pydantic import BaseModel, ConfigDict, StrictBool, field_validator
 
 from providers.client import InvalidState
+from providers.core import import_ids
 from providers.core.create_or_adopt import create_or_adopt
 from providers.core.kind import declare
 from providers.core.lifecycle import Spec, WorkspaceProvider
@@ -162,6 +163,7 @@ KIND = declare(
     doc="docs/ip-access-list.md",
     summary="an ALLOW or BLOCK list of IPv4 addresses and CIDR ranges, changed in place",
     import_id="list id",
+    import_id_rule=import_ids.one_segment,
     stack_output=("ip_access_lists", lambda resource: resource.id),
     inventory=lambda client: (
         (str(item["list_id"]), str(item.get("label", "")))

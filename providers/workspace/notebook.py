@@ -44,6 +44,7 @@ from providers.workspace.workspace_objects import (
     current_digest,
     digest,
     object_path,
+    path_id_problem,
     raw_content,
     same_path,
     stack_objects,
@@ -289,6 +290,7 @@ KIND = declare(
     summary="a notebook at a workspace path: content from a project file or inline, its "
             "language and format; the state keeps the content's digest",
     import_id="workspace path",
+    import_id_rule=path_id_problem,
     stack_output=("notebooks", lambda resource: resource.object_id),
     inventory=lambda client: stack_objects(client, "NOTEBOOK"),
     # The content goes into a file named as the notebook, with its language's extension

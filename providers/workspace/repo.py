@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Annotated, Any, ClassVar
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
 from providers.client import AlreadyExists
+from providers.core import import_ids
 from providers.core.create_or_adopt import create_or_adopt
 from providers.core.kind import declare
 from providers.core.lifecycle import KeyedDiffResult, Spec, WorkspaceProvider, undone_on_failure
@@ -216,6 +217,7 @@ KIND = declare(
     doc="docs/repo.md",
     summary="a Git folder made by the stack: remote, path, branch or tag, sparse checkout",
     import_id="repo id",
+    import_id_rule=import_ids.numeric,
     # A private remote is cloned with the deploying principal's Git credential.
     after=("gitCredentials",),
     stack_output=("repos", lambda resource: resource.id),

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
 from providers.client import InvalidParameter, NotFound
+from providers.core import import_ids
 from providers.core.ids import Int64Id
 from providers.core.kind import Adoption, declare
 from providers.core.lifecycle import Spec, WorkspaceProvider, undone_on_failure
@@ -173,6 +174,7 @@ KIND = declare(
     doc="docs/repo-branch.md",
     summary="the checked-out branch of an existing repo",
     import_id="repo id",
+    import_id_rule=import_ids.numeric,
     stack_output=("repo_branches", lambda resource: resource.branch),
     adoption=Adoption(
         objects=_repos,

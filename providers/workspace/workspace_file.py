@@ -30,6 +30,7 @@ from providers.workspace.workspace_objects import (
     current_digest,
     digest,
     object_path,
+    path_id_problem,
     raw_content,
     same_path,
     stack_objects,
@@ -169,6 +170,7 @@ KIND = declare(
     summary="a file at a workspace path, its bytes from a project file or inline; the state "
             "keeps their digest",
     import_id="workspace path",
+    import_id_rule=path_id_problem,
     stack_output=("workspace_files", lambda resource: resource.object_id),
     inventory=lambda client: stack_objects(client, "FILE"),
     # The bytes go into a file of the project at the file's own path.

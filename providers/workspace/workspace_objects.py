@@ -11,7 +11,8 @@ Git folders (`/Repos/<folder>`) are, a Git folder's contents being its remote's.
 
 **Content.** `source` names a file by its path relative to the project directory (the one
 holding `Pulumi.yaml`, found from the working directory, which the engine sets to the
-program's: a path that does not move with the checkout), inside it; `content_base64` gives
+program's: a path that does not move with the checkout), inside it, links resolved (a
+symbolic link out of the project is refused); `content_base64` gives
 small content inline (at most 64 KiB). The service takes at most 10 MB. Check reads the
 content and records its SHA-256 (`content_sha256`, of the bytes as uploaded), never the
 content: a `source` is kept (a path), inline content is dropped from the checked inputs and
@@ -37,6 +38,7 @@ from typing import Any
 from pulumi.dynamic import CheckFailure
 
 from providers.client import AlreadyExists, NotFound
+from providers.core import import_ids
 from providers.core.create_or_adopt import create_or_adopt
 from providers.workspace.workspace_objects_api import WorkspaceObjectsApi
 
@@ -194,7 +196,8 @@ def project_directory(start: Path | None = None) -> Path:
 
 
 def source_file(source: str) -> Path:
-    """The file `source` names; ValueError saying what is wrong with it."""
+    """The file `source` names, its real path (links resolved) inside the project directory;
+    ValueError saying what is wrong with it."""
     relative = PurePosixPath(source.replace("\\", "/"))
     if relative.is_absolute() or re.match(r"^[A-Za-z]:", source):
         raise ValueError(
@@ -203,15 +206,23 @@ def source_file(source: str) -> Path:
     if ".." in relative.parts:
         raise ValueError("must stay inside the project directory (no .. segments)")
     roots = _source_roots.get() or (project_directory(),)
-    found = (root / Path(*relative.parts) for root in roots)
-    path = next((p for p in found if p.is_file()), None)
-    if path is None:
+    found = ((root, root / Path(*relative.parts)) for root in roots)
+    root, path = next(((r, p) for r, p in found if p.is_file()), (None, None))
+    if root is None or path is None:
         raise ValueError(f"no file {source} in the project directory {roots[-1]}")
-    size = path.stat().st_size
+    real = Path(os.path.realpath(path))
+    if not real.is_relative_to(os.path.realpath(root)):
+        # A committed link to /proc/self/environ or ~/.databrickscfg would upload the
+        # deploy job's environment or credentials to the workspace.
+        raise ValueError(
+            f"{source} is a symbolic link (or passes through one) to {real}, outside the "
+            "project directory: only files of the project are uploaded; replace the link "
+            "with the file itself")
+    size = real.stat().st_size
     if size > MAX_CONTENT_BYTES:
         raise ValueError(f"{source} is {size} bytes: the service imports at most "
                          f"{MAX_CONTENT_BYTES} bytes (10 MB)")
-    return path
+    return real
 
 
 def inline_content(value: str) -> bytes:
@@ -365,3 +376,13 @@ def upload_content(inputs: Mapping[str, Any], prepared: bytes | None) -> bytes:
             f"the content changed since this deployment checked it (SHA-256 {key}, now "
             f"{digest(prepared)}): run the update again")
     return prepared
+
+
+def path_id_problem(id_: str) -> str | None:
+    """What is wrong with a workspace path as an import id (a notebook's, a file's, a
+    folder's), before any request; None where nothing is."""
+    try:
+        canonical_path(id_)
+    except ValueError as error:
+        return str(error)
+    return import_ids.no_dot_segments(id_)

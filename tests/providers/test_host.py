@@ -127,7 +127,8 @@ def test_import_read_of_a_malformed_id_says_why(connection):
     with pytest.raises(Aborted) as caught:
         configured(connection).Read(proto.ReadRequest(urn=JOB_URN, id="nightly"), Context())
     assert caught.value.details == (
-        "cannot import Job 'nightly': a job id is a number, got 'nightly'"
+        "cannot import Job: import id 'nightly' (job id) must be a numeric id (must be a "
+        "positive integer or a string of digits)"
     )
 
 

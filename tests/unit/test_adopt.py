@@ -296,6 +296,50 @@ def test_the_python_module_declares_the_same_objects_with_their_import_ids() -> 
     assert "'job':" not in text
 
 
+@pytest.mark.parametrize("url", [
+    'https://ws.example.com/\n"""\nimport os; os.system("id")\n"""',
+    "https://ws.example.com/\"+__import__('os').system('id')+\"",
+    "https://ws.example.com/'; import os #",
+    "https://ws.example.com/\\",
+    "https://ws.example.com/\x1b[2J",
+    " https://ws.example.com",
+])
+def test_the_python_module_refuses_a_hostile_workspace_url(url: str) -> None:
+    """A URL that would end a string of the generated module (a newline, quotes) is refused,
+    naming baseUrl, before any text is made; the Connection refuses it as well."""
+    from providers.client.connection import InsecureUrlError, check_url_shape
+    from stacks import adopt_python
+
+    kinds = {k.config_key: k for k in KINDS if k.config_key}
+    with pytest.raises(InsecureUrlError, match="baseUrl must be a plain URL"):
+        adopt_python.module_text({}, kinds, url)
+    with pytest.raises(InsecureUrlError):
+        check_url_shape(url, field="base_url")
+
+
+def test_the_python_module_writes_every_string_as_a_literal(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Names, ids and settings holding quotes, newlines and code are literals of the module:
+    it compiles, running it defines `declare` and runs nothing else, and each string comes
+    back as it was; the URL is the normalised one (no trailing slash), in WORKSPACE_URL."""
+    from stacks import adopt_python
+
+    odd = "x'''\"\"\"\n__import__('os').system('touch pwned')\n#"
+    result = run([job("1", odd)])
+    result.additions["jobs"][0]["description"] = odd
+    kinds = {k.config_key: k for k in KINDS if k.config_key}
+    text = adopt_python.module_text(result.additions, kinds, "https://WS.example.com/ws/")
+    monkeypatch.chdir(tmp_path)
+    namespace: dict[str, Any] = {}
+    exec(compile(text, "adopted.py", "exec"), namespace)  # noqa: S102 - the point of the test
+    assert list(tmp_path.iterdir()) == []
+    assert namespace["WORKSPACE_URL"] == "https://WS.example.com/ws"
+    assert callable(namespace["declare"])
+    assert f"'description': {odd!r}" in text
+    assert "import_='1'" in text
+
+
 def test_a_location_names_its_credential_whatever_the_case() -> None:
     """Unity Catalog names fold case: a location whose credential_name differs in case from
     the credential's name references the adopted credential's item."""

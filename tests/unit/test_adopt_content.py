@@ -116,3 +116,38 @@ def test_the_content_goes_where_the_program_reads_its_sources(tmp_path: Path) ->
     (scratch / "Pulumi.yaml").write_text(f"name: e2e\nmain: {program / 'stacks'}\n")
     assert adopt_content.sources_directory(scratch) == program.resolve()
     assert adopt_content.sources_directory(program) == program.resolve()
+
+
+def test_adopt_never_writes_through_a_symbolic_link(tmp_path: Path) -> None:
+    """A committed folder link leading out of the project, or a project file that is a link,
+    refuses the object (nothing planned for it), and `write` refuses it too; a folder link
+    that stays inside the project is written through."""
+    project, outside = tmp_path / "project", tmp_path / "outside"
+    project.mkdir()
+    outside.mkdir()
+    (project / "workspace").symlink_to(outside)
+    result = run(project, notebook("/Shared/etl"))
+    [refused] = result.refused
+    assert "the project folder workspace is a symbolic link to" in refused.problem
+    assert "outside the project" in refused.problem and "--content-dir" in refused.problem
+    assert result.files == {} and "notebooks" not in result.additions
+    with pytest.raises(ValueError, match="symbolic link"):
+        adopt_content.write(project, {"workspace/Shared/etl.py": SOURCE})
+    assert list(outside.iterdir()) == []
+
+    (project / "nb").mkdir()
+    (outside / "target.py").write_bytes(SOURCE)
+    (project / "nb/Shared").mkdir()
+    (project / "nb/Shared/etl.py").symlink_to(outside / "target.py")
+    [refused] = run(project, notebook("/Shared/etl"), folder="nb").refused
+    assert "the project file nb/Shared/etl.py is a symbolic link" in refused.problem
+    with pytest.raises(ValueError, match="nb/Shared/etl.py is a symbolic link"):
+        adopt_content.write(project, {"nb/Shared/etl.py": b"changed\n"})
+    assert (outside / "target.py").read_bytes() == SOURCE
+
+    (project / "inside").mkdir()
+    (project / "linked").symlink_to(project / "inside")
+    result = run(project, notebook("/Shared/etl"), folder="linked")
+    assert result.refused == []
+    adopt_content.write(project, result.files)
+    assert (project / "inside/Shared/etl.py").read_bytes() == SOURCE

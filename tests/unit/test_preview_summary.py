@@ -83,7 +83,8 @@ def test_creates_leave_out_the_stack_and_the_provider() -> None:
 
 def test_rows_are_grouped_by_operation() -> None:
     markdown = summarise(fixture("update-replace-delete.json"))
-    operations = [line.split("|")[1].split()[-1] for line in markdown.splitlines()[6:]]
+    operations = [line.split("|")[1].split()[-1] for line in markdown.splitlines()[6:]
+                  if line.startswith("| `")]
     order = ["create", "update", "replace", "delete"]
     assert operations == sorted(operations, key=order.index)
 
@@ -272,3 +273,15 @@ def test_a_warning_cannot_add_markup() -> None:
     # One list item on one line; the message's markup is escaped, shown as text.
     assert [c.type for c in item.children or []].count("strong_open") == 0
     assert not any(c.type == "link_open" for c in item.children or [])
+
+
+def test_a_summary_with_changes_says_review_before_committing() -> None:
+    """What the table shows is the config's as written, adopted items as the workspace held
+    them: the summary says to review it, and where a credential belongs (issue 41, M10)."""
+    markdown = summarise(fixture("update-replace-delete.json"), "dev")
+    assert markdown.endswith(f"|\n\n{preview_summary.REVIEW}\n")  # under the table
+    assert "Review before committing" in preview_summary.REVIEW
+    assert "`{{secrets/<scope>/<key>}}`" in preview_summary.REVIEW
+    preview = fixture("update-replace-delete.json")
+    preview["steps"] = [s for s in preview["steps"] if s["op"] == "same"]
+    assert "Review before committing" not in summarise(preview)

@@ -22,6 +22,7 @@ from providers.workspace.workspace_objects import (
     digest,
     object_path,
     project_directory,
+    raw_content,
     remembered,
 )
 from stacks.config import file_values
@@ -116,6 +117,33 @@ def test_a_source_too_large_for_the_service(tmp_path: Path, monkeypatch) -> None
     monkeypatch.chdir(tmp_path)
     found = failures(WorkspaceFileProvider, {"path": "/Shared/big.bin", "source": "big.bin"})
     assert "10 MB" in found["source"]
+
+
+def test_a_source_linked_out_of_the_project_is_refused(tmp_path: Path, monkeypatch) -> None:
+    """A committed link to a file outside the project (the deploy job's environment, a
+    credentials file), or through a folder link leading out, is refused naming the field and
+    the link; a link that stays inside the project is read."""
+    project, outside = tmp_path / "project", tmp_path / "outside"
+    project.mkdir()
+    outside.mkdir()
+    (project / "Pulumi.yaml").write_text("name: linked\n")
+    (outside / "environ").write_text("PULUMI_CONFIG_PASSPHRASE=hunter2\n")
+    (project / "env.py").symlink_to(outside / "environ")
+    (project / "home").symlink_to(outside)
+    (project / "real.py").write_text("x = 1\n")
+    (project / "alias.py").symlink_to(project / "real.py")
+    monkeypatch.chdir(project)
+    for source in ("env.py", "home/environ"):
+        found = failures(WorkspaceFileProvider, {"path": "/Shared/x.py", "source": source})
+        assert set(found) == {"source"}, found
+        assert f"{source} is a symbolic link" in found["source"]
+        assert str((outside / "environ").resolve()) in found["source"]
+        assert "outside the project directory" in found["source"]
+        assert "hunter2" not in found["source"]
+    assert failures(WorkspaceFileProvider, {"path": "/Shared/x.py", "source": "alias.py"}) == {}
+    with pytest.raises(ValueError, match="symbolic link"):
+        raw_content({"source": "env.py"})
+    assert raw_content({"source": "alias.py"}) == b"x = 1\n"
 
 
 def test_unknown_inputs_are_not_judged() -> None:

@@ -2,7 +2,7 @@
 README's and the workflow's commands run there as written), an environment stack made from
 a committed Pulumi.<env>.yaml pointed at the emulator, and the steps of the pull-request
 workflow read from .github/workflows/preview.yml and run with bash; and the project's own
-commands on a stack: `stacks.audit`, `stacks.adopt`, and a team's program calling what
+commands on a stack: `workspace-iac audit` and `adopt`, and a team's program calling what
 `adopt --python` wrote."""
 
 from __future__ import annotations
@@ -130,24 +130,28 @@ def run_workflow_steps(job: str, names: list[str], workdir: Path,
     return results
 
 
+# The project's command (docs/command.md), as this virtualenv installs it.
+COMMAND = str(Path(sys.executable).parent / "workspace-iac")
+
+
 def run_audit(
     stack: PulumiCli, *flags: str, stack_name: str | None = None
 ) -> subprocess.CompletedProcess[str]:
-    """`python -m stacks.audit` (what `make audit` runs) on the stack's project and state
-    (another stack of it by name)."""
+    """`workspace-iac audit` (what `make audit` runs) in the stack's project directory, on
+    its state (another stack of it by name)."""
     return subprocess.run(
-        [sys.executable, "-m", "stacks.audit", "--project-dir", str(stack.project_dir),
-         "--stack", stack_name or stack.stack, "--state-dir", str(stack.state_dir), *flags],
-        cwd=REPO_ROOT, env=stack.env(), capture_output=True, text=True, timeout=600,
+        [COMMAND, "audit", "--stack", stack_name or stack.stack,
+         "--state-dir", str(stack.state_dir), *flags],
+        cwd=stack.project_dir, env=stack.env(), capture_output=True, text=True, timeout=600,
     )
 
 
 def run_adopt(stack: PulumiCli, *flags: str) -> subprocess.CompletedProcess[str]:
-    """`python -m stacks.adopt` on the stack's project and state."""
+    """`workspace-iac adopt` (what `make adopt` runs) in the stack's project directory, on
+    its state."""
     return subprocess.run(
-        [sys.executable, "-m", "stacks.adopt", "--project-dir", str(stack.project_dir),
-         "--stack", stack.stack, "--state-dir", str(stack.state_dir), *flags],
-        cwd=REPO_ROOT, env=stack.env(), capture_output=True, text=True, timeout=600,
+        [COMMAND, "adopt", "--stack", stack.stack, "--state-dir", str(stack.state_dir), *flags],
+        cwd=stack.project_dir, env=stack.env(), capture_output=True, text=True, timeout=600,
     )
 
 

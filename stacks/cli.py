@@ -36,7 +36,7 @@ def parser() -> argparse.ArgumentParser:
         description="Check, audit, adopt and summarise the stacks of a Pulumi project of "
         "workspace kinds: the project in the current directory, or --project-dir.",
     )
-    commands = top.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    commands = top.add_subparsers(dest="command", required=True)
     for name, module in COMMANDS.items():
         command = commands.add_parser(
             name, help=module.DESCRIPTION, description=module.DESCRIPTION,

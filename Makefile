@@ -94,17 +94,18 @@ demo: setup
 demo-down: setup
 	$(BIN)/python -m stacks.demo down
 
+# `workspace-iac` (docs/command.md) on this checkout's project, as on any other project.
 # Jobs, principals and scopes in STACK's workspace that no stack manages (docs/audit.md).
 # Exit 1 when there are some. For the local stack the demo's emulator must be running.
 STACK ?= local
 audit: setup
-	$(BIN)/python -m stacks.audit --stack $(STACK) $(AUDIT_FLAGS)
+	$(BIN)/workspace-iac audit --stack $(STACK) $(AUDIT_FLAGS)
 
 # Take STACK's workspace over as it is (docs/adopt.md): every object no stack manages, written
 # into Pulumi.$(STACK).yaml with its import id; the next `pulumi up` imports them, writing
 # nothing. ADOPT_FLAGS: --dry-run, --kind KIND, --match KIND:GLOB, --ignore KIND:PATTERN.
 adopt: setup
-	$(BIN)/python -m stacks.adopt --stack $(STACK) $(ADOPT_FLAGS)
+	$(BIN)/workspace-iac adopt --stack $(STACK) $(ADOPT_FLAGS)
 
 lint: setup
 	$(BIN)/ruff check .

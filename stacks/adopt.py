@@ -1,9 +1,12 @@
 """Adopt: take a workspace over as it is (docs/adopt.md).
 
-    python -m stacks.adopt --stack STACK [--kind KIND ...] [--match KIND:GLOB ...]
-                           [--ignore KIND:PATTERN ...] [--content-dir DIR] [--dry-run]
-                           [--python FILE]
+    workspace-iac adopt --stack STACK [--kind KIND ...] [--match KIND:GLOB ...]
+                        [--ignore KIND:PATTERN ...] [--content-dir DIR] [--dry-run]
+                        [--python FILE] [--project-dir DIR] [--state-dir DIR]
     make adopt STACK=dev [ADOPT_FLAGS=...]
+
+(`python -m stacks.adopt` takes the same options.) The project is the current directory, or
+`--project-dir`: its Pulumi.yaml and Pulumi.<stack>.yaml.
 
 Reads the workspace the stack's config names, signing in as the stack does (the audit's
 way: stacks.audit), and writes every object no stack of the project manages into
@@ -58,7 +61,7 @@ from stacks.config import file_values
 from stacks.config_rules import IMPORT_KEY, decoded_list, problems
 from stacks.errors import NAMESPACE
 from stacks.printable import printable
-from stacks.pulumi_cli import REPO_ROOT, PulumiError
+from stacks.pulumi_cli import EngineNotFound, PulumiError
 
 EXIT_ADOPTED, EXIT_REFUSED_OBJECTS, EXIT_ERROR = 0, 1, 2
 # A resource name made from a display name is at most this long.
@@ -264,9 +267,10 @@ def plan(
     place: ContentPlace | None = None,
 ) -> Plan:
     """Lists the selected kinds' objects, and reads the ones to adopt into config items (a
-    notebook's or file's content into a file of the project, at `place`)."""
+    notebook's or file's content into a file of the project, at `place`: by default the
+    current directory's)."""
     source = source or Source()
-    place = place or ContentPlace(REPO_ROOT)
+    place = place or ContentPlace(Path.cwd())
     result = Plan()
     pending: list[tuple[Kind, adoption.Candidate, dict[str, Any]]] = []
     for number, kind in enumerate(selection.kinds, start=1):
@@ -601,16 +605,19 @@ def render_refusals(refused: Sequence[Refusal]) -> str:
     return "\n".join(lines)
 
 
-def parse_args(argv: Sequence[str]) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(
-        prog="python -m stacks.adopt",
-        description="Write every object of the stack's workspace that no stack manages into "
-        "the stack's config, to be imported by the next `pulumi up` (docs/adopt.md).",
-        epilog="Exit status: 0 all adopted, 1 some objects cannot be adopted (listed), 2 error.",
-    )
+DESCRIPTION = (
+    "Write every object of the stack's workspace that no stack manages into the stack's "
+    "config, to be imported by the next `pulumi up` (docs/adopt.md)."
+)
+EPILOG = "Exit status: 0 all adopted, 1 some objects cannot be adopted (listed), 2 error."
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Adopt's options, for `python -m stacks.adopt` and `workspace-iac adopt`."""
     parser.add_argument("--stack", required=True, help="the stack whose config takes the objects")
-    parser.add_argument("--project-dir", type=Path, default=REPO_ROOT,
-                        help="the Pulumi project (default: this checkout)")
+    parser.add_argument("--project-dir", type=Path, default=Path.cwd(),
+                        help="the Pulumi project, the directory holding Pulumi.yaml "
+                        "(default: the current directory)")
     parser.add_argument("--state-dir", type=Path, default=None,
                         help="file backend directory (default: PULUMI_BACKEND_URL if set, "
                         "else .pulumi-state of the project)")
@@ -628,14 +635,25 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     parser.add_argument("--python", type=Path, default=None, metavar="FILE",
                         help="write the objects as a Python module for a team's own program "
                         "(its `declare(connection)`), not into the stack's config")
+
+
+def parse_args(argv: Sequence[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog="python -m stacks.adopt", description=DESCRIPTION, epilog=EPILOG
+    )
+    add_arguments(parser)
     return parser.parse_args(argv)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    args = parse_args(sys.argv[1:] if argv is None else argv)
+def run(args: argparse.Namespace) -> int:
+    """Adopt with parsed options: writes (or prints) the items; returns the exit status."""
+    problem = audit.project_problem(args.project_dir)
+    if problem is not None:
+        print(f"adopt: {problem}", file=sys.stderr)
+        return EXIT_ERROR
     try:
         result = adopt(args, sys.stdout, sys.stderr)
-    except (AdoptError, audit.AuditError, WorkspaceError, ValueError) as exc:
+    except (AdoptError, audit.AuditError, WorkspaceError, ValueError, EngineNotFound) as exc:
         print(f"adopt: {exc}", file=sys.stderr)
         return EXIT_ERROR
     except PulumiError as exc:
@@ -643,6 +661,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"adopt: pulumi failed: {stderr[-1] if stderr else exc}", file=sys.stderr)
         return EXIT_ERROR
     return EXIT_REFUSED_OBJECTS if result.refused else EXIT_ADOPTED
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    return run(parse_args(sys.argv[1:] if argv is None else argv))
 
 
 if __name__ == "__main__":

@@ -1,7 +1,11 @@
 """Audit: what exists in a workspace but is managed by no stack (docs/audit.md).
 
-    python -m stacks.audit [--stack local] [--json] [--ignore KIND:PATTERN ...]
+    workspace-iac audit [--stack local] [--json] [--ignore KIND:PATTERN ...]
+                        [--project-dir DIR] [--state-dir DIR]
     make audit [STACK=local] [AUDIT_FLAGS=...]
+
+(`python -m stacks.audit` takes the same options.) The project is the current directory, or
+`--project-dir`: its Pulumi.yaml and Pulumi.<stack>.yaml.
 
 The workspace is the one the `--stack` stack's config names (`workspace:baseUrl` and the
 credentials, as the stack program reads them). Managed objects are the objects of the
@@ -44,7 +48,7 @@ from stacks.config_rules import (
 )
 from stacks.errors import NAMESPACE
 from stacks.printable import printable
-from stacks.pulumi_cli import REPO_ROOT, PulumiCli, PulumiError
+from stacks.pulumi_cli import EngineNotFound, PulumiCli, PulumiError
 
 STACK_TYPE = "pulumi:pulumi:Stack"
 IGNORE_KEY = "auditIgnore"
@@ -310,18 +314,19 @@ def render_json(report: AuditReport) -> str:
     return json.dumps(asdict(report), indent=2)
 
 
-def parse_args(argv: Sequence[str]) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(
-        prog="python -m stacks.audit",
-        description="List the objects of a workspace that no stack manages.",
-        epilog="Exit status: 0 nothing unmanaged, 1 unmanaged objects found, 2 error.",
-    )
+DESCRIPTION = "List the objects of a workspace that no stack manages."
+EPILOG = "Exit status: 0 nothing unmanaged, 1 unmanaged objects found, 2 error."
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The audit's options, for `python -m stacks.audit` and `workspace-iac audit`."""
     parser.add_argument("--stack", default="local", help="the stack whose workspace to audit")
     parser.add_argument(
         "--project-dir",
         type=Path,
-        default=REPO_ROOT,
-        help="the Pulumi project (default: this checkout)",
+        default=Path.cwd(),
+        help="the Pulumi project, the directory holding Pulumi.yaml (default: the current "
+        "directory)",
     )
     parser.add_argument(
         "--state-dir",
@@ -338,6 +343,13 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
         metavar="KIND:PATTERN",
         help="leave out matching objects (glob on id or name); repeatable",
     )
+
+
+def parse_args(argv: Sequence[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog="python -m stacks.audit", description=DESCRIPTION, epilog=EPILOG
+    )
+    add_arguments(parser)
     return parser.parse_args(argv)
 
 
@@ -351,11 +363,25 @@ def cli_for(args: argparse.Namespace) -> PulumiCli:
     return PulumiCli(args.project_dir, args.stack, state_dir, extra_env)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    args = parse_args(sys.argv[1:] if argv is None else argv)
+def project_problem(project_dir: Path) -> str | None:
+    """Why `project_dir` is not a Pulumi project the commands can work on; None if it is."""
+    if not (project_dir / "Pulumi.yaml").is_file():
+        return (
+            f"{project_dir} holds no Pulumi.yaml: run from the Pulumi project's directory "
+            "or name it with --project-dir"
+        )
+    return None
+
+
+def run(args: argparse.Namespace) -> int:
+    """The audit of parsed options: prints the report; returns the exit status."""
+    problem = project_problem(args.project_dir)
+    if problem is not None:
+        print(f"audit: {problem}", file=sys.stderr)
+        return EXIT_ERROR
     try:
         report = audit(cli_for(args), args.ignore, sys.stderr)
-    except (AuditError, WorkspaceError) as exc:
+    except (AuditError, WorkspaceError, EngineNotFound) as exc:
         print(f"audit: {exc}", file=sys.stderr)
         return EXIT_ERROR
     except PulumiError as exc:
@@ -364,6 +390,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_ERROR
     print(render_json(report) if args.json else render_table(report))
     return EXIT_UNMANAGED if report.unmanaged else EXIT_CLEAN
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    return run(parse_args(sys.argv[1:] if argv is None else argv))
 
 
 if __name__ == "__main__":

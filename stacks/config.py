@@ -187,24 +187,28 @@ def secret_credentials(config: pulumi.Config) -> dict[str, Any]:
     return {fieldname: value for fieldname, value in found.items() if value is not None}
 
 
+def report_file(path: Path, label: str) -> bool:
+    """Checks one config file offline: prints its warnings and each problem (or `ok`), each
+    line starting with `label`; whether it has none."""
+    values, secret_keys = file_values(path)
+    for line in warnings(values):
+        print(f"{label}: warning: {line}")
+    found = problems(values, secret_keys)
+    for line in found:
+        print(f"{label}: {line}")
+    if not found:
+        print(f"{label}: ok")
+    return not found
+
+
 def main(paths: list[str]) -> int:
-    """Checks config files; prints each problem; exit status 1 when there are any."""
+    """Checks config files; prints each problem; exit status 1 when there are any (the
+    command `workspace-iac check` does the same for a project: stacks/check.py)."""
     if not paths:
         print("usage: python -m stacks.config Pulumi.<stack>.yaml ...", file=sys.stderr)
         return 2
-    status = 0
-    for path in paths:
-        values, secret_keys = file_values(Path(path))
-        for line in warnings(values):
-            print(f"{path}: warning: {line}")
-        found = problems(values, secret_keys)
-        for line in found:
-            print(f"{path}: {line}")
-        if found:
-            status = 1
-        else:
-            print(f"{path}: ok")
-    return status
+    results = [report_file(Path(path), path) for path in paths]
+    return 0 if all(results) else 1
 
 
 if __name__ == "__main__":

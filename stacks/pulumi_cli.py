@@ -1,7 +1,8 @@
 """Runs the real Pulumi CLI with the project's engine and a self-managed state backend.
 
-One place for the environment every caller (tests, the demo, benchmarks) needs:
-the engine on PATH (`WORKSPACE_IAC_ENGINE` picks it, see tools/engine/ensure.sh), state in
+One place for the environment every caller (tests, the demo, benchmarks, the `workspace-iac`
+command) needs: the engine on PATH (in a checkout the pinned one, `WORKSPACE_IAC_ENGINE`
+picks it, see tools/engine/ensure.sh; installed from the wheel, the `pulumi` on PATH), state in
 a file backend (or the shared object store a caller names), no update checks, no hosted
 service. The `local` stack's passphrase is a development value, documented in README.md;
 real environments set PULUMI_CONFIG_PASSPHRASE themselves.
@@ -22,6 +23,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from collections.abc import Callable
@@ -32,6 +34,9 @@ from typing import Any
 
 from stacks.inline_program import program_at, serving
 
+# The checkout this package runs from, for the checkout's own tests and tools (its engine,
+# its launchers); installed from the wheel it is site-packages, which holds neither. The
+# commands work on a project directory they are given, never on this one.
 REPO_ROOT = Path(__file__).resolve().parent.parent
 ENSURE_ENGINE = REPO_ROOT / "tools" / "engine" / "ensure.sh"
 # The project's provider-plugin launcher (pulumi-resource-pulumi-python); Pulumi.yaml points
@@ -49,11 +54,25 @@ def engine_kind() -> str:
     return os.environ.get(ENGINE_VARIABLE) or "classic"
 
 
+class EngineNotFound(RuntimeError):
+    """No Pulumi CLI to run: the package is installed and no `pulumi` is on PATH."""
+
+
 @cache
 def engine_bin_dir() -> Path:
-    """Builds the engine on first use on this machine; returns its directory."""
-    result = subprocess.run([str(ENSURE_ENGINE)], check=True, capture_output=True, text=True)
-    return Path(result.stdout.strip().splitlines()[-1])
+    """The directory of the engine's `pulumi`: in a checkout, the pinned engine, built on
+    first use on this machine; installed from the wheel (no tools/engine beside the
+    package), the `pulumi` on PATH."""
+    if ENSURE_ENGINE.is_file():
+        result = subprocess.run([str(ENSURE_ENGINE)], check=True, capture_output=True, text=True)
+        return Path(result.stdout.strip().splitlines()[-1])
+    found = shutil.which("pulumi")
+    if found is None:
+        raise EngineNotFound(
+            "no `pulumi` on PATH: install the Pulumi CLI (3.79 or newer) and put its "
+            "directory on PATH"
+        )
+    return Path(found).parent
 
 
 def project_settings(name: str, main: Path | None = None) -> dict[str, Any]:

@@ -13,7 +13,7 @@ from pathlib import Path
 from stacks.pulumi_cli import REPO_ROOT
 
 # What `pip install <checkout>` needs of a checkout: the build file and the packages.
-PACKAGE_SOURCES = ("pyproject.toml", "README.md", "providers", "workspace_emulator")
+PACKAGE_SOURCES = ("pyproject.toml", "README.md", "providers", "stacks", "workspace_emulator")
 # The example of a team's own program, which installs the package from a checkout.
 EXAMPLE = REPO_ROOT / "examples" / "own-program"
 

@@ -218,7 +218,7 @@ class WorkspaceProvider(ResourceProvider):
         """(path, before, after) per changed field between the recorded state (outputs) and
         the new inputs, where the kind has a better view than a comparison of the raw inputs
         (keyed lists, normal forms, drift read by a refresh); None: compare the inputs. The
-        pull-request summary (tools/preview_summary.py) asks this. An added field has
+        pull-request summary (stacks/preview_summary.py) asks this. An added field has
         before None, a removed one after None."""
         return None
 

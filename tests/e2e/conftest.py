@@ -227,9 +227,9 @@ def import_stack(tmp_path: Path, info: EmulatorInfo, wire_form: str) -> PulumiCl
 
 
 def summary_of(preview_json: str) -> str:
-    """Runs the script as the workflow does: `python -m tools.preview_summary < preview.json`."""
+    """Runs the summary as the workflow does: `workspace-iac summary < preview.json`."""
     result = subprocess.run(
-        [sys.executable, "-m", "tools.preview_summary", "--stack", "e2e"],
+        [str(Path(sys.executable).parent / "workspace-iac"), "summary", "--stack", "e2e"],
         input=preview_json,
         capture_output=True,
         text=True,

@@ -2,7 +2,7 @@
 README's and the workflow's commands run there as written), an environment stack made from
 a committed Pulumi.<env>.yaml pointed at the emulator, and the steps of the pull-request
 workflow read from .github/workflows/preview.yml and run with bash; and the project's own
-commands on a stack: `stacks.audit`, `stacks.adopt`, and a team's program calling what
+commands on a stack: `workspace-iac audit` and `adopt`, and a team's program calling what
 `adopt --python` wrote."""
 
 from __future__ import annotations
@@ -130,9 +130,12 @@ def run_workflow_steps(job: str, names: list[str], workdir: Path,
     return results
 
 
-# The exit statuses of `stacks.adopt` and `stacks.audit` (their --help): 0 all adopted or
-# nothing unmanaged, 1 objects listed (refused, or unmanaged), 2 an error on one
-# `<tool>: ` line. A crash also exits 1: its traceback tells it from a listing.
+# The project's command (docs/command.md), as this virtualenv installs it.
+COMMAND = str(Path(sys.executable).parent / "workspace-iac")
+
+# The exit statuses of `workspace-iac adopt` and `workspace-iac audit` (their --help): 0
+# all adopted or nothing unmanaged, 1 objects listed (refused, or unmanaged), 2 an error on
+# one `<tool>: ` line. A crash also exits 1: its traceback tells it from a listing.
 DONE, LISTED, ERROR = 0, 1, 2
 TRACEBACK = "Traceback (most recent call last)"
 REFUSED_COUNT = re.compile(r"^(\d+) object\(s\) cannot be adopted$", re.MULTILINE)
@@ -154,17 +157,18 @@ def exited(result: subprocess.CompletedProcess[str], tool: str, expect: int,
 
 
 def _run_tool(tool: str, stack: PulumiCli, *args: str) -> subprocess.CompletedProcess[str]:
+    """`workspace-iac <tool>` (what `make <tool>` runs) in the stack's project directory,
+    on its state."""
     return subprocess.run(
-        [sys.executable, "-m", f"stacks.{tool}", "--project-dir", str(stack.project_dir),
-         "--state-dir", str(stack.state_dir), *args],
-        cwd=REPO_ROOT, env=stack.env(), capture_output=True, text=True, timeout=600,
+        [COMMAND, tool, "--state-dir", str(stack.state_dir), *args],
+        cwd=stack.project_dir, env=stack.env(), capture_output=True, text=True, timeout=600,
     )
 
 
 def run_audit(
     stack: PulumiCli, *flags: str, expect: int, says: str = "", stack_name: str | None = None
 ) -> subprocess.CompletedProcess[str]:
-    """`python -m stacks.audit` (what `make audit` runs) on the stack's project and state
+    """`workspace-iac audit` (what `make audit` runs) on the stack's project and state
     (another stack of it by name), which must exit with `expect` and say `says`; an exit 0
     or 1 must also say so in its report ("nothing unmanaged", or the objects counted)."""
     result = _run_tool("audit", stack, "--stack", stack_name or stack.stack, *flags)
@@ -181,7 +185,7 @@ def run_audit(
 def run_adopt(
     stack: PulumiCli, *flags: str, expect: int, says: str = ""
 ) -> subprocess.CompletedProcess[str]:
-    """`python -m stacks.adopt` on the stack's project and state, which must exit with
+    """`workspace-iac adopt` on the stack's project and state, which must exit with
     `expect` and say `says`: exit 1 with its table of refused objects and their count, exit
     0 with none."""
     result = _run_tool("adopt", stack, "--stack", stack.stack, *flags)

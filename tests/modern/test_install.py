@@ -1,9 +1,9 @@
 """The package installs beside a user's own, newest Pulumi and SDK: in a fresh virtualenv of
 this leg's Python (3.13 where the machine has it), a wheel of the checkout next to the
-newest pulumi and databricks-sdk. The wheel holds `providers` and `workspace_emulator` and
-nothing else, every kind of the registry imports from `providers`, the emulator's web server
-comes only with the `emulator` extra, and with it the emulator's pytest fixture serves a
-team's test."""
+newest pulumi and databricks-sdk. The wheel holds `providers`, `stacks` (the stack program
+and the `workspace-iac` command) and `workspace_emulator` and nothing else, every kind of
+the registry imports from `providers`, the emulator's web server comes only with the
+`emulator` extra, and with it the emulator's pytest fixture serves a team's test."""
 
 from __future__ import annotations
 
@@ -21,9 +21,9 @@ from providers.core.registry import names as kind_names
 from stacks.pulumi_cli import engine_bin_dir
 from tests.checkout import copy_checkout, outside_env
 
-PACKAGES = {"providers", "workspace_emulator"}
+PACKAGES = {"providers", "stacks", "workspace_emulator"}
 # The checkout's other top-level packages, and the emulator's former name.
-NOT_INSTALLED = ("tools", "stacks", "bench", "tests", "emulator")
+NOT_INSTALLED = ("tools", "bench", "tests", "emulator")
 WEB_SERVER = ("fastapi", "uvicorn")
 INSTALL_HINT = "pip install 'workspace-iac[emulator]'"
 # A team's test of the emulator fixture (workspace_emulator/pytest_plugin.py).
@@ -109,7 +109,7 @@ class TestWheelInstall:
         # The provider host, under the plugin's name, for a Pulumi.yaml that points at bin/.
         assert (installed.venv / "bin" / "pulumi-resource-pulumi-python").exists()
 
-    def test_the_wheel_holds_providers_and_workspace_emulator_only(
+    def test_the_wheel_holds_providers_stacks_and_workspace_emulator_only(
         self, installed: Installed
     ) -> None:
         in_wheel = {

@@ -1,4 +1,4 @@
-"""tools/preview_summary on output of the real engine.
+"""stacks/preview_summary (`workspace-iac summary`) on output of the real engine.
 
 The two fixtures in tests/fixtures/preview/ were written by `pulumi preview --json` (Pulumi
 v3.79.0, this project's engine) running stacks/ against the emulator, not by hand:
@@ -25,8 +25,8 @@ from typing import Any
 
 import pytest
 
-from tools import preview_summary
-from tools.preview_summary import differences, summarise
+from stacks import preview_summary
+from stacks.preview_summary import differences, summarise
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "preview"
 

@@ -46,7 +46,7 @@ def test_previews_with_diff_and_summarises_the_json() -> None:
     assert 'pulumi preview --diff --stack "$STACK" --non-interactive || status=$?' in lines
     assert any(line.startswith("pulumi preview --json --stack") for line in lines)
     assert ".venv/bin/python -m stacks.demo preview --json preview.json" in lines
-    assert any("-m tools.preview_summary --stack" in line for line in lines)
+    assert any(line.startswith(".venv/bin/workspace-iac summary --stack") for line in lines)
     assert "make setup" in lines
     script = next(s["with"]["script"] for s in steps("comment") if "github-script" in s["uses"])
     assert "pulumi-preview-summary" in script and "updateComment" in script

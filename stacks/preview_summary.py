@@ -1,7 +1,9 @@
 """A Markdown summary of `pulumi preview --json`, for a pull-request comment.
 
     pulumi preview --json --stack dev > preview.json
-    python -m tools.preview_summary --stack dev < preview.json
+    workspace-iac summary --stack dev < preview.json
+
+(`python -m stacks.preview_summary` takes the same options.)
 
 It counts creates, updates, replaces and deletes, and lists each changed resource with the
 fields that change: as the resource's kind names them where it has a view of its own (a
@@ -311,21 +313,35 @@ def show(value: Any) -> str:
     return "`" + text.replace("|", "\\|").replace("`", "'") + "`"
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+DESCRIPTION = __doc__.splitlines()[0]
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The summary's options, for `python -m stacks.preview_summary` and `workspace-iac
+    summary`."""
     parser.add_argument("--stack", help="the stack's name, for the heading")
-    args = parser.parse_args(argv)
+
+
+def run(args: argparse.Namespace) -> int:
+    """The summary of the preview JSON on stdin, to stdout; 2 when stdin is not that JSON."""
     text = sys.stdin.read()
     try:
         preview = json.loads(text)
     except json.JSONDecodeError:
         print(
-            f"preview_summary: stdin is not the JSON of `pulumi preview --json`: {text[:200]!r}",
+            f"summary: stdin is not the JSON of `pulumi preview --json`: {text[:200]!r}",
             file=sys.stderr,
         )
         return 2
     sys.stdout.write(summarise(preview, args.stack))
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m stacks.preview_summary",
+                                     description=DESCRIPTION)
+    add_arguments(parser)
+    return run(parser.parse_args(argv))
 
 
 if __name__ == "__main__":

@@ -1,0 +1,57 @@
+"""`workspace-iac`: the project's commands, installed with the package (docs/command.md).
+
+    workspace-iac check   [FILE ...] [--stack STACK ...]   the stack config, offline
+    workspace-iac audit   [--stack STACK] [--json] ...     what no stack manages
+    workspace-iac adopt   --stack STACK [--dry-run] [--python FILE] ...
+                                                        take the workspace over
+    workspace-iac summary [--stack STACK] < preview.json   a preview as Markdown
+
+Each works on the Pulumi project in the current directory, or the one `--project-dir`
+names (its Pulumi.yaml, its Pulumi.<stack>.yaml, its state), for a stack of the package's
+stack program and for a team's own program alike; each takes the options and gives the exit
+status of its module (stacks.check, stacks.audit, stacks.adopt, stacks.preview_summary).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Sequence
+from types import ModuleType
+
+from stacks import adopt, audit, check, preview_summary
+
+# Subcommand -> its module: each has DESCRIPTION, add_arguments(parser) and run(args).
+COMMANDS: dict[str, ModuleType] = {
+    "check": check,
+    "audit": audit,
+    "adopt": adopt,
+    "summary": preview_summary,
+}
+
+
+def parser() -> argparse.ArgumentParser:
+    top = argparse.ArgumentParser(
+        prog="workspace-iac",
+        description="Check, audit, adopt and summarise the stacks of a Pulumi project of "
+        "workspace kinds: the project in the current directory, or --project-dir.",
+    )
+    commands = top.add_subparsers(dest="command", required=True)
+    for name, module in COMMANDS.items():
+        command = commands.add_parser(
+            name, help=module.DESCRIPTION, description=module.DESCRIPTION,
+            epilog=getattr(module, "EPILOG", None),
+        )
+        module.add_arguments(command)
+        command.set_defaults(run=module.run)
+    return top
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parser().parse_args(sys.argv[1:] if argv is None else argv)
+    run: Callable[[argparse.Namespace], int] = args.run
+    return run(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

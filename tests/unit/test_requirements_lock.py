@@ -36,7 +36,7 @@ def lock_entries() -> dict[str, tuple[str, list[str]]]:
 
 
 def constraints() -> dict[str, str]:
-    pins = {}
+    pins: dict[str, str] = {}
     for line in CONSTRAINTS.read_text().splitlines():
         if line and not line.startswith("#"):
             name, version = line.split("==")

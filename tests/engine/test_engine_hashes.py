@@ -56,3 +56,16 @@ def test_a_launcher_that_is_not_the_checkouts_is_put_back(copied: tuple[Path, Pa
     assert result.returncode == 0, result.stderr
     assert (bin_dir / "pulumi-resource-pulumi-python").read_bytes() == (
         ENGINE / "launchers" / "pulumi-resource-pulumi-python").read_bytes()
+
+
+def test_a_launcher_linked_elsewhere_is_replaced_by_the_checkouts(
+        copied: tuple[Path, Path], tmp_path: Path) -> None:
+    """A link whose target is the launcher today could be another file tomorrow."""
+    cache, bin_dir = copied
+    elsewhere = tmp_path / "elsewhere"
+    shutil.copy2(ENGINE / "launchers" / "pulumi-language-python-exec", elsewhere)
+    (bin_dir / "pulumi-language-python-exec").unlink()
+    (bin_dir / "pulumi-language-python-exec").symlink_to(elsewhere)
+    result = ensure(cache)
+    assert result.returncode == 0, result.stderr
+    assert not (bin_dir / "pulumi-language-python-exec").is_symlink()

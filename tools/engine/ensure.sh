@@ -98,9 +98,11 @@ refuse() {
 
 launchers=(pulumi-resource-pulumi-python pulumi-language-python-exec)
 
-# Each binary is a regular file whose SHA-256 is the recorded one; each launcher is the
-# checkout's; nothing else is there (the directory goes first on PATH: a `python3` or `git`
-# planted beside the engine would run in its place).
+# Each binary is a regular file whose SHA-256 is the recorded one, and nothing but the
+# binaries and the launchers is there (the directory goes first on PATH: a `python3` or
+# `git` planted beside the engine would run in its place). The launchers are the checkout's:
+# install_launchers puts them back first (checking them here too would refuse the engine
+# whenever two checkouts with different launchers share it at once).
 verify() {
     local package name expected actual entry
     for package in "${packages[@]}"; do
@@ -110,10 +112,6 @@ verify() {
         [ -n "$expected" ] || refuse "$name has no recorded SHA-256 (neither $sums nor $local_sums names it for $version, $toolchain, $platform)"
         actual="$(sha256 "$bin_dir/$name")"
         [ "$actual" = "$expected" ] || refuse "$name has SHA-256 $actual, the recorded one is $expected"
-    done
-    for name in "${launchers[@]}"; do
-        [ ! -L "$bin_dir/$name" ] && cmp -s "$here/launchers/$name" "$bin_dir/$name" \
-            || refuse "$name is not the checkout's launcher (tools/engine/launchers/$name)"
     done
     for entry in "$bin_dir"/* "$bin_dir"/.[!.]*; do
         [ -e "$entry" ] || [ -L "$entry" ] || continue
@@ -130,7 +128,7 @@ verify() {
 install_launchers() {
     local name
     for name in "${launchers[@]}"; do
-        cmp -s "$here/launchers/$name" "$bin_dir/$name" && continue
+        [ ! -L "$bin_dir/$name" ] && cmp -s "$here/launchers/$name" "$bin_dir/$name" && continue
         install -m 0755 "$here/launchers/$name" "$bin_dir/.$name.$$"
         mv -f "$bin_dir/.$name.$$" "$bin_dir/$name"
     done

@@ -6,7 +6,8 @@
 #   make check  the unit, client, provider and emulator tests: no engine, no Go build, only
 #               the virtualenv (minutes; the tests marked `engine`, `cli` or `slow` are left out)
 # Everything they need is installed by `make setup` and `make setup-modern`: the project
-# virtualenv (.venv, the lock-step pins of constraints.txt) and the pinned Pulumi engine, the
+# virtualenv (.venv: the lock-step pins of constraints.txt, installed from requirements.lock
+# with their hashes) and the pinned Pulumi engine, the
 # modern leg's virtualenv (.venv-modern: the newest pulumi SDK on Python 3.13) and the newest
 # engine the Go module proxy builds; each engine built once per machine (tools/engine).
 # `make test` also builds the service's own CLI the same way (tools/databricks_cli), which
@@ -21,16 +22,35 @@ BIN := $(VENV)/bin
 # from any directory, as the engine's language host and the drills need.
 checkout_on_path = echo "$(CURDIR)" > "$$($(1)/python -c 'import sysconfig; print(sysconfig.get_path("purelib"))')/workspace-iac-checkout.pth"
 
-.PHONY: setup engine databricks-cli setup-modern check test test-modern demo demo-down lint audit adopt
+.PHONY: setup lock engine databricks-cli setup-modern check test test-modern demo demo-down lint audit adopt
 
 setup: $(VENV)/.installed engine
 
-$(VENV)/.installed: pyproject.toml constraints.txt
+# Every package comes from requirements.lock, each checked against the hashes recorded there
+# (--require-hashes: a file whose hash is not listed is refused, and so is a package the lock
+# does not pin), the build backend included; then the project itself, which has no hash, as
+# an editable install that fetches nothing (--no-deps, --no-build-isolation).
+$(VENV)/.installed: pyproject.toml requirements.lock
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[dev]'
+	$(BIN)/python -m pip install --quiet --require-hashes -r requirements.lock
+	$(BIN)/python -m pip install --quiet --no-deps --no-build-isolation -e .
 	$(call checkout_on_path,$(BIN))
 	touch $@
+
+# requirements.lock from constraints.txt (the versions) and pyproject.toml (what `.[dev]` and
+# the editable build need), with the hashes of every release file of each version: run it
+# after changing either, and commit the three together (tests/unit/test_requirements_lock.py
+# checks they agree). pip-tools runs from a virtualenv of its own, thrown away after; the
+# project's own entry (a path, which has no hash) is left out of the lock.
+PIP_TOOLS_VERSION := 7.7.0
+lock:
+	@tmp="$$(mktemp -d)" && trap 'rm -rf "$$tmp"' EXIT && \
+	$(PYTHON) -m venv "$$tmp" && \
+	"$$tmp/bin/python" -m pip install --quiet pip-tools==$(PIP_TOOLS_VERSION) && \
+	"$$tmp/bin/pip-compile" --quiet --no-header --generate-hashes --allow-unsafe --strip-extras \
+		--extra dev --build-deps-for editable --constraint constraints.txt --no-emit-find-links \
+		--output-file requirements.lock pyproject.toml && \
+	awk -f tools/lock_header.awk requirements.lock > "$$tmp/lock" && mv "$$tmp/lock" requirements.lock
 
 engine:
 	@tools/engine/ensure.sh >/dev/null

@@ -186,7 +186,7 @@ def test_pull_request_workflow_previews_dev_on_the_shared_backend(
 ) -> None:
     """The `preview` job of .github/workflows/preview.yml for `dev`, its steps read from the
     file: the offline check, `pulumi preview --diff` and `--json` against the shared backend
-    (the repository variable and secret it names), the Markdown summary. `make setup` is
+    (the environment's variable and secret it names), the Markdown summary. `make setup` is
     what the test command already ran. The preview signs in as the stack's read-only
     preview principal through the job's OIDC token (the emulator stands in for GitHub's
     token service), never as the deploying principal, and with no workspace secret."""
@@ -237,7 +237,7 @@ def test_pull_request_workflow_previews_dev_on_the_shared_backend(
     assert any(e["path"] == "/github-actions/idtoken" for e in calls)
     assert object_store.keys("ci/.pulumi/locks/") == []  # and takes no lock
 
-    # without the repository variable the job stops at the offline check, and says so
+    # without the environment's variable the job stops at the offline check, and says so
     (checkout / "preview.json").unlink()
     context["vars"] = {}
     steps = run_workflow_steps("preview", ["Preview", "Summarise"], checkout, context,

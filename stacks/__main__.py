@@ -1,6 +1,6 @@
 """The workspace stack: a WorkspaceAuth component and the objects the config declares.
 
-Config (namespace `workspace`, see README.md): connection settings, then one list per kind
+Config (namespace `workspace`, docs/configuration.md): connection settings, then one list per kind
 (its `config_key` in providers/registry.py), each item with a unique `name` (the Pulumi
 resource name) and the kind's arguments as in docs/<kind>.md. An item may name an item of
 another list instead of giving its id (a kind's `references`: `job: nightly-etl` for

@@ -1,9 +1,9 @@
 """The workspace stack: a WorkspaceAuth component and the objects the config declares.
 
-Config (namespace `workspace`, see README.md): connection settings, then one list per kind
-(its `config_key` in providers/core/registry.py), each item with a unique `name` (the Pulumi
-resource name) and the kind's arguments as in docs/<kind>.md. An item may name an item of
-another list instead of giving its id (a kind's `references`: `job: nightly-etl` for
+Config (namespace `workspace`, docs/configuration.md): connection settings, then one list
+per kind (its `config_key` in providers/core/registry.py), each item with a unique `name`
+(the Pulumi resource name) and the kind's arguments as in docs/<kind>.md. An item may name
+an item of another list instead of giving its id (a kind's `references`: `job: nightly-etl` for
 `job_id`; `instance_pool: etl-pool` inside a job cluster's `new_cluster` for its
 `instance_pool_id`), or an existing object by name (`cluster_name`). An item with an
 `import` id (what `python -m stacks.adopt` writes, docs/adopt.md) declares an existing

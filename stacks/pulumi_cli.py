@@ -4,7 +4,7 @@ One place for the environment every caller (tests, the demo, benchmarks, the `wo
 command) needs: the engine on PATH (in a checkout the pinned one, `WORKSPACE_IAC_ENGINE`
 picks it, see tools/engine/ensure.sh; installed from the wheel, the `pulumi` on PATH), state in
 a file backend (or the shared object store a caller names), no update checks, no hosted
-service. The `local` stack's passphrase is a development value, documented in README.md;
+service. The `local` stack's passphrase is a development value, documented in docs/state.md;
 real environments set PULUMI_CONFIG_PASSPHRASE themselves.
 
 Locking: the 3.79 engine locks a stack of a self-managed backend (file, `s3://`,

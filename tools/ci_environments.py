@@ -36,7 +36,7 @@ from typing import Any
 
 PREVIEW = "preview-{stack}"
 DEPLOY = "deploy-{stack}"
-SETUP = 'README.md, "Setting up the environments"'
+SETUP = 'docs/ci-previews.md, "Setting up the environments"'
 
 
 def environment_problems(name: str, environment: Mapping[str, Any] | None, *,

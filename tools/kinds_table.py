@@ -1,7 +1,7 @@
-"""The tables of kinds in docs/README.md, README.md and docs/audit.md, generated from the
-registry.
+"""The tables of kinds in docs/README.md, docs/configuration.md and docs/audit.md, generated
+from the registry.
 
-    python -m tools.kinds_table          # rewrites both tables in place
+    python -m tools.kinds_table          # rewrites the tables in place
     python -m tools.kinds_table --check  # exit 1 when a table is out of date
 
 Each table sits between `<!-- kinds:<name>:begin -->` and `<!-- kinds:<name>:end -->`.
@@ -32,12 +32,13 @@ def reference_table(kinds: Iterable[Kind]) -> str:
 
 
 def config_table(kinds: Iterable[Kind]) -> str:
-    """README.md: one row per stack-config list."""
+    """docs/configuration.md: one row per stack-config list."""
     rows = ["| Key | Kind | Arguments | Identity |", "|---|---|---|---|"]
     for kind in kinds:
         if not kind.config_key:
             continue
-        notes = [f"[{kind.doc}]({kind.doc})"]
+        page = Path(kind.doc).name
+        notes = [f"[{page}]({page})"]
         for key, reference in kind.item_references.items():
             if isinstance(reference, Reference):
                 notes.append(f"`{key}: <a name in {reference.target_key}>` or `{reference.field}`")
@@ -75,7 +76,7 @@ def audit_table(kinds: Iterable[Kind]) -> str:
 
 TABLES: dict[str, tuple[Path, Callable[[Iterable[Kind]], str]]] = {
     "reference": (REPO_ROOT / "docs" / "README.md", reference_table),
-    "config": (REPO_ROOT / "README.md", config_table),
+    "config": (REPO_ROOT / "docs" / "configuration.md", config_table),
     "audit": (REPO_ROOT / "docs" / "audit.md", audit_table),
 }
 

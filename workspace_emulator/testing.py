@@ -114,7 +114,8 @@ class EmulatorInfo:
 
     def stack_config(self, wire_form: str = DEFAULT_WIRE_FORM,
                      namespace: str = "workspace") -> dict[str, ConfigValue]:
-        """The same as stack config, under the keys of the README's Connection table
+        """The same as stack config, under the keys of the Connection table of
+        docs/configuration.md
         (`workspace:baseUrl`, ...), the client secret a secret: for `pulumi config set
         [--secret] KEY VALUE` or the Automation API's `stack.set_all_config`."""
         return {

@@ -44,7 +44,7 @@ What the provider code logs with `pulumi.log` while the host serves a resource r
 engine as a diagnostic of that resource, at its severity (providers/core/engine_log.py), so a
 kind's warning shows as a warning of its resource in `pulumi preview`.
 
-Where engines differ (README.md, "What differs between engines"): newer engines diff a
+Where engines differ (docs/engines.md, "What differs between engines"): newer engines diff a
 refresh against the recorded inputs, which an import leaves empty (no change: nothing was
 declared), and follow an import whose settings differ with an update, which this host
 refuses (3.79 refuses the import itself), so an import writes nothing to the workspace.

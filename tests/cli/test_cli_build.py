@@ -37,6 +37,7 @@ def test_a_built_cli_is_reused(cli_binary: Path) -> None:
 
 def test_documentation_names_the_pinned_release() -> None:
     version = pinned_version()
-    assert f"databricks-cli-{version}/bin/databricks" in (REPO_ROOT / "README.md").read_text()
+    testing = (REPO_ROOT / "docs" / "testing.md").read_text()
+    assert f"databricks-cli-{version}/bin/databricks" in testing
     readme = REPO_ROOT / "workspace_emulator" / "README.md"
     assert f"Databricks CLI ({version}," in readme.read_text()

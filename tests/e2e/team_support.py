@@ -1,5 +1,5 @@
 """What the team-workflow tests share: a scratch directory laid out like a checkout (so the
-README's and the workflow's commands run there as written), an environment stack made from
+docs' and the workflow's commands run there as written), an environment stack made from
 a committed Pulumi.<env>.yaml pointed at the emulator, and the steps of the pull-request
 workflow read from .github/workflows/preview.yml and run with bash; and the project's own
 commands on a stack: `workspace-iac audit` and `adopt`, and a team's program calling what
@@ -50,7 +50,7 @@ def environment_stack(checkout: Path, environment: str, info: EmulatorInfo,
                       extra_env: Mapping[str, str] | None = None) -> PulumiCli:
     """The committed Pulumi.<environment>.yaml with its workspace swapped for the emulator's
     (the objects and the wire form kept), as a new stack with the passphrase provider and
-    the client secret set as a secret: the README's "To bring up an environment"."""
+    the client secret set as a secret: "To bring up an environment" of docs/environments.md."""
     document = yaml.safe_load((REPO_ROOT / f"Pulumi.{environment}.yaml").read_text())
     wire_form = document["config"]["workspace:wireForm"]
     # How the committed stack signs in is the real workspace's business: the emulator's

@@ -35,7 +35,7 @@ def listed_scopes(info: EmulatorInfo, token: str) -> dict[str, dict]:
     return {s["name"]: s for s in response.json().get("scopes", [])}
 
 
-@pytest.mark.parametrize("wire_form", ["public"])  # legacy: README, "Test legs"
+@pytest.mark.parametrize("wire_form", ["public"])  # legacy: docs/testing.md, "Test legs"
 def test_scopes_up_noop_destroy(
     workspace_stack: StackFactory, emulator: EmulatorInfo, wire_form: str
 ) -> None:

@@ -135,7 +135,7 @@ def assert_rotated_credentials_update_the_provider_alone(
     stack.set_config("workspace:clientSecret", info.client_secret, secret=True)
 
 
-@pytest.mark.parametrize("wire_form", ["public"])  # legacy: README, "Test legs"
+@pytest.mark.parametrize("wire_form", ["public"])  # legacy: docs/testing.md, "Test legs"
 def test_import_every_kind(tmp_path: Path, emulator: EmulatorInfo, wire_form: str) -> None:
     client = emulator_client(emulator, wire_form)
     imports = make_objects_out_of_band(emulator, client)

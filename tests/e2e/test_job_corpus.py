@@ -29,7 +29,7 @@ def corpus() -> list[dict[str, Any]]:
     return [json.loads(path.read_text()) for path in CORPUS]
 
 
-@pytest.mark.parametrize("wire_form", ["public"])  # legacy: README, "Test legs"
+@pytest.mark.parametrize("wire_form", ["public"])  # legacy: docs/testing.md, "Test legs"
 def test_every_job_of_the_corpus_deploys_as_declared(
     workspace_stack: StackFactory, emulator: EmulatorInfo, wire_form: str
 ) -> None:

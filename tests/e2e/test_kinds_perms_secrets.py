@@ -312,7 +312,7 @@ class TestPermsSecretsInThePublicForm(PermsSecretsLifecycle):
 # --- import -------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("wire_form", ["public"])  # legacy: README, "Test legs"
+@pytest.mark.parametrize("wire_form", ["public"])  # legacy: docs/testing.md, "Test legs"
 def test_import_by_id_shows_no_change(
     tmp_path: Path, emulator: EmulatorInfo, wire_form: str
 ) -> None:

@@ -1,7 +1,7 @@
 """A team's state backend for real: an S3-compatible object store on loopback
 (tools/object_store.py) holding a stack's state, every operation's checkpoint and its
 secrets settings; two `pulumi up` of one stack at once, on it and on the file backend; a
-stack moved from the file backend to the object store and back with the README's own
+stack moved from the file backend to the object store and back with docs/state.md's own
 commands; the pull-request workflow's `dev` job run from .github/workflows/preview.yml."""
 
 from __future__ import annotations
@@ -97,9 +97,9 @@ def test_two_ups_at_once_one_is_refused_and_changes_nothing(
     assert locks == []
 
 
-def readme_block(after: str) -> str:
-    """The first fenced block of README.md after the line containing `after`."""
-    text = (REPO_ROOT / "README.md").read_text()
+def documented_block(after: str) -> str:
+    """The first fenced block of docs/state.md after the line containing `after`."""
+    text = (REPO_ROOT / "docs" / "state.md").read_text()
     return text[text.index(after):].split("```\n", 2)[1]
 
 
@@ -107,7 +107,7 @@ FILE_PLACEHOLDER = "file://$PWD/.pulumi-state"
 SHARED_PLACEHOLDER = "s3://my-bucket/workspace-iac"
 
 
-def test_moving_a_stack_to_the_object_store_and_back_as_the_readme_says(
+def test_moving_a_stack_to_the_object_store_and_back_as_the_docs_say(
     tmp_path: Path, emulator: EmulatorInfo, object_store: ObjectStore
 ) -> None:
     checkout = checkout_like(tmp_path / "checkout")
@@ -119,21 +119,21 @@ def test_moving_a_stack_to_the_object_store_and_back_as_the_readme_says(
     here.up()
     there = PulumiCli(project_dir=checkout, stack="dev", state_dir=here.state_dir,
                       extra_env=object_store.env(), backend_url=shared_url)
-    steps = readme_block("To move a stack's state to a shared backend")
+    steps = documented_block("To move a stack's state to a shared backend")
     assert steps.count(FILE_PLACEHOLDER) == 2 and steps.count(SHARED_PLACEHOLDER) == 2
     # `pulumi login` decides the backend, as for a user: no PULUMI_BACKEND_URL
     env = {k: v for k, v in here.env().items() if k != "PULUMI_BACKEND_URL"}
     stack_file = f"{prefix}/.pulumi/stacks/{PROJECT}/dev.json"
     local_file = here.state_dir / ".pulumi" / "stacks" / PROJECT / "dev.json"
 
-    moved = run_readme_steps(moving(steps, FILE_PLACEHOLDER, shlex.quote(shared_url)),
+    moved = run_documented_steps(moving(steps, FILE_PLACEHOLDER, shlex.quote(shared_url)),
                              checkout, env)
     assert moved.returncode == 0, moved.stdout + moved.stderr
     assert stack_file in object_store.keys(f"{prefix}/") and not local_file.exists()
     assert not (checkout / "dev.state.json").exists()
     there.up("--expect-no-changes")
 
-    returned = run_readme_steps(moving(steps, shlex.quote(shared_url), FILE_PLACEHOLDER),
+    returned = run_documented_steps(moving(steps, shlex.quote(shared_url), FILE_PLACEHOLDER),
                                 checkout, env)
     assert returned.returncode == 0, returned.stdout + returned.stderr
     assert local_file.exists() and stack_file not in object_store.keys(f"{prefix}/")
@@ -144,7 +144,7 @@ def test_moving_a_stack_to_the_object_store_and_back_as_the_readme_says(
 
 
 def moving(steps: str, source: str, target: str) -> str:
-    """The README's steps from the backend `source` to `target`."""
+    """The documented steps from the backend `source` to `target`."""
     return (steps.replace(FILE_PLACEHOLDER, "\0source").replace(SHARED_PLACEHOLDER, "\0target")
             .replace("\0source", source).replace("\0target", target))
 
@@ -161,8 +161,8 @@ def write_local_objects(path: Path) -> None:
     path.write_text(yaml.safe_dump(document))
 
 
-def run_readme_steps(steps: str, checkout: Path, env: dict[str, str]
-                     ) -> subprocess.CompletedProcess[str]:
+def run_documented_steps(steps: str, checkout: Path, env: dict[str, str]
+                         ) -> subprocess.CompletedProcess[str]:
     return subprocess.run(["bash", "-e", "-u", "-c", steps], cwd=checkout, env=env,
                           capture_output=True, text=True, timeout=900)
 

@@ -43,7 +43,7 @@ def test_a_grants_warning_is_a_warning_of_its_resource_in_the_preview(
                     if step["urn"].split("::")[-2] == GRANTS_TYPE}
     warnings = [d for d in document.get("diagnostics", []) if d.get("severity") == "warning"]
     expected = f"grants on catalog {catalog}: {BOB} (USE_CATALOG) lose(s) every direct privilege"
-    # Newer engines diff a refresh too (README.md, "What differs between engines"): the
+    # Newer engines diff a refresh too (docs/engines.md, "What differs between engines"): the
     # Grants' diff runs, and warns, twice.
     urns = [d["urn"] for d in warnings if expected in d.get("message", "")]
     assert urns and set(urns) == {grants_urn}, json.dumps(document.get("diagnostics"), indent=1)

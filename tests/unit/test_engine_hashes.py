@@ -1,7 +1,7 @@
 """H2: tools/engine/ensure.sh runs no engine binary whose SHA-256 is not the recorded one.
 The engine's directory may come from a CI cache, which someone else's branch could have
-written: a planted binary is refused before anything runs it (README.md, "The engine a job
-runs")."""
+written: a planted binary is refused before anything runs it (docs/ci-previews.md, "The
+engine a job runs")."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """The pull-request preview workflow (.github/workflows/preview.yml) fits the project: one
 job per committed stack, commands that exist, the engine restored from the default branch's
 cache, and no address of any outside service in it; and it cannot hand a branch's code
-credentials unreviewed (README.md, "Previews in pull requests")."""
+credentials unreviewed (docs/ci-previews.md)."""
 
 from __future__ import annotations
 

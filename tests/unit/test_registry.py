@@ -146,7 +146,7 @@ def test_the_drills_judge_it_by_its_identity(widget: Kind) -> None:
 
 def test_the_docs_tables_name_it(widget: Kind) -> None:
     stale = kinds_table.stale()
-    assert stale == ["docs/README.md", "README.md", "docs/audit.md"]
+    assert stale == ["docs/README.md", "docs/configuration.md", "docs/audit.md"]
     table = kinds_table.reference_table(kinds())
     assert "| `Widget` | [widget.md](widget.md) | a widget | widget name |" in table
     assert "| `widgets` | `Widget` |" in kinds_table.config_table(kinds())

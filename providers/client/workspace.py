@@ -66,20 +66,20 @@ def credentials_for(connection: Connection) -> Credentials:
     """The tokens a call of this connection carries now (from the cache). The management
     token only where the principal signing in is the stack's own: a CI preview's read-only
     principal (sign_in.acting) never sends one, so a preview never admits anyone."""
-    platform = tokens.get(connection)
+    platform = tokens().get(connection)
     if sign_in.acting(connection).azure_workspace_resource_id is None:
         return Credentials(platform)
     return Credentials(
         platform,
-        tokens.get(connection, MANAGEMENT_RESOURCE),
+        tokens().get(connection, MANAGEMENT_RESOURCE),
         connection.azure_workspace_resource_id,
     )
 
 
 def invalidate(connection: Connection, stale: Credentials) -> None:
-    tokens.invalidate(connection, stale=stale.platform)
+    tokens().invalidate(connection, stale=stale.platform)
     if stale.management is not None:
-        tokens.invalidate(connection, MANAGEMENT_RESOURCE, stale=stale.management)
+        tokens().invalidate(connection, MANAGEMENT_RESOURCE, stale=stale.management)
 
 
 class WorkspaceClient:

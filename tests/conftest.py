@@ -20,7 +20,7 @@ from typing import Any, Literal
 import pytest
 from pydantic import SecretStr
 
-from providers.client import Connection, WireForm, WorkspaceClient, client_for, process, ratelimit
+from providers.client import Connection, WireForm, WorkspaceClient, client_for, process
 from providers.client import workspace as client_workspace
 from providers.client.token import tokens
 from providers.client.token_store import CACHE_DIR_ENV
@@ -107,7 +107,6 @@ def forget_what_clients_cached_per_address() -> None:
     process.start()
     tokens().clear()
     client_workspace.reset_clients()
-    ratelimit.reset()
 
 
 @pytest.fixture

@@ -21,7 +21,6 @@ import pytest
 from pydantic import SecretStr
 
 from providers.client import Connection, WireForm, WorkspaceClient, client_for, process
-from providers.client import workspace as client_workspace
 from providers.client.token import tokens
 from providers.client.token_store import CACHE_DIR_ENV
 from stacks import pulumi_cli
@@ -106,7 +105,6 @@ def forget_what_clients_cached_per_address() -> None:
     workspace's or an identity provider's address is left."""
     process.start()
     tokens().clear()
-    client_workspace.reset_clients()
 
 
 @pytest.fixture

@@ -38,6 +38,7 @@ import pydantic
 from pulumi.dynamic import CheckFailure, UpdateResult
 
 from providers.client.listing import TOO_MANY, Listing
+from providers.client.process import Store
 from providers.core.create_or_adopt import DEPLOYMENT_TAG_KEY, create_or_adopt, imported_untagged
 from providers.core.ids import parse_int64_id
 from providers.core.kind import DEPLOYMENT_TAG, Adoption, Reference, declare
@@ -134,7 +135,7 @@ class JobProvider(WorkspaceProvider):
         def read_alone() -> dict[str, Any]:
             return JobsApi(client).get(job_id)
 
-        job = listed_jobs.take(client, str(job_id), read_alone)
+        job = listed_jobs().take(client, str(job_id), read_alone)
         if job is None or job.get("has_more"):
             job = read_alone()
         settings = job.get("settings") or {}
@@ -390,7 +391,8 @@ def _jobs_by_id(client: WorkspaceClient) -> dict[str, dict[str, Any]] | None:
     return {str(job["job_id"]): job for job in found}
 
 
-listed_jobs = Listing(_jobs_by_id)
+# The jobs a refresh listed, per process state (providers/client/process.py).
+listed_jobs = Store("jobs listed for reads", lambda: Listing(_jobs_by_id))
 
 
 def engine_path(path: str, inputs: Mapping[str, Any], recorded: Mapping[str, Any]) -> str:

@@ -3,9 +3,12 @@ on first use whichever thread asks; a new state starts with none."""
 
 from __future__ import annotations
 
+import ast
 import threading
 from concurrent import futures
+from pathlib import Path
 
+import providers
 from providers.client import process
 from providers.client.process import ProcessState, Store
 
@@ -74,3 +77,60 @@ def test_the_tokens_are_a_store_of_the_state() -> None:
     assert "tokens" in process.current().made()
     process.start()
     assert tokens() is not cache
+
+
+# Module-level holders that keep nothing a process learned from a workspace or a run, each
+# with why (docs/architecture.md, "Process-wide state").
+NOT_STORES = {
+    ("providers/client/process.py", "_current_lock"): "guards the state in force itself",
+    ("providers/client/ratelimit.py", "_current"): "the limit of the call in progress on a "
+    "thread, for urllib3's retries of that call",
+    ("providers/client/sdk_services.py", "_LOADING"): "serialises loading the SDK's modules",
+    ("providers/client/sdk_shapes.py", "_LOCK"): "guards the memo of the SDK's shapes",
+    ("providers/client/sdk_shapes.py", "_LOADED"): "a memo of the installed SDK's shapes",
+    ("providers/core/engine_log.py", "_sdk_functions"): "the SDK's own functions, kept when "
+    "the routed ones replace them",
+    ("providers/core/sdk_schema.py", "_by_rules"): "a memo of models built from the SDK",
+    ("providers/jobs/job_diff.py", "_FORMS"): "a memo of settings' normal forms",
+    ("providers/jobs/job_diff.py", "_FORMS_LOCK"): "guards that memo",
+}
+# Classes whose instances keep what a process learned: made only by a store.
+STATEFUL_CLASSES = {"TokenCache", "SharedTokenStore", "AdaptiveLimit", "Listing", "TaggedJobs",
+                    "WorkspaceClient", "Session"}
+EMPTY_CONTAINERS = {"dict", "set", "list", "defaultdict", "OrderedDict", "deque", "Counter",
+                    "Lock", "RLock", "local", "WeakKeyDictionary", "WeakValueDictionary"}
+
+
+def module_level_holders(path: Path) -> list[str]:
+    """The names a module binds at its top level to an empty container, a lock, or an
+    instance of a stateful class."""
+    found = []
+    for statement in ast.parse(path.read_text()).body:
+        if not isinstance(statement, ast.Assign | ast.AnnAssign) or statement.value is None:
+            continue
+        value = statement.value
+        targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+        if isinstance(value, ast.Dict):
+            holds = not value.keys
+        elif isinstance(value, ast.List | ast.Set):
+            holds = not value.elts
+        elif isinstance(value, ast.Call):
+            called = value.func
+            name = called.attr if isinstance(called, ast.Attribute) else getattr(called, "id", "")
+            holds = (name in EMPTY_CONTAINERS and not value.args) or name in STATEFUL_CLASSES
+        else:
+            holds = False
+        if holds:
+            found += [target.id for target in targets if isinstance(target, ast.Name)]
+    return found
+
+
+def test_no_module_keeps_what_a_process_learned_outside_the_process_state() -> None:
+    root = Path(providers.__file__).parent
+    held = {
+        (path.relative_to(root.parent).as_posix(), name)
+        for path in sorted(root.rglob("*.py"))
+        for name in module_level_holders(path)
+    }
+    assert held - NOT_STORES.keys() == set(), "make each a Store (providers/client/process.py)"
+    assert NOT_STORES.keys() - held == set(), "no longer there: drop it from NOT_STORES"

@@ -16,6 +16,7 @@ from typing import Any
 import pulumi
 
 from providers.auth.component import WorkspaceAuth
+from providers.client import process
 from providers.core.kind import Kind, Lookup, Reference, with_nested_references
 from providers.core.registry import kinds
 from stacks import health
@@ -61,6 +62,8 @@ def options(item: dict[str, Any], after: list[Any]) -> pulumi.ResourceOptions | 
     return pulumi.ResourceOptions(depends_on=after or None, import_=import_id)
 
 
+# This run's tokens, sessions and rate limits (providers/client/process.py).
+process.start()
 # All of the config is judged before anything is registered: bad config changes nothing.
 settings = load_from_engine()
 health.gate(settings)  # after everything below is deployed (docs/health.md)

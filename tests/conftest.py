@@ -1,6 +1,6 @@
 """Session-wide test settings, and what every test folder shares: emulator fixtures made by
-one factory, the bootstrap principal's connection to an emulator, clean client caches, and
-scenarios written as ordered steps.
+one factory, the bootstrap principal's connection to an emulator, a fresh process state for
+each test, and scenarios written as ordered steps.
 
 A folder's conftest (or a test module needing other emulator options) names its emulator:
 
@@ -20,9 +20,8 @@ from typing import Any, Literal
 import pytest
 from pydantic import SecretStr
 
-from providers.client import Connection, WireForm, WorkspaceClient, client_for, ratelimit
-from providers.client import token as auth_token
-from providers.client import workspace as client_workspace
+from providers.client import Connection, WireForm, WorkspaceClient, client_for, process
+from providers.client.token import tokens
 from providers.client.token_store import CACHE_DIR_ENV
 from stacks import pulumi_cli
 from tests.fake_areas import fake_areas  # noqa: F401  (a fixture for every folder)
@@ -92,17 +91,26 @@ def emulator_client(info: EmulatorInfo, wire_form: str = "legacy") -> WorkspaceC
     return client_for(emulator_connection(info, wire_form))
 
 
+@pytest.fixture(autouse=True)
+def fresh_process_state() -> process.ProcessState:
+    """Each test runs as a new process of the same deployment would: in a process state of
+    its own (providers/client/process.py), with no token, session, rate limit, client,
+    listing or job of a test before it in memory. Tokens shared on disk between the
+    processes of a deployment stay (`fresh_client_caches` forgets them too)."""
+    return process.start()
+
+
 def forget_what_clients_cached_per_address() -> None:
-    """Forgets the tokens, clients and rate limiters the client modules keep per process,
-    each found by a workspace's or an identity provider's address."""
-    auth_token.tokens.clear()
-    client_workspace.reset_clients()
-    ratelimit.reset()
+    """A new process state, and no token shared on disk: nothing the client cached for a
+    workspace's or an identity provider's address is left."""
+    process.start()
+    tokens().clear()
 
 
 @pytest.fixture
 def fresh_client_caches() -> Iterator[None]:
-    """The test starts with empty client caches and leaves them empty."""
+    """The test starts with a new process state and no token shared on disk, and leaves
+    none on disk."""
     forget_what_clients_cached_per_address()
     yield
     forget_what_clients_cached_per_address()

@@ -414,7 +414,7 @@ class AclProvider(WorkspaceProvider):
                 f"with a field of {', '.join(PATH_FIELDS)}; got {id_!r}"
             )
         # The object id is a segment of the request path: `clusters/..` must not reach
-        # `/api/2.0/permissions` itself (the rule of a declared `object_id`).
+        # the permissions endpoint itself (the rule of a declared `object_id`).
         pattern, says = OBJECT_ID_RULES.get(object_type, _NAMED)
         if object_type != AUTHORIZATION and not pattern.fullmatch(object_id):
             raise ValueError(f"a {object_type} id is {says}; got {object_id!r} in {id_!r}")

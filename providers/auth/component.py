@@ -232,8 +232,8 @@ def check_credentials(values: dict[str, Any]) -> tuple[dict[str, Any], float | N
         else _credential_keys(connection)
     )
     try:
-        signed_in_before = tokens.holds(connection)
-        token = tokens.get(connection)
+        signed_in_before = tokens().holds(connection)
+        token = tokens().get(connection)
         if _needs_proof(signing_in, signed_in_before):
             # Loaded here: the service areas are a third of a second a failed sign-in never
             # needs.

@@ -1,6 +1,7 @@
 """The one HTTP transport: shared sessions, retries, timeouts, client-side rate limiting.
 
-Sessions live at module level, never on provider instances (Pulumi pickles providers).
+Sessions live in the process state (process.py), never on provider instances (Pulumi pickles
+providers).
 Every call carries a timeout. Retries run inside urllib3 (``BudgetedRetry``), bounded by
 ``max_attempts`` and by ``max_retry_seconds``; waits are exponential backoff with jitter,
 or the server's ``Retry-After`` when it sends one.
@@ -63,6 +64,7 @@ from urllib3.exceptions import (
 
 from providers.client import ratelimit
 from providers.client.errors import RedirectRefused, WorkspaceUnreachable, redact_text
+from providers.client.process import Store
 from providers.client.retry import budgeted_retry
 
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
@@ -83,17 +85,29 @@ class CallPolicy:
     max_retry_seconds: float = 300.0
 
 
-_sessions: dict[tuple[int, float, bool], requests.Session] = {}
-_sessions_lock = threading.Lock()
+class Sessions:
+    """A process's sessions, one per retry policy, and the environment's settings they read
+    (shared by all of them)."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.by_policy: dict[tuple[int, float, bool], requests.Session] = {}
+        self.environment_settings: dict[tuple[Any, ...], dict[str, Any]] = {}
+
+
+sessions = Store("http sessions", Sessions)
 
 
 def session_for(policy: CallPolicy, *, idempotent: bool) -> requests.Session:
     """The shared session for this retry policy (one per attempts/budget/idempotency)."""
     key = (policy.max_attempts, policy.max_retry_seconds, idempotent)
-    with _sessions_lock:
-        session = _sessions.get(key)
+    held = sessions()
+    with held.lock:
+        session = held.by_policy.get(key)
         if session is None:
-            session = _sessions[key] = _new_session(policy, idempotent=idempotent)
+            session = held.by_policy[key] = _new_session(
+                policy, idempotent=idempotent, environment_settings=held.environment_settings
+            )
         return session
 
 
@@ -103,25 +117,29 @@ class _Session(requests.Session):
     environment, twice over), 160 µs of a call's own 0.8 ms; the key holds every variable
     those settings come from, so a changed environment is read again."""
 
+    def __init__(self, environment_settings: dict[tuple[Any, ...], dict[str, Any]]) -> None:
+        super().__init__()
+        self._environment_settings = environment_settings
+
     def merge_environment_settings(
         self, url: str, proxies: Any, stream: Any, verify: Any, cert: Any
     ) -> dict[str, Any]:
         if proxies or stream is not None or verify is not None or cert is not None:
             return super().merge_environment_settings(url, proxies, stream, verify, cert)
         key = (urlsplit(url)[:2], _environment_settings())
-        found = _ENVIRONMENT_SETTINGS.get(key)
+        kept = self._environment_settings
+        found = kept.get(key)
         if found is None:
-            if len(_ENVIRONMENT_SETTINGS) >= _ENVIRONMENT_SETTINGS_KEPT:
-                _ENVIRONMENT_SETTINGS.clear()
+            if len(kept) >= _ENVIRONMENT_SETTINGS_KEPT:
+                kept.clear()
             found = super().merge_environment_settings(url, {}, None, None, None)
-            _ENVIRONMENT_SETTINGS[key] = found
+            kept[key] = found
         return {**found, "proxies": dict(found["proxies"])}
 
 
 # What requests' environment settings depend on: every `*_proxy` variable (as urllib reads
 # them), the CGI marker that disables HTTP_PROXY, and the CA bundle variables.
 _ENVIRONMENT_NAMES = frozenset({"REQUEST_METHOD", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE"})
-_ENVIRONMENT_SETTINGS: dict[tuple[Any, ...], dict[str, Any]] = {}
 _ENVIRONMENT_SETTINGS_KEPT = 64
 
 
@@ -135,7 +153,12 @@ def _environment_settings() -> tuple[tuple[str, str], ...]:
     )
 
 
-def _new_session(policy: CallPolicy, *, idempotent: bool) -> requests.Session:
+def _new_session(
+    policy: CallPolicy,
+    *,
+    idempotent: bool,
+    environment_settings: dict[tuple[Any, ...], dict[str, Any]],
+) -> requests.Session:
     retry = budgeted_retry(
         max_attempts=policy.max_attempts,
         max_retry_seconds=policy.max_retry_seconds,
@@ -146,7 +169,7 @@ def _new_session(policy: CallPolicy, *, idempotent: bool) -> requests.Session:
         backoff_jitter=BACKOFF_JITTER,
     )
     adapter = HTTPAdapter(max_retries=retry, pool_connections=POOL_SIZE, pool_maxsize=POOL_SIZE)
-    session = _Session()
+    session = _Session(environment_settings)
     session.mount("https://", adapter)
     session.mount("http://", adapter)
     session.headers.update({"User-Agent": USER_AGENT, "Accept": "application/json"})

@@ -1,5 +1,6 @@
 """Client-side pacing: one adaptive limit per workspace and endpoint family, shared by every
-thread of the process (the program, the provider host's workers, every resource of a run).
+thread of the process (the program, the provider host's workers, every resource of a run)
+through its process state (process.py).
 
 The service limits each endpoint per workspace (jobs/create, for one, at 20 requests per
 second), keeps no total across endpoints, and says when it throttles: 429 with
@@ -30,6 +31,8 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterator
+
+from providers.client.process import Store
 
 # Multiplicative decrease on a 429, additive increase while none comes, and a floor.
 DECREASE = 0.5
@@ -157,8 +160,15 @@ class AdaptiveLimit:
             self._recent.popleft()
 
 
-_limits: dict[str, AdaptiveLimit] = {}
-_limits_lock = threading.Lock()
+class RateLimits:
+    """A process's limits, one per workspace endpoint family (by key)."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.by_key: dict[str, AdaptiveLimit] = {}
+
+
+rate_limits = Store("rate limits", RateLimits)
 
 
 def endpoint_family(path: str) -> str:
@@ -180,10 +190,11 @@ def endpoint_family(path: str) -> str:
 def limit_for(key: str, ceiling_per_second: float) -> AdaptiveLimit:
     """The shared limit of this workspace endpoint family (`key`); a positive ceiling caps it."""
     ceiling = ceiling_per_second if ceiling_per_second > 0 else None
-    with _limits_lock:
-        limit = _limits.get(key)
+    held = rate_limits()
+    with held.lock:
+        limit = held.by_key.get(key)
         if limit is None:
-            limit = _limits[key] = AdaptiveLimit(ceiling)
+            limit = held.by_key[key] = AdaptiveLimit(ceiling)
         elif limit.ceiling != ceiling:
             limit.set_ceiling(ceiling)
         return limit
@@ -196,14 +207,9 @@ def throttle(key: str, ceiling_per_second: float) -> float:
 
 def limits() -> dict[str, AdaptiveLimit]:
     """Every family's limit, by key (reports and tests)."""
-    with _limits_lock:
-        return dict(_limits)
-
-
-def reset() -> None:
-    """Forget all limits (tests)."""
-    with _limits_lock:
-        _limits.clear()
+    held = rate_limits()
+    with held.lock:
+        return dict(held.by_key)
 
 
 # --- the call in progress on this thread, for its retries ------------------------------------

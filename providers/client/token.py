@@ -17,6 +17,7 @@ from pydantic import SecretStr
 from providers.client import sign_in
 from providers.client.auth_type import METHODS
 from providers.client.connection import Connection
+from providers.client.process import Store
 from providers.client.token_request import AccessToken
 from providers.client.token_store import SharedTokenStore
 
@@ -172,5 +173,5 @@ def _record(entry: _Entry) -> dict[str, Any]:
     }
 
 
-# The process-wide cache every client and WorkspaceAuth use.
-tokens = TokenCache(store=SharedTokenStore())
+# The cache every client and WorkspaceAuth use: one per process state (process.py).
+tokens = Store("tokens", lambda: TokenCache(store=SharedTokenStore()))

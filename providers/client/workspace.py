@@ -1,7 +1,7 @@
 """The workspace REST client the providers use: JSON in, JSON out, typed errors.
 
-A client holds only its connection and wire profile; tokens, sessions and rate limiters
-are module-level, shared by every client in the process.
+A client holds only its connection and wire profile; tokens, sessions, rate limiters and
+the writes sent are in the process state (process.py), shared by every client in the process.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from providers.client import http, ratelimit, retry, sign_in
 from providers.client.connection import Connection
 from providers.client.errors import THROTTLING_CODES, WorkspaceError, error_from_response
 from providers.client.permissions import PermissionsApi
+from providers.client.process import Store
 from providers.client.token import tokens
 from providers.client.token_request import MANAGEMENT_RESOURCE, AccessToken
 from providers.client.wire import WireProfile, profile
@@ -66,20 +67,20 @@ def credentials_for(connection: Connection) -> Credentials:
     """The tokens a call of this connection carries now (from the cache). The management
     token only where the principal signing in is the stack's own: a CI preview's read-only
     principal (sign_in.acting) never sends one, so a preview never admits anyone."""
-    platform = tokens.get(connection)
+    platform = tokens().get(connection)
     if sign_in.acting(connection).azure_workspace_resource_id is None:
         return Credentials(platform)
     return Credentials(
         platform,
-        tokens.get(connection, MANAGEMENT_RESOURCE),
+        tokens().get(connection, MANAGEMENT_RESOURCE),
         connection.azure_workspace_resource_id,
     )
 
 
 def invalidate(connection: Connection, stale: Credentials) -> None:
-    tokens.invalidate(connection, stale=stale.platform)
+    tokens().invalidate(connection, stale=stale.platform)
     if stale.management is not None:
-        tokens.invalidate(connection, MANAGEMENT_RESOURCE, stale=stale.management)
+        tokens().invalidate(connection, MANAGEMENT_RESOURCE, stale=stale.management)
 
 
 class WorkspaceClient:
@@ -271,38 +272,51 @@ def _json_body(response: requests.Response) -> dict[str, Any]:
 
 
 READ_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
-# Writes sent to each workspace by this process (each counted as it starts and as it ends):
-# a listing kept to answer reads (`listing.Listing`) is used only while this has not moved.
-_writes: dict[str, int] = {}
-_writes_lock = threading.Lock()
+
+
+class WriteCounts:
+    """Writes sent to each workspace by this process (each counted as it starts and as it
+    ends): a listing kept to answer reads (`listing.Listing`) is used only while this has not
+    moved."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.by_workspace: dict[str, int] = {}
+
+
+writes = Store("writes sent", WriteCounts)
 
 
 def _count_write(base_url: str) -> None:
-    with _writes_lock:
-        _writes[base_url] = _writes.get(base_url, 0) + 1
+    held = writes()
+    with held.lock:
+        held.by_workspace[base_url] = held.by_workspace.get(base_url, 0) + 1
 
 
 def writes_sent(base_url: str) -> int:
     """How many write events this process has sent to the workspace at `base_url`."""
-    with _writes_lock:
-        return _writes.get(base_url, 0)
+    held = writes()
+    with held.lock:
+        return held.by_workspace.get(base_url, 0)
 
 
-_clients: dict[tuple[Any, ...], WorkspaceClient] = {}
-_clients_lock = threading.Lock()
+class Clients:
+    """A process's clients, one per connection (by its identity without the secret)."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.by_connection: dict[tuple[Any, ...], WorkspaceClient] = {}
+
+
+clients = Store("clients", Clients)
 
 
 def client_for(connection: Connection) -> WorkspaceClient:
     """The shared client for this connection (a changed secret replaces the cached client)."""
     key = connection.cache_key()
-    with _clients_lock:
-        client = _clients.get(key)
+    held = clients()
+    with held.lock:
+        client = held.by_connection.get(key)
         if client is None or client.connection != connection:
-            client = _clients[key] = WorkspaceClient(connection)
+            client = held.by_connection[key] = WorkspaceClient(connection)
         return client
-
-
-def reset_clients() -> None:
-    """Forget all cached clients (tests)."""
-    with _clients_lock:
-        _clients.clear()

@@ -71,7 +71,7 @@ from pulumi.output import Unknown
 from pulumi.runtime import proto, rpc
 from pulumi.runtime.proto import ResourceProviderServicer, provider_pb2_grpc
 
-from providers.client import Connection, WireForm, WorkspaceError
+from providers.client import Connection, WireForm, WorkspaceError, process
 from providers.client.connection import DEFAULT_WIRE_FORM
 from providers.core import engine_log
 from providers.core.lifecycle import (
@@ -601,6 +601,8 @@ class WorkspaceProviderHost(ResourceProviderServicer):
 
 
 def main() -> None:
+    # The host's tokens, sessions, rate limits and listings, shared by its workers.
+    process.start()
     server = grpc.server(
         futures.ThreadPoolExecutor(max_workers=WORKERS),
         options=[("grpc.max_receive_message_length", MAX_MESSAGE_BYTES)],

@@ -6,8 +6,8 @@ An import id becomes part of a request: a URL path segment (a group's SCIM id, a
 warehouse's id, a credential's name), a query parameter (a workspace path) or a body field.
 Quoted, a segment cannot hold `/`, `?` or `#`; but `.` and `..` pass quoting unchanged, and
 the HTTP stack removes them as dot segments, so `clusters/..` or a group id `..` would send
-the request to another endpoint (`/api/2.0/permissions`, `/Groups`). Every rule refuses
-them, percent-encoded too (`%2e%2e`), and control characters.
+the request to another endpoint (the permissions endpoint itself, the SCIM groups' list).
+Every rule refuses them, percent-encoded too (`%2e%2e`), and control characters.
 """
 
 from __future__ import annotations

@@ -25,6 +25,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, StrictBool, field_va
 
 from providers.client import AlreadyExists
 from providers.client.listing import TOO_MANY, Listing
+from providers.client.process import Store
 from providers.core import import_ids
 from providers.core.create_or_adopt import create_or_adopt
 from providers.core.kind import Adoption, always, declare
@@ -90,7 +91,9 @@ def _principals_by_id(client: WorkspaceClient) -> dict[str, dict[str, Any]] | No
     return {str(principal["id"]): principal for principal in listed if "id" in principal}
 
 
-listed_principals = Listing(_principals_by_id)
+listed_principals = Store(
+    "service principals listed for reads", lambda: Listing(_principals_by_id)
+)
 
 
 NAMED_ONCE = (
@@ -148,7 +151,7 @@ class ServicePrincipalProvider(WorkspaceProvider):
     def read_object(self, client: WorkspaceClient, id_: str, recorded: Mapping[str, Any]):
         # A refresh shares one listing of the workspace's principals (the list shows each
         # as a get does); one it does not hold, or a workspace too big to list, is read alone.
-        found = listed_principals.take(client, id_, lambda: ServicePrincipalsApi(client).get(id_))
+        found = listed_principals().take(client, id_, lambda: ServicePrincipalsApi(client).get(id_))
         found = found or ServicePrincipalsApi(client).get(id_)
         return self._spec_of(found), self._computed(found)
 

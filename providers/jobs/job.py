@@ -38,6 +38,7 @@ import pydantic
 from pulumi.dynamic import CheckFailure, UpdateResult
 
 from providers.client.listing import TOO_MANY, Listing
+from providers.client.process import Store
 from providers.core import import_ids
 from providers.core.create_or_adopt import DEPLOYMENT_TAG_KEY, create_or_adopt, imported_untagged
 from providers.core.ids import parse_int64_id
@@ -113,7 +114,7 @@ class JobProvider(WorkspaceProvider):
     def create_object(self, client: WorkspaceClient, args: JobModel, spec: Spec):
         tag = args.deployment_tag
         body = _tagged(args.settings(), tag)
-        left_over = tagged_jobs.find(client, args.name, tag)
+        left_over = tagged_jobs().find(client, args.name, tag)
         if left_over is None:
             job_id, adopted = create_or_adopt(
                 lambda: JobsApi(client).create(body), lambda: _find_by_name(client, args.name, tag)
@@ -123,7 +124,7 @@ class JobProvider(WorkspaceProvider):
         if adopted:
             # Made by an interrupted earlier create of this resource: it is ours whole.
             JobsApi(client).reset(job_id, body)
-        tagged_jobs.made(client, tag, job_id)
+        tagged_jobs().made(client, tag, job_id)
         # No read-back: the service stores the settings as sent (plus defaults of its own,
         # which the normal form leaves out), and the creator of a job is the caller.
         return str(job_id), spec, self._computed(client, job_id, client.connection.client_id, tag)
@@ -135,7 +136,7 @@ class JobProvider(WorkspaceProvider):
         def read_alone() -> dict[str, Any]:
             return JobsApi(client).get(job_id)
 
-        job = listed_jobs.take(client, str(job_id), read_alone)
+        job = listed_jobs().take(client, str(job_id), read_alone)
         if job is None or job.get("has_more"):
             job = read_alone()
         settings = job.get("settings") or {}
@@ -174,7 +175,7 @@ class JobProvider(WorkspaceProvider):
     def delete_object(self, client: WorkspaceClient, id_: str, recorded: Mapping[str, Any]) -> None:
         job_id = parse_int64_id(id_, "job id")
         JobsApi(client).delete(job_id)
-        tagged_jobs.gone(client, job_id)
+        tagged_jobs().gone(client, job_id)
 
     # --- helpers ------------------------------------------------------------------
     def _outputs(self, props, like, observed, computed):
@@ -278,9 +279,9 @@ class TaggedJobs:
     to `WALK_PAGES` pages, twice (`_walk` says why), and where that holds every job, later
     creates cost no lookup. So a deployment of a few jobs pays a search each, and one of many
     pays the pages twice, once. A listing older than `max_age_seconds` is not used, so a
-    process that outlives one deployment lists again; `forget` drops every listing (tests
-    starting another deployment call it). Thread-safe: concurrent creates wait for one
-    listing.
+    process that outlives one deployment lists again. One per process state
+    (providers/client/process.py): a test is a deployment of its own. Thread-safe:
+    concurrent creates wait for one listing.
     """
 
     def __init__(
@@ -325,11 +326,6 @@ class TaggedJobs:
             listed = self._listed.get(key)
             if listed is not None:
                 listed.forget(self._gone[key])
-
-    def forget(self) -> None:
-        with self._lock:
-            self._listed.clear()
-            self._gone.clear()
 
     def _first_page(self, client: WorkspaceClient) -> _Listed:
         found, more = JobsApi(client).list_pages(1)
@@ -377,7 +373,7 @@ class TaggedJobs:
             return self._key_locks.setdefault(key, threading.Lock())
 
 
-tagged_jobs = TaggedJobs()
+tagged_jobs = Store("jobs by deployment tag", TaggedJobs)
 
 # Pages of jobs a refresh lists to answer its reads; a bigger workspace is read job by job.
 READ_LIST_PAGES = 3
@@ -391,7 +387,8 @@ def _jobs_by_id(client: WorkspaceClient) -> dict[str, dict[str, Any]] | None:
     return {str(job["job_id"]): job for job in found}
 
 
-listed_jobs = Listing(_jobs_by_id)
+# The jobs a refresh listed, per process state (providers/client/process.py).
+listed_jobs = Store("jobs listed for reads", lambda: Listing(_jobs_by_id))
 
 
 def engine_path(path: str, inputs: Mapping[str, Any], recorded: Mapping[str, Any]) -> str:

@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from providers.client import AlreadyExists
 from providers.client.listing import Listing
+from providers.client.process import Store
 from providers.core import import_ids
 from providers.core.create_or_adopt import create_or_adopt
 from providers.core.kind import Adoption, declare
@@ -77,7 +78,7 @@ def _scopes_by_name(client: WorkspaceClient) -> dict[str, dict[str, Any]]:
     return {scope["name"]: scope for scope in SecretScopesApi(client).list() if "name" in scope}
 
 
-listed_scopes = Listing(_scopes_by_name)
+listed_scopes = Store("secret scopes listed for reads", lambda: Listing(_scopes_by_name))
 
 
 class SecretScopeProvider(WorkspaceProvider):
@@ -108,12 +109,12 @@ class SecretScopeProvider(WorkspaceProvider):
             if left is None or self._spec_of(left, spec) != spec:
                 raise
             found = left
-        listed_scopes.forget(client)
+        listed_scopes().forget(client)
         return args.name, self._spec_of(found, spec), {"backend_type": found.get("backend_type")}
 
     def read_object(self, client: WorkspaceClient, id_: str, recorded: Mapping[str, Any]):
         # The service lists scopes, never gets one: a refresh shares one list call.
-        found = listed_scopes.take(client, id_)
+        found = listed_scopes().take(client, id_)
         if found is None:
             return None
         return self._spec_of(found, recorded), {"backend_type": found.get("backend_type")}
@@ -122,7 +123,7 @@ class SecretScopeProvider(WorkspaceProvider):
         raise AssertionError("every change of a secret scope replaces it")
 
     def delete_object(self, client: WorkspaceClient, id_: str, recorded: Mapping[str, Any]) -> None:
-        listed_scopes.forget(client)
+        listed_scopes().forget(client)
         SecretScopesApi(client).delete(id_)
 
     @staticmethod

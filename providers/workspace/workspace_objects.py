@@ -16,9 +16,9 @@ symbolic link out of the project is refused); `content_base64` gives
 small content inline (at most 64 KiB). The service takes at most 10 MB. Check reads the
 content and records its SHA-256 (`content_sha256`, of the bytes as uploaded), never the
 content: a `source` is kept (a path), inline content is dropped from the checked inputs and
-kept in the provider process's memory for the create or update of the same deployment, whose
-checked inputs the engine hands back. The diff compares digests, so a changed file is a
-change of the object, a moved one with the same bytes is not.
+kept in the provider process's memory (its process state) for the create or update of the
+same deployment, whose checked inputs the engine hands back. The diff compares digests, so
+a changed file is a change of the object, a moved one with the same bytes is not.
 """
 
 from __future__ import annotations
@@ -38,6 +38,7 @@ from typing import Any
 from pulumi.dynamic import CheckFailure
 
 from providers.client import AlreadyExists, NotFound
+from providers.client.process import Store
 from providers.core import import_ids
 from providers.core.create_or_adopt import create_or_adopt
 from providers.workspace.workspace_objects_api import WorkspaceObjectsApi
@@ -295,21 +296,29 @@ class ContentUnavailable(Exception):
     """The content of inputs whose inline content this process never checked."""
 
 
-# Inline content this process checked, by its digest (see the module's docstring).
-_checked: dict[str, bytes] = {}
-_checked_lock = threading.Lock()
+class CheckedContent:
+    """Inline content this process checked, by its digest (see the module's docstring)."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.by_digest: dict[str, bytes] = {}
+
+
+checked_content = Store("inline content checked", CheckedContent)
 
 
 def remember(content: bytes) -> str:
     key = digest(content)
-    with _checked_lock:
-        _checked[key] = content
+    held = checked_content()
+    with held.lock:
+        held.by_digest[key] = content
     return key
 
 
 def remembered(key: str) -> bytes | None:
-    with _checked_lock:
-        return _checked.get(key)
+    held = checked_content()
+    with held.lock:
+        return held.by_digest.get(key)
 
 
 def content_source_rules(inputs: Mapping[str, Any]) -> list[tuple[str, str]]:

@@ -12,20 +12,12 @@ import pytest
 
 from providers.client import WorkspaceClient
 from providers.core.lifecycle import WorkspaceProvider
-from providers.jobs.job import tagged_jobs
 from providers.secrets.secret_scopes_api import SecretScopesApi
 from tests.conftest import emulator_connection, emulator_fixture
 from tests.providers.support import client_of
 from workspace_emulator.testing import EmulatorInfo
 
 emulator = emulator_fixture("session")
-
-
-@pytest.fixture(autouse=True)
-def one_deployment_per_test() -> None:
-    """A test is a deployment of its own: job creates list the workspace afresh, as in a new
-    provider process, instead of trusting the listing of a test before."""
-    tagged_jobs.forget()
 
 
 @pytest.fixture(params=["legacy", "public"])

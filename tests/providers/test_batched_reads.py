@@ -13,8 +13,8 @@ import requests
 from providers.client import WireForm
 from providers.client.wire import SCIM_SERVICE_PRINCIPALS
 from providers.core.lifecycle import CONNECTION_KEY
-from providers.identity.service_principal import ServicePrincipalProvider, listed_principals
-from providers.jobs.job import JobProvider, listed_jobs
+from providers.identity.service_principal import ServicePrincipalProvider
+from providers.jobs.job import JobProvider
 from providers.jobs.jobs_api import JOBS_PATHS
 from tests.conftest import emulator_fixture
 from tests.providers.test_job import public_inputs, unique_name
@@ -42,15 +42,6 @@ def out_of_band(emulator: EmulatorInfo, method: str, path: str, body: dict[str, 
         method, f"{emulator.base_url}{path}", json=body, headers=auth_headers(emulator), timeout=10
     )
     response.raise_for_status()
-
-
-@pytest.fixture(autouse=True)
-def no_listing_left_over() -> Iterator[None]:
-    listed_jobs.clear()
-    listed_principals.clear()
-    yield
-    listed_jobs.clear()
-    listed_principals.clear()
 
 
 @pytest.fixture

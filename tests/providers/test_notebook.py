@@ -13,9 +13,8 @@ from typing import Any
 
 import pytest
 
-from providers.client import AlreadyExists, WorkspaceClient
+from providers.client import AlreadyExists, WorkspaceClient, process
 from providers.core.lifecycle import CONNECTION_KEY
-from providers.workspace import workspace_objects
 from providers.workspace.notebook import NotebookProvider
 from providers.workspace.workspace_objects import ContentUnavailable, digest
 from providers.workspace.workspace_objects_api import WORKSPACE_PATH, WorkspaceObjectsApi
@@ -166,7 +165,7 @@ def test_create_read_update_and_delete(provider, props, client, folder, project)
 
 
 def test_inline_content_comes_from_the_check_of_the_same_process(
-    provider, connection, folder, client, monkeypatch
+    provider, connection, folder, client
 ) -> None:
     props = {"path": f"{folder}/q", "content_base64": b64(b"SELECT 1"), "language": "SQL",
              CONNECTION_KEY: connection}
@@ -174,7 +173,7 @@ def test_inline_content_comes_from_the_check_of_the_same_process(
     made = provider.create(inputs)
     assert exported(client, made.id) == b"-- Databricks notebook source\nSELECT 1"
     # Another process never checked it: the state's digest alone cannot be uploaded.
-    monkeypatch.setattr(workspace_objects, "_checked", {})
+    process.start()
     with pytest.raises(ContentUnavailable, match="run the update again"):
         provider.update(made.id, made.outs, {**inputs, "language": "SQL"})
     provider.delete(made.id, made.outs)

@@ -1,6 +1,7 @@
 """Fixtures of the unit tests of the clients: the service mocked with `responses`, retries
-that do not wait, fresh HTTP sessions; a client of each wire form with its service mocked.
-(Clean client caches: `fresh_client_caches`.)"""
+that do not wait; a client of each wire form with its service mocked. (Each test runs in a
+process state of its own, HTTP sessions included: `fresh_process_state`; no token on disk
+either: `fresh_client_caches`.)"""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import pytest
 import responses
 from pulumi.runtime import settings
 
-from providers.client import http, retry
+from providers.client import retry
 from providers.client.workspace import WorkspaceClient, client_for
 from tests.unit.client_support import TOKEN_URL, connection, token_body
 
@@ -43,14 +44,6 @@ def mocked(fresh_client_caches: None) -> Iterator[responses.RequestsMock]:
 def no_retry_sleep(monkeypatch: pytest.MonkeyPatch) -> None:
     """Retries go at once: the client's backoff sleeps return immediately."""
     monkeypatch.setattr(retry, "sleep", lambda seconds: None)
-
-
-@pytest.fixture
-def fresh_http_sessions(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Sessions are cached per policy, and the environment's settings per environment; a test
-    that patches urllib3 or requests starts from new ones."""
-    monkeypatch.setattr(http, "_sessions", {})
-    monkeypatch.setattr(http, "_ENVIRONMENT_SETTINGS", {})
 
 
 @pytest.fixture(params=["legacy", "public"])

@@ -224,7 +224,7 @@ def test_a_429_through_the_retry_loop_teaches_the_limit_and_the_retry_waits_its_
 ):
     clock = use_fake_retry_clock(monkeypatch)
     limit = limit_on(clock)
-    monkeypatch.setitem(ratelimit._limits, "ws jobs", limit)
+    ratelimit.rate_limits().by_key["ws jobs"] = limit
     transport = ScriptedTransport(monkeypatch, clock).then(
         Answer(429, {"error_code": "REQUEST_LIMIT_EXCEEDED"}, {"Retry-After": "3"}),
         Answer(200, {"job_id": 7}),

@@ -37,7 +37,7 @@ CREATE_URL = f"{BASE_URL}/api/2.0/jobs/create"
 JITTER = http.BACKOFF_JITTER
 
 
-pytestmark = pytest.mark.usefixtures("fresh_client_caches", "fresh_http_sessions")
+pytestmark = pytest.mark.usefixtures("fresh_client_caches")
 
 
 def policy(max_attempts: int = 6, max_retry_seconds: float = 300.0) -> http.CallPolicy:

@@ -9,8 +9,9 @@ import pytest
 import responses
 from responses import matchers
 
+from providers.client import process, ratelimit
 from providers.client.errors import NotFound, Unauthenticated, WorkspaceError
-from providers.client.workspace import WorkspaceClient, client_for
+from providers.client.workspace import WorkspaceClient, client_for, writes_sent
 from tests.unit.client_support import (
     ACCESS_TOKEN,
     BASE_URL,
@@ -178,3 +179,19 @@ def test_no_token_or_client_secret_in_any_error_text(mocked, status):
     error = caught.value
     for text in (str(error), repr(error), *map(str, error.args), error.message, error.code):
         assert ACCESS_TOKEN not in text and CLIENT_SECRET not in text
+
+
+def test_what_a_call_keeps_is_in_the_process_state_and_a_new_state_keeps_none_of_it(mocked):
+    mocked.post(f"{BASE_URL}/api/2.0/jobs/delete", json={})
+    client = client_for(connection())
+    client.post("/api/2.0/jobs/delete", {"job_id": 5})
+    assert process.current().made() == [
+        "clients", "http sessions", "rate limits", "tokens", "writes sent"
+    ]
+    assert writes_sent(BASE_URL) == 2  # as the write started and as it ended
+    assert list(ratelimit.limits()) == [f"{BASE_URL} jobs"]
+
+    process.start()
+    assert process.current().made() == []
+    assert writes_sent(BASE_URL) == 0 and ratelimit.limits() == {}
+    assert client_for(connection()) is not client

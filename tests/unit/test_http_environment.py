@@ -13,8 +13,6 @@ PROXY = "http://proxy.example.test:3128"
 SETTINGS_FROM = ("HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "ALL_PROXY",
                  "all_proxy", "NO_PROXY", "no_proxy", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE")
 
-pytestmark = pytest.mark.usefixtures("fresh_http_sessions")
-
 
 @pytest.fixture
 def environment_reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:

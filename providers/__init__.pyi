@@ -217,11 +217,19 @@ class ServicePrincipalArgs:
     """Program-side arguments of ServicePrincipalModel (generated)."""
     __dataclass_fields__: ClassVar[dict[str, Any]]
     application_id: pulumi.Input[str] | None
+    """UUID relating to the service principal"""
     display_name: pulumi.Input[str] | None
+    """String that represents a concatenation of given and family names."""
     active: pulumi.Input[bool] | None
+    """If this user is active"""
     entitlements: pulumi.Input[Sequence[pulumi.Input[Literal['allow-cluster-create', 'allow-instance-pool-create', 'databricks-sql-access', 'workspace-access']]]] | None
+    """Entitlements assigned to the service principal. See `assigning entitlements
+    <https://docs.databricks.com/administration-guide/users-groups/index.html#assigning-entitlements>`__
+    for a full list of supported values.
+    """
     groups: pulumi.Input[Sequence[pulumi.Input[str]]] | None
     schemas: pulumi.Input[Sequence[pulumi.Input[str]]] | None
+    """The schema of the List response."""
     def __init__(
         self,
         application_id: pulumi.Input[str] | None = None,
@@ -265,7 +273,16 @@ class GrantRuleArgs:
     """Program-side arguments of GrantRuleModel (generated)."""
     __dataclass_fields__: ClassVar[dict[str, Any]]
     role: pulumi.Input[Literal['roles/servicePrincipal.user', 'roles/servicePrincipal.manager']]
+    """Role that is assigned to the list of principals."""
     principals: pulumi.Input[Sequence[pulumi.Input[str]]]
+    """Principals this grant rule applies to. A principal can be a user (for end users), a service
+    principal (for applications and compute workloads), or an account group. Each principal has its
+    own identifier format:
+
+    - users/<USERNAME>
+    - groups/<GROUP_NAME>
+    - servicePrincipals/<SERVICE_PRINCIPAL_APPLICATION_ID>
+    """
     def __init__(
         self,
         role: pulumi.Input[Literal['roles/servicePrincipal.user', 'roles/servicePrincipal.manager']],
@@ -4187,15 +4204,28 @@ class StorageCredentialArgs:
     """Program-side arguments of StorageCredentialModel (generated)."""
     __dataclass_fields__: ClassVar[dict[str, Any]]
     name: pulumi.Input[str]
+    """The credential name. The name must be unique among storage and service credentials within the
+    metastore.
+    """
     comment: pulumi.Input[str] | None
+    """Comment associated with the credential."""
     read_only: pulumi.Input[bool] | None
+    """Whether the credential is usable only for read operations. Only applicable when purpose is
+    **STORAGE**.
+    """
     skip_validation: pulumi.Input[bool] | None
     owner: pulumi.Input[str] | None
+    """Username of current owner of credential."""
     isolation_mode: pulumi.Input[Literal['ISOLATION_MODE_OPEN', 'ISOLATION_MODE_ISOLATED']] | None
+    """Whether the current securable is accessible from all workspaces or a specific set of workspaces."""
     azure_managed_identity: AzureManagedIdentityArgs | Mapping[str, Any] | None
+    """The Azure managed identity configuration."""
     azure_service_principal: AzureServicePrincipalArgs | Mapping[str, Any] | None
+    """The Azure service principal configuration."""
     aws_iam_role: AwsIamRoleArgs | Mapping[str, Any] | None
+    """The AWS IAM role configuration."""
     databricks_gcp_service_account: DatabricksGcpServiceAccountArgs | Mapping[str, Any] | None
+    """The Databricks managed GCP service account configuration."""
     def __init__(
         self,
         name: pulumi.Input[str],
@@ -4215,7 +4245,16 @@ class AzureManagedIdentityArgs:
     """Program-side arguments of AzureManagedIdentityModel (generated)."""
     __dataclass_fields__: ClassVar[dict[str, Any]]
     access_connector_id: pulumi.Input[str]
+    """The Azure resource ID of the Azure Databricks Access Connector. Use the format
+    ``/subscriptions/{guid}/resourceGroups/{rg-name}/providers/Microsoft.Databricks/accessConnectors/{connector-name}``.
+    """
     managed_identity_id: pulumi.Input[str] | None
+    """The Azure resource ID of the managed identity. Use the format,
+    ``/subscriptions/{guid}/resourceGroups/{rg-name}/providers/Microsoft.ManagedIdentity/userAssignedIdentities/{identity-name}``
+    This is only available for user-assgined identities. For system-assigned identities, the
+    access_connector_id is used to identify the identity. If this field is not provided, then we
+    assume the AzureManagedIdentity is using the system-assigned identity.
+    """
     def __init__(
         self,
         access_connector_id: pulumi.Input[str],
@@ -4227,8 +4266,11 @@ class AzureServicePrincipalArgs:
     """Program-side arguments of AzureServicePrincipalModel (generated)."""
     __dataclass_fields__: ClassVar[dict[str, Any]]
     directory_id: pulumi.Input[str]
+    """The directory ID corresponding to the Azure Active Directory (AAD) tenant of the application."""
     application_id: pulumi.Input[str]
+    """The application ID of the application registration within the referenced AAD tenant."""
     client_secret: pulumi.Input[str]
+    """The client secret generated for the above app ID in AAD."""
     def __init__(
         self,
         directory_id: pulumi.Input[str],
@@ -4241,6 +4283,7 @@ class AwsIamRoleArgs:
     """Program-side arguments of AwsIamRoleModel (generated)."""
     __dataclass_fields__: ClassVar[dict[str, Any]]
     role_arn: pulumi.Input[str]
+    """The Amazon Resource Name (ARN) of the AWS IAM role used to vend temporary credentials."""
     def __init__(
         self,
         role_arn: pulumi.Input[str],
@@ -4257,11 +4300,17 @@ class ExternalLocationArgs:
     """Program-side arguments of ExternalLocationModel (generated)."""
     __dataclass_fields__: ClassVar[dict[str, Any]]
     name: pulumi.Input[str]
+    """Name of the external location."""
     url: pulumi.Input[str]
+    """Path URL of the external location."""
     credential_name: pulumi.Input[str]
+    """Name of the storage credential used with this location."""
     read_only: pulumi.Input[bool] | None
+    """Indicates whether the external location is read-only."""
     comment: pulumi.Input[str] | None
+    """User-provided free-form text description."""
     owner: pulumi.Input[str] | None
+    """The owner of the external location."""
     isolation_mode: pulumi.Input[Literal['ISOLATION_MODE_OPEN', 'ISOLATION_MODE_ISOLATED']] | None
     skip_validation: pulumi.Input[bool] | None
     force_destroy: pulumi.Input[bool] | None
@@ -4329,7 +4378,9 @@ class WorkspaceBindingArgs:
     """Program-side arguments of WorkspaceBindingModel (generated)."""
     __dataclass_fields__: ClassVar[dict[str, Any]]
     workspace_id: pulumi.Input[int | str]
+    """Required"""
     binding_type: pulumi.Input[Literal['BINDING_TYPE_READ_WRITE', 'BINDING_TYPE_READ_ONLY']] | None
+    """One of READ_WRITE/READ_ONLY. Default is READ_WRITE."""
     def __init__(
         self,
         workspace_id: pulumi.Input[int | str],
@@ -4341,16 +4392,30 @@ class CatalogArgs:
     """Program-side arguments of CatalogModel (generated). A Unity Catalog catalog."""
     __dataclass_fields__: ClassVar[dict[str, Any]]
     name: pulumi.Input[str]
+    """Name of catalog."""
     comment: pulumi.Input[str] | None
+    """User-provided free-form text description."""
     properties: pulumi.Input[Mapping[str, pulumi.Input[str]]] | None
+    """A map of key-value properties attached to the securable."""
     storage_root: pulumi.Input[str] | None
+    """Storage root URL for managed tables within catalog."""
     owner: pulumi.Input[str] | None
+    """Username of current owner of catalog."""
     isolation_mode: pulumi.Input[Literal['OPEN', 'ISOLATED']] | None
+    """Whether the current securable is accessible from all workspaces or a specific set of workspaces."""
     enable_predictive_optimization: pulumi.Input[Literal['ENABLE', 'DISABLE', 'INHERIT']] | None
+    """Whether predictive optimization should be enabled for this object and objects under it."""
     options: pulumi.Input[Mapping[str, pulumi.Input[str]]] | None
+    """A map of key-value properties attached to the securable."""
     connection_name: pulumi.Input[str] | None
+    """The name of the connection to an external data source."""
     provider_name: pulumi.Input[str] | None
+    """The name of delta sharing provider.
+
+    A Delta Sharing catalog is a catalog that is based on a Delta share on a remote sharing server.
+    """
     share_name: pulumi.Input[str] | None
+    """The name of the share under the share provider."""
     force_destroy: pulumi.Input[bool] | None
     def __init__(
         self,
@@ -4373,11 +4438,17 @@ class SchemaArgs:
     """Program-side arguments of SchemaModel (generated). A Unity Catalog schema."""
     __dataclass_fields__: ClassVar[dict[str, Any]]
     name: pulumi.Input[str]
+    """Name of schema, relative to parent catalog."""
     catalog_name: pulumi.Input[str] | None
+    """Name of parent catalog."""
     comment: pulumi.Input[str] | None
+    """User-provided free-form text description."""
     properties: pulumi.Input[Mapping[str, pulumi.Input[str]]] | None
+    """A map of key-value properties attached to the securable."""
     storage_root: pulumi.Input[str] | None
+    """Storage root URL for managed tables within schema."""
     owner: pulumi.Input[str] | None
+    """Username of current owner of schema."""
     force_destroy: pulumi.Input[bool] | None
     def __init__(
         self,
@@ -4395,12 +4466,23 @@ class VolumeArgs:
     """Program-side arguments of VolumeModel (generated). A Unity Catalog volume."""
     __dataclass_fields__: ClassVar[dict[str, Any]]
     name: pulumi.Input[str]
+    """The name of the volume"""
     volume_type: pulumi.Input[Literal['MANAGED', 'EXTERNAL']]
+    """The type of the volume. An external volume is located in the specified external location. A
+    managed volume is located in the default location which is specified by the parent schema, or
+    the parent catalog, or the Metastore. `Learn more
+    <https://docs.databricks.com/aws/en/volumes/managed-vs-external>`__
+    """
     catalog_name: pulumi.Input[str] | None
+    """The name of the catalog where the schema and the volume are"""
     schema_name: pulumi.Input[str] | None
+    """The name of the schema where the volume is"""
     storage_location: pulumi.Input[str] | None
+    """The storage location on the cloud"""
     comment: pulumi.Input[str] | None
+    """The comment attached to the volume"""
     owner: pulumi.Input[str] | None
+    """The identifier of the user who owns the volume"""
     def __init__(
         self,
         name: pulumi.Input[str],
@@ -4449,8 +4531,14 @@ class GroupArgs:
     """Program-side arguments of GroupModel (generated)."""
     __dataclass_fields__: ClassVar[dict[str, Any]]
     display_name: pulumi.Input[str]
+    """String that represents a human-readable group name"""
     entitlements: pulumi.Input[Sequence[pulumi.Input[Literal['allow-cluster-create', 'allow-instance-pool-create', 'databricks-sql-access', 'workspace-access']]]] | None
+    """Entitlements assigned to the group. See `assigning entitlements
+    <https://docs.databricks.com/administration-guide/users-groups/index.html#assigning-entitlements>`__
+    for a full list of supported values.
+    """
     external_id: pulumi.Input[str] | None
+    """external_id should be unique for identifying groups"""
     def __init__(
         self,
         display_name: pulumi.Input[str],
@@ -4475,10 +4563,25 @@ class UserArgs:
     """Program-side arguments of UserModel (generated)."""
     __dataclass_fields__: ClassVar[dict[str, Any]]
     user_name: pulumi.Input[str]
+    """Email address of the Databricks user. This attribute cannot be updated through the SCIM PATCH or
+    PUT APIs; any supplied change is ignored.
+    """
     display_name: pulumi.Input[str] | None
+    """String that represents a concatenation of given and family names. For example ``John Smith``.
+    This field cannot be updated through the Workspace SCIM APIs when `identity federation is
+    enabled
+    <https://docs.databricks.com/administration-guide/users-groups/best-practices.html#enable-identity-federation>`__.
+    Use Account SCIM APIs to update ``displayName``.
+    """
     active: pulumi.Input[bool] | None
+    """If this user is active"""
     entitlements: pulumi.Input[Sequence[pulumi.Input[Literal['allow-cluster-create', 'allow-instance-pool-create', 'databricks-sql-access', 'workspace-access']]]] | None
+    """Entitlements assigned to the user. See `assigning entitlements
+    <https://docs.databricks.com/administration-guide/users-groups/index.html#assigning-entitlements>`__
+    for a full list of supported values.
+    """
     external_id: pulumi.Input[str] | None
+    """External ID is not currently supported. It is reserved for future use."""
     def __init__(
         self,
         user_name: pulumi.Input[str],
@@ -4513,11 +4616,19 @@ class RepoArgs:
     """Program-side arguments of RepoModel (generated)."""
     __dataclass_fields__: ClassVar[dict[str, Any]]
     url: pulumi.Input[str]
+    """URL of the remote git repository."""
     provider: pulumi.Input[str]
+    """Git provider of the remote git repository, e.g. ``gitHub``, ``azureDevOpsServices``,
+    ``bitbucketServer`` (Bitbucket Data Center), ``gitLabEnterpriseEdition`` (GitLab Self-Managed),
+    or ``awsCodeCommit``.
+    """
     path: pulumi.Input[str]
+    """Root path of the git folder (repo) in the Workspace."""
     branch: pulumi.Input[str] | None
+    """Name of the current git branch of the git folder (repo)."""
     tag: pulumi.Input[str] | None
     sparse_checkout: SparseCheckoutArgs | Mapping[str, Any] | None
+    """Sparse checkout config for the git folder (repo)."""
     def __init__(
         self,
         url: pulumi.Input[str],
@@ -4533,9 +4644,11 @@ class IpAccessListArgs:
     """Program-side arguments of IpAccessListModel (generated)."""
     __dataclass_fields__: ClassVar[dict[str, Any]]
     label: pulumi.Input[str]
+    """Label for the IP access list. This **cannot** be empty."""
     list_type: pulumi.Input[Literal['ALLOW', 'BLOCK']]
     ip_addresses: pulumi.Input[Sequence[pulumi.Input[str]]]
     enabled: pulumi.Input[bool] | None
+    """Specifies whether this IP access list is enabled."""
     def __init__(
         self,
         label: pulumi.Input[str],
@@ -4573,7 +4686,11 @@ class PrivilegeAssignmentArgs:
     """Program-side arguments of PrivilegeAssignmentModel (generated)."""
     __dataclass_fields__: ClassVar[dict[str, Any]]
     principal: pulumi.Input[str]
+    """The principal (user email address or group name). For deleted principals, ``principal`` is empty
+    while ``principal_id`` is populated.
+    """
     privileges: pulumi.Input[Sequence[pulumi.Input[str]]]
+    """The privileges assigned to the principal."""
     def __init__(
         self,
         principal: pulumi.Input[str],

@@ -32,6 +32,7 @@ from typing import Any
 import pydantic
 
 import providers
+from providers.client.sdk_services import sdk_dir
 from providers.core.kind import Kind, nested_args_name
 from providers.core.registry import kinds
 
@@ -299,7 +300,41 @@ def _field_doc(model: type[pydantic.BaseModel], name: str) -> str | None:
                 doc = _sdk_field_docs(sdk_class).get(name)
                 if doc:
                     return doc
+    for docs in _namesakes(model):
+        if docs.get(name):
+            return docs[name]
     return None
+
+
+def _namesakes(model: type[pydantic.BaseModel]) -> list[dict[str, str]]:
+    """For a model written by hand (`CatalogModel`): the field docstrings of the SDK classes
+    named for the same object (`CreateCatalog`, `CatalogInfo`, ...) that hold at least half
+    of its fields, the closest first."""
+    subject = model.__name__.removesuffix("Model")
+    names = [
+        pattern.format(subject)
+        for pattern in ("{}", "Create{}", "Create{}Request", "{}Info", "Update{}", "Edit{}")
+    ]
+    wanted = set(model.model_fields)
+    found = [
+        docs
+        for name in names
+        for docs in _sdk_classes().get(name, [])
+        if 2 * len(wanted & set(docs)) >= len(wanted)
+    ]
+    return sorted(found, key=lambda docs: -len(wanted & set(docs)))
+
+
+@functools.cache
+def _sdk_classes() -> dict[str, list[dict[str, str]]]:
+    """Every class of the SDK's service modules by name -> its fields' docstrings (one per
+    module that has a class of that name)."""
+    found: dict[str, list[dict[str, str]]] = {}
+    sdk = sdk_dir()
+    for source in sorted(sdk.joinpath("service").glob("*.py")) if sdk else ():
+        for name, docs in _class_field_docs(str(source)).items():
+            found.setdefault(name, []).append(docs)
+    return found
 
 
 def _sdk_class_of(model: type[pydantic.BaseModel]) -> type | None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import inspect
 import re
 import subprocess
 import sys
@@ -16,6 +17,7 @@ from pathlib import Path
 import pytest
 
 import providers
+from providers.client.sdk_services import sdk_dir
 from providers.core.registry import kinds
 from tools import typed_surface
 
@@ -102,17 +104,27 @@ def test_each_resource_class_has_its_outputs(stub: ast.Module) -> None:
 
 
 def test_fields_carry_the_apis_descriptions(stub: ast.Module) -> None:
-    """The model's own description where it has one (SecretScope's principal), else the SDK
-    field's docstring (a job's `max_concurrent_runs`, from `jobs.JobSettings`)."""
+    """The model's own description where it has one (SecretScope's principal), else the
+    docstring of the SDK field: the one its model derives from (a job's
+    `max_concurrent_runs`, from `jobs.JobSettings`), or for a model written by hand, the one
+    of the SDK class named for the same object (a catalog's `storage_root`, `CatalogInfo`)."""
     assert _field_docstring(stub, "SecretScopeArgs", "initial_manage_principal") == (
         providers.SecretScope.kind.model.model_fields["initial_manage_principal"].description
     )
-    from databricks.sdk.service import jobs
-
-    source = Path(jobs.__file__).read_text()
-    written = _field_docstring(stub, "JobArgs", "max_concurrent_runs")
-    assert written and written.split("\n")[0] in source
-    assert written.split("\n")[0].startswith("An optional maximum allowed number of concurrent")
+    sdk = sdk_dir()
+    assert sdk is not None
+    for args_class, field, module, sdk_class in [
+        ("JobArgs", "max_concurrent_runs", "jobs", "JobSettings"),
+        ("CatalogArgs", "storage_root", "catalog", "CatalogInfo"),
+    ]:
+        written = _field_docstring(stub, args_class, field)
+        assert written, (args_class, field)
+        source = (sdk / "service" / f"{module}.py").read_text()
+        in_class = source[source.index(f"\nclass {sdk_class}:") :]
+        in_class = in_class[: in_class.index("\nclass ", 1)]
+        declared = re.search(rf'\n    {field}: [^\n]*\n    """(.*?)"""', in_class, re.DOTALL)
+        assert declared, (module, sdk_class, field)
+        assert inspect.cleandoc(written) == inspect.cleandoc(declared[1])
 
 
 TEAM_PROGRAMS = {

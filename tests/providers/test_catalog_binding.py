@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, Final
 
 import pytest
 from pulumi.output import Unknown
@@ -22,7 +22,8 @@ from tests.providers.support import failures
 CATALOG = "finance"  # OPEN in the initial data, without bindings
 HOME = 1234567890123456  # the emulated workspace
 OTHER, THIRD, FOURTH = 2345678901234567, 3456789012345678, 4567890123456789
-READ_WRITE, READ_ONLY = "BINDING_TYPE_READ_WRITE", "BINDING_TYPE_READ_ONLY"
+READ_WRITE: Final = "BINDING_TYPE_READ_WRITE"
+READ_ONLY: Final = "BINDING_TYPE_READ_ONLY"
 
 
 @pytest.fixture

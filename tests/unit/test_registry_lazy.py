@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from providers import registry
+from providers.core import registry
 from providers.core.kind import Reference, declare
 from providers.core.lifecycle import WorkspaceProvider
 from providers.core.registry import (

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from providers import uc_privileges
 from providers.client.sdk_shapes import SdkEnum, enum_values
+from providers.unity_catalog import uc_privileges
 from workspace_emulator.platform.areas.unity_catalog.unity_catalog import privileges as emulated
 
 

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 from providers.access.acl import RESOLVED_ID, RESOLVED_TYPE, AclProvider, with_entries
 from providers.compute.cluster_policies_api import ClusterPoliciesApi
 from providers.compute.clusters_api import ClustersApi
-from providers.core.kind import declare
+from providers.core.kind import DrillChange, declare
 from providers.workspace.repos_api import ReposApi
 
 if TYPE_CHECKING:
@@ -67,6 +67,14 @@ def _object_permissions(client: Any) -> Any:
     # both objects, most with entries its admins made, and a stack declares its own.
 
 
+def _drill_change(item: dict[str, Any]) -> dict[str, Any]:
+    """Who may attach to a cluster may restart it too (other objects' entries kept)."""
+    for entry in item["access_controls"]:
+        if entry["permission_level"] == "CAN_ATTACH_TO":
+            entry["permission_level"] = "CAN_RESTART"
+    return item
+
+
 KIND = declare(
     name="Permissions",
     provider=PermissionsProvider,
@@ -79,4 +87,5 @@ KIND = declare(
     # A path may name a folder, notebook or file of the stack: made before, deleted after.
     after=("directories", "notebooks", "workspaceFiles"),
     inventory=_object_permissions,
+    drill=DrillChange(_drill_change),
 )

@@ -23,7 +23,7 @@ from providers.access.acl import (
     with_entries,
 )
 from providers.core.ids import IntId, parse_int64_id
-from providers.core.kind import Reference, declare
+from providers.core.kind import DrillChange, Reference, declare
 from providers.core.lifecycle import Spec
 from providers.jobs.job_permissions_api import job_permissions_api
 from providers.jobs.jobs_api import JobsApi
@@ -86,6 +86,14 @@ def _job_permissions(client: Any) -> Any:
             yield job_id, (job.get("settings") or {}).get("name") or job_id
 
 
+def _drill_change(item: dict[str, Any]) -> dict[str, Any]:
+    """Who may view the job may run it too."""
+    for entry in item["access_controls"]:
+        if entry["permission_level"] == "CAN_VIEW":
+            entry["permission_level"] = "CAN_MANAGE_RUN"
+    return item
+
+
 KIND = declare(
     name="JobPermissions",
     provider=JobPermissionsProvider,
@@ -96,6 +104,7 @@ KIND = declare(
     summary="the declared access-control entries of one job",
     import_id="job id",
     inventory=_job_permissions,
+    drill=DrillChange(_drill_change),
 )
 
 __all__ = [

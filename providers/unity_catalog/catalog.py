@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 from pydantic import BaseModel, ConfigDict, StrictBool, field_validator
 
 from providers.client import WorkspaceError, is_gone
-from providers.core.kind import Adoption, always, declare
+from providers.core.kind import Adoption, DrillChange, always, appended_to, declare
 from providers.core.lifecycle import Spec, WorkspaceProvider
 from providers.unity_catalog.catalogs_api import CatalogsApi
 from providers.unity_catalog.schemas_api import SchemasApi
@@ -240,6 +240,13 @@ def _delete_default_schema(client: WorkspaceClient, catalog: str) -> None:
             raise
 
 
+def _drill_change(catalog: dict[str, Any]) -> dict[str, Any]:
+    """Its comment and a property: an update in place."""
+    catalog = appended_to("comment").changed(catalog)
+    catalog["properties"] = {**catalog.get("properties", {}), "drill": "updated"}
+    return catalog
+
+
 KIND = declare(
     name="Catalog",
     provider=CatalogProvider,
@@ -258,4 +265,5 @@ KIND = declare(
     # An adopted catalog leaves its isolation mode to a CatalogBinding (which adoption
     # writes for every catalog that is isolated or bound).
     adoption=Adoption(leaves_out={"isolation_mode": always}),
+    drill=DrillChange(_drill_change),
 )

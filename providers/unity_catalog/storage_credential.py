@@ -27,7 +27,7 @@ from pydantic import BaseModel, ConfigDict, StrictBool, field_validator
 from providers.client import AlreadyExists, NotFound
 from providers.core.create_or_adopt import create_or_adopt
 from providers.core.digest import digest, same_value
-from providers.core.kind import Adoption, declare
+from providers.core.kind import Adoption, appended_to, declare
 from providers.core.lifecycle import (
     KeyedDiffResult,
     Spec,
@@ -268,4 +268,5 @@ KIND = declare(
     inventory=lambda client: (
         (str(c["name"]), str(c["name"])) for c in StorageCredentialsApi(client).list()
     ),
+    drill=appended_to("comment"),
 )

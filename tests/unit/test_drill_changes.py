@@ -74,3 +74,8 @@ def test_the_drill_change_is_a_valid_update_of_the_same_resources(kind: Kind) ->
     # The changed list breaks no rule the declared one keeps (both lack the connection, and
     # the local stack's secrets are read decrypted).
     assert problems({**values, key: changed}) == problems(values)
+
+
+def test_the_update_of_a_kind_without_a_change_is_refused_by_name() -> None:
+    with pytest.raises(ValueError, match=r"^no drill change declared for jobRuns: "):
+        updated({"jobs": [], "jobRuns": [{"name": "smoke", "job": "nightly-etl"}]})

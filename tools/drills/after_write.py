@@ -134,8 +134,12 @@ def undrilled_kinds() -> tuple[str, ...]:
 
 
 def updated(objects: dict[str, Any]) -> dict[str, Any]:
-    """Every declared object changed in place: names and keys kept, a field changed."""
+    """Every declared object changed as its kind declares (`DrillChange`): names kept, a
+    setting changed."""
     changes = drill_changes()
+    if undeclared := [kind for kind in objects if kind not in changes]:
+        raise ValueError(f"no drill change declared for {', '.join(undeclared)}: "
+                         "see without_drill_change()")
     return {kind: [changes[kind].changed(item) for item in items]
             for kind, items in objects.items()}
 

@@ -39,7 +39,7 @@ from providers.access.acl import (
 from providers.compute.cluster_policies_api import ClusterPoliciesApi
 from providers.compute.clusters_api import ClustersApi
 from providers.core import import_ids
-from providers.core.kind import declare
+from providers.core.kind import DrillChange, declare
 from providers.workspace.repos_api import ReposApi
 
 if TYPE_CHECKING:
@@ -91,6 +91,14 @@ def import_id_problem(id_: str) -> str | None:
     return None
 
 
+def _drill_change(item: dict[str, Any]) -> dict[str, Any]:
+    """Who may attach to a cluster may restart it too (other objects' entries kept)."""
+    for entry in item["access_controls"]:
+        if entry["permission_level"] == "CAN_ATTACH_TO":
+            entry["permission_level"] = "CAN_RESTART"
+    return item
+
+
 KIND = declare(
     name="Permissions",
     provider=PermissionsProvider,
@@ -104,4 +112,5 @@ KIND = declare(
     # A path may name a folder, notebook or file of the stack: made before, deleted after.
     after=("directories", "notebooks", "workspaceFiles"),
     inventory=_object_permissions,
+    drill=DrillChange(_drill_change),
 )

@@ -33,7 +33,7 @@ from providers.compute.rules import COMPUTE_RULES, cluster_problems, library_pro
 from providers.compute.run_states import DEFAULT_TIMEOUT_SECONDS, ClusterStateError, converge
 from providers.core import import_ids
 from providers.core.create_or_adopt import DEPLOYMENT_TAG_KEY, create_or_adopt, imported_untagged
-from providers.core.kind import DEPLOYMENT_TAG, Adoption, Reference, always, declare
+from providers.core.kind import DEPLOYMENT_TAG, Adoption, DrillChange, Reference, always, declare
 from providers.core.lifecycle import KeyedDiffResult, Spec, WorkspaceProvider, spec_changes
 from providers.core.polling import Deadline, Progress
 from providers.core.sdk_schema import ClassRules, model_of
@@ -396,5 +396,11 @@ KIND = declare(
                 observed.get("driver_node_type_id") == observed.get("node_type_id")
             ),
         },
+    ),
+    drill=DrillChange(
+        lambda cluster: {
+            **cluster,
+            "autotermination_minutes": cluster.get("autotermination_minutes", 20) + 10,
+        }
     ),
 )

@@ -27,7 +27,7 @@ from providers.compute.cluster_policies_api import ClusterPoliciesApi
 from providers.compute.rules import COMPUTE_RULES, library_problems
 from providers.core import import_ids
 from providers.core.create_or_adopt import create_or_adopt
-from providers.core.kind import Adoption, declare
+from providers.core.kind import Adoption, DrillChange, declare
 from providers.core.lifecycle import Spec, WorkspaceProvider, spec_changes
 from providers.core.sdk_schema import ClassRules, model_of
 
@@ -241,5 +241,10 @@ KIND = declare(
     adoption=Adoption(
         # A policy of a family shows the family's definition merged: not its own.
         leaves_out={"definition": lambda observed, _: "policy_family_id" in observed},
+    ),
+    drill=DrillChange(
+        lambda policy: {
+            **policy, "max_clusters_per_user": policy.get("max_clusters_per_user", 1) + 1
+        }
     ),
 )

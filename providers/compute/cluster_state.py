@@ -98,4 +98,5 @@ KIND = declare(
     doc="docs/actions.md",
     summary="an action: holds an existing cluster RUNNING or TERMINATED",
     stack_output=("cluster_states", lambda resource: resource.state),
+    action="holds an existing cluster RUNNING or TERMINATED",
 )

@@ -29,7 +29,7 @@ from providers.client import AlreadyExists
 from providers.compute.instance_pools_api import InstancePoolsApi
 from providers.core import import_ids
 from providers.core.create_or_adopt import create_or_adopt
-from providers.core.kind import Adoption, declare
+from providers.core.kind import Adoption, DrillChange, declare
 from providers.core.lifecycle import Spec, WorkspaceProvider, spec_changes
 
 if TYPE_CHECKING:
@@ -248,5 +248,8 @@ KIND = declare(
             "enable_elastic_disk": lambda observed, _: observed.get("enable_elastic_disk") is True,
             "min_idle_instances": lambda observed, _: observed.get("min_idle_instances") == 0,
         },
+    ),
+    drill=DrillChange(
+        lambda pool: {**pool, "max_capacity": pool.get("max_capacity", 9) + 1}
     ),
 )

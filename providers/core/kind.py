@@ -22,7 +22,8 @@ Everything else derives from the declaration: the resource class (type token
 classes (dataclasses generated from the input model on first use, nested models included,
 every field a `pulumi.Input`), the provider's `computed_keys`, the stack-config list key,
 the identity fields two items of that list may not share, the references from one list to
-another, whether the kind can be imported, and its row in the docs table.
+another, whether the kind can be imported, its row in the docs table, and what the after-write drill
+changes in an item of it (`drill=`, or `action=` for a kind that makes no object).
 
 The provider code travels in a program's requests as the kind's module and name
 (`ProviderOf`), which the provider host turns back into the provider.
@@ -165,6 +166,31 @@ class Adoption:
     content: Callable[[Any, str, Mapping[str, Any]], tuple[str, bytes]] | None = None
 
 
+@dataclass(frozen=True)
+class DrillChange:
+    """What the after-write drill (tools/drills/after_write.py) changes in a stack-config item
+    of the kind, to prove that an update converges when the service fails after applying it.
+
+    `change(item)` gets a copy of the item (its own to alter) and returns the item changed:
+    one setting or more another value, its `name` kept, so that the next `up` updates that
+    resource in place (or replaces it, where that setting forces one). The drill then checks
+    that the workspace holds exactly the changed items. The kinds of the local stack are
+    drilled against the emulator, whose initial data the changes may name (another user,
+    workspace or branch).
+    """
+
+    change: Callable[[dict[str, Any]], dict[str, Any]]
+
+    def changed(self, item: Mapping[str, Any]) -> dict[str, Any]:
+        return self.change(copy.deepcopy(dict(item)))
+
+
+def appended_to(key: str, suffix: str = " (updated)") -> DrillChange:
+    """The drill change of a kind whose text setting `key` (a comment, a display name) is
+    updated in place: `suffix` appended to it (to nothing where the item leaves it out)."""
+    return DrillChange(lambda item: {**item, key: f"{item.get(key) or ''}{suffix}"})
+
+
 def always(observed: Any, computed: Any) -> bool:
     """An `Adoption.leaves_out` test for a setting no adopted item declares."""
     return True
@@ -214,6 +240,12 @@ class Kind:
     # What is wrong with an import id of the kind (None: nothing), judged before any
     # request (providers/core/import_ids.py): a numeric id, a workspace path, one URL segment.
     import_id_rule: ImportIdRule = no_dot_segments
+    # What the after-write drill changes in an item of the kind; None only for an action.
+    drill: DrillChange | None = None
+    # What an action does, in words ("runs a job"): a kind that makes no object of its own
+    # but acts on the workspace when created or changed, so nothing is left afterwards for
+    # an inventory to find, change or delete. None: the kind makes an object.
+    action: str | None = None
     resource: type[KindResource] = field(init=False)
 
     def import_id_problem(self, id_: str) -> str | None:
@@ -350,7 +382,14 @@ def declare(
     adoption: Adoption | None = None,
     shown: Mapping[str, type] | None = None,
     import_id_rule: ImportIdRule = no_dot_segments,
+    drill: DrillChange | None = None,
+    action: str | None = None,
 ) -> Kind:
+    if drill is not None and action is not None:
+        raise ValueError(
+            f"{name}: an action ({action}) leaves no object for the after-write drill to "
+            "change: declare drill= or action=, not both"
+        )
     kind = Kind(
         name=name,
         provider=provider,
@@ -372,6 +411,8 @@ def declare(
         adoption=adoption or Adoption(),
         shown=dict(shown or {}),
         import_id_rule=import_id_rule,
+        drill=drill,
+        action=action,
     )
     object.__setattr__(kind, "resource", _resource_class(kind))
     provider.computed_keys = kind.computed_keys

@@ -39,7 +39,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validat
 
 from providers.client import Connection, WorkspaceError, is_gone
 from providers.client.auth_type import AuthType
-from providers.core.kind import Adoption, Reference, declare
+from providers.core.kind import Adoption, DrillChange, Reference, declare
 from providers.core.lifecycle import (
     CONNECTION_KEY,
     KeyedDiffResult,
@@ -417,6 +417,18 @@ def replaced_words(lost: list[str]) -> str:
     )
 
 
+def _drill_change(rule_set: dict[str, Any]) -> dict[str, Any]:
+    """The manager role for the workspace's `admins` group added, or taken away where the
+    rule set grants it already: an update in place."""
+    rules = rule_set.get("grant_rules") or []
+    manager = "roles/servicePrincipal.manager"
+    if any(rule["role"] == manager for rule in rules):
+        rule_set["grant_rules"] = [rule for rule in rules if rule["role"] != manager]
+    else:
+        rule_set["grant_rules"] = [*rules, {"role": manager, "principals": ["groups/admins"]}]
+    return rule_set
+
+
 KIND = declare(
     name="AccessControlRuleSet",
     provider=AccessControlRuleSetProvider,
@@ -437,4 +449,5 @@ KIND = declare(
     # left out like the principal.
     inventory=lambda client: rule_sets_with_rules(client),
     adoption=Adoption(principal_of=application_of),
+    drill=DrillChange(_drill_change),
 )

@@ -17,7 +17,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict
 from providers.client import AlreadyExists
 from providers.core import import_ids
 from providers.core.create_or_adopt import create_or_adopt
-from providers.core.kind import declare
+from providers.core.kind import DrillChange, declare
 from providers.core.lifecycle import Spec, WorkspaceProvider
 from providers.core.validators import no_duplicates, not_blank
 from providers.identity.groups_api import GroupsApi
@@ -143,5 +143,13 @@ KIND = declare(
         (str(g["id"]), str(g.get("displayName", "")))
         for g in GroupsApi(client).list()
         if g.get("displayName") not in SYSTEM_GROUPS
+    ),
+    drill=DrillChange(
+        lambda group: {
+            **group,
+            "entitlements": [
+                e for e in group.get("entitlements", []) if e != "databricks-sql-access"
+            ],
+        }
     ),
 )

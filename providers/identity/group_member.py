@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import pulumi
 from pydantic import BaseModel, ConfigDict, ValidationInfo, field_validator
 
-from providers.core.kind import Adoption, Lookup, Reference, declare
+from providers.core.kind import Adoption, DrillChange, Lookup, Reference, declare
 from providers.core.lifecycle import Spec, WorkspaceProvider
 from providers.identity.groups_api import GroupsApi
 
@@ -121,6 +121,10 @@ def _group_members(client: Any) -> Any:
             yield f"{group['id']}|{member['value']}", f"{group_name}: {member_name}"
 
 
+# Another user of the emulator's initial data (workspace_emulator/initial_data.json).
+DRILL_USER = "alice@example.com"
+
+
 KIND = declare(
     name="GroupMember",
     provider=GroupMemberProvider,
@@ -138,4 +142,6 @@ KIND = declare(
     stack_output=("group_members", lambda resource: resource.id),
     inventory=_group_members,
     adoption=Adoption(principal_of=lambda id_: id_.rpartition("|")[2]),
+    # A replacement: out of the group, then the other user in.
+    drill=DrillChange(lambda member: {**member, "user": DRILL_USER}),
 )

@@ -28,7 +28,7 @@ from providers.client.listing import TOO_MANY, Listing
 from providers.client.process import Store
 from providers.core import import_ids
 from providers.core.create_or_adopt import create_or_adopt
-from providers.core.kind import Adoption, always, declare
+from providers.core.kind import Adoption, DrillChange, always, declare
 from providers.core.lifecycle import KeyedDiffResult, Spec, WorkspaceProvider, contains_unknown
 from providers.core.validators import no_duplicates, not_blank
 from providers.identity.principal_by_name import create_by_display_name
@@ -239,6 +239,15 @@ def same_guid(declared: Any, recorded: Any) -> bool:
     return isinstance(recorded, str) and str(declared).lower() == recorded.lower()
 
 
+def _drill_change(principal: dict[str, Any]) -> dict[str, Any]:
+    """The display name, and no more cluster creation: an update in place."""
+    principal["display_name"] = f"{principal.get('display_name') or principal['name']}-updated"
+    principal["entitlements"] = [
+        e for e in principal.get("entitlements", []) if e != "allow-cluster-create"
+    ]
+    return principal
+
+
 KIND = declare(
     name="ServicePrincipal",
     provider=ServicePrincipalProvider,
@@ -267,4 +276,5 @@ KIND = declare(
             ("group_member", f"{group}|{id_}") for group in recorded.get("groups") or ()
         ],
     ),
+    drill=DrillChange(_drill_change),
 )

@@ -28,7 +28,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict
 from providers.client import WorkspaceError
 from providers.core.create_or_adopt import create_or_adopt, is_uncertain_create_outcome
 from providers.core.ids import canonical_id
-from providers.core.kind import Adoption, Reference, declare
+from providers.core.kind import Adoption, DrillChange, Reference, declare
 from providers.core.lifecycle import Spec, WorkspaceProvider
 from providers.identity.service_principal_secrets_api import (
     INVALID_RESPONSE,
@@ -206,6 +206,10 @@ def _principal_secrets(client: Any) -> Any:
             yield f"{principal['id']}/{secret['id']}", f"{name}: {secret['id']}"
 
 
+# Another lifetime (29 days) replaces the secret: a new one, then the old one deleted.
+DRILL_LIFETIME = "2505600s"
+
+
 KIND = declare(
     name="ServicePrincipalSecret",
     provider=ServicePrincipalSecretProvider,
@@ -231,4 +235,5 @@ KIND = declare(
     stack_output=("service_principal_secrets", _principal_secret_output),
     inventory=_principal_secrets,
     adoption=Adoption(principal_of=lambda id_: id_.split("/", 1)[0]),
+    drill=DrillChange(lambda item: {**item, "lifetime": DRILL_LIFETIME}),
 )

@@ -29,7 +29,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, StrictBool
 from providers.client import AlreadyExists
 from providers.core import import_ids
 from providers.core.create_or_adopt import create_or_adopt
-from providers.core.kind import Adoption, declare
+from providers.core.kind import Adoption, DrillChange, declare
 from providers.core.lifecycle import KeyedDiffResult, Spec, WorkspaceProvider, contains_unknown
 from providers.core.validators import no_duplicates, not_blank
 from providers.identity.scim_fields import Entitlement
@@ -180,4 +180,9 @@ KIND = declare(
         (str(u["id"]), str(u.get("userName", ""))) for u in UsersApi(client).list()
     ),
     adoption=Adoption(from_outputs=("user_name",)),
+    drill=DrillChange(
+        lambda user: {
+            **user, "display_name": f"{user.get('display_name') or user['user_name']}-updated"
+        }
+    ),
 )

@@ -42,7 +42,7 @@ from providers.client.process import Store
 from providers.core import import_ids
 from providers.core.create_or_adopt import DEPLOYMENT_TAG_KEY, create_or_adopt, imported_untagged
 from providers.core.ids import parse_int64_id
-from providers.core.kind import DEPLOYMENT_TAG, Adoption, Reference, declare
+from providers.core.kind import DEPLOYMENT_TAG, Adoption, DrillChange, Reference, declare
 from providers.core.lifecycle import (
     ModelAt,
     Spec,
@@ -496,6 +496,13 @@ _COMPUTE_BY_ITEM: dict[str, Reference] = {
 }
 
 
+def _drill_change(job: dict[str, Any]) -> dict[str, Any]:
+    """One more concurrent run and a tag: an update in place."""
+    job["max_concurrent_runs"] = job.get("max_concurrent_runs", 1) + 1
+    job["tags"] = {**job.get("tags", {}), "drill": "updated"}
+    return job
+
+
 KIND = declare(
     name="Job",
     provider=JobProvider,
@@ -523,4 +530,5 @@ KIND = declare(
         "InitScriptArgs": "InitScriptInfoArgs",
         "PypiLibraryArgs": "PythonPyPiLibraryArgs",
     },
+    drill=DrillChange(_drill_change),
 )

@@ -24,7 +24,7 @@ from providers.access.acl import (
 )
 from providers.core import import_ids
 from providers.core.ids import IntId, parse_int64_id
-from providers.core.kind import Reference, declare
+from providers.core.kind import DrillChange, Reference, declare
 from providers.core.lifecycle import Spec
 from providers.jobs.job_permissions_api import job_permissions_api
 from providers.jobs.jobs_api import JobsApi
@@ -87,6 +87,14 @@ def _job_permissions(client: Any) -> Any:
             yield job_id, (job.get("settings") or {}).get("name") or job_id
 
 
+def _drill_change(item: dict[str, Any]) -> dict[str, Any]:
+    """Who may view the job may run it too."""
+    for entry in item["access_controls"]:
+        if entry["permission_level"] == "CAN_VIEW":
+            entry["permission_level"] = "CAN_MANAGE_RUN"
+    return item
+
+
 KIND = declare(
     name="JobPermissions",
     provider=JobPermissionsProvider,
@@ -98,6 +106,7 @@ KIND = declare(
     import_id="job id",
     import_id_rule=import_ids.numeric,
     inventory=_job_permissions,
+    drill=DrillChange(_drill_change),
 )
 
 __all__ = [

@@ -231,4 +231,5 @@ KIND = declare(
     doc="docs/actions.md",
     summary="an action: one run of a job, started and waited for",
     stack_output=("job_runs", _job_run_output),
+    action="runs a job and waits for its result",
 )

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from pydantic import BaseModel, ConfigDict, field_validator, model_validator
 
 from providers.core.digest import digest, same_value
-from providers.core.kind import Reference, declare
+from providers.core.kind import Reference, appended_to, declare
 from providers.core.lifecycle import KeyedDiffResult, Spec, WorkspaceProvider, contains_unknown
 from providers.secrets.names import scope_name, scope_names
 from providers.secrets.secrets_api import SecretsApi
@@ -184,4 +184,5 @@ KIND = declare(
     import_id="<scope>/<key>",
     secrets=(*SECRET_VALUE_FIELDS, SECRET_DIGEST_KEY),
     inventory=_secrets,
+    drill=appended_to("string_value", "-updated"),
 )

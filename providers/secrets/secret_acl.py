@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, field_validator
 
-from providers.core.kind import Adoption, Reference, declare
+from providers.core.kind import Adoption, DrillChange, Reference, declare
 from providers.core.lifecycle import Spec, WorkspaceProvider
 from providers.secrets.names import scope_name, scope_names
 from providers.secrets.secrets_api import SecretsApi
@@ -91,4 +91,7 @@ KIND = declare(
     inventory=_secret_acls,
     # The principal an ACL names: a user name or an application id, never a SCIM id.
     adoption=Adoption(principal_of=lambda id_: id_.split("/", 1)[1]),
+    drill=DrillChange(
+        lambda acl: {**acl, "permission": "READ" if acl.get("permission") == "WRITE" else "WRITE"}
+    ),
 )

@@ -18,7 +18,7 @@ from providers.client.listing import Listing
 from providers.client.process import Store
 from providers.core import import_ids
 from providers.core.create_or_adopt import create_or_adopt
-from providers.core.kind import Adoption, declare
+from providers.core.kind import Adoption, DrillChange, declare
 from providers.core.lifecycle import Spec, WorkspaceProvider
 from providers.secrets.names import SCOPE_NAME
 from providers.secrets.secret_scopes_api import KeyVault, SecretScopesApi
@@ -154,6 +154,14 @@ def _users_manage_acl(id_: str, recorded: Mapping[str, Any]) -> list[tuple[str, 
     return []
 
 
+def _drill_change(scope: dict[str, Any]) -> dict[str, Any]:
+    """A plain scope's first manager (a replacement: every change replaces a scope); a key
+    vault scope's settings are its vault's, left as they are."""
+    if "keyvault" not in scope:
+        scope["initial_manage_principal"] = "users"
+    return scope
+
+
 KIND = declare(
     name="SecretScope",
     provider=SecretScopeProvider,
@@ -169,4 +177,5 @@ KIND = declare(
         (str(scope["name"]), str(scope["name"])) for scope in SecretScopesApi(client).list()
     ),
     adoption=Adoption(makes=_users_manage_acl),
+    drill=DrillChange(_drill_change),
 )

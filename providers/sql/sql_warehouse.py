@@ -26,7 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictBool, field_validator
 from providers.client import AlreadyExists
 from providers.core import import_ids
 from providers.core.create_or_adopt import create_or_adopt
-from providers.core.kind import Adoption, always, declare
+from providers.core.kind import Adoption, DrillChange, always, declare
 from providers.core.lifecycle import KeyedDiffResult, Spec, WorkspaceProvider, spec_changes
 from providers.core.polling import drive_to_state
 from providers.sql.sql_warehouses_api import SqlWarehousesApi
@@ -344,5 +344,10 @@ KIND = declare(
             # Where it is now, not a setting: declared, the stack would start or stop it.
             "state": always,
         },
+    ),
+    drill=DrillChange(
+        lambda warehouse: {
+            **warehouse, "auto_stop_mins": warehouse.get("auto_stop_mins", 10) + 10
+        }
     ),
 )

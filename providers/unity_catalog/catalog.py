@@ -23,7 +23,7 @@ from pydantic import BaseModel, ConfigDict, StrictBool, field_validator
 
 from providers.client import WorkspaceError, is_gone
 from providers.core import import_ids
-from providers.core.kind import Adoption, always, declare
+from providers.core.kind import Adoption, DrillChange, always, appended_to, declare
 from providers.core.lifecycle import Spec, WorkspaceProvider
 from providers.unity_catalog.catalogs_api import CatalogsApi
 from providers.unity_catalog.schemas_api import SchemasApi
@@ -241,6 +241,13 @@ def _delete_default_schema(client: WorkspaceClient, catalog: str) -> None:
             raise
 
 
+def _drill_change(catalog: dict[str, Any]) -> dict[str, Any]:
+    """Its comment and a property: an update in place."""
+    catalog = appended_to("comment").changed(catalog)
+    catalog["properties"] = {**catalog.get("properties", {}), "drill": "updated"}
+    return catalog
+
+
 KIND = declare(
     name="Catalog",
     provider=CatalogProvider,
@@ -260,4 +267,5 @@ KIND = declare(
     # An adopted catalog leaves its isolation mode to a CatalogBinding (which adoption
     # writes for every catalog that is isolated or bound).
     adoption=Adoption(leaves_out={"isolation_mode": always}),
+    drill=DrillChange(_drill_change),
 )

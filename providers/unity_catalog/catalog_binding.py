@@ -24,7 +24,7 @@ from pydantic import BaseModel, ConfigDict, ValidationInfo, field_validator
 
 from providers.client import NotFound
 from providers.core.ids import Int64Id
-from providers.core.kind import declare
+from providers.core.kind import DrillChange, declare
 from providers.core.lifecycle import Spec, WorkspaceProvider, undone_on_failure
 from providers.unity_catalog.bindings_api import BindingsApi
 from providers.unity_catalog.catalogs_api import CatalogsApi
@@ -352,6 +352,10 @@ def _bound_catalogs(client: Any) -> Any:
                 yield id_of(kind, name), id_of(kind, name)
 
 
+# Another workspace of the emulator's initial data (workspace_emulator/initial_data.json).
+DRILL_WORKSPACE_ID = "2345678901234567"
+
+
 KIND = declare(
     name="CatalogBinding",
     provider=CatalogBindingProvider,
@@ -365,4 +369,7 @@ KIND = declare(
     import_id="catalog name, or <securable type>/<name>",
     stack_output=("catalog_bindings", lambda resource: resource.id),
     inventory=_bound_catalogs,
+    drill=DrillChange(
+        lambda item: {**item, "bindings": [*item["bindings"], {"workspace_id": DRILL_WORKSPACE_ID}]}
+    ),
 )

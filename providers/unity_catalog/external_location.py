@@ -24,7 +24,7 @@ from pydantic import BaseModel, ConfigDict, StrictBool, field_validator
 from providers.client import AlreadyExists, NotFound
 from providers.core import import_ids
 from providers.core.create_or_adopt import create_or_adopt
-from providers.core.kind import Reference, declare
+from providers.core.kind import Reference, appended_to, declare
 from providers.core.lifecycle import Spec, WorkspaceProvider
 from providers.unity_catalog.credentials import IsolationMode, names_match, not_blank, uc_name
 from providers.unity_catalog.external_locations_api import ExternalLocationsApi
@@ -190,4 +190,5 @@ KIND = declare(
     inventory=lambda client: (
         (str(x["name"]), str(x["name"])) for x in ExternalLocationsApi(client).list()
     ),
+    drill=appended_to("comment"),
 )

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import field_validator
 
-from providers.core.kind import Adoption, declare
+from providers.core.kind import Adoption, DrillChange, declare
 from providers.core.lifecycle import Spec, WorkspaceProvider
 from providers.unity_catalog.grants_api import GrantsApi
 from providers.unity_catalog.securables import (
@@ -159,5 +159,8 @@ KIND = declare(
         # A securable a stack grants on additively is not the audit's to report, nor adopt's
         # to take over whole: its Grants would undo the other stacks' Grant.
         makes=_shared_securable,
+    ),
+    drill=DrillChange(
+        lambda grant: {**grant, "privileges": [*grant["privileges"], "READ_FILES"]}
     ),
 )

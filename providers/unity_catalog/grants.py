@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import pulumi
 from pydantic import BaseModel, ConfigDict, field_validator
 
-from providers.core.kind import declare
+from providers.core.kind import DrillChange, declare
 from providers.core.lifecycle import KeyedDiffResult, Spec, WorkspaceProvider, user_inputs
 from providers.unity_catalog.catalogs_api import CatalogsApi
 from providers.unity_catalog.credentials_api import CredentialsApi
@@ -251,6 +251,16 @@ def _granted_securables(client: Any) -> Any:
                 yield f"{securable_type}/{name}", f"{securable_type} {name}"
 
 
+def _drill_change(item: dict[str, Any]) -> dict[str, Any]:
+    """BROWSE granted to the securable's first principal, and its last principal's last
+    privilege revoked (where it keeps one)."""
+    first, *_, last = item["privilege_assignments"]
+    first["privileges"] = [*first["privileges"], "BROWSE"]
+    if len(last["privileges"]) > 1:
+        last["privileges"] = last["privileges"][:-1]
+    return item
+
+
 KIND = declare(
     name="Grants",
     provider=GrantsProvider,
@@ -261,4 +271,5 @@ KIND = declare(
     summary="every direct privilege on one Unity Catalog securable (authoritative)",
     import_id="<securable type>/<full name>",
     inventory=_granted_securables,
+    drill=DrillChange(_drill_change),
 )

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Annotated, Any, ClassVar
 from pydantic import BaseModel, ConfigDict, StrictBool, field_validator
 
 from providers.client import WorkspaceError
-from providers.core.kind import Reference, declare
+from providers.core.kind import Reference, appended_to, declare
 from providers.core.lifecycle import Spec, WorkspaceProvider
 from providers.unity_catalog.schemas_api import SchemasApi
 from providers.unity_catalog.uc_names import (
@@ -211,4 +211,5 @@ KIND = declare(
     stack_output=("schemas", lambda resource: resource.id),
     defaults={"force_destroy": False},
     inventory=lambda client: ((name, name) for name in schema_full_names(client)),
+    drill=appended_to("comment"),
 )

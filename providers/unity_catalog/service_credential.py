@@ -37,7 +37,7 @@ from pydantic import BaseModel, ConfigDict, StrictBool, field_validator
 from providers.client import AlreadyExists, NotFound
 from providers.core import import_ids
 from providers.core.create_or_adopt import create_or_adopt
-from providers.core.kind import Adoption, declare
+from providers.core.kind import Adoption, appended_to, declare
 from providers.core.lifecycle import Spec, WorkspaceProvider
 from providers.unity_catalog.credentials import (
     AwsIamRoleModel,
@@ -263,4 +263,5 @@ KIND = declare(
     inventory=lambda client: (
         (str(c["name"]), str(c["name"])) for c in CredentialsApi(client).list(PURPOSE)
     ),
+    drill=appended_to("comment"),
 )

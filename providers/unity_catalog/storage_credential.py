@@ -28,7 +28,7 @@ from providers.client import AlreadyExists, NotFound
 from providers.core import import_ids
 from providers.core.create_or_adopt import create_or_adopt
 from providers.core.digest import digest, same_value
-from providers.core.kind import Adoption, declare
+from providers.core.kind import Adoption, appended_to, declare
 from providers.core.lifecycle import (
     KeyedDiffResult,
     Spec,
@@ -270,4 +270,5 @@ KIND = declare(
     inventory=lambda client: (
         (str(c["name"]), str(c["name"])) for c in StorageCredentialsApi(client).list()
     ),
+    drill=appended_to("comment"),
 )

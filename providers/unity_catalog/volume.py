@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal
 from pydantic import BaseModel, ConfigDict, field_validator
 
 from providers.client import WorkspaceError
-from providers.core.kind import Reference, declare
+from providers.core.kind import Reference, appended_to, declare
 from providers.core.lifecycle import Spec, WorkspaceProvider
 from providers.unity_catalog.uc_names import (
     KEPT_WHEN_LEFT_OUT,
@@ -217,4 +217,5 @@ KIND = declare(
     import_id="full name, catalog.schema.volume",
     stack_output=("volumes", lambda resource: resource.id),
     inventory=lambda client: ((name, name) for name in volume_full_names(client)),
+    drill=appended_to("comment"),
 )

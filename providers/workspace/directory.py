@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Annotated, Any, ClassVar
 from pydantic import AfterValidator, BaseModel, ConfigDict, StrictBool
 
 from providers.client import NotFound, WorkspaceError
-from providers.core.kind import declare
+from providers.core.kind import DrillChange, declare
 from providers.core.lifecycle import Spec, WorkspaceProvider
 from providers.workspace.workspace_objects import (
     canonical_path,
@@ -171,4 +171,8 @@ KIND = declare(
     defaults={"delete_recursive": False},
     # Empty folders only: a folder holding anything is made by what it holds.
     inventory=lambda client: stack_objects(client, "DIRECTORY"),
+    # A folder's one setting is the state's own (how its delete goes): no call is made.
+    drill=DrillChange(
+        lambda folder: {**folder, "delete_recursive": not folder.get("delete_recursive", False)}
+    ),
 )

@@ -27,7 +27,7 @@ from providers.client import AlreadyExists
 from providers.core import import_ids
 from providers.core.create_or_adopt import create_or_adopt
 from providers.core.digest import digest, same_value
-from providers.core.kind import Adoption, declare
+from providers.core.kind import Adoption, appended_to, declare
 from providers.core.lifecycle import KeyedDiffResult, Spec, WorkspaceProvider, contains_unknown
 from providers.core.validators import not_blank
 from providers.workspace.git import GIT_PROVIDERS
@@ -222,4 +222,5 @@ KIND = declare(
         (str(c["credential_id"]), str(c.get("git_provider") or ""))
         for c in GitCredentialsApi(client).list()
     ),
+    drill=appended_to("git_username", "-updated"),
 )

@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, StrictBool, field_validator
 from providers.client import InvalidState
 from providers.core import import_ids
 from providers.core.create_or_adopt import create_or_adopt
-from providers.core.kind import declare
+from providers.core.kind import DrillChange, declare
 from providers.core.lifecycle import Spec, WorkspaceProvider
 from providers.core.validators import not_blank
 from providers.workspace.ip_access_lists_api import IpAccessListsApi
@@ -154,6 +154,10 @@ def _explained() -> Iterator[None]:
         raise
 
 
+# An address range for documentation (RFC 5737) the drill adds to a list.
+DRILL_ADDRESS = "198.51.100.0/24"
+
+
 KIND = declare(
     name="IpAccessList",
     provider=IpAccessListProvider,
@@ -168,5 +172,8 @@ KIND = declare(
     inventory=lambda client: (
         (str(item["list_id"]), str(item.get("label", "")))
         for item in IpAccessListsApi(client).list()
+    ),
+    drill=DrillChange(
+        lambda item: {**item, "ip_addresses": [*item["ip_addresses"], DRILL_ADDRESS]}
     ),
 )

@@ -19,7 +19,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationInf
 from providers.client import AlreadyExists
 from providers.core import import_ids
 from providers.core.create_or_adopt import create_or_adopt
-from providers.core.kind import declare
+from providers.core.kind import DrillChange, declare
 from providers.core.lifecycle import KeyedDiffResult, Spec, WorkspaceProvider, undone_on_failure
 from providers.core.validators import no_duplicates, not_blank
 from providers.workspace.git import GIT_PROVIDERS, ref_name_problem, same_workspace_path
@@ -208,6 +208,16 @@ class RepoProvider(WorkspaceProvider):
         return spec
 
 
+# A branch of the emulator's initial repo (workspace_emulator/initial_data.json).
+DRILL_BRANCH = "develop"
+
+
+def _drill_change(repo: dict[str, Any]) -> dict[str, Any]:
+    """From a tag (or a branch) to another branch: a checkout, an update in place."""
+    repo.pop("tag", None)
+    return {**repo, "branch": DRILL_BRANCH}
+
+
 KIND = declare(
     name="Repo",
     provider=RepoProvider,
@@ -224,4 +234,5 @@ KIND = declare(
     inventory=lambda client: (
         (str(r["id"]), str(r.get("path", ""))) for r in ReposApi(client).list()
     ),
+    drill=DrillChange(_drill_change),
 )

@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validat
 from providers.client import InvalidParameter, NotFound
 from providers.core import import_ids
 from providers.core.ids import Int64Id
-from providers.core.kind import Adoption, declare
+from providers.core.kind import Adoption, DrillChange, declare
 from providers.core.lifecycle import Spec, WorkspaceProvider, undone_on_failure
 from providers.workspace.git import ref_name_problem, same_workspace_path
 from providers.workspace.repos_api import REPOS_PATH, ReposApi
@@ -165,6 +165,10 @@ def _repos(client: Any) -> Any:
     return ((str(r["id"]), str(r.get("path", ""))) for r in ReposApi(client).list())
 
 
+# A remote branch of the emulator's initial repo (workspace_emulator/initial_data.json).
+DRILL_BRANCH = "release/2024.06"
+
+
 KIND = declare(
     name="RepoBranch",
     provider=RepoBranchProvider,
@@ -184,4 +188,5 @@ KIND = declare(
         "adoption and declare {repo_id, branch} in repoBranches yourself, with the repo "
         "id as its import id",
     ),
+    drill=DrillChange(lambda item: {**item, "branch": DRILL_BRANCH}),
 )

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from pydantic import BaseModel, ConfigDict, StrictStr, field_validator
 
 from providers.client import InvalidState
-from providers.core.kind import declare
+from providers.core.kind import DrillChange, declare
 from providers.core.lifecycle import Spec, WorkspaceProvider
 from providers.workspace.workspace_conf_api import WorkspaceConfApi
 
@@ -208,4 +208,7 @@ KIND = declare(
     import_id=f"{CONF_ID}, or a comma-separated list of keys",
     after=("ipAccessLists",),  # lists that hold the deployment's address, before the switch
     inventory=_changed,
+    drill=DrillChange(
+        lambda conf: {**conf, "settings": {**conf["settings"], "maxTokenLifetimeDays": "90"}}
+    ),
 )

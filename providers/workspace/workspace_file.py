@@ -12,6 +12,7 @@ is taken adopts a file there holding the declared bytes (what an interrupted run
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar
 
@@ -19,7 +20,7 @@ from pulumi.dynamic import CheckResult
 from pydantic import AfterValidator, BaseModel, ConfigDict
 
 from providers.client import NotFound
-from providers.core.kind import Adoption, always, declare
+from providers.core.kind import Adoption, DrillChange, always, declare
 from providers.core.lifecycle import Spec, WorkspaceProvider, contains_unknown, user_inputs
 from providers.workspace.workspace_objects import (
     canonical_path,
@@ -158,6 +159,17 @@ class WorkspaceFileProvider(WorkspaceProvider):
         }
 
 
+# What the drill's update uploads inline in place of a file's bytes: another digest, the
+# same path.
+DRILL_CONTENT = b'{"updated by": "the after-write drill"}\n'
+
+
+def _drill_change(file: dict[str, Any]) -> dict[str, Any]:
+    for key in ("source", "content_sha256"):
+        file.pop(key, None)
+    return {**file, "content_base64": base64.b64encode(DRILL_CONTENT).decode()}
+
+
 KIND = declare(
     name="WorkspaceFile",
     provider=WorkspaceFileProvider,
@@ -175,4 +187,5 @@ KIND = declare(
     inventory=lambda client: stack_objects(client, "FILE"),
     # The bytes go into a file of the project at the file's own path.
     adoption=Adoption(content=exported_bytes, leaves_out={"content_sha256": always}),
+    drill=DrillChange(_drill_change),
 )

@@ -1,72 +1,155 @@
-"""A kind is declared once and registered in one place: a small extra kind, registered by
-this test, is found by the flat surface, the provider host, the stack's config rules, the
-audit, adoption, the drills' judge and the docs tables, with nothing else written for it."""
+"""A kind is declared once and registered in one place: a throwaway API domain outside the
+`providers` package (a package written to a temporary folder on `sys.path`), whose kind is
+registered by this test, is found by the flat surface, the provider host, the stack's config
+rules, the audit, adoption, the drills (their judge and the after-write drill's update) and
+the docs tables, with nothing else written for it."""
 
 from __future__ import annotations
 
+import importlib
+import sys
+import textwrap
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, cast
 
 import pytest
-from pydantic import BaseModel, ConfigDict, Field
 
 import providers
 from providers.client import WorkspaceClient
 from providers.core.host import kind_of
-from providers.core.kind import Kind, Reference, declare
-from providers.core.lifecycle import WorkspaceProvider
+from providers.core.kind import Kind, provider_in
 from providers.core.registry import by_config_key, kinds, register, unregister
 from stacks import adoption, audit
 from stacks.config_rules import problems
 from tools import kinds_table
-from tools.drills import inventory
+from tools.drills import after_write, inventory
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 WIDGET_URN = "urn:pulumi:dev::workspace::pulumi-python:dynamic/workspace:Widget::w"
+DOMAIN = "throwaway_gadgets"
+
+# The throwaway domain: a package of two kinds, each module ending with its declaration as a
+# kind of `providers/<domain>/` does. Sprocket declares no drill change.
+DOMAIN_MODULES = {
+    "__init__.py": '''
+        """A throwaway API domain: gadgets."""
+    ''',
+    "widget.py": '''
+        from __future__ import annotations
+
+        from typing import Any
+
+        from pydantic import BaseModel, ConfigDict, Field
+
+        from providers.core.kind import DrillChange, Reference, declare
+        from providers.core.lifecycle import WorkspaceProvider
 
 
-class GearModel(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    teeth: int = Field(ge=3)
+        class GearModel(BaseModel):
+            model_config = ConfigDict(extra="forbid")
+            teeth: int = Field(ge=3)
 
 
-class WidgetModel(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    name: str
-    job_id: int | None = None
-    gear: GearModel | None = None
+        class WidgetModel(BaseModel):
+            model_config = ConfigDict(extra="forbid")
+            name: str
+            job_id: int | None = None
+            gear: GearModel | None = None
 
 
-class WidgetProvider(WorkspaceProvider):
-    args_model = WidgetModel
+        class WidgetProvider(WorkspaceProvider):
+            args_model = WidgetModel
 
-    @classmethod
-    def rules(cls, inputs: Any) -> list[tuple[str, str]]:
-        return [("name", "must not be 'forbidden'")] if inputs.get("name") == "forbidden" else []
+            @classmethod
+            def rules(cls, inputs: Any) -> list[tuple[str, str]]:
+                if inputs.get("name") == "forbidden":
+                    return [("name", "must not be 'forbidden'")]
+                return []
 
-
-def make_widget() -> Kind:
-    return declare(
-        name="Widget",
-        provider=WidgetProvider,
-        outputs={"serial": str},
-        config_key="widgets",
-        identity=("name",),
-        references={"job": Reference(target_key="jobs", field="job_id")},
-        doc="docs/widget.md",
-        summary="a widget",
-        import_id="widget name",
-        inventory=lambda client: [("w-1", "first widget")],
-    )
+            def read_object(self, client: Any, id_: str, recorded: Any) -> Any:
+                """The one widget the workspace holds: `w-1`, five teeth."""
+                if id_ != "w-1":
+                    return None
+                return {"name": "first widget", "gear": {"teeth": 5}}, {"serial": "s-1"}
 
 
-@pytest.fixture()
-def widget() -> Iterator[Kind]:
-    kind = make_widget()
+        def _drill_change(widget: dict[str, Any]) -> dict[str, Any]:
+            """One more tooth (a gear of three where it has none)."""
+            teeth = (widget.get("gear") or {}).get("teeth", 2)
+            return {**widget, "gear": {"teeth": teeth + 1}}
+
+
+        KIND = declare(
+            name="Widget",
+            provider=WidgetProvider,
+            outputs={"serial": str},
+            config_key="widgets",
+            identity=("name",),
+            references={"job": Reference(target_key="jobs", field="job_id")},
+            doc="docs/widget.md",
+            summary="a widget",
+            import_id="widget name",
+            inventory=lambda client: [("w-1", "first widget")],
+            drill=DrillChange(_drill_change),
+        )
+    ''',
+    "sprocket.py": '''
+        from pydantic import BaseModel, ConfigDict
+
+        from providers.core.kind import declare
+        from providers.core.lifecycle import WorkspaceProvider
+
+
+        class SprocketModel(BaseModel):
+            model_config = ConfigDict(extra="forbid")
+            name: str
+
+
+        class SprocketProvider(WorkspaceProvider):
+            args_model = SprocketModel
+
+
+        KIND = declare(
+            name="Sprocket",
+            provider=SprocketProvider,
+            config_key="sprockets",
+            doc="docs/sprocket.md",
+            summary="a sprocket",
+        )
+    ''',
+}
+
+
+@pytest.fixture(scope="module")
+def domain(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The throwaway domain's package name, importable while this module's tests run."""
+    root = tmp_path_factory.mktemp("domain")
+    (root / DOMAIN).mkdir()
+    for name, source in DOMAIN_MODULES.items():
+        (root / DOMAIN / name).write_text(textwrap.dedent(source).lstrip())
+    sys.path.insert(0, str(root))
+    yield DOMAIN
+    sys.path.remove(str(root))
+    for module in [m for m in sys.modules if m == DOMAIN or m.startswith(f"{DOMAIN}.")]:
+        del sys.modules[module]
+
+
+def registered(module: str) -> Iterator[Kind]:
+    kind = importlib.import_module(module).KIND
     register(kind)
     yield kind
     unregister(kind)
+
+
+@pytest.fixture()
+def widget(domain: str) -> Iterator[Kind]:
+    yield from registered(f"{domain}.widget")
+
+
+@pytest.fixture()
+def sprocket(domain: str) -> Iterator[Kind]:
+    yield from registered(f"{domain}.sprocket")
 
 
 def test_every_registered_kind_has_one_declaration_and_a_doc_page() -> None:
@@ -104,6 +187,9 @@ def test_generated_args_follow_the_model(widget: Kind) -> None:
 
 def test_the_provider_host_serves_it(widget: Kind) -> None:
     assert kind_of(WIDGET_URN) is widget
+    assert widget.implementation == f"{DOMAIN}.widget"
+    # What a program's request names the provider by, turned back into the provider.
+    assert type(provider_in(widget.implementation, "Widget")) is widget.provider
 
 
 def test_the_stack_config_knows_its_list(widget: Kind) -> None:
@@ -133,6 +219,11 @@ def test_the_audit_lists_its_objects(widget: Kind) -> None:
 
 def test_adoption_takes_it_over(widget: Kind) -> None:
     assert widget in adoption.adoptable_kinds()
+    client = cast(WorkspaceClient, _NoCalls())
+    [candidate] = adoption.candidates(client, widget)
+    assert (candidate.import_id, candidate.display_name) == ("w-1", "first widget")
+    assert candidate.item == {"name": "first widget", "gear": {"teeth": 5}}
+    assert candidate.problem is None
 
 
 def test_the_drills_judge_it_by_its_identity(widget: Kind) -> None:
@@ -143,6 +234,27 @@ def test_the_drills_judge_it_by_its_identity(widget: Kind) -> None:
     )
     verdict = inventory.judge(empty, made, {"widgets": [{"name": "a"}, {"name": "b"}]}, "")
     assert verdict.problems == ["widget b exists 0 times", "widget stray is not declared"]
+
+
+def test_the_after_write_drill_updates_it_as_it_declares(widget: Kind) -> None:
+    assert after_write.drill_changes()["widgets"] is widget.drill
+    assert after_write.drilled_kinds(["widgets", "jobRuns"]) == ("widgets",)
+    declared = {"widgets": [{"name": "a", "gear": {"teeth": 3}}, {"name": "b"}]}
+    assert after_write.updated(declared) == {
+        "widgets": [{"name": "a", "gear": {"teeth": 4}}, {"name": "b", "gear": {"teeth": 3}}]
+    }
+    assert declared["widgets"][0] == {"name": "a", "gear": {"teeth": 3}}  # a copy changed
+    assert after_write.without_drill_change() == []
+
+
+def test_a_kind_without_a_drill_change_is_named_with_where_to_add_it(
+    widget: Kind, sprocket: Kind
+) -> None:
+    assert after_write.without_drill_change() == [
+        "Sprocket: no drill change: add drill=DrillChange(<item -> the item changed>) to the "
+        f"KIND = declare(...) of {DOMAIN}.sprocket (action=... if it makes no object)"
+    ]
+    assert "sprockets" not in after_write.drilled_kinds(["widgets", "sprockets"])
 
 
 def test_the_docs_tables_name_it(widget: Kind) -> None:

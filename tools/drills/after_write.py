@@ -12,7 +12,8 @@ undeclared) and by a second `up --expect-no-changes` (faults still on):
 
 1. create every object of the local stack, of every kind it declares
    (`local_stack.stack_kinds()`; the other drills deploy `SIX_KINDS`);
-2. update every one of them (the `updated` objects below);
+2. update every one of them: each item changed as its kind declares (`drill=` in the
+   kind's `declare(...)`, `updated` below); actions (`action=`: job runs) are left out;
 3. delete them all (an empty stack): none of the stack's objects stays.
 """
 
@@ -20,21 +21,21 @@ from __future__ import annotations
 
 import argparse
 import base64
-import copy
 import json
 import re
 import sys
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 import requests
 
-from stacks.pulumi_cli import REPO_ROOT
+from providers.core.kind import DrillChange
+from providers.core.registry import by_config_key
 from tools.drills import inventory
 from tools.drills.local_stack import (
     NAMESPACE,
@@ -57,12 +58,6 @@ CATALOGS = ("finance",)
 FAULT_KINDS = ("500 after write", "503 after write", "drop after write")
 FAULT_PATHS = ["/api/*"]
 STEPS = ("create", "update", "delete")
-# The initial data's other workspace a catalog can be bound to, and a remote branch.
-OTHER_WORKSPACE_ID = "2345678901234567"
-OTHER_BRANCH = "release/2024.06"
-OTHER_REPO_BRANCH = "develop"
-OTHER_USER = "alice@example.com"
-OTHER_ADDRESS = "198.51.100.0/24"
 ID = re.compile(r"(?<=/)(\d{6,}|[0-9a-f]{8}-[0-9a-f-]{27,})(?=/|$)")
 
 
@@ -98,179 +93,55 @@ class Run:
         return all(step.converged for step in self.steps)
 
 
-def _change_service_principals(principal: dict[str, Any]) -> None:
-    principal["display_name"] = principal["display_name"] + "-updated"
-    principal["entitlements"] = [e for e in principal.get("entitlements", [])
-                                 if e != "allow-cluster-create"]
+def drill_changes() -> dict[str, DrillChange]:
+    """What the update step changes in an item, by config key: each registered kind's own
+    (`declare(drill=DrillChange(...))` in its module)."""
+    return {key: kind.drill for key, kind in by_config_key().items() if kind.drill is not None}
 
 
-def _change_jobs(job: dict[str, Any]) -> None:
-    job["max_concurrent_runs"] = job.get("max_concurrent_runs", 1) + 1
-    job["tags"] = {**job.get("tags", {}), "drill": "updated"}
+def action_kinds() -> tuple[str, ...]:
+    """The config keys of the registered actions (`declare(action=...)`): they make no
+    object, so nothing to find, change or delete afterwards. A JobRun starts a run of its
+    job (again only when its trigger changes); the drill would only start runs, whose end no
+    inventory can judge."""
+    return tuple(key for key, kind in by_config_key().items() if kind.action is not None)
 
 
-def _change_job_permissions(item: dict[str, Any]) -> None:
-    for entry in item["access_controls"]:
-        if entry["permission_level"] == "CAN_VIEW":
-            entry["permission_level"] = "CAN_MANAGE_RUN"
+def without_drill_change() -> list[str]:
+    """Every registered kind of the stack config that declares neither a drill change nor
+    that it is an action, each with where to declare it (the drill could not update it)."""
+    return [
+        f"{kind.name}: no drill change: add drill=DrillChange(<item -> the item changed>) "
+        f"to the KIND = declare(...) of {kind.implementation} (action=... if it makes no "
+        "object)"
+        for kind in by_config_key().values()
+        if kind.drill is None and kind.action is None
+    ]
 
 
-def _change_repo_branches(repo: dict[str, Any]) -> None:
-    repo["branch"] = OTHER_BRANCH
-
-
-def _change_catalog_bindings(binding: dict[str, Any]) -> None:
-    binding["bindings"] = [*binding["bindings"], {"workspace_id": OTHER_WORKSPACE_ID}]
-
-
-def _change_secret_scopes(scope: dict[str, Any]) -> None:
-    if "keyvault" not in scope:
-        scope["initial_manage_principal"] = "users"
-
-
-def _change_permissions(item: dict[str, Any]) -> None:
-    for entry in item["access_controls"]:
-        if entry["permission_level"] == "CAN_ATTACH_TO":
-            entry["permission_level"] = "CAN_RESTART"
-
-
-def _change_secrets(secret: dict[str, Any]) -> None:
-    secret["string_value"] = secret["string_value"] + "-updated"
-
-
-def _change_secret_acls(acl: dict[str, Any]) -> None:
-    acl["permission"] = "WRITE"
-
-
-def _change_cluster_policies(policy: dict[str, Any]) -> None:
-    policy["max_clusters_per_user"] = policy.get("max_clusters_per_user", 1) + 1
-
-
-def _change_clusters(cluster: dict[str, Any]) -> None:
-    cluster["autotermination_minutes"] = cluster.get("autotermination_minutes", 20) + 10
-
-
-def _change_groups(group: dict[str, Any]) -> None:
-    group["entitlements"] = [e for e in group.get("entitlements", [])
-                             if e != "databricks-sql-access"]
-
-
-def _change_group_members(member: dict[str, Any]) -> None:
-    member["user"] = OTHER_USER  # a replacement: out of the group, then the other in
-
-
-def _change_repos(repo: dict[str, Any]) -> None:
-    repo.pop("tag", None)
-    repo["branch"] = OTHER_REPO_BRANCH
-
-
-def _change_ip_access_lists(access_list: dict[str, Any]) -> None:
-    access_list["ip_addresses"] = [*access_list["ip_addresses"], OTHER_ADDRESS]
-
-
-def _change_notebooks(notebook: dict[str, Any]) -> None:
-    # The file's content and one more line, inline: another digest, the same path.
-    content = (REPO_ROOT / notebook.pop("source")).read_bytes() + b"print('updated')\n"
-    notebook["content_base64"] = base64.b64encode(content).decode()
-    notebook["language"] = "PYTHON"
-
-
-def _change_directories(directory: dict[str, Any]) -> None:
-    # A folder's one setting is the state's own (how its delete goes): no call is made.
-    directory["delete_recursive"] = not directory.get("delete_recursive", False)
-
-
-def _change_comment(item: dict[str, Any]) -> None:
-    item["comment"] = item.get("comment", "") + " (updated)"
-
-
-def _change_catalogs(catalog: dict[str, Any]) -> None:
-    _change_comment(catalog)
-    catalog["properties"] = {**catalog.get("properties", {}), "drill": "updated"}
-
-
-def _change_sql_warehouses(warehouse: dict[str, Any]) -> None:
-    warehouse["auto_stop_mins"] = warehouse.get("auto_stop_mins", 10) + 10
-
-
-def _change_git_credentials(credential: dict[str, Any]) -> None:
-    credential["git_username"] = credential.get("git_username", "") + "-updated"
-
-
-def _change_workspace_conf(conf: dict[str, Any]) -> None:
-    conf["settings"] = {**conf["settings"], "maxTokenLifetimeDays": "90"}
-
-
-def _change_grants(item: dict[str, Any]) -> None:
-    """Each securable: BROWSE granted to its first principal, and its last principal's
-    last privilege revoked (where it keeps one)."""
-    first, *_, last = item["privilege_assignments"]
-    first["privileges"] = [*first["privileges"], "BROWSE"]
-    if len(last["privileges"]) > 1:
-        last["privileges"] = last["privileges"][:-1]
-
-
-def _change_principal_grants(grant: dict[str, Any]) -> None:
-    grant["privileges"] = [*grant["privileges"], "READ_FILES"]
-
-
-# An in-place change of one item, by the config key of its kind: what the update step makes.
-# The local stack's object kinds without one would be left out (`undrilled_kinds`).
-CHANGES: dict[str, Callable[[dict[str, Any]], None]] = {
-    "servicePrincipals": _change_service_principals,
-    "jobs": _change_jobs,
-    "jobPermissions": _change_job_permissions,
-    "repoBranches": _change_repo_branches,
-    "catalogBindings": _change_catalog_bindings,
-    "secretScopes": _change_secret_scopes,
-    "permissions": _change_permissions,
-    "secrets": _change_secrets,
-    "secretAcls": _change_secret_acls,
-    "clusterPolicies": _change_cluster_policies,
-    "clusters": _change_clusters,
-    "groups": _change_groups,
-    "groupMembers": _change_group_members,
-    "repos": _change_repos,
-    "ipAccessLists": _change_ip_access_lists,
-    "directories": _change_directories,
-    "notebooks": _change_notebooks,
-    "storageCredentials": _change_comment,
-    "externalLocations": _change_comment,
-    "serviceCredentials": _change_comment,
-    "catalogs": _change_catalogs,
-    "schemas": _change_comment,
-    "volumes": _change_comment,
-    "sqlWarehouses": _change_sql_warehouses,
-    "gitCredentials": _change_git_credentials,
-    "workspaceConf": _change_workspace_conf,
-    "grants": _change_grants,
-    "principalGrants": _change_principal_grants,
-}
-
-# Kinds of the local stack that are actions, not objects: nothing to find, change or delete
-# afterwards. A JobRun starts a run of its job (again only when its trigger changes); the
-# drill would only start runs, whose end no inventory can judge.
-ACTION_KINDS = ("jobRuns",)
-
-
-def drilled_kinds() -> tuple[str, ...]:
-    """The local stack's kinds the drill creates, changes and deletes."""
-    return tuple(kind for kind in stack_kinds() if kind in CHANGES)
+def drilled_kinds(declared: Iterable[str] | None = None) -> tuple[str, ...]:
+    """The config keys the drill creates, changes and deletes: those of `declared` (default:
+    the local stack's kinds) whose kind declares a change."""
+    changes = drill_changes()
+    return tuple(key for key in (stack_kinds() if declared is None else declared)
+                 if key in changes)
 
 
 def undrilled_kinds() -> tuple[str, ...]:
-    """The local stack's object kinds with no change here: left out of the drill."""
-    return tuple(kind for kind in stack_kinds()
-                 if kind not in CHANGES and kind not in ACTION_KINDS)
+    """The local stack's object kinds with no change: left out of the drill."""
+    changes, actions = drill_changes(), action_kinds()
+    return tuple(kind for kind in stack_kinds() if kind not in changes and kind not in actions)
 
 
 def updated(objects: dict[str, Any]) -> dict[str, Any]:
-    """Every declared object changed in place: names and keys kept, a field changed."""
-    changed = copy.deepcopy(objects)
-    for kind, items in changed.items():
-        for item in items:
-            CHANGES[kind](item)
-    return changed
+    """Every declared object changed as its kind declares (`DrillChange`): names kept, a
+    setting changed."""
+    changes = drill_changes()
+    if undeclared := [kind for kind in objects if kind not in changes]:
+        raise ValueError(f"no drill change declared for {', '.join(undeclared)}: "
+                         "see without_drill_change()")
+    return {kind: [changes[kind].changed(item) for item in items]
+            for kind, items in objects.items()}
 
 
 def emptied(objects: dict[str, Any]) -> dict[str, Any]:
@@ -444,7 +315,8 @@ def fault_settings(rate: float, random_state: int | None) -> dict[str, Any]:
 def drill(workdir: Path, rate: float, random_state: int | None,
           kinds: tuple[str, ...] | None = None) -> Run:
     """Create, update and delete the local stack (its `kinds`, default every kind it
-    declares that has a change here) on a fresh emulator under after-write faults at `rate`."""
+    declares whose kind declares a change) on a fresh emulator under after-write faults at
+    `rate`."""
     objects = local_objects(kinds=kinds or drilled_kinds())
     if "notebooks" not in objects:
         # Grants on a notebook by its path need the notebook, which is not drilled yet.

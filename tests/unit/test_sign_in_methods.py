@@ -54,7 +54,6 @@ from tests.unit.client_support import (
 
 pytestmark = pytest.mark.usefixtures("fresh_client_caches", "no_retry_sleep")
 
-HOST_METADATA = f"{BASE_URL}/.well-known/databricks-config"
 DISCOVERY = f"{BASE_URL}/oidc/.well-known/oauth-authorization-server"
 OIDC_TOKEN = f"{BASE_URL}/oidc/v1/token"
 CLUSTERS = f"{BASE_URL}/api/2.0/clusters/list"
@@ -113,12 +112,8 @@ def m2m(**overrides: Any) -> Connection:
     return Connection(**(values | overrides))
 
 
-def workspace_oidc(mocked: responses.RequestsMock, *, host_metadata: bool = True) -> None:
-    """The workspace's discovery: the SDK's host metadata probe and the OIDC document."""
-    if host_metadata:
-        mocked.get(HOST_METADATA, json={"workspace_id": "123", "oidc_endpoint": f"{BASE_URL}/oidc"})
-    else:
-        mocked.get(HOST_METADATA, status=404, json={"error_code": "NOT_FOUND"})
+def workspace_oidc(mocked: responses.RequestsMock) -> None:
+    """The workspace's discovery document (nothing else is asked: no host metadata)."""
     mocked.get(
         DISCOVERY,
         json={
@@ -145,12 +140,9 @@ def basic(client_id: str, secret: str) -> dict[str, str]:
     return {"Authorization": f"Basic {encoded}"}
 
 
-@pytest.mark.parametrize("host_metadata", [True, False], ids=["host-metadata", "no-metadata"])
-def test_oauth_m2m_discovers_the_token_endpoint_and_posts_the_secret_by_basic_auth(
-    host_metadata: bool,
-):
+def test_oauth_m2m_discovers_the_token_endpoint_and_posts_the_secret_by_basic_auth():
     with responses.RequestsMock() as mocked:
-        workspace_oidc(mocked, host_metadata=host_metadata)
+        workspace_oidc(mocked)
         post = mocked.post(
             OIDC_TOKEN,
             json=oauth_token("m2m-token", 3600),
@@ -630,15 +622,14 @@ def test_a_revoked_pat_is_retried_once_then_fails_without_the_token():
 
 def test_databricks_cli_takes_the_profiles_token_for_the_stacks_workspace(monkeypatch, tmp_path):
     config = tmp_path / "databrickscfg"
-    config.write_text(f"[ci]\nhost = https://elsewhere.example.net\ntoken = {PAT}\n")
+    config.write_text(f"[ci]\nhost = {BASE_URL}/\ntoken = {PAT}\n")
     monkeypatch.setenv("DATABRICKS_CONFIG_FILE", str(config))
     conn = Connection(base_url=BASE_URL, auth_type="databricks-cli", profile="ci")
     with responses.RequestsMock(assert_all_requests_are_fired=False) as mocked:
         workspace_oidc(mocked)
         token = fetch(conn, BASE_URL)
-        # Only the stack's workspace is asked anything, and no token is requested.
-        assert all(str(c.request.url).startswith(BASE_URL) for c in mocked.calls)
-        assert not [c for c in mocked.calls if c.request.method == "POST"]
+        # Nothing is asked: the profile's token is the credential.
+        assert len(mocked.calls) == 0
     assert token.value == PAT and token.expires_on == float("inf")
 
 

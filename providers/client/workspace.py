@@ -17,7 +17,7 @@ import requests
 from requests.auth import AuthBase
 
 from providers.client import http, ratelimit, retry, sign_in
-from providers.client.connection import Connection
+from providers.client.connection import Connection, is_loopback_host
 from providers.client.errors import THROTTLING_CODES, WorkspaceError, error_from_response
 from providers.client.permissions import PermissionsApi
 from providers.client.token import tokens
@@ -27,6 +27,9 @@ from providers.client.wire import WireProfile, profile
 # The management-token variant's headers (docs/workspace-auth.md#the-management-token).
 MANAGEMENT_TOKEN_HEADER = "X-Databricks-Azure-SP-Management-Token"
 WORKSPACE_RESOURCE_ID_HEADER = "X-Databricks-Azure-Workspace-Resource-Id"
+# The DNS zones of Azure workspaces (public, US government and China clouds): the only hosts,
+# besides a literal loopback one (the emulator), a management token is ever sent to.
+AZURE_WORKSPACE_ZONES = (".azuredatabricks.net", ".databricks.azure.us", ".databricks.azure.cn")
 
 
 @dataclass(frozen=True)
@@ -61,18 +64,30 @@ class BearerAuth(AuthBase):
         return "BearerAuth(***)"
 
 
-def credentials_for(connection: Connection) -> Credentials:
+def credentials_for(connection: Connection, *, admission: bool = False) -> Credentials:
     """The tokens a call of this connection carries now (from the cache). The management
-    token only where the principal signing in is the stack's own: a CI preview's read-only
-    principal (sign_in.acting) never sends one, so a preview never admits anyone."""
+    token only for `admission` (the call the workspace refused with 401 without it, sent
+    again: a principal that is not a member yet is added by it), only to an Azure
+    workspace's host (`may_carry_the_management_token`), and only where the principal
+    signing in is the stack's own: a CI preview's read-only principal (sign_in.acting)
+    never sends one, so a preview never admits anyone."""
     platform = tokens.get(connection)
-    if sign_in.acting(connection).azure_workspace_resource_id is None:
+    if not (admission and may_carry_the_management_token(connection)):
         return Credentials(platform)
     return Credentials(
         platform,
         tokens.get(connection, MANAGEMENT_RESOURCE),
         connection.azure_workspace_resource_id,
     )
+
+
+def may_carry_the_management_token(connection: Connection) -> bool:
+    """Whether the connection names the workspace's Azure resource, signs in as the stack's
+    own principal, and points at an Azure workspace's host (or the emulator on loopback)."""
+    if sign_in.acting(connection).azure_workspace_resource_id is None:
+        return False
+    host = (urlsplit(connection.base_url).hostname or "").lower()
+    return host.endswith(AZURE_WORKSPACE_ZONES) or is_loopback_host(host)
 
 
 def invalidate(connection: Connection, stale: Credentials) -> None:
@@ -172,9 +187,11 @@ class WorkspaceClient:
         try:
             response = self._send(method, path, token, params, body, idempotent)
             if response.status_code == 401:
-                # Revoked or rotated before its expiry: one more try with a fresh token.
+                # Revoked or rotated before its expiry: one more try with a fresh token; for a
+                # principal the workspace does not know yet, with the management token
+                # where the stack names the workspace's Azure resource (admission).
                 invalidate(self.connection, token)
-                token = credentials_for(self.connection)
+                token = credentials_for(self.connection, admission=True)
                 response = self._send(method, path, token, params, body, idempotent)
             response = self._retry_throttled(
                 method, path, token, params, body, idempotent, response

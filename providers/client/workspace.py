@@ -200,7 +200,7 @@ class WorkspaceClient:
             if writes:  # counted on both sides: a listing taken meanwhile may miss it
                 _count_write(self.connection.base_url)
         if not response.ok:
-            raise error_from_response(response, secrets=self._secrets(token))
+            raise error_from_response(response, secrets=self._secrets(token, body))
         return _json_body(response)
 
     def _send(
@@ -219,7 +219,7 @@ class WorkspaceClient:
             idempotent=idempotent,
             rate_limit_key=f"{self.connection.base_url} {ratelimit.endpoint_family(path)}",
             rate_limit_per_second=self.connection.rate_limit_per_second,
-            secrets=self._secrets(token),
+            secrets=self._secrets(token, body),
             params=params,
             json=body,
             auth=BearerAuth(token),
@@ -261,8 +261,10 @@ class WorkspaceClient:
             response = self._send(method, path, token, params, body, idempotent)
         return response
 
-    def _secrets(self, credentials: Credentials) -> tuple[str, ...]:
-        return (*credentials.values(), *self.connection.secret_values())
+    def _secrets(self, credentials: Credentials, body: Any = None) -> tuple[str, ...]:
+        """What error text must never show: the call's tokens, the connection's secret and
+        every secret the request's body carries (`secrets_in_body`)."""
+        return (*credentials.values(), *self.connection.secret_values(), *secrets_in_body(body))
 
     def _url(self, path: str) -> str:
         # Only paths: the bearer token must never go to another host.
@@ -303,6 +305,31 @@ def _json_body(response: requests.Response) -> dict[str, Any]:
             path=urlsplit(response.url).path,
         )
     return body
+
+
+# Request-body fields that hold a secret, wherever they sit in the body: a Git credential's
+# token, a credential's client secret (Azure service principal), a secret's value, a
+# password. Their values are removed from the text of any error the call raises.
+SECRET_BODY_FIELDS = frozenset(
+    {"personal_access_token", "client_secret", "string_value", "bytes_value", "password"}
+)
+
+
+def secrets_in_body(body: Any) -> tuple[str, ...]:
+    """The values of SECRET_BODY_FIELDS anywhere in a JSON body."""
+    found: list[str] = []
+    stack = [body]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            for key, value in item.items():
+                if key in SECRET_BODY_FIELDS and isinstance(value, str) and value:
+                    found.append(value)
+                elif isinstance(value, (dict, list)):
+                    stack.append(value)
+        elif isinstance(item, list):
+            stack.extend(item)
+    return tuple(found)
 
 
 _areas_lock = threading.Lock()

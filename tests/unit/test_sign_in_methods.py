@@ -34,7 +34,7 @@ from providers.client.sign_in.azure_client_secret import AZURE_FEDERATION_AUDIEN
 from providers.client.sign_in.azure_msi import IMDS_URL
 from providers.client.token import TokenCache
 from providers.client.token_request import JWT_BEARER_ASSERTION, MANAGEMENT_RESOURCE
-from providers.client.token_store import CACHE_DIR_ENV, SharedTokenStore
+from providers.client.token_store import CACHE_DIR_ENV, SUBDIRECTORY, SharedTokenStore
 from providers.client.workspace import (
     MANAGEMENT_TOKEN_HEADER,
     WORKSPACE_RESOURCE_ID_HEADER,
@@ -934,9 +934,8 @@ def test_secretless_azure_methods_fetch_the_management_token_too(monkeypatch, me
 
 @pytest.fixture()
 def token_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    directory = tmp_path / "tokens"
-    monkeypatch.setenv(CACHE_DIR_ENV, str(directory))
-    return directory
+    monkeypatch.setenv(CACHE_DIR_ENV, str(tmp_path / "tokens"))
+    return tmp_path / "tokens" / SUBDIRECTORY
 
 
 def stored_files(directory: Path) -> list[Path]:

@@ -155,7 +155,9 @@ def check_profile(value: str) -> str:
 class Connection(BaseModel):
     """How to reach and authenticate to one workspace."""
 
-    model_config = ConfigDict(frozen=True, extra="ignore")
+    # A validation error never prints the values given: a token given as a number would
+    # be shown in it.
+    model_config = ConfigDict(frozen=True, extra="ignore", hide_input_in_errors=True)
 
     base_url: str = Field(min_length=1)
     # None: not chosen, which means azure-client-secret (the one method before there was a

@@ -124,10 +124,52 @@ def check_url_shape(url: str, *, field: str = "url") -> str:
     return f"{parts.scheme}://{parts.netloc}{parts.path}".rstrip("/")
 
 
+# Values the service's SDK hands to a command line (`az ... --tenant T --resource R`,
+# `databricks auth token --profile P`), which on Windows runs through cmd.exe: only
+# characters no shell gives a meaning to.
+_GUID = re.compile(r"[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}")
+_DOMAIN = re.compile(
+    r"(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
+    r"(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*"
+)
+_RESOURCE_URL = re.compile(r"https://[A-Za-z0-9.-]+(?::[0-9]{1,5})?(?:/[A-Za-z0-9._~/-]*)?")
+_PROFILE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._-]{0,127}")
+
+
+def check_tenant_id(value: str) -> str:
+    if _GUID.fullmatch(value) or _DOMAIN.fullmatch(value):
+        return value
+    raise ValueError(
+        "tenant_id must be the tenant's id (a GUID) or one of its domain names (such as "
+        "contoso.onmicrosoft.com): letters, digits, '-' and '.' only"
+    )
+
+
+def check_resource(value: str) -> str:
+    if _GUID.fullmatch(value) or _RESOURCE_URL.fullmatch(value):
+        return value
+    raise ValueError(
+        "resource must be the platform's application id (a GUID, such as "
+        "2ff814a6-3304-4ab8-85cb-cd0e6f879c1d) or an https:// URL of letters, digits and "
+        "'.', '-', '_', '~', '/' only"
+    )
+
+
+def check_profile(value: str) -> str:
+    if _PROFILE.fullmatch(value):
+        return value
+    raise ValueError(
+        "profile must be a profile's name of the service's config file: letters, digits, "
+        "'-', '_' and '.' (not first), at most 128"
+    )
+
+
 class Connection(BaseModel):
     """How to reach and authenticate to one workspace."""
 
-    model_config = ConfigDict(frozen=True, extra="ignore")
+    # A validation error never prints the values given: a token given as a number would
+    # be shown in it.
+    model_config = ConfigDict(frozen=True, extra="ignore", hide_input_in_errors=True)
 
     base_url: str = Field(min_length=1)
     # None: not chosen, which means azure-client-secret (the one method before there was a
@@ -187,6 +229,14 @@ class Connection(BaseModel):
         if value is not None and not value.strip():
             raise ValueError(f"{info.field_name} must not be empty")
         return value
+
+    @field_validator("tenant_id", "resource", "profile")
+    @classmethod
+    def _safe_for_a_command_line(cls, value: str | None, info: ValidationInfo) -> str | None:
+        if value is None or not value.strip():
+            return value  # None, or blank: _not_blank says so
+        check = {"tenant_id": check_tenant_id, "resource": check_resource}
+        return check.get(info.field_name or "", check_profile)(value)
 
     @field_validator("client_secret", "token")
     @classmethod

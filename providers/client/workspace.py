@@ -16,7 +16,7 @@ import requests
 from requests.auth import AuthBase
 
 from providers.client import http, ratelimit, retry, sign_in
-from providers.client.connection import Connection
+from providers.client.connection import Connection, is_loopback_host
 from providers.client.errors import THROTTLING_CODES, WorkspaceError, error_from_response
 from providers.client.permissions import PermissionsApi
 from providers.client.process import Store
@@ -29,6 +29,9 @@ MANAGEMENT_TOKEN_HEADER = "X-Databricks-Azure-SP-Management-Token"
 # Whoever a call's credentials stand for: the proof that a sign-in works.
 SCIM_ME_PATH = "/api/2.0/preview/scim/v2/Me"
 WORKSPACE_RESOURCE_ID_HEADER = "X-Databricks-Azure-Workspace-Resource-Id"
+# The DNS zones of Azure workspaces (public, US government and China clouds): the only hosts,
+# besides a literal loopback one (the emulator), a management token is ever sent to.
+AZURE_WORKSPACE_ZONES = (".azuredatabricks.net", ".databricks.azure.us", ".databricks.azure.cn")
 
 
 @dataclass(frozen=True)
@@ -63,18 +66,30 @@ class BearerAuth(AuthBase):
         return "BearerAuth(***)"
 
 
-def credentials_for(connection: Connection) -> Credentials:
+def credentials_for(connection: Connection, *, admission: bool = False) -> Credentials:
     """The tokens a call of this connection carries now (from the cache). The management
-    token only where the principal signing in is the stack's own: a CI preview's read-only
-    principal (sign_in.acting) never sends one, so a preview never admits anyone."""
+    token only for `admission` (the call the workspace refused with 401 without it, sent
+    again: a principal that is not a member yet is added by it), only to an Azure
+    workspace's host (`may_carry_the_management_token`), and only where the principal
+    signing in is the stack's own: a CI preview's read-only principal (sign_in.acting)
+    never sends one, so a preview never admits anyone."""
     platform = tokens().get(connection)
-    if sign_in.acting(connection).azure_workspace_resource_id is None:
+    if not (admission and may_carry_the_management_token(connection)):
         return Credentials(platform)
     return Credentials(
         platform,
         tokens().get(connection, MANAGEMENT_RESOURCE),
         connection.azure_workspace_resource_id,
     )
+
+
+def may_carry_the_management_token(connection: Connection) -> bool:
+    """Whether the connection names the workspace's Azure resource, signs in as the stack's
+    own principal, and points at an Azure workspace's host (or the emulator on loopback)."""
+    if sign_in.acting(connection).azure_workspace_resource_id is None:
+        return False
+    host = (urlsplit(connection.base_url).hostname or "").lower()
+    return host.endswith(AZURE_WORKSPACE_ZONES) or is_loopback_host(host)
 
 
 def invalidate(connection: Connection, stale: Credentials) -> None:
@@ -155,9 +170,11 @@ class WorkspaceClient:
         try:
             response = self._send(method, path, token, params, body, idempotent)
             if response.status_code == 401:
-                # Revoked or rotated before its expiry: one more try with a fresh token.
+                # Revoked or rotated before its expiry: one more try with a fresh token; for a
+                # principal the workspace does not know yet, with the management token
+                # where the stack names the workspace's Azure resource (admission).
                 invalidate(self.connection, token)
-                token = credentials_for(self.connection)
+                token = credentials_for(self.connection, admission=True)
                 response = self._send(method, path, token, params, body, idempotent)
             response = self._retry_throttled(
                 method, path, token, params, body, idempotent, response
@@ -166,7 +183,7 @@ class WorkspaceClient:
             if writes:  # counted on both sides: a listing taken meanwhile may miss it
                 _count_write(self.connection.base_url)
         if not response.ok:
-            raise error_from_response(response, secrets=self._secrets(token))
+            raise error_from_response(response, secrets=self._secrets(token, body))
         return _json_body(response)
 
     def _send(
@@ -185,7 +202,7 @@ class WorkspaceClient:
             idempotent=idempotent,
             rate_limit_key=f"{self.connection.base_url} {ratelimit.endpoint_family(path)}",
             rate_limit_per_second=self.connection.rate_limit_per_second,
-            secrets=self._secrets(token),
+            secrets=self._secrets(token, body),
             params=params,
             json=body,
             auth=BearerAuth(token),
@@ -227,8 +244,10 @@ class WorkspaceClient:
             response = self._send(method, path, token, params, body, idempotent)
         return response
 
-    def _secrets(self, credentials: Credentials) -> tuple[str, ...]:
-        return (*credentials.values(), *self.connection.secret_values())
+    def _secrets(self, credentials: Credentials, body: Any = None) -> tuple[str, ...]:
+        """What error text must never show: the call's tokens, the connection's secret and
+        every secret the request's body carries (`secrets_in_body`)."""
+        return (*credentials.values(), *self.connection.secret_values(), *secrets_in_body(body))
 
     def _url(self, path: str) -> str:
         # Only paths: the bearer token must never go to another host.
@@ -270,6 +289,30 @@ def _json_body(response: requests.Response) -> dict[str, Any]:
         )
     return body
 
+
+# Request-body fields that hold a secret, wherever they sit in the body: a Git credential's
+# token, a credential's client secret (Azure service principal), a secret's value, a
+# password. Their values are removed from the text of any error the call raises.
+SECRET_BODY_FIELDS = frozenset(
+    {"personal_access_token", "client_secret", "string_value", "bytes_value", "password"}
+)
+
+
+def secrets_in_body(body: Any) -> tuple[str, ...]:
+    """The values of SECRET_BODY_FIELDS anywhere in a JSON body."""
+    found: list[str] = []
+    stack = [body]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            for key, value in item.items():
+                if key in SECRET_BODY_FIELDS and isinstance(value, str) and value:
+                    found.append(value)
+                elif isinstance(value, (dict, list)):
+                    stack.append(value)
+        elif isinstance(item, list):
+            stack.extend(item)
+    return tuple(found)
 
 READ_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 

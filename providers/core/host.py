@@ -83,6 +83,7 @@ from providers.core.lifecycle import (
 )
 from providers.core.properties import from_struct, to_struct, value_of
 from providers.core.pulumi_host import sdk_servicer
+from providers.core.validation_errors import InvalidInput
 
 if TYPE_CHECKING:
     from providers.core.kind import Kind
@@ -317,7 +318,11 @@ def _others_to_pulumi(method: Callable[..., Any]) -> Callable[..., Any]:
     @functools.wraps(method)
     def routed(self: WorkspaceProviderHost, request: Any, context: Any) -> Any:
         if is_workspace_resource(request.urn):
-            return method(self, request, context)
+            try:
+                return method(self, request, context)
+            except pydantic.ValidationError as error:
+                # Its text would print the values given, a secret among them.
+                raise InvalidInput.of(error) from None
         return getattr(self.pulumi_host(), method.__name__)(request, context)
 
     return routed
@@ -496,8 +501,10 @@ class WorkspaceProviderHost(ResourceProviderServicer):
             # replacement the engine does create-first) whose create adopted the very object
             # it replaces, found by its deployment tag or natural key: deleting the old
             # resource's object would delete the new one's.
-            pulumi.log.warn(f"{request.urn}: kept {request.id}, which its replacement adopted "
-                            "(set deleteBeforeReplace on the resource for a new object)")
+            pulumi.log.warn(
+                f"{request.urn}: kept {request.id}, which its replacement adopted "
+                "(set deleteBeforeReplace on the resource for a new object)"
+            )
             return empty_pb2.Empty()
         kind = self._bound_kind(request.urn)
         props = self._completed(kind, from_struct(request.properties))

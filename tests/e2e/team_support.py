@@ -156,7 +156,7 @@ def exited(result: subprocess.CompletedProcess[str], tool: str, expect: int,
     return output
 
 
-def _run_tool(tool: str, stack: PulumiCli, *args: str) -> subprocess.CompletedProcess[str]:
+def run_tool(tool: str, stack: PulumiCli, *args: str) -> subprocess.CompletedProcess[str]:
     """`workspace-iac <tool>` (what `make <tool>` runs) in the stack's project directory,
     on its state."""
     return subprocess.run(
@@ -171,7 +171,7 @@ def run_audit(
     """`workspace-iac audit` (what `make audit` runs) on the stack's project and state
     (another stack of it by name), which must exit with `expect` and say `says`; an exit 0
     or 1 must also say so in its report ("nothing unmanaged", or the objects counted)."""
-    result = _run_tool("audit", stack, "--stack", stack_name or stack.stack, *flags)
+    result = run_tool("audit", stack, "--stack", stack_name or stack.stack, *flags)
     output = exited(result, "audit", expect, says)
     if "--json" in flags and expect != ERROR:
         assert bool(json.loads(result.stdout)["unmanaged"]) == (expect == LISTED), output
@@ -188,7 +188,7 @@ def run_adopt(
     """`workspace-iac adopt` on the stack's project and state, which must exit with
     `expect` and say `says`: exit 1 with its table of refused objects and their count, exit
     0 with none."""
-    result = _run_tool("adopt", stack, "--stack", stack.stack, *flags)
+    result = run_tool("adopt", stack, "--stack", stack.stack, *flags)
     output = exited(result, "adopt", expect, says)
     counted = REFUSED_COUNT.search(output)
     if expect == LISTED:
@@ -201,7 +201,7 @@ def run_adopt(
 def audit_report(stack: PulumiCli) -> dict[str, Any]:
     """The audit's JSON report; its exit status must be the report's: 1 when it lists
     unmanaged objects, else 0."""
-    result = _run_tool("audit", stack, "--stack", stack.stack, "--json")
+    result = run_tool("audit", stack, "--stack", stack.stack, "--json")
     assert TRACEBACK not in result.stderr, result.stderr
     report: dict[str, Any] = json.loads(result.stdout)
     exited(result, "audit", LISTED if report["unmanaged"] else DONE)

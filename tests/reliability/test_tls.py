@@ -42,10 +42,26 @@ def untrusted_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple
     folder = tmp_path_factory.mktemp("tls")
     cert, key = folder / "cert.pem", folder / "key.pem"
     subprocess.run(
-        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
-         "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
-         "-keyout", str(key), "-out", str(cert)],
-        check=True, capture_output=True,
+        [
+            "openssl",
+            "req",
+            "-x509",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-days",
+            "1",
+            "-subj",
+            "/CN=127.0.0.1",
+            "-addext",
+            "subjectAltName=IP:127.0.0.1",
+            "-keyout",
+            str(key),
+            "-out",
+            str(cert),
+        ],
+        check=True,
+        capture_output=True,
     )
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), NotFoundHandler)
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
@@ -61,15 +77,27 @@ def untrusted_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple
 def call(url: str, **settings) -> WorkspaceError:
     # every call is a first one: no client or token of the one before
     forget_what_clients_cached_per_address()
-    connection = Connection(base_url=url, auth_url=url, tenant_id="t", client_id="c",
-                            client_secret=SecretStr("s"), resource="r", max_attempts=1, **settings)
+    connection = Connection(
+        base_url=url,
+        auth_url=url,
+        tenant_id="t",
+        client_id="c",
+        client_secret=SecretStr("s"),
+        resource="2ff814a6-3304-4ab8-85cb-cd0e6f879c1d",
+        max_attempts=1,
+        **settings,
+    )
     with pytest.raises(WorkspaceError) as caught:
         client_for(connection).get("/api/2.0/clusters/list")
     return caught.value
 
 
-LOOSENING_ENV = {"REQUESTS_CA_BUNDLE": "", "CURL_CA_BUNDLE": "", "PYTHONHTTPSVERIFY": "0",
-                 "SSL_CERT_FILE": ""}
+LOOSENING_ENV = {
+    "REQUESTS_CA_BUNDLE": "",
+    "CURL_CA_BUNDLE": "",
+    "PYTHONHTTPSVERIFY": "0",
+    "SSL_CERT_FILE": "",
+}
 
 
 def test_an_untrusted_certificate_fails_as_tls(untrusted_server) -> None:
@@ -80,8 +108,9 @@ def test_an_untrusted_certificate_fails_as_tls(untrusted_server) -> None:
 
 
 @pytest.mark.parametrize("variable", sorted(LOOSENING_ENV))
-def test_environment_cannot_switch_verification_off(untrusted_server, monkeypatch,
-                                                    variable) -> None:
+def test_environment_cannot_switch_verification_off(
+    untrusted_server, monkeypatch, variable
+) -> None:
     url, _ = untrusted_server
     monkeypatch.setenv(variable, LOOSENING_ENV[variable])
     error = call(url)

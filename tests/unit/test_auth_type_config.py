@@ -305,7 +305,6 @@ def test_workspace_auth_wrong_client_secret_names_the_method_and_keys():
 
 def test_workspace_auth_oauth_m2m_refused_names_the_method_and_keys():
     with responses.RequestsMock() as mocked:
-        mocked.get(f"{BASE_URL}/.well-known/databricks-config", status=404)
         mocked.get(
             f"{BASE_URL}/oidc/.well-known/oauth-authorization-server",
             json={
@@ -362,7 +361,6 @@ def test_workspace_auth_proves_a_databricks_cli_profile_with_scim_me(monkeypatch
     config.write_text(f"[ci]\nhost = {BASE_URL}\ntoken = {PAT}\n")
     monkeypatch.setenv("DATABRICKS_CONFIG_FILE", str(config))
     with responses.RequestsMock(assert_all_requests_are_fired=False) as mocked:
-        mocked.get(f"{BASE_URL}/.well-known/databricks-config", status=404)
         mocked.get(
             SCIM_ME,
             status=401,

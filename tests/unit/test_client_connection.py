@@ -23,7 +23,7 @@ def test_defaults():
         tenant_id="t",
         client_id="c",
         client_secret="s",
-        resource="r",
+        resource="2ff814a6-3304-4ab8-85cb-cd0e6f879c1d",
     )
     assert conn.base_url == "https://ws.example.net"
     assert conn.wire_form is WireForm.PUBLIC  # the public service's spelling

@@ -31,7 +31,7 @@ from providers.client.errors import (
 )
 from providers.client.token import TokenCache
 from providers.client.token_request import fetch_token, parse_token_response
-from providers.client.token_store import CACHE_DIR_ENV, SharedTokenStore
+from providers.client.token_store import CACHE_DIR_ENV, SUBDIRECTORY, SharedTokenStore
 from providers.client.workspace import client_for
 from providers.core.create_or_adopt import create_or_adopt, is_uncertain_create_outcome
 from providers.secrets.secret_scopes_api import SecretScopesApi
@@ -416,9 +416,8 @@ STORE_KEY = ("https://127.0.0.1:9443", "tenant", "client", "resource")
 
 @pytest.fixture()
 def token_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    directory = tmp_path / "tokens"
-    monkeypatch.setenv(CACHE_DIR_ENV, str(directory))
-    return directory
+    monkeypatch.setenv(CACHE_DIR_ENV, str(tmp_path / "tokens"))
+    return tmp_path / "tokens" / SUBDIRECTORY
 
 
 def _mode(path: Path) -> int:
@@ -426,16 +425,17 @@ def _mode(path: Path) -> int:
 
 
 def test_an_existing_open_cache_directory_is_tightened_on_save(token_dir: Path) -> None:
-    token_dir.mkdir(mode=0o755)
+    token_dir.mkdir(mode=0o755, parents=True)
     token_dir.chmod(0o777)
-    (token_dir / "left.token").write_bytes(b"sealed")
-    (token_dir / "left.token").chmod(0o644)
+    left = f"workspace-iac-{'c' * 64}.token"
+    (token_dir / left).write_bytes(b"sealed")
+    (token_dir / left).chmod(0o644)
 
     SharedTokenStore().save(STORE_KEY, "the-secret", {"value": "v", "expires_on": 1.0})
 
     assert _mode(token_dir) == 0o700
     assert {p.name: _mode(p) for p in token_dir.iterdir()} == {
-        "left.token": 0o600,
+        left: 0o600,
         SharedTokenStore._path(STORE_KEY).name: 0o600,  # type: ignore[union-attr]
     }
 
@@ -454,12 +454,12 @@ def test_an_existing_open_cache_directory_is_tightened_on_load(token_dir: Path) 
 
 def test_stale_token_files_are_pruned_when_writing(token_dir: Path) -> None:
     store = SharedTokenStore()
-    token_dir.mkdir(mode=0o700)
+    token_dir.mkdir(mode=0o700, parents=True)
     day = 24 * 3600
     stale, recent, temporary = (
-        token_dir / f"{'a' * 64}.token",
-        token_dir / f"{'b' * 64}.token",
-        token_dir / ".token-leftover",
+        token_dir / f"workspace-iac-{'a' * 64}.token",
+        token_dir / f"workspace-iac-{'b' * 64}.token",
+        token_dir / ".workspace-iac-token-leftover",
     )
     for path, age in ((stale, day + 60), (recent, day - 60), (temporary, day + 60)):
         path.write_bytes(b"sealed")

@@ -38,7 +38,8 @@ def struct(values):
 
 local = "http://127.0.0.1:8765"
 settings = {"base_url": local, "auth_url": local, "tenant_id": "t", "client_id": "bootstrap",
-            "client_secret": "s3cret", "resource": "r", "allow_insecure_http": True}
+            "client_secret": "s3cret", "resource": "2ff814a6-3304-4ab8-85cb-cd0e6f879c1d",
+            "allow_insecure_http": True}
 good, bad = struct(settings), struct({**settings, "base_url": "ftp://nowhere"})
 host = WorkspaceProviderHost()
 host.GetPluginInfo(None, None)

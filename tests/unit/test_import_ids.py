@@ -28,7 +28,8 @@ PERMISSIONS_URN = ("urn:pulumi:dev::workspace::pulumi-python:dynamic/workspace:P
 GROUP_URN = "urn:pulumi:dev::workspace::pulumi-python:dynamic/workspace:Group::admins"
 LOCAL = "http://127.0.0.1:8765"
 CONNECTION = {"base_url": LOCAL, "auth_url": LOCAL, "tenant_id": "t", "client_id": "c",
-              "client_secret": "s3cret", "resource": "r", "allow_insecure_http": True}
+              "client_secret": "s3cret", "resource": "2ff814a6-3304-4ab8-85cb-cd0e6f879c1d",
+              "allow_insecure_http": True}
 
 
 @pytest.mark.parametrize("id_", [

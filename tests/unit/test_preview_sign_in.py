@@ -22,7 +22,7 @@ AZURE = {
     "tenant_id": "tenant",
     "client_id": "deployer",
     "client_secret": "deploy-secret",
-    "resource": "platform-app",
+    "resource": "2ff814a6-3304-4ab8-85cb-cd0e6f879c1d",
     "azure_workspace_resource_id": "/subscriptions/s/resourceGroups/r/providers/x/workspaces/w",
 }
 
@@ -42,7 +42,7 @@ def test_an_azure_stack_previews_by_federated_credential_without_its_secret(
     previewing = acting(Connection(**AZURE, preview_client_id="previewer"))
     assert previewing.method is AuthType.GITHUB_OIDC_AZURE
     assert previewing.client_id == "previewer"
-    assert previewing.tenant_id == "tenant" and previewing.resource == "platform-app"
+    assert previewing.tenant_id == "tenant" and previewing.resource == AZURE["resource"]
     # nothing of the deploying principal's: no secret, no management token
     assert previewing.client_secret is None and previewing.azure_workspace_resource_id is None
     assert previewing.secret_values() == ()
@@ -53,8 +53,11 @@ def test_a_workspace_oauth_stack_previews_by_token_federation(
 ) -> None:
     monkeypatch.setenv(SIGN_IN_AS_ENV, "preview")
     connection = Connection(
-        base_url="https://ws.example.com", auth_type="oauth-m2m", client_id="deployer",
-        client_secret="oauth-secret", preview_client_id="previewer",
+        base_url="https://ws.example.com",
+        auth_type="oauth-m2m",
+        client_id="deployer",
+        client_secret="oauth-secret",
+        preview_client_id="previewer",
     )
     previewing = acting(connection)
     assert previewing.method is AuthType.GITHUB_OIDC

@@ -34,7 +34,7 @@ from providers.client.sign_in.azure_client_secret import AZURE_FEDERATION_AUDIEN
 from providers.client.sign_in.azure_msi import IMDS_URL
 from providers.client.token import TokenCache
 from providers.client.token_request import JWT_BEARER_ASSERTION, MANAGEMENT_RESOURCE
-from providers.client.token_store import CACHE_DIR_ENV, SharedTokenStore
+from providers.client.token_store import CACHE_DIR_ENV, SUBDIRECTORY, SharedTokenStore
 from providers.client.workspace import (
     MANAGEMENT_TOKEN_HEADER,
     WORKSPACE_RESOURCE_ID_HEADER,
@@ -54,7 +54,6 @@ from tests.unit.client_support import (
 
 pytestmark = pytest.mark.usefixtures("fresh_client_caches", "no_retry_sleep")
 
-HOST_METADATA = f"{BASE_URL}/.well-known/databricks-config"
 DISCOVERY = f"{BASE_URL}/oidc/.well-known/oauth-authorization-server"
 OIDC_TOKEN = f"{BASE_URL}/oidc/v1/token"
 CLUSTERS = f"{BASE_URL}/api/2.0/clusters/list"
@@ -113,12 +112,8 @@ def m2m(**overrides: Any) -> Connection:
     return Connection(**(values | overrides))
 
 
-def workspace_oidc(mocked: responses.RequestsMock, *, host_metadata: bool = True) -> None:
-    """The workspace's discovery: the SDK's host metadata probe and the OIDC document."""
-    if host_metadata:
-        mocked.get(HOST_METADATA, json={"workspace_id": "123", "oidc_endpoint": f"{BASE_URL}/oidc"})
-    else:
-        mocked.get(HOST_METADATA, status=404, json={"error_code": "NOT_FOUND"})
+def workspace_oidc(mocked: responses.RequestsMock) -> None:
+    """The workspace's discovery document (nothing else is asked: no host metadata)."""
     mocked.get(
         DISCOVERY,
         json={
@@ -145,12 +140,9 @@ def basic(client_id: str, secret: str) -> dict[str, str]:
     return {"Authorization": f"Basic {encoded}"}
 
 
-@pytest.mark.parametrize("host_metadata", [True, False], ids=["host-metadata", "no-metadata"])
-def test_oauth_m2m_discovers_the_token_endpoint_and_posts_the_secret_by_basic_auth(
-    host_metadata: bool,
-):
+def test_oauth_m2m_discovers_the_token_endpoint_and_posts_the_secret_by_basic_auth():
     with responses.RequestsMock() as mocked:
-        workspace_oidc(mocked, host_metadata=host_metadata)
+        workspace_oidc(mocked)
         post = mocked.post(
             OIDC_TOKEN,
             json=oauth_token("m2m-token", 3600),
@@ -630,15 +622,14 @@ def test_a_revoked_pat_is_retried_once_then_fails_without_the_token():
 
 def test_databricks_cli_takes_the_profiles_token_for_the_stacks_workspace(monkeypatch, tmp_path):
     config = tmp_path / "databrickscfg"
-    config.write_text(f"[ci]\nhost = https://elsewhere.example.net\ntoken = {PAT}\n")
+    config.write_text(f"[ci]\nhost = {BASE_URL}/\ntoken = {PAT}\n")
     monkeypatch.setenv("DATABRICKS_CONFIG_FILE", str(config))
     conn = Connection(base_url=BASE_URL, auth_type="databricks-cli", profile="ci")
     with responses.RequestsMock(assert_all_requests_are_fired=False) as mocked:
         workspace_oidc(mocked)
         token = fetch(conn, BASE_URL)
-        # Only the stack's workspace is asked anything, and no token is requested.
-        assert all(str(c.request.url).startswith(BASE_URL) for c in mocked.calls)
-        assert not [c for c in mocked.calls if c.request.method == "POST"]
+        # Nothing is asked: the profile's token is the credential.
+        assert len(mocked.calls) == 0
     assert token.value == PAT and token.expires_on == float("inf")
 
 
@@ -758,86 +749,88 @@ def test_azure_cli_not_installed(monkeypatch, tmp_path: Path, tenant: str | None
 # --- the management-token variant ---------------------------------------------------------
 
 
-def test_every_call_carries_both_management_headers_and_tokens_are_fetched_once():
-    conn = connection(wire_form="public", azure_workspace_resource_id=WORKSPACE_RESOURCE_ID)
+AZURE_BASE_URL = "https://adb-123.7.azuredatabricks.net"
+AZURE_CLUSTERS = f"{AZURE_BASE_URL}/api/2.0/clusters/list"
+NOT_A_MEMBER = {"error_code": "UNAUTHENTICATED", "message": "User not authorized."}
+
+
+def admitting(**overrides: Any) -> Connection:
+    values = {
+        "base_url": AZURE_BASE_URL,
+        "wire_form": "public",
+        "azure_workspace_resource_id": WORKSPACE_RESOURCE_ID,
+    }
+    return connection(**(values | overrides))
+
+
+def test_the_management_headers_go_only_on_the_call_that_admits_the_principal():
     with responses.RequestsMock() as mocked:
-        platform = mocked.post(
-            TOKEN_URL,
-            json=token_body("platform-1"),
-            match=[matchers.urlencoded_params_matcher(aad_form())],
-        )
+        platform = [
+            mocked.post(
+                TOKEN_URL,
+                json=token_body(f"platform-{n}"),
+                match=[matchers.urlencoded_params_matcher(aad_form())],
+            )
+            for n in (1, 2)
+        ]
         management = mocked.post(
             TOKEN_URL,
             json=token_body("management-1", resource=MANAGEMENT_RESOURCE),
             match=[matchers.urlencoded_params_matcher(aad_form(MANAGEMENT_RESOURCE))],
         )
-        listed = mocked.get(
-            CLUSTERS,
+        # Not a member yet: refused without the headers, then admitted with them.
+        refused = mocked.get(AZURE_CLUSTERS, status=401, json=NOT_A_MEMBER)
+        admitted = mocked.get(
+            AZURE_CLUSTERS,
             json={"clusters": []},
             match=[
                 matchers.header_matcher(
                     {
-                        "Authorization": "Bearer platform-1",
+                        "Authorization": "Bearer platform-2",
                         MANAGEMENT_TOKEN_HEADER: "management-1",
                         WORKSPACE_RESOURCE_ID_HEADER: WORKSPACE_RESOURCE_ID,
                     }
                 )
             ],
         )
-        client = client_for(conn)
+        client = client_for(admitting())
         client.get("/api/2.0/clusters/list")
+        mocked.remove(admitted)
+        member = mocked.get(AZURE_CLUSTERS, json={"clusters": []})
         client.get("/api/2.0/clusters/list")
+        sent = [c.request.headers for c in mocked.calls if c.request.url == AZURE_CLUSTERS]
 
-    assert (platform.call_count, management.call_count, listed.call_count) == (1, 1, 2)
+    assert [p.call_count for p in platform] == [1, 1] and management.call_count == 1
+    assert (refused.call_count, member.call_count) == (1, 1)
+    # Only the admitting call (the second of three) carried them.
+    assert [MANAGEMENT_TOKEN_HEADER in h for h in sent] == [False, True, False]
+    assert [WORKSPACE_RESOURCE_ID_HEADER in h for h in sent] == [False, True, False]
 
 
-def test_a_401_refreshes_the_management_token_with_the_platform_token():
-    conn = connection(wire_form="public", azure_workspace_resource_id=WORKSPACE_RESOURCE_ID)
-    with responses.RequestsMock() as mocked:
-        for n in (1, 2):
-            mocked.post(
-                TOKEN_URL,
-                json=token_body(f"platform-{n}"),
-                match=[matchers.urlencoded_params_matcher(aad_form())],
-            )
-            mocked.post(
-                TOKEN_URL,
-                json=token_body(f"management-{n}"),
-                match=[matchers.urlencoded_params_matcher(aad_form(MANAGEMENT_RESOURCE))],
-            )
-        stale = mocked.get(
-            CLUSTERS,
-            status=401,
-            json={"error_code": "UNAUTHENTICATED", "message": "expired"},
-            match=[
-                matchers.header_matcher(
-                    {"Authorization": "Bearer platform-1", MANAGEMENT_TOKEN_HEADER: "management-1"}
-                )
-            ],
+@pytest.mark.parametrize(
+    "base_url", ["https://adb-123.example.net", "https://azuredatabricks.net.example.org"]
+)
+def test_the_management_token_is_never_sent_to_a_host_that_is_no_azure_workspace(base_url: str):
+    clusters = f"{base_url}/api/2.0/clusters/list"
+    with responses.RequestsMock(assert_all_requests_are_fired=False) as mocked:
+        tokens_asked = mocked.post(TOKEN_URL, json=token_body("platform-1"))
+        calls = mocked.get(clusters, status=401, json=NOT_A_MEMBER)
+        error = failure(
+            Unauthenticated, client_for(admitting(base_url=base_url)).get, "/api/2.0/clusters/list"
         )
-        fresh = mocked.get(
-            CLUSTERS,
-            json={"clusters": []},
-            match=[
-                matchers.header_matcher(
-                    {
-                        "Authorization": "Bearer platform-2",
-                        MANAGEMENT_TOKEN_HEADER: "management-2",
-                        WORKSPACE_RESOURCE_ID_HEADER: WORKSPACE_RESOURCE_ID,
-                    }
-                )
-            ],
-        )
-        assert client_for(conn).get("/api/2.0/clusters/list") == {"clusters": []}
-        token_requests = [c for c in mocked.calls if c.request.url == TOKEN_URL]
+        bodies = [str(c.request.body) for c in mocked.calls if c.request.url == TOKEN_URL]
 
-    assert (stale.call_count, fresh.call_count) == (1, 1)
-    # Both tokens anew: the platform's and the management one.
-    assert len(token_requests) == 4
+    assert calls.call_count == 2 and error.status == 401
+    for call in calls.calls:
+        assert MANAGEMENT_TOKEN_HEADER not in call.request.headers
+        assert WORKSPACE_RESOURCE_ID_HEADER not in call.request.headers
+    # Not even fetched.
+    assert tokens_asked.call_count == 2
+    assert not [b for b in bodies if "management.core.windows.net" in b]
 
 
 def test_a_second_401_with_the_management_token_is_the_error_without_any_token():
-    conn = connection(wire_form="public", azure_workspace_resource_id=WORKSPACE_RESOURCE_ID)
+    conn = admitting()
     with responses.RequestsMock() as mocked:
         for n in (1, 2):
             mocked.post(
@@ -845,23 +838,23 @@ def test_a_second_401_with_the_management_token_is_the_error_without_any_token()
                 json=token_body(f"platform-{n}"),
                 match=[matchers.urlencoded_params_matcher(aad_form())],
             )
-            mocked.post(
-                TOKEN_URL,
-                json=token_body(f"management-{n}"),
-                match=[matchers.urlencoded_params_matcher(aad_form(MANAGEMENT_RESOURCE))],
-            )
+        mocked.post(
+            TOKEN_URL,
+            json=token_body("management-1"),
+            match=[matchers.urlencoded_params_matcher(aad_form(MANAGEMENT_RESOURCE))],
+        )
         refused = mocked.get(
-            CLUSTERS,
+            AZURE_CLUSTERS,
             status=401,
             json={
                 "error_code": "UNAUTHENTICATED",
-                "message": "User not authorized: management token management-2 refused.",
+                "message": "User not authorized: management token management-1 refused.",
             },
         )
         error = failure(Unauthenticated, client_for(conn).get, "/api/2.0/clusters/list")
 
     assert refused.call_count == 2
-    assert_hidden(error, CLIENT_SECRET, "platform-1", "platform-2", "management-1", "management-2")
+    assert_hidden(error, CLIENT_SECRET, "platform-1", "platform-2", "management-1")
 
 
 @pytest.mark.parametrize("method", ["azure-client-secret", "azure-msi", "azure-cli"])
@@ -896,7 +889,7 @@ def test_without_a_workspace_resource_id_neither_header_is_sent(monkeypatch, met
 def test_secretless_azure_methods_fetch_the_management_token_too(monkeypatch, method, fake_az):
     app_service_environment(monkeypatch)
     conn = (msi if method == "azure-msi" else azure_cli)(
-        azure_workspace_resource_id=WORKSPACE_RESOURCE_ID
+        base_url=AZURE_BASE_URL, azure_workspace_resource_id=WORKSPACE_RESOURCE_ID
     )
     with responses.RequestsMock(assert_all_requests_are_fired=False) as mocked:
         for resource, value in (
@@ -912,8 +905,14 @@ def test_secretless_azure_methods_fetch_the_management_token_too(monkeypatch, me
                     )
                 ],
             )
+        refused = mocked.get(
+            AZURE_CLUSTERS,
+            status=401,
+            json=NOT_A_MEMBER,
+            match=[matchers.header_matcher({"Authorization": "Bearer cli-platform-token"})],
+        )
         listed = mocked.get(
-            CLUSTERS,
+            AZURE_CLUSTERS,
             json={},
             match=[
                 matchers.header_matcher(
@@ -926,7 +925,8 @@ def test_secretless_azure_methods_fetch_the_management_token_too(monkeypatch, me
             ],
         )
         client_for(conn).get("/api/2.0/clusters/list")
-    assert listed.call_count == 1
+    assert (refused.call_count, listed.call_count) == (1, 1)
+    assert MANAGEMENT_TOKEN_HEADER not in refused.calls[0].request.headers
 
 
 # --- the token cache ------------------------------------------------------------------------
@@ -934,9 +934,8 @@ def test_secretless_azure_methods_fetch_the_management_token_too(monkeypatch, me
 
 @pytest.fixture()
 def token_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    directory = tmp_path / "tokens"
-    monkeypatch.setenv(CACHE_DIR_ENV, str(directory))
-    return directory
+    monkeypatch.setenv(CACHE_DIR_ENV, str(tmp_path / "tokens"))
+    return tmp_path / "tokens" / SUBDIRECTORY
 
 
 def stored_files(directory: Path) -> list[Path]:

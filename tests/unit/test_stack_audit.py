@@ -115,7 +115,7 @@ def values(**overrides: str) -> dict:
         "workspace:authUrl": "http://127.0.0.1:8766",
         "workspace:tenantId": "t",
         "workspace:clientId": "c",
-        "workspace:resource": "r",
+        "workspace:resource": "2ff814a6-3304-4ab8-85cb-cd0e6f879c1d",
         "workspace:allowInsecureHttp": "true",
     }
     base.update(overrides)

@@ -9,7 +9,7 @@ import pytest
 import responses
 
 from providers.client.token import TokenCache
-from providers.client.token_store import CACHE_DIR_ENV, SharedTokenStore
+from providers.client.token_store import CACHE_DIR_ENV, SUBDIRECTORY, SharedTokenStore
 from tests.unit.client_support import (
     ACCESS_TOKEN,
     CLIENT_SECRET,
@@ -24,9 +24,8 @@ KEY = ("https://login.example", "tenant", "client", "resource")
 
 @pytest.fixture()
 def token_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    directory = tmp_path / "tokens"
-    monkeypatch.setenv(CACHE_DIR_ENV, str(directory))
-    return directory
+    monkeypatch.setenv(CACHE_DIR_ENV, str(tmp_path / "tokens"))
+    return tmp_path / "tokens" / SUBDIRECTORY
 
 
 def test_a_saved_record_loads_with_the_same_secret_only(token_dir: Path):
@@ -118,3 +117,61 @@ def test_a_rotated_secret_never_reads_the_old_record(token_dir: Path):
         rotated = connection(client_secret=CLIENT_SECRET + "-rotated")
         assert TokenCache(clock=clock, store=SharedTokenStore()).get(rotated).value == "new"
         assert len(mocked.calls) == 2
+
+
+def test_a_shared_directory_is_left_as_it_was(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """WORKSPACE_TOKEN_CACHE_DIR may name a directory that holds other things (issue 41,
+    L17): the store keeps a subdirectory of its own there, and saving, loading, pruning and
+    clearing change nothing else: no mode, no file, however old or however named."""
+    import os
+    import time
+
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o755)
+    old = time.time() - 10 * 24 * 3600
+    others = {
+        "notes.txt": 0o644,
+        f"{'a' * 64}.token": 0o644,  # the store's former file name, someone else's now
+        ".token-leftover": 0o644,
+        "workspace-iac-tokens.bak": 0o664,
+    }
+    for name, mode in others.items():
+        (shared / name).write_text(name)
+        (shared / name).chmod(mode)
+        os.utime(shared / name, (old, old))
+    monkeypatch.setenv(CACHE_DIR_ENV, str(shared))
+
+    store = SharedTokenStore()
+    store.save(KEY, "the-secret", {"value": "v", "expires_on": 1.0})
+    assert store.load(KEY, "the-secret") == {"value": "v", "expires_on": 1.0}
+    store.save(("other",) + KEY[1:], "the-secret", {"value": "w", "expires_on": 1.0})
+    store.clear()
+
+    assert stat.S_IMODE(shared.stat().st_mode) == 0o755
+    assert {p.name for p in shared.iterdir()} == {*others, SUBDIRECTORY}
+    for name, mode in others.items():
+        path = shared / name
+        assert (stat.S_IMODE(path.stat().st_mode), path.read_text()) == (mode, name)
+        assert path.stat().st_mtime == pytest.approx(old)
+    assert stat.S_IMODE((shared / SUBDIRECTORY).stat().st_mode) == 0o700
+
+
+def test_only_the_stores_own_names_are_pruned_in_its_subdirectory(token_dir: Path):
+    import os
+    import time
+
+    token_dir.mkdir(parents=True)
+    old = time.time() - 10 * 24 * 3600
+    foreign = token_dir / "readme.token.txt"
+    foreign.write_text("not the store's")
+    foreign.chmod(0o644)
+    stale = token_dir / f"workspace-iac-{'d' * 64}.token"
+    stale.write_bytes(b"sealed")
+    for path in (foreign, stale):
+        os.utime(path, (old, old))
+
+    SharedTokenStore().save(KEY, "the-secret", {"value": "v", "expires_on": 1.0})
+
+    assert foreign.exists() and stat.S_IMODE(foreign.stat().st_mode) == 0o644
+    assert not stale.exists()

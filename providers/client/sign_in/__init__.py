@@ -25,9 +25,9 @@ _MODULES: dict[AuthType, str] = {
     AuthType.AZURE_CLI: "azure_cli",
     AuthType.AZURE_MSI: "azure_msi",
     AuthType.PAT: "personal_token",
-    AuthType.OAUTH_M2M: "service_sdk",
-    AuthType.GITHUB_OIDC: "service_sdk",
-    AuthType.DATABRICKS_CLI: "service_sdk",
+    AuthType.OAUTH_M2M: "workspace_oauth",
+    AuthType.GITHUB_OIDC: "workspace_oauth",
+    AuthType.DATABRICKS_CLI: "cli_profile",
 }
 
 

@@ -41,8 +41,22 @@ def checkout_like(directory: Path) -> Path:
     directory.mkdir(parents=True, exist_ok=True)
     shutil.copy(REPO_ROOT / "Pulumi.yaml", directory / "Pulumi.yaml")
     for name in CHECKOUT_LINKS:
-        (directory / name).symlink_to(REPO_ROOT / name)
+        if name == "stacks":
+            _stacks_with_own_notebooks(directory / name)
+        else:
+            (directory / name).symlink_to(REPO_ROOT / name)
     return directory
+
+
+def _stacks_with_own_notebooks(stacks: Path) -> None:
+    """The stack program's modules linked, the notebooks it uploads copied: a `source` must
+    be a file of the project, and one that links out of it is refused (docs/notebook.md)."""
+    stacks.mkdir()
+    for entry in (REPO_ROOT / "stacks").iterdir():
+        if entry.name == "notebooks":
+            shutil.copytree(entry, stacks / entry.name)
+        elif entry.name != "__pycache__":
+            (stacks / entry.name).symlink_to(entry)
 
 
 def environment_stack(checkout: Path, environment: str, info: EmulatorInfo,

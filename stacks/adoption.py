@@ -84,13 +84,6 @@ from stacks import credential_scan
 from stacks.config_rules import IMPORT_KEY
 from stacks.errors import NAMESPACE
 
-# Kinds no object is adopted of, and why (besides a kind's own `Adoption.refused`).
-NOT_ADOPTED: dict[str, str] = {
-    "ClusterState": "an action (holds a cluster RUNNING or TERMINATED), not an object: "
-    "nothing to import",
-    "JobRun": "an action (one run of a job), not an object: nothing to import",
-}
-
 # Objects the service (or the emulator, standing for it) makes for itself, which the kinds'
 # inventories leave out (so the audit never reports them either), and why.
 SERVICE_OWN: tuple[str, ...] = (
@@ -148,8 +141,8 @@ class Candidate:
 
 def refusal(kind: Kind) -> str | None:
     """Why no object of `kind` is adopted, or None where its objects are."""
-    if kind.name in NOT_ADOPTED:
-        return NOT_ADOPTED[kind.name]
+    if kind.action is not None:
+        return f"an action ({kind.action}), not an object: nothing to import"
     if not kind.importable:
         return "cannot be imported: its resources are actions, not objects"
     if not kind.config_key:

@@ -71,8 +71,8 @@ def served_operations() -> list[Operation]:
 
 def _order(key: str) -> tuple[str, int, str]:
     method, path = key.split(" ", 1)
-    return path, ("GET", "POST", "PUT", "PATCH", "DELETE").index(method) \
-        if method in ("GET", "POST", "PUT", "PATCH", "DELETE") else 9, method
+    return path, ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE").index(method) \
+        if method in ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE") else 9, method
 
 
 def problems(operations: Iterable[Operation]) -> list[str]:

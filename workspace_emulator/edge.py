@@ -27,6 +27,9 @@ MAX_BODY_BYTES = 1024 * 1024
 # Paths that take larger bodies: a workspace import carries up to 10 MB of content, as base64
 # in JSON (or a multipart form).
 LARGER_BODY_PATHS = {"/api/2.0/workspace/import": 16 * 1024 * 1024}
+# Paths whose bodies are streamed to the handler rather than read here first: a Files API
+# upload's raw bytes, up to the service's 5 GiB (the handler counts them as they come).
+STREAMED_BODY_PREFIXES = {"/api/2.0/fs/files/": 5 * 1024 ** 3}
 MAX_DRAIN_BYTES = 16 * 1024 * 1024
 RETRY_AFTER_SECONDS = 1
 
@@ -149,9 +152,14 @@ class ServiceEdge:
     async def _within_body_limit(self, scope: Scope, receive: Receive, send: Send) -> None:
         path = scope.get("path", "")
         limit = max(self.max_body_bytes, LARGER_BODY_PATHS.get(path, 0))
+        streamed = next((most for prefix, most in STREAMED_BODY_PREFIXES.items()
+                         if path.startswith(prefix)), None)
         declared = _header(scope, b"content-length")
-        if declared is not None and declared.isdigit() and int(declared) > limit:
-            await self._too_large(receive, send, path, limit)
+        if declared is not None and declared.isdigit() and int(declared) > (streamed or limit):
+            await self._too_large(receive, send, path, streamed or limit)
+            return
+        if streamed is not None:
+            await self.app(scope, receive, send)
             return
         chunks: list[bytes] = []
         size = 0

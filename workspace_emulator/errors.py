@@ -51,6 +51,17 @@ class QuotaExceeded(ServiceError):
     code = "QUOTA_EXCEEDED"
 
 
+class FileAlreadyExists(ServiceError):
+    """A Files API path taken: a file uploaded without `overwrite`, or a file where a
+    directory is asked for (or the reverse)."""
+
+    code = "ALREADY_EXISTS"
+
+
+class EntityTooLarge(ServiceError):
+    code = "REQUEST_ENTITY_TOO_LARGE"
+
+
 class DirectoryNotEmpty(ServiceError):
     """A workspace folder deleted without `recursive` while it holds anything."""
 
@@ -83,6 +94,7 @@ STATUS_BY_CODE = {
     "PERMISSION_DENIED": 403,
     "RESOURCE_DOES_NOT_EXIST": 404,
     "RESOURCE_CONFLICT": 409,
+    "ALREADY_EXISTS": 409,
     "ENDPOINT_NOT_FOUND": 404,
     "METHOD_NOT_ALLOWED": 405,
     "REQUEST_ENTITY_TOO_LARGE": 413,

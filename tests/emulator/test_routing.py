@@ -12,6 +12,7 @@ from workspace_emulator.platform.app import API_ROUTERS, create_platform_app
 from workspace_emulator.rate_limit import RateLimiter
 
 PARAMETER = re.compile(r"{[^}]+}")
+CONVERTOR = re.compile(r":\w+}")
 
 
 def _included_routes() -> list[tuple[int, str]]:
@@ -43,5 +44,6 @@ def test_each_sample_path_matches_its_own_route():
 def test_the_app_serves_exactly_the_listed_routers():
     app = create_platform_app(None, "", RateLimiter(None))  # type: ignore[arg-type]
     documented = set(app.openapi()["paths"]) - {"/.well-known/databricks-config"}
-    assert documented <= {template for _, template in _included_routes()}
+    # The document names a parameter without its convertor ({path:path} is {path}).
+    assert documented <= {CONVERTOR.sub("}", template) for _, template in _included_routes()}
     assert len({(id(router), prefix) for router, prefix in API_ROUTERS}) == len(API_ROUTERS)

@@ -29,6 +29,7 @@ AREAS: tuple[str, ...] = (
     "jobs.jobs",  # the clusters their tasks name, the notebooks they run, run_as's rule sets
     "unity_catalog.catalogs",
     "unity_catalog.unity_catalog",  # below and beside the catalogs
+    "unity_catalog.files",  # in its volumes
     "workspace.ip_access_lists",
     "workspace.workspace_conf",  # the IP access lists' switch among its keys
     "sql.sql_warehouses",

@@ -186,19 +186,21 @@ def test_a_submitted_run_is_seen_by_its_submitter_and_those_its_access_list_name
     submitter.jobs.cancel_run(run_id)
 
 
-def test_a_submitted_run_goes_through_the_run_phases(manual, manual_api):
+@pytest.mark.parametrize("version", ["2.1", "2.2"])
+def test_a_submitted_run_goes_through_the_run_phases(manual, manual_api, version):
     body = {"run_name": "phases", "tasks": [
         {"task_key": "a", "spark_python_task": {"python_file": "dbfs:/a.py"},
          "existing_cluster_id": SHARED_CLUSTER},
         {"task_key": "b", "spark_python_task": {"python_file": "dbfs:/b.py"},
          "existing_cluster_id": SHARED_CLUSTER, "depends_on": [{"task_key": "a"}]}]}
-    answer = manual_api.post("/api/2.2/jobs/runs/submit", json=body)
+    answer = manual_api.post(f"/api/{version}/jobs/runs/submit", json=body)
     assert answer.status_code == 200, answer.text
     assert set(answer.json()) == {"run_id"}
     run_id = answer.json()["run_id"]
 
     def states() -> tuple[str, list[str]]:
-        run = manual_api.get("/api/2.2/jobs/runs/get", params={"run_id": run_id}).json()
+        run = manual_api.get(f"/api/{version}/jobs/runs/get", params={"run_id": run_id}).json()
+        assert run["run_type"] == "SUBMIT_RUN" and "job_id" not in run
         return (run["state"]["life_cycle_state"],
                 [task["state"]["life_cycle_state"] for task in run["tasks"]])
 

@@ -31,6 +31,10 @@ WORKSPACE, the default without a job `git_source`: a path no object has, or one 
 folder or a file) fails as the service's does, `Unable to access the notebook "<path>" ...`
 (the trigger above is looked at first); a path inside a repo counts as there
 (areas/workspace_objects holds no contents of Git folders).
+
+A one-time run (runs/submit, run_type SUBMIT_RUN) is planned and shown the same way, from
+the tasks of its body, without a job_id. A run of a job keeps the job's parameters as they
+were at its start (`job_parameters`: name, default, the run's value).
 """
 
 from __future__ import annotations

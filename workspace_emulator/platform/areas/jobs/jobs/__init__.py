@@ -1,7 +1,8 @@
 """Jobs under /api/2.0, /api/2.1 and /api/2.2 (model.py stores jobs and runs; job_settings
 checks fields, job_format stores the canonical form and shows each version's, job_graph the
-task rules, job_update, job_runs outcomes and states over time, job_permissions the access
-control rules that every object type's permissions share, paging)."""
+task rules, job_update, job_submit the body of a one-time run, job_runs outcomes and states
+over time, job_permissions the access control rules that every object type's permissions
+share, paging)."""
 
 from __future__ import annotations
 
@@ -44,13 +45,18 @@ AREA = Area(
         "POST /jobs/run-now": simulated("idempotency_token honoured; '--fail' makes a task "
                                         "fail, and so does a notebook task's missing "
                                         "notebook"),
+        "POST /jobs/runs/submit": simulated("a one-time run (run_type SUBMIT_RUN, no job): "
+                                            "tasks checked as a job's, run as run-now's; "
+                                            "idempotency_token honoured; its own access "
+                                            "list"),
         "GET /jobs/runs/get": simulated("PENDING -> RUNNING -> TERMINATED, tasks level by "
-                                        "level"),
-        "GET /jobs/runs/list": simulated("active_only/completed_only, newest first, paged"),
+                                        "level; job_parameters with defaults and values"),
+        "GET /jobs/runs/list": simulated("active_only/completed_only, run_type, newest "
+                                         "first, paged"),
         "POST /jobs/runs/cancel": simulated("ends the run and its tasks CANCELED"),
         "POST /jobs/runs/cancel-all": simulated("every active run of a job, or all queued"),
     },
-    not_served={"Jobs": ("POST /jobs/runs/submit", "POST /jobs/runs/delete",
+    not_served={"Jobs": ("POST /jobs/runs/delete",
                          "GET /jobs/runs/export", "GET /jobs/runs/get-output",
                          "POST /jobs/runs/repair")},
 )

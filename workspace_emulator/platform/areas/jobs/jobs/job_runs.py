@@ -31,6 +31,10 @@ WORKSPACE, the default without a job `git_source`: a path no object has, or one 
 folder or a file) fails as the service's does, `Unable to access the notebook "<path>" ...`
 (the trigger above is looked at first); a path inside a repo counts as there
 (areas/workspace_objects holds no contents of Git folders).
+
+A one-time run (runs/submit, run_type SUBMIT_RUN) is planned and shown the same way, from
+the tasks of its body, without a job_id. A run of a job keeps the job's parameters as they
+were at its start (`job_parameters`: name, default, the run's value).
 """
 
 from __future__ import annotations
@@ -60,6 +64,10 @@ COUNTS_AS_SUCCEEDED = frozenset({"EXCLUDED", "DISABLED"})
 FAILURES = frozenset({"FAILED", "TIMEDOUT", "UPSTREAM_FAILED"})
 NEVER_RAN = frozenset({"UPSTREAM_FAILED", "EXCLUDED", "DISABLED"})
 RUN_IF_EXCLUDES = ("AT_LEAST_ONE_FAILED", "ALL_FAILED")
+JOB_RUN, SUBMIT_RUN = "JOB_RUN", "SUBMIT_RUN"
+RUN_TYPES = (JOB_RUN, SUBMIT_RUN, "WORKFLOW_RUN")
+# Settings of a one-time run that runs/get shows back.
+SHOWN_RUN_SETTINGS = ("git_source",)
 ACTIVE_STATES = frozenset({"QUEUED", "PENDING", "RUNNING", "TERMINATING", "BLOCKED"})
 # A notebook path -> why a notebook task cannot run it (None: it can; MISSING: nothing is
 # there).
@@ -222,6 +230,24 @@ def plan_of(run: dict[str, Any]) -> dict[str, Any]:
             "message": message}
 
 
+def job_parameters(settings: dict[str, Any], given: dict[str, Any]) -> list[dict[str, str]]:
+    """The run's job parameters as runs/get shows them: each parameter the job defines, with
+    its default and the value of this run (the run-now value, else the default), then those
+    run-now gave that the job does not define."""
+    values = given.get("job_parameters") or {}
+    shown = []
+    for definition in settings.get("parameters") or []:
+        if not isinstance(definition, dict) or not isinstance(definition.get("name"), str):
+            continue
+        name, default = definition["name"], definition.get("default")
+        entry = {"name": name, "default": default, "value": values.get(name, default)}
+        shown.append({key: value for key, value in entry.items() if value is not None})
+    defined = {entry["name"] for entry in shown}
+    shown.extend({"name": name, "value": value} for name, value in values.items()
+                 if name not in defined)
+    return shown
+
+
 # views at a time
 
 def _window(run: dict[str, Any], level: int) -> tuple[int, int]:
@@ -309,7 +335,6 @@ def view(run: dict[str, Any], now_ms: int, run_page_url: Callable[[int], str],
     until = end if end is not None else now_ms
     pending = run["transition_ms"] // 2
     shown: dict[str, Any] = {
-        "job_id": run["job_id"],
         "run_id": run["run_id"],
         "number_in_job": run["number_in_job"],
         "run_name": run["run_name"],
@@ -322,11 +347,23 @@ def view(run: dict[str, Any], now_ms: int, run_page_url: Callable[[int], str],
         "cleanup_duration": 0,
         "run_duration": until - start,
         "trigger": "ONE_TIME",
-        "run_type": "JOB_RUN",
+        "run_type": run.get("run_type", JOB_RUN),
         "format": run.get("format", "SINGLE_TASK"),
         "run_page_url": run_page_url(run["run_id"]),
-        "overriding_parameters": run["overriding_parameters"],
     }
+    if run.get("job_id") is not None:  # a one-time run (SUBMIT_RUN) has no job
+        shown["job_id"] = run["job_id"]
+    if "overriding_parameters" in run:
+        shown["overriding_parameters"] = run["overriding_parameters"]
+    parameters = run.get("job_parameters")
+    if parameters is None:  # a run stored before runs kept their job parameters
+        given = (run.get("overriding_parameters") or {}).get("job_parameters") or {}
+        parameters = [{"name": name, "value": value} for name, value in given.items()]
+    if parameters:
+        shown["job_parameters"] = parameters
+    for name in SHOWN_RUN_SETTINGS:
+        if name in run:
+            shown[name] = run[name]
     if with_tasks:
         shown["tasks"] = task_views(run, now_ms, run_page_url)
     return shown

@@ -23,10 +23,11 @@ from workspace_emulator.platform.areas.jobs.jobs import (
     job_graph,
     job_permissions,
     job_runs,
+    job_submit,
     job_update,
     paging,
 )
-from workspace_emulator.platform.areas.jobs.jobs.job_format import StoredSettings
+from workspace_emulator.platform.areas.jobs.jobs.job_format import MULTI_TASK, StoredSettings
 from workspace_emulator.platform.areas.jobs.jobs.job_permissions import RANK, AclEntry
 from workspace_emulator.platform.directory import Caller, Directory
 from workspace_emulator.platform.rendered import RenderedView
@@ -35,6 +36,7 @@ from workspace_emulator.storage import Database, ReservedIds, from_json, to_json
 JOB_ID_START = 1_000_000_000_001
 JOB_ID_BLOCK = 64  # job ids reserved per write of their counter
 RUN_ID_START = 2_000_000_000_001
+NO_JOB = 0  # the runs table's job_id of a one-time run (runs/submit), which has no job
 MAX_IDEMPOTENCY_TOKEN = 64
 DEFAULT_PAGE, MAX_PAGE = 20, 100
 DEFAULT_RUNS_PAGE, MAX_RUNS_PAGE = 20, 25
@@ -254,7 +256,9 @@ class Jobs:
         shown["settings"] = settings
         return shown
 
-    def _run_page_url(self, job_id: int) -> Callable[[int], str]:
+    def _run_page_url(self, job_id: int | None) -> Callable[[int], str]:
+        if job_id is None:
+            return lambda run_id: f"{self._base_url}/?o={self._workspace_id}#run/{run_id}"
         return lambda run_id: (f"{self._base_url}/?o={self._workspace_id}#job/{job_id}"
                                f"/run/{run_id}")
 
@@ -385,25 +389,35 @@ class Jobs:
 
     # runs
 
+    @staticmethod
+    def _check_idempotency_token(token: Any) -> None:
+        if token is not None and not (isinstance(token, str)
+                                      and 0 < len(token) <= MAX_IDEMPOTENCY_TOKEN):
+            raise InvalidParameter(
+                f"idempotency_token must be 1 to {MAX_IDEMPOTENCY_TOKEN} characters long")
+
+    def _run_of_token(self, conn: sqlite3.Connection, token: str | None
+                      ) -> dict[str, Any] | None:
+        """The run an idempotency token started already, if any."""
+        if token is None:
+            return None
+        row = conn.execute("SELECT run_id FROM run_idempotency WHERE token = ?",
+                           (token,)).fetchone()
+        return None if row is None else self._load_run(conn, row["run_id"])
+
     def run_now(
         self, job_id: int, parameters: dict[str, Any], idempotency_token: str | None,
         caller: Caller,
     ) -> dict[str, int]:
-        if idempotency_token is not None and not 0 < len(idempotency_token) <= \
-                MAX_IDEMPOTENCY_TOKEN:
-            raise InvalidParameter(
-                f"idempotency_token must be 1 to {MAX_IDEMPOTENCY_TOKEN} characters long")
+        self._check_idempotency_token(idempotency_token)
         _check_run_parameters(parameters)
         given = {kind: parameters[kind] for kind in job_runs.RUN_PARAMETER_KINDS
                  if parameters.get(kind) is not None}
         with self._db.write() as conn:
             doc = self._authorised(conn, job_id, caller, "CAN_MANAGE_RUN")
-            if idempotency_token is not None:
-                row = conn.execute("SELECT run_id FROM run_idempotency WHERE token = ?",
-                                   (idempotency_token,)).fetchone()
-                if row is not None:
-                    run = self._load_run(conn, row["run_id"])
-                    return {"run_id": run["run_id"], "number_in_job": run["number_in_job"]}
+            earlier = self._run_of_token(conn, idempotency_token)
+            if earlier is not None:
+                return {"run_id": earlier["run_id"], "number_in_job": earlier["number_in_job"]}
             run_id = self._db.next_value(conn, "run_id", RUN_ID_START)
             number = self._db.next_value(conn, f"runs_of_job:{job_id}", 1)
             stored = job_format.upgraded(doc)
@@ -417,13 +431,53 @@ class Jobs:
                                       self._notebook_problem,
                                       self._run_as_user_name(doc, stored.settings)),
                 "overriding_parameters": given,
+                "job_parameters": job_runs.job_parameters(stored.settings, given),
             }
-            conn.execute("INSERT INTO runs (run_id, job_id, doc) VALUES (?, ?, ?)",
-                         (run_id, job_id, to_json(run)))
-            if idempotency_token is not None:
-                conn.execute("INSERT INTO run_idempotency (token, run_id) VALUES (?, ?)",
-                             (idempotency_token, run_id))
+            self._insert_run(conn, run, job_id, idempotency_token)
         return {"run_id": run_id, "number_in_job": number}
+
+    @staticmethod
+    def _insert_run(conn: sqlite3.Connection, run: dict[str, Any], job_id: int,
+                    idempotency_token: str | None) -> None:
+        conn.execute("INSERT INTO runs (run_id, job_id, doc) VALUES (?, ?, ?)",
+                     (run["run_id"], job_id, to_json(run)))
+        if idempotency_token is not None:
+            conn.execute("INSERT INTO run_idempotency (token, run_id) VALUES (?, ?)",
+                         (idempotency_token, run["run_id"]))
+
+    def submit(self, body: dict[str, Any], caller: Caller) -> dict[str, int]:
+        """A one-time run (runs/submit): no job; its tasks planned as a job's. The caller
+        owns it; `access_control_list` gives others access to it."""
+        token = body.get("idempotency_token")
+        self._check_idempotency_token(token)
+        run_name, settings = job_submit.settings_of(body)
+        self._checked(StoredSettings(settings, MULTI_TASK), caller)
+        acl = [AclEntry("service_principal", caller.application_id, job_permissions.OWNER)]
+        if body.get("access_control_list") is not None:
+            acl = job_permissions.patched(acl, job_permissions.parse_request(
+                body["access_control_list"], self._directory))
+        run_as = self._run_as_user_name({"creator_user_name": caller.application_id},
+                                        settings)
+        with self._db.write() as conn:
+            earlier = self._run_of_token(conn, token)
+            if earlier is not None:
+                return {"run_id": earlier["run_id"]}
+            run_id = self._db.next_value(conn, "run_id", RUN_ID_START)
+            run = {
+                "run_id": run_id, "job_id": None, "number_in_job": run_id,
+                "run_type": job_runs.SUBMIT_RUN, "run_name": run_name,
+                "creator_user_name": caller.application_id,
+                "start_time": clock.now_ms(), "transition_ms": self._transition_ms,
+                "format": MULTI_TASK,
+                "plan": job_runs.plan(settings, {},
+                                      lambda: self._db.next_value(conn, "run_id", RUN_ID_START),
+                                      self._notebook_problem, run_as),
+                "acl": [entry.to_doc() for entry in acl],
+                **{name: settings[name] for name in job_runs.SHOWN_RUN_SETTINGS
+                   if name in settings},
+            }
+            self._insert_run(conn, run, NO_JOB, token)
+        return {"run_id": run_id}
 
     @staticmethod
     def _load_run(conn: sqlite3.Connection, run_id: int) -> dict[str, Any]:
@@ -434,12 +488,23 @@ class Jobs:
 
     def _job_of_run(self, conn: sqlite3.Connection, run: dict[str, Any]
                     ) -> dict[str, Any] | None:
+        if run.get("job_id") is None:
+            return None
         row = conn.execute("SELECT doc FROM jobs WHERE job_id = ?", (run["job_id"],)).fetchone()
         return None if row is None else from_json(row["doc"])
 
+    def _run_rank(self, conn: sqlite3.Connection, run: dict[str, Any], caller: Caller) -> int:
+        """The caller's permission rank on a run: a one-time run's own access list, else its
+        job's (a run of a deleted job stays viewable, as it was before the job went)."""
+        if "acl" in run:
+            return job_permissions.effective_rank(self._acl(run), caller)
+        job = self._job_of_run(conn, run)
+        return RANK["CAN_MANAGE_RUN"] if job is None else \
+            job_permissions.effective_rank(self._acl(job), caller)
+
     def _run_view(self, run: dict[str, Any], now_ms: int, version: str, with_tasks: bool,
                   array_page: int = 0) -> dict[str, Any]:
-        shown = job_runs.view(run, now_ms, self._run_page_url(run["job_id"]), with_tasks)
+        shown = job_runs.view(run, now_ms, self._run_page_url(run.get("job_id")), with_tasks)
         if with_tasks and version == ARRAY_PAGING_VERSION:
             shown, more = paging.page_of_arrays(shown, PAGED_RUN_ARRAYS, array_page,
                                                 ARRAY_PAGE)
@@ -455,8 +520,8 @@ class Jobs:
             array_page = paging.decode_token(ARRAYS_PAGE_TOKEN, page_token)
         with self._db.read() as conn:
             run = self._load_run(conn, run_id)
-            job = self._job_of_run(conn, run)
-        if not self._may_view(job, caller):
+            rank = self._run_rank(conn, run, caller)
+        if rank < RANK["CAN_VIEW"]:
             raise PermissionDenied(
                 f"{caller.application_id} does not have CAN_VIEW permission on run {run_id}.")
         return self._run_view(run, clock.now_ms(), version, True, array_page)
@@ -471,6 +536,9 @@ class Jobs:
         """Newest first (by start time); only runs of jobs the caller may view."""
         if active_only and completed_only:
             raise InvalidParameter("active_only and completed_only cannot both be true")
+        if run_type is not None and run_type not in job_runs.RUN_TYPES:
+            raise InvalidParameter(f"run_type must be one of {', '.join(job_runs.RUN_TYPES)}, "
+                                   f"got {run_type}")
         limit, offset = _page_bounds(limit, offset, page_token, RUNS_PAGE_TOKEN,
                                      DEFAULT_RUNS_PAGE, MAX_RUNS_PAGE, zero_means_maximum=True)
         with self._db.read() as conn:
@@ -484,6 +552,10 @@ class Jobs:
                 runs = []
                 for row in conn.execute("SELECT doc FROM runs").fetchall():
                     run = from_json(row["doc"])
+                    if run.get("job_id") is None:  # a one-time run has its own access list
+                        if self._run_rank(conn, run, caller) >= RANK["CAN_VIEW"]:
+                            runs.append(run)
+                        continue
                     if run["job_id"] not in visible:
                         visible[run["job_id"]] = self._may_view(self._job_of_run(conn, run),
                                                                 caller)
@@ -496,7 +568,7 @@ class Jobs:
             and (not completed_only or not job_runs.is_active(run, now))
             and (start_time_from is None or run["start_time"] >= start_time_from)
             and (start_time_to is None or run["start_time"] <= start_time_to)
-            and run_type in (None, "JOB_RUN")
+            and run_type in (None, run.get("run_type", job_runs.JOB_RUN))
         ]
         runs.sort(key=lambda run: (run["start_time"], run["run_id"]), reverse=True)
         fields = _paging_fields(len(runs) > offset + limit, limit, offset, RUNS_PAGE_TOKEN)
@@ -518,7 +590,11 @@ class Jobs:
         """Ends an active run as CANCELED; a run that has ended is left as it is."""
         with self._db.write() as conn:
             run = self._load_run(conn, run_id)
-            if self._job_of_run(conn, run) is not None:
+            if "acl" in run:
+                if self._run_rank(conn, run, caller) < RANK["CAN_MANAGE_RUN"]:
+                    raise PermissionDenied(f"{caller.application_id} does not have "
+                                           f"CAN_MANAGE_RUN permission on run {run_id}.")
+            elif self._job_of_run(conn, run) is not None:
                 self._authorised(conn, run["job_id"], caller, "CAN_MANAGE_RUN")
             self._cancel(conn, run, clock.now_ms())
 

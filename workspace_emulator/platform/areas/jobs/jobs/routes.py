@@ -1,4 +1,5 @@
-"""Jobs under /api/2.0, /api/2.1 and /api/2.2: CRUD, run-now, runs get, list and cancel.
+"""Jobs under /api/2.0, /api/2.1 and /api/2.2: CRUD, run-now, runs submit, get, list and
+cancel.
 
 One router serves the three versions; where they differ (how a job is shown, paging of its
 arrays, default queueing) the model gets the version from the path.
@@ -140,6 +141,20 @@ class RunNowBody(Open):
     pipeline_params: dict[str, Any] | None = None
 
 
+class SubmitRunBody(Open):
+    """A one-time run (runs/submit); any other field of the public SubmitRun is kept."""
+
+    tasks: list[dict[str, Any]] | None = None
+    run_name: str | None = None
+    idempotency_token: str | None = None
+    timeout_seconds: Int64 | None = None
+    access_control_list: list[AclRequestEntry] | None = None
+    environments: list[dict[str, Any]] | None = None
+    git_source: dict[str, Any] | None = None
+    run_as: dict[str, Any] | None = None
+    queue: dict[str, Any] | None = None
+
+
 class RunIdBody(Open):
     run_id: Id64
 
@@ -214,6 +229,13 @@ async def run_now(
 ) -> JSONResponse:
     parameters = body.as_request()
     return ok(_jobs(request).run_now(body.job_id, parameters, body.idempotency_token, caller))
+
+
+@router.post("/jobs/runs/submit")
+async def submit_run(
+    body: SubmitRunBody, request: Request, caller: CallerDep,
+) -> JSONResponse:
+    return ok(_jobs(request).submit(body.as_request(), caller))
 
 
 @router.get("/jobs/runs/get")

@@ -7,8 +7,8 @@ secret is a secret (`pulumi config set --secret workspace:clientSecret ...`), ne
 environment variable: the engine hides only the secrets of the stack's config from its
 verbose logs.
 
-`load_from_engine()` (the stack program) and `load_from_file()` (`python -m stacks.config
-Pulumi.<stack>.yaml ...`, offline) judge the whole namespace before anything is registered:
+`load_from_engine()` (the stack program) and `load_from_file()` (`workspace-iac check`,
+stacks/check.py, offline) judge the whole namespace before anything is registered:
 bad config fails `pulumi preview` before any call to the workspace, with one line per
 problem naming the key and the reason (stacks/config_problems.py).
 """
@@ -16,7 +16,6 @@ problem naming the key and the reason (stacks/config_problems.py).
 from __future__ import annotations
 
 import dataclasses
-import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -199,17 +198,3 @@ def report_file(path: Path, label: str) -> bool:
     if not found:
         print(f"{label}: ok")
     return not found
-
-
-def main(paths: list[str]) -> int:
-    """Checks config files; prints each problem; exit status 1 when there are any (the
-    command `workspace-iac check` does the same for a project: stacks/check.py)."""
-    if not paths:
-        print("usage: python -m stacks.config Pulumi.<stack>.yaml ...", file=sys.stderr)
-        return 2
-    results = [report_file(Path(path), path) for path in paths]
-    return 0 if all(results) else 1
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))

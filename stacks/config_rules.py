@@ -29,7 +29,7 @@ from stacks.health_settings import problems as health_problems
 # The credentials that are secrets: config key -> connection field.
 SECRET_KEYS: dict[str, str] = {"clientSecret": "client_secret", "token": "token"}
 
-# What the offline check (`python -m stacks.config`) reads in place of a value stored
+# What the offline check (`workspace-iac check`) reads in place of a value stored
 # encrypted inside a list or object (`pulumi config set --secret --path ...` writes
 # `{secure: v1:...}` there): not decrypted, so not judged but as a secret (an unknown).
 SECRET_PLACEHOLDER = UNKNOWN
@@ -172,7 +172,7 @@ def connection_problems(values: Mapping[str, Any]) -> list[str]:
         ]
     if found:
         return found
-    # The secrets' values are judged where they are read (WorkspaceAuth, stacks.config),
+    # The secrets' values are judged where they are read (WorkspaceAuth, stacks/config.py),
     # never here: the offline check has them encrypted. Whether one is set is: a required
     # one counts as set, and one the method does not use is refused by name.
     secrets = {f for f in SECRET_KEYS.values() if f in settings}

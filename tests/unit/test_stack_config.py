@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 import yaml
 
-from stacks import config as stack_config
+from stacks import check as config_check
 from stacks import config_rules
 from stacks.config import file_values
 from stacks.config_rules import problems, validate
@@ -47,7 +47,12 @@ def test_committed_environment_files_are_valid(stack: str) -> None:
     values, secrets = file_values(REPO_ROOT / f"Pulumi.{stack}.yaml")
     assert problems(values, secrets) == []
     assert problems(as_engine_passes_them(values), secrets) == []
-    assert stack_config.main([str(REPO_ROOT / f"Pulumi.{stack}.yaml")]) == 0
+    assert check_files(str(REPO_ROOT / f"Pulumi.{stack}.yaml")) == 0
+
+
+def check_files(*paths: str) -> int:
+    """`workspace-iac check` of the files named, in this project."""
+    return config_check.main(["--project-dir", str(REPO_ROOT), *paths])
 
 
 @pytest.mark.parametrize("stack", ["dev", "staging", "prod"])
@@ -303,9 +308,9 @@ def test_command_line_prints_problems_and_fails(
     document["config"]["workspace:jobz"] = []
     path = tmp_path / "Pulumi.broken.yaml"
     path.write_text(yaml.safe_dump(document))
-    assert stack_config.main([str(path)]) == 1
+    assert check_files(str(path)) == 1
     assert f"{path}: workspace:jobz: unknown key (did you mean 'jobs'?)" in capsys.readouterr().out
-    assert stack_config.main([]) == 2
+    assert config_check.main(["--project-dir", str(tmp_path)]) == 2  # no project there
 
 
 # --- secret values of the kinds' lists (docs/secret.md) ---------------------------------------
@@ -329,7 +334,7 @@ def test_a_secret_value_stored_as_the_docs_say_is_accepted_offline(
     path = local_file_with(tmp_path, **{field: {"secure": "v1:bm9uY2U=:Y2lwaGVydGV4dA=="}})
     values, secrets = file_values(path)
     assert problems(values, secrets) == []
-    assert stack_config.main([str(path)]) == 0
+    assert check_files(str(path)) == 0
     assert capsys.readouterr().out == f"{path}: ok\n"
 
 
@@ -343,7 +348,7 @@ def test_a_secret_value_in_plain_text_is_refused_as_a_plain_client_secret_is(
         f"--secret --path 'workspace:secrets[0].{field}' <secret>`"
     )
     assert problems(*file_values(path)) == [expected]
-    assert stack_config.main([str(path)]) == 1
+    assert check_files(str(path)) == 1
     out = capsys.readouterr().out
     assert f"{path}: {expected}" in out and "cGxhaW4tdG9rZW4=" not in out
 

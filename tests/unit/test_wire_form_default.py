@@ -21,6 +21,7 @@ from providers.client import Connection, WireForm
 from providers.client.connection import DEFAULT_WIRE_FORM, deprecated_wire_form_warning
 from providers.client.wire import profile
 from providers.core.host import WorkspaceProviderHost, left_default_wire_form, wire_form_of
+from stacks import check as config_check
 from stacks import config as stack_config
 from stacks.audit import connection_of
 from stacks.config_rules import problems, warnings
@@ -176,7 +177,7 @@ def test_the_offline_check_warns_of_seed_and_passes(
     document["config"]["workspace:wireForm"] = "seed"
     path = tmp_path / "Pulumi.old.yaml"
     path.write_text(yaml.safe_dump(document))
-    assert stack_config.main([str(path)]) == 0
+    assert config_check.main(["--project-dir", str(REPO_ROOT), str(path)]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines == [
         f"{path}: warning: workspace:wireForm: wire form 'seed' is the deprecated name of "

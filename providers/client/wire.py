@@ -16,7 +16,10 @@ from urllib.parse import quote
 
 from providers.client.connection import WireForm
 
-SCIM_SERVICE_PRINCIPALS = "/api/2.0/preview/scim/v2/ServicePrincipals"
+SCIM_BASE = "/api/2.0/preview/scim/v2"
+SCIM_SERVICE_PRINCIPALS = f"{SCIM_BASE}/ServicePrincipals"
+# Whoever a call's credentials stand for: the proof that a sign-in works.
+SCIM_ME = f"{SCIM_BASE}/Me"
 BINDING_READ_WRITE = "BINDING_TYPE_READ_WRITE"
 KEYVAULT_BACKEND_TYPES = frozenset({"CLOUD_KEYVAULT", "AZURE_KEYVAULT"})
 

@@ -22,12 +22,10 @@ from providers.client.permissions import PermissionsApi
 from providers.client.process import Store
 from providers.client.token import tokens
 from providers.client.token_request import MANAGEMENT_RESOURCE, AccessToken
-from providers.client.wire import WireProfile, profile
+from providers.client.wire import SCIM_ME, WireProfile, profile
 
 # The management-token variant's headers (docs/workspace-auth.md#the-management-token).
 MANAGEMENT_TOKEN_HEADER = "X-Databricks-Azure-SP-Management-Token"
-# Whoever a call's credentials stand for: the proof that a sign-in works.
-SCIM_ME_PATH = "/api/2.0/preview/scim/v2/Me"
 WORKSPACE_RESOURCE_ID_HEADER = "X-Databricks-Azure-Workspace-Resource-Id"
 # The DNS zones of Azure workspaces (public, US government and China clouds): the only hosts,
 # besides a literal loopback one (the emulator), a management token is ever sent to.
@@ -114,7 +112,7 @@ class WorkspaceClient:
 
     def me(self) -> dict[str, Any]:
         """Whoever the call's credentials stand for (a user or a service principal)."""
-        return self.get(SCIM_ME_PATH)
+        return self.get(SCIM_ME)
 
     def permissions(self, object_type: str) -> PermissionsApi:
         """The permissions area for objects of `object_type` (`clusters`, `notebooks`, ...)."""

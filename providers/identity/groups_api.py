@@ -11,7 +11,8 @@ from typing import Any
 from urllib.parse import quote
 
 from providers.client.calls import Calls
-from providers.identity.scim_api import PATCH_OP_SCHEMA, SCIM_BASE, list_resources, quoted
+from providers.client.wire import SCIM_BASE
+from providers.identity.scim_api import PATCH_OP_SCHEMA, list_resources, quoted
 
 GROUPS_PATH = f"{SCIM_BASE}/Groups"
 USERS_PATH = f"{SCIM_BASE}/Users"

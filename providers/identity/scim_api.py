@@ -7,7 +7,6 @@ from typing import Any, overload
 
 from providers.client.calls import Calls
 
-SCIM_BASE = "/api/2.0/preview/scim/v2"
 PATCH_OP_SCHEMA = "urn:ietf:params:scim:api:messages:2.0:PatchOp"
 LIST_PAGE_SIZE = 100
 

@@ -17,7 +17,7 @@ import pulumi
 
 from providers.auth.component import WorkspaceAuth
 from providers.client import process
-from providers.core.kind import Kind, Lookup, Reference, with_nested_references
+from providers.core.kind import Kind, Lookup, Reference, reference_for, with_nested_references
 from providers.core.registry import kinds
 from stacks import health
 from stacks.config import StackSettings, load_from_engine
@@ -38,14 +38,18 @@ def declare(
     def value_of(reference: Reference | Lookup, name: Any) -> Any:
         if isinstance(reference, Lookup):
             return reference.resolve(connection, name)
+        if not reference.names_item(name, made):
+            return name  # an id as the service gives it (an in-place reference's)
         # The id, not an output such as job_id: an id stays known while its object is
         # updated, so a preview of that update does not show this one replaced.
-        return made[reference.target_key][name].id
+        target_id = made[reference.target_key][name].id
+        return target_id.apply(reference.from_id) if reference.from_id else target_id
 
     for item in settings.items(kind.config_key or ""):
         inputs = {k: v for k, v in item.items() if k not in own_keys}
-        for key, reference in kind.item_references.items():
-            if key in item:
+        for key, declared in kind.item_references.items():
+            reference = reference_for(declared, item)
+            if key in item and reference is not None:
                 inputs[reference.field] = value_of(reference, item[key])
         inputs = with_nested_references(inputs, kind, value_of)
         resources[item["name"]] = kind.resource(

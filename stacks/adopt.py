@@ -52,7 +52,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from providers.client import WorkspaceClient, WorkspaceError
-from providers.core.kind import Kind, Reference, nested_holders
+from providers.core.kind import Kind, Reference, nested_holders, reference_for
 from providers.core.registry import by_config_key
 from providers.workspace.workspace_objects import one_tree_walk, source_roots
 from stacks import adopt_content, adopt_python, adoption, audit, config_file
@@ -370,12 +370,12 @@ def with_references(
     """The candidate's item, each id field that points at an object its target list holds
     written as that item's name (`job: nightly-etl` in place of `job_id: 42`), in place; so
     too the ids in its nested objects (`with_nested_names`: a job cluster's pool)."""
+    item = dict(candidate.item or {})
     by_field = {
         reference.field: (key, reference)
-        for key, reference in kind.item_references.items()
-        if isinstance(reference, Reference)
+        for key, declared in kind.item_references.items()
+        if isinstance(reference := reference_for(declared, item), Reference)
     }
-    item = dict(candidate.item or {})
     if named_by_setting(kind) and "name" not in item:
         item = {"name": candidate.display_name, **item}
     made: dict[str, Any] = {}
@@ -399,14 +399,16 @@ def with_nested_names(
     (`new_cluster: {instance_pool: etl-pool}` in place of `instance_pool_id: 0101-...`).
     `references` holds the nested ids by path (stacks.adoption.references_of)."""
     made = copy.deepcopy(dict(item))
-    for key, reference in kind.nested_references.items():
-        if not isinstance(reference, Reference):
-            continue
+    for key, declared in kind.nested_references.items():
         name = key.rsplit(".", 1)[-1]
         for path, holder in nested_holders(made, key):
+            reference = reference_for(declared, holder)
+            if not isinstance(reference, Reference):
+                continue
             target_id = references.get(f"{path}.{reference.field}")
             target = None if target_id is None else known.name_of(reference, target_id)
-            if target is None or reference.field not in holder or name in holder:
+            named_already = name in holder and not reference.in_place
+            if target is None or reference.field not in holder or named_already:
                 continue
             renamed = {
                 (name if k == reference.field else k): (target if k == reference.field else v)

@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from providers.client.connection import check_url_shape
-from providers.core.kind import Kind, Lookup, Reference, with_nested_references
+from providers.core.kind import Kind, Lookup, Reference, reference_for, with_nested_references
 from stacks.config_rules import IMPORT_KEY, stack_keys
 
 HEADER = '''"""The objects `python -m stacks.adopt` adopted from the workspace at WORKSPACE_URL
@@ -55,23 +55,33 @@ def module_text(additions: Mapping[str, list[dict[str, Any]]], kinds: Mapping[st
     lists = ", ".join(f"{key!r}: {{}}" for key in additions)
     url = check_url_shape(workspace_url, field="baseUrl")
     lines = [HEADER.format(url=repr(url), count=count, lists=lists)]
+    names = {key: {item["name"] for item in items} for key, items in additions.items()}
     for key, items in additions.items():
         for item in items:
-            lines.append(_declaration(kinds[key], key, item))
+            lines.append(_declaration(kinds[key], key, item, names))
     lines.append("    return made\n")
     return "\n".join(lines)
 
 
-def _declaration(kind: Kind, key: str, item: Mapping[str, Any]) -> str:
+def _declaration(
+    kind: Kind, key: str, item: Mapping[str, Any], names: Mapping[str, set[str]]
+) -> str:
     own = stack_keys(kind)
-    declared = with_nested_references(item, kind, _id_of)
+
+    def id_of(reference: Reference | Lookup, name: Any) -> Any:
+        """The id of the module's own resource a nested reference names (every nested
+        reference of the kinds is one to another list), or an in-place one's id as it is."""
+        assert isinstance(reference, Reference), reference
+        return _Id(reference, name) if reference.names_item(name, names) else name
+
+    declared = with_nested_references(item, kind, id_of)
+    for name, reference in kind.item_references.items():
+        made = reference_for(reference, item)
+        if isinstance(made, Reference) and name in item:
+            declared[made.field] = id_of(made, item[name])
     entries = [
         f"{name!r}: {_literal(value)}" for name, value in declared.items() if name not in own
     ]
-    for name, reference in kind.item_references.items():
-        if isinstance(reference, Reference) and name in item:
-            target = f"made[{reference.target_key!r}][{item[name]!r}].id"
-            entries.append(f"{reference.field!r}: {target}")
     args = "{\n" + "".join(f"            {entry},\n" for entry in entries) + "        }"
     return (
         f"    made[{key!r}][{item['name']!r}] = providers.{kind.name}(\n"
@@ -92,13 +102,6 @@ class _Id:
 
     def __repr__(self) -> str:
         return self.expression
-
-
-def _id_of(reference: Reference | Lookup, name: Any) -> _Id:
-    """The id of the module's own resource a nested reference names (every nested reference
-    of the kinds is one to another list: `Reference`)."""
-    assert isinstance(reference, Reference), reference
-    return _Id(reference, name)
 
 
 def _literal(value: Any) -> str:

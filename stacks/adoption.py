@@ -76,7 +76,7 @@ from typing import Any
 import pydantic
 
 from providers.client import WorkspaceClient, WorkspaceError, is_gone
-from providers.core.kind import Kind, Reference, nested_holders
+from providers.core.kind import Kind, Reference, nested_holders, reference_for
 from providers.core.lifecycle import WorkspaceProvider
 from providers.core.registry import kinds
 from providers.workspace.workspace_objects import source_roots
@@ -425,16 +425,15 @@ def references_of(kind: Kind, item: Mapping[str, Any]) -> dict[str, str]:
     to another list (that object's import id is the field's value in every kind); a field
     of a nested object by its path in the item (`job_clusters[0].new_cluster.
     instance_pool_id` of a job, for its `job_clusters[].new_cluster.instance_pool`)."""
-    found = {
-        reference.field: str(item[reference.field])
-        for reference in kind.item_references.values()
-        if isinstance(reference, Reference) and item.get(reference.field) is not None
-    }
-    for key, reference in kind.nested_references.items():
-        if not isinstance(reference, Reference):
-            continue
+    found = {}
+    for declared in kind.item_references.values():
+        reference = reference_for(declared, item)
+        if isinstance(reference, Reference) and item.get(reference.field) is not None:
+            found[reference.field] = str(item[reference.field])
+    for key, declared in kind.nested_references.items():
         for path, holder in nested_holders(item, key):
-            if holder.get(reference.field) is not None:
+            reference = reference_for(declared, holder)
+            if isinstance(reference, Reference) and holder.get(reference.field) is not None:
                 found[f"{path}.{reference.field}"] = str(holder[reference.field])
     return found
 

@@ -19,7 +19,14 @@ import pydantic
 from providers.client import Connection
 from providers.client.auth_type import METHODS, AuthType, config_key
 from providers.client.connection import deprecated_wire_form_warning
-from providers.core.kind import Kind, Lookup, Reference, nested_holders, with_nested_references
+from providers.core.kind import (
+    Kind,
+    Lookup,
+    Reference,
+    nested_holders,
+    reference_for,
+    with_nested_references,
+)
 from providers.core.lifecycle import UNKNOWN
 from providers.core.registry import by_config_key
 from stacks.errors import NAMESPACE, ConfigError, plain_text_problem
@@ -291,15 +298,27 @@ def item_problems(
             else:
                 first_identity[identity] = index
         inputs = {k: v for k, v in item.items() if k not in own_keys}
-        for name, reference in kind.item_references.items():
+        def value_of(reference: Reference | Lookup, value: Any) -> Any:
+            # Known once the reference is resolved; an in-place one's id is judged as given.
+            named = isinstance(reference, Lookup) or reference.names_item(value, names)
+            return UNKNOWN if named else value
+
+        for name, declared in kind.item_references.items():
+            reference = reference_for(declared, item)
+            if reference is None:
+                continue
             found += reference_problems(kind, where, name, reference, item, names)
             if name in item:
-                inputs[reference.field] = UNKNOWN  # known once the reference is resolved
-        for path_key, reference in kind.nested_references.items():
+                inputs[reference.field] = value_of(reference, item[name])
+        for path_key, declared in kind.nested_references.items():
             name = path_key.rsplit(".", 1)[-1]
             for path, holder in nested_holders(item, path_key):
-                found += reference_problems(kind, f"{where}.{path}", name, reference, holder, names)
-        inputs = with_nested_references(inputs, kind, lambda reference, name: UNKNOWN)
+                reference = reference_for(declared, holder)
+                if reference is not None:
+                    found += reference_problems(
+                        kind, f"{where}.{path}", name, reference, holder, names
+                    )
+        inputs = with_nested_references(inputs, kind, value_of)
         for failure in kind.provider.input_failures(inputs):
             reason = failure.reason
             if reason == "Extra inputs are not permitted":
@@ -343,6 +362,8 @@ def reference_problems(
     """The one rule of references: the reference or the id it stands for, not both; the
     reference names an item of its list (or is of the lookup's type)."""
     direct = reference.field
+    if isinstance(reference, Reference) and reference.in_place:
+        return []  # a name of the list's items, or an id as the service gives it
     if name in item and direct in item:
         return [f"{where}: give either {name} or {direct}, not both"]
     if name not in item:

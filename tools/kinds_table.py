@@ -15,7 +15,7 @@ import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from providers.core.kind import Kind, Lookup, Reference
+from providers.core.kind import Kind, Lookup, Reference, ReferenceByType
 from providers.core.registry import kinds as registered_kinds
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -40,7 +40,12 @@ def config_table(kinds: Iterable[Kind]) -> str:
         page = Path(kind.doc).name
         notes = [f"[{page}]({page})"]
         for key, reference in kind.item_references.items():
-            if isinstance(reference, Reference):
+            if isinstance(reference, ReferenceByType):
+                lists = ", ".join(f"{t}: {k}" for t, k in reference.targets.items())
+                notes.append(f"`{key}`: an id, or a name in the list of its type ({lists})")
+            elif isinstance(reference, Reference) and reference.in_place:
+                notes.append(f"`{key}`: an id, or a name in {reference.target_key}")
+            elif isinstance(reference, Reference):
                 notes.append(f"`{key}: <a name in {reference.target_key}>` or `{reference.field}`")
             elif isinstance(reference, Lookup):
                 notes.append(f"`{key}: <its name>` or `{reference.field}`")
@@ -58,7 +63,12 @@ def nested_notes(kind: Kind) -> list[str]:
             path, name = key.rsplit(".", 1)
             holders.setdefault((name, reference.target_key, reference.field), []).append(path)
     return [
-        f"`{name}: <a name in {target}>` or `{field}` in "
+        (
+            f"`{name}`: an id, or a name in {target}"
+            if name == field
+            else f"`{name}: <a name in {target}>` or `{field}`"
+        )
+        + " in "
         + ", ".join(f"`{path}`" for path in paths)
         for (name, target, field), paths in holders.items()
     ]

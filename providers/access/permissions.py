@@ -39,7 +39,7 @@ from providers.access.acl import (
 from providers.compute.cluster_policies_api import ClusterPoliciesApi
 from providers.compute.clusters_api import ClustersApi
 from providers.core import import_ids
-from providers.core.kind import DrillChange, declare
+from providers.core.kind import DrillChange, ReferenceByType, declare
 from providers.workspace.repos_api import ReposApi
 
 if TYPE_CHECKING:
@@ -48,6 +48,20 @@ if TYPE_CHECKING:
 # Object types whose permissions the Permissions kind adopts: those the client can list
 # (jobs' are JobPermissions'); -> the id field and name field of a listed object.
 LISTED_PERMISSION_TYPES = ("clusters", "cluster-policies", "repos")
+
+
+# Object types whose objects a stack declares -> their config list: an `object_id` naming an
+# item of that list is a reference to it (the permissions wait for the object).
+DECLARED_TYPES = {
+    "jobs": "jobs",
+    "clusters": "clusters",
+    "cluster-policies": "clusterPolicies",
+    "instance-pools": "instancePools",
+    "warehouses": "sqlWarehouses",
+    "sql/warehouses": "sqlWarehouses",
+    "pipelines": "pipelines",
+    "repos": "repos",
+}
 
 
 class PermissionsProvider(AclProvider):
@@ -111,6 +125,7 @@ KIND = declare(
     outputs={RESOLVED_TYPE: str, RESOLVED_ID: str},
     # A path may name a folder, notebook or file of the stack: made before, deleted after.
     after=("directories", "notebooks", "workspaceFiles"),
+    references={"object_id": ReferenceByType("object_id", "object_type", DECLARED_TYPES)},
     inventory=_object_permissions,
     drill=DrillChange(_drill_change),
 )

@@ -72,6 +72,40 @@ class Reference:
     field: str  # the input it fills (e.g. "job_id")
     # The target's ids fold case (Unity Catalog names): `Lake` and `lake` are one object.
     folds_case: bool = False
+    # The key is the field itself (`pipeline_task.pipeline_id`): a value that names an item
+    # of the list is a reference to it, any other value is an id as the service gives it,
+    # kept as it is (what a user pastes from the service's own output works).
+    in_place: bool = False
+    # What the field takes from the item named, made from its id (a pipeline's `schema` is
+    # the short name of the Schema item's `catalog.schema` id); None: the id itself.
+    from_id: Callable[[str], Any] | None = None
+
+    def for_holder(self, holder: Mapping[str, Any]) -> Reference | None:
+        """The reference the object holding the key makes (this one)."""
+        return self
+
+    def names_item(self, value: Any, names: Mapping[str, Any]) -> bool:
+        """Whether `value` names an item of the target list (`names`: config key -> the
+        item names of that list). Any value of a reference that is not in place does."""
+        if not self.in_place:
+            return True
+        return isinstance(value, str) and value in names.get(self.target_key, ())
+
+
+@dataclass(frozen=True)
+class ReferenceByType:
+    """An id that names an object of the type given beside it, in place
+    (`Permissions`' `object_id`, of `object_type`): a value naming an item of the list kept
+    for that type is a reference to it; any other value, or another type, an id as it is."""
+
+    field: str
+    type_field: str
+    # type value -> the config list its objects are declared in
+    targets: Mapping[str, str]
+
+    def for_holder(self, holder: Mapping[str, Any]) -> Reference | None:
+        target = self.targets.get(str(holder.get(self.type_field)))
+        return None if target is None else Reference(target, self.field, in_place=True)
 
 
 def is_nested(key: str) -> bool:
@@ -108,9 +142,18 @@ def with_nested_references(
     for key, reference in kind.nested_references.items():
         name = key.rsplit(".", 1)[-1]
         for _, holder in nested_holders(copied, key):
-            if name in holder:
-                holder[reference.field] = value_of(reference, holder.pop(name))
+            made = reference_for(reference, holder)
+            if name in holder and made is not None:
+                holder[made.field] = value_of(made, holder.pop(name))
     return copied
+
+
+def reference_for(
+    reference: Reference | ReferenceByType | Lookup, holder: Mapping[str, Any]
+) -> Reference | Lookup | None:
+    """The reference a key makes in the object holding it (a `ReferenceByType` one of the
+    type named beside it); None: that object's key is no reference (a type of no list)."""
+    return reference if isinstance(reference, Lookup) else reference.for_holder(holder)
 
 
 @dataclass(frozen=True)
@@ -207,7 +250,7 @@ class Kind:
     stamped: Mapping[str, Callable[[str], Any]]
     config_key: str | None
     identity: tuple[str, ...]
-    references: Mapping[str, Reference | Lookup]
+    references: Mapping[str, Reference | ReferenceByType | Lookup]
     # Config lists whose resources this kind's resources wait for (job runs after cluster
     # states).
     after: tuple[str, ...]
@@ -256,12 +299,12 @@ class Kind:
         return f"import id {id_!r} ({self.import_id or 'the id'}) {problem}"
 
     @property
-    def item_references(self) -> dict[str, Reference | Lookup]:
+    def item_references(self) -> dict[str, Reference | ReferenceByType | Lookup]:
         """The references a config item holds as its own keys (not nested)."""
         return {k: r for k, r in self.references.items() if not is_nested(k)}
 
     @property
-    def nested_references(self) -> dict[str, Reference | Lookup]:
+    def nested_references(self) -> dict[str, Reference | ReferenceByType | Lookup]:
         """The references held by objects nested in a config item, by path."""
         return {k: r for k, r in self.references.items() if is_nested(k)}
 
@@ -371,7 +414,7 @@ def declare(
     stamped: Mapping[str, Callable[[str], Any]] | None = None,
     config_key: str | None = None,
     identity: tuple[str, ...] = (),
-    references: Mapping[str, Reference | Lookup] | None = None,
+    references: Mapping[str, Reference | ReferenceByType | Lookup] | None = None,
     after: tuple[str, ...] = (),
     importable: bool = True,
     stack_output: tuple[str, Callable[[Any], Any]] | None = None,
@@ -390,6 +433,12 @@ def declare(
             f"{name}: an action ({action}) leaves no object for the after-write drill to "
             "change: declare drill= or action=, not both"
         )
+    for key, reference in (references or {}).items():
+        in_place = isinstance(reference, ReferenceByType) or (
+            isinstance(reference, Reference) and reference.in_place
+        )
+        if in_place and key.rsplit(".", 1)[-1] != getattr(reference, "field", None):
+            raise ValueError(f"{name}: the in-place reference {key!r} must end in its field")
     kind = Kind(
         name=name,
         provider=provider,

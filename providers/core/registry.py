@@ -25,16 +25,7 @@ KINDS: tuple[tuple[str, str], ...] = (
     ("Directory", "providers.workspace.directory"),
     ("Notebook", "providers.workspace.notebook"),  # in the directories
     ("WorkspaceFile", "providers.workspace.workspace_file"),  # in the directories
-    ("InstancePool", "providers.compute.instance_pool"),
-    # The compute a job's clusters and tasks name by item: before the jobs.
-    ("ClusterPolicy", "providers.compute.cluster_policy"),
-    ("Cluster", "providers.compute.cluster"),
-    ("ClusterState", "providers.compute.cluster_state"),
-    ("SqlWarehouse", "providers.sql.sql_warehouse"),
-    ("Job", "providers.jobs.job"),
-    ("JobPermissions", "providers.jobs.job_permissions"),
-    ("Permissions", "providers.access.permissions"),
-    ("RepoBranch", "providers.workspace.repo_branch"),
+    # Unity Catalog: what pipelines write into, and the volumes files are uploaded to.
     ("StorageCredential", "providers.unity_catalog.storage_credential"),
     ("ExternalLocation", "providers.unity_catalog.external_location"),
     # Bound and granted by name:
@@ -43,12 +34,23 @@ KINDS: tuple[tuple[str, str], ...] = (
     ("Catalog", "providers.unity_catalog.catalog"),
     ("Schema", "providers.unity_catalog.schema"),
     ("Volume", "providers.unity_catalog.volume"),
+    ("InstancePool", "providers.compute.instance_pool"),
+    # The compute a job's clusters and tasks name by item: before the jobs.
+    ("ClusterPolicy", "providers.compute.cluster_policy"),
+    ("Cluster", "providers.compute.cluster"),
+    ("ClusterState", "providers.compute.cluster_state"),
+    ("SqlWarehouse", "providers.sql.sql_warehouse"),
+    ("Job", "providers.jobs.job"),
+    ("JobPermissions", "providers.jobs.job_permissions"),
+    ("RepoBranch", "providers.workspace.repo_branch"),
     ("JobRun", "providers.jobs.job_run"),
     ("Group", "providers.identity.group"),
     ("GroupMember", "providers.identity.group_member"),
     ("User", "providers.identity.user"),
     ("GitCredential", "providers.workspace.git_credential"),
     ("Repo", "providers.workspace.repo"),
+    # Any object's permissions: after every list its `object_id` may name an item of.
+    ("Permissions", "providers.access.permissions"),
     ("IpAccessList", "providers.workspace.ip_access_list"),
     ("WorkspaceConf", "providers.workspace.workspace_conf"),
     ("Grants", "providers.unity_catalog.grants"),

@@ -493,6 +493,9 @@ _COMPUTE_BY_ITEM: dict[str, Reference] = {
     "tasks[].existing_cluster": Reference(target_key="clusters", field="existing_cluster_id"),
     "tasks[].sql_task.warehouse": Reference(target_key="sqlWarehouses", field="warehouse_id"),
     "tasks[].dbt_task.warehouse": Reference(target_key="sqlWarehouses", field="warehouse_id"),
+    "tasks[].pipeline_task.pipeline_id": Reference(
+        target_key="pipelines", field="pipeline_id", in_place=True
+    ),
 }
 
 

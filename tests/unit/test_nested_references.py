@@ -56,7 +56,12 @@ def test_the_job_declares_its_compute_references_in_every_place_that_names_compu
         f"{spec}.{key}"
         for spec in ("new_cluster", "job_clusters[].new_cluster", "tasks[].new_cluster")
         for key in ("instance_pool", "driver_instance_pool", "policy")
-    } | {"tasks[].existing_cluster", "tasks[].sql_task.warehouse", "tasks[].dbt_task.warehouse"}
+    } | {
+        "tasks[].existing_cluster",
+        "tasks[].sql_task.warehouse",
+        "tasks[].dbt_task.warehouse",
+        "tasks[].pipeline_task.pipeline_id",  # in place (tests/unit/test_in_place_references.py)
+    }
     assert references["tasks[].new_cluster.driver_instance_pool"] == Reference(
         target_key="instancePools", field="driver_instance_pool_id"
     )

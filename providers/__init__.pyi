@@ -395,6 +395,301 @@ class WorkspaceFileArgs:
     ) -> None: ...
 
 
+class StorageCredentialArgs:
+    """Program-side arguments of StorageCredentialModel (generated)."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    name: pulumi.Input[str]
+    """The credential name. The name must be unique among storage and service credentials within the
+    metastore.
+    """
+    comment: pulumi.Input[str] | None
+    """Comment associated with the credential."""
+    read_only: pulumi.Input[bool] | None
+    """Whether the credential is usable only for read operations. Only applicable when purpose is
+    **STORAGE**.
+    """
+    skip_validation: pulumi.Input[bool] | None
+    owner: pulumi.Input[str] | None
+    """Username of current owner of credential."""
+    isolation_mode: pulumi.Input[Literal['ISOLATION_MODE_OPEN', 'ISOLATION_MODE_ISOLATED']] | None
+    """Whether the current securable is accessible from all workspaces or a specific set of workspaces."""
+    azure_managed_identity: AzureManagedIdentityArgs | Mapping[str, Any] | None
+    """The Azure managed identity configuration."""
+    azure_service_principal: AzureServicePrincipalArgs | Mapping[str, Any] | None
+    """The Azure service principal configuration."""
+    aws_iam_role: AwsIamRoleArgs | Mapping[str, Any] | None
+    """The AWS IAM role configuration."""
+    databricks_gcp_service_account: DatabricksGcpServiceAccountArgs | Mapping[str, Any] | None
+    """The Databricks managed GCP service account configuration."""
+    def __init__(
+        self,
+        name: pulumi.Input[str],
+        comment: pulumi.Input[str] | None = None,
+        read_only: pulumi.Input[bool] | None = None,
+        skip_validation: pulumi.Input[bool] | None = None,
+        owner: pulumi.Input[str] | None = None,
+        isolation_mode: pulumi.Input[Literal['ISOLATION_MODE_OPEN', 'ISOLATION_MODE_ISOLATED']] | None = None,
+        azure_managed_identity: AzureManagedIdentityArgs | Mapping[str, Any] | None = None,
+        azure_service_principal: AzureServicePrincipalArgs | Mapping[str, Any] | None = None,
+        aws_iam_role: AwsIamRoleArgs | Mapping[str, Any] | None = None,
+        databricks_gcp_service_account: DatabricksGcpServiceAccountArgs | Mapping[str, Any] | None = None,
+    ) -> None: ...
+
+
+class AzureManagedIdentityArgs:
+    """Program-side arguments of AzureManagedIdentityModel (generated)."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    access_connector_id: pulumi.Input[str]
+    """The Azure resource ID of the Azure Databricks Access Connector. Use the format
+    ``/subscriptions/{guid}/resourceGroups/{rg-name}/providers/Microsoft.Databricks/accessConnectors/{connector-name}``.
+    """
+    managed_identity_id: pulumi.Input[str] | None
+    """The Azure resource ID of the managed identity. Use the format,
+    ``/subscriptions/{guid}/resourceGroups/{rg-name}/providers/Microsoft.ManagedIdentity/userAssignedIdentities/{identity-name}``
+    This is only available for user-assgined identities. For system-assigned identities, the
+    access_connector_id is used to identify the identity. If this field is not provided, then we
+    assume the AzureManagedIdentity is using the system-assigned identity.
+    """
+    def __init__(
+        self,
+        access_connector_id: pulumi.Input[str],
+        managed_identity_id: pulumi.Input[str] | None = None,
+    ) -> None: ...
+
+
+class AzureServicePrincipalArgs:
+    """Program-side arguments of AzureServicePrincipalModel (generated)."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    directory_id: pulumi.Input[str]
+    """The directory ID corresponding to the Azure Active Directory (AAD) tenant of the application."""
+    application_id: pulumi.Input[str]
+    """The application ID of the application registration within the referenced AAD tenant."""
+    client_secret: pulumi.Input[str]
+    """The client secret generated for the above app ID in AAD."""
+    def __init__(
+        self,
+        directory_id: pulumi.Input[str],
+        application_id: pulumi.Input[str],
+        client_secret: pulumi.Input[str],
+    ) -> None: ...
+
+
+class AwsIamRoleArgs:
+    """Program-side arguments of AwsIamRoleModel (generated)."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    role_arn: pulumi.Input[str]
+    """The Amazon Resource Name (ARN) of the AWS IAM role used to vend temporary credentials."""
+    def __init__(
+        self,
+        role_arn: pulumi.Input[str],
+    ) -> None: ...
+
+
+class DatabricksGcpServiceAccountArgs:
+    """Program-side arguments of DatabricksGcpServiceAccountModel (generated). Empty: the service makes the account (its email is an output)."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    def __init__(self) -> None: ...
+
+
+class ExternalLocationArgs:
+    """Program-side arguments of ExternalLocationModel (generated)."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    name: pulumi.Input[str]
+    """Name of the external location."""
+    url: pulumi.Input[str]
+    """Path URL of the external location."""
+    credential_name: pulumi.Input[str]
+    """Name of the storage credential used with this location."""
+    read_only: pulumi.Input[bool] | None
+    """Indicates whether the external location is read-only."""
+    comment: pulumi.Input[str] | None
+    """User-provided free-form text description."""
+    owner: pulumi.Input[str] | None
+    """The owner of the external location."""
+    isolation_mode: pulumi.Input[Literal['ISOLATION_MODE_OPEN', 'ISOLATION_MODE_ISOLATED']] | None
+    skip_validation: pulumi.Input[bool] | None
+    force_destroy: pulumi.Input[bool] | None
+    def __init__(
+        self,
+        name: pulumi.Input[str],
+        url: pulumi.Input[str],
+        credential_name: pulumi.Input[str],
+        read_only: pulumi.Input[bool] | None = None,
+        comment: pulumi.Input[str] | None = None,
+        owner: pulumi.Input[str] | None = None,
+        isolation_mode: pulumi.Input[Literal['ISOLATION_MODE_OPEN', 'ISOLATION_MODE_ISOLATED']] | None = None,
+        skip_validation: pulumi.Input[bool] | None = None,
+        force_destroy: pulumi.Input[bool] | None = None,
+    ) -> None: ...
+
+
+class ServiceCredentialArgs:
+    """Program-side arguments of ServiceCredentialModel (generated)."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    name: pulumi.Input[str]
+    comment: pulumi.Input[str] | None
+    owner: pulumi.Input[str] | None
+    isolation_mode: pulumi.Input[Literal['ISOLATION_MODE_OPEN', 'ISOLATION_MODE_ISOLATED']] | None
+    skip_validation: pulumi.Input[bool] | None
+    azure_managed_identity: AzureManagedIdentityArgs | Mapping[str, Any] | None
+    aws_iam_role: AwsIamRoleArgs | Mapping[str, Any] | None
+    databricks_gcp_service_account: DatabricksGcpServiceAccountArgs | Mapping[str, Any] | None
+    azure_service_principal: AzureServicePrincipalArgs | Mapping[str, Any] | None
+    read_only: pulumi.Input[bool] | None
+    def __init__(
+        self,
+        name: pulumi.Input[str],
+        comment: pulumi.Input[str] | None = None,
+        owner: pulumi.Input[str] | None = None,
+        isolation_mode: pulumi.Input[Literal['ISOLATION_MODE_OPEN', 'ISOLATION_MODE_ISOLATED']] | None = None,
+        skip_validation: pulumi.Input[bool] | None = None,
+        azure_managed_identity: AzureManagedIdentityArgs | Mapping[str, Any] | None = None,
+        aws_iam_role: AwsIamRoleArgs | Mapping[str, Any] | None = None,
+        databricks_gcp_service_account: DatabricksGcpServiceAccountArgs | Mapping[str, Any] | None = None,
+        azure_service_principal: AzureServicePrincipalArgs | Mapping[str, Any] | None = None,
+        read_only: pulumi.Input[bool] | None = None,
+    ) -> None: ...
+
+
+class CatalogBindingArgs:
+    """Program-side arguments of CatalogBindingModel (generated)."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    securable_type: pulumi.Input[Literal['catalog', 'external_location', 'storage_credential', 'credential']] | None
+    catalog_name: pulumi.Input[str] | None
+    securable_name: pulumi.Input[str] | None
+    isolation_mode: pulumi.Input[Literal['ISOLATED', 'OPEN']] | None
+    bindings: pulumi.Input[Sequence[WorkspaceBindingArgs | Mapping[str, Any]]] | None
+    def __init__(
+        self,
+        securable_type: pulumi.Input[Literal['catalog', 'external_location', 'storage_credential', 'credential']] | None = None,
+        catalog_name: pulumi.Input[str] | None = None,
+        securable_name: pulumi.Input[str] | None = None,
+        isolation_mode: pulumi.Input[Literal['ISOLATED', 'OPEN']] | None = None,
+        bindings: pulumi.Input[Sequence[WorkspaceBindingArgs | Mapping[str, Any]]] | None = None,
+    ) -> None: ...
+
+
+class WorkspaceBindingArgs:
+    """Program-side arguments of WorkspaceBindingModel (generated)."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    workspace_id: pulumi.Input[int | str]
+    """Required"""
+    binding_type: pulumi.Input[Literal['BINDING_TYPE_READ_WRITE', 'BINDING_TYPE_READ_ONLY']] | None
+    """One of READ_WRITE/READ_ONLY. Default is READ_WRITE."""
+    def __init__(
+        self,
+        workspace_id: pulumi.Input[int | str],
+        binding_type: pulumi.Input[Literal['BINDING_TYPE_READ_WRITE', 'BINDING_TYPE_READ_ONLY']] | None = None,
+    ) -> None: ...
+
+
+class CatalogArgs:
+    """Program-side arguments of CatalogModel (generated). A Unity Catalog catalog."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    name: pulumi.Input[str]
+    """Name of catalog."""
+    comment: pulumi.Input[str] | None
+    """User-provided free-form text description."""
+    properties: pulumi.Input[Mapping[str, pulumi.Input[str]]] | None
+    """A map of key-value properties attached to the securable."""
+    storage_root: pulumi.Input[str] | None
+    """Storage root URL for managed tables within catalog."""
+    owner: pulumi.Input[str] | None
+    """Username of current owner of catalog."""
+    isolation_mode: pulumi.Input[Literal['OPEN', 'ISOLATED']] | None
+    """Whether the current securable is accessible from all workspaces or a specific set of workspaces."""
+    enable_predictive_optimization: pulumi.Input[Literal['ENABLE', 'DISABLE', 'INHERIT']] | None
+    """Whether predictive optimization should be enabled for this object and objects under it."""
+    options: pulumi.Input[Mapping[str, pulumi.Input[str]]] | None
+    """A map of key-value properties attached to the securable."""
+    connection_name: pulumi.Input[str] | None
+    """The name of the connection to an external data source."""
+    provider_name: pulumi.Input[str] | None
+    """The name of delta sharing provider.
+
+    A Delta Sharing catalog is a catalog that is based on a Delta share on a remote sharing server.
+    """
+    share_name: pulumi.Input[str] | None
+    """The name of the share under the share provider."""
+    force_destroy: pulumi.Input[bool] | None
+    def __init__(
+        self,
+        name: pulumi.Input[str],
+        comment: pulumi.Input[str] | None = None,
+        properties: pulumi.Input[Mapping[str, pulumi.Input[str]]] | None = None,
+        storage_root: pulumi.Input[str] | None = None,
+        owner: pulumi.Input[str] | None = None,
+        isolation_mode: pulumi.Input[Literal['OPEN', 'ISOLATED']] | None = None,
+        enable_predictive_optimization: pulumi.Input[Literal['ENABLE', 'DISABLE', 'INHERIT']] | None = None,
+        options: pulumi.Input[Mapping[str, pulumi.Input[str]]] | None = None,
+        connection_name: pulumi.Input[str] | None = None,
+        provider_name: pulumi.Input[str] | None = None,
+        share_name: pulumi.Input[str] | None = None,
+        force_destroy: pulumi.Input[bool] | None = None,
+    ) -> None: ...
+
+
+class SchemaArgs:
+    """Program-side arguments of SchemaModel (generated). A Unity Catalog schema."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    name: pulumi.Input[str]
+    """Name of schema, relative to parent catalog."""
+    catalog_name: pulumi.Input[str] | None
+    """Name of parent catalog."""
+    comment: pulumi.Input[str] | None
+    """User-provided free-form text description."""
+    properties: pulumi.Input[Mapping[str, pulumi.Input[str]]] | None
+    """A map of key-value properties attached to the securable."""
+    storage_root: pulumi.Input[str] | None
+    """Storage root URL for managed tables within schema."""
+    owner: pulumi.Input[str] | None
+    """Username of current owner of schema."""
+    force_destroy: pulumi.Input[bool] | None
+    def __init__(
+        self,
+        name: pulumi.Input[str],
+        catalog_name: pulumi.Input[str] | None = None,
+        comment: pulumi.Input[str] | None = None,
+        properties: pulumi.Input[Mapping[str, pulumi.Input[str]]] | None = None,
+        storage_root: pulumi.Input[str] | None = None,
+        owner: pulumi.Input[str] | None = None,
+        force_destroy: pulumi.Input[bool] | None = None,
+    ) -> None: ...
+
+
+class VolumeArgs:
+    """Program-side arguments of VolumeModel (generated). A Unity Catalog volume."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    name: pulumi.Input[str]
+    """The name of the volume"""
+    volume_type: pulumi.Input[Literal['MANAGED', 'EXTERNAL']]
+    """The type of the volume. An external volume is located in the specified external location. A
+    managed volume is located in the default location which is specified by the parent schema, or
+    the parent catalog, or the Metastore. `Learn more
+    <https://docs.databricks.com/aws/en/volumes/managed-vs-external>`__
+    """
+    catalog_name: pulumi.Input[str] | None
+    """The name of the catalog where the schema and the volume are"""
+    schema_name: pulumi.Input[str] | None
+    """The name of the schema where the volume is"""
+    storage_location: pulumi.Input[str] | None
+    """The storage location on the cloud"""
+    comment: pulumi.Input[str] | None
+    """The comment attached to the volume"""
+    owner: pulumi.Input[str] | None
+    """The identifier of the user who owns the volume"""
+    def __init__(
+        self,
+        name: pulumi.Input[str],
+        volume_type: pulumi.Input[Literal['MANAGED', 'EXTERNAL']],
+        catalog_name: pulumi.Input[str] | None = None,
+        schema_name: pulumi.Input[str] | None = None,
+        storage_location: pulumi.Input[str] | None = None,
+        comment: pulumi.Input[str] | None = None,
+        owner: pulumi.Input[str] | None = None,
+    ) -> None: ...
+
+
 class InstancePoolArgs:
     """Program-side arguments of InstancePoolModel (generated). An instance pool: the public API's create body."""
     __dataclass_fields__: ClassVar[dict[str, Any]]
@@ -4129,61 +4424,6 @@ class AccessControlArgs:
     ) -> None: ...
 
 
-class PermissionsArgs:
-    """Program-side arguments of PermissionsModel (generated)."""
-    __dataclass_fields__: ClassVar[dict[str, Any]]
-    object_type: pulumi.Input[str] | None
-    """the permissions API's type: clusters, notebooks, ..."""
-    object_id: pulumi.Input[str] | None
-    authorization: pulumi.Input[Literal['tokens', 'passwords']] | None
-    notebook_path: pulumi.Input[str] | None
-    directory_path: pulumi.Input[str] | None
-    workspace_file_path: pulumi.Input[str] | None
-    repo_path: pulumi.Input[str] | None
-    access_controls: pulumi.Input[Sequence[AccessControlEntryArgs | Mapping[str, Any]]] | None
-    owner: OwnerArgs | Mapping[str, Any] | None
-    def __init__(
-        self,
-        object_type: pulumi.Input[str] | None = None,
-        object_id: pulumi.Input[str] | None = None,
-        authorization: pulumi.Input[Literal['tokens', 'passwords']] | None = None,
-        notebook_path: pulumi.Input[str] | None = None,
-        directory_path: pulumi.Input[str] | None = None,
-        workspace_file_path: pulumi.Input[str] | None = None,
-        repo_path: pulumi.Input[str] | None = None,
-        access_controls: pulumi.Input[Sequence[AccessControlEntryArgs | Mapping[str, Any]]] | None = None,
-        owner: OwnerArgs | Mapping[str, Any] | None = None,
-    ) -> None: ...
-
-
-class AccessControlEntryArgs:
-    """Program-side arguments of AccessControlEntryModel (generated)."""
-    __dataclass_fields__: ClassVar[dict[str, Any]]
-    permission_level: pulumi.Input[str]
-    group_name: pulumi.Input[str] | None
-    user_name: pulumi.Input[str] | None
-    service_principal_name: pulumi.Input[str] | None
-    def __init__(
-        self,
-        permission_level: pulumi.Input[str],
-        group_name: pulumi.Input[str] | None = None,
-        user_name: pulumi.Input[str] | None = None,
-        service_principal_name: pulumi.Input[str] | None = None,
-    ) -> None: ...
-
-
-class OwnerArgs:
-    """Program-side arguments of OwnerModel (generated). The owner to transfer the object to: a user or a service principal (never a group)."""
-    __dataclass_fields__: ClassVar[dict[str, Any]]
-    user_name: pulumi.Input[str] | None
-    service_principal_name: pulumi.Input[str] | None
-    def __init__(
-        self,
-        user_name: pulumi.Input[str] | None = None,
-        service_principal_name: pulumi.Input[str] | None = None,
-    ) -> None: ...
-
-
 class RepoBranchArgs:
     """Program-side arguments of RepoBranchModel (generated)."""
     __dataclass_fields__: ClassVar[dict[str, Any]]
@@ -4197,301 +4437,6 @@ class RepoBranchArgs:
         repo_path: pulumi.Input[str] | None = None,
         repo_id: pulumi.Input[int | str] | None = None,
         on_delete: pulumi.Input[Literal['restore', 'leave']] | None = None,
-    ) -> None: ...
-
-
-class StorageCredentialArgs:
-    """Program-side arguments of StorageCredentialModel (generated)."""
-    __dataclass_fields__: ClassVar[dict[str, Any]]
-    name: pulumi.Input[str]
-    """The credential name. The name must be unique among storage and service credentials within the
-    metastore.
-    """
-    comment: pulumi.Input[str] | None
-    """Comment associated with the credential."""
-    read_only: pulumi.Input[bool] | None
-    """Whether the credential is usable only for read operations. Only applicable when purpose is
-    **STORAGE**.
-    """
-    skip_validation: pulumi.Input[bool] | None
-    owner: pulumi.Input[str] | None
-    """Username of current owner of credential."""
-    isolation_mode: pulumi.Input[Literal['ISOLATION_MODE_OPEN', 'ISOLATION_MODE_ISOLATED']] | None
-    """Whether the current securable is accessible from all workspaces or a specific set of workspaces."""
-    azure_managed_identity: AzureManagedIdentityArgs | Mapping[str, Any] | None
-    """The Azure managed identity configuration."""
-    azure_service_principal: AzureServicePrincipalArgs | Mapping[str, Any] | None
-    """The Azure service principal configuration."""
-    aws_iam_role: AwsIamRoleArgs | Mapping[str, Any] | None
-    """The AWS IAM role configuration."""
-    databricks_gcp_service_account: DatabricksGcpServiceAccountArgs | Mapping[str, Any] | None
-    """The Databricks managed GCP service account configuration."""
-    def __init__(
-        self,
-        name: pulumi.Input[str],
-        comment: pulumi.Input[str] | None = None,
-        read_only: pulumi.Input[bool] | None = None,
-        skip_validation: pulumi.Input[bool] | None = None,
-        owner: pulumi.Input[str] | None = None,
-        isolation_mode: pulumi.Input[Literal['ISOLATION_MODE_OPEN', 'ISOLATION_MODE_ISOLATED']] | None = None,
-        azure_managed_identity: AzureManagedIdentityArgs | Mapping[str, Any] | None = None,
-        azure_service_principal: AzureServicePrincipalArgs | Mapping[str, Any] | None = None,
-        aws_iam_role: AwsIamRoleArgs | Mapping[str, Any] | None = None,
-        databricks_gcp_service_account: DatabricksGcpServiceAccountArgs | Mapping[str, Any] | None = None,
-    ) -> None: ...
-
-
-class AzureManagedIdentityArgs:
-    """Program-side arguments of AzureManagedIdentityModel (generated)."""
-    __dataclass_fields__: ClassVar[dict[str, Any]]
-    access_connector_id: pulumi.Input[str]
-    """The Azure resource ID of the Azure Databricks Access Connector. Use the format
-    ``/subscriptions/{guid}/resourceGroups/{rg-name}/providers/Microsoft.Databricks/accessConnectors/{connector-name}``.
-    """
-    managed_identity_id: pulumi.Input[str] | None
-    """The Azure resource ID of the managed identity. Use the format,
-    ``/subscriptions/{guid}/resourceGroups/{rg-name}/providers/Microsoft.ManagedIdentity/userAssignedIdentities/{identity-name}``
-    This is only available for user-assgined identities. For system-assigned identities, the
-    access_connector_id is used to identify the identity. If this field is not provided, then we
-    assume the AzureManagedIdentity is using the system-assigned identity.
-    """
-    def __init__(
-        self,
-        access_connector_id: pulumi.Input[str],
-        managed_identity_id: pulumi.Input[str] | None = None,
-    ) -> None: ...
-
-
-class AzureServicePrincipalArgs:
-    """Program-side arguments of AzureServicePrincipalModel (generated)."""
-    __dataclass_fields__: ClassVar[dict[str, Any]]
-    directory_id: pulumi.Input[str]
-    """The directory ID corresponding to the Azure Active Directory (AAD) tenant of the application."""
-    application_id: pulumi.Input[str]
-    """The application ID of the application registration within the referenced AAD tenant."""
-    client_secret: pulumi.Input[str]
-    """The client secret generated for the above app ID in AAD."""
-    def __init__(
-        self,
-        directory_id: pulumi.Input[str],
-        application_id: pulumi.Input[str],
-        client_secret: pulumi.Input[str],
-    ) -> None: ...
-
-
-class AwsIamRoleArgs:
-    """Program-side arguments of AwsIamRoleModel (generated)."""
-    __dataclass_fields__: ClassVar[dict[str, Any]]
-    role_arn: pulumi.Input[str]
-    """The Amazon Resource Name (ARN) of the AWS IAM role used to vend temporary credentials."""
-    def __init__(
-        self,
-        role_arn: pulumi.Input[str],
-    ) -> None: ...
-
-
-class DatabricksGcpServiceAccountArgs:
-    """Program-side arguments of DatabricksGcpServiceAccountModel (generated). Empty: the service makes the account (its email is an output)."""
-    __dataclass_fields__: ClassVar[dict[str, Any]]
-    def __init__(self) -> None: ...
-
-
-class ExternalLocationArgs:
-    """Program-side arguments of ExternalLocationModel (generated)."""
-    __dataclass_fields__: ClassVar[dict[str, Any]]
-    name: pulumi.Input[str]
-    """Name of the external location."""
-    url: pulumi.Input[str]
-    """Path URL of the external location."""
-    credential_name: pulumi.Input[str]
-    """Name of the storage credential used with this location."""
-    read_only: pulumi.Input[bool] | None
-    """Indicates whether the external location is read-only."""
-    comment: pulumi.Input[str] | None
-    """User-provided free-form text description."""
-    owner: pulumi.Input[str] | None
-    """The owner of the external location."""
-    isolation_mode: pulumi.Input[Literal['ISOLATION_MODE_OPEN', 'ISOLATION_MODE_ISOLATED']] | None
-    skip_validation: pulumi.Input[bool] | None
-    force_destroy: pulumi.Input[bool] | None
-    def __init__(
-        self,
-        name: pulumi.Input[str],
-        url: pulumi.Input[str],
-        credential_name: pulumi.Input[str],
-        read_only: pulumi.Input[bool] | None = None,
-        comment: pulumi.Input[str] | None = None,
-        owner: pulumi.Input[str] | None = None,
-        isolation_mode: pulumi.Input[Literal['ISOLATION_MODE_OPEN', 'ISOLATION_MODE_ISOLATED']] | None = None,
-        skip_validation: pulumi.Input[bool] | None = None,
-        force_destroy: pulumi.Input[bool] | None = None,
-    ) -> None: ...
-
-
-class ServiceCredentialArgs:
-    """Program-side arguments of ServiceCredentialModel (generated)."""
-    __dataclass_fields__: ClassVar[dict[str, Any]]
-    name: pulumi.Input[str]
-    comment: pulumi.Input[str] | None
-    owner: pulumi.Input[str] | None
-    isolation_mode: pulumi.Input[Literal['ISOLATION_MODE_OPEN', 'ISOLATION_MODE_ISOLATED']] | None
-    skip_validation: pulumi.Input[bool] | None
-    azure_managed_identity: AzureManagedIdentityArgs | Mapping[str, Any] | None
-    aws_iam_role: AwsIamRoleArgs | Mapping[str, Any] | None
-    databricks_gcp_service_account: DatabricksGcpServiceAccountArgs | Mapping[str, Any] | None
-    azure_service_principal: AzureServicePrincipalArgs | Mapping[str, Any] | None
-    read_only: pulumi.Input[bool] | None
-    def __init__(
-        self,
-        name: pulumi.Input[str],
-        comment: pulumi.Input[str] | None = None,
-        owner: pulumi.Input[str] | None = None,
-        isolation_mode: pulumi.Input[Literal['ISOLATION_MODE_OPEN', 'ISOLATION_MODE_ISOLATED']] | None = None,
-        skip_validation: pulumi.Input[bool] | None = None,
-        azure_managed_identity: AzureManagedIdentityArgs | Mapping[str, Any] | None = None,
-        aws_iam_role: AwsIamRoleArgs | Mapping[str, Any] | None = None,
-        databricks_gcp_service_account: DatabricksGcpServiceAccountArgs | Mapping[str, Any] | None = None,
-        azure_service_principal: AzureServicePrincipalArgs | Mapping[str, Any] | None = None,
-        read_only: pulumi.Input[bool] | None = None,
-    ) -> None: ...
-
-
-class CatalogBindingArgs:
-    """Program-side arguments of CatalogBindingModel (generated)."""
-    __dataclass_fields__: ClassVar[dict[str, Any]]
-    securable_type: pulumi.Input[Literal['catalog', 'external_location', 'storage_credential', 'credential']] | None
-    catalog_name: pulumi.Input[str] | None
-    securable_name: pulumi.Input[str] | None
-    isolation_mode: pulumi.Input[Literal['ISOLATED', 'OPEN']] | None
-    bindings: pulumi.Input[Sequence[WorkspaceBindingArgs | Mapping[str, Any]]] | None
-    def __init__(
-        self,
-        securable_type: pulumi.Input[Literal['catalog', 'external_location', 'storage_credential', 'credential']] | None = None,
-        catalog_name: pulumi.Input[str] | None = None,
-        securable_name: pulumi.Input[str] | None = None,
-        isolation_mode: pulumi.Input[Literal['ISOLATED', 'OPEN']] | None = None,
-        bindings: pulumi.Input[Sequence[WorkspaceBindingArgs | Mapping[str, Any]]] | None = None,
-    ) -> None: ...
-
-
-class WorkspaceBindingArgs:
-    """Program-side arguments of WorkspaceBindingModel (generated)."""
-    __dataclass_fields__: ClassVar[dict[str, Any]]
-    workspace_id: pulumi.Input[int | str]
-    """Required"""
-    binding_type: pulumi.Input[Literal['BINDING_TYPE_READ_WRITE', 'BINDING_TYPE_READ_ONLY']] | None
-    """One of READ_WRITE/READ_ONLY. Default is READ_WRITE."""
-    def __init__(
-        self,
-        workspace_id: pulumi.Input[int | str],
-        binding_type: pulumi.Input[Literal['BINDING_TYPE_READ_WRITE', 'BINDING_TYPE_READ_ONLY']] | None = None,
-    ) -> None: ...
-
-
-class CatalogArgs:
-    """Program-side arguments of CatalogModel (generated). A Unity Catalog catalog."""
-    __dataclass_fields__: ClassVar[dict[str, Any]]
-    name: pulumi.Input[str]
-    """Name of catalog."""
-    comment: pulumi.Input[str] | None
-    """User-provided free-form text description."""
-    properties: pulumi.Input[Mapping[str, pulumi.Input[str]]] | None
-    """A map of key-value properties attached to the securable."""
-    storage_root: pulumi.Input[str] | None
-    """Storage root URL for managed tables within catalog."""
-    owner: pulumi.Input[str] | None
-    """Username of current owner of catalog."""
-    isolation_mode: pulumi.Input[Literal['OPEN', 'ISOLATED']] | None
-    """Whether the current securable is accessible from all workspaces or a specific set of workspaces."""
-    enable_predictive_optimization: pulumi.Input[Literal['ENABLE', 'DISABLE', 'INHERIT']] | None
-    """Whether predictive optimization should be enabled for this object and objects under it."""
-    options: pulumi.Input[Mapping[str, pulumi.Input[str]]] | None
-    """A map of key-value properties attached to the securable."""
-    connection_name: pulumi.Input[str] | None
-    """The name of the connection to an external data source."""
-    provider_name: pulumi.Input[str] | None
-    """The name of delta sharing provider.
-
-    A Delta Sharing catalog is a catalog that is based on a Delta share on a remote sharing server.
-    """
-    share_name: pulumi.Input[str] | None
-    """The name of the share under the share provider."""
-    force_destroy: pulumi.Input[bool] | None
-    def __init__(
-        self,
-        name: pulumi.Input[str],
-        comment: pulumi.Input[str] | None = None,
-        properties: pulumi.Input[Mapping[str, pulumi.Input[str]]] | None = None,
-        storage_root: pulumi.Input[str] | None = None,
-        owner: pulumi.Input[str] | None = None,
-        isolation_mode: pulumi.Input[Literal['OPEN', 'ISOLATED']] | None = None,
-        enable_predictive_optimization: pulumi.Input[Literal['ENABLE', 'DISABLE', 'INHERIT']] | None = None,
-        options: pulumi.Input[Mapping[str, pulumi.Input[str]]] | None = None,
-        connection_name: pulumi.Input[str] | None = None,
-        provider_name: pulumi.Input[str] | None = None,
-        share_name: pulumi.Input[str] | None = None,
-        force_destroy: pulumi.Input[bool] | None = None,
-    ) -> None: ...
-
-
-class SchemaArgs:
-    """Program-side arguments of SchemaModel (generated). A Unity Catalog schema."""
-    __dataclass_fields__: ClassVar[dict[str, Any]]
-    name: pulumi.Input[str]
-    """Name of schema, relative to parent catalog."""
-    catalog_name: pulumi.Input[str] | None
-    """Name of parent catalog."""
-    comment: pulumi.Input[str] | None
-    """User-provided free-form text description."""
-    properties: pulumi.Input[Mapping[str, pulumi.Input[str]]] | None
-    """A map of key-value properties attached to the securable."""
-    storage_root: pulumi.Input[str] | None
-    """Storage root URL for managed tables within schema."""
-    owner: pulumi.Input[str] | None
-    """Username of current owner of schema."""
-    force_destroy: pulumi.Input[bool] | None
-    def __init__(
-        self,
-        name: pulumi.Input[str],
-        catalog_name: pulumi.Input[str] | None = None,
-        comment: pulumi.Input[str] | None = None,
-        properties: pulumi.Input[Mapping[str, pulumi.Input[str]]] | None = None,
-        storage_root: pulumi.Input[str] | None = None,
-        owner: pulumi.Input[str] | None = None,
-        force_destroy: pulumi.Input[bool] | None = None,
-    ) -> None: ...
-
-
-class VolumeArgs:
-    """Program-side arguments of VolumeModel (generated). A Unity Catalog volume."""
-    __dataclass_fields__: ClassVar[dict[str, Any]]
-    name: pulumi.Input[str]
-    """The name of the volume"""
-    volume_type: pulumi.Input[Literal['MANAGED', 'EXTERNAL']]
-    """The type of the volume. An external volume is located in the specified external location. A
-    managed volume is located in the default location which is specified by the parent schema, or
-    the parent catalog, or the Metastore. `Learn more
-    <https://docs.databricks.com/aws/en/volumes/managed-vs-external>`__
-    """
-    catalog_name: pulumi.Input[str] | None
-    """The name of the catalog where the schema and the volume are"""
-    schema_name: pulumi.Input[str] | None
-    """The name of the schema where the volume is"""
-    storage_location: pulumi.Input[str] | None
-    """The storage location on the cloud"""
-    comment: pulumi.Input[str] | None
-    """The comment attached to the volume"""
-    owner: pulumi.Input[str] | None
-    """The identifier of the user who owns the volume"""
-    def __init__(
-        self,
-        name: pulumi.Input[str],
-        volume_type: pulumi.Input[Literal['MANAGED', 'EXTERNAL']],
-        catalog_name: pulumi.Input[str] | None = None,
-        schema_name: pulumi.Input[str] | None = None,
-        storage_location: pulumi.Input[str] | None = None,
-        comment: pulumi.Input[str] | None = None,
-        owner: pulumi.Input[str] | None = None,
     ) -> None: ...
 
 
@@ -4637,6 +4582,61 @@ class RepoArgs:
         branch: pulumi.Input[str] | None = None,
         tag: pulumi.Input[str] | None = None,
         sparse_checkout: SparseCheckoutArgs | Mapping[str, Any] | None = None,
+    ) -> None: ...
+
+
+class PermissionsArgs:
+    """Program-side arguments of PermissionsModel (generated)."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    object_type: pulumi.Input[str] | None
+    """the permissions API's type: clusters, notebooks, ..."""
+    object_id: pulumi.Input[str] | None
+    authorization: pulumi.Input[Literal['tokens', 'passwords']] | None
+    notebook_path: pulumi.Input[str] | None
+    directory_path: pulumi.Input[str] | None
+    workspace_file_path: pulumi.Input[str] | None
+    repo_path: pulumi.Input[str] | None
+    access_controls: pulumi.Input[Sequence[AccessControlEntryArgs | Mapping[str, Any]]] | None
+    owner: OwnerArgs | Mapping[str, Any] | None
+    def __init__(
+        self,
+        object_type: pulumi.Input[str] | None = None,
+        object_id: pulumi.Input[str] | None = None,
+        authorization: pulumi.Input[Literal['tokens', 'passwords']] | None = None,
+        notebook_path: pulumi.Input[str] | None = None,
+        directory_path: pulumi.Input[str] | None = None,
+        workspace_file_path: pulumi.Input[str] | None = None,
+        repo_path: pulumi.Input[str] | None = None,
+        access_controls: pulumi.Input[Sequence[AccessControlEntryArgs | Mapping[str, Any]]] | None = None,
+        owner: OwnerArgs | Mapping[str, Any] | None = None,
+    ) -> None: ...
+
+
+class AccessControlEntryArgs:
+    """Program-side arguments of AccessControlEntryModel (generated)."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    permission_level: pulumi.Input[str]
+    group_name: pulumi.Input[str] | None
+    user_name: pulumi.Input[str] | None
+    service_principal_name: pulumi.Input[str] | None
+    def __init__(
+        self,
+        permission_level: pulumi.Input[str],
+        group_name: pulumi.Input[str] | None = None,
+        user_name: pulumi.Input[str] | None = None,
+        service_principal_name: pulumi.Input[str] | None = None,
+    ) -> None: ...
+
+
+class OwnerArgs:
+    """Program-side arguments of OwnerModel (generated). The owner to transfer the object to: a user or a service principal (never a group)."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    user_name: pulumi.Input[str] | None
+    service_principal_name: pulumi.Input[str] | None
+    def __init__(
+        self,
+        user_name: pulumi.Input[str] | None = None,
+        service_principal_name: pulumi.Input[str] | None = None,
     ) -> None: ...
 
 
@@ -4854,138 +4854,6 @@ class WorkspaceFile(KindResource):
     ) -> None: ...
 
 
-class InstancePool(KindResource):
-    """An instance pool clusters start from: bounds and tags in place, node type and cloud settings replace. See docs/instance-pool.md."""
-    instance_pool_name: pulumi.Output[str]
-    node_type_id: pulumi.Output[str]
-    instance_pool_id: pulumi.Output[str]
-    default_tags: pulumi.Output[dict[str, Any]]
-    def __init__(
-        self,
-        resource_name: str,
-        args: InstancePoolArgs | dict[str, Any],
-        connection: pulumi.Input[dict[str, Any]],
-        opts: pulumi.ResourceOptions | None = None,
-    ) -> None: ...
-
-
-class ClusterPolicy(KindResource):
-    """A cluster policy: its definition (compared as JSON) or its family's, changed in place. See docs/cluster-policy.md."""
-    name: pulumi.Output[str]
-    policy_id: pulumi.Output[str]
-    creator_user_name: pulumi.Output[str]
-    def __init__(
-        self,
-        resource_name: str,
-        args: ClusterPolicyArgs | dict[str, Any],
-        connection: pulumi.Input[dict[str, Any]],
-        opts: pulumi.ResourceOptions | None = None,
-    ) -> None: ...
-
-
-class Cluster(KindResource):
-    """An all-purpose cluster: spec, running or terminated, pin, libraries. See docs/cluster.md."""
-    spark_version: pulumi.Output[str]
-    cluster_id: pulumi.Output[str]
-    url: pulumi.Output[str]
-    current_state: pulumi.Output[str]
-    creator_user_name: pulumi.Output[str]
-    def __init__(
-        self,
-        resource_name: str,
-        args: ClusterArgs | dict[str, Any],
-        connection: pulumi.Input[dict[str, Any]],
-        opts: pulumi.ResourceOptions | None = None,
-    ) -> None: ...
-
-
-class ClusterState(KindResource):
-    """An action: holds an existing cluster RUNNING or TERMINATED. See docs/actions.md."""
-    cluster_id: pulumi.Output[str]
-    state: pulumi.Output[str]
-    cluster_name: pulumi.Output[str]
-    state_message: pulumi.Output[str]
-    def __init__(
-        self,
-        resource_name: str,
-        args: ClusterStateArgs | dict[str, Any],
-        connection: pulumi.Input[dict[str, Any]],
-        opts: pulumi.ResourceOptions | None = None,
-    ) -> None: ...
-
-
-class SqlWarehouse(KindResource):
-    """A SQL warehouse: size, scaling, auto stop, serverless, tags, held running or stopped; changed in place. See docs/sql-warehouse.md."""
-    name: pulumi.Output[str]
-    cluster_size: pulumi.Output[str]
-    jdbc_url: pulumi.Output[str]
-    odbc_params: pulumi.Output[dict[str, Any]]
-    current_state: pulumi.Output[str]
-    creator_name: pulumi.Output[str]
-    def __init__(
-        self,
-        resource_name: str,
-        args: SqlWarehouseArgs | dict[str, Any],
-        connection: pulumi.Input[dict[str, Any]],
-        opts: pulumi.ResourceOptions | None = None,
-    ) -> None: ...
-
-
-class Job(KindResource):
-    """A job at the full depth of Jobs API 2.2, changed in place. See docs/job.md."""
-    name: pulumi.Output[str]
-    job_id: pulumi.Output[int]
-    url: pulumi.Output[str]
-    creator_user_name: pulumi.Output[str]
-    def __init__(
-        self,
-        resource_name: str,
-        args: JobArgs | dict[str, Any],
-        connection: pulumi.Input[dict[str, Any]],
-        opts: pulumi.ResourceOptions | None = None,
-    ) -> None: ...
-
-
-class JobPermissions(KindResource):
-    """The declared access-control entries of one job. See docs/job-permissions.md."""
-    job_id: pulumi.Output[int]
-    access_controls: pulumi.Output[list[Any]]
-    def __init__(
-        self,
-        resource_name: str,
-        args: JobPermissionsArgs | dict[str, Any],
-        connection: pulumi.Input[dict[str, Any]],
-        opts: pulumi.ResourceOptions | None = None,
-    ) -> None: ...
-
-
-class Permissions(KindResource):
-    """The declared access-control entries (and optionally the owner) of any object. See docs/permissions.md."""
-    resolved_object_type: pulumi.Output[str]
-    resolved_object_id: pulumi.Output[str]
-    def __init__(
-        self,
-        resource_name: str,
-        args: PermissionsArgs | dict[str, Any],
-        connection: pulumi.Input[dict[str, Any]],
-        opts: pulumi.ResourceOptions | None = None,
-    ) -> None: ...
-
-
-class RepoBranch(KindResource):
-    """The checked-out branch of an existing repo. See docs/repo-branch.md."""
-    branch: pulumi.Output[str]
-    previous_branch: pulumi.Output[str]
-    head_commit_id: pulumi.Output[str]
-    def __init__(
-        self,
-        resource_name: str,
-        args: RepoBranchArgs | dict[str, Any],
-        connection: pulumi.Input[dict[str, Any]],
-        opts: pulumi.ResourceOptions | None = None,
-    ) -> None: ...
-
-
 class StorageCredential(KindResource):
     """A Unity Catalog storage credential: one cloud identity, changed in place. See docs/storage-credential.md."""
     name: pulumi.Output[str]
@@ -5094,6 +4962,125 @@ class Volume(KindResource):
     ) -> None: ...
 
 
+class InstancePool(KindResource):
+    """An instance pool clusters start from: bounds and tags in place, node type and cloud settings replace. See docs/instance-pool.md."""
+    instance_pool_name: pulumi.Output[str]
+    node_type_id: pulumi.Output[str]
+    instance_pool_id: pulumi.Output[str]
+    default_tags: pulumi.Output[dict[str, Any]]
+    def __init__(
+        self,
+        resource_name: str,
+        args: InstancePoolArgs | dict[str, Any],
+        connection: pulumi.Input[dict[str, Any]],
+        opts: pulumi.ResourceOptions | None = None,
+    ) -> None: ...
+
+
+class ClusterPolicy(KindResource):
+    """A cluster policy: its definition (compared as JSON) or its family's, changed in place. See docs/cluster-policy.md."""
+    name: pulumi.Output[str]
+    policy_id: pulumi.Output[str]
+    creator_user_name: pulumi.Output[str]
+    def __init__(
+        self,
+        resource_name: str,
+        args: ClusterPolicyArgs | dict[str, Any],
+        connection: pulumi.Input[dict[str, Any]],
+        opts: pulumi.ResourceOptions | None = None,
+    ) -> None: ...
+
+
+class Cluster(KindResource):
+    """An all-purpose cluster: spec, running or terminated, pin, libraries. See docs/cluster.md."""
+    spark_version: pulumi.Output[str]
+    cluster_id: pulumi.Output[str]
+    url: pulumi.Output[str]
+    current_state: pulumi.Output[str]
+    creator_user_name: pulumi.Output[str]
+    def __init__(
+        self,
+        resource_name: str,
+        args: ClusterArgs | dict[str, Any],
+        connection: pulumi.Input[dict[str, Any]],
+        opts: pulumi.ResourceOptions | None = None,
+    ) -> None: ...
+
+
+class ClusterState(KindResource):
+    """An action: holds an existing cluster RUNNING or TERMINATED. See docs/actions.md."""
+    cluster_id: pulumi.Output[str]
+    state: pulumi.Output[str]
+    cluster_name: pulumi.Output[str]
+    state_message: pulumi.Output[str]
+    def __init__(
+        self,
+        resource_name: str,
+        args: ClusterStateArgs | dict[str, Any],
+        connection: pulumi.Input[dict[str, Any]],
+        opts: pulumi.ResourceOptions | None = None,
+    ) -> None: ...
+
+
+class SqlWarehouse(KindResource):
+    """A SQL warehouse: size, scaling, auto stop, serverless, tags, held running or stopped; changed in place. See docs/sql-warehouse.md."""
+    name: pulumi.Output[str]
+    cluster_size: pulumi.Output[str]
+    jdbc_url: pulumi.Output[str]
+    odbc_params: pulumi.Output[dict[str, Any]]
+    current_state: pulumi.Output[str]
+    creator_name: pulumi.Output[str]
+    def __init__(
+        self,
+        resource_name: str,
+        args: SqlWarehouseArgs | dict[str, Any],
+        connection: pulumi.Input[dict[str, Any]],
+        opts: pulumi.ResourceOptions | None = None,
+    ) -> None: ...
+
+
+class Job(KindResource):
+    """A job at the full depth of Jobs API 2.2, changed in place. See docs/job.md."""
+    name: pulumi.Output[str]
+    job_id: pulumi.Output[int]
+    url: pulumi.Output[str]
+    creator_user_name: pulumi.Output[str]
+    def __init__(
+        self,
+        resource_name: str,
+        args: JobArgs | dict[str, Any],
+        connection: pulumi.Input[dict[str, Any]],
+        opts: pulumi.ResourceOptions | None = None,
+    ) -> None: ...
+
+
+class JobPermissions(KindResource):
+    """The declared access-control entries of one job. See docs/job-permissions.md."""
+    job_id: pulumi.Output[int]
+    access_controls: pulumi.Output[list[Any]]
+    def __init__(
+        self,
+        resource_name: str,
+        args: JobPermissionsArgs | dict[str, Any],
+        connection: pulumi.Input[dict[str, Any]],
+        opts: pulumi.ResourceOptions | None = None,
+    ) -> None: ...
+
+
+class RepoBranch(KindResource):
+    """The checked-out branch of an existing repo. See docs/repo-branch.md."""
+    branch: pulumi.Output[str]
+    previous_branch: pulumi.Output[str]
+    head_commit_id: pulumi.Output[str]
+    def __init__(
+        self,
+        resource_name: str,
+        args: RepoBranchArgs | dict[str, Any],
+        connection: pulumi.Input[dict[str, Any]],
+        opts: pulumi.ResourceOptions | None = None,
+    ) -> None: ...
+
+
 class JobRun(KindResource):
     """An action: one run of a job, started and waited for. See docs/actions.md."""
     job_id: pulumi.Output[int]
@@ -5174,6 +5161,19 @@ class Repo(KindResource):
         self,
         resource_name: str,
         args: RepoArgs | dict[str, Any],
+        connection: pulumi.Input[dict[str, Any]],
+        opts: pulumi.ResourceOptions | None = None,
+    ) -> None: ...
+
+
+class Permissions(KindResource):
+    """The declared access-control entries (and optionally the owner) of any object. See docs/permissions.md."""
+    resolved_object_type: pulumi.Output[str]
+    resolved_object_id: pulumi.Output[str]
+    def __init__(
+        self,
+        resource_name: str,
+        args: PermissionsArgs | dict[str, Any],
         connection: pulumi.Input[dict[str, Any]],
         opts: pulumi.ResourceOptions | None = None,
     ) -> None: ...

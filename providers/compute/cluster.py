@@ -31,6 +31,7 @@ from providers.client.sdk_services import compute
 from providers.compute.clusters_api import ClustersApi
 from providers.compute.rules import COMPUTE_RULES, cluster_problems, library_problems
 from providers.compute.run_states import DEFAULT_TIMEOUT_SECONDS, ClusterStateError, converge
+from providers.compute.volume_files import init_script_files, library_files
 from providers.core import import_ids
 from providers.core.create_or_adopt import DEPLOYMENT_TAG_KEY, create_or_adopt, imported_untagged
 from providers.core.kind import DEPLOYMENT_TAG, Adoption, DrillChange, Reference, always, declare
@@ -372,6 +373,8 @@ KIND = declare(
         "driver_instance_pool": Reference(
             target_key="instancePools", field="driver_instance_pool_id"
         ),
+        **library_files("libraries"),
+        **init_script_files(),
     },
     doc="docs/cluster.md",
     summary="an all-purpose cluster: spec, running or terminated, pin, libraries",

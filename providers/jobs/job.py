@@ -39,6 +39,7 @@ from pulumi.dynamic import CheckFailure, UpdateResult
 
 from providers.client.listing import TOO_MANY, Listing
 from providers.client.process import Store
+from providers.compute.volume_files import init_script_files, library_files
 from providers.core import import_ids
 from providers.core.create_or_adopt import DEPLOYMENT_TAG_KEY, create_or_adopt, imported_untagged
 from providers.core.ids import parse_int64_id
@@ -496,6 +497,9 @@ _COMPUTE_BY_ITEM: dict[str, Reference] = {
     "tasks[].pipeline_task.pipeline_id": Reference(
         target_key="pipelines", field="pipeline_id", in_place=True
     ),
+    **library_files("libraries"),
+    **library_files("tasks[].libraries"),
+    **{key: r for spec in _CLUSTER_SPECS for key, r in init_script_files(spec).items()},
 }
 
 

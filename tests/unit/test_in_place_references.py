@@ -96,16 +96,6 @@ def test_permissions_name_the_list_of_their_object_type() -> None:
     assert reference_for(declared, permissions("notebooks", "123")) is None
 
 
-def test_every_list_a_permissions_type_names_is_declared_before_the_permissions() -> None:
-    from providers.core.registry import kinds
-
-    order = [kind.config_key for kind in kinds()]
-    declared = PERMISSIONS.item_references["object_id"]
-    assert isinstance(declared, ReferenceByType)
-    for target in set(declared.targets.values()) & set(order):
-        assert order.index(target) < order.index("permissions"), target
-
-
 def test_adoption_writes_the_name_of_an_adopted_object_in_place() -> None:
     item = permissions("clusters", "0101-shared")
     item.pop("name")
@@ -135,3 +125,30 @@ def test_the_python_module_declares_a_name_as_the_resources_id_and_an_id_as_it_i
     text = adopt_python.module_text(additions, kinds, "https://ws")
     assert "'object_id': made['clusters']['shared'].id" in text
     assert "'object_id': '0101-x'" in text
+
+
+def test_a_tasks_wheel_and_a_clusters_init_script_name_volume_files_of_the_stack() -> None:
+    names = {"volumeFiles": {"tasks-wheel", "install-deps"}}
+
+    def value_of(reference: Any, name: Any) -> Any:
+        return f"path-of-{name}" if reference.names_item(name, names) else name
+
+    job = {"name": "j", "job_clusters": [{"job_cluster_key": "c", "new_cluster": {
+        "init_scripts": [{"volumes": {"destination": "install-deps"}},
+                         {"workspace": {"destination": "install-deps"}}]}}],
+        "tasks": [{"task_key": "t", "libraries": [
+            {"whl": "tasks-wheel"}, {"jar": "/Volumes/main/libs/jars/x.jar"},
+            {"pypi": {"package": "tasks-wheel"}}]}]}
+    made = resolved(job, JOB, value_of)
+    assert made["job_clusters"][0]["new_cluster"]["init_scripts"] == [
+        {"volumes": {"destination": "path-of-install-deps"}},
+        {"workspace": {"destination": "install-deps"}},  # a workspace file: no volume file
+    ]
+    assert made["tasks"][0]["libraries"] == [
+        {"whl": "path-of-tasks-wheel"}, {"jar": "/Volumes/main/libs/jars/x.jar"},
+        {"pypi": {"package": "tasks-wheel"}}]
+    cluster = {"name": "c", "libraries": [{"whl": "tasks-wheel"}],
+               "init_scripts": [{"volumes": {"destination": "install-deps"}}]}
+    made = resolved(cluster, kind_named("Cluster"), value_of)
+    assert made["libraries"] == [{"whl": "path-of-tasks-wheel"}]
+    assert made["init_scripts"] == [{"volumes": {"destination": "path-of-install-deps"}}]

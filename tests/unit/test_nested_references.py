@@ -61,6 +61,13 @@ def test_the_job_declares_its_compute_references_in_every_place_that_names_compu
         "tasks[].sql_task.warehouse",
         "tasks[].dbt_task.warehouse",
         "tasks[].pipeline_task.pipeline_id",  # in place (tests/unit/test_in_place_references.py)
+    } | {  # in place too: a volume file of the stack
+        f"{libraries}[].{field}"
+        for libraries in ("libraries", "tasks[].libraries")
+        for field in ("whl", "jar", "requirements")
+    } | {
+        f"{spec}.init_scripts[].volumes.destination"
+        for spec in ("new_cluster", "job_clusters[].new_cluster", "tasks[].new_cluster")
     }
     assert references["tasks[].new_cluster.driver_instance_pool"] == Reference(
         target_key="instancePools", field="driver_instance_pool_id"

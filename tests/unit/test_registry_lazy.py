@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from providers.core import registry
-from providers.core.kind import Reference, declare
+from providers.core.kind import Reference, ReferenceByType, declare
 from providers.core.lifecycle import WorkspaceProvider
 from providers.core.registry import (
     KINDS,
@@ -90,6 +90,9 @@ def test_kinds_keep_the_stack_programs_order() -> None:
         for reference in kind.references.values():
             if isinstance(reference, Reference):
                 assert position[reference.target_key] < index, (kind.name, reference)
+            if isinstance(reference, ReferenceByType):
+                for target in reference.targets.values():
+                    assert position[target] < index, (kind.name, target)
 
 
 def test_a_lookup_loads_that_kinds_module_alone() -> None:

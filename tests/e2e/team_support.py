@@ -49,11 +49,12 @@ def checkout_like(directory: Path) -> Path:
 
 
 def _stacks_with_own_notebooks(stacks: Path) -> None:
-    """The stack program's modules linked, the notebooks it uploads copied: a `source` must
-    be a file of the project, and one that links out of it is refused (docs/notebook.md)."""
+    """The stack program's modules linked, the notebooks and wheels it uploads copied: a
+    `source` must be a file of the project, and one that links out of it is refused
+    (docs/notebook.md)."""
     stacks.mkdir()
     for entry in (REPO_ROOT / "stacks").iterdir():
-        if entry.name == "notebooks":
+        if entry.name in ("notebooks", "wheels"):
             shutil.copytree(entry, stacks / entry.name)
         elif entry.name != "__pycache__":
             (stacks / entry.name).symlink_to(entry)

@@ -579,8 +579,9 @@ def summary(result: Plan, file_name: str, dry_run: bool, seconds: float, stack: 
         lines.append(
             f"{'would write' if dry_run else 'wrote'} {len(result.files)} project file(s), "
             "the content of the notebooks and workspace files their items name (`source`): "
-            "commit them with the config"
+            "review them and commit them with the config"
         )
+        lines += [f"  {printable(relative)}" for relative in sorted(result.files)]
     if result.added:
         lines.append(
             "review before committing: the items (and files) hold the settings as the "

@@ -36,9 +36,11 @@ its module):
 - Job: every setting the service returns in the normal form (`job_diff.canonical`: keyed
   lists by key, documented defaults and empty values left out), but a run_as naming the
   creator (what the service fills in).
-- JobPermissions / Permissions (clusters, cluster policies, Git folders): the direct entries
-  but the owner's (Permissions also the owner, where the type has one); objects with no
-  such entry are not listed.
+- JobPermissions / Permissions (clusters, cluster policies, instance pools, Git folders, SQL
+  warehouses by `<type>/<id>`; notebooks, folders and workspace files by path,
+  `notebook_path:<path>`, ...): the direct entries but the owner's (Permissions also the
+  owner, where the type has one); objects with no entry beyond what the service puts
+  there itself (the owner, the creator's CAN_MANAGE) are not listed.
 - CatalogBinding: catalogs isolated or bound: the mode where OPEN, and the bindings.
 - StorageCredential: as read, but one of a service principal, whose client secret is never
   answered: its candidate says how to set it, as a Secret's (`Adoption.holds_secret`).
@@ -100,9 +102,13 @@ SERVICE_OWN: tuple[str, ...] = (
     "anyone binds it",
     "the service's own catalogs (Catalog: `system`, `hive_metastore`, `samples`, system and "
     "internal catalog types) and every catalog's `information_schema` (Schema)",
-    "the permissions of object types the client cannot list (instance pools, notebooks, "
-    "directories, files, warehouses, pipelines, models, experiments, serving and vector "
-    "search endpoints, apps): declare them by hand, Permissions `<type>/<id>`",
+    "what the service puts on an object's access-control list itself (Permissions): the "
+    "creator's CAN_MANAGE (the creator the listing names, a cluster's, a policy's or a "
+    "pool's; where it names none, the principal the stack signs in as) and `users` "
+    "managing /Shared; a list is adopted, every direct entry of it, where it holds more",
+    "the permissions of object types the client cannot list (models, experiments, serving "
+    "and vector search endpoints, apps, SQL queries, alerts and dashboards): declare them by "
+    "hand, Permissions `<type>/<id>`",
 )
 # What `listed` leaves out besides: objects of the principal the stack signs in as (itself,
 # its OAuth secrets, its group memberships), where the workspace tells who that is (SCIM Me).

@@ -4,7 +4,7 @@ their entries, the owner, and the provider that replaces an object's list."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from functools import cache
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
@@ -667,18 +667,22 @@ class AclProvider(WorkspaceProvider):
         return spec
 
 
-def with_entries(answer: Any) -> bool:
-    """Whether a permissions answer has a direct entry besides the owner's: what a
-    Permissions or JobPermissions resource declares (`providers.access.permissions.direct_entries`
-    takes a principal's highest direct level, the owner's above all)."""
+def with_entries(answer: Any, service_own: Collection[tuple[str, str]] = ()) -> bool:
+    """Whether a permissions answer has a direct entry besides the owner's and those the
+    service made itself, `service_own` as (principal's name, level) (a creator's
+    CAN_MANAGE): what a Permissions or JobPermissions resource declares
+    (`direct_entries` takes a principal's highest direct level, the owner's above all)."""
     for entry in answer.get("access_control_list") or []:
-        if not any(entry.get(f) for f in ("group_name", "user_name", "service_principal_name")):
+        principal = principal_of(entry)
+        if principal is None:
             continue
         levels = {
             p.get("permission_level")
             for p in entry.get("all_permissions") or []
             if not p.get("inherited") and p.get("permission_level")
         }
-        if levels and OWNER not in levels:
+        if not levels or OWNER in levels:
+            continue
+        if any((principal[1], level) not in service_own for level in levels):
             return True
     return False

@@ -27,27 +27,86 @@ back at the next up). Another object replaces the resource. JobPermissions
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
 
 from providers.access.acl import (
+    PATH_FIELDS,
     RESOLVED_ID,
     RESOLVED_TYPE,
     AclProvider,
     with_entries,
     workspace_path,
 )
+from providers.client import NotFound, WorkspaceError
 from providers.compute.cluster_policies_api import ClusterPoliciesApi
 from providers.compute.clusters_api import ClustersApi
+from providers.compute.instance_pools_api import InstancePoolsApi
 from providers.core import import_ids
 from providers.core.kind import DrillChange, ReferenceByType, declare
+from providers.core.registry import kind_named
 from providers.workspace.repos_api import ReposApi
+from providers.workspace.workspace_objects import walked_objects
 
-if TYPE_CHECKING:
-    pass
+# (object id, display name, creator's name or None) of every object of a type whose
+# permissions the Permissions kind lists (jobs' are JobPermissions').
+Listing = Callable[[Any], Iterable[tuple[str, str, str | None]]]
 
-# Object types whose permissions the Permissions kind adopts: those the client can list
-# (jobs' are JobPermissions'); -> the id field and name field of a listed object.
-LISTED_PERMISSION_TYPES = ("clusters", "cluster-policies", "repos")
+
+def _clusters(client: Any) -> Iterable[tuple[str, str, str | None]]:
+    return (
+        (str(c["cluster_id"]), str(c.get("cluster_name", "")), c.get("creator_user_name"))
+        for c in ClustersApi(client).list()
+        if c.get("cluster_source") != "JOB"  # a job's cluster comes and goes with its run
+    )
+
+
+def _cluster_policies(client: Any) -> Iterable[tuple[str, str, str | None]]:
+    return (
+        (str(p["policy_id"]), str(p.get("name", "")), p.get("creator_user_name"))
+        for p in ClusterPoliciesApi(client).list()
+    )
+
+
+def _instance_pools(client: Any) -> Iterable[tuple[str, str, str | None]]:
+    return (
+        (str(p["instance_pool_id"]), str(p.get("instance_pool_name", "")),
+         (p.get("default_tags") or {}).get("DatabricksInstancePoolCreatorId"))
+        for p in InstancePoolsApi(client).list()
+    )
+
+
+def _repos(client: Any) -> Iterable[tuple[str, str, str | None]]:
+    return ((str(r["id"]), str(r.get("path", "")), None) for r in ReposApi(client).list())
+
+
+def _of_kind(kind_name: str) -> Listing:
+    """The objects of another domain's kind as its inventory lists them (the registry's:
+    access imports no SQL or pipelines module). Their creator is their owner (IS_OWNER)."""
+    def listing(client: Any) -> Iterable[tuple[str, str, str | None]]:
+        inventory = kind_named(kind_name).inventory
+        assert inventory is not None, kind_name
+        return ((str(id_), str(name), None) for id_, name in inventory(client))
+    return listing
+
+
+LISTED_PERMISSION_TYPES: dict[str, Listing] = {
+    "clusters": _clusters,
+    "cluster-policies": _cluster_policies,
+    "instance-pools": _instance_pools,
+    "repos": _repos,
+    "warehouses": _of_kind("SqlWarehouse"),
+    # "pipelines": _of_kind("Pipeline"),  (issue 42: once the Pipeline kind is registered)
+}
+
+# The path field of an item addressing a walked object of that type (notebooks, folders and
+# files are declared by their path, which a notebook uploaded anew keeps).
+WALKED_PATH_FIELDS = {kind: field for field, (kind, _) in PATH_FIELDS.items() if kind != "REPO"}
+
+# Entries the service puts on a folder by itself: every user may manage /Shared.
+SERVICE_OWN_ON_PATH: dict[str, frozenset[tuple[str, str]]] = {
+    "/Shared": frozenset({("users", "CAN_MANAGE")}),
+}
 
 
 # Object types whose objects a stack declares -> their config list: an `object_id` naming an
@@ -68,24 +127,50 @@ class PermissionsProvider(AclProvider):
     """The access-control list of one object of any type, addressed as the model says."""
 
 
-def _object_permissions(client: Any) -> Any:
-    listed = {
-        "clusters": [
-            (str(c["cluster_id"]), str(c.get("cluster_name", "")))
-            for c in ClustersApi(client).list()
-            if c.get("cluster_source") != "JOB"
-        ],
-        "cluster-policies": [
-            (str(p["policy_id"]), str(p.get("name", ""))) for p in ClusterPoliciesApi(client).list()
-        ],
-        "repos": [(str(r["id"]), str(r.get("path", ""))) for r in ReposApi(client).list()],
-    }
-    for object_type in LISTED_PERMISSION_TYPES:
-        for object_id, name in listed[object_type]:
-            if with_entries(client.permissions(object_type).get(object_id)):
+def _object_permissions(client: Any) -> Iterator[tuple[str, str]]:
+    """(import id, name) of every listed object whose access-control list holds a direct
+    entry besides what the service put there itself: the owner's, and the creator's
+    CAN_MANAGE (the creator the listing names; where it names none, the principal the stack
+    signs in as, which makes the stack's objects). Notebooks, folders and files come from
+    the walk of the workspace tree the audit lists them by (`walked_objects`), by path."""
+    signed_in = _signed_in_names(client)
+    for object_type, listing in LISTED_PERMISSION_TYPES.items():
+        for object_id, name, creator in listing(client):
+            makers = {creator} if creator else signed_in
+            if _holds_entries(client, object_type, object_id, makers):
                 yield f"{object_type}/{object_id}", f"{object_type}/{name or object_id}"
+    for found in walked_objects(client):
+        field = WALKED_PATH_FIELDS.get(found.object_type)
+        if field is None or found.object_id is None:
+            continue
+        own = SERVICE_OWN_ON_PATH.get(found.path, frozenset())
+        object_type = PATH_FIELDS[field][1]
+        if _holds_entries(client, object_type, found.object_id, signed_in, own):
+            yield f"{field}:{found.path}", found.path
     # Token and password usage (`authorization/...`) is not listed: every workspace has
     # both objects, most with entries its admins made, and a stack declares its own.
+
+
+def _holds_entries(
+    client: Any, object_type: str, object_id: str, makers: Iterable[str],
+    own: Iterable[tuple[str, str]] = (),
+) -> bool:
+    try:
+        answer = client.permissions(object_type).get(object_id)
+    except NotFound:  # gone since it was listed
+        return False
+    service_own = {(maker, "CAN_MANAGE") for maker in makers} | set(own)
+    return with_entries(answer, service_own)
+
+
+def _signed_in_names(client: Any) -> frozenset[str]:
+    """The names an entry gives the principal the client signs in as (its application id,
+    its user name), where the workspace says who that is."""
+    try:
+        me = client.me()
+    except WorkspaceError:
+        return frozenset()
+    return frozenset(str(me[key]) for key in ("applicationId", "userName") if me.get(key))
 
 
 def import_id_problem(id_: str) -> str | None:

@@ -29,9 +29,10 @@ import hashlib
 import os
 import re
 import threading
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
+from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -107,6 +108,16 @@ def workspace_path(path: str) -> str:
 PERSONAL_FOLDERS = ("/Users", REPOS_FOLDER)
 
 
+@dataclass(frozen=True)
+class Walked:
+    """One object the walk of the workspace tree found (`walked_objects`)."""
+
+    object_type: str  # NOTEBOOK, FILE, DIRECTORY, ... (get-status's)
+    path: str
+    object_id: str | None  # as the folder's list gives it
+    empty: bool = False  # a folder holding nothing
+
+
 def stack_objects(client: Any, object_type: str) -> Iterator[tuple[str, str]]:
     """(path, path) of every object of `object_type` (NOTEBOOK, FILE or DIRECTORY) a stack
     may hold, for the audit and adoption: the tree walked from `/`, one list call per
@@ -114,20 +125,31 @@ def stack_objects(client: Any, object_type: str) -> Iterator[tuple[str, str]]:
     wherever it is. A folder is listed only where it is empty: a folder holding anything
     is made by what it holds (a notebook's or file's upload makes its folder, a Directory
     its parents). Inside `one_tree_walk()` the three kinds share one walk."""
+    for found in walked_objects(client):
+        if found.object_type != object_type:
+            continue
+        if object_type == "DIRECTORY" and (
+            not found.empty or found.path in TOP_LEVEL_FOLDERS
+        ):
+            continue
+        yield found.path, found.path
+
+
+def walked_objects(client: Any) -> Iterator[Walked]:
+    """Every object of the walk `stack_objects` lists from, each folder (but `/`) whether
+    it is empty or not, with its object id: what the audit reads the permissions of.
+    Inside `one_tree_walk()`, one walk per client."""
     walks = _tree_walks.get()
     if walks is None:
-        entries: Iterable[tuple[str, str]] = _walk(client)
-    else:
-        if id(client) not in walks:
-            walks[id(client)] = (client, list(_walk(client)))
-        entries = walks[id(client)][1]
-    for kind, path in entries:
-        if kind == object_type:
-            yield path, path
+        yield from _walk(client)
+        return
+    if id(client) not in walks:
+        walks[id(client)] = (client, list(_walk(client)))
+    yield from walks[id(client)][1]
 
 
 # Inside `one_tree_walk()`: the walk of each client (kept beside its id, so the id stays its).
-_tree_walks: ContextVar[dict[int, tuple[Any, list[tuple[str, str]]]] | None] = ContextVar(
+_tree_walks: ContextVar[dict[int, tuple[Any, list[Walked]]] | None] = ContextVar(
     "tree_walks", default=None
 )
 
@@ -135,7 +157,7 @@ _tree_walks: ContextVar[dict[int, tuple[Any, list[tuple[str, str]]]] | None] = C
 @contextmanager
 def one_tree_walk() -> Iterator[None]:
     """Inside the block, the workspace tree is walked once per client: the audit and adopt
-    list notebooks, files and folders, each kind from the same walk."""
+    list notebooks, files and folders, and their permissions, each from the same walk."""
     token = _tree_walks.set({})
     try:
         yield
@@ -143,24 +165,31 @@ def one_tree_walk() -> Iterator[None]:
         _tree_walks.reset(token)
 
 
-def _walk(client: Any) -> Iterator[tuple[str, str]]:
-    """(object type, path) of what `stack_objects` lists, a folder only where empty."""
-    folders = ["/"]
+def _walk(client: Any) -> Iterator[Walked]:
+    """Every object under `/` but the users' home folders and /Repos, a Git folder as itself
+    alone (nothing inside it)."""
+    folders: list[tuple[str, str | None]] = [("/", None)]
     while folders:
-        folder = folders.pop()
+        folder, folder_id = folders.pop()
         entries = WorkspaceObjectsApi(client).list(folder)
-        if not entries and folder not in TOP_LEVEL_FOLDERS:
-            yield "DIRECTORY", folder
+        if folder != "/":
+            yield Walked("DIRECTORY", folder, folder_id, empty=not entries)
         inside = []
         for entry in sorted(entries, key=lambda e: str(e.get("path"))):
             path = canonical_path(str(entry.get("path")))
             kind = str(entry.get("object_type"))
+            object_id = _object_id(entry)
             if kind == "DIRECTORY":
                 if path not in PERSONAL_FOLDERS:
-                    inside.append(path)
+                    inside.append((path, object_id))
             else:
-                yield kind, path
+                yield Walked(kind, path, object_id)
         folders.extend(reversed(inside))
+
+
+def _object_id(entry: Mapping[str, Any]) -> str | None:
+    found = entry.get("object_id")
+    return None if found is None else str(found)
 
 
 # --- content ------------------------------------------------------------------------------

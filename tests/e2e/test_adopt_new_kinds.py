@@ -1,13 +1,16 @@
 """`python -m stacks.adopt` under the real engine against the emulator, for the kinds whose
 objects sit inside others or hold content (docs/adopt.md): a notebook, a workspace file and an
-empty folder, grants on a schema and on a volume, and a service principal's rule set, all
-made through the official SDK as a team's scripts make them.
+empty folder, grants on a schema and on a volume, a service principal's rule set, and the
+access-control lists of an instance pool, a SQL warehouse, the notebook, the file and their
+folder, all made through the official SDK as a team's scripts make them.
 
 Adopt writes their items, the notebook's and the file's content exported into files of the
 project (`--content-dir`, here a scratch folder of the checkout's ignored build/, since the
 stack program reads `source` files from the checkout), and the rule set naming the adopted
-principal's item. One `pulumi up` imports them with no write to the workspace, the preview
-after it shows no changes, the audit reports none of them, and adopting again adds nothing.
+principal's item, the access lists as Permissions items (the pool and the warehouse by id,
+the workspace objects by path). One `pulumi up` imports them with no write to the
+workspace, the preview after it shows no changes, the audit reports none of them, and
+adopting again adds nothing.
 """
 
 from __future__ import annotations
@@ -23,8 +26,18 @@ from typing import Any
 import pytest
 from databricks.sdk import WorkspaceClient as SdkClient
 from databricks.sdk.service.catalog import PermissionsChange, Privilege, VolumeType
+from databricks.sdk.service.compute import (
+    InstancePoolAccessControlRequest,
+    InstancePoolPermissionLevel,
+)
 from databricks.sdk.service.iam import GrantRule, RuleSetUpdateRequest
-from databricks.sdk.service.workspace import ImportFormat, Language
+from databricks.sdk.service.sql import WarehouseAccessControlRequest, WarehousePermissionLevel
+from databricks.sdk.service.workspace import (
+    ImportFormat,
+    Language,
+    WorkspaceObjectAccessControlRequest,
+    WorkspaceObjectPermissionLevel,
+)
 
 from stacks.pulumi_cli import REPO_ROOT, PulumiCli
 from tests.e2e.conftest import StackFactory, platform_writes, write_config
@@ -55,6 +68,8 @@ class Made:
     catalog: str
     principal_id: str
     rule_set: str
+    pool_id: str
+    warehouse_id: str
 
     @property
     def settings_path(self) -> Path:
@@ -97,9 +112,36 @@ def made(workspace_stack: StackFactory, emulator: EmulatorInfo) -> Iterator[Made
     sdk.account_access_control_proxy.update_rule_set(rule_set, RuleSetUpdateRequest(
         name=rule_set, etag=etag or "",
         grant_rules=[GrantRule(role=USER_ROLE, principals=["groups/data-engineers"])]))
+    pool_id, warehouse_id = access_lists(sdk, prefix, folder)
     content_dir = f"build/e2e-adopt/{prefix}"
-    yield Made(stack, prefix, content_dir, folder, catalog, str(principal.id), rule_set)
+    yield Made(stack, prefix, content_dir, folder, catalog, str(principal.id), rule_set,
+               pool_id, warehouse_id)
     shutil.rmtree(REPO_ROOT / content_dir, ignore_errors=True)
+
+
+def access_lists(sdk: SdkClient, prefix: str, folder: str) -> tuple[str, str]:
+    """A pool and a warehouse with a group's entry each, and a group's entry on the
+    notebook, the file and their folder: (pool id, warehouse id)."""
+    pool = sdk.instance_pools.create(instance_pool_name=f"{prefix}-pool",
+                                     node_type_id="Standard_DS3_v2").instance_pool_id
+    sdk.instance_pools.update_permissions(pool, access_control_list=[
+        InstancePoolAccessControlRequest(
+            group_name="data-engineers",
+            permission_level=InstancePoolPermissionLevel.CAN_ATTACH_TO)])
+    warehouse = sdk.warehouses.create(name=f"{prefix}-bi", cluster_size="2X-Small").id
+    sdk.warehouses.update_permissions(warehouse, access_control_list=[
+        WarehouseAccessControlRequest(group_name="analysts",
+                                      permission_level=WarehousePermissionLevel.CAN_USE)])
+    for object_type, path, level in (
+        ("notebooks", f"{folder}/daily", WorkspaceObjectPermissionLevel.CAN_RUN),
+        ("files", f"{folder}/settings.json", WorkspaceObjectPermissionLevel.CAN_READ),
+        ("directories", folder, WorkspaceObjectPermissionLevel.CAN_EDIT),
+    ):
+        object_id = str(sdk.workspace.get_status(path).object_id)
+        sdk.workspace.update_permissions(object_type, object_id, access_control_list=[
+            WorkspaceObjectAccessControlRequest(group_name="analysts",
+                                                permission_level=level)])
+    return str(pool), str(warehouse)
 
 
 @pytest.mark.steps
@@ -132,12 +174,34 @@ class TestAdoptContentGrantsAndRuleSets:
             "service_principal": principal["name"],  # the adopted principal's item
             "grant_rules": [{"role": USER_ROLE, "principals": ["groups/data-engineers"]}],
         }
+        # The access lists: the pool and the warehouse by id, the workspace objects by path.
+        permissions = {p["import"]: p for p in made.items("permissions")}
+        assert {key: {k: v for k, v in item.items() if k not in ("name", "import")}
+                for key, item in permissions.items()} == {
+            f"instance-pools/{made.pool_id}": {
+                "object_type": "instance-pools", "object_id": made.pool_id,
+                "access_controls": [{"group_name": "data-engineers",
+                                     "permission_level": "CAN_ATTACH_TO"}]},
+            f"warehouses/{made.warehouse_id}": {
+                "object_type": "warehouses", "object_id": made.warehouse_id,
+                "access_controls": [{"group_name": "analysts", "permission_level": "CAN_USE"}]},
+            f"notebook_path:{made.folder}/daily": {
+                "notebook_path": f"{made.folder}/daily",
+                "access_controls": [{"group_name": "analysts", "permission_level": "CAN_RUN"}]},
+            f"workspace_file_path:{made.folder}/settings.json": {
+                "workspace_file_path": f"{made.folder}/settings.json",
+                "access_controls": [{"group_name": "analysts", "permission_level": "CAN_READ"}]},
+            f"directory_path:{made.folder}": {
+                "directory_path": made.folder,
+                "access_controls": [{"group_name": "analysts", "permission_level": "CAN_EDIT"}]},
+        }
 
     def test_2_up_imports_them_with_no_write(
         self, made: Made, emulator: EmulatorInfo
     ) -> None:
         keys = ("notebooks", "workspaceFiles", "directories", "grants", "servicePrincipals",
-                "accessControlRuleSets", "catalogs", "schemas", "volumes")
+                "accessControlRuleSets", "catalogs", "schemas", "volumes", "instancePools",
+                "sqlWarehouses", "permissions")
         added = sum(len(made.items(key)) for key in keys)
         clear_request_log(emulator)
         up = made.stack.up()

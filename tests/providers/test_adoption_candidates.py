@@ -19,6 +19,7 @@ import pytest
 from providers.client import WorkspaceClient
 from providers.compute.cluster_policies_api import ClusterPoliciesApi
 from providers.compute.clusters_api import ClustersApi
+from providers.compute.instance_pools_api import InstancePoolsApi
 from providers.core.kind import Kind
 from providers.core.lifecycle import CONNECTION_KEY
 from providers.core.registry import kind_named
@@ -30,6 +31,7 @@ from providers.jobs.job_permissions_api import job_permissions_api
 from providers.jobs.jobs_api import JobsApi
 from providers.secrets.secret_scopes_api import KeyVault, SecretScopesApi
 from providers.secrets.secrets_api import SecretsApi
+from providers.sql.sql_warehouses_api import SqlWarehousesApi
 from providers.unity_catalog.catalogs_api import CatalogsApi
 from providers.unity_catalog.grants_api import GrantsApi
 from providers.unity_catalog.schemas_api import SchemasApi
@@ -354,6 +356,101 @@ def test_a_cluster_under_a_policy_and_its_permissions(client, connection, policy
         )
     finally:
         ClustersApi(client).permanent_delete(cluster_id)
+
+
+def permissions_listed(client: WorkspaceClient) -> set[str]:
+    return {found.import_id for found in listed(client, kind_named("Permissions"))}
+
+
+def test_a_pools_and_a_warehouses_access_lists_are_adopted_beyond_the_creators_own(
+    client, connection
+):
+    """A list holding only what the service puts there (the creator's CAN_MANAGE on a
+    pool; the owner of a warehouse) is nobody's to declare, and not listed; an entry
+    someone added makes it a Permissions item of every direct entry (the owner declared
+    where the type has one)."""
+    me = client.me()["applicationId"]
+    pool = InstancePoolsApi(client).create({"instance_pool_name": unique("pool"),
+                                            "node_type_id": NODE})
+    warehouse = SqlWarehousesApi(client).create({"name": unique("bi"),
+                                                 "cluster_size": "2X-Small"})
+    try:
+        client.permissions("instance-pools").update(pool, [
+            {"service_principal_name": me, "permission_level": "CAN_MANAGE"}])
+        client.permissions("warehouses").update(warehouse, [
+            {"service_principal_name": me, "permission_level": "IS_OWNER"}])
+        assert {f"instance-pools/{pool}", f"warehouses/{warehouse}"}.isdisjoint(
+            permissions_listed(client))
+
+        client.permissions("instance-pools").update(pool, [
+            {"group_name": "data-engineers", "permission_level": "CAN_ATTACH_TO"}])
+        client.permissions("warehouses").update(warehouse, [
+            {"group_name": "analysts", "permission_level": "CAN_USE"}])
+        on_pool = adopted(client, connection, "Permissions", f"instance-pools/{pool}")
+        assert on_pool.item == {"object_type": "instance-pools", "object_id": pool,
+                                "access_controls": [
+                                    {"group_name": "data-engineers",
+                                     "permission_level": "CAN_ATTACH_TO"},
+                                    {"service_principal_name": me,
+                                     "permission_level": "CAN_MANAGE"}]}
+        on_warehouse = adopted(client, connection, "Permissions", f"warehouses/{warehouse}")
+        assert on_warehouse.item == {"object_type": "warehouses", "object_id": warehouse,
+                                     "access_controls": [
+                                         {"group_name": "analysts",
+                                          "permission_level": "CAN_USE"}],
+                                     "owner": {"service_principal_name": me}}
+    finally:
+        InstancePoolsApi(client).delete(pool)
+        SqlWarehousesApi(client).delete(warehouse)
+
+
+def test_access_lists_of_a_notebook_a_folder_and_a_file_are_adopted_by_path(
+    client, connection
+):
+    """Addressed by path (`notebook_path`, ...), as the kind prefers: an object uploaded
+    anew at that path keeps the item. The signed-in principal's CAN_MANAGE alone (the
+    service's gift to an object's maker) and `users` managing /Shared list nothing."""
+    me = client.me()["applicationId"]
+    objects = WorkspaceObjectsApi(client)
+    folder = f"/Shared/{unique('acl')}"
+    objects.mkdirs(folder)
+    objects.import_(f"{folder}/report", b"# Databricks notebook source\nprint(1)\n",
+                    format="SOURCE", language="PYTHON")
+    objects.import_(f"{folder}/rules.yml", b"retries: 2\n", format="RAW")
+    ids = {entry["path"]: str(entry["object_id"]) for entry in objects.list(folder)}
+    folder_id = str(objects.status(folder)["object_id"])
+    shared_id = str(objects.status("/Shared")["object_id"])
+    try:
+        client.permissions("notebooks").update(ids[f"{folder}/report"], [
+            {"service_principal_name": me, "permission_level": "CAN_MANAGE"}])
+        client.permissions("directories").update(shared_id, [
+            {"group_name": "users", "permission_level": "CAN_MANAGE"}])
+        found = permissions_listed(client)
+        assert f"notebook_path:{folder}/report" not in found
+        assert "directory_path:/Shared" not in found
+
+        client.permissions("notebooks").update(ids[f"{folder}/report"], [
+            {"group_name": "analysts", "permission_level": "CAN_RUN"}])
+        client.permissions("directories").update(folder_id, [
+            {"group_name": "data-engineers", "permission_level": "CAN_EDIT"}])
+        client.permissions("files").update(ids[f"{folder}/rules.yml"], [
+            {"group_name": "analysts", "permission_level": "CAN_READ"}])
+        notebook = adopted(client, connection, "Permissions",
+                           f"notebook_path:{folder}/report")
+        assert notebook.item == {"notebook_path": f"{folder}/report", "access_controls": [
+            {"group_name": "analysts", "permission_level": "CAN_RUN"},
+            {"service_principal_name": me, "permission_level": "CAN_MANAGE"}]}
+        directory = adopted(client, connection, "Permissions", f"directory_path:{folder}")
+        assert directory.item == {"directory_path": folder, "access_controls": [
+            {"group_name": "data-engineers", "permission_level": "CAN_EDIT"}]}
+        file = adopted(client, connection, "Permissions",
+                       f"workspace_file_path:{folder}/rules.yml")
+        assert file.item == {"workspace_file_path": f"{folder}/rules.yml",
+                             "access_controls": [
+                                 {"group_name": "analysts", "permission_level": "CAN_READ"}]}
+    finally:
+        client.permissions("directories").set(shared_id, [])
+        objects.delete(folder, recursive=True)
 
 
 def test_an_ip_access_list(client, connection):

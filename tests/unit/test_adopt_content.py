@@ -151,3 +151,21 @@ def test_adopt_never_writes_through_a_symbolic_link(tmp_path: Path) -> None:
     assert result.refused == []
     adopt_content.write(project, result.files)
     assert (project / "inside/Shared/etl.py").read_bytes() == SOURCE
+
+
+@pytest.mark.parametrize("dry_run", [False, True])
+def test_the_summary_names_each_project_file_to_review(dry_run: bool) -> None:
+    """Adopt prints every content file it wrote (or would write), to be reviewed before
+    the commit, a name's control characters escaped."""
+    result = adopt.Plan(
+        additions={"notebooks": [{"name": "daily"}], "workspaceFiles": [{"name": "rules"}]},
+        files={"workspace/Shared/etl/daily.sql": b"SELECT 1\n",
+               "workspace/Shared/etl/rules\x1b.yml": b"retries: 2\n"},
+    )
+    text = adopt.summary(result, "Pulumi.dev.yaml", dry_run, 1.0, "dev")
+    verb = "would write" if dry_run else "wrote"
+    assert f"{verb} 2 project file(s)" in text
+    lines = text.splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith(verb))
+    assert lines[at + 1:at + 3] == ["  workspace/Shared/etl/daily.sql",
+                                    "  workspace/Shared/etl/rules\\x1b.yml"]

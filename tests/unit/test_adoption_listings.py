@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from providers.core.registry import kind_named
-from providers.workspace.workspace_objects import one_tree_walk
+from providers.workspace.workspace_objects import one_tree_walk, walked_objects
 
 # The fake client stands for the areas (tests/fake_areas.py).
 pytestmark = pytest.mark.usefixtures("fake_areas")
@@ -159,6 +159,22 @@ def test_within_one_tree_walk_the_three_kinds_share_one_walk() -> None:
     list(kind_named("Notebook").inventory(client))  # type: ignore[misc]
     assert set(calls.values()) == {2}
 
+
+
+def test_the_walk_keeps_every_folder_with_its_id_for_the_access_lists() -> None:
+    """What the Permissions listing reads the lists of: each folder walked once, holding
+    something or not (`/Shared` too), never `/`, a home folder or /Repos."""
+    ids = {path: str(number) for number, path in enumerate(sorted(TREE), start=1)}
+    client, _ = workspace_tree(TREE)
+    listing = client.workspace_objects.list
+    client.workspace_objects.list = lambda folder: [
+        {**entry, "object_id": int(ids.get(entry["path"], 99))} for entry in listing(folder)]
+    folders = [(w.path, w.object_id, w.empty) for w in walked_objects(client)
+               if w.object_type == "DIRECTORY"]
+    assert sorted(folders) == [("/Shared", "99", False), ("/Shared/etl", ids["/Shared/etl"], False),
+                               ("/Shared/etl/empty", ids["/Shared/etl/empty"], True),
+                               ("/Team", ids["/Team"], False),
+                               ("/Team/inbox", ids["/Team/inbox"], True)]
 
 # --- access-control rule sets ------------------------------------------------------------
 

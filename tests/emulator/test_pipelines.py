@@ -11,11 +11,17 @@ import uuid
 
 import pytest
 from databricks.sdk import WorkspaceClient
-from databricks.sdk.errors import InvalidParameterValue, NotFound, ResourceConflict
+from databricks.sdk.errors import (
+    InvalidParameterValue,
+    NotFound,
+    PermissionDenied,
+    ResourceConflict,
+)
 from databricks.sdk.service import iam
 from databricks.sdk.service import pipelines as p
 
 from tests.emulator.conftest import MANUAL_TRANSITION_SECONDS
+from tests.emulator.support import add_service_principal
 from workspace_emulator.testing import advance_clock, fetch_token
 
 NOTEBOOK = "/Shared/examples/quickstart"  # a notebook of the initial data
@@ -277,6 +283,57 @@ def test_the_creator_owns_a_pipeline_and_grants_are_kept(sdk):
     generic = sdk.permissions.get("pipelines", pipeline_id)
     assert generic.object_id == f"/pipelines/{pipeline_id}"
     assert isinstance(generic.access_control_list[0], iam.AccessControlResponse)
+
+
+def _client_of(emulator, application: dict) -> WorkspaceClient:
+    return WorkspaceClient(host=emulator.base_url, token=fetch_token(
+        emulator, application["client_id"], application["client_secret"]))
+
+
+def _grant(sdk: WorkspaceClient, pipeline_id: str, application: dict,
+           level: p.PipelinePermissionLevel) -> None:
+    sdk.pipelines.update_permissions(pipeline_id, access_control_list=[
+        p.PipelineAccessControlRequest(service_principal_name=application["client_id"],
+                                       permission_level=level)])
+
+
+def test_each_call_needs_its_level_on_the_pipeline(api, emulator):
+    creator_app, _ = add_service_principal(api, emulator)
+    other_app, _ = add_service_principal(api, emulator)
+    creator, other = _client_of(emulator, creator_app), _client_of(emulator, other_app)
+    name = unique("guarded")
+    pipeline_id = str(creator.pipelines.create(name=name, libraries=on_notebook()).pipeline_id)
+    # the creator (not an admin) owns it and may do everything
+    creator.pipelines.update(pipeline_id, name=name, libraries=on_notebook())
+    update_id = str(creator.pipelines.start_update(pipeline_id).update_id)
+
+    with pytest.raises(PermissionDenied, match="CAN_VIEW permission on pipeline"):
+        other.pipelines.get(pipeline_id)
+    with pytest.raises(PermissionDenied):
+        list(other.pipelines.list_pipeline_events(pipeline_id))
+    assert list(other.pipelines.list_pipelines(filter=f"name LIKE '{name}'")) == []
+    with pytest.raises(NotFound):  # a missing pipeline is 404 whoever asks
+        other.pipelines.get("no-such-pipeline")
+
+    _grant(creator, pipeline_id, other_app, p.PipelinePermissionLevel.CAN_VIEW)
+    assert other.pipelines.get(pipeline_id).name == name
+    assert other.pipelines.get_update(pipeline_id, update_id).as_dict()["update"][
+        "update_id"] == update_id
+    assert [s.pipeline_id for s in other.pipelines.list_pipelines(
+        filter=f"name LIKE '{name}'")] == [pipeline_id]
+    with pytest.raises(PermissionDenied, match="CAN_RUN"):
+        other.pipelines.start_update(pipeline_id)
+
+    _grant(creator, pipeline_id, other_app, p.PipelinePermissionLevel.CAN_RUN)
+    other.pipelines.start_update(pipeline_id)
+    other.pipelines.stop(pipeline_id)
+    with pytest.raises(PermissionDenied, match="CAN_MANAGE"):
+        other.pipelines.update(pipeline_id, name=name, libraries=on_notebook())
+    with pytest.raises(PermissionDenied, match="CAN_MANAGE"):
+        other.pipelines.delete(pipeline_id)
+
+    _grant(creator, pipeline_id, other_app, p.PipelinePermissionLevel.CAN_MANAGE)
+    other.pipelines.delete(pipeline_id)
 
 
 # updates (on the manual clock: each state lasts a fifth of the transition time)

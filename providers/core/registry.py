@@ -43,6 +43,10 @@ KINDS: tuple[tuple[str, str], ...] = (
     ("Catalog", "providers.unity_catalog.catalog"),
     ("Schema", "providers.unity_catalog.schema"),
     ("Volume", "providers.unity_catalog.volume"),
+    # After what its libraries name and where it publishes (notebooks, files, folders,
+    # catalogs, schemas):
+    ("Pipeline", "providers.pipelines.pipeline"),
+    ("PipelineUpdate", "providers.pipelines.pipeline_update"),
     ("JobRun", "providers.jobs.job_run"),
     ("Group", "providers.identity.group"),
     ("GroupMember", "providers.identity.group_member"),

@@ -261,6 +261,8 @@ KIND = declare(
     outputs={"pipeline_id": str, "url": str, "current_state": str, "creator_user_name": str},
     stamped=DEPLOYMENT_TAG,
     config_key="pipelines",
+    # Unique in a workspace (unless allow_duplicate_names): two items may not share one.
+    identity=("name",),
     # The notebooks, files and folders its libraries name, and the catalog and schema it
     # publishes to: made before it.
     after=("directories", "notebooks", "workspaceFiles", "catalogs", "schemas"),

@@ -1,6 +1,6 @@
-"""A pipeline's input model: the body of the service's create call (`POST /api/2.0/pipelines`,
-the official SDK's `PipelinesAPI.create`), derived field by field from the SDK, and what the
-provider adds (its deployment tag).
+"""A pipeline's input model: the body of the service's create call (the official SDK's
+`PipelinesAPI.create`), derived field by field from the SDK, and what the provider adds (its
+deployment tag).
 
 The SDK has no dataclass for that body (its create takes keyword arguments), so one is made
 from the create method's own signature and type hints: every argument but `dry_run` (a trial

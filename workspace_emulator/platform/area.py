@@ -61,6 +61,9 @@ class AreaContext:
     opened: dict[str, Any] = field(default_factory=dict)
     # object type -> whether an object of that id exists, of the areas opened so far
     served_objects: dict[str, Callable[[str], bool]] = field(default_factory=dict)
+    # object type -> the owner of an object of that id, for the types whose store knows it
+    served_owners: dict[str, Callable[[str], tuple[str, str] | None]] = field(
+        default_factory=dict)
     served_objects_taken: bool = False
 
     def state(self, kind: type[Wanted]) -> Wanted:
@@ -77,6 +80,11 @@ class AreaContext:
         (`Area.permission_objects`), each with whether an object of that id exists."""
         self.served_objects_taken = True
         return dict(self.served_objects)
+
+    def permission_owners(self) -> dict[str, Callable[[str], tuple[str, str] | None]]:
+        """The owner each object of a type has before its permissions are first changed,
+        for the types of `permission_objects` whose store knows it."""
+        return dict(self.served_owners)
 
 
 @dataclass(frozen=True)
@@ -115,6 +123,10 @@ class Area(Generic[State]):
     initial_data: Callable[[State, InitialData], None] | None = None
     # object type of /permissions/<type>/<id> -> whether the state holds that id
     permission_objects: Mapping[str, Callable[[State, str], bool]] = field(
+        default_factory=dict)
+    # object type -> the owner (kind, name) an object of that id has before its
+    # permissions are first changed (its creator), None for none
+    permission_owners: Mapping[str, Callable[[State, str], tuple[str, str] | None]] = field(
         default_factory=dict)
     # raises when requests from this address (and workspace id) are refused, before the
     # credentials are looked at (IP access lists)

@@ -33,6 +33,8 @@ def open_workspace(db: Database, identity: IdentityProvider, settings: Workspace
                 "area that serves permissions took them: list it earlier in AREAS")
         for object_type, exists in area.permission_objects.items():
             context.served_objects[object_type] = partial(exists, state)
+        for object_type, owner in area.permission_owners.items():
+            context.served_owners[object_type] = partial(owner, state)
         context.opened[area.name] = state
         opened.append((area, state))
     return Workspace(settings, identity, context.directory, opened)

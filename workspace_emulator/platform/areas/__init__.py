@@ -4,7 +4,7 @@ use the state of those before it) and apply the initial data in; the order reque
 matched against their routes is each area's `route_priority`.
 
 The areas are grouped by API domain, with the providers' domain names (identity, access,
-secrets, workspace, compute, sql, jobs, unity_catalog). Adding an area: a package
+secrets, workspace, compute, sql, jobs, unity_catalog, pipelines). Adding an area: a package
 `platform/areas/<domain>/<name>/` whose `__init__.py` defines `AREA = Area(name="<name>",
 ...)`, and its `<domain>.<name>` below (workspace_emulator/README.md, "Adding an area").
 """
@@ -30,6 +30,7 @@ AREAS: tuple[str, ...] = (
     "unity_catalog.catalogs",
     "unity_catalog.unity_catalog",  # below and beside the catalogs
     "unity_catalog.files",  # in its volumes
+    "pipelines.pipelines",  # the notebooks and files they load, the schemas they publish to
     "workspace.ip_access_lists",
     "workspace.workspace_conf",  # the IP access lists' switch among its keys
     "sql.sql_warehouses",

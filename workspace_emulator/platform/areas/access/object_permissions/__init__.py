@@ -16,8 +16,9 @@ from workspace_emulator.platform.fidelity import stateful, validated
 
 def _open(context: AreaContext) -> ObjectPermissions:
     permissions = ObjectPermissions(context.db, context.directory)
+    owners = context.permission_owners()
     for object_type, exists in context.permission_objects().items():
-        permissions.serve(object_type, exists)
+        permissions.serve(object_type, exists, owners.get(object_type))
     return permissions
 
 

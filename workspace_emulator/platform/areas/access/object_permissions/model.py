@@ -106,10 +106,16 @@ class ObjectPermissions:
         self._stores: dict[str, Callable[[str], bool]] = {
             "authorization": lambda object_id: object_id in AUTHORIZATION_OBJECTS,
         }
+        # object type -> the owner of an object before its permissions are first changed
+        self._owners: dict[str, Callable[[str], tuple[str, str] | None]] = {}
 
-    def serve(self, type_name: str, exists: Callable[[str], bool]) -> None:
-        """Objects of `type_name` exist when `exists(id)` says so."""
+    def serve(self, type_name: str, exists: Callable[[str], bool],
+              owner: Callable[[str], tuple[str, str] | None] | None = None) -> None:
+        """Objects of `type_name` exist when `exists(id)` says so; `owner(id)` is the
+        (kind, name) owning one whose permissions were never changed (its creator)."""
         self._stores[type_name] = exists
+        if owner is not None:
+            self._owners[type_name] = owner
 
     def add_initial(self, conn, spec: dict[str, Any]) -> None:
         """An object of a type without a store, with its initial entries (`owner`: a user
@@ -181,6 +187,9 @@ class ObjectPermissions:
             found = exists(object_id)
         if not found:
             raise NotFound(f"{kind.noun} {object_id} does not exist.")
+        if doc is None and kind.name in self._owners:
+            owner = self._owners[kind.name](object_id)
+            return [] if owner is None else [AclEntry(owner[0], owner[1], OWNER)]
         return [AclEntry.from_doc(entry) for entry in (doc or {}).get("acl", [])]
 
     @staticmethod

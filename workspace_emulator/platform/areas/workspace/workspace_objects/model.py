@@ -167,6 +167,11 @@ class WorkspaceObjects:
         """Why a job's notebook task cannot run the notebook at `path` (None when it can): it
         is not there, or is not a notebook. A path inside a repo counts as there: the
         emulator holds no contents of Git folders."""
+        return self.object_problem(path, "NOTEBOOK")
+
+    def object_problem(self, path: str, object_type: str) -> str | None:
+        """Why what is at `path` cannot be read as an object of `object_type` (NOTEBOOK,
+        FILE; None when it can), as notebook_problem says it."""
         try:
             wanted = paths.normalized(path)
         except InvalidParameter:
@@ -177,8 +182,8 @@ class WorkspaceObjects:
             found = self._status(conn, wanted)
         if found is None:
             return "does not exist"  # job_runs.MISSING
-        if found["object_type"] != "NOTEBOOK":
-            return f"is a {found['object_type'].lower()}, not a notebook"
+        if found["object_type"] != object_type:
+            return f"is a {found['object_type'].lower()}, not a {object_type.lower()}"
         return None
 
     # --- writes -----------------------------------------------------------------------

@@ -1,0 +1,1 @@
+"""Pipelines (Lakeflow declarative pipelines)."""

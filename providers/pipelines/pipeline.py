@@ -58,10 +58,6 @@ if TYPE_CHECKING:
     from providers.client import WorkspaceClient
     from providers.pipelines.pipeline_model import PipelineModel
 
-# Settings `get` answers beside the spec that an edit leaves as they are when not sent.
-KEPT_UNSENT = ("run_as",)
-
-
 class PipelineProvider(WorkspaceProvider):
     args_model = ModelAt("providers.pipelines.pipeline_model", "PipelineModel")
 
@@ -184,14 +180,14 @@ def edit_body(
     """The whole spec an edit sends: the pipeline's settings as the service has them, but
     those the stack declared before and no longer does (the diff named them), and the
     declared settings as declared; settings made outside the stack that it never declared
-    stay. Settings `get` answers beside the spec (run_as) are sent only where declared."""
+    stay, the run_as and parameters `get` answers beside the spec too (an edit replaces
+    them as well)."""
     dropped = declared_before - set(declared)
     kept = {
         name: value
         for name, value in current.items()
         if name not in dropped
         and name not in READ_ONLY.get(TOP, ())
-        and not (name in KEPT_UNSENT and name not in declared)
     }
     tags = {k: v for k, v in (kept.get("tags") or {}).items() if k != DEPLOYMENT_TAG_KEY}
     body = {**kept, "tags": tags, **declared}

@@ -2,16 +2,18 @@
 (`clusters.1.label`, `libraries.0.notebook.path`). What the service documents of the create
 body (the SDK's `pipelines` module) and refuses:
 
-- where the tables go: `schema` and `target` (its legacy name) are one setting, give one;
+- where the tables go: `schema` and `target` (its legacy name) are one setting, give one,
+  a schema's own name (the catalog goes in `catalog`);
   a Unity Catalog `catalog` needs one of them; `storage` is the Hive metastore's place, not
   Unity Catalog's; an ingestion pipeline (`ingestion_definition`) names its own destination,
   so none of libraries, catalog, schema or target;
 - libraries: each exactly one of notebook, file, glob, jar, maven, whl, with an absolute
   workspace path (a glob's include too), a jar or wheel path or URI, Maven coordinates;
-- clusters: labels `default`, `updates` or `maintenance`, each at most once; an autoscale
-  range in order; ENHANCED autoscaling for the update clusters only; none of node types,
-  sizes, pools or cloud attributes in a `serverless` pipeline, which runs on the service's
-  compute (and publishes to Unity Catalog);
+- clusters: labels `default`, `updates` or `maintenance`, each at most once; a size given
+  once (`num_workers` or `autoscale`); an autoscale range from 1 worker up; ENHANCED
+  autoscaling for the update clusters only; none of node types, sizes, pools or cloud
+  attributes in a `serverless` pipeline, which runs on the service's compute (and publishes
+  to Unity Catalog);
 - notifications: the alerts the service knows;
 - run_as: one principal;
 - restart_window: an hour of the day.
@@ -64,6 +66,13 @@ def _destination(p: Any) -> Found:
             "give schema or target, not both: target is the legacy name of schema "
             f"(schema {p.schema!r}, target {p.target!r})"
         )
+    for name in ("schema", "target"):
+        value = getattr(p, name)
+        if value is not None and ("." in value or "/" in value or not value.strip()):
+            yield (name,), (
+                f"one schema name, without periods or slashes (the catalog goes in catalog), "
+                f"got {value!r}"
+            )
     if p.catalog is not None and p.schema is None and p.target is None \
             and p.ingestion_definition is None:
         yield ("catalog",), (
@@ -139,11 +148,17 @@ def _clusters(p: Any) -> Found:
             )
         seen.setdefault(label, index)
         autoscale = cluster.autoscale
+        if autoscale is not None and cluster.num_workers is not None:
+            yield (*loc, "num_workers"), "give num_workers or autoscale, not both"
         if autoscale is not None:
-            if autoscale.min_workers > autoscale.max_workers:
+            if autoscale.min_workers < 1:
+                yield (*loc, "autoscale", "min_workers"), (
+                    f"must be 1 or more, got {autoscale.min_workers}"
+                )
+            if autoscale.max_workers <= autoscale.min_workers:
                 yield (*loc, "autoscale"), (
-                    f"min_workers ({autoscale.min_workers}) must not exceed max_workers "
-                    f"({autoscale.max_workers})"
+                    f"max_workers ({autoscale.max_workers}) must be greater than min_workers "
+                    f"({autoscale.min_workers})"
                 )
             if autoscale.mode == "ENHANCED" and label == "maintenance":
                 yield (*loc, "autoscale", "mode"), (

@@ -120,7 +120,9 @@ def test_the_edit_keeps_what_the_stack_never_declared_and_drops_what_it_no_longe
     assert body["development"] is True
     assert "clusters" not in body and "configuration" not in body
     assert body["tags"] == {"pulumi-deployment": TAG}
-    assert "id" not in body and "run_as" not in body  # the service's own, never sent
+    assert "id" not in body  # the service's own
+    # An edit replaces run_as too: the one `get` shows is sent back as it is.
+    assert body["run_as"] == {"user_name": "creator@example.com"}
 
 
 def test_an_imported_pipeline_is_never_tagged_and_declared_tags_replace_the_services() -> None:

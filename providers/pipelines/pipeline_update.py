@@ -132,7 +132,7 @@ def error_messages(client: WorkspaceClient, pipeline_id: str, update_id: str) ->
         if (event.get("origin") or {}).get("update_id") != update_id:
             continue
         exceptions = (event.get("error") or {}).get("exceptions") or []
-        details = "; ".join(e["message"] for e in exceptions if e.get("message"))
+        details = "; ".join(e["message"].rstrip(".") for e in exceptions if e.get("message"))
         message = event.get("message") or ""
         found.append(f"{message} ({details})" if details and details != message else message)
     return list(reversed(found))[:ERRORS_SHOWN]

@@ -73,7 +73,7 @@ def test_create_read_delete(provider, props, client: WorkspaceClient) -> None:
 
     read = provider.read(created.id, created.outs)
     assert read.id == created.id
-    assert "storage" not in read.outs
+    assert read.outs == created.outs  # what a create records is what a read shows
     assert not provider.diff(created.id, read.outs, props, old_inputs=user_props(props)).changes
 
     provider.delete(created.id, created.outs)
@@ -163,6 +163,26 @@ def test_an_interrupted_create_is_adopted_not_made_twice(provider, props, client
         assert [p["pipeline_id"] for p in named] == [left]
         spec = spec_of(client, left)
         assert spec["target"] == "sales" and spec["channel"] == "PREVIEW"  # as declared
+    finally:
+        provider.delete(created.id, created.outs)
+
+
+def test_a_create_whose_answer_is_lost_is_found_by_its_tag(
+    provider, props, client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    create = PipelinesApi.create
+    made: list[str] = []
+
+    def made_then_answer_lost(self: PipelinesApi, settings: Any) -> str:
+        made.append(create(self, settings))
+        raise WorkspaceError(status=500, code="INTERNAL_ERROR", message="lost",
+                             method="POST", path="/api/2.0/pipelines")
+
+    monkeypatch.setattr(PipelinesApi, "create", made_then_answer_lost)
+    created = provider.create(props)
+    try:
+        assert made == [created.id]  # one pipeline, found by its tag: no second create
+        assert [p["pipeline_id"] for p in PipelinesApi(client).named(props["name"])] == made
     finally:
         provider.delete(created.id, created.outs)
 

@@ -142,6 +142,19 @@ class ObjectPermissions:
             entries = self._readable(conn, kind, object_id, caller)
         return self._render(kind, object_id, entries)
 
+    def allows(self, type_name: str, object_id: str, caller: Caller, level: str) -> bool:
+        """Whether the caller holds `level`, or a level above it, on the object (directly or
+        through a group; admins hold CAN_MANAGE on every object)."""
+        kind = object_type(type_name)
+        with self._db.read() as conn:
+            entries = self._entries(conn, kind, object_id)
+        rank = {name: index for index, name in enumerate(kind.levels)}
+        held = [rank[entry.level] for entry in entries
+                if _names(entry, caller) and entry.level in rank]
+        if caller.is_admin and "CAN_MANAGE" in rank:
+            held.append(rank["CAN_MANAGE"])
+        return bool(held) and max(held) >= rank[level]
+
     def change(
         self, type_name: str, object_id: str, access_control_list: Any, caller: Caller,
         replace_all: bool,

@@ -121,6 +121,11 @@ class Pipelines:
             return conn.execute("SELECT 1 FROM pipelines WHERE pipeline_id = ?",
                                 (pipeline_id,)).fetchone() is not None
 
+    def require(self, pipeline_id: str) -> None:
+        """NotFound, as the service words it, when there is no such pipeline."""
+        with self._db.read() as conn:
+            self._load(conn, pipeline_id)
+
     def owner(self, pipeline_id: str) -> tuple[str, str] | None:
         """(kind, name) of the pipeline's owner, its creator; None when there is none."""
         with self._db.read() as conn:
@@ -275,7 +280,10 @@ class Pipelines:
             conn.execute("DELETE FROM pipeline_updates WHERE pipeline_id = ?", (pipeline_id,))
 
     def list_pipelines(self, filter_: str | None, max_results: int | None,
-                       order_by: list[str] | None, page_token: str | None) -> dict[str, Any]:
+                       order_by: list[str] | None, page_token: str | None,
+                       visible: Callable[[str], bool] = lambda pipeline_id: True
+                       ) -> dict[str, Any]:
+        """A page of the pipelines `visible` keeps (those the caller may view)."""
         size = _page_size(max_results, "max_results", DEFAULT_PIPELINES_PAGE,
                           MAX_PIPELINES_PAGE)
         column, descending = self._pipelines_order(order_by)
@@ -285,7 +293,8 @@ class Pipelines:
         with self._db.read() as conn:
             rows = conn.execute(f"SELECT doc FROM pipelines ORDER BY {column} "
                                 f"{'DESC' if descending else 'ASC'}, pipeline_id").fetchall()
-            docs = [doc for doc in (from_json(row["doc"]) for row in rows) if keep(doc)]
+            docs = [doc for doc in (from_json(row["doc"]) for row in rows)
+                    if keep(doc) and visible(doc["pipeline_id"])]
             page = [self._summary(doc, self._updates(conn, doc["pipeline_id"]), now_ms)
                     for doc in docs[offset:offset + size]]
         answer: dict[str, Any] = {"statuses": page} if page else {}

@@ -138,3 +138,15 @@ def test_field_lines_name_each_leaf() -> None:
         "tags.b: '2' → (removed)",
         "tags.c: (absent) → '3'",
     ]
+
+
+def test_the_pull_request_summary_gets_the_changes_of_the_normal_form() -> None:
+    olds = recorded_after_read(answered(configuration={"source": "/Volumes/other"}))
+    news = {**DECLARED, "clusters": [{"label": "maintenance", "num_workers": 1},
+                                     {"label": "default",
+                                      "autoscale": {"min_workers": 1, "max_workers": 3}}]}
+    # Reordered clusters and a filled-in label are no change; the drifted configuration is.
+    assert PipelineProvider.field_changes(olds, news) == [
+        ("configuration", {"source": "/Volumes/other"}, {"source": "/Volumes/main/raw/sales"}),
+    ]
+    assert PipelineProvider.field_changes(olds, {**news, "channel": "beta"}) is None

@@ -9,6 +9,7 @@ from typing import Any
 from providers.core.lifecycle import CONNECTION_KEY
 from providers.pipelines.pipeline import PipelineProvider, edit_body, field_lines
 from providers.pipelines.pipeline_form import canonical, settings_of
+from providers.pipelines.pipeline_model import PipelineModel
 
 CONNECTION = {"host": "https://workspace.example"}
 DECLARED: dict[str, Any] = {
@@ -60,7 +61,7 @@ def answered(**spec_changes: Any) -> dict[str, Any]:
 def recorded_after_read(pipeline: dict[str, Any]) -> dict[str, Any]:
     """What a refresh records of `pipeline` for a resource declared as DECLARED."""
     provider = PipelineProvider()
-    declared = provider.spec(provider.args_model.model_validate(DECLARED))
+    declared = provider.spec(PipelineModel.model_validate(DECLARED))
     observed = canonical(settings_of(pipeline), declared=declared)
     return {
         **provider._recorded_shape(declared, observed),

@@ -24,8 +24,12 @@ __all__ = [
     "AiRuntimeTaskArgs",
     "AlertTaskArgs",
     "AlertTaskSubscriberArgs",
+    "ApiSourceConnectorConfigArgs",
+    "ApiSourceConnectorOptionsArgs",
+    "AutoFullRefreshPolicyArgs",
     "AutoScaleArgs",
     "AutoscaleArgs",
+    "AvroTransformerOptionsArgs",
     "AwsAttributesArgs",
     "AwsIamRoleArgs",
     "AzureAttributesArgs",
@@ -49,11 +53,17 @@ __all__ = [
     "ComputeConfigArgs",
     "ComputeSpecArgs",
     "ConditionTaskArgs",
+    "ConfluenceConnectorOptionsArgs",
+    "ConfluentSchemaRegistryOptionsArgs",
+    "ConnectionParametersArgs",
+    "ConnectorOptionsArgs",
     "ContinuousArgs",
     "ContinuousTriggerConfigurationArgs",
     "CronScheduleArgs",
+    "CronTriggerArgs",
     "CronTriggerConfigurationArgs",
     "DashboardTaskArgs",
+    "DataStagingOptionsArgs",
     "DatabricksGcpServiceAccountArgs",
     "DbfsStorageArgs",
     "DbfsStorageInfoArgs",
@@ -66,9 +76,14 @@ __all__ = [
     "DockerBasicAuthArgs",
     "DockerImageArgs",
     "EnvironmentArgs",
+    "EventLogSpecArgs",
     "ExternalLocation",
     "ExternalLocationArgs",
     "FileArrivalTriggerConfigurationArgs",
+    "FileFilterArgs",
+    "FileIngestionOptionsArgs",
+    "FileLibraryArgs",
+    "FiltersArgs",
     "ForEachTaskArgs",
     "GcpAttributesArgs",
     "GcsStorageInfoArgs",
@@ -77,6 +92,10 @@ __all__ = [
     "GitCredentialArgs",
     "GitSnapshotArgs",
     "GitSourceArgs",
+    "GoogleAdsConfigArgs",
+    "GoogleAdsCustomReportOptionsArgs",
+    "GoogleAdsOptionsArgs",
+    "GoogleDriveOptionsArgs",
     "Grant",
     "GrantArgs",
     "GrantRuleArgs",
@@ -86,12 +105,20 @@ __all__ = [
     "GroupArgs",
     "GroupMember",
     "GroupMemberArgs",
+    "IngestionConfigArgs",
+    "IngestionGatewayPipelineDefinitionArgs",
+    "IngestionPipelineDefinitionArgs",
+    "IngestionPipelineDefinitionFanoutOptionsArgs",
+    "IngestionPipelineDefinitionTableSpecificConfigQueryBasedConnectorConfigArgs",
+    "IngestionPipelineDefinitionWorkdayReportParametersArgs",
+    "IngestionPipelineDefinitionWorkdayReportParametersQueryKeyValueArgs",
     "InitScriptArgs",
     "InitScriptInfoArgs",
     "InstancePool",
     "InstancePoolArgs",
     "IpAccessList",
     "IpAccessListArgs",
+    "JiraConnectorOptionsArgs",
     "Job",
     "JobArgs",
     "JobClusterArgs",
@@ -110,34 +137,60 @@ __all__ = [
     "JobSourceArgs",
     "JobsHealthRuleArgs",
     "JobsHealthRulesArgs",
+    "JsonTransformerOptionsArgs",
+    "KafkaOptionsArgs",
     "KeyVaultArgs",
     "LibraryArgs",
+    "LinkedInAdsOptionsArgs",
+    "LinkedInAdsOptionsLinkedInAdsCustomReportOptionsArgs",
     "LocalFileInfoArgs",
     "LogAnalyticsInfoArgs",
     "LookupFailed",
     "MaintenanceWindowArgs",
+    "ManualTriggerArgs",
+    "MarketoOptionsArgs",
     "MavenLibraryArgs",
+    "MetaMarketingOptionsArgs",
+    "MetaMarketingOptionsMetaMarketingCustomReportOptionsArgs",
     "ModelTriggerConfigurationArgs",
     "NewClusterArgs",
     "NodeTypeFlexibilityArgs",
     "Notebook",
     "NotebookArgs",
+    "NotebookLibraryArgs",
     "NotebookTaskArgs",
+    "NotificationsArgs",
+    "OperationTimeWindowArgs",
+    "OutlookOptionsArgs",
     "OwnerArgs",
+    "PathPatternArgs",
     "PeriodicTriggerConfigurationArgs",
     "Permissions",
     "PermissionsArgs",
+    "Pipeline",
+    "PipelineArgs",
+    "PipelineClusterArgs",
+    "PipelineClusterAutoscaleArgs",
+    "PipelineDeploymentArgs",
+    "PipelineLibraryArgs",
     "PipelineParamsArgs",
     "PipelineTaskArgs",
+    "PipelineTriggerArgs",
+    "PipelineUpdate",
+    "PipelineUpdateArgs",
+    "PipelinesEnvironmentArgs",
     "PoolAwsAttributesArgs",
     "PoolAzureAttributesArgs",
     "PoolDiskSpecArgs",
     "PoolDiskTypeArgs",
     "PoolGcpAttributesArgs",
+    "PostgresCatalogConfigArgs",
+    "PostgresSlotConfigArgs",
     "PowerBiArgs",
     "PowerBiTableArgs",
     "PowerBiTaskArgs",
     "PrivilegeAssignmentArgs",
+    "ProtobufTransformerOptionsArgs",
     "PypiLibraryArgs",
     "PythonOperatorTaskArgs",
     "PythonOperatorTaskParameterArgs",
@@ -145,14 +198,22 @@ __all__ = [
     "PythonWheelTaskArgs",
     "QueueSettingsArgs",
     "RCranLibraryArgs",
+    "RabbitmqOptionsArgs",
+    "RedditAdsOptionsArgs",
+    "RedditAdsOptionsRedditAdsCustomReportOptionsArgs",
     "Repo",
     "RepoArgs",
     "RepoBranch",
     "RepoBranchArgs",
+    "ReportSpecArgs",
+    "RestartWindowArgs",
+    "RunAsArgs",
     "RunJobTaskArgs",
     "S3StorageInfoArgs",
     "Schema",
     "SchemaArgs",
+    "SchemaRegistryConfigArgs",
+    "SchemaSpecArgs",
     "Secret",
     "SecretAcl",
     "SecretAclArgs",
@@ -165,6 +226,10 @@ __all__ = [
     "ServicePrincipalArgs",
     "ServicePrincipalSecret",
     "ServicePrincipalSecretArgs",
+    "SharepointOptionsArgs",
+    "SmartsheetOptionsArgs",
+    "SourceCatalogConfigArgs",
+    "SourceConfigArgs",
     "SparkJarTaskArgs",
     "SparkPythonTaskArgs",
     "SparkSubmitTaskArgs",
@@ -182,11 +247,16 @@ __all__ = [
     "StorageCredentialArgs",
     "SubscriptionArgs",
     "SubscriptionSubscriberArgs",
+    "TableSpecArgs",
+    "TableSpecificConfigArgs",
     "TableUpdateTriggerConfigurationArgs",
     "TaskArgs",
     "TaskDependencyArgs",
     "TaskEmailNotificationsArgs",
     "TaskNotificationSettingsArgs",
+    "TikTokAdsOptionsArgs",
+    "TikTokAdsOptionsTikTokAdsCustomReportOptionsArgs",
+    "TransformerArgs",
     "TriggerConfigurationArgs",
     "TriggerSettingsArgs",
     "User",
@@ -208,6 +278,7 @@ __all__ = [
     "WorkspaceFile",
     "WorkspaceFileArgs",
     "WorkspaceStorageInfoArgs",
+    "ZendeskSupportOptionsArgs",
     "apps",
     "lookups",
 ]
@@ -1703,6 +1774,1835 @@ class WarehouseTagArgs:
         self,
         key: pulumi.Input[str],
         value: pulumi.Input[str] | None = None,
+    ) -> None: ...
+
+
+class PipelineArgs:
+    """Program-side arguments of PipelineModel (generated). A pipeline: the body of the service's create call, and the provider's deployment tag."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    name: pulumi.Input[str]
+    allow_duplicate_names: pulumi.Input[bool] | None
+    budget_policy_id: pulumi.Input[str] | None
+    catalog: pulumi.Input[str] | None
+    channel: pulumi.Input[int | str] | None
+    clusters: pulumi.Input[Sequence[PipelineClusterArgs | Mapping[str, Any]]] | None
+    configuration: pulumi.Input[Mapping[str, pulumi.Input[str]]] | None
+    continuous: pulumi.Input[bool] | None
+    deployment: PipelineDeploymentArgs | Mapping[str, Any] | None
+    development: pulumi.Input[bool] | None
+    edition: pulumi.Input[int | str] | None
+    environment: PipelinesEnvironmentArgs | Mapping[str, Any] | None
+    event_log: EventLogSpecArgs | Mapping[str, Any] | None
+    filters: FiltersArgs | Mapping[str, Any] | None
+    gateway_definition: IngestionGatewayPipelineDefinitionArgs | Mapping[str, Any] | None
+    ingestion_definition: IngestionPipelineDefinitionArgs | Mapping[str, Any] | None
+    libraries: pulumi.Input[Sequence[PipelineLibraryArgs | Mapping[str, Any]]] | None
+    notifications: pulumi.Input[Sequence[NotificationsArgs | Mapping[str, Any]]] | None
+    parameters: pulumi.Input[Mapping[str, pulumi.Input[str]]] | None
+    parent_path: pulumi.Input[str] | None
+    photon: pulumi.Input[bool] | None
+    restart_window: RestartWindowArgs | Mapping[str, Any] | None
+    root_path: pulumi.Input[str] | None
+    run_as: RunAsArgs | Mapping[str, Any] | None
+    schema: pulumi.Input[str] | None
+    serverless: pulumi.Input[bool] | None
+    serverless_compute_id: pulumi.Input[str] | None
+    storage: pulumi.Input[str] | None
+    tags: pulumi.Input[Mapping[str, pulumi.Input[str]]] | None
+    target: pulumi.Input[str] | None
+    trigger: PipelineTriggerArgs | Mapping[str, Any] | None
+    usage_policy_id: pulumi.Input[str] | None
+    def __init__(
+        self,
+        name: pulumi.Input[str],
+        allow_duplicate_names: pulumi.Input[bool] | None = None,
+        budget_policy_id: pulumi.Input[str] | None = None,
+        catalog: pulumi.Input[str] | None = None,
+        channel: pulumi.Input[int | str] | None = None,
+        clusters: pulumi.Input[Sequence[PipelineClusterArgs | Mapping[str, Any]]] | None = None,
+        configuration: pulumi.Input[Mapping[str, pulumi.Input[str]]] | None = None,
+        continuous: pulumi.Input[bool] | None = None,
+        deployment: PipelineDeploymentArgs | Mapping[str, Any] | None = None,
+        development: pulumi.Input[bool] | None = None,
+        edition: pulumi.Input[int | str] | None = None,
+        environment: PipelinesEnvironmentArgs | Mapping[str, Any] | None = None,
+        event_log: EventLogSpecArgs | Mapping[str, Any] | None = None,
+        filters: FiltersArgs | Mapping[str, Any] | None = None,
+        gateway_definition: IngestionGatewayPipelineDefinitionArgs | Mapping[str, Any] | None = None,
+        ingestion_definition: IngestionPipelineDefinitionArgs | Mapping[str, Any] | None = None,
+        libraries: pulumi.Input[Sequence[PipelineLibraryArgs | Mapping[str, Any]]] | None = None,
+        notifications: pulumi.Input[Sequence[NotificationsArgs | Mapping[str, Any]]] | None = None,
+        parameters: pulumi.Input[Mapping[str, pulumi.Input[str]]] | None = None,
+        parent_path: pulumi.Input[str] | None = None,
+        photon: pulumi.Input[bool] | None = None,
+        restart_window: RestartWindowArgs | Mapping[str, Any] | None = None,
+        root_path: pulumi.Input[str] | None = None,
+        run_as: RunAsArgs | Mapping[str, Any] | None = None,
+        schema: pulumi.Input[str] | None = None,
+        serverless: pulumi.Input[bool] | None = None,
+        serverless_compute_id: pulumi.Input[str] | None = None,
+        storage: pulumi.Input[str] | None = None,
+        tags: pulumi.Input[Mapping[str, pulumi.Input[str]]] | None = None,
+        target: pulumi.Input[str] | None = None,
+        trigger: PipelineTriggerArgs | Mapping[str, Any] | None = None,
+        usage_policy_id: pulumi.Input[str] | None = None,
+    ) -> None: ...
+
+
+class PipelineClusterArgs:
+    """Program-side arguments of PipelineCluster (generated)."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    apply_policy_default_values: pulumi.Input[bool] | None
+    """Note: This field won't be persisted. Only API users will check this field."""
+    autoscale: PipelineClusterAutoscaleArgs | Mapping[str, Any] | None
+    """Parameters needed in order to automatically scale clusters up and down based on load. Note:
+    autoscaling works best with DB runtime versions 3.0 or later.
+    """
+    aws_attributes: AwsAttributesArgs | Mapping[str, Any] | None
+    """Attributes related to clusters running on Amazon Web Services. If not specified at cluster
+    creation, a set of default values will be used.
+    """
+    azure_attributes: AzureAttributesArgs | Mapping[str, Any] | None
+    """Attributes related to clusters running on Microsoft Azure. If not specified at cluster creation,
+    a set of default values will be used.
+    """
+    cluster_log_conf: ClusterLogConfArgs | Mapping[str, Any] | None
+    """The configuration for delivering spark logs to a long-term storage destination. Only dbfs
+    destinations are supported. Only one destination can be specified for one cluster. If the conf
+    is given, the logs will be delivered to the destination every ``5 mins``. The destination of
+    driver logs is ``$destination/$clusterId/driver``, while the destination of executor logs is
+    ``$destination/$clusterId/executor``.
+    """
+    custom_tags: pulumi.Input[Mapping[str, pulumi.Input[str]]] | None
+    """Additional tags for cluster resources. Databricks will tag all cluster resources (e.g., AWS
+    instances and EBS volumes) with these tags in addition to ``default_tags``. Notes:
+
+    - Currently, Databricks allows at most 45 custom tags
+    - Clusters can only reuse cloud resources if the resources' tags are a subset of the cluster
+      tags
+    """
+    driver_instance_pool_id: pulumi.Input[str] | None
+    """The optional ID of the instance pool for the driver of the cluster belongs. The pool cluster
+    uses the instance pool with id (instance_pool_id) if the driver pool is not assigned.
+    """
+    driver_node_type_id: pulumi.Input[str] | None
+    """The node type of the Spark driver. Note that this field is optional; if unset, the driver node
+    type will be set as the same value as ``node_type_id`` defined above.
+    """
+    enable_local_disk_encryption: pulumi.Input[bool] | None
+    """Whether to enable local disk encryption for the cluster."""
+    gcp_attributes: GcpAttributesArgs | Mapping[str, Any] | None
+    """Attributes related to clusters running on Google Cloud Platform. If not specified at cluster
+    creation, a set of default values will be used.
+    """
+    init_scripts: pulumi.Input[Sequence[InitScriptInfoArgs | Mapping[str, Any]]] | None
+    """The configuration for storing init scripts. Any number of destinations can be specified. The
+    scripts are executed sequentially in the order provided. If ``cluster_log_conf`` is specified,
+    init script logs are sent to ``<destination>/<cluster-ID>/init_scripts``.
+    """
+    instance_pool_id: pulumi.Input[str] | None
+    """The optional ID of the instance pool to which the cluster belongs."""
+    label: pulumi.Input[str] | None
+    """A label for the cluster specification, either ``default`` to configure the default cluster
+    settings applied to both the update and maintenance clusters, ``updates`` to configure the
+    update cluster, or ``maintenance`` to configure the maintenance cluster. This field is optional.
+    The default value is ``default``.
+    """
+    node_type_id: pulumi.Input[str] | None
+    """This field encodes, through a single value, the resources available to each of the Spark nodes
+    in this cluster. For example, the Spark nodes can be provisioned and optimized for memory or
+    compute intensive workloads. A list of available node types can be retrieved by using the
+    :method:clusters/listNodeTypes API call.
+    """
+    num_workers: pulumi.Input[int] | None
+    """Number of worker nodes that this cluster should have. A cluster has one Spark Driver and
+    ``num_workers`` Executors for a total of ``num_workers`` + 1 Spark nodes.
+
+    Note: When reading the properties of a cluster, this field reflects the desired number of
+    workers rather than the actual current number of workers. For instance, if a cluster is resized
+    from 5 to 10 workers, this field will immediately be updated to reflect the target size of 10
+    workers, whereas the workers listed in ``spark_info`` will gradually increase from 5 to 10 as
+    the new nodes are provisioned.
+    """
+    policy_id: pulumi.Input[str] | None
+    """The ID of the cluster policy used to create the cluster if applicable."""
+    spark_conf: pulumi.Input[Mapping[str, pulumi.Input[str]]] | None
+    """An object containing a set of optional, user-specified Spark configuration key-value pairs. See
+    :method:clusters/create for more details.
+    """
+    spark_env_vars: pulumi.Input[Mapping[str, pulumi.Input[str]]] | None
+    """An object containing a set of optional, user-specified environment variable key-value pairs.
+    Please note that key-value pair of the form (X,Y) will be exported as is (i.e., ``export
+    X='Y'``) while launching the driver and workers.
+
+    In order to specify an additional set of ``SPARK_DAEMON_JAVA_OPTS``, we recommend appending them
+    to ``$SPARK_DAEMON_JAVA_OPTS`` as shown in the example below. This ensures that all default
+    databricks managed environmental variables are included as well.
+
+    Example Spark environment variables: ``{"SPARK_WORKER_MEMORY": "28000m", "SPARK_LOCAL_DIRS":
+    "/local_disk0"}`` or ``{"SPARK_DAEMON_JAVA_OPTS": "$SPARK_DAEMON_JAVA_OPTS
+    -Dspark.shuffle.service.enabled=true"}``
+    """
+    ssh_public_keys: pulumi.Input[Sequence[pulumi.Input[str]]] | None
+    """SSH public key contents that will be added to each Spark node in this cluster. The corresponding
+    private keys can be used to login with the user name ``ubuntu`` on port ``2200``. Up to 10 keys
+    can be specified.
+    """
+    def __init__(
+        self,
+        apply_policy_default_values: pulumi.Input[bool] | None = None,
+        autoscale: PipelineClusterAutoscaleArgs | Mapping[str, Any] | None = None,
+        aws_attributes: AwsAttributesArgs | Mapping[str, Any] | None = None,
+        azure_attributes: AzureAttributesArgs | Mapping[str, Any] | None = None,
+        cluster_log_conf: ClusterLogConfArgs | Mapping[str, Any] | None = None,
+        custom_tags: pulumi.Input[Mapping[str, pulumi.Input[str]]] | None = None,
+        driver_instance_pool_id: pulumi.Input[str] | None = None,
+        driver_node_type_id: pulumi.Input[str] | None = None,
+        enable_local_disk_encryption: pulumi.Input[bool] | None = None,
+        gcp_attributes: GcpAttributesArgs | Mapping[str, Any] | None = None,
+        init_scripts: pulumi.Input[Sequence[InitScriptInfoArgs | Mapping[str, Any]]] | None = None,
+        instance_pool_id: pulumi.Input[str] | None = None,
+        label: pulumi.Input[str] | None = None,
+        node_type_id: pulumi.Input[str] | None = None,
+        num_workers: pulumi.Input[int] | None = None,
+        policy_id: pulumi.Input[str] | None = None,
+        spark_conf: pulumi.Input[Mapping[str, pulumi.Input[str]]] | None = None,
+        spark_env_vars: pulumi.Input[Mapping[str, pulumi.Input[str]]] | None = None,
+        ssh_public_keys: pulumi.Input[Sequence[pulumi.Input[str]]] | None = None,
+    ) -> None: ...
+
+
+class PipelineClusterAutoscaleArgs:
+    """Program-side arguments of PipelineClusterAutoscale (generated)."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    min_workers: pulumi.Input[int]
+    """The minimum number of workers the cluster can scale down to when underutilized. It is also the
+    initial number of workers the cluster will have after creation.
+    """
+    max_workers: pulumi.Input[int]
+    """The maximum number of workers to which the cluster can scale up when overloaded. ``max_workers``
+    must be strictly greater than ``min_workers``.
+    """
+    mode: pulumi.Input[Literal['ENHANCED', 'LEGACY'] | str] | None
+    """Databricks Enhanced Autoscaling optimizes cluster utilization by automatically allocating
+    cluster resources based on workload volume, with minimal impact to the data processing latency
+    of your pipelines. Enhanced Autoscaling is available for ``updates`` clusters only. The legacy
+    autoscaling feature is used for ``maintenance`` clusters.
+    """
+    def __init__(
+        self,
+        min_workers: pulumi.Input[int],
+        max_workers: pulumi.Input[int],
+        mode: pulumi.Input[Literal['ENHANCED', 'LEGACY'] | str] | None = None,
+    ) -> None: ...
+
+
+class PipelineDeploymentArgs:
+    """Program-side arguments of PipelineDeployment (generated)."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    kind: pulumi.Input[Literal['BUNDLE'] | str]
+    """The deployment method that manages the pipeline."""
+    deployment_id: pulumi.Input[str] | None
+    """ID of the deployment that manages this pipeline. Only set when ``kind`` is ``BUNDLE``. Used to
+    look up deployment metadata from the Deployment Metadata service.
+    """
+    metadata_file_path: pulumi.Input[str] | None
+    """The path to the file containing metadata about the deployment."""
+    version_id: pulumi.Input[str] | None
+    """ID of the version of the deployment that produced this pipeline. Only set when ``kind`` is
+    ``BUNDLE``. Identifies a specific snapshot of the deployment in the Deployment Metadata service.
+    """
+    def __init__(
+        self,
+        kind: pulumi.Input[Literal['BUNDLE'] | str],
+        deployment_id: pulumi.Input[str] | None = None,
+        metadata_file_path: pulumi.Input[str] | None = None,
+        version_id: pulumi.Input[str] | None = None,
+    ) -> None: ...
+
+
+class PipelinesEnvironmentArgs:
+    """Program-side arguments of PipelinesEnvironment (generated). The environment entity used to preserve serverless environment side panel, jobs' environment for
+    non-notebook task, and SDP's environment for classic and serverless pipelines. In this minimal
+    environment spec, only pip dependencies are supported.
+    """
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    dependencies: pulumi.Input[Sequence[pulumi.Input[str]]] | None
+    """List of pip dependencies, as supported by the version of pip in this environment. Each
+    dependency is a pip requirement file line
+    https://pip.pypa.io/en/stable/reference/requirements-file-format/ Allowed dependency could be
+    <requirement specifier>, <archive url/path>, <local project path>(WSFS or Volumes in
+    Databricks), <vcs project url>
+    """
+    environment_version: pulumi.Input[str] | None
+    """The environment version of the serverless Python environment used to execute customer Python
+    code. Each environment version includes a specific Python version and a curated set of
+    pre-installed libraries with defined versions, providing a stable and reproducible execution
+    environment.
+
+    Databricks supports a three-year lifecycle for each environment version. For available versions
+    and their included packages, see
+    https://docs.databricks.com/aws/en/release-notes/serverless/environment-version/
+
+    The value should be a string representing the environment version number, for example: ``"4"``.
+    """
+    def __init__(
+        self,
+        dependencies: pulumi.Input[Sequence[pulumi.Input[str]]] | None = None,
+        environment_version: pulumi.Input[str] | None = None,
+    ) -> None: ...
+
+
+class EventLogSpecArgs:
+    """Program-side arguments of EventLogSpec (generated). Configurable event log parameters."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    catalog: pulumi.Input[str] | None
+    """The UC catalog the event log is published under."""
+    name: pulumi.Input[str] | None
+    """The name the event log is published to in UC."""
+    schema: pulumi.Input[str] | None
+    """The UC schema the event log is published under."""
+    def __init__(
+        self,
+        catalog: pulumi.Input[str] | None = None,
+        name: pulumi.Input[str] | None = None,
+        schema: pulumi.Input[str] | None = None,
+    ) -> None: ...
+
+
+class FiltersArgs:
+    """Program-side arguments of Filters (generated)."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    exclude: pulumi.Input[Sequence[pulumi.Input[str]]] | None
+    """Paths to exclude."""
+    include: pulumi.Input[Sequence[pulumi.Input[str]]] | None
+    """Paths to include."""
+    def __init__(
+        self,
+        exclude: pulumi.Input[Sequence[pulumi.Input[str]]] | None = None,
+        include: pulumi.Input[Sequence[pulumi.Input[str]]] | None = None,
+    ) -> None: ...
+
+
+class IngestionGatewayPipelineDefinitionArgs:
+    """Program-side arguments of IngestionGatewayPipelineDefinition (generated)."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    connection_name: pulumi.Input[str]
+    """Immutable. The Unity Catalog connection that this gateway pipeline uses to communicate with the
+    source.
+    """
+    gateway_storage_catalog: pulumi.Input[str]
+    """Required, Immutable. The name of the catalog for the gateway pipeline's storage location."""
+    gateway_storage_schema: pulumi.Input[str]
+    """Required, Immutable. The name of the schema for the gateway pipelines's storage location."""
+    connection_id: pulumi.Input[str] | None
+    """[Deprecated, use connection_name instead] Immutable. The Unity Catalog connection that this
+    gateway pipeline uses to communicate with the source.
+    """
+    connection_parameters: ConnectionParametersArgs | Mapping[str, Any] | None
+    """Optional, Internal. Parameters required to establish an initial connection with the source."""
+    gateway_storage_name: pulumi.Input[str] | None
+    """Optional. The Unity Catalog-compatible name for the gateway storage location. This is the
+    destination to use for the data that is extracted by the gateway. Spark Declarative Pipelines
+    system will automatically create the storage location under the catalog and schema.
+    """
+    def __init__(
+        self,
+        connection_name: pulumi.Input[str],
+        gateway_storage_catalog: pulumi.Input[str],
+        gateway_storage_schema: pulumi.Input[str],
+        connection_id: pulumi.Input[str] | None = None,
+        connection_parameters: ConnectionParametersArgs | Mapping[str, Any] | None = None,
+        gateway_storage_name: pulumi.Input[str] | None = None,
+    ) -> None: ...
+
+
+class ConnectionParametersArgs:
+    """Program-side arguments of ConnectionParameters (generated)."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    source_catalog: pulumi.Input[str] | None
+    """Source catalog for initial connection. This is necessary for schema exploration in some database
+    systems like Oracle, and optional but nice-to-have in some other database systems like Postgres.
+    For Oracle databases, this maps to a service name.
+    """
+    def __init__(
+        self,
+        source_catalog: pulumi.Input[str] | None = None,
+    ) -> None: ...
+
+
+class IngestionPipelineDefinitionArgs:
+    """Program-side arguments of IngestionPipelineDefinition (generated)."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    connection_name: pulumi.Input[str] | None
+    """The Unity Catalog connection that this ingestion pipeline uses to communicate with the source.
+    This is used with both connectors for applications like Salesforce, Workday, and so on, and also
+    database connectors like Oracle, (connector_type = QUERY_BASED OR connector_type = CDC). If
+    connection name corresponds to database connectors like Oracle, and connector_type is not
+    provided then connector_type defaults to QUERY_BASED. If connector_type is passed as CDC we use
+    Combined Cdc Managed Ingestion pipeline. Under certain conditions, this can be replaced with
+    ingestion_gateway_id to change the connector to Cdc Managed Ingestion Pipeline with Gateway
+    pipeline.
+    """
+    connector_type: pulumi.Input[Literal['CDC', 'QUERY_BASED'] | str] | None
+    """(Optional) Connector Type for sources. Ex: CDC, Query Based."""
+    data_staging_options: DataStagingOptionsArgs | Mapping[str, Any] | None
+    """(Optional) Location of staged data storage. This is required for migration from Cdc Managed
+    Ingestion Pipeline with Gateway pipeline to Combined Cdc Managed Ingestion Pipeline. If not
+    specified, the volume for staged data will be created in catalog and schema/target specified in
+    the top level pipeline definition.
+    """
+    full_refresh_window: OperationTimeWindowArgs | Mapping[str, Any] | None
+    """(Optional) A window that specifies a set of time ranges for snapshot queries in CDC."""
+    ingest_from_uc_foreign_catalog: pulumi.Input[bool] | None
+    """Immutable. If set to true, the pipeline will ingest tables from the UC foreign catalogs directly
+    without the need to specify a UC connection or ingestion gateway. The ``source_catalog`` fields
+    in objects of IngestionConfig are interpreted as the UC foreign catalogs to ingest from.
+    """
+    ingestion_gateway_id: pulumi.Input[str] | None
+    """Identifier for the gateway that is used by this ingestion pipeline to communicate with the
+    source database. This is used with CDC connectors to databases like SQL Server using a gateway
+    pipeline (connector_type = CDC). Under certain conditions, this can be replaced with
+    connection_name to change the connector to Combined Cdc Managed Ingestion Pipeline.
+    """
+    netsuite_jar_path: pulumi.Input[str] | None
+    """Netsuite only configuration. When the field is set for a netsuite connector, the jar stored in
+    the field will be validated and added to the classpath of pipeline's cluster.
+    """
+    objects: pulumi.Input[Sequence[IngestionConfigArgs | Mapping[str, Any]]] | None
+    """Required. Settings specifying tables to replicate and the destination for the replicated tables."""
+    source_configurations: pulumi.Input[Sequence[SourceConfigArgs | Mapping[str, Any]]] | None
+    """Top-level source configurations"""
+    source_type: pulumi.Input[Literal['BIGQUERY', 'CONFLUENCE', 'DYNAMICS365', 'FOREIGN_CATALOG', 'GA4_RAW_DATA', 'GOOGLE_DRIVE', 'JIRA', 'MANAGED_POSTGRESQL', 'META_MARKETING', 'MYSQL', 'NETSUITE', 'ORACLE', 'POSTGRESQL', 'RABBITMQ', 'SALESFORCE', 'SERVICENOW', 'SHAREPOINT', 'SMARTSHEET', 'SQLSERVER', 'TERADATA', 'TIKTOK_ADS', 'WORKDAY_RAAS', 'ZENDESK'] | str] | None
+    """The type of the foreign source. The source type will be inferred from the source connection or
+    ingestion gateway. This field is output only and will be ignored if provided.
+    """
+    table_configuration: TableSpecificConfigArgs | Mapping[str, Any] | None
+    """Configuration settings to control the ingestion of tables. These settings are applied to all
+    tables in the pipeline.
+    """
+    def __init__(
+        self,
+        connection_name: pulumi.Input[str] | None = None,
+        connector_type: pulumi.Input[Literal['CDC', 'QUERY_BASED'] | str] | None = None,
+        data_staging_options: DataStagingOptionsArgs | Mapping[str, Any] | None = None,
+        full_refresh_window: OperationTimeWindowArgs | Mapping[str, Any] | None = None,
+        ingest_from_uc_foreign_catalog: pulumi.Input[bool] | None = None,
+        ingestion_gateway_id: pulumi.Input[str] | None = None,
+        netsuite_jar_path: pulumi.Input[str] | None = None,
+        objects: pulumi.Input[Sequence[IngestionConfigArgs | Mapping[str, Any]]] | None = None,
+        source_configurations: pulumi.Input[Sequence[SourceConfigArgs | Mapping[str, Any]]] | None = None,
+        source_type: pulumi.Input[Literal['BIGQUERY', 'CONFLUENCE', 'DYNAMICS365', 'FOREIGN_CATALOG', 'GA4_RAW_DATA', 'GOOGLE_DRIVE', 'JIRA', 'MANAGED_POSTGRESQL', 'META_MARKETING', 'MYSQL', 'NETSUITE', 'ORACLE', 'POSTGRESQL', 'RABBITMQ', 'SALESFORCE', 'SERVICENOW', 'SHAREPOINT', 'SMARTSHEET', 'SQLSERVER', 'TERADATA', 'TIKTOK_ADS', 'WORKDAY_RAAS', 'ZENDESK'] | str] | None = None,
+        table_configuration: TableSpecificConfigArgs | Mapping[str, Any] | None = None,
+    ) -> None: ...
+
+
+class DataStagingOptionsArgs:
+    """Program-side arguments of DataStagingOptions (generated). Location of staged data storage"""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    catalog_name: pulumi.Input[str]
+    """(Required, Immutable) The name of the catalog for the connector's staging storage location."""
+    schema_name: pulumi.Input[str]
+    """(Required, Immutable) The name of the schema for the connector's staging storage location."""
+    volume_name: pulumi.Input[str] | None
+    """(Optional) The Unity Catalog-compatible name for the storage location. This is the volume to use
+    for the data that is extracted by the connector. Spark Declarative Pipelines system will
+    automatically create the volume under the catalog and schema. For Combined Cdc Managed Ingestion
+    pipelines default name for the volume would be :
+    __databricks_ingestion_gateway_staging_data-$pipelineId
+    """
+    def __init__(
+        self,
+        catalog_name: pulumi.Input[str],
+        schema_name: pulumi.Input[str],
+        volume_name: pulumi.Input[str] | None = None,
+    ) -> None: ...
+
+
+class OperationTimeWindowArgs:
+    """Program-side arguments of OperationTimeWindow (generated). Proto representing a window"""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    start_hour: pulumi.Input[int]
+    """An integer between 0 and 23 denoting the start hour for the window in the 24-hour day."""
+    days_of_week: pulumi.Input[Sequence[pulumi.Input[Literal['FRIDAY', 'MONDAY', 'SATURDAY', 'SUNDAY', 'THURSDAY', 'TUESDAY', 'WEDNESDAY'] | str]]] | None
+    """Days of week in which the window is allowed to happen If not specified all days of the week will
+    be used.
+    """
+    time_zone_id: pulumi.Input[str] | None
+    """Time zone id of window. See
+    https://docs.databricks.com/sql/language-manual/sql-ref-syntax-aux-conf-mgmt-set-timezone.html
+    for details. If not specified, UTC will be used.
+    """
+    def __init__(
+        self,
+        start_hour: pulumi.Input[int],
+        days_of_week: pulumi.Input[Sequence[pulumi.Input[Literal['FRIDAY', 'MONDAY', 'SATURDAY', 'SUNDAY', 'THURSDAY', 'TUESDAY', 'WEDNESDAY'] | str]]] | None = None,
+        time_zone_id: pulumi.Input[str] | None = None,
+    ) -> None: ...
+
+
+class IngestionConfigArgs:
+    """Program-side arguments of IngestionConfig (generated)."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    report: ReportSpecArgs | Mapping[str, Any] | None
+    """Select a specific source report."""
+    schema: SchemaSpecArgs | Mapping[str, Any] | None
+    """Select all tables from a specific source schema."""
+    table: TableSpecArgs | Mapping[str, Any] | None
+    """Select a specific source table."""
+    def __init__(
+        self,
+        report: ReportSpecArgs | Mapping[str, Any] | None = None,
+        schema: SchemaSpecArgs | Mapping[str, Any] | None = None,
+        table: TableSpecArgs | Mapping[str, Any] | None = None,
+    ) -> None: ...
+
+
+class ReportSpecArgs:
+    """Program-side arguments of ReportSpec (generated)."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    source_url: pulumi.Input[str]
+    """Required. Report URL in the source system."""
+    destination_catalog: pulumi.Input[str]
+    """Required. Destination catalog to store table."""
+    destination_schema: pulumi.Input[str]
+    """Required. Destination schema to store table."""
+    destination_table: pulumi.Input[str] | None
+    """Required. Destination table name. The pipeline fails if a table with that name already exists."""
+    table_configuration: TableSpecificConfigArgs | Mapping[str, Any] | None
+    """Configuration settings to control the ingestion of tables. These settings override the
+    table_configuration defined in the IngestionPipelineDefinition object.
+    """
+    def __init__(
+        self,
+        source_url: pulumi.Input[str],
+        destination_catalog: pulumi.Input[str],
+        destination_schema: pulumi.Input[str],
+        destination_table: pulumi.Input[str] | None = None,
+        table_configuration: TableSpecificConfigArgs | Mapping[str, Any] | None = None,
+    ) -> None: ...
+
+
+class TableSpecificConfigArgs:
+    """Program-side arguments of TableSpecificConfig (generated)."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    auto_full_refresh_policy: AutoFullRefreshPolicyArgs | Mapping[str, Any] | None
+    """(Optional, Mutable) Policy for auto full refresh, if enabled pipeline will automatically try to
+    fix issues by doing a full refresh on the table in the retry run. auto_full_refresh_policy in
+    table configuration will override the above level auto_full_refresh_policy. For example, {
+    "auto_full_refresh_policy": { "enabled": true, "min_interval_hours": 23, } } If unspecified,
+    auto full refresh is disabled.
+    """
+    clustering_columns: pulumi.Input[Sequence[pulumi.Input[str]]] | None
+    """List of column names to use for clustering the destination table. When specified, the
+    destination Delta table will be clustered by these columns. This can improve query performance
+    when filtering on these columns. Note: clustering_columns in table specific configuration will
+    override the pipeline definition. Note: we can only provide enable_auto_clustering or
+    clustering_columns, added as separate fields as we cannot have repeated field in oneof.
+    """
+    enable_auto_clustering: pulumi.Input[bool] | None
+    """Whether to enable auto clustering on the destination table. When enabled, Delta will
+    automatically optimize the data layout based on the clustering columns for improved query
+    performance. Note: enable_auto_clustering in table specific configuration will override the
+    pipeline definition. Note: we can only provide enable_auto_clustering or clustering_columns,
+    added as separate fields as we cannot have repeated field in oneof.
+    """
+    exclude_columns: pulumi.Input[Sequence[pulumi.Input[str]]] | None
+    """A list of column names to be excluded for the ingestion. When not specified, include_columns
+    fully controls what columns to be ingested. When specified, all other columns including future
+    ones will be automatically included for ingestion. This field in mutually exclusive with
+    ``include_columns``.
+    """
+    include_columns: pulumi.Input[Sequence[pulumi.Input[str]]] | None
+    """A list of column names to be included for the ingestion. When not specified, all columns except
+    ones in exclude_columns will be included. Future columns will be automatically included. When
+    specified, all other future columns will be automatically excluded from ingestion. This field in
+    mutually exclusive with ``exclude_columns``.
+    """
+    primary_keys: pulumi.Input[Sequence[pulumi.Input[str]]] | None
+    """The primary key of the table used to apply changes."""
+    query_based_connector_config: IngestionPipelineDefinitionTableSpecificConfigQueryBasedConnectorConfigArgs | Mapping[str, Any] | None
+    row_filter: pulumi.Input[str] | None
+    """(Optional, Immutable) The row filter condition to be applied to the table. It must not contain
+    the WHERE keyword, only the actual filter condition. It must be in DBSQL format.
+    """
+    salesforce_include_formula_fields: pulumi.Input[bool] | None
+    """If true, formula fields defined in the table are included in the ingestion. This setting is only
+    valid for the Salesforce connector
+    """
+    scd_type: pulumi.Input[Literal['APPEND_ONLY', 'SCD_TYPE_1', 'SCD_TYPE_2'] | str] | None
+    sequence_by: pulumi.Input[Sequence[pulumi.Input[str]]] | None
+    """The column names specifying the logical order of events in the source data. Spark Declarative
+    Pipelines uses this sequencing to handle change events that arrive out of order.
+    """
+    source_metadata_column: pulumi.Input[str] | None
+    """(Optional) Name of the struct column added to each ingested record to hold per row source
+    metadata.
+    """
+    table_properties: pulumi.Input[Mapping[str, pulumi.Input[str]]] | None
+    """Table properties to set on the destination table. These are key-value pairs that configure
+    various Delta table behaviors or any user defined properties. Example:
+    {"delta.feature.variantType": "supported", "delta.enableTypeWidening": "true"} Note:
+    table_properties in table specific configuration will override the table_properties of the
+    pipeline definition.
+    """
+    workday_report_parameters: IngestionPipelineDefinitionWorkdayReportParametersArgs | Mapping[str, Any] | None
+    """(Optional) Additional custom parameters for Workday Report"""
+    def __init__(
+        self,
+        auto_full_refresh_policy: AutoFullRefreshPolicyArgs | Mapping[str, Any] | None = None,
+        clustering_columns: pulumi.Input[Sequence[pulumi.Input[str]]] | None = None,
+        enable_auto_clustering: pulumi.Input[bool] | None = None,
+        exclude_columns: pulumi.Input[Sequence[pulumi.Input[str]]] | None = None,
+        include_columns: pulumi.Input[Sequence[pulumi.Input[str]]] | None = None,
+        primary_keys: pulumi.Input[Sequence[pulumi.Input[str]]] | None = None,
+        query_based_connector_config: IngestionPipelineDefinitionTableSpecificConfigQueryBasedConnectorConfigArgs | Mapping[str, Any] | None = None,
+        row_filter: pulumi.Input[str] | None = None,
+        salesforce_include_formula_fields: pulumi.Input[bool] | None = None,
+        scd_type: pulumi.Input[Literal['APPEND_ONLY', 'SCD_TYPE_1', 'SCD_TYPE_2'] | str] | None = None,
+        sequence_by: pulumi.Input[Sequence[pulumi.Input[str]]] | None = None,
+        source_metadata_column: pulumi.Input[str] | None = None,
+        table_properties: pulumi.Input[Mapping[str, pulumi.Input[str]]] | None = None,
+        workday_report_parameters: IngestionPipelineDefinitionWorkdayReportParametersArgs | Mapping[str, Any] | None = None,
+    ) -> None: ...
+
+
+class AutoFullRefreshPolicyArgs:
+    """Program-side arguments of AutoFullRefreshPolicy (generated). Policy for auto full refresh."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    enabled: pulumi.Input[bool]
+    """(Required, Mutable) Whether to enable auto full refresh or not."""
+    min_interval_hours: pulumi.Input[int] | None
+    """(Optional, Mutable) Specify the minimum interval in hours between the timestamp at which a table
+    was last full refreshed and the current timestamp for triggering auto full If unspecified and
+    autoFullRefresh is enabled then by default min_interval_hours is 24 hours.
+    """
+    def __init__(
+        self,
+        enabled: pulumi.Input[bool],
+        min_interval_hours: pulumi.Input[int] | None = None,
+    ) -> None: ...
+
+
+class IngestionPipelineDefinitionTableSpecificConfigQueryBasedConnectorConfigArgs:
+    """Program-side arguments of IngestionPipelineDefinitionTableSpecificConfigQueryBasedConnectorConfig (generated). Configurations that are only applicable for query-based ingestion connectors."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    cursor_columns: pulumi.Input[Sequence[pulumi.Input[str]]] | None
+    """The names of the monotonically increasing columns in the source table that are used to enable
+    the table to be read and ingested incrementally through structured streaming. The columns are
+    allowed to have repeated values but have to be non-decreasing. If the source data is merged into
+    the destination (e.g., using SCD Type 1 or Type 2), these columns will implicitly define the
+    ``sequence_by`` behavior. You can still explicitly set ``sequence_by`` to override this default.
+    """
+    deletion_condition: pulumi.Input[str] | None
+    """Specifies a SQL WHERE condition that specifies that the source row has been deleted. This is
+    sometimes referred to as "soft-deletes". For example: "Operation = 'DELETE'" or "is_deleted =
+    true". This field is orthogonal to ``hard_deletion_sync_interval_in_seconds``, one for
+    soft-deletes and the other for hard-deletes. See also the
+    hard_deletion_sync_min_interval_in_seconds field for handling of "hard deletes" where the source
+    rows are physically removed from the table.
+    """
+    hard_deletion_sync_min_interval_in_seconds: pulumi.Input[int] | None
+    """Specifies the minimum interval (in seconds) between snapshots on primary keys for detecting and
+    synchronizing hard deletions—i.e., rows that have been physically removed from the source
+    table. This interval acts as a lower bound. If ingestion runs less frequently than this value,
+    hard deletion synchronization will align with the actual ingestion frequency instead of
+    happening more often. If not set, hard deletion synchronization via snapshots is disabled. This
+    field is mutable and can be updated without triggering a full snapshot.
+    """
+    def __init__(
+        self,
+        cursor_columns: pulumi.Input[Sequence[pulumi.Input[str]]] | None = None,
+        deletion_condition: pulumi.Input[str] | None = None,
+        hard_deletion_sync_min_interval_in_seconds: pulumi.Input[int] | None = None,
+    ) -> None: ...
+
+
+class IngestionPipelineDefinitionWorkdayReportParametersArgs:
+    """Program-side arguments of IngestionPipelineDefinitionWorkdayReportParameters (generated)."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    incremental: pulumi.Input[bool] | None
+    """(Optional) Marks the report as incremental. This field is deprecated and should not be used. Use
+    ``parameters`` instead. The incremental behavior is now controlled by the ``parameters`` field.
+    """
+    parameters: pulumi.Input[Mapping[str, pulumi.Input[str]]] | None
+    """Parameters for the Workday report. Each key represents the parameter name (e.g., "start_date",
+    "end_date"), and the corresponding value is a SQL-like expression used to compute the parameter
+    value at runtime. Example: { "start_date": "{ coalesce(current_offset(), date("2025-02-01"))
+    }", "end_date": "{ current_date() - INTERVAL 1 DAY }" }
+    """
+    report_parameters: pulumi.Input[Sequence[IngestionPipelineDefinitionWorkdayReportParametersQueryKeyValueArgs | Mapping[str, Any]]] | None
+    """(Optional) Additional custom parameters for Workday Report This field is deprecated and should
+    not be used. Use ``parameters`` instead.
+    """
+    def __init__(
+        self,
+        incremental: pulumi.Input[bool] | None = None,
+        parameters: pulumi.Input[Mapping[str, pulumi.Input[str]]] | None = None,
+        report_parameters: pulumi.Input[Sequence[IngestionPipelineDefinitionWorkdayReportParametersQueryKeyValueArgs | Mapping[str, Any]]] | None = None,
+    ) -> None: ...
+
+
+class IngestionPipelineDefinitionWorkdayReportParametersQueryKeyValueArgs:
+    """Program-side arguments of IngestionPipelineDefinitionWorkdayReportParametersQueryKeyValue (generated)."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    key: pulumi.Input[str] | None
+    """Key for the report parameter, can be a column name or other metadata"""
+    value: pulumi.Input[str] | None
+    """Value for the report parameter. Possible values it can take are these sql functions:
+
+    1. coalesce(current_offset(), date("YYYY-MM-DD")) -> if current_offset() is null, then the
+       passed date, else current_offset()
+    2. current_date()
+    3. date_sub(current_date(), x) -> subtract x (some non-negative integer) days from current date
+    """
+    def __init__(
+        self,
+        key: pulumi.Input[str] | None = None,
+        value: pulumi.Input[str] | None = None,
+    ) -> None: ...
+
+
+class SchemaSpecArgs:
+    """Program-side arguments of SchemaSpec (generated)."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    destination_catalog: pulumi.Input[str]
+    """Required. Destination catalog to store tables."""
+    destination_schema: pulumi.Input[str]
+    """Required. Destination schema to store tables in. Tables with the same name as the source tables
+    are created in this destination schema. The pipeline fails If a table with the same name already
+    exists.
+    """
+    connector_options: ConnectorOptionsArgs | Mapping[str, Any] | None
+    """(Optional) Source Specific Connector Options"""
+    fanout_options: IngestionPipelineDefinitionFanoutOptionsArgs | Mapping[str, Any] | None
+    """Fanout options for multi-table routing from streaming sources. When set, records are routed to
+    destination tables based on a per-record routing key. The key value becomes the table name:
+    {destination_catalog}.{destination_schema}.{key_value}.
+    """
+    source_catalog: pulumi.Input[str] | None
+    """The source catalog name. Might be optional depending on the type of source."""
+    source_schema: pulumi.Input[str] | None
+    """Schema name in the source database. Optional: some source types (for example streaming or
+    message-bus connectors) do not use it, so it may be absent from a pipeline's definition. Clients
+    that assume it is always present should handle its absence.
+    """
+    table_configuration: TableSpecificConfigArgs | Mapping[str, Any] | None
+    """Configuration settings to control the ingestion of tables. These settings are applied to all
+    tables in this schema and override the table_configuration defined in the
+    IngestionPipelineDefinition object.
+    """
+    def __init__(
+        self,
+        destination_catalog: pulumi.Input[str],
+        destination_schema: pulumi.Input[str],
+        connector_options: ConnectorOptionsArgs | Mapping[str, Any] | None = None,
+        fanout_options: IngestionPipelineDefinitionFanoutOptionsArgs | Mapping[str, Any] | None = None,
+        source_catalog: pulumi.Input[str] | None = None,
+        source_schema: pulumi.Input[str] | None = None,
+        table_configuration: TableSpecificConfigArgs | Mapping[str, Any] | None = None,
+    ) -> None: ...
+
+
+class ConnectorOptionsArgs:
+    """Program-side arguments of ConnectorOptions (generated). Wrapper message for source-specific options to support multiple connector types"""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    api_source_connector_options: ApiSourceConnectorOptionsArgs | Mapping[str, Any] | None
+    """Connector-specific options for API Source connectors."""
+    confluence_options: ConfluenceConnectorOptionsArgs | Mapping[str, Any] | None
+    gdrive_options: GoogleDriveOptionsArgs | Mapping[str, Any] | None
+    google_ads_options: GoogleAdsOptionsArgs | Mapping[str, Any] | None
+    jira_options: JiraConnectorOptionsArgs | Mapping[str, Any] | None
+    kafka_options: KafkaOptionsArgs | Mapping[str, Any] | None
+    linkedin_ads_options: LinkedInAdsOptionsArgs | Mapping[str, Any] | None
+    marketo_options: MarketoOptionsArgs | Mapping[str, Any] | None
+    meta_ads_options: MetaMarketingOptionsArgs | Mapping[str, Any] | None
+    outlook_options: OutlookOptionsArgs | Mapping[str, Any] | None
+    rabbitmq_options: RabbitmqOptionsArgs | Mapping[str, Any] | None
+    reddit_ads_options: RedditAdsOptionsArgs | Mapping[str, Any] | None
+    sharepoint_options: SharepointOptionsArgs | Mapping[str, Any] | None
+    smartsheet_options: SmartsheetOptionsArgs | Mapping[str, Any] | None
+    tiktok_ads_options: TikTokAdsOptionsArgs | Mapping[str, Any] | None
+    zendesk_support_options: ZendeskSupportOptionsArgs | Mapping[str, Any] | None
+    def __init__(
+        self,
+        api_source_connector_options: ApiSourceConnectorOptionsArgs | Mapping[str, Any] | None = None,
+        confluence_options: ConfluenceConnectorOptionsArgs | Mapping[str, Any] | None = None,
+        gdrive_options: GoogleDriveOptionsArgs | Mapping[str, Any] | None = None,
+        google_ads_options: GoogleAdsOptionsArgs | Mapping[str, Any] | None = None,
+        jira_options: JiraConnectorOptionsArgs | Mapping[str, Any] | None = None,
+        kafka_options: KafkaOptionsArgs | Mapping[str, Any] | None = None,
+        linkedin_ads_options: LinkedInAdsOptionsArgs | Mapping[str, Any] | None = None,
+        marketo_options: MarketoOptionsArgs | Mapping[str, Any] | None = None,
+        meta_ads_options: MetaMarketingOptionsArgs | Mapping[str, Any] | None = None,
+        outlook_options: OutlookOptionsArgs | Mapping[str, Any] | None = None,
+        rabbitmq_options: RabbitmqOptionsArgs | Mapping[str, Any] | None = None,
+        reddit_ads_options: RedditAdsOptionsArgs | Mapping[str, Any] | None = None,
+        sharepoint_options: SharepointOptionsArgs | Mapping[str, Any] | None = None,
+        smartsheet_options: SmartsheetOptionsArgs | Mapping[str, Any] | None = None,
+        tiktok_ads_options: TikTokAdsOptionsArgs | Mapping[str, Any] | None = None,
+        zendesk_support_options: ZendeskSupportOptionsArgs | Mapping[str, Any] | None = None,
+    ) -> None: ...
+
+
+class ApiSourceConnectorOptionsArgs:
+    """Program-side arguments of ApiSourceConnectorOptions (generated). Options for API Source connectors with arbitrary configuration."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    options: pulumi.Input[Mapping[str, pulumi.Input[str]]] | None
+    """Arbitrary key-value configuration options for the API Source connector."""
+    def __init__(
+        self,
+        options: pulumi.Input[Mapping[str, pulumi.Input[str]]] | None = None,
+    ) -> None: ...
+
+
+class ConfluenceConnectorOptionsArgs:
+    """Program-side arguments of ConfluenceConnectorOptions (generated). Confluence specific options for ingestion"""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    include_confluence_spaces: pulumi.Input[Sequence[pulumi.Input[str]]] | None
+    """(Optional) Spaces to filter Confluence data on"""
+    def __init__(
+        self,
+        include_confluence_spaces: pulumi.Input[Sequence[pulumi.Input[str]]] | None = None,
+    ) -> None: ...
+
+
+class GoogleDriveOptionsArgs:
+    """Program-side arguments of GoogleDriveOptions (generated)."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    entity_type: pulumi.Input[Literal['FILE', 'FILE_METADATA', 'PERMISSION'] | str] | None
+    file_ingestion_options: FileIngestionOptionsArgs | Mapping[str, Any] | None
+    url: pulumi.Input[str] | None
+    """Google Drive URL."""
+    def __init__(
+        self,
+        entity_type: pulumi.Input[Literal['FILE', 'FILE_METADATA', 'PERMISSION'] | str] | None = None,
+        file_ingestion_options: FileIngestionOptionsArgs | Mapping[str, Any] | None = None,
+        url: pulumi.Input[str] | None = None,
+    ) -> None: ...
+
+
+class FileIngestionOptionsArgs:
+    """Program-side arguments of FileIngestionOptions (generated)."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    corrupt_record_column: pulumi.Input[str] | None
+    file_filters: pulumi.Input[Sequence[FileFilterArgs | Mapping[str, Any]]] | None
+    """Generic options"""
+    format: pulumi.Input[Literal['AVRO', 'BINARYFILE', 'CSV', 'EXCEL', 'JSON', 'ORC', 'PARQUET', 'XML'] | str] | None
+    """required for TableSpec"""
+    format_options: pulumi.Input[Mapping[str, pulumi.Input[str]]] | None
+    """Format-specific options Based on
+    https://docs.databricks.com/aws/en/ingestion/cloud-object-storage/auto-loader/options#file-format-options
+    """
+    ignore_corrupt_files: pulumi.Input[bool] | None
+    infer_column_types: pulumi.Input[bool] | None
+    reader_case_sensitive: pulumi.Input[bool] | None
+    """Column name case sensitivity
+    https://docs.databricks.com/aws/en/ingestion/cloud-object-storage/auto-loader/schema#change-case-sensitive-behavior
+    """
+    rescued_data_column: pulumi.Input[str] | None
+    schema_evolution_mode: pulumi.Input[Literal['ADD_NEW_COLUMNS', 'ADD_NEW_COLUMNS_WITH_TYPE_WIDENING', 'FAIL_ON_NEW_COLUMNS', 'NONE', 'RESCUE'] | str] | None
+    schema_hints: pulumi.Input[str] | None
+    """Override inferred schema of specific columns Based on
+    https://docs.databricks.com/aws/en/ingestion/cloud-object-storage/auto-loader/schema#override-schema-inference-with-schema-hints
+    """
+    single_variant_column: pulumi.Input[str] | None
+    def __init__(
+        self,
+        corrupt_record_column: pulumi.Input[str] | None = None,
+        file_filters: pulumi.Input[Sequence[FileFilterArgs | Mapping[str, Any]]] | None = None,
+        format: pulumi.Input[Literal['AVRO', 'BINARYFILE', 'CSV', 'EXCEL', 'JSON', 'ORC', 'PARQUET', 'XML'] | str] | None = None,
+        format_options: pulumi.Input[Mapping[str, pulumi.Input[str]]] | None = None,
+        ignore_corrupt_files: pulumi.Input[bool] | None = None,
+        infer_column_types: pulumi.Input[bool] | None = None,
+        reader_case_sensitive: pulumi.Input[bool] | None = None,
+        rescued_data_column: pulumi.Input[str] | None = None,
+        schema_evolution_mode: pulumi.Input[Literal['ADD_NEW_COLUMNS', 'ADD_NEW_COLUMNS_WITH_TYPE_WIDENING', 'FAIL_ON_NEW_COLUMNS', 'NONE', 'RESCUE'] | str] | None = None,
+        schema_hints: pulumi.Input[str] | None = None,
+        single_variant_column: pulumi.Input[str] | None = None,
+    ) -> None: ...
+
+
+class FileFilterArgs:
+    """Program-side arguments of FileFilter (generated)."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    modified_after: pulumi.Input[str] | None
+    """Include files with modification times occurring after the specified time. Timestamp format:
+    YYYY-MM-DDTHH:mm:ss (e.g. 2020-06-01T13:00:00) Based on
+    https://spark.apache.org/docs/latest/sql-data-sources-generic-options.html#modification-time-path-filters
+    """
+    modified_before: pulumi.Input[str] | None
+    """Include files with modification times occurring before the specified time. Timestamp format:
+    YYYY-MM-DDTHH:mm:ss (e.g. 2020-06-01T13:00:00) Based on
+    https://spark.apache.org/docs/latest/sql-data-sources-generic-options.html#modification-time-path-filters
+    """
+    path_filter: pulumi.Input[str] | None
+    """Include files with file names matching the pattern Based on
+    https://spark.apache.org/docs/latest/sql-data-sources-generic-options.html#path-glob-filter
+    """
+    def __init__(
+        self,
+        modified_after: pulumi.Input[str] | None = None,
+        modified_before: pulumi.Input[str] | None = None,
+        path_filter: pulumi.Input[str] | None = None,
+    ) -> None: ...
+
+
+class GoogleAdsOptionsArgs:
+    """Program-side arguments of GoogleAdsOptions (generated). Google Ads specific options for ingestion (object-level). When set, these values override the
+    corresponding fields in GoogleAdsConfig (source_configurations).
+    """
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    manager_account_id: pulumi.Input[str]
+    """(Optional at this level) Manager Account ID (also called MCC Account ID) used to list and access
+    customer accounts under this manager account. Overrides GoogleAdsConfig.manager_account_id from
+    source_configurations when set.
+    """
+    custom_report_options: GoogleAdsCustomReportOptionsArgs | Mapping[str, Any] | None
+    """(Optional) Custom report definition. When set, the table is treated as a user-defined Google Ads
+    custom report: the connector synthesizes a GAQL query from the resource, fields, segments, and
+    metrics specified here. When unset, the table must match one of the connector's prebuilt
+    sources.
+    """
+    lookback_window_days: pulumi.Input[int] | None
+    """(Optional) Number of days to look back for report tables to capture late-arriving data. If not
+    specified, defaults to 30 days.
+    """
+    sync_start_date: pulumi.Input[str] | None
+    """(Optional) Start date for the initial sync of report tables in YYYY-MM-DD format. This
+    determines the earliest date from which to sync historical data. If not specified, defaults to 2
+    years of historical data.
+    """
+    def __init__(
+        self,
+        manager_account_id: pulumi.Input[str],
+        custom_report_options: GoogleAdsCustomReportOptionsArgs | Mapping[str, Any] | None = None,
+        lookback_window_days: pulumi.Input[int] | None = None,
+        sync_start_date: pulumi.Input[str] | None = None,
+    ) -> None: ...
+
+
+class GoogleAdsCustomReportOptionsArgs:
+    """Program-side arguments of GoogleAdsCustomReportOptions (generated). User-defined custom report for the Google Ads connector. Mirrors the resource + fields +
+    segments + metrics model that Google Ads GAQL exposes. The customer account this report runs
+    against is supplied by the source schema (namespace), not by this message. The whole message is
+    gated by the parent GoogleAdsOptions.custom_report_options stage; per-field stage annotations
+    are intentionally omitted. Only supported on table-type objects: a custom report requires a
+    destination table, so it cannot be specified at the schema/source level.
+    """
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    resource: pulumi.Input[str]
+    """(Required) Google Ads resource to query (e.g. "ad_group_ad", "keyword_view",
+    "search_term_view"). Must be a resource that has metrics. Values are validated against Google
+    Ads' field-service catalog at pipeline plan time.
+    """
+    metrics: pulumi.Input[Sequence[pulumi.Input[str]]] | None
+    """(Optional) Metric fields to select (e.g. "metrics.clicks", "metrics.cost_micros"). Multiple
+    values are joined into the GAQL SELECT clause.
+    """
+    resource_fields: pulumi.Input[Sequence[pulumi.Input[str]]] | None
+    """(Optional) Resource fields to select, in fully-qualified GAQL form (e.g. "ad_group_ad.ad.id",
+    "ad_group_ad.status"). Multiple values are joined into the GAQL SELECT clause.
+    """
+    segments: pulumi.Input[Sequence[pulumi.Input[str]]] | None
+    """(Optional) Segment fields to select (e.g. "segments.date", "segments.device"). Must include at
+    least one of segments.date, segments.week, or segments.month — that segment is used as the
+    incremental cursor for the table.
+    """
+    def __init__(
+        self,
+        resource: pulumi.Input[str],
+        metrics: pulumi.Input[Sequence[pulumi.Input[str]]] | None = None,
+        resource_fields: pulumi.Input[Sequence[pulumi.Input[str]]] | None = None,
+        segments: pulumi.Input[Sequence[pulumi.Input[str]]] | None = None,
+    ) -> None: ...
+
+
+class JiraConnectorOptionsArgs:
+    """Program-side arguments of JiraConnectorOptions (generated). Jira specific options for ingestion"""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    include_jira_spaces: pulumi.Input[Sequence[pulumi.Input[str]]] | None
+    """(Optional) Projects to filter Jira data on"""
+    def __init__(
+        self,
+        include_jira_spaces: pulumi.Input[Sequence[pulumi.Input[str]]] | None = None,
+    ) -> None: ...
+
+
+class KafkaOptionsArgs:
+    """Program-side arguments of KafkaOptions (generated)."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    client_config: pulumi.Input[Mapping[str, pulumi.Input[str]]] | None
+    """Undocumented backdoor mechanism for overriding parameters to pass to the Kafka client. This is
+    not supported and may break at any time.
+    """
+    key_transformer: TransformerArgs | Mapping[str, Any] | None
+    """(Optional) Transformer for the message key. If not specified, the key is left as raw bytes."""
+    max_offsets_per_trigger: pulumi.Input[int] | None
+    """Internal option to control the maximum number of offsets to process per trigger."""
+    starting_offset: pulumi.Input[str] | None
+    """(Optional) Where to begin reading when no checkpoint exists. Valid values: "latest" and
+    "earliest". Defaults to "latest".
+    """
+    topic_pattern: pulumi.Input[str] | None
+    """Java regex pattern to subscribe to matching topics. Only one of topics or topic_pattern must be
+    specified.
+    """
+    topics: pulumi.Input[Sequence[pulumi.Input[str]]] | None
+    """Topics to subscribe to. Only one of topics or topic_pattern must be specified."""
+    value_transformer: TransformerArgs | Mapping[str, Any] | None
+    """(Optional) Transformer for the message value. If not specified, the value is left as raw bytes."""
+    def __init__(
+        self,
+        client_config: pulumi.Input[Mapping[str, pulumi.Input[str]]] | None = None,
+        key_transformer: TransformerArgs | Mapping[str, Any] | None = None,
+        max_offsets_per_trigger: pulumi.Input[int] | None = None,
+        starting_offset: pulumi.Input[str] | None = None,
+        topic_pattern: pulumi.Input[str] | None = None,
+        topics: pulumi.Input[Sequence[pulumi.Input[str]]] | None = None,
+        value_transformer: TransformerArgs | Mapping[str, Any] | None = None,
+    ) -> None: ...
+
+
+class TransformerArgs:
+    """Program-side arguments of Transformer (generated). Specifies how to transform binary data into structured data."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    avro_options: AvroTransformerOptionsArgs | Mapping[str, Any] | None
+    format: pulumi.Input[Literal['AVRO', 'JSON', 'PROTOBUF', 'STRING'] | str] | None
+    """Required: the wire format of the data."""
+    input_column: pulumi.Input[str] | None
+    """Optional input column to transform. When set, the transformer reads from this column instead of
+    the default source column.
+    """
+    json_options: JsonTransformerOptionsArgs | Mapping[str, Any] | None
+    output_column: pulumi.Input[str] | None
+    """Optional output column name. When set, the transformed result is written to this column instead
+    of replacing the input column.
+    """
+    protobuf_options: ProtobufTransformerOptionsArgs | Mapping[str, Any] | None
+    def __init__(
+        self,
+        avro_options: AvroTransformerOptionsArgs | Mapping[str, Any] | None = None,
+        format: pulumi.Input[Literal['AVRO', 'JSON', 'PROTOBUF', 'STRING'] | str] | None = None,
+        input_column: pulumi.Input[str] | None = None,
+        json_options: JsonTransformerOptionsArgs | Mapping[str, Any] | None = None,
+        output_column: pulumi.Input[str] | None = None,
+        protobuf_options: ProtobufTransformerOptionsArgs | Mapping[str, Any] | None = None,
+    ) -> None: ...
+
+
+class AvroTransformerOptionsArgs:
+    """Program-side arguments of AvroTransformerOptions (generated)."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    parse_mode: pulumi.Input[Literal['FAILFAST', 'PERMISSIVE'] | str] | None
+    """(Optional) Parse mode for Avro data. Valid values: FAILFAST, PERMISSIVE. Defaults to PERMISSIVE."""
+    schema: pulumi.Input[str] | None
+    """Inline Avro JSON schema string."""
+    schema_file_path: pulumi.Input[str] | None
+    """Path to a schema file (.avsc)."""
+    schema_registry: SchemaRegistryConfigArgs | Mapping[str, Any] | None
+    """(Optional) Schema registry to resolve the Avro schema at runtime instead of providing it inline
+    or via a file path.
+    """
+    def __init__(
+        self,
+        parse_mode: pulumi.Input[Literal['FAILFAST', 'PERMISSIVE'] | str] | None = None,
+        schema: pulumi.Input[str] | None = None,
+        schema_file_path: pulumi.Input[str] | None = None,
+        schema_registry: SchemaRegistryConfigArgs | Mapping[str, Any] | None = None,
+    ) -> None: ...
+
+
+class SchemaRegistryConfigArgs:
+    """Program-side arguments of SchemaRegistryConfig (generated)."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    confluent_options: ConfluentSchemaRegistryOptionsArgs | Mapping[str, Any] | None
+    """Required: Confluent-compatible schema registry options."""
+    connection_name: pulumi.Input[str] | None
+    """(Optional) UC connection for registry authentication. Specify if different from the top-level
+    source connection.
+    """
+    protobuf_message_name: pulumi.Input[str] | None
+    """(Optional, Protobuf only) Selects a specific message from a schema that defines multiple
+    Protobuf messages. Simple ("Location") or fully-qualified ("com.example.protos.Location").
+    Defaults to the first message.
+    """
+    def __init__(
+        self,
+        confluent_options: ConfluentSchemaRegistryOptionsArgs | Mapping[str, Any] | None = None,
+        connection_name: pulumi.Input[str] | None = None,
+        protobuf_message_name: pulumi.Input[str] | None = None,
+    ) -> None: ...
+
+
+class ConfluentSchemaRegistryOptionsArgs:
+    """Program-side arguments of ConfluentSchemaRegistryOptions (generated)."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    subject: pulumi.Input[str] | None
+    """Required: subject name to resolve in the registry."""
+    def __init__(
+        self,
+        subject: pulumi.Input[str] | None = None,
+    ) -> None: ...
+
+
+class JsonTransformerOptionsArgs:
+    """Program-side arguments of JsonTransformerOptions (generated)."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    as_variant: pulumi.Input[bool] | None
+    """Parse the entire value as a single Variant column."""
+    schema: pulumi.Input[str] | None
+    """Inline schema string for JSON parsing (Spark DDL format)."""
+    schema_evolution_mode: pulumi.Input[Literal['ADD_NEW_COLUMNS', 'ADD_NEW_COLUMNS_WITH_TYPE_WIDENING', 'FAIL_ON_NEW_COLUMNS', 'NONE', 'RESCUE'] | str] | None
+    """(Optional) Schema evolution mode for schema inference."""
+    schema_file_path: pulumi.Input[str] | None
+    """Path to a schema file (.ddl)."""
+    schema_hints: pulumi.Input[str] | None
+    """(Optional) Schema hints as a comma-separated string of "column_name type" pairs."""
+    def __init__(
+        self,
+        as_variant: pulumi.Input[bool] | None = None,
+        schema: pulumi.Input[str] | None = None,
+        schema_evolution_mode: pulumi.Input[Literal['ADD_NEW_COLUMNS', 'ADD_NEW_COLUMNS_WITH_TYPE_WIDENING', 'FAIL_ON_NEW_COLUMNS', 'NONE', 'RESCUE'] | str] | None = None,
+        schema_file_path: pulumi.Input[str] | None = None,
+        schema_hints: pulumi.Input[str] | None = None,
+    ) -> None: ...
+
+
+class ProtobufTransformerOptionsArgs:
+    """Program-side arguments of ProtobufTransformerOptions (generated)."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    desc_file_path: pulumi.Input[str] | None
+    """Required: path to the .desc file (dbfs:/... or /Volumes/...)."""
+    message_name: pulumi.Input[str] | None
+    """Required: fully-qualified message type name."""
+    parse_mode: pulumi.Input[Literal['FAILFAST', 'PERMISSIVE'] | str] | None
+    """(Optional) Parse mode for Protobuf data. Valid values: FAILFAST, PERMISSIVE. Defaults to
+    PERMISSIVE.
+    """
+    recursive_fields_max_depth: pulumi.Input[int] | None
+    """(Optional) Maximum expansion depth for recursive protobuf fields. Spark SQL does not natively
+    support recursive types, so recursive fields are expanded up to this depth and truncated beyond
+    it. Valid values: -1 (disallow recursive fields), 0 (drop), 1-10.
+    """
+    schema_registry: SchemaRegistryConfigArgs | Mapping[str, Any] | None
+    """(Optional) Schema registry to resolve the Protobuf schema at runtime instead of providing it via
+    desc_file_path.
+    """
+    def __init__(
+        self,
+        desc_file_path: pulumi.Input[str] | None = None,
+        message_name: pulumi.Input[str] | None = None,
+        parse_mode: pulumi.Input[Literal['FAILFAST', 'PERMISSIVE'] | str] | None = None,
+        recursive_fields_max_depth: pulumi.Input[int] | None = None,
+        schema_registry: SchemaRegistryConfigArgs | Mapping[str, Any] | None = None,
+    ) -> None: ...
+
+
+class LinkedInAdsOptionsArgs:
+    """Program-side arguments of LinkedInAdsOptions (generated). LinkedIn Ads specific options for ingestion. sync_start_date and lookback_window_days apply to
+    both the prebuilt analytics tables and custom reports. custom_report_options defines a custom
+    (user-defined) adAnalytics report and is only valid on a table object.
+    """
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    custom_report_options: LinkedInAdsOptionsLinkedInAdsCustomReportOptionsArgs | Mapping[str, Any] | None
+    """(Optional) Custom report definition. Only valid on a table object. When set, the table is
+    synthesized from /rest/adAnalytics using the finder, pivots, time granularity and metrics here.
+    When unset, the table must match one of the connector's prebuilt sources.
+    """
+    lookback_window_days: pulumi.Input[int] | None
+    """(Optional) Days to look back during incremental sync for late-arriving data. If not specified,
+    defaults to 30 days.
+    """
+    sync_start_date: pulumi.Input[str] | None
+    """(Optional) Start date for the initial sync of report tables, YYYY-MM-DD. Earliest date from
+    which to sync historical data; overrides the default when set. For finder
+    attributedRevenueMetrics, this must be between 30 and 366 days before today. If not specified,
+    defaults to 1 year of history.
+    """
+    def __init__(
+        self,
+        custom_report_options: LinkedInAdsOptionsLinkedInAdsCustomReportOptionsArgs | Mapping[str, Any] | None = None,
+        lookback_window_days: pulumi.Input[int] | None = None,
+        sync_start_date: pulumi.Input[str] | None = None,
+    ) -> None: ...
+
+
+class LinkedInAdsOptionsLinkedInAdsCustomReportOptionsArgs:
+    """Program-side arguments of LinkedInAdsOptionsLinkedInAdsCustomReportOptions (generated). User-defined custom report for the LinkedIn Ads connector. The destination table name comes from
+    the enclosing TableSpec.destination_table, the start date from the enclosing
+    LinkedInAdsOptions.sync_start_date, and the account it runs against from the source schema
+    (namespace) -- none are repeated here.
+    """
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    finder: pulumi.Input[Literal['ANALYTICS', 'ATTRIBUTED_REVENUE_METRICS', 'STATISTICS'] | str]
+    """(Required) adAnalytics finder. See LinkedInAdsFinder."""
+    entity_granularity: pulumi.Input[Sequence[pulumi.Input[Literal['CAMPAIGN', 'CAMPAIGN_GROUP', 'CREATIVE'] | str]]] | None
+    """(Required) Entity pivots to group by; count/constraints depend on finder."""
+    metrics: pulumi.Input[Sequence[pulumi.Input[str]]] | None
+    """(Optional) LinkedIn metric names for the report. Open vocabulary (not an enum): the valid set is
+    large (~100) and evolves with the LinkedIn adAnalytics API, so values are passed through
+    verbatim. If empty, a pivot-safe default core set is ingested: impressions, clicks,
+    costInLocalCurrency, externalWebsiteConversions (valid for every pivot). Ignored for
+    attributedRevenueMetrics (always returns the full RevenueAttributionMetrics struct).
+    """
+    time_granularity: pulumi.Input[Literal['ALL', 'DAILY', 'MONTHLY', 'YEARLY'] | str] | None
+    """(Optional) Time aggregation. Defaults to DAILY when unspecified. Used by analytics/statistics;
+    ignored for attributedRevenueMetrics.
+    """
+    def __init__(
+        self,
+        finder: pulumi.Input[Literal['ANALYTICS', 'ATTRIBUTED_REVENUE_METRICS', 'STATISTICS'] | str],
+        entity_granularity: pulumi.Input[Sequence[pulumi.Input[Literal['CAMPAIGN', 'CAMPAIGN_GROUP', 'CREATIVE'] | str]]] | None = None,
+        metrics: pulumi.Input[Sequence[pulumi.Input[str]]] | None = None,
+        time_granularity: pulumi.Input[Literal['ALL', 'DAILY', 'MONTHLY', 'YEARLY'] | str] | None = None,
+    ) -> None: ...
+
+
+class MarketoOptionsArgs:
+    """Program-side arguments of MarketoOptions (generated). Marketo specific options for ingestion"""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    sync_start_date: pulumi.Input[str] | None
+    """(Optional) Start date for the initial sync in YYYY-MM-DD format. This determines the earliest
+    date from which to sync historical data. If not specified, complete history is ingested.
+    """
+    def __init__(
+        self,
+        sync_start_date: pulumi.Input[str] | None = None,
+    ) -> None: ...
+
+
+class MetaMarketingOptionsArgs:
+    """Program-side arguments of MetaMarketingOptions (generated). Meta Marketing (Meta Ads) specific options for ingestion"""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    action_attribution_windows: pulumi.Input[Sequence[pulumi.Input[str]]] | None
+    """(Optional, DEPRECATED — use custom_report_options.action_attribution_windows) Action
+    attribution windows for insights reporting (e.g. "28d_click", "1d_view")
+    """
+    action_breakdowns: pulumi.Input[Sequence[pulumi.Input[str]]] | None
+    """(Optional, DEPRECATED — use custom_report_options.action_breakdowns) Action breakdowns"""
+    action_report_time: pulumi.Input[str] | None
+    """(Optional, DEPRECATED — use custom_report_options.action_report_time) Timing used to report
+    action statistics (impression, conversion, mixed, or lifetime)
+    """
+    breakdowns: pulumi.Input[Sequence[pulumi.Input[str]]] | None
+    """(Optional, DEPRECATED — use custom_report_options.breakdowns) Breakdowns to configure"""
+    custom_insights_lookback_window: pulumi.Input[int] | None
+    """(Optional) Window in days to revisit data during sync to capture updated conversion data from
+    the API, shared by prebuilt and custom reports.
+    """
+    custom_report_options: MetaMarketingOptionsMetaMarketingCustomReportOptionsArgs | Mapping[str, Any] | None
+    """(Optional) Per-table custom report definition. When set, defines the shape of the insights call
+    for this table (level/fields/breakdowns/action_breakdowns/etc.). Supersedes the deprecated flat
+    report-shape fields above.
+    """
+    level: pulumi.Input[str] | None
+    """(Optional, DEPRECATED — use custom_report_options.level) Granularity of data to pull (account,
+    ad, adset, campaign)
+    """
+    start_date: pulumi.Input[str] | None
+    """(Optional) Start date in yyyy-MM-dd format (e.g. 2025-01-15). Data added after this date will be
+    ingested, shared by prebuilt and custom reports.
+    """
+    time_increment: pulumi.Input[str] | None
+    """(Optional, DEPRECATED — use custom_report_options.time_increment) Value in string by which to
+    aggregate statistics (can take all_days, monthly or number of days)
+    """
+    def __init__(
+        self,
+        action_attribution_windows: pulumi.Input[Sequence[pulumi.Input[str]]] | None = None,
+        action_breakdowns: pulumi.Input[Sequence[pulumi.Input[str]]] | None = None,
+        action_report_time: pulumi.Input[str] | None = None,
+        breakdowns: pulumi.Input[Sequence[pulumi.Input[str]]] | None = None,
+        custom_insights_lookback_window: pulumi.Input[int] | None = None,
+        custom_report_options: MetaMarketingOptionsMetaMarketingCustomReportOptionsArgs | Mapping[str, Any] | None = None,
+        level: pulumi.Input[str] | None = None,
+        start_date: pulumi.Input[str] | None = None,
+        time_increment: pulumi.Input[str] | None = None,
+    ) -> None: ...
+
+
+class MetaMarketingOptionsMetaMarketingCustomReportOptionsArgs:
+    """Program-side arguments of MetaMarketingOptionsMetaMarketingCustomReportOptions (generated). Defines the shape of a single Meta Ads custom report (one /insights call shape). start_date,
+    custom_insights_lookback_window live on MetaMarketingOptions, not here. Metrics are not
+    customer-selectable; the connector returns a fixed standard metric set.
+    """
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    action_attribution_windows: pulumi.Input[Sequence[pulumi.Input[str]]] | None
+    """(Optional) Action attribution windows for insights reporting (e.g. "28d_click", "1d_view")"""
+    action_breakdowns: pulumi.Input[Sequence[pulumi.Input[str]]] | None
+    """(Optional) Action breakdowns to configure for data aggregation"""
+    action_report_time: pulumi.Input[str] | None
+    """(Optional) Timing used to report action statistics (impression, conversion, mixed, or lifetime)"""
+    breakdowns: pulumi.Input[Sequence[pulumi.Input[str]]] | None
+    """(Optional) Breakdowns to configure for data aggregation"""
+    level: pulumi.Input[str] | None
+    """(Optional) Granularity of data to pull (account, ad, adset, campaign)"""
+    time_increment: pulumi.Input[str] | None
+    """(Optional) Value in string by which to aggregate statistics (all_days, monthly or number of
+    days)
+    """
+    def __init__(
+        self,
+        action_attribution_windows: pulumi.Input[Sequence[pulumi.Input[str]]] | None = None,
+        action_breakdowns: pulumi.Input[Sequence[pulumi.Input[str]]] | None = None,
+        action_report_time: pulumi.Input[str] | None = None,
+        breakdowns: pulumi.Input[Sequence[pulumi.Input[str]]] | None = None,
+        level: pulumi.Input[str] | None = None,
+        time_increment: pulumi.Input[str] | None = None,
+    ) -> None: ...
+
+
+class OutlookOptionsArgs:
+    """Program-side arguments of OutlookOptions (generated). Outlook specific options for ingestion"""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    attachment_mode: pulumi.Input[Literal['ALL', 'INLINE_ONLY', 'NONE', 'NON_INLINE_ONLY'] | str] | None
+    """(Optional) Controls which attachments to ingest. If not specified, defaults to ALL."""
+    body_format: pulumi.Input[Literal['TEXT_HTML', 'TEXT_PLAIN'] | str] | None
+    """(Optional) Defines how the body_content column is populated. TEXT_HTML: Preserves full
+    formatting, links, and styling. TEXT_PLAIN: Converts body to plain text. Recommended for AI/RAG
+    pipelines to reduce token usage and noise.
+    """
+    folder_filter: pulumi.Input[Sequence[pulumi.Input[str]]] | None
+    """Deprecated. Use include_folders instead."""
+    include_folders: pulumi.Input[Sequence[pulumi.Input[str]]] | None
+    """(Optional) Filter mail folders to include in the sync. If not specified, all folders will be
+    synced. Examples: Inbox, Sent Items, Custom_Folder Filter semantics: OR between different
+    folders.
+    """
+    include_mailboxes: pulumi.Input[Sequence[pulumi.Input[str]]] | None
+    """(Optional) List of mailboxes to sync (e.g. mailbox email addresses or identifiers). If not
+    specified, all accessible mailboxes are ingested. Filter semantics: OR between different
+    mailboxes.
+    """
+    include_senders: pulumi.Input[Sequence[pulumi.Input[str]]] | None
+    """(Optional) Filter emails by sender address. Uses exact email match. Examples: user@vendor.com,
+    alerts@system.io, noreply@company.com If not specified, emails from all senders will be synced.
+    Filter semantics: OR between different senders.
+    """
+    include_subjects: pulumi.Input[Sequence[pulumi.Input[str]]] | None
+    """(Optional) Filter emails by subject line. Values ending with "*" use prefix match (subject
+    starts with the part before "*"); otherwise substring match (subject contains the value).
+    Examples: "Invoice" (substring), "Re:*" (prefix), "Support Ticket", "URGENT*" If not specified,
+    emails with all subjects will be synced. Filter semantics: OR between different subjects.
+    """
+    sender_filter: pulumi.Input[Sequence[pulumi.Input[str]]] | None
+    """Deprecated. Use include_senders instead."""
+    start_date: pulumi.Input[str] | None
+    """(Optional) Start date for the initial sync in YYYY-MM-DD format. Format: YYYY-MM-DD (e.g.,
+    2024-01-01) This determines the earliest date from which to sync historical data. If not
+    specified, complete history is ingested.
+    """
+    subject_filter: pulumi.Input[Sequence[pulumi.Input[str]]] | None
+    """Deprecated. Use include_subjects instead."""
+    def __init__(
+        self,
+        attachment_mode: pulumi.Input[Literal['ALL', 'INLINE_ONLY', 'NONE', 'NON_INLINE_ONLY'] | str] | None = None,
+        body_format: pulumi.Input[Literal['TEXT_HTML', 'TEXT_PLAIN'] | str] | None = None,
+        folder_filter: pulumi.Input[Sequence[pulumi.Input[str]]] | None = None,
+        include_folders: pulumi.Input[Sequence[pulumi.Input[str]]] | None = None,
+        include_mailboxes: pulumi.Input[Sequence[pulumi.Input[str]]] | None = None,
+        include_senders: pulumi.Input[Sequence[pulumi.Input[str]]] | None = None,
+        include_subjects: pulumi.Input[Sequence[pulumi.Input[str]]] | None = None,
+        sender_filter: pulumi.Input[Sequence[pulumi.Input[str]]] | None = None,
+        start_date: pulumi.Input[str] | None = None,
+        subject_filter: pulumi.Input[Sequence[pulumi.Input[str]]] | None = None,
+    ) -> None: ...
+
+
+class RabbitmqOptionsArgs:
+    """Program-side arguments of RabbitmqOptions (generated). RabbitMQ specific options for ingestion. Performance tuning options (consumers_per_task,
+    max_messages_per_fetch, etc.) are intentionally not exposed in the public API. The managed
+    connector uses sensible defaults internally. These can be added later if user demand arises.
+    """
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    queue: pulumi.Input[str]
+    """(Required) RabbitMQ queue name to consume from."""
+    def __init__(
+        self,
+        queue: pulumi.Input[str],
+    ) -> None: ...
+
+
+class RedditAdsOptionsArgs:
+    """Program-side arguments of RedditAdsOptions (generated). Reddit Ads specific options for ingestion"""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    custom_report_options: RedditAdsOptionsRedditAdsCustomReportOptionsArgs | Mapping[str, Any] | None
+    """(Optional) Custom report definition. When set, the table is treated as a user-defined Reddit Ads
+    custom report. When unset, the table must match one of the connector's prebuilt sources.
+    """
+    lookback_window_days: pulumi.Input[int] | None
+    """(Optional) Number of days to look back for report tables during incremental sync to capture
+    late-arriving conversions and attribution data. If not specified, defaults to 30 days.
+    """
+    sync_start_date: pulumi.Input[str] | None
+    """(Optional) Start date for the initial sync of report tables in YYYY-MM-DD format. This
+    determines the earliest date from which to sync historical data. If not specified, defaults to 2
+    years ago.
+    """
+    def __init__(
+        self,
+        custom_report_options: RedditAdsOptionsRedditAdsCustomReportOptionsArgs | Mapping[str, Any] | None = None,
+        lookback_window_days: pulumi.Input[int] | None = None,
+        sync_start_date: pulumi.Input[str] | None = None,
+    ) -> None: ...
+
+
+class RedditAdsOptionsRedditAdsCustomReportOptionsArgs:
+    """Program-side arguments of RedditAdsOptionsRedditAdsCustomReportOptions (generated). User-defined custom report for the Reddit Ads connector. Applies only to the custom_report table
+    — prebuilt tables ignore this.
+    """
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    breakdowns: pulumi.Input[Sequence[pulumi.Input[str]]] | None
+    """(Optional) Breakdown dimensions to group report data by. Examples: CAMPAIGN_ID, DATE, COUNTRY,
+    REGION, AD_ID. Must include at least one time dimension (DATE or HOUR).
+    """
+    fields: pulumi.Input[Sequence[pulumi.Input[str]]] | None
+    """(Optional) Fields to include in the report (maps to the Reddit Ads API ``fields`` parameter).
+    Examples: IMPRESSIONS, CLICKS, SPEND, CPC, CTR.
+    """
+    def __init__(
+        self,
+        breakdowns: pulumi.Input[Sequence[pulumi.Input[str]]] | None = None,
+        fields: pulumi.Input[Sequence[pulumi.Input[str]]] | None = None,
+    ) -> None: ...
+
+
+class SharepointOptionsArgs:
+    """Program-side arguments of SharepointOptions (generated)."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    entity_type: pulumi.Input[Literal['FILE', 'FILE_METADATA', 'LIST', 'PERMISSION'] | str] | None
+    """(Optional) The type of SharePoint entity to ingest. If not specified, defaults to FILE."""
+    file_ingestion_options: FileIngestionOptionsArgs | Mapping[str, Any] | None
+    """(Optional) File ingestion options for processing files."""
+    url: pulumi.Input[str] | None
+    """Required. The SharePoint URL."""
+    def __init__(
+        self,
+        entity_type: pulumi.Input[Literal['FILE', 'FILE_METADATA', 'LIST', 'PERMISSION'] | str] | None = None,
+        file_ingestion_options: FileIngestionOptionsArgs | Mapping[str, Any] | None = None,
+        url: pulumi.Input[str] | None = None,
+    ) -> None: ...
+
+
+class SmartsheetOptionsArgs:
+    """Program-side arguments of SmartsheetOptions (generated). Smartsheet specific options for ingestion"""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    enforce_schema: pulumi.Input[bool] | None
+    """(Optional) When true, maps each column to its Smartsheet-declared type (Text/Number/Date/
+    Checkbox/etc.). Cells that do not conform to the declared type are set to NULL. When false, all
+    columns land as STRING. Use false for sheets with irregular data or columns that frequently
+    violate their own declared type. If not specified, defaults to true.
+    """
+    def __init__(
+        self,
+        enforce_schema: pulumi.Input[bool] | None = None,
+    ) -> None: ...
+
+
+class TikTokAdsOptionsArgs:
+    """Program-side arguments of TikTokAdsOptions (generated). TikTok Ads specific options for ingestion"""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    custom_report_options: TikTokAdsOptionsTikTokAdsCustomReportOptionsArgs | Mapping[str, Any] | None
+    """(Optional) Custom report definition. When set, the table is treated as a user-defined TikTok Ads
+    custom report: the connector synthesizes a report request from the dimensions, metrics, report
+    type, and data level specified here. Supersedes the deprecated top-level
+    dimensions/metrics/report_type/ data_level/query_lifetime fields above.
+    """
+    data_level: pulumi.Input[Literal['AUCTION_AD', 'AUCTION_ADGROUP', 'AUCTION_ADVERTISER', 'AUCTION_CAMPAIGN'] | str] | None
+    """Deprecated. Use custom_report_options.data_level instead."""
+    dimensions: pulumi.Input[Sequence[pulumi.Input[str]]] | None
+    """Deprecated. Use custom_report_options.dimensions instead."""
+    lookback_window_days: pulumi.Input[int] | None
+    """(Optional) Number of days to look back for report tables during incremental sync to capture
+    late-arriving conversions and attribution data.
+    """
+    metrics: pulumi.Input[Sequence[pulumi.Input[str]]] | None
+    """Deprecated. Use custom_report_options.metrics instead."""
+    query_lifetime: pulumi.Input[bool] | None
+    """Deprecated. Use custom_report_options.query_lifetime instead."""
+    report_type: pulumi.Input[Literal['AUDIENCE', 'BASIC', 'BUSINESS_CENTER', 'DSA', 'GMV_MAX', 'PLAYABLE_AD'] | str] | None
+    """Deprecated. Use custom_report_options.report_type instead."""
+    sync_start_date: pulumi.Input[str] | None
+    """(Optional) Start date for the initial sync of report tables in YYYY-MM-DD format. This
+    determines the earliest date from which to sync historical data.
+    """
+    def __init__(
+        self,
+        custom_report_options: TikTokAdsOptionsTikTokAdsCustomReportOptionsArgs | Mapping[str, Any] | None = None,
+        data_level: pulumi.Input[Literal['AUCTION_AD', 'AUCTION_ADGROUP', 'AUCTION_ADVERTISER', 'AUCTION_CAMPAIGN'] | str] | None = None,
+        dimensions: pulumi.Input[Sequence[pulumi.Input[str]]] | None = None,
+        lookback_window_days: pulumi.Input[int] | None = None,
+        metrics: pulumi.Input[Sequence[pulumi.Input[str]]] | None = None,
+        query_lifetime: pulumi.Input[bool] | None = None,
+        report_type: pulumi.Input[Literal['AUDIENCE', 'BASIC', 'BUSINESS_CENTER', 'DSA', 'GMV_MAX', 'PLAYABLE_AD'] | str] | None = None,
+        sync_start_date: pulumi.Input[str] | None = None,
+    ) -> None: ...
+
+
+class TikTokAdsOptionsTikTokAdsCustomReportOptionsArgs:
+    """Program-side arguments of TikTokAdsOptionsTikTokAdsCustomReportOptions (generated). User-defined custom report for the TikTok Ads connector. Groups the dimensions + metrics +
+    report type + data level that define a TikTok Ads custom report request.
+    """
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    data_level: pulumi.Input[Literal['AUCTION_AD', 'AUCTION_ADGROUP', 'AUCTION_ADVERTISER', 'AUCTION_CAMPAIGN'] | str] | None
+    """(Optional) Data level for the report. If not specified, defaults to AUCTION_CAMPAIGN."""
+    dimensions: pulumi.Input[Sequence[pulumi.Input[str]]] | None
+    """(Optional) Dimensions to include in the report (e.g. "campaign_id", "adgroup_id", "ad_id",
+    "stat_time_day", "stat_time_hour").
+    """
+    metrics: pulumi.Input[Sequence[pulumi.Input[str]]] | None
+    """(Optional) Metrics to include in the report (e.g. "spend", "impressions", "clicks",
+    "conversion", "cpc").
+    """
+    query_lifetime: pulumi.Input[bool] | None
+    """(Optional) Whether to request lifetime metrics (all-time aggregated data). When true, the report
+    returns all-time data. If not specified, defaults to false.
+    """
+    report_type: pulumi.Input[Literal['AUDIENCE', 'BASIC', 'BUSINESS_CENTER', 'DSA', 'GMV_MAX', 'PLAYABLE_AD'] | str] | None
+    """(Optional) Report type for the TikTok Ads API. If not specified, defaults to BASIC."""
+    def __init__(
+        self,
+        data_level: pulumi.Input[Literal['AUCTION_AD', 'AUCTION_ADGROUP', 'AUCTION_ADVERTISER', 'AUCTION_CAMPAIGN'] | str] | None = None,
+        dimensions: pulumi.Input[Sequence[pulumi.Input[str]]] | None = None,
+        metrics: pulumi.Input[Sequence[pulumi.Input[str]]] | None = None,
+        query_lifetime: pulumi.Input[bool] | None = None,
+        report_type: pulumi.Input[Literal['AUDIENCE', 'BASIC', 'BUSINESS_CENTER', 'DSA', 'GMV_MAX', 'PLAYABLE_AD'] | str] | None = None,
+    ) -> None: ...
+
+
+class ZendeskSupportOptionsArgs:
+    """Program-side arguments of ZendeskSupportOptions (generated). Zendesk Support specific options for ingestion"""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    start_date: pulumi.Input[str] | None
+    """(Optional) Start date in YYYY-MM-DD format for the initial sync. This determines the earliest
+    date from which to sync historical data.
+    """
+    def __init__(
+        self,
+        start_date: pulumi.Input[str] | None = None,
+    ) -> None: ...
+
+
+class IngestionPipelineDefinitionFanoutOptionsArgs:
+    """Program-side arguments of IngestionPipelineDefinitionFanoutOptions (generated). Fanout configuration for multi-table routing from streaming sources. Routes each input record to
+    a destination table based on a routing key derived from the record. The key value becomes the
+    table name suffix: {destination_catalog}.{destination_schema}.{key_value}.
+    """
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    fanout_by: pulumi.Input[str] | None
+    """Column path or SQL expression whose value determines the destination table. Supports dotted
+    paths (e.g. "value.event_name") and expressions (e.g. "value:event_name::string").
+    """
+    transforms: pulumi.Input[Sequence[TransformerArgs | Mapping[str, Any]]] | None
+    """Optional transforms applied to each route's DataFrame before writing to the destination table."""
+    def __init__(
+        self,
+        fanout_by: pulumi.Input[str] | None = None,
+        transforms: pulumi.Input[Sequence[TransformerArgs | Mapping[str, Any]]] | None = None,
+    ) -> None: ...
+
+
+class TableSpecArgs:
+    """Program-side arguments of TableSpec (generated)."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    destination_catalog: pulumi.Input[str]
+    """Required. Destination catalog to store table."""
+    destination_schema: pulumi.Input[str]
+    """Required. Destination schema to store table."""
+    connector_options: ConnectorOptionsArgs | Mapping[str, Any] | None
+    """(Optional) Source Specific Connector Options"""
+    destination_table: pulumi.Input[str] | None
+    """Optional. Destination table name. The pipeline fails if a table with that name already exists.
+    If not set, the source table name is used.
+    """
+    source_catalog: pulumi.Input[str] | None
+    """Source catalog name. Might be optional depending on the type of source."""
+    source_schema: pulumi.Input[str] | None
+    """Schema name in the source database. Might be optional depending on the type of source."""
+    source_table: pulumi.Input[str] | None
+    """Table name in the source database. Optional: some source types (for example streaming or
+    message-bus connectors) do not use it, so it may be absent from a pipeline's definition. Clients
+    that assume it is always present should handle its absence.
+    """
+    table_configuration: TableSpecificConfigArgs | Mapping[str, Any] | None
+    """Configuration settings to control the ingestion of tables. These settings override the
+    table_configuration defined in the IngestionPipelineDefinition object and the SchemaSpec.
+    """
+    def __init__(
+        self,
+        destination_catalog: pulumi.Input[str],
+        destination_schema: pulumi.Input[str],
+        connector_options: ConnectorOptionsArgs | Mapping[str, Any] | None = None,
+        destination_table: pulumi.Input[str] | None = None,
+        source_catalog: pulumi.Input[str] | None = None,
+        source_schema: pulumi.Input[str] | None = None,
+        source_table: pulumi.Input[str] | None = None,
+        table_configuration: TableSpecificConfigArgs | Mapping[str, Any] | None = None,
+    ) -> None: ...
+
+
+class SourceConfigArgs:
+    """Program-side arguments of SourceConfig (generated)."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    api_source_connector_config: ApiSourceConnectorConfigArgs | Mapping[str, Any] | None
+    """Connector-specific top-level configuration for API Source connectors."""
+    catalog: SourceCatalogConfigArgs | Mapping[str, Any] | None
+    """Catalog-level source configuration parameters"""
+    google_ads_config: GoogleAdsConfigArgs | Mapping[str, Any] | None
+    def __init__(
+        self,
+        api_source_connector_config: ApiSourceConnectorConfigArgs | Mapping[str, Any] | None = None,
+        catalog: SourceCatalogConfigArgs | Mapping[str, Any] | None = None,
+        google_ads_config: GoogleAdsConfigArgs | Mapping[str, Any] | None = None,
+    ) -> None: ...
+
+
+class ApiSourceConnectorConfigArgs:
+    """Program-side arguments of ApiSourceConnectorConfig (generated). Top-level configuration for API Source connectors with arbitrary configuration."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    configs: pulumi.Input[Mapping[str, pulumi.Input[str]]] | None
+    """Arbitrary key-value configuration values for the API Source connector."""
+    def __init__(
+        self,
+        configs: pulumi.Input[Mapping[str, pulumi.Input[str]]] | None = None,
+    ) -> None: ...
+
+
+class SourceCatalogConfigArgs:
+    """Program-side arguments of SourceCatalogConfig (generated). SourceCatalogConfig contains catalog-level custom configuration parameters for each source"""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    postgres: PostgresCatalogConfigArgs | Mapping[str, Any] | None
+    """Postgres-specific catalog-level configuration parameters"""
+    source_catalog: pulumi.Input[str] | None
+    """Source catalog name"""
+    def __init__(
+        self,
+        postgres: PostgresCatalogConfigArgs | Mapping[str, Any] | None = None,
+        source_catalog: pulumi.Input[str] | None = None,
+    ) -> None: ...
+
+
+class PostgresCatalogConfigArgs:
+    """Program-side arguments of PostgresCatalogConfig (generated). PG-specific catalog-level configuration parameters"""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    slot_config: PostgresSlotConfigArgs | Mapping[str, Any] | None
+    """Optional. The Postgres slot configuration to use for logical replication"""
+    def __init__(
+        self,
+        slot_config: PostgresSlotConfigArgs | Mapping[str, Any] | None = None,
+    ) -> None: ...
+
+
+class PostgresSlotConfigArgs:
+    """Program-side arguments of PostgresSlotConfig (generated). PostgresSlotConfig contains the configuration for a Postgres logical replication slot"""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    publication_name: pulumi.Input[str] | None
+    """The name of the publication to use for the Postgres source"""
+    slot_name: pulumi.Input[str] | None
+    """The name of the logical replication slot to use for the Postgres source"""
+    def __init__(
+        self,
+        publication_name: pulumi.Input[str] | None = None,
+        slot_name: pulumi.Input[str] | None = None,
+    ) -> None: ...
+
+
+class GoogleAdsConfigArgs:
+    """Program-side arguments of GoogleAdsConfig (generated)."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    manager_account_id: pulumi.Input[str] | None
+    """(Required) Manager Account ID (also called MCC Account ID) used to list and access customer
+    accounts under this manager account. This is required for fetching the list of customer accounts
+    during source selection. If the same field is also set in the object-level GoogleAdsOptions
+    (connector_options), the object-level value takes precedence over this top-level config.
+    """
+    def __init__(
+        self,
+        manager_account_id: pulumi.Input[str] | None = None,
+    ) -> None: ...
+
+
+class PipelineLibraryArgs:
+    """Program-side arguments of PipelineLibrary (generated)."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    file: FileLibraryArgs | Mapping[str, Any] | None
+    """The path to a file that defines a pipeline and is stored in the Databricks Repos."""
+    glob: PathPatternArgs | Mapping[str, Any] | None
+    """The unified field to include source codes. Each entry can be a notebook path, a file path, or a
+    folder path that ends ``/**``. This field cannot be used together with ``notebook`` or ``file``.
+    """
+    jar: pulumi.Input[str] | None
+    """URI of the jar to be installed. Currently only DBFS is supported."""
+    maven: MavenLibraryArgs | Mapping[str, Any] | None
+    """Specification of a maven library to be installed."""
+    notebook: NotebookLibraryArgs | Mapping[str, Any] | None
+    """The path to a notebook that defines a pipeline and is stored in the Databricks workspace."""
+    whl: pulumi.Input[str] | None
+    """URI of the whl to be installed."""
+    def __init__(
+        self,
+        file: FileLibraryArgs | Mapping[str, Any] | None = None,
+        glob: PathPatternArgs | Mapping[str, Any] | None = None,
+        jar: pulumi.Input[str] | None = None,
+        maven: MavenLibraryArgs | Mapping[str, Any] | None = None,
+        notebook: NotebookLibraryArgs | Mapping[str, Any] | None = None,
+        whl: pulumi.Input[str] | None = None,
+    ) -> None: ...
+
+
+class FileLibraryArgs:
+    """Program-side arguments of FileLibrary (generated)."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    path: pulumi.Input[str] | None
+    """The absolute path of the source code."""
+    def __init__(
+        self,
+        path: pulumi.Input[str] | None = None,
+    ) -> None: ...
+
+
+class PathPatternArgs:
+    """Program-side arguments of PathPattern (generated)."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    include: pulumi.Input[str] | None
+    """The source code to include for pipelines"""
+    def __init__(
+        self,
+        include: pulumi.Input[str] | None = None,
+    ) -> None: ...
+
+
+class NotebookLibraryArgs:
+    """Program-side arguments of NotebookLibrary (generated)."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    path: pulumi.Input[str] | None
+    """The absolute path of the source code."""
+    def __init__(
+        self,
+        path: pulumi.Input[str] | None = None,
+    ) -> None: ...
+
+
+class NotificationsArgs:
+    """Program-side arguments of Notifications (generated)."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    alerts: pulumi.Input[Sequence[pulumi.Input[str]]] | None
+    """A list of alerts that trigger the sending of notifications to the configured destinations. The
+    supported alerts are:
+
+    - ``on-update-success``: A pipeline update completes successfully.
+    - ``on-update-failure``: Each time a pipeline update fails.
+    - ``on-update-fatal-failure``: A pipeline update fails with a non-retryable (fatal) error.
+    - ``on-flow-failure``: A single data flow fails.
+    """
+    email_recipients: pulumi.Input[Sequence[pulumi.Input[str]]] | None
+    """A list of email addresses notified when a configured alert is triggered."""
+    def __init__(
+        self,
+        alerts: pulumi.Input[Sequence[pulumi.Input[str]]] | None = None,
+        email_recipients: pulumi.Input[Sequence[pulumi.Input[str]]] | None = None,
+    ) -> None: ...
+
+
+class RestartWindowArgs:
+    """Program-side arguments of RestartWindow (generated)."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    start_hour: pulumi.Input[int]
+    """An integer between 0 and 23 denoting the start hour for the restart window in the 24-hour day.
+    Continuous pipeline restart is triggered only within a five-hour window starting at this hour.
+    """
+    days_of_week: pulumi.Input[Sequence[pulumi.Input[Literal['FRIDAY', 'MONDAY', 'SATURDAY', 'SUNDAY', 'THURSDAY', 'TUESDAY', 'WEDNESDAY'] | str]]] | None
+    """Days of week in which the restart is allowed to happen (within a five-hour window starting at
+    start_hour). If not specified all days of the week will be used.
+    """
+    time_zone_id: pulumi.Input[str] | None
+    """Time zone id of restart window. See
+    https://docs.databricks.com/sql/language-manual/sql-ref-syntax-aux-conf-mgmt-set-timezone.html
+    for details. If not specified, UTC will be used.
+    """
+    def __init__(
+        self,
+        start_hour: pulumi.Input[int],
+        days_of_week: pulumi.Input[Sequence[pulumi.Input[Literal['FRIDAY', 'MONDAY', 'SATURDAY', 'SUNDAY', 'THURSDAY', 'TUESDAY', 'WEDNESDAY'] | str]]] | None = None,
+        time_zone_id: pulumi.Input[str] | None = None,
+    ) -> None: ...
+
+
+class RunAsArgs:
+    """Program-side arguments of RunAs (generated). Write-only setting, available only in Create/Update calls. Specifies the user or service
+    principal that the pipeline runs as. If not specified, the pipeline runs as the user who created
+    the pipeline.
+    """
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    group_name: pulumi.Input[str] | None
+    """Group name of an account group assigned to the workspace. When set, the pipeline runs as the
+    group and the group's permissions are used for data access. Setting this field requires being a
+    member of the group, or having the ``Assume`` permission on the group.
+    """
+    service_principal_name: pulumi.Input[str] | None
+    """Application ID of an active service principal. Setting this field requires the
+    ``servicePrincipal/user`` role.
+    """
+    user_name: pulumi.Input[str] | None
+    """The email of an active workspace user. Users can only set this field to their own email."""
+    def __init__(
+        self,
+        group_name: pulumi.Input[str] | None = None,
+        service_principal_name: pulumi.Input[str] | None = None,
+        user_name: pulumi.Input[str] | None = None,
+    ) -> None: ...
+
+
+class PipelineTriggerArgs:
+    """Program-side arguments of PipelineTrigger (generated)."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    cron: CronTriggerArgs | Mapping[str, Any] | None
+    manual: ManualTriggerArgs | Mapping[str, Any] | None
+    def __init__(
+        self,
+        cron: CronTriggerArgs | Mapping[str, Any] | None = None,
+        manual: ManualTriggerArgs | Mapping[str, Any] | None = None,
+    ) -> None: ...
+
+
+class CronTriggerArgs:
+    """Program-side arguments of CronTrigger (generated)."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    quartz_cron_schedule: pulumi.Input[str] | None
+    timezone_id: pulumi.Input[str] | None
+    def __init__(
+        self,
+        quartz_cron_schedule: pulumi.Input[str] | None = None,
+        timezone_id: pulumi.Input[str] | None = None,
+    ) -> None: ...
+
+
+class ManualTriggerArgs:
+    """Program-side arguments of ManualTrigger (generated)."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    def __init__(self) -> None: ...
+
+
+class PipelineUpdateArgs:
+    """Program-side arguments of PipelineUpdateModel (generated). The update's pipeline, what it refreshes, what names it (`trigger`), how long to wait."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    pipeline_id: pulumi.Input[str]
+    full_refresh: pulumi.Input[bool] | None
+    refresh_selection: pulumi.Input[Sequence[pulumi.Input[str]]] | None
+    full_refresh_selection: pulumi.Input[Sequence[pulumi.Input[str]]] | None
+    validate_only: pulumi.Input[bool] | None
+    trigger: pulumi.Input[str] | None
+    timeout_seconds: pulumi.Input[int] | None
+    def __init__(
+        self,
+        pipeline_id: pulumi.Input[str],
+        full_refresh: pulumi.Input[bool] | None = None,
+        refresh_selection: pulumi.Input[Sequence[pulumi.Input[str]]] | None = None,
+        full_refresh_selection: pulumi.Input[Sequence[pulumi.Input[str]]] | None = None,
+        validate_only: pulumi.Input[bool] | None = None,
+        trigger: pulumi.Input[str] | None = None,
+        timeout_seconds: pulumi.Input[int] | None = None,
     ) -> None: ...
 
 
@@ -5034,6 +6934,36 @@ class SqlWarehouse(KindResource):
         self,
         resource_name: str,
         args: SqlWarehouseArgs | dict[str, Any],
+        connection: pulumi.Input[dict[str, Any]],
+        opts: pulumi.ResourceOptions | None = None,
+    ) -> None: ...
+
+
+class Pipeline(KindResource):
+    """A Lakeflow declarative pipeline (Delta Live Tables), edited in place. See docs/pipeline.md."""
+    name: pulumi.Output[str]
+    pipeline_id: pulumi.Output[str]
+    url: pulumi.Output[str]
+    current_state: pulumi.Output[str]
+    creator_user_name: pulumi.Output[str]
+    def __init__(
+        self,
+        resource_name: str,
+        args: PipelineArgs | dict[str, Any],
+        connection: pulumi.Input[dict[str, Any]],
+        opts: pulumi.ResourceOptions | None = None,
+    ) -> None: ...
+
+
+class PipelineUpdate(KindResource):
+    """An action: one update of a pipeline, started and waited for. See docs/pipeline-update.md."""
+    pipeline_id: pulumi.Output[str]
+    update_id: pulumi.Output[str]
+    state: pulumi.Output[str]
+    def __init__(
+        self,
+        resource_name: str,
+        args: PipelineUpdateArgs | dict[str, Any],
         connection: pulumi.Input[dict[str, Any]],
         opts: pulumi.ResourceOptions | None = None,
     ) -> None: ...

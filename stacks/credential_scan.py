@@ -15,8 +15,8 @@ Two tests, each cheap and without a network call:
   signature, a GitHub token), in any setting or in exported content;
 - a setting named like a credential (`looks_like_credential_name`: password, secret,
   token, key, credential, sas, ...) in a map of settings or parameters (`NAMED_SETTINGS`:
-  spark_conf, spark_env_vars, a task's parameters, a job's parameter defaults), whose value
-  is not a secret reference.
+  spark_conf, spark_env_vars, a task's parameters, a job's parameter defaults, a pipeline's
+  configuration and parameters), whose value is not a secret reference.
 """
 
 from __future__ import annotations
@@ -44,6 +44,7 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
 NAMED_SETTINGS = frozenset({
     "spark_conf", "spark_env_vars", "base_parameters", "named_parameters", "parameters",
     "notebook_params", "python_named_params", "job_parameters", "sql_params",
+    "configuration",  # a pipeline's: Spark settings, as a cluster's spark_conf
 })
 # The words of a setting's name that say it holds a credential.
 CREDENTIAL_WORDS = frozenset({

@@ -2,7 +2,8 @@
 
 A manual clock (`--clock manual`) starts at the wall-clock time of the start and moves only
 when told to (`advance`, served at POST /_emulator/clock/advance), so the time-based state
-machines (cluster state moves, job runs, pipeline updates, token expiry) step exactly when a test says.
+machines (cluster state moves, job runs, pipeline updates, token expiry) step exactly when a
+test says.
 """
 
 from __future__ import annotations

@@ -96,7 +96,7 @@ LISTED_PERMISSION_TYPES: dict[str, Listing] = {
     "instance-pools": _instance_pools,
     "repos": _repos,
     "warehouses": _of_kind("SqlWarehouse"),
-    # "pipelines": _of_kind("Pipeline"),  (issue 42: once the Pipeline kind is registered)
+    "pipelines": _of_kind("Pipeline"),
 }
 
 # The path field of an item addressing a walked object of that type (notebooks, folders and

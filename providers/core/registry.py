@@ -40,6 +40,10 @@ KINDS: tuple[tuple[str, str], ...] = (
     ("Cluster", "providers.compute.cluster"),
     ("ClusterState", "providers.compute.cluster_state"),
     ("SqlWarehouse", "providers.sql.sql_warehouse"),
+    # After what its libraries name and where it publishes (notebooks, files, folders,
+    # catalogs, schemas), before the jobs that run it:
+    ("Pipeline", "providers.pipelines.pipeline"),
+    ("PipelineUpdate", "providers.pipelines.pipeline_update"),
     ("Job", "providers.jobs.job"),
     ("JobPermissions", "providers.jobs.job_permissions"),
     ("RepoBranch", "providers.workspace.repo_branch"),

@@ -503,6 +503,17 @@ def test_events_paged_filtered_and_ordered(sdk, api):
     refused = api.get(f"/api/2.0/pipelines/{pipeline_id}/events",
                       params={"filter": "flow_name = 'x'"})
     assert refused.status_code == 400 and "flow_name" in refused.json()["message"]
+    # a page token carries the filter and order of its listing: nothing else beside it
+    first = api.get(f"/api/2.0/pipelines/{pipeline_id}/events",
+                    params={"filter": "level='INFO'", "order_by": "timestamp asc",
+                            "max_results": 10}).json()
+    rest = api.get(f"/api/2.0/pipelines/{pipeline_id}/events",
+                   params={"page_token": first["next_page_token"], "max_results": 10}).json()
+    assert [e["id"] for e in first["events"] + rest["events"]] == [e.id for e in ascending]
+    assert "next_page_token" not in rest and rest["prev_page_token"]
+    refused = api.get(f"/api/2.0/pipelines/{pipeline_id}/events",
+                      params={"page_token": first["next_page_token"], "filter": "level='INFO'"})
+    assert refused.status_code == 400 and "page_token" in refused.json()["message"]
 
 
 def test_deleting_a_pipeline_takes_its_updates(sdk, api):

@@ -29,6 +29,7 @@ from providers.identity.service_principal_secrets_api import ServicePrincipalSec
 from providers.identity.service_principals_api import SCIM_SCHEMA, ServicePrincipalsApi
 from providers.jobs.job_permissions_api import job_permissions_api
 from providers.jobs.jobs_api import JobsApi
+from providers.pipelines.pipelines_api import PipelinesApi
 from providers.secrets.secret_scopes_api import KeyVault, SecretScopesApi
 from providers.secrets.secrets_api import SecretsApi
 from providers.sql.sql_warehouses_api import SqlWarehousesApi
@@ -296,6 +297,31 @@ def test_a_multi_task_job_and_its_permissions(client, connection, job):
 def test_a_job_without_entries_but_its_owners_has_no_permissions_to_adopt(client, job):
     listed_ids = {f.import_id for f in listed(client, kind_named("JobPermissions"))}
     assert str(job) not in listed_ids
+
+
+# --- pipelines ----------------------------------------------------------------------------
+
+
+def test_a_pipeline_is_adopted_as_read(client, connection):
+    pipeline_id = PipelinesApi(client).create({
+        "name": unique("sales"),
+        "target": "sales",
+        "channel": "CURRENT",  # the service's default
+        "libraries": [{"notebook": {"path": "/Shared/etl/ingest"}}],
+        "clusters": [{"label": "default", "num_workers": 2}],
+        "configuration": {"source": "/Volumes/main/raw/sales"},
+        "notifications": [{"alerts": ["on-update-failure"],
+                           "email_recipients": ["ops@example.com"]}],
+    })
+    try:
+        item = adopted(client, connection, "Pipeline", pipeline_id).item
+        assert item is not None
+        assert "channel" not in item and "storage" not in item  # the service's own
+        assert item["clusters"] == [{"num_workers": 2}]  # label default: the default
+        assert item["configuration"] == {"source": "/Volumes/main/raw/sales"}
+        assert item["libraries"] == [{"notebook": {"path": "/Shared/etl/ingest"}}]
+    finally:
+        PipelinesApi(client).delete(pipeline_id)
 
 
 # --- compute ------------------------------------------------------------------------------

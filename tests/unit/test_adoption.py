@@ -42,11 +42,12 @@ def test_every_importable_object_kind_is_adoptable_but_repo_branches() -> None:
         "Catalog", "Schema", "Volume",
         "StorageCredential", "ExternalLocation", "ServiceCredential", "Grants",
         "GitCredential", "WorkspaceConf", "Directory", "Notebook", "WorkspaceFile",
-        "AccessControlRuleSet",
+        "AccessControlRuleSet", "Pipeline",
     }
     refused = not_adoptable()
-    assert set(refused) == {"ClusterState", "JobRun", "RepoBranch", "Grant"}
+    assert set(refused) == {"ClusterState", "JobRun", "PipelineUpdate", "RepoBranch", "Grant"}
     assert "action" in refused["JobRun"] and "action" in refused["ClusterState"]
+    assert "action" in refused["PipelineUpdate"]
     assert "Repo item" in refused["RepoBranch"]
     # In the registry's order: a kind after the kinds its references point into.
     order = [kind.name for kind in kinds()]

@@ -153,6 +153,21 @@ def test_a_secret_reference_in_spark_conf_is_adopted(monkeypatch) -> None:
     assert candidate.item is not None and candidate.item["spark_conf"] == conf
 
 
+def test_a_storage_key_in_a_pipelines_configuration_is_refused(monkeypatch) -> None:
+    """A pipeline's `configuration` is Spark settings as a cluster's `spark_conf` is: a
+    value named like a credential there is refused, never written into the project."""
+    kind = kind_named("Pipeline")
+    key = "spark.hadoop.fs.azure.account.key.lake.dfs.core.windows.net"
+    read_as(monkeypatch, kind, {"name": "sales", "target": "sales",
+                                "configuration": {key: "plain-storage-key-value",
+                                                  "source": "/Volumes/main/raw/sales"}})
+    candidate = candidate_of(NO_CLIENT, kind, "0a1b2c3d", "sales")
+    assert candidate is not None and candidate.item is None
+    problem = candidate.problem or ""
+    assert f"configuration[{key!r}] (a setting named like a credential)" in problem
+    assert "plain-storage-key-value" not in problem
+
+
 def test_a_token_in_a_tasks_parameters_is_refused(monkeypatch) -> None:
     kind = kind_named("Job")
     read_as(monkeypatch, kind, {"name": "etl", "tasks": [{

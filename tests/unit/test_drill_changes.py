@@ -33,9 +33,11 @@ def test_every_kind_declares_its_drill_change_or_that_it_is_an_action() -> None:
     assert without_drill_change() == []
 
 
-def test_the_actions_are_the_cluster_state_and_the_job_run() -> None:
-    assert action_kinds() == ("clusterStates", "jobRuns")
-    assert {kind.name for kind in kinds() if kind.action} == {"ClusterState", "JobRun"}
+def test_the_actions_are_the_cluster_state_the_job_run_and_the_pipeline_update() -> None:
+    assert action_kinds() == ("clusterStates", "pipelineUpdates", "jobRuns")
+    assert {kind.name for kind in kinds() if kind.action} == {
+        "ClusterState", "JobRun", "PipelineUpdate"
+    }
 
 
 def test_the_drill_changes_every_object_kind_of_the_local_stack() -> None:

@@ -36,6 +36,7 @@ import requests
 
 from providers.core.kind import DrillChange
 from providers.core.registry import by_config_key
+from providers.pipelines.pipelines_api import name_filter
 from tools.drills import inventory
 from tools.drills.local_stack import (
     NAMESPACE,
@@ -209,6 +210,20 @@ def update_problems(info: EmulatorInfo, objects: dict[str, Any], tag_prefix: str
             found.append(f"IP access list {access_list['label']}: addresses not updated")
     found += _workspace_updates_problems(get, objects)
     found += _uc_updates_problems(get, objects)
+    found += _pipeline_updates_problems(get, objects)
+    return found
+
+
+def _pipeline_updates_problems(get: Get, objects: dict[str, Any]) -> list[str]:
+    """Each pipeline's configuration as updated (a pipeline's name is unique)."""
+    found = []
+    for pipeline in objects.get("pipelines", []):
+        name = pipeline["name"]
+        listed = get("/api/2.0/pipelines", filter=name_filter(name)).get("statuses") or []
+        ids = [p["pipeline_id"] for p in listed if p.get("name") == name]
+        spec = (get(f"/api/2.0/pipelines/{ids[0]}").get("spec") or {}) if len(ids) == 1 else {}
+        if (spec.get("configuration") or {}) != (pipeline.get("configuration") or {}):
+            found.append(f"pipeline {name}: configuration not updated")
     return found
 
 

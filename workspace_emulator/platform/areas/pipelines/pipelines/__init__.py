@@ -70,7 +70,8 @@ AREA = Area(
         "POST /pipelines/{pipeline_id}/stop": simulated("the active update CANCELED"),
         "GET /pipelines/{pipeline_id}/events": simulated(
             "create_update and update_progress events, the failure an ERROR with its "
-            "message; filter on level, id, update_id, timestamp; order_by timestamp; paged"),
+            "message; filter on level, id, update_id, timestamp; order_by timestamp; paged (a "
+            "page_token with max_results only)"),
     },
     not_served={"Pipelines": (
         "POST /pipelines/{pipeline_id}/clone",

@@ -451,8 +451,13 @@ class Pipelines:
                order_by: list[str] | None, page_token: str | None) -> dict[str, Any]:
         size = _page_size(max_results, "max_results", DEFAULT_EVENTS_PAGE, MAX_EVENTS_PAGE)
         if page_token:
-            # The token carries the listing it pages (the SDK sends filter and order_by
-            # again with it; the service reads them from the token).
+            # The token carries the listing it pages: the service refuses any other field
+            # but max_results beside it.
+            if filter_ or order_by:
+                raise InvalidParameter(
+                    "page_token cannot be given with filter or order_by: the token carries "
+                    "the filter and order of the listing it pages; send it with max_results "
+                    "only.")
             offset, filter_, ascending = _decode_events_token(page_token)
         else:
             offset, ascending = 0, _events_ascending(order_by)

@@ -1,0 +1,1 @@
+"""Lakeflow declarative pipelines (formerly Delta Live Tables) and the update action."""

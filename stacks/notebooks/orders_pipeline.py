@@ -8,4 +8,4 @@ import dlt  # noqa: F401  (the pipeline runtime provides it)
 
 @dlt.table(comment="Orders as they land in the demo volume")
 def orders_raw():
-    return spark.read.format("json").load("/Volumes/demo/landing/files/orders/")  # noqa: F821
+    return spark.read.format("json").load("/Volumes/demo/landing/files/orders/")  # type: ignore[name-defined]  # noqa: F821

@@ -55,6 +55,11 @@ KINDS: tuple[tuple[str, str], ...] = (
     ("WorkspaceConf", "providers.workspace.workspace_conf"),
     ("Grants", "providers.unity_catalog.grants"),
     ("Grant", "providers.unity_catalog.grant"),
+    # SQL queries and alerts (on the warehouses, in the directories), Lakeview dashboards:
+    # before the jobs whose tasks name them and the permissions on them (the lead reorders).
+    ("Query", "providers.sql.query"),
+    ("Alert", "providers.sql.alert"),  # on the queries
+    ("Dashboard", "providers.dashboards.dashboard"),
 )
 
 

@@ -7,7 +7,7 @@ from typing import Any
 from urllib.parse import quote
 
 from providers.client.calls import Calls
-from providers.sql.queries_api import Objects, every_page
+from providers.sql.queries_api import Fields, Objects, every_page
 
 ALERTS_PATH = "/api/2.0/sql/alerts"
 
@@ -31,7 +31,7 @@ class AlertsApi:
         (create_or_adopt)."""
         return self.client.post(ALERTS_PATH, {"alert": alert})
 
-    def update(self, alert_id: str, fields: list[str], alert: dict[str, Any]) -> dict[str, Any]:
+    def update(self, alert_id: str, fields: Fields, alert: dict[str, Any]) -> dict[str, Any]:
         """Change the `fields` named (the update mask), each to its value in `alert` or
         cleared where `alert` leaves it out."""
         return self.client.patch(_path(alert_id),

@@ -9,7 +9,9 @@ from urllib.parse import quote
 from providers.client.calls import Calls
 
 QUERIES_PATH = "/api/2.0/sql/queries"
+# Module-level: inside the classes `list` names a method.
 Objects = list[dict[str, Any]]
+Fields = list[str]
 
 
 def every_page(client: Calls, path: str) -> Objects:
@@ -44,7 +46,7 @@ class QueriesApi:
         repeated after a lost answer (create_or_adopt)."""
         return self.client.post(QUERIES_PATH, {"query": query})
 
-    def update(self, query_id: str, fields: list[str], query: dict[str, Any]) -> dict[str, Any]:
+    def update(self, query_id: str, fields: Fields, query: dict[str, Any]) -> dict[str, Any]:
         """Change the `fields` named (the update mask): each to its value in `query`, or
         cleared where `query` leaves it out."""
         return self.client.patch(_path(query_id),

@@ -10,7 +10,7 @@ import pytest
 from databricks.sdk import WorkspaceClient
 from databricks.sdk.errors import InvalidParameterValue, NotFound, ResourceAlreadyExists
 from databricks.sdk.errors.platform import ResourceConflict
-from databricks.sdk.service import dashboards, iam
+from databricks.sdk.service import dashboards, iam, sql
 
 from tests.emulator.support import unique
 from workspace_emulator.testing import EmulatorInfo, fetch_token
@@ -25,8 +25,9 @@ def sdk(emulator: EmulatorInfo) -> WorkspaceClient:
 
 @pytest.fixture(scope="module")
 def warehouse_id(sdk: WorkspaceClient) -> str:
-    made = sdk.warehouses.create(name=unique("dashboards"), cluster_size="2X-Small").response
-    assert made.id is not None
+    warehouse = sdk.warehouses.create(name=unique("dashboards"), cluster_size="2X-Small")
+    made: object = warehouse.response
+    assert isinstance(made, sql.CreateWarehouseResponse) and made.id is not None
     return made.id
 
 

@@ -19,8 +19,8 @@ def sdk(emulator: EmulatorInfo) -> WorkspaceClient:
 
 @pytest.fixture(scope="module")
 def warehouse_id(sdk: WorkspaceClient) -> str:
-    made = sdk.warehouses.create(name=unique("queries"), cluster_size="2X-Small").response
-    assert made.id is not None
+    made: object = sdk.warehouses.create(name=unique("queries"), cluster_size="2X-Small").response
+    assert isinstance(made, sql.CreateWarehouseResponse) and made.id is not None
     return made.id
 
 
@@ -31,10 +31,16 @@ def folder(sdk: WorkspaceClient) -> str:
     return path
 
 
-def make_query(sdk: WorkspaceClient, warehouse_id: str, folder: str, **extra) -> sql.Query:
-    return sdk.queries.create(query=sql.CreateQueryRequestQuery(
+class Made(sql.Query):
+    id: str  # a made query has one
+
+
+def make_query(sdk: WorkspaceClient, warehouse_id: str, folder: str, **extra) -> Made:
+    made = sdk.queries.create(query=sql.CreateQueryRequestQuery(
         display_name=unique("orders"), query_text="SELECT count(*) AS n FROM orders",
         warehouse_id=warehouse_id, parent_path=folder, **extra))
+    assert made.id is not None
+    return made  # type: ignore[return-value]  # its id is there
 
 
 def test_query_lifecycle(sdk: WorkspaceClient, warehouse_id: str, folder: str) -> None:
@@ -151,6 +157,6 @@ def test_permissions_of_queries_and_alerts(sdk: WorkspaceClient, warehouse_id: s
         assert object_id is not None
         held = sdk.permissions.set(object_type, object_id, access_control_list=grant)
         assert any(entry.group_name == "users" for entry in held.access_control_list or [])
-    sdk.alerts.delete(alert.id)
+    sdk.alerts.delete(alert.id or "")
     with pytest.raises(NotFound):
-        sdk.permissions.get("sql/alerts", alert.id)
+        sdk.permissions.get("sql/alerts", alert.id or "")

@@ -111,7 +111,7 @@ def test_an_interrupted_create_is_adopted(provider, props, client, monkeypatch) 
 
 
 def test_rules_name_their_paths(provider, props) -> None:
-    cases = {
+    cases: dict[str, dict[str, Any]] = {
         "condition.threshold": {"condition": condition(threshold=None)},
         "condition.threshold.value": {"condition": {**condition(), "threshold": {"value": {
             "double_value": 1, "string_value": "1"}}}},

@@ -131,7 +131,7 @@ def test_an_interrupted_create_is_adopted(provider, props, client, monkeypatch) 
 
 def test_rules_name_their_paths(provider, props, monkeypatch, tmp_path: Path) -> None:
     project(monkeypatch, tmp_path, {})
-    cases = {
+    cases: dict[str, dict[str, Any]] = {
         "query_text": {"source": "missing.sql"} | {"query_text": "SELECT 1"},
         "source": {"source": "missing.sql", "query_text": None},
         "parameters[1].name": {"parameters": [{"name": "d"}, {"name": "d"}]},

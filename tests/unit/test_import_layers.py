@@ -41,6 +41,8 @@ FORBIDDEN_EXAMPLES = {
     ),
     "jobs-and-access-on-top": ("providers.compute.cluster", "providers.jobs.job_settings"),
     "jobs-names-compute-and-access": ("providers.jobs.job", "providers.workspace.repo"),
+    # A dashboard borrowing the SQL domain's helpers instead of core's.
+    "dashboards-on-core": ("providers.dashboards.dashboard", "providers.sql.sql_objects"),
     "access-names-its-objects": ("providers.access.acl", "providers.unity_catalog.grants"),
     "domains-under-the-surface": ("providers.compute.cluster_state", "providers.lookups"),
 }

@@ -226,7 +226,8 @@ def test_a_tasks_cluster_policy_and_warehouse_are_named_by_item_and_resolved() -
     # A query id naming no Query item of the stack (none here) is an id, kept as it is.
     resolved = with_nested_references(
         item, kind_named("Job"),
-        lambda reference, name: f"id-of-{name}" if reference.names_item(name, {}) else name)
+        lambda reference, name: name if isinstance(reference, Reference)
+        and not reference.names_item(name, {}) else f"id-of-{name}")
     assert resolved["job_clusters"][0]["new_cluster"] == {**SPEC, "policy_id": "id-of-small-jobs"}
     assert resolved["tasks"][0] == {"task_key": "ingest", "existing_cluster_id": "id-of-shared",
                                     **SCRIPT}

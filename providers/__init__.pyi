@@ -22,6 +22,13 @@ __all__ = [
     "AccessControlRuleSetArgs",
     "Adlsgen2InfoArgs",
     "AiRuntimeTaskArgs",
+    "Alert",
+    "AlertArgs",
+    "AlertConditionArgs",
+    "AlertConditionOperandArgs",
+    "AlertConditionThresholdArgs",
+    "AlertOperandColumnArgs",
+    "AlertOperandValueArgs",
     "AlertTaskArgs",
     "AlertTaskSubscriberArgs",
     "ApiSourceConnectorConfigArgs",
@@ -62,9 +69,14 @@ __all__ = [
     "CronScheduleArgs",
     "CronTriggerArgs",
     "CronTriggerConfigurationArgs",
+    "Dashboard",
+    "DashboardArgs",
     "DashboardTaskArgs",
     "DataStagingOptionsArgs",
     "DatabricksGcpServiceAccountArgs",
+    "DateRangeArgs",
+    "DateRangeValueArgs",
+    "DateValueArgs",
     "DbfsStorageArgs",
     "DbfsStorageInfoArgs",
     "DbtCloudTaskArgs",
@@ -75,6 +87,7 @@ __all__ = [
     "DirectoryArgs",
     "DockerBasicAuthArgs",
     "DockerImageArgs",
+    "EnumValueArgs",
     "EnvironmentArgs",
     "EventLogSpecArgs",
     "ExternalLocation",
@@ -153,6 +166,7 @@ __all__ = [
     "MetaMarketingOptionsArgs",
     "MetaMarketingOptionsMetaMarketingCustomReportOptionsArgs",
     "ModelTriggerConfigurationArgs",
+    "MultiValuesOptionsArgs",
     "NewClusterArgs",
     "NodeTypeFlexibilityArgs",
     "Notebook",
@@ -160,6 +174,7 @@ __all__ = [
     "NotebookLibraryArgs",
     "NotebookTaskArgs",
     "NotificationsArgs",
+    "NumericValueArgs",
     "OperationTimeWindowArgs",
     "OutlookOptionsArgs",
     "OwnerArgs",
@@ -196,6 +211,10 @@ __all__ = [
     "PythonOperatorTaskParameterArgs",
     "PythonPyPiLibraryArgs",
     "PythonWheelTaskArgs",
+    "Query",
+    "QueryArgs",
+    "QueryBackedValueArgs",
+    "QueryParameterArgs",
     "QueueSettingsArgs",
     "RCranLibraryArgs",
     "RabbitmqOptionsArgs",
@@ -254,6 +273,7 @@ __all__ = [
     "TaskDependencyArgs",
     "TaskEmailNotificationsArgs",
     "TaskNotificationSettingsArgs",
+    "TextValueArgs",
     "TikTokAdsOptionsArgs",
     "TikTokAdsOptionsTikTokAdsCustomReportOptionsArgs",
     "TransformerArgs",
@@ -1774,6 +1794,335 @@ class WarehouseTagArgs:
         self,
         key: pulumi.Input[str],
         value: pulumi.Input[str] | None = None,
+    ) -> None: ...
+
+
+class QueryArgs:
+    """Program-side arguments of QueryModel (generated). A SQL query: the create body's fields, and its text from a file of the project."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    display_name: pulumi.Input[str]
+    """Display name of the query that appears in list views, widget headings, and on the query page."""
+    apply_auto_limit: pulumi.Input[bool] | None
+    """Whether to apply a 1000 row limit to the query result."""
+    catalog: pulumi.Input[str] | None
+    """Name of the catalog where this query will be executed."""
+    description: pulumi.Input[str] | None
+    """General description that conveys additional information about this query such as usage notes."""
+    parameters: pulumi.Input[Sequence[QueryParameterArgs | Mapping[str, Any]]] | None
+    """List of query parameter definitions."""
+    parent_path: pulumi.Input[str] | None
+    """Workspace path of the workspace folder containing the object."""
+    query_text: pulumi.Input[str] | None
+    """Text of the query to be run."""
+    run_as_mode: pulumi.Input[Literal['OWNER', 'VIEWER'] | str] | None
+    """Sets the "Run as" role for the object."""
+    schema: pulumi.Input[str] | None
+    """Name of the schema where this query will be executed."""
+    tags: pulumi.Input[Sequence[pulumi.Input[str]]] | None
+    warehouse_id: pulumi.Input[str] | None
+    """ID of the SQL warehouse attached to the query."""
+    source: pulumi.Input[str] | None
+    query_sha256: pulumi.Input[str] | None
+    def __init__(
+        self,
+        display_name: pulumi.Input[str],
+        apply_auto_limit: pulumi.Input[bool] | None = None,
+        catalog: pulumi.Input[str] | None = None,
+        description: pulumi.Input[str] | None = None,
+        parameters: pulumi.Input[Sequence[QueryParameterArgs | Mapping[str, Any]]] | None = None,
+        parent_path: pulumi.Input[str] | None = None,
+        query_text: pulumi.Input[str] | None = None,
+        run_as_mode: pulumi.Input[Literal['OWNER', 'VIEWER'] | str] | None = None,
+        schema: pulumi.Input[str] | None = None,
+        tags: pulumi.Input[Sequence[pulumi.Input[str]]] | None = None,
+        warehouse_id: pulumi.Input[str] | None = None,
+        source: pulumi.Input[str] | None = None,
+        query_sha256: pulumi.Input[str] | None = None,
+    ) -> None: ...
+
+
+class QueryParameterArgs:
+    """Program-side arguments of QueryParameter (generated)."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    date_range_value: DateRangeValueArgs | Mapping[str, Any] | None
+    """Date-range query parameter value. Can only specify one of ``dynamic_date_range_value`` or
+    ``date_range_value``.
+    """
+    date_value: DateValueArgs | Mapping[str, Any] | None
+    """Date query parameter value. Can only specify one of ``dynamic_date_value`` or ``date_value``."""
+    enum_value: EnumValueArgs | Mapping[str, Any] | None
+    """Dropdown query parameter value."""
+    name: pulumi.Input[str] | None
+    """Literal parameter marker that appears between double curly braces in the query text."""
+    numeric_value: NumericValueArgs | Mapping[str, Any] | None
+    """Numeric query parameter value."""
+    query_backed_value: QueryBackedValueArgs | Mapping[str, Any] | None
+    """Query-based dropdown query parameter value."""
+    text_value: TextValueArgs | Mapping[str, Any] | None
+    """Text query parameter value."""
+    title: pulumi.Input[str] | None
+    """Text displayed in the user-facing parameter widget in the UI."""
+    def __init__(
+        self,
+        date_range_value: DateRangeValueArgs | Mapping[str, Any] | None = None,
+        date_value: DateValueArgs | Mapping[str, Any] | None = None,
+        enum_value: EnumValueArgs | Mapping[str, Any] | None = None,
+        name: pulumi.Input[str] | None = None,
+        numeric_value: NumericValueArgs | Mapping[str, Any] | None = None,
+        query_backed_value: QueryBackedValueArgs | Mapping[str, Any] | None = None,
+        text_value: TextValueArgs | Mapping[str, Any] | None = None,
+        title: pulumi.Input[str] | None = None,
+    ) -> None: ...
+
+
+class DateRangeValueArgs:
+    """Program-side arguments of DateRangeValue (generated)."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    date_range_value: DateRangeArgs | Mapping[str, Any] | None
+    """Manually specified date-time range value."""
+    dynamic_date_range_value: pulumi.Input[Literal['LAST_12_MONTHS', 'LAST_14_DAYS', 'LAST_24_HOURS', 'LAST_30_DAYS', 'LAST_60_DAYS', 'LAST_7_DAYS', 'LAST_8_HOURS', 'LAST_90_DAYS', 'LAST_HOUR', 'LAST_MONTH', 'LAST_WEEK', 'LAST_YEAR', 'THIS_MONTH', 'THIS_WEEK', 'THIS_YEAR', 'TODAY', 'YESTERDAY'] | str] | None
+    """Dynamic date-time range value based on current date-time."""
+    precision: pulumi.Input[Literal['DAY_PRECISION', 'MINUTE_PRECISION', 'SECOND_PRECISION'] | str] | None
+    """Date-time precision to format the value into when the query is run. Defaults to DAY_PRECISION
+    (YYYY-MM-DD).
+    """
+    start_day_of_week: pulumi.Input[int] | None
+    def __init__(
+        self,
+        date_range_value: DateRangeArgs | Mapping[str, Any] | None = None,
+        dynamic_date_range_value: pulumi.Input[Literal['LAST_12_MONTHS', 'LAST_14_DAYS', 'LAST_24_HOURS', 'LAST_30_DAYS', 'LAST_60_DAYS', 'LAST_7_DAYS', 'LAST_8_HOURS', 'LAST_90_DAYS', 'LAST_HOUR', 'LAST_MONTH', 'LAST_WEEK', 'LAST_YEAR', 'THIS_MONTH', 'THIS_WEEK', 'THIS_YEAR', 'TODAY', 'YESTERDAY'] | str] | None = None,
+        precision: pulumi.Input[Literal['DAY_PRECISION', 'MINUTE_PRECISION', 'SECOND_PRECISION'] | str] | None = None,
+        start_day_of_week: pulumi.Input[int] | None = None,
+    ) -> None: ...
+
+
+class DateRangeArgs:
+    """Program-side arguments of DateRange (generated)."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    start: pulumi.Input[str]
+    end: pulumi.Input[str]
+    def __init__(
+        self,
+        start: pulumi.Input[str],
+        end: pulumi.Input[str],
+    ) -> None: ...
+
+
+class DateValueArgs:
+    """Program-side arguments of DateValue (generated)."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    date_value: pulumi.Input[str] | None
+    """Manually specified date-time value."""
+    dynamic_date_value: pulumi.Input[Literal['NOW', 'YESTERDAY'] | str] | None
+    """Dynamic date-time value based on current date-time."""
+    precision: pulumi.Input[Literal['DAY_PRECISION', 'MINUTE_PRECISION', 'SECOND_PRECISION'] | str] | None
+    """Date-time precision to format the value into when the query is run. Defaults to DAY_PRECISION
+    (YYYY-MM-DD).
+    """
+    def __init__(
+        self,
+        date_value: pulumi.Input[str] | None = None,
+        dynamic_date_value: pulumi.Input[Literal['NOW', 'YESTERDAY'] | str] | None = None,
+        precision: pulumi.Input[Literal['DAY_PRECISION', 'MINUTE_PRECISION', 'SECOND_PRECISION'] | str] | None = None,
+    ) -> None: ...
+
+
+class EnumValueArgs:
+    """Program-side arguments of EnumValue (generated)."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    enum_options: pulumi.Input[str] | None
+    """List of valid query parameter values, newline delimited."""
+    multi_values_options: MultiValuesOptionsArgs | Mapping[str, Any] | None
+    """If specified, allows multiple values to be selected for this parameter."""
+    values: pulumi.Input[Sequence[pulumi.Input[str]]] | None
+    """List of selected query parameter values."""
+    def __init__(
+        self,
+        enum_options: pulumi.Input[str] | None = None,
+        multi_values_options: MultiValuesOptionsArgs | Mapping[str, Any] | None = None,
+        values: pulumi.Input[Sequence[pulumi.Input[str]]] | None = None,
+    ) -> None: ...
+
+
+class MultiValuesOptionsArgs:
+    """Program-side arguments of MultiValuesOptions (generated)."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    prefix: pulumi.Input[str] | None
+    """Character that prefixes each selected parameter value."""
+    separator: pulumi.Input[str] | None
+    """Character that separates each selected parameter value. Defaults to a comma."""
+    suffix: pulumi.Input[str] | None
+    """Character that suffixes each selected parameter value."""
+    def __init__(
+        self,
+        prefix: pulumi.Input[str] | None = None,
+        separator: pulumi.Input[str] | None = None,
+        suffix: pulumi.Input[str] | None = None,
+    ) -> None: ...
+
+
+class NumericValueArgs:
+    """Program-side arguments of NumericValue (generated)."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    value: pulumi.Input[float] | None
+    def __init__(
+        self,
+        value: pulumi.Input[float] | None = None,
+    ) -> None: ...
+
+
+class QueryBackedValueArgs:
+    """Program-side arguments of QueryBackedValue (generated)."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    multi_values_options: MultiValuesOptionsArgs | Mapping[str, Any] | None
+    """If specified, allows multiple values to be selected for this parameter."""
+    query_id: pulumi.Input[str] | None
+    """UUID of the query that provides the parameter values."""
+    values: pulumi.Input[Sequence[pulumi.Input[str]]] | None
+    """List of selected query parameter values."""
+    def __init__(
+        self,
+        multi_values_options: MultiValuesOptionsArgs | Mapping[str, Any] | None = None,
+        query_id: pulumi.Input[str] | None = None,
+        values: pulumi.Input[Sequence[pulumi.Input[str]]] | None = None,
+    ) -> None: ...
+
+
+class TextValueArgs:
+    """Program-side arguments of TextValue (generated)."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    value: pulumi.Input[str] | None
+    def __init__(
+        self,
+        value: pulumi.Input[str] | None = None,
+    ) -> None: ...
+
+
+class AlertArgs:
+    """Program-side arguments of AlertModel (generated). A SQL alert: the create body's fields, and its owner."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    condition: AlertConditionArgs | Mapping[str, Any]
+    """Trigger conditions of the alert."""
+    display_name: pulumi.Input[str]
+    """The display name of the alert."""
+    query_id: pulumi.Input[str]
+    """UUID of the query attached to the alert."""
+    custom_body: pulumi.Input[str] | None
+    """Custom body of alert notification, if it exists. See `here
+    <https://docs.databricks.com/sql/user/alerts/index.html>`__ for custom templating instructions.
+    """
+    custom_subject: pulumi.Input[str] | None
+    """Custom subject of alert notification, if it exists. This can include email subject entries and
+    Slack notification headers, for example. See `here
+    <https://docs.databricks.com/sql/user/alerts/index.html>`__ for custom templating instructions.
+    """
+    notify_on_ok: pulumi.Input[bool] | None
+    """Whether to notify alert subscribers when alert returns back to normal."""
+    parent_path: pulumi.Input[str] | None
+    """The workspace path of the folder containing the alert."""
+    seconds_to_retrigger: pulumi.Input[int] | None
+    """Number of seconds an alert must wait after being triggered to rearm itself. After rearming, it
+    can be triggered again. If 0 or not specified, the alert will not be triggered again.
+    """
+    owner_user_name: pulumi.Input[str] | None
+    """The owner's username. This field is set to "Unavailable" if the user has been deleted."""
+    def __init__(
+        self,
+        condition: AlertConditionArgs | Mapping[str, Any],
+        display_name: pulumi.Input[str],
+        query_id: pulumi.Input[str],
+        custom_body: pulumi.Input[str] | None = None,
+        custom_subject: pulumi.Input[str] | None = None,
+        notify_on_ok: pulumi.Input[bool] | None = None,
+        parent_path: pulumi.Input[str] | None = None,
+        seconds_to_retrigger: pulumi.Input[int] | None = None,
+        owner_user_name: pulumi.Input[str] | None = None,
+    ) -> None: ...
+
+
+class AlertConditionArgs:
+    """Program-side arguments of AlertCondition (generated)."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    op: pulumi.Input[Literal['EQUAL', 'GREATER_THAN', 'GREATER_THAN_OR_EQUAL', 'IS_NULL', 'LESS_THAN', 'LESS_THAN_OR_EQUAL', 'NOT_EQUAL'] | str]
+    """Operator used for comparison in alert evaluation."""
+    operand: AlertConditionOperandArgs | Mapping[str, Any]
+    """Name of the column from the query result to use for comparison in alert evaluation."""
+    empty_result_state: pulumi.Input[Literal['OK', 'TRIGGERED', 'UNKNOWN'] | str] | None
+    """Alert state if result is empty."""
+    threshold: AlertConditionThresholdArgs | Mapping[str, Any] | None
+    """Threshold value used for comparison in alert evaluation."""
+    def __init__(
+        self,
+        op: pulumi.Input[Literal['EQUAL', 'GREATER_THAN', 'GREATER_THAN_OR_EQUAL', 'IS_NULL', 'LESS_THAN', 'LESS_THAN_OR_EQUAL', 'NOT_EQUAL'] | str],
+        operand: AlertConditionOperandArgs | Mapping[str, Any],
+        empty_result_state: pulumi.Input[Literal['OK', 'TRIGGERED', 'UNKNOWN'] | str] | None = None,
+        threshold: AlertConditionThresholdArgs | Mapping[str, Any] | None = None,
+    ) -> None: ...
+
+
+class AlertConditionOperandArgs:
+    """Program-side arguments of AlertConditionOperand (generated)."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    column: AlertOperandColumnArgs | Mapping[str, Any]
+    def __init__(
+        self,
+        column: AlertOperandColumnArgs | Mapping[str, Any],
+    ) -> None: ...
+
+
+class AlertOperandColumnArgs:
+    """Program-side arguments of AlertOperandColumn (generated)."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    name: pulumi.Input[str]
+    def __init__(
+        self,
+        name: pulumi.Input[str],
+    ) -> None: ...
+
+
+class AlertConditionThresholdArgs:
+    """Program-side arguments of AlertConditionThreshold (generated)."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    value: AlertOperandValueArgs | Mapping[str, Any]
+    def __init__(
+        self,
+        value: AlertOperandValueArgs | Mapping[str, Any],
+    ) -> None: ...
+
+
+class AlertOperandValueArgs:
+    """Program-side arguments of AlertOperandValue (generated)."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    bool_value: pulumi.Input[bool] | None
+    double_value: pulumi.Input[float] | None
+    string_value: pulumi.Input[str] | None
+    def __init__(
+        self,
+        bool_value: pulumi.Input[bool] | None = None,
+        double_value: pulumi.Input[float] | None = None,
+        string_value: pulumi.Input[str] | None = None,
+    ) -> None: ...
+
+
+class DashboardArgs:
+    """Program-side arguments of DashboardModel (generated). A Lakeview dashboard: its name, folder, content file, warehouse and publishing."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    display_name: pulumi.Input[str]
+    source: pulumi.Input[str]
+    parent_path: pulumi.Input[str] | None
+    warehouse_id: pulumi.Input[str] | None
+    published: pulumi.Input[bool] | None
+    embed_credentials: pulumi.Input[bool] | None
+    serialized_sha256: pulumi.Input[str] | None
+    def __init__(
+        self,
+        display_name: pulumi.Input[str],
+        source: pulumi.Input[str],
+        parent_path: pulumi.Input[str] | None = None,
+        warehouse_id: pulumi.Input[str] | None = None,
+        published: pulumi.Input[bool] | None = None,
+        embed_credentials: pulumi.Input[bool] | None = None,
+        serialized_sha256: pulumi.Input[str] | None = None,
     ) -> None: ...
 
 
@@ -6934,6 +7283,52 @@ class SqlWarehouse(KindResource):
         self,
         resource_name: str,
         args: SqlWarehouseArgs | dict[str, Any],
+        connection: pulumi.Input[dict[str, Any]],
+        opts: pulumi.ResourceOptions | None = None,
+    ) -> None: ...
+
+
+class Query(KindResource):
+    """A SQL query (the current SQL API): text inline or from a project file, warehouse, parameters; changed in place by update mask, trashed on delete. See docs/query.md."""
+    display_name: pulumi.Output[str]
+    owner_user_name: pulumi.Output[str]
+    lifecycle_state: pulumi.Output[str]
+    def __init__(
+        self,
+        resource_name: str,
+        args: QueryArgs | dict[str, Any],
+        connection: pulumi.Input[dict[str, Any]],
+        opts: pulumi.ResourceOptions | None = None,
+    ) -> None: ...
+
+
+class Alert(KindResource):
+    """A SQL alert (the current SQL API) on a query: condition, notification and re-trigger settings; changed in place by update mask, trashed on delete. See docs/alert.md."""
+    condition: pulumi.Output[dict[str, Any]]
+    display_name: pulumi.Output[str]
+    query_id: pulumi.Output[str]
+    state: pulumi.Output[str]
+    lifecycle_state: pulumi.Output[str]
+    def __init__(
+        self,
+        resource_name: str,
+        args: AlertArgs | dict[str, Any],
+        connection: pulumi.Input[dict[str, Any]],
+        opts: pulumi.ResourceOptions | None = None,
+    ) -> None: ...
+
+
+class Dashboard(KindResource):
+    """A Lakeview dashboard from a project's .lvdash.json file (its digest in the state), on a warehouse, held published; edits in the workspace show as drift. See docs/dashboard.md."""
+    display_name: pulumi.Output[str]
+    source: pulumi.Output[str]
+    path: pulumi.Output[str]
+    etag: pulumi.Output[str]
+    update_time: pulumi.Output[str]
+    def __init__(
+        self,
+        resource_name: str,
+        args: DashboardArgs | dict[str, Any],
         connection: pulumi.Input[dict[str, Any]],
         opts: pulumi.ResourceOptions | None = None,
     ) -> None: ...

@@ -120,6 +120,9 @@ DECLARED_TYPES = {
     "sql/warehouses": "sqlWarehouses",
     "pipelines": "pipelines",
     "repos": "repos",
+    "sql/queries": "queries",
+    "sql/alerts": "alerts",
+    "dashboards": "dashboards",
 }
 
 

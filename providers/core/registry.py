@@ -40,6 +40,10 @@ KINDS: tuple[tuple[str, str], ...] = (
     ("Cluster", "providers.compute.cluster"),
     ("ClusterState", "providers.compute.cluster_state"),
     ("SqlWarehouse", "providers.sql.sql_warehouse"),
+    # On the warehouses, in the workspace's folders; before the jobs whose tasks run them:
+    ("Query", "providers.sql.query"),
+    ("Alert", "providers.sql.alert"),  # on the queries
+    ("Dashboard", "providers.dashboards.dashboard"),
     # After what its libraries name and where it publishes (notebooks, files, folders,
     # catalogs, schemas), before the jobs that run it:
     ("Pipeline", "providers.pipelines.pipeline"),

@@ -497,6 +497,15 @@ _COMPUTE_BY_ITEM: dict[str, Reference] = {
     "tasks[].pipeline_task.pipeline_id": Reference(
         target_key="pipelines", field="pipeline_id", in_place=True
     ),
+    "tasks[].sql_task.query.query_id": Reference(
+        target_key="queries", field="query_id", in_place=True
+    ),
+    "tasks[].sql_task.alert.alert_id": Reference(
+        target_key="alerts", field="alert_id", in_place=True
+    ),
+    "tasks[].dashboard_task.dashboard_id": Reference(
+        target_key="dashboards", field="dashboard_id", in_place=True
+    ),
     **library_files("libraries"),
     **library_files("tasks[].libraries"),
     **{key: r for spec in _CLUSTER_SPECS for key, r in init_script_files(spec).items()},

@@ -98,6 +98,7 @@ def test_the_nested_ids_are_read_by_path() -> None:
         "tasks[1].new_cluster.driver_instance_pool_id": DRIVER_POOL_ID,
         "tasks[2].existing_cluster_id": CLUSTER_ID,
         "tasks[3].sql_task.warehouse_id": WAREHOUSE_ID,
+        "tasks[3].sql_task.query.query_id": "q-1",  # in place: a Query of the stack
         "tasks[4].dbt_task.warehouse_id": WAREHOUSE_ID,
     }
 

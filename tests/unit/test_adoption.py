@@ -42,7 +42,7 @@ def test_every_importable_object_kind_is_adoptable_but_repo_branches() -> None:
         "Catalog", "Schema", "Volume",
         "StorageCredential", "ExternalLocation", "ServiceCredential", "Grants",
         "GitCredential", "WorkspaceConf", "Directory", "Notebook", "WorkspaceFile",
-        "AccessControlRuleSet", "Pipeline",
+        "AccessControlRuleSet", "Pipeline", "Query", "Alert", "Dashboard",
     }
     refused = not_adoptable()
     assert set(refused) == {"ClusterState", "JobRun", "PipelineUpdate", "RepoBranch", "Grant"}

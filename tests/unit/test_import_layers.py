@@ -41,7 +41,6 @@ FORBIDDEN_EXAMPLES = {
     ),
     "jobs-and-access-on-top": ("providers.compute.cluster", "providers.jobs.job_settings"),
     "jobs-names-compute-and-access": ("providers.jobs.job", "providers.workspace.repo"),
-    "pipelines-on-core": ("providers.pipelines.pipeline", "providers.jobs.job_settings"),
     "access-names-its-objects": ("providers.access.acl", "providers.unity_catalog.grants"),
     "domains-under-the-surface": ("providers.compute.cluster_state", "providers.lookups"),
 }

@@ -61,6 +61,10 @@ def test_the_job_declares_its_compute_references_in_every_place_that_names_compu
         "tasks[].sql_task.warehouse",
         "tasks[].dbt_task.warehouse",
         "tasks[].pipeline_task.pipeline_id",  # in place (tests/unit/test_in_place_references.py)
+        # in place too: queries, alerts, dashboards (tests/unit/test_sql_references.py)
+        "tasks[].sql_task.query.query_id",
+        "tasks[].sql_task.alert.alert_id",
+        "tasks[].dashboard_task.dashboard_id",
     } | {  # in place too: a volume file of the stack
         f"{libraries}[].{field}"
         for libraries in ("libraries", "tasks[].libraries")
@@ -219,7 +223,11 @@ def test_a_tasks_cluster_policy_and_warehouse_are_named_by_item_and_resolved() -
             {"task_key": "models", "dbt_task": {"warehouse": "bi", "commands": ["dbt run"]}},
         ],
     }
-    resolved = with_nested_references(item, kind_named("Job"), lambda _, name: f"id-of-{name}")
+    # A query id naming no Query item of the stack (none here) is an id, kept as it is.
+    resolved = with_nested_references(
+        item, kind_named("Job"),
+        lambda reference, name: name if isinstance(reference, Reference)
+        and not reference.names_item(name, {}) else f"id-of-{name}")
     assert resolved["job_clusters"][0]["new_cluster"] == {**SPEC, "policy_id": "id-of-small-jobs"}
     assert resolved["tasks"][0] == {"task_key": "ingest", "existing_cluster_id": "id-of-shared",
                                     **SCRIPT}

@@ -4,9 +4,10 @@ use the state of those before it) and apply the initial data in; the order reque
 matched against their routes is each area's `route_priority`.
 
 The areas are grouped by API domain, with the providers' domain names (identity, access,
-secrets, workspace, compute, sql, jobs, unity_catalog, pipelines). Adding an area: a package
-`platform/areas/<domain>/<name>/` whose `__init__.py` defines `AREA = Area(name="<name>",
-...)`, and its `<domain>.<name>` below (workspace_emulator/README.md, "Adding an area").
+secrets, workspace, compute, sql, jobs, unity_catalog, pipelines, dashboards). Adding an
+area: a package `platform/areas/<domain>/<name>/` whose `__init__.py` defines
+`AREA = Area(name="<name>", ...)`, and its `<domain>.<name>` below
+(workspace_emulator/README.md, "Adding an area").
 """
 
 from __future__ import annotations
@@ -34,6 +35,9 @@ AREAS: tuple[str, ...] = (
     "workspace.ip_access_lists",
     "workspace.workspace_conf",  # the IP access lists' switch among its keys
     "sql.sql_warehouses",
+    "sql.queries",  # on its warehouses, in the workspace tree's folders
+    "sql.alerts",  # on its queries
+    "dashboards.lakeview",  # on its warehouses, in the workspace tree's folders
     "secrets.secret_scopes",
     "secrets.secrets",
     "access.object_permissions",  # the objects of the areas above

@@ -1,0 +1,1 @@
+"""Dashboards: Lakeview dashboards, their draft and their published copy."""

@@ -26,13 +26,12 @@ from __future__ import annotations
 import base64
 import binascii
 import hashlib
-import os
 import re
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any
 
 from pulumi.dynamic import CheckFailure
@@ -41,12 +40,17 @@ from providers.client import AlreadyExists, NotFound
 from providers.client.process import Store
 from providers.core import import_ids
 from providers.core.create_or_adopt import create_or_adopt
+from providers.core.project_files import (  # noqa: F401 (kept importable from here)
+    PROJECT_FILES,
+    project_directory,
+    project_file,
+    source_roots,
+)
 from providers.workspace.workspace_objects_api import WorkspaceObjectsApi
 
 WORKSPACE_PREFIX = "/Workspace"
 TOP_LEVEL_FOLDERS = ("/", "/Users", "/Shared", "/Repos")
 REPOS_FOLDER = "/Repos"
-PROJECT_FILES = ("Pulumi.yaml", "Pulumi.yml")
 MAX_CONTENT_BYTES = 10 * 1024 * 1024  # the service's limit of one import
 MAX_INLINE_BYTES = 64 * 1024
 _SLASHES = re.compile(r"/{2,}")
@@ -166,64 +170,11 @@ def _walk(client: Any) -> Iterator[tuple[str, str]]:
 # --- content ------------------------------------------------------------------------------
 
 
-# Where `source` files are looked up instead of the project directory, first to last
-# (`source_roots`); None: the project directory.
-_source_roots: ContextVar[tuple[Path, ...] | None] = ContextVar("source_roots", default=None)
-
-
-@contextmanager
-def source_roots(*roots: Path) -> Iterator[None]:
-    """Inside the block, a `source` names the file of that relative path in the first of
-    `roots` that holds one: adopt judges items against the project it writes into (not the
-    working directory's) and against the content it exported but has not written yet."""
-    token = _source_roots.set(tuple(roots))
-    try:
-        yield
-    finally:
-        _source_roots.reset(token)
-
-
-def project_directory(start: Path | None = None) -> Path:
-    """The nearest directory at or above `start` (the working directory) holding
-    Pulumi.yaml (`start` itself where none does); the first of `source_roots` inside one."""
-    roots = _source_roots.get()
-    if roots and start is None:
-        return roots[0]
-    here = (start or Path(os.getcwd())).resolve()
-    for directory in (here, *here.parents):
-        if any((directory / name).is_file() for name in PROJECT_FILES):
-            return directory
-    return here
-
-
 def source_file(source: str) -> Path:
-    """The file `source` names, its real path (links resolved) inside the project directory;
-    ValueError saying what is wrong with it."""
-    relative = PurePosixPath(source.replace("\\", "/"))
-    if relative.is_absolute() or re.match(r"^[A-Za-z]:", source):
-        raise ValueError(
-            "must be relative to the project directory (the one holding Pulumi.yaml), so "
-            "that it names the same file in every checkout")
-    if ".." in relative.parts:
-        raise ValueError("must stay inside the project directory (no .. segments)")
-    roots = _source_roots.get() or (project_directory(),)
-    found = ((root, root / Path(*relative.parts)) for root in roots)
-    root, path = next(((r, p) for r, p in found if p.is_file()), (None, None))
-    if root is None or path is None:
-        raise ValueError(f"no file {source} in the project directory {roots[-1]}")
-    real = Path(os.path.realpath(path))
-    if not real.is_relative_to(os.path.realpath(root)):
-        # A committed link to /proc/self/environ or ~/.databrickscfg would upload the
-        # deploy job's environment or credentials to the workspace.
-        raise ValueError(
-            f"{source} is a symbolic link (or passes through one) to {real}, outside the "
-            "project directory: only files of the project are uploaded; replace the link "
-            "with the file itself")
-    size = real.stat().st_size
-    if size > MAX_CONTENT_BYTES:
-        raise ValueError(f"{source} is {size} bytes: the service imports at most "
-                         f"{MAX_CONTENT_BYTES} bytes (10 MB)")
-    return real
+    """The file `source` names, its real path (links resolved) inside the project directory
+    (providers/core/project_files.py); ValueError saying what is wrong with it."""
+    return project_file(source, max_bytes=MAX_CONTENT_BYTES,
+                        limit=f"the service imports at most {MAX_CONTENT_BYTES} bytes (10 MB)")
 
 
 def inline_content(value: str) -> bytes:

@@ -193,6 +193,8 @@ __all__ = [
     "UserArgs",
     "Volume",
     "VolumeArgs",
+    "VolumeFile",
+    "VolumeFileArgs",
     "VolumesStorageInfoArgs",
     "WarehouseChannelArgs",
     "WarehouseTagArgs",
@@ -4495,6 +4497,20 @@ class VolumeArgs:
     ) -> None: ...
 
 
+class VolumeFileArgs:
+    """Program-side arguments of VolumeFileModel (generated). A file in a Unity Catalog volume: its path and the project's file it holds."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    path: pulumi.Input[str]
+    source: pulumi.Input[str] | None
+    content_sha256: pulumi.Input[str] | None
+    def __init__(
+        self,
+        path: pulumi.Input[str],
+        source: pulumi.Input[str] | None = None,
+        content_sha256: pulumi.Input[str] | None = None,
+    ) -> None: ...
+
+
 class JobRunArgs:
     """Program-side arguments of JobRunModel (generated). The run's job and parameters, what names the run (`trigger`) and how long to wait."""
     __dataclass_fields__: ClassVar[dict[str, Any]]
@@ -5089,6 +5105,21 @@ class Volume(KindResource):
         self,
         resource_name: str,
         args: VolumeArgs | dict[str, Any],
+        connection: pulumi.Input[dict[str, Any]],
+        opts: pulumi.ResourceOptions | None = None,
+    ) -> None: ...
+
+
+class VolumeFile(KindResource):
+    """A file in a Unity Catalog volume, uploaded from a project file through the Files API; the state keeps its digest. See docs/volume-file.md."""
+    path: pulumi.Output[str]
+    content_sha256: pulumi.Output[str]
+    size: pulumi.Output[int]
+    modified_at: pulumi.Output[int]
+    def __init__(
+        self,
+        resource_name: str,
+        args: VolumeFileArgs | dict[str, Any],
         connection: pulumi.Input[dict[str, Any]],
         opts: pulumi.ResourceOptions | None = None,
     ) -> None: ...

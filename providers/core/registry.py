@@ -43,6 +43,7 @@ KINDS: tuple[tuple[str, str], ...] = (
     ("Catalog", "providers.unity_catalog.catalog"),
     ("Schema", "providers.unity_catalog.schema"),
     ("Volume", "providers.unity_catalog.volume"),
+    ("VolumeFile", "providers.unity_catalog.volume_file"),  # in the volumes
     ("JobRun", "providers.jobs.job_run"),
     ("Group", "providers.identity.group"),
     ("GroupMember", "providers.identity.group_member"),

@@ -26,6 +26,7 @@ AREAS: tuple[str, ...] = (
     "workspace.git_credentials",
     "workspace.repos",  # clones of private remotes need the caller's Git credential
     "workspace.workspace_objects",  # the repos in its tree
+    "workspace.dbfs",
     "jobs.jobs",  # the clusters their tasks name, the notebooks they run, run_as's rule sets
     "unity_catalog.catalogs",
     "unity_catalog.unity_catalog",  # below and beside the catalogs

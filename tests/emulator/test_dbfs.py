@@ -149,6 +149,7 @@ def test_bad_paths_are_refused_naming_the_field(sdk):
 def test_a_handle_idle_for_10_minutes_is_gone(manual):
     sdk = WorkspaceClient(host=manual.base_url, token=fetch_token(manual))
     handle = sdk.dbfs.create("/tmp/idle.bin").handle
+    assert handle is not None
     sdk.dbfs.add_block(handle, b64(b"a"))
     advance_clock(manual, 9 * 60)
     sdk.dbfs.add_block(handle, b64(b"b"))  # used: its idle time starts again
@@ -156,3 +157,11 @@ def test_a_handle_idle_for_10_minutes_is_gone(manual):
     with pytest.raises(NotFound, match="idle"):
         sdk.dbfs.close(handle)
     assert not sdk.dbfs.exists("/tmp/idle.bin")
+
+
+def test_the_initial_data_holds_the_init_scripts_the_examples_name(sdk):
+    """The local stack's job cluster and the examples name these: a run needs them."""
+    for script in ("/init/setup.sh", "/init/deps.sh", "/init/install-deps.sh"):
+        status = sdk.dbfs.get_status(f"dbfs:{script}")
+        assert not status.is_dir and status.file_size > 0
+    assert base64.b64decode(sdk.dbfs.read("/init/setup.sh").data).startswith(b"#!/bin/bash\n")

@@ -27,10 +27,12 @@ AREAS: tuple[str, ...] = (
     "workspace.repos",  # clones of private remotes need the caller's Git credential
     "workspace.workspace_objects",  # the repos in its tree
     "workspace.dbfs",
-    "jobs.jobs",  # the clusters their tasks name, the notebooks they run, run_as's rule sets
     "unity_catalog.catalogs",
     "unity_catalog.unity_catalog",  # below and beside the catalogs
     "unity_catalog.files",  # in its volumes
+    # The clusters their tasks name, the notebooks they run, run_as's rule sets, the files
+    # their libraries and init scripts name (in volumes, DBFS, the workspace).
+    "jobs.jobs",
     "workspace.ip_access_lists",
     "workspace.workspace_conf",  # the IP access lists' switch among its keys
     "sql.sql_warehouses",

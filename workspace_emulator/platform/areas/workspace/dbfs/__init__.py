@@ -4,10 +4,16 @@ volumes are Unity Catalog's (unity_catalog/files)."""
 
 from __future__ import annotations
 
-from workspace_emulator.platform.area import Area, Mount
+from workspace_emulator.platform.area import Area, InitialData, Mount
 from workspace_emulator.platform.areas.workspace.dbfs import routes
 from workspace_emulator.platform.areas.workspace.dbfs.model import TABLES, Dbfs
 from workspace_emulator.platform.fidelity import stateful
+
+
+def _add_initial(dbfs: Dbfs, initial: InitialData) -> None:
+    for file in initial.section("dbfs"):
+        dbfs.add_initial(initial.conn, file)
+
 
 AREA = Area(
     name="dbfs",
@@ -15,6 +21,7 @@ AREA = Area(
     tables=TABLES,
     routers=(Mount(routes.router),),
     route_priority=85,
+    initial_data=_add_initial,
     support={
         "POST /dbfs/put": stateful(
             "JSON only (no multipart form); contents base64 inline, at most 1 MB decoded "

@@ -308,6 +308,15 @@ class Dbfs:
             data = data[start - first:end - first]
         return {"bytes_read": len(data), "data": base64.b64encode(data).decode()}
 
+    def add_initial(self, conn: sqlite3.Connection, file: dict[str, Any]) -> None:
+        """A file of the initial data's `dbfs` section: `path`, `content` as text."""
+        target = normal_path(file.get("path"))
+        content, data = uuid.uuid4().hex, str(file.get("content") or "").encode()
+        if data:
+            conn.execute("INSERT INTO dbfs_blocks (content, start, data) VALUES (?, 0, ?)",
+                         (content, data))
+        self._write_file(conn, target, content, len(data), overwrite=True)
+
     def exists(self, path: str) -> bool:
         """Whether a file is at `path` (`dbfs:/...` or `/...`): what a job's library or init
         script names."""

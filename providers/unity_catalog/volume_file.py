@@ -274,6 +274,12 @@ class VolumeFileProvider(WorkspaceProvider):
 
     @staticmethod
     def _observed(path: str, content_sha256: str) -> Spec:
+        """The path as recorded (the volume's names in lower case: an id imported as
+        `/Volumes/Main/...` is the declared `/Volumes/main/...`)."""
+        try:
+            path = canonical_path(path)
+        except ValueError:
+            pass  # not a path a declaration could give: shown as the service has it
         return {"path": path, "content_sha256": content_sha256}
 
     @staticmethod

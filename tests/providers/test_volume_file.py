@@ -152,6 +152,11 @@ def test_create_read_update_drift_import_delete(provider, props, client, project
     assert imported.id == path
     assert imported.outs["content_sha256"] == sha256(b"wheel 2")
     assert not provider.diff(path, imported.outs, changed).changes
+    catalog = path.split("/")[2]
+    shouted = path.replace(f"/{catalog}/", f"/{catalog.upper()}/", 1)
+    imported_so = provider.read(shouted, {CONNECTION_KEY: props[CONNECTION_KEY]})
+    assert imported_so.outs["path"] == path  # the volume's names folded: the same file
+    assert not provider.diff(shouted, imported_so.outs, changed).changes
 
     # Delete removes the file only; the directories above it stay.
     provider.delete(made.id, updated)

@@ -283,6 +283,8 @@ __all__ = [
     "UserArgs",
     "Volume",
     "VolumeArgs",
+    "VolumeFile",
+    "VolumeFileArgs",
     "VolumesStorageInfoArgs",
     "WarehouseChannelArgs",
     "WarehouseTagArgs",
@@ -778,6 +780,20 @@ class VolumeArgs:
         storage_location: pulumi.Input[str] | None = None,
         comment: pulumi.Input[str] | None = None,
         owner: pulumi.Input[str] | None = None,
+    ) -> None: ...
+
+
+class VolumeFileArgs:
+    """Program-side arguments of VolumeFileModel (generated). A file in a Unity Catalog volume: its path and the project's file it holds."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    path: pulumi.Input[str]
+    source: pulumi.Input[str] | None
+    content_sha256: pulumi.Input[str] | None
+    def __init__(
+        self,
+        path: pulumi.Input[str],
+        source: pulumi.Input[str] | None = None,
+        content_sha256: pulumi.Input[str] | None = None,
     ) -> None: ...
 
 
@@ -7206,6 +7222,21 @@ class Volume(KindResource):
         self,
         resource_name: str,
         args: VolumeArgs | dict[str, Any],
+        connection: pulumi.Input[dict[str, Any]],
+        opts: pulumi.ResourceOptions | None = None,
+    ) -> None: ...
+
+
+class VolumeFile(KindResource):
+    """A file in a Unity Catalog volume, uploaded from a project file through the Files API; the state keeps its digest. See docs/volume-file.md."""
+    path: pulumi.Output[str]
+    content_sha256: pulumi.Output[str]
+    size: pulumi.Output[int]
+    modified_at: pulumi.Output[int]
+    def __init__(
+        self,
+        resource_name: str,
+        args: VolumeFileArgs | dict[str, Any],
         connection: pulumi.Input[dict[str, Any]],
         opts: pulumi.ResourceOptions | None = None,
     ) -> None: ...

@@ -25,8 +25,13 @@ ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 CLIENT_ID_KEY = "emulator.client_id"
 MAX_BODY_BYTES = 1024 * 1024
 # Paths that take larger bodies: a workspace import carries up to 10 MB of content, as base64
-# in JSON (or a multipart form).
-LARGER_BODY_PATHS = {"/api/2.0/workspace/import": 16 * 1024 * 1024}
+# in JSON (or a multipart form); a DBFS put or add-block 1 MB as base64, and a larger one
+# gets the service's MAX_BLOCK_SIZE_EXCEEDED from its handler, not this limit's 413.
+LARGER_BODY_PATHS = {
+    "/api/2.0/workspace/import": 16 * 1024 * 1024,
+    "/api/2.0/dbfs/put": 4 * 1024 * 1024,
+    "/api/2.0/dbfs/add-block": 4 * 1024 * 1024,
+}
 # Paths whose bodies are streamed to the handler rather than read here first: a Files API
 # upload's raw bytes, up to the service's 5 GiB (the handler counts them as they come).
 STREAMED_BODY_PREFIXES = {"/api/2.0/fs/files/": 5 * 1024 ** 3}

@@ -74,6 +74,24 @@ class MaxNotebookSizeExceeded(ServiceError):
     code = "MAX_NOTEBOOK_SIZE_EXCEEDED"
 
 
+class MaxBlockSizeExceeded(ServiceError):
+    """A DBFS put's inline contents or add-block's data over the service's 1 MB."""
+
+    code = "MAX_BLOCK_SIZE_EXCEEDED"
+
+
+class MaxReadSizeExceeded(ServiceError):
+    """A DBFS read of more than the service's 1 MB."""
+
+    code = "MAX_READ_SIZE_EXCEEDED"
+
+
+class DbfsIoError(ServiceError):
+    """A DBFS directory deleted without `recursive` while it holds anything."""
+
+    code = "IO_ERROR"
+
+
 class RequestLimitExceeded(ServiceError):
     code = "REQUEST_LIMIT_EXCEEDED"
 
@@ -90,6 +108,9 @@ STATUS_BY_CODE = {
     "QUOTA_EXCEEDED": 400,
     "DIRECTORY_NOT_EMPTY": 400,
     "MAX_NOTEBOOK_SIZE_EXCEEDED": 400,
+    "MAX_BLOCK_SIZE_EXCEEDED": 400,
+    "MAX_READ_SIZE_EXCEEDED": 400,
+    "IO_ERROR": 400,
     "UNAUTHENTICATED": 401,
     "PERMISSION_DENIED": 403,
     "RESOURCE_DOES_NOT_EXIST": 404,

@@ -1,4 +1,5 @@
-"""The workspace REST client the providers use: JSON in, JSON out, typed errors.
+"""The workspace REST client the providers use: JSON in, JSON out (raw bytes for the Files
+API: `transfer`), typed errors.
 
 A client holds only its connection and wire profile; tokens, sessions, rate limiters and
 the writes sent are in the process state (process.py), shared by every client in the process.
@@ -8,8 +9,10 @@ from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, BinaryIO
 from urllib.parse import urlsplit
 
 import requests
@@ -30,6 +33,20 @@ WORKSPACE_RESOURCE_ID_HEADER = "X-Databricks-Azure-Workspace-Resource-Id"
 # The DNS zones of Azure workspaces (public, US government and China clouds): the only hosts,
 # besides a literal loopback one (the emulator), a management token is ever sent to.
 AZURE_WORKSPACE_ZONES = (".azuredatabricks.net", ".databricks.azure.us", ".databricks.azure.cn")
+OCTET_STREAM = "application/octet-stream"
+
+# Opens the raw bytes a call sends (`WorkspaceClient.transfer`), once per time it is sent.
+Content = Callable[[], AbstractContextManager[BinaryIO]]
+
+
+@dataclass(frozen=True)
+class _Payload:
+    """What one call sends and how it takes the answer: a JSON body, or raw bytes
+    (`content`); `stream`: the answer's body left unread."""
+
+    body: dict[str, Any] | None
+    content: Content | None = None
+    stream: bool = False
 
 
 @dataclass(frozen=True)
@@ -151,6 +168,22 @@ class WorkspaceClient:
         """Any method by name, for wire-dependent verbs (e.g. ``wire.repo_update_method``)."""
         return self._call(method, path, params=params, body=body, idempotent=idempotent)
 
+    def transfer(
+        self,
+        method: str,
+        path: str,
+        *,
+        params: dict[str, Any] | None = None,
+        content: Content | None = None,
+        stream: bool = False,
+    ) -> requests.Response:
+        """A call whose request body or answer is raw bytes, not JSON (the Files API):
+        `content` opens the bytes to send, afresh for each time the call is sent (a file,
+        read by the transport in blocks, never whole); `stream` leaves the answer's body
+        unread, for the caller to read in chunks and close. Errors raise as for JSON calls."""
+        return self._exchange(method, path, params=params, content=content, stream=stream,
+                              idempotent=True)
+
     def _call(
         self,
         method: str,
@@ -160,29 +193,44 @@ class WorkspaceClient:
         body: dict[str, Any] | None = None,
         idempotent: bool = True,
     ) -> dict[str, Any]:
+        return _json_body(
+            self._exchange(method, path, params=params, body=body, idempotent=idempotent))
+
+    def _exchange(
+        self,
+        method: str,
+        path: str,
+        *,
+        params: dict[str, Any] | None = None,
+        body: dict[str, Any] | None = None,
+        content: Content | None = None,
+        stream: bool = False,
+        idempotent: bool = True,
+    ) -> requests.Response:
         self._url(path)  # refuses anything but a path before a token is fetched
         token = credentials_for(self.connection)
         writes = method.upper() not in READ_METHODS
+        sent = _Payload(body, content, stream)
         if writes:
             _count_write(self.connection.base_url)
         try:
-            response = self._send(method, path, token, params, body, idempotent)
+            response = self._send(method, path, token, params, sent, idempotent)
             if response.status_code == 401:
                 # Revoked or rotated before its expiry: one more try with a fresh token; for a
                 # principal the workspace does not know yet, with the management token
                 # where the stack names the workspace's Azure resource (admission).
                 invalidate(self.connection, token)
                 token = credentials_for(self.connection, admission=True)
-                response = self._send(method, path, token, params, body, idempotent)
+                response = self._send(method, path, token, params, sent, idempotent)
             response = self._retry_throttled(
-                method, path, token, params, body, idempotent, response
+                method, path, token, params, sent, idempotent, response
             )
         finally:
             if writes:  # counted on both sides: a listing taken meanwhile may miss it
                 _count_write(self.connection.base_url)
         if not response.ok:
             raise error_from_response(response, secrets=self._secrets(token, body))
-        return _json_body(response)
+        return response
 
     def _send(
         self,
@@ -190,21 +238,30 @@ class WorkspaceClient:
         path: str,
         token: Credentials,
         params: dict[str, Any] | None,
-        body: dict[str, Any] | None,
+        sent: _Payload,
         idempotent: bool,
     ) -> requests.Response:
-        return http.send(
-            method,
-            self._url(path),
-            policy=self._policy,
-            idempotent=idempotent,
-            rate_limit_key=f"{self.connection.base_url} {ratelimit.endpoint_family(path)}",
-            rate_limit_per_second=self.connection.rate_limit_per_second,
-            secrets=self._secrets(token, body),
-            params=params,
-            json=body,
-            auth=BearerAuth(token),
-        )
+        def send(**payload: Any) -> requests.Response:
+            return http.send(
+                method,
+                self._url(path),
+                policy=self._policy,
+                idempotent=idempotent,
+                rate_limit_key=f"{self.connection.base_url} {ratelimit.endpoint_family(path)}",
+                rate_limit_per_second=self.connection.rate_limit_per_second,
+                secrets=self._secrets(token, sent.body),
+                params=params,
+                auth=BearerAuth(token),
+                **payload,
+            )
+
+        # `stream` only where set: requests reads the environment's proxy settings afresh
+        # for any call that passes it (http._Session keeps them for the others).
+        streamed = {"stream": True} if sent.stream else {}
+        if sent.content is None:
+            return send(json=sent.body, **streamed)
+        with sent.content() as data:
+            return send(data=data, headers={"Content-Type": OCTET_STREAM}, **streamed)
 
     def _retry_throttled(
         self,
@@ -212,7 +269,7 @@ class WorkspaceClient:
         path: str,
         token: Credentials,
         params: dict[str, Any] | None,
-        body: dict[str, Any] | None,
+        sent: _Payload,
         idempotent: bool,
         response: requests.Response,
     ) -> requests.Response:
@@ -239,7 +296,7 @@ class WorkspaceClient:
             if retry.monotonic() - started + delay > self.connection.max_retry_seconds:
                 break
             retry.sleep(delay)
-            response = self._send(method, path, token, params, body, idempotent)
+            response = self._send(method, path, token, params, sent, idempotent)
         return response
 
     def _secrets(self, credentials: Credentials, body: Any = None) -> tuple[str, ...]:

@@ -34,6 +34,7 @@ KINDS: tuple[tuple[str, str], ...] = (
     ("Catalog", "providers.unity_catalog.catalog"),
     ("Schema", "providers.unity_catalog.schema"),
     ("Volume", "providers.unity_catalog.volume"),
+    ("VolumeFile", "providers.unity_catalog.volume_file"),  # in the volumes
     ("InstancePool", "providers.compute.instance_pool"),
     # The compute a job's clusters and tasks name by item: before the jobs.
     ("ClusterPolicy", "providers.compute.cluster_policy"),

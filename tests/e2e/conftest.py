@@ -170,13 +170,13 @@ def refreshed(cli: PulumiCli) -> dict[str, tuple[str, dict[str, Any]]]:
 
 
 def platform_writes(info: EmulatorInfo) -> list[str]:
-    """The writes to the platform API in the emulator's request log, as "METHOD path"; a
-    sign-in at the workspace's OAuth token endpoint (`POST /oidc/v1/token`: oauth-m2m,
-    github-oidc) writes nothing."""
+    """The writes to the platform API in the emulator's request log, as "METHOD path" (a
+    HEAD, the Files API's metadata, is a read); a sign-in at the workspace's OAuth token
+    endpoint (`POST /oidc/v1/token`: oauth-m2m, github-oidc) writes nothing."""
     return [
         f"{r['method']} {r['path']}"
         for r in request_log(info)
-        if r["service"] == "platform" and r["method"] != "GET"
+        if r["service"] == "platform" and r["method"] not in ("GET", "HEAD")
         and not r["path"].startswith("/oidc/")
     ]
 

@@ -32,7 +32,7 @@ NO_CLIENT: Any = SimpleNamespace()
 # --- which kinds -----------------------------------------------------------------------
 
 
-def test_every_importable_object_kind_is_adoptable_but_repo_branches() -> None:
+def test_every_importable_object_kind_is_adoptable_but_repo_branches_and_volume_files() -> None:
     adoptable = {kind.name for kind in adoptable_kinds()}
     assert adoptable == {
         "ServicePrincipal", "ServicePrincipalSecret", "SecretScope", "Secret", "SecretAcl",
@@ -45,10 +45,13 @@ def test_every_importable_object_kind_is_adoptable_but_repo_branches() -> None:
         "AccessControlRuleSet", "Pipeline", "Query", "Alert", "Dashboard",
     }
     refused = not_adoptable()
-    assert set(refused) == {"ClusterState", "JobRun", "PipelineUpdate", "RepoBranch", "Grant"}
+    assert set(refused) == {"ClusterState", "JobRun", "PipelineUpdate", "RepoBranch", "Grant",
+                            "VolumeFile"}
     assert "action" in refused["JobRun"] and "action" in refused["ClusterState"]
     assert "action" in refused["PipelineUpdate"]
     assert "Repo item" in refused["RepoBranch"]
+    # A volume's files are mostly data no stack made: none is listed, each is imported.
+    assert "import: <its path>" in refused["VolumeFile"]
     # In the registry's order: a kind after the kinds its references point into.
     order = [kind.name for kind in kinds()]
     assert [k.name for k in adoptable_kinds()] == [n for n in order if n in adoptable]

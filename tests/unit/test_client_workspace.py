@@ -195,3 +195,32 @@ def test_what_a_call_keeps_is_in_the_process_state_and_a_new_state_keeps_none_of
     assert process.current().made() == []
     assert writes_sent(BASE_URL) == 0 and ratelimit.limits() == {}
     assert client_for(connection()) is not client
+
+
+def test_a_raw_upload_is_opened_afresh_for_its_second_send(tmp_path):
+    """`transfer`: the Files API's raw body, its bytes read from the file each time the call
+    is sent (here again after a 401), never a JSON body."""
+    file = tmp_path / "etl.whl"
+    file.write_bytes(b"wheel bytes")
+    opened: list[str] = []
+
+    def open_content():
+        opened.append(file.name)
+        return file.open("rb")
+
+    path = "/api/2.0/fs/files/Volumes/c/s/v/etl.whl"
+    with responses.RequestsMock() as mocked:
+        mocked.get(TOKEN_URL, json=token_body("old-token"))
+        mocked.get(TOKEN_URL, json=token_body("new-token"))
+        raw = [matchers.header_matcher({"Content-Type": "application/octet-stream"}),
+               matchers.query_param_matcher({"overwrite": "true"})]
+        stale = mocked.put(f"{BASE_URL}{path}", status=401, match=raw,
+                           json={"error_code": "UNAUTHENTICATED", "message": "expired"})
+        fresh = mocked.put(f"{BASE_URL}{path}", status=204, match=raw)
+        answer = client_for(connection()).transfer(
+            "PUT", path, params={"overwrite": "true"}, content=open_content)
+        assert answer.status_code == 204
+        assert (stale.call_count, fresh.call_count) == (1, 1)
+        bodies = [call.request.body for call in mocked.calls if call.request.method == "PUT"]
+    assert opened == ["etl.whl", "etl.whl"]
+    assert bodies == [b"wheel bytes", b"wheel bytes"]  # the whole file each time

@@ -61,8 +61,11 @@ def test_sources_are_the_projects_wherever_the_command_runs(
     assert capsys.readouterr().out == "Pulumi.dev.yaml: ok\n"
     (project / NOTEBOOK).unlink()
     assert cli.main(["check", "--project-dir", str(project)]) == 1
+    # The notebook and the volume file of the dev stack both upload it.
     assert capsys.readouterr().out == (
         f"Pulumi.dev.yaml: workspace:notebooks[0].source: no file {NOTEBOOK} in the project "
+        f"directory {project}\n"
+        f"Pulumi.dev.yaml: workspace:volumeFiles[0].source: no file {NOTEBOOK} in the project "
         f"directory {project}\n")
 
 

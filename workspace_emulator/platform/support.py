@@ -33,7 +33,6 @@ OUTSIDE_AREAS: dict[str, Fidelity] = {
 # Operations of the service that clients use and the emulator answers 404
 # ENDPOINT_NOT_FOUND, of areas the emulator does not have.
 NOT_SERVED_OUTSIDE_AREAS: dict[str, tuple[str, ...]] = {
-    "Other areas": ("GET /dbfs/list",),
 }
 
 

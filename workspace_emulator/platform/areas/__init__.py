@@ -27,11 +27,14 @@ AREAS: tuple[str, ...] = (
     "workspace.git_credentials",
     "workspace.repos",  # clones of private remotes need the caller's Git credential
     "workspace.workspace_objects",  # the repos in its tree
-    "jobs.jobs",  # the clusters their tasks name, the notebooks they run, run_as's rule sets
+    "workspace.dbfs",
     "unity_catalog.catalogs",
     "unity_catalog.unity_catalog",  # below and beside the catalogs
     "unity_catalog.files",  # in its volumes
     "pipelines.pipelines",  # the notebooks and files they load, the schemas they publish to
+    # The clusters their tasks name, the notebooks they run, run_as's rule sets, the files
+    # their libraries and init scripts name (in volumes, DBFS, the workspace).
+    "jobs.jobs",
     "workspace.ip_access_lists",
     "workspace.workspace_conf",  # the IP access lists' switch among its keys
     "sql.sql_warehouses",

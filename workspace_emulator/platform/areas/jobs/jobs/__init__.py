@@ -6,23 +6,66 @@ share, paging)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from workspace_emulator.errors import InvalidParameter, NotFound
 from workspace_emulator.platform.area import Area, AreaContext, Mount
 from workspace_emulator.platform.areas.compute.clusters.model import Clusters
 from workspace_emulator.platform.areas.identity.access_control.model import RuleSets
-from workspace_emulator.platform.areas.jobs.jobs import routes
+from workspace_emulator.platform.areas.jobs.jobs import job_files, routes
 from workspace_emulator.platform.areas.jobs.jobs.model import TABLES, Jobs
+from workspace_emulator.platform.areas.unity_catalog.files.model import VolumeFiles
+from workspace_emulator.platform.areas.workspace.dbfs.model import Dbfs
 from workspace_emulator.platform.areas.workspace.workspace_objects.model import WorkspaceObjects
 from workspace_emulator.platform.fidelity import simulated, stateful
 
 VERSIONS = ("2.0", "2.1", "2.2")
 
 
+def _file_exists(volumes: VolumeFiles, dbfs: Dbfs, workspace: WorkspaceObjects
+                 ) -> Callable[[str], bool | None]:
+    """Whether a file is at a path a task's library or init script names: `/Volumes/...`
+    (also as `dbfs:/Volumes/...`) in a volume, `dbfs:/...` in DBFS, another absolute path
+    in the workspace (a workspace file, with or without `/Workspace`); None for the paths
+    the emulator holds no files at (cloud storage URLs)."""
+
+    def exists(path: str) -> bool | None:
+        in_volume = path.removeprefix("dbfs:")
+        if in_volume.startswith("/Volumes/"):
+            try:
+                volumes.file(in_volume)
+            except (NotFound, InvalidParameter):
+                return False
+            return True
+        if path.startswith("dbfs:/"):
+            return dbfs.exists(path)
+        if path.startswith("/"):
+            try:
+                return workspace.get_status(path).get("object_type") == "FILE"
+            except (NotFound, InvalidParameter):
+                return False
+        return None
+
+    return exists
+
+
+def _cluster_spec(clusters: Clusters) -> Callable[[str], Mapping[str, Any] | None]:
+    def spec(cluster_id: str) -> Mapping[str, Any] | None:
+        return clusters.get(cluster_id) if clusters.exists(cluster_id) else None
+
+    return spec
+
+
 def _open(context: AreaContext) -> Jobs:
     settings = context.settings
-    return Jobs(context.db, context.directory, context.state(Clusters),
+    clusters, workspace = context.state(Clusters), context.state(WorkspaceObjects)
+    checks = job_files.FileChecks(
+        _file_exists(context.state(VolumeFiles), context.state(Dbfs), workspace),
+        _cluster_spec(clusters))
+    return Jobs(context.db, context.directory, clusters,
                 settings.transition_seconds, settings.base_url, settings.workspace_id,
-                context.state(WorkspaceObjects).notebook_problem,
-                context.state(RuleSets).may_run_as)
+                workspace.notebook_problem, context.state(RuleSets).may_run_as, checks)
 
 
 AREA = Area(
@@ -44,7 +87,8 @@ AREA = Area(
         "POST /jobs/delete": stateful("CAN_MANAGE needed"),
         "POST /jobs/run-now": simulated("idempotency_token honoured; '--fail' makes a task "
                                         "fail, and so does a notebook task's missing "
-                                        "notebook"),
+                                        "notebook; a missing library file or init script "
+                                        "(volume, DBFS, workspace) INTERNAL_ERROR"),
         "POST /jobs/runs/submit": simulated("a one-time run (run_type SUBMIT_RUN, no job): "
                                             "tasks checked as a job's, run as run-now's; "
                                             "idempotency_token honoured; its own access "

@@ -30,7 +30,10 @@ A notebook task whose notebook is not in the workspace when the run starts (sour
 WORKSPACE, the default without a job `git_source`: a path no object has, or one that is a
 folder or a file) fails as the service's does, `Unable to access the notebook "<path>" ...`
 (the trigger above is looked at first); a path inside a repo counts as there
-(areas/workspace_objects holds no contents of Git folders).
+(areas/workspace_objects holds no contents of Git folders). A task whose cluster's init
+script or whose library's file (`whl`, `jar`, ...) is not in its volume, DBFS or the
+workspace fails as the service fails it (job_files.py): the task and the run INTERNAL_ERROR,
+result FAILED, the message naming the file.
 
 A one-time run (runs/submit, run_type SUBMIT_RUN) is planned and shown the same way, from
 the tasks of its body, without a job_id. A run of a job keeps the job's parameters as they
@@ -42,7 +45,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from workspace_emulator.platform.areas.jobs.jobs import job_graph
+from workspace_emulator.platform.areas.jobs.jobs import job_files, job_graph
 from workspace_emulator.platform.areas.jobs.jobs.job_format import DEFAULT_RUN_IF
 
 FAILURE_TRIGGER = "--fail"
@@ -65,6 +68,7 @@ FAILURES = frozenset({"FAILED", "TIMEDOUT", "UPSTREAM_FAILED"})
 NEVER_RAN = frozenset({"UPSTREAM_FAILED", "EXCLUDED", "DISABLED"})
 RUN_IF_EXCLUDES = ("AT_LEAST_ONE_FAILED", "ALL_FAILED")
 JOB_RUN, SUBMIT_RUN = "JOB_RUN", "SUBMIT_RUN"
+TERMINATED = "TERMINATED"
 RUN_TYPES = (JOB_RUN, SUBMIT_RUN, "WORKFLOW_RUN")
 # Settings of a one-time run that runs/get shows back.
 SHOWN_RUN_SETTINGS = ("git_source",)
@@ -163,61 +167,80 @@ def notebook_failure(task: dict[str, Any], notebook_problem: NotebookProblem | N
 
 
 def _task_outcome(task: dict[str, Any], results: dict[str, str], parameters: dict[str, Any],
-                  cannot_run: Callable[[dict[str, Any]], str | None]) -> tuple[str, str]:
+                  cannot_run: Callable[[dict[str, Any]], tuple[str, str] | None]
+                  ) -> tuple[str, str, str]:
+    """(result, message, the life cycle state it ends in)."""
     if task.get("disabled") is True:
-        return "DISABLED", "The task is disabled in the job settings."
+        return "DISABLED", "The task is disabled in the job settings.", TERMINATED
     dependencies = job_graph.dependencies(task)
     if dependencies:
         skipped = _skipped(task.get("run_if") or DEFAULT_RUN_IF,
                            {key: results[key] for key in dependencies})
         if skipped:
-            return skipped
+            return (*skipped, TERMINATED)
     cause = failure_cause(task, parameters)
     if cause:
-        return "FAILED", _trigger_message(cause)
+        return "FAILED", _trigger_message(cause), TERMINATED
     unreachable = cannot_run(task)
     if unreachable:
-        return "FAILED", unreachable
-    return "SUCCESS", ""
+        message, life_cycle = unreachable
+        return "FAILED", message, life_cycle
+    return "SUCCESS", "", TERMINATED
 
 
 def _run_outcome(tasks: list[dict[str, Any]], planned: list[dict[str, Any]],
-                 parameters: dict[str, Any]) -> tuple[str, str]:
+                 parameters: dict[str, Any]) -> tuple[str, str, str]:
+    """(result, message, the life cycle state it ends in: INTERNAL_ERROR where it failed
+    and a failed task ended so)."""
     if not tasks:
         cause = failure_cause(None, parameters)
-        return ("FAILED", f"Run failed: {_trigger_message(cause)}.") if cause else ("SUCCESS", "")
+        if cause:
+            return "FAILED", f"Run failed: {_trigger_message(cause)}.", TERMINATED
+        return "SUCCESS", "", TERMINATED
     depended_on = {key for task in tasks for key in job_graph.dependencies(task)}
     failed = [p for p in planned if p["result"] == "FAILED"]
     causes = "; ".join(f"task '{p['task_key']}' failed: {p['message']}" for p in failed)
     if any(p["result"] in FAILURES for p in planned if p["task_key"] not in depended_on):
-        return "FAILED", f"Run failed: {causes}."
+        internal = any(p.get("life_cycle") == job_files.INTERNAL_ERROR for p in failed)
+        return ("FAILED", f"Run failed: {causes}.",
+                job_files.INTERNAL_ERROR if internal else TERMINATED)
     if failed:
-        return "SUCCESS_WITH_FAILURES", f"Every leaf task succeeded, but {causes}."
-    return "SUCCESS", ""
+        return "SUCCESS_WITH_FAILURES", f"Every leaf task succeeded, but {causes}.", TERMINATED
+    return "SUCCESS", "", TERMINATED
 
 
 def plan(settings: dict[str, Any], parameters: dict[str, Any],
          new_task_run_id: Callable[[], int], notebook_problem: NotebookProblem | None = None,
-         run_as: str = "") -> dict[str, Any]:
+         run_as: str = "", file_checks: job_files.FileChecks | None = None) -> dict[str, Any]:
     """Each task's level, run id and result, and the run's result. `notebook_problem` says
-    why a notebook task cannot run the notebook at a path, at the run's start."""
+    why a notebook task cannot run the notebook at a path, `file_checks` whether the files
+    its cluster and libraries need are there, at the run's start."""
     tasks = settings.get("tasks") or []
     git_source = bool(settings.get("git_source"))
 
-    def cannot_run(task: dict[str, Any]) -> str | None:
-        return notebook_failure(task, notebook_problem, git_source, run_as)
+    def cannot_run(task: dict[str, Any]) -> tuple[str, str] | None:
+        missing = job_files.missing_file(task, settings, file_checks)
+        if missing:
+            return missing, job_files.INTERNAL_ERROR
+        notebook = notebook_failure(task, notebook_problem, git_source, run_as)
+        return (notebook, TERMINATED) if notebook else None
 
     depth = job_graph.levels(tasks)
     planned = [{"task_key": task["task_key"], "run_id": new_task_run_id(),
                 "level": depth[task["task_key"]], "settings": task} for task in tasks]
     results: dict[str, str] = {}
     for entry in sorted(planned, key=lambda p: p["level"]):
-        entry["result"], entry["message"] = _task_outcome(entry["settings"], results, parameters,
-                                                          cannot_run)
+        entry["result"], entry["message"], life_cycle = _task_outcome(
+            entry["settings"], results, parameters, cannot_run)
+        if life_cycle != TERMINATED:
+            entry["life_cycle"] = life_cycle
         results[entry["task_key"]] = entry["result"]
-    result, message = _run_outcome(tasks, planned, parameters)
-    return {"levels": max(depth.values(), default=0) + 1, "tasks": planned,
-            "result": result, "message": message}
+    result, message, life_cycle = _run_outcome(tasks, planned, parameters)
+    shown = {"levels": max(depth.values(), default=0) + 1, "tasks": planned,
+             "result": result, "message": message}
+    if life_cycle != TERMINATED:
+        shown["life_cycle"] = life_cycle
+    return shown
 
 
 def plan_of(run: dict[str, Any]) -> dict[str, Any]:
@@ -258,8 +281,9 @@ def _window(run: dict[str, Any], level: int) -> tuple[int, int]:
             start + pending + running * (level + 1) // levels)
 
 
-def _terminal(result: str, message: str) -> dict[str, Any]:
-    return {"life_cycle_state": "TERMINATED", "result_state": result, "state_message": message,
+def _terminal(result: str, message: str, life_cycle: str | None = None) -> dict[str, Any]:
+    return {"life_cycle_state": life_cycle or TERMINATED, "result_state": result,
+            "state_message": message,
             "user_cancelled_or_timedout": result in ("CANCELED", "UPSTREAM_CANCELED")}
 
 
@@ -275,7 +299,7 @@ def _task_state(run: dict[str, Any], entry: dict[str, Any], now_ms: int
             return _terminal("CANCELED", "Cancelled at user request."), canceled_at
         return _terminal("UPSTREAM_CANCELED", "An upstream task was cancelled."), canceled_at
     if now_ms >= ends_at:
-        return _terminal(entry["result"], entry["message"]), ends_at
+        return _terminal(entry["result"], entry["message"], entry.get("life_cycle")), ends_at
     if now_ms >= begin:
         return {"life_cycle_state": "RUNNING", "state_message": "In run"}, None
     if entry["level"] == 0:
@@ -317,7 +341,8 @@ def run_state(run: dict[str, Any], now_ms: int) -> tuple[dict[str, Any], int | N
         return _terminal("CANCELED", "Run cancelled at user request."), canceled_at
     if now_ms >= finished_at:
         run_plan = plan_of(run)
-        return _terminal(run_plan["result"], run_plan["message"]), finished_at
+        return _terminal(run_plan["result"], run_plan["message"],
+                         run_plan.get("life_cycle")), finished_at
     if now_ms >= start + transition // 2:
         return {"life_cycle_state": "RUNNING", "state_message": "In run"}, None
     return {"life_cycle_state": "PENDING", "state_message": "Waiting for cluster"}, None

@@ -19,6 +19,7 @@ from workspace_emulator import clock
 from workspace_emulator.errors import InvalidParameter, NotFound, PermissionDenied
 from workspace_emulator.platform.areas.compute.clusters.model import Clusters
 from workspace_emulator.platform.areas.jobs.jobs import (
+    job_files,
     job_format,
     job_graph,
     job_permissions,
@@ -113,6 +114,7 @@ class Jobs:
         transition_seconds: float, base_url: str, workspace_id: int,
         notebook_problem: Callable[[str], str | None] | None = None,
         may_run_as: Callable[[str, Caller], bool] | None = None,
+        file_checks: job_files.FileChecks | None = None,
     ) -> None:
         self._db = db
         # Whether the caller may set a job's run_as to the service principal of an
@@ -121,6 +123,9 @@ class Jobs:
         # Why a notebook task cannot run the notebook at a path (None: it can), from the
         # workspace's file tree (areas/workspace_objects); None: every notebook is there.
         self._notebook_problem = notebook_problem
+        # Whether the files a task's cluster and libraries name are there (job_files.py);
+        # None: every one is.
+        self._file_checks = file_checks
         self._directory = directory
         self._clusters = clusters
         self._transition_ms = int(transition_seconds * 1000)
@@ -429,7 +434,8 @@ class Jobs:
                 "plan": job_runs.plan(stored.settings, given,
                                       lambda: self._db.next_value(conn, "run_id", RUN_ID_START),
                                       self._notebook_problem,
-                                      self._run_as_user_name(doc, stored.settings)),
+                                      self._run_as_user_name(doc, stored.settings),
+                                      self._file_checks),
                 "overriding_parameters": given,
                 "job_parameters": job_runs.job_parameters(stored.settings, given),
             }
@@ -471,7 +477,7 @@ class Jobs:
                 "format": MULTI_TASK,
                 "plan": job_runs.plan(settings, {},
                                       lambda: self._db.next_value(conn, "run_id", RUN_ID_START),
-                                      self._notebook_problem, run_as),
+                                      self._notebook_problem, run_as, self._file_checks),
                 "acl": [entry.to_doc() for entry in acl],
                 **{name: settings[name] for name in job_runs.SHOWN_RUN_SETTINGS
                    if name in settings},

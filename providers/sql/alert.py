@@ -1,4 +1,4 @@
-"""Alert: an alert of the SQL API (the current one, /api/2.0/sql/alerts): the query whose
+"""Alert: an alert of the SQL API (the current one, the SDK's AlertsAPI): the query whose
 result it checks, its condition (an operator, the operand column, a threshold), its custom
 subject and body, whether it notifies when back to OK, how long before it triggers again, its
 folder and owner.

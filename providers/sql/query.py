@@ -1,4 +1,4 @@
-"""Query: a query of the SQL API (the current one, /api/2.0/sql/queries): its text, given
+"""Query: a query of the SQL API (the current one, the SDK's QueriesAPI): its text, given
 inline (`query_text`) or from a file of the project (`source`), its warehouse, default
 catalog and schema, parameters, folder, description, tags and run-as mode.
 

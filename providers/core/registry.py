@@ -55,6 +55,7 @@ KINDS: tuple[tuple[str, str], ...] = (
     ("WorkspaceConf", "providers.workspace.workspace_conf"),
     ("Grants", "providers.unity_catalog.grants"),
     ("Grant", "providers.unity_catalog.grant"),
+    ("ServingEndpoint", "providers.serving.serving_endpoint"),
 )
 
 

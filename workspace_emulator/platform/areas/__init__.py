@@ -35,6 +35,8 @@ AREAS: tuple[str, ...] = (
     "sql.sql_warehouses",
     "secrets.secret_scopes",
     "secrets.secrets",
+    "serving.serving_endpoints",
+    "applications.apps",  # deployed from the workspace objects' folders
     "access.object_permissions",  # the objects of the areas above
     "identity.personal_tokens",
     "identity.service_principal_secrets",

@@ -56,6 +56,7 @@ KINDS: tuple[tuple[str, str], ...] = (
     ("Grants", "providers.unity_catalog.grants"),
     ("Grant", "providers.unity_catalog.grant"),
     ("ServingEndpoint", "providers.serving.serving_endpoint"),
+    ("App", "providers.applications.app"),
 )
 
 

@@ -43,6 +43,9 @@ FORBIDDEN_EXAMPLES = {
     "jobs-names-compute-and-access": ("providers.jobs.job", "providers.workspace.repo"),
     "access-names-its-objects": ("providers.access.acl", "providers.unity_catalog.grants"),
     "domains-under-the-surface": ("providers.compute.cluster_state", "providers.lookups"),
+    "serving-and-applications-on-core": (
+        "providers.applications.app", "providers.sql.sql_warehouses_api"
+    ),
 }
 
 

@@ -42,6 +42,14 @@ def _compute(app: apps.App) -> str | None:
         app.compute_status.state else None
 
 
+def _deployed(sdk: WorkspaceClient, name: str, folder: str) -> str:
+    """The id of a deployment of the folder (the SDK types `Wait.response` as nothing in
+    particular)."""
+    made: object = sdk.apps.deploy(name, apps.AppDeployment(source_code_path=folder)).response
+    assert isinstance(made, apps.AppDeployment) and made.deployment_id is not None
+    return made.deployment_id
+
+
 def _status(app: apps.App) -> str | None:
     return app.app_status.state.value if app.app_status and app.app_status.state else None
 
@@ -60,19 +68,17 @@ def test_an_app_runs_once_deployed_from_its_folder(
     assert active.compute_size == apps.ComputeSize.MEDIUM and active.url
 
     folder = _source(sdk, name)
-    deployment = sdk.apps.deploy(name, apps.AppDeployment(source_code_path=folder)).response
-    assert isinstance(deployment, apps.AppDeployment) and deployment.deployment_id
+    deployment_id = _deployed(sdk, name, folder)
     assert _status(sdk.apps.get(name)) == "DEPLOYING"
     advance_clock(manual, MANUAL_TRANSITION_SECONDS)
-    done = sdk.apps.get_deployment(name, deployment.deployment_id)
+    done = sdk.apps.get_deployment(name, deployment_id)
     assert done.status is not None and done.status.state == apps.AppDeploymentState.SUCCEEDED
     running = sdk.apps.get(name)
     assert _status(running) == "RUNNING"
     assert running.active_deployment is not None
-    assert running.active_deployment.deployment_id == deployment.deployment_id
+    assert running.active_deployment.deployment_id == deployment_id
     assert running.default_source_code_path == folder
-    assert [d.deployment_id for d in sdk.apps.list_deployments(name)] == \
-        [deployment.deployment_id]
+    assert [d.deployment_id for d in sdk.apps.list_deployments(name)] == [deployment_id]
 
 
 def test_a_deployment_of_a_missing_folder_fails_with_its_message(
@@ -80,11 +86,9 @@ def test_a_deployment_of_a_missing_folder_fails_with_its_message(
     name = _name()
     sdk.apps.create(apps.App(name=name))
     advance_clock(manual, MANUAL_TRANSITION_SECONDS)
-    deployment = sdk.apps.deploy(name, apps.AppDeployment(
-        source_code_path="/Shared/apps/nowhere")).response
-    assert isinstance(deployment, apps.AppDeployment) and deployment.deployment_id
+    deployment_id = _deployed(sdk, name, "/Shared/apps/nowhere")
     advance_clock(manual, MANUAL_TRANSITION_SECONDS)
-    failed = sdk.apps.get_deployment(name, deployment.deployment_id)
+    failed = sdk.apps.get_deployment(name, deployment_id)
     assert failed.status is not None and failed.status.state == apps.AppDeploymentState.FAILED
     assert "/Shared/apps/nowhere does not exist" in (failed.status.message or "")
     assert _status(sdk.apps.get(name)) == "UNAVAILABLE"

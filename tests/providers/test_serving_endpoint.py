@@ -117,8 +117,12 @@ def test_lifecycle(provider, props, client: WorkspaceClient, monkeypatch) -> Non
 
     calls: list[str] = []
     real = ServingEndpointsApi.update_config
-    monkeypatch.setattr(ServingEndpointsApi, "update_config",
-                        lambda self, name, config: calls.append(name) or real(self, name, config))
+
+    def counted(self: ServingEndpointsApi, name: str, config: dict[str, Any]) -> dict[str, Any]:
+        calls.append(name)
+        return real(self, name, config)
+
+    monkeypatch.setattr(ServingEndpointsApi, "update_config", counted)
     moved = {**props, "config": {"served_entities": [_entity(2, environment_vars={
         "API_KEY": "{{secrets/ml/api-key}}"})]},
         "ai_gateway": {"usage_tracking_config": {"enabled": False},

@@ -5,8 +5,9 @@ matched against their routes is each area's `route_priority`.
 
 The areas are grouped by API domain, with the providers' domain names (identity, access,
 secrets, workspace, compute, sql, jobs, unity_catalog, serving, applications). Adding
-an area: a package `platform/areas/<domain>/<name>/` whose `__init__.py` defines `AREA = Area(name="<name>",
-...)`, and its `<domain>.<name>` below (workspace_emulator/README.md, "Adding an area").
+an area: a package `platform/areas/<domain>/<name>/` whose `__init__.py` defines
+`AREA = Area(name="<name>", ...)`, and its `<domain>.<name>` below
+(workspace_emulator/README.md, "Adding an area").
 """
 
 from __future__ import annotations

@@ -21,6 +21,7 @@ __all__ = [
     "AccessControlRuleSet",
     "AccessControlRuleSetArgs",
     "Adlsgen2InfoArgs",
+    "AiGatewayArgs",
     "AiRuntimeTaskArgs",
     "Alert",
     "AlertArgs",
@@ -33,6 +34,9 @@ __all__ = [
     "AlertTaskSubscriberArgs",
     "ApiSourceConnectorConfigArgs",
     "ApiSourceConnectorOptionsArgs",
+    "App",
+    "AppArgs",
+    "AppResourceArgs",
     "AutoFullRefreshPolicyArgs",
     "AutoScaleArgs",
     "AutoscaleArgs",
@@ -87,11 +91,14 @@ __all__ = [
     "DirectoryArgs",
     "DockerBasicAuthArgs",
     "DockerImageArgs",
+    "EndpointConfigArgs",
+    "EndpointTagArgs",
     "EnumValueArgs",
     "EnvironmentArgs",
     "EventLogSpecArgs",
     "ExternalLocation",
     "ExternalLocationArgs",
+    "ExternalModelArgs",
     "FileArrivalTriggerConfigurationArgs",
     "FileFilterArgs",
     "FileIngestionOptionsArgs",
@@ -118,6 +125,9 @@ __all__ = [
     "GroupArgs",
     "GroupMember",
     "GroupMemberArgs",
+    "GuardrailParametersArgs",
+    "GuardrailsArgs",
+    "InferenceTableArgs",
     "IngestionConfigArgs",
     "IngestionGatewayPipelineDefinitionArgs",
     "IngestionPipelineDefinitionArgs",
@@ -144,6 +154,7 @@ __all__ = [
     "JobParameterDefinitionArgs",
     "JobPermissions",
     "JobPermissionsArgs",
+    "JobResourceArgs",
     "JobRun",
     "JobRunArgs",
     "JobRunAsArgs",
@@ -182,6 +193,7 @@ __all__ = [
     "PeriodicTriggerConfigurationArgs",
     "Permissions",
     "PermissionsArgs",
+    "PiiBehaviorArgs",
     "Pipeline",
     "PipelineArgs",
     "PipelineClusterArgs",
@@ -218,6 +230,7 @@ __all__ = [
     "QueueSettingsArgs",
     "RCranLibraryArgs",
     "RabbitmqOptionsArgs",
+    "RateLimitArgs",
     "RedditAdsOptionsArgs",
     "RedditAdsOptionsRedditAdsCustomReportOptionsArgs",
     "Repo",
@@ -226,6 +239,7 @@ __all__ = [
     "RepoBranchArgs",
     "ReportSpecArgs",
     "RestartWindowArgs",
+    "RouteArgs",
     "RunAsArgs",
     "RunJobTaskArgs",
     "S3StorageInfoArgs",
@@ -237,14 +251,19 @@ __all__ = [
     "SecretAcl",
     "SecretAclArgs",
     "SecretArgs",
+    "SecretResourceArgs",
     "SecretScope",
     "SecretScopeArgs",
+    "ServedEntityArgs",
     "ServiceCredential",
     "ServiceCredentialArgs",
     "ServicePrincipal",
     "ServicePrincipalArgs",
     "ServicePrincipalSecret",
     "ServicePrincipalSecretArgs",
+    "ServingEndpoint",
+    "ServingEndpointArgs",
+    "ServingEndpointResourceArgs",
     "SharepointOptionsArgs",
     "SmartsheetOptionsArgs",
     "SourceCatalogConfigArgs",
@@ -262,6 +281,7 @@ __all__ = [
     "SqlTaskSubscriptionArgs",
     "SqlWarehouse",
     "SqlWarehouseArgs",
+    "SqlWarehouseResourceArgs",
     "StorageCredential",
     "StorageCredentialArgs",
     "SubscriptionArgs",
@@ -276,9 +296,12 @@ __all__ = [
     "TextValueArgs",
     "TikTokAdsOptionsArgs",
     "TikTokAdsOptionsTikTokAdsCustomReportOptionsArgs",
+    "TrafficConfigArgs",
     "TransformerArgs",
     "TriggerConfigurationArgs",
     "TriggerSettingsArgs",
+    "UcSecurableResourceArgs",
+    "UsageTrackingArgs",
     "User",
     "UserArgs",
     "Volume",
@@ -6850,6 +6873,360 @@ class RepoArgs:
     ) -> None: ...
 
 
+class ServingEndpointArgs:
+    """Program-side arguments of ServingEndpointModel (generated). A model serving endpoint: the public API's create body, and what the provider keeps."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    name: pulumi.Input[str]
+    """The name of the serving endpoint."""
+    config: EndpointConfigArgs | Mapping[str, Any]
+    """The config that is currently being served by the endpoint."""
+    ai_gateway: AiGatewayArgs | Mapping[str, Any] | None
+    """The AI Gateway configuration for the serving endpoint. NOTE: External model, provisioned
+    throughput, and pay-per-token endpoints are fully supported; agent endpoints currently only
+    support inference tables.
+    """
+    tags: pulumi.Input[Sequence[EndpointTagArgs | Mapping[str, Any]]] | None
+    """Tags attached to the serving endpoint."""
+    route_optimized: pulumi.Input[bool] | None
+    timeout_seconds: pulumi.Input[int] | None
+    def __init__(
+        self,
+        name: pulumi.Input[str],
+        config: EndpointConfigArgs | Mapping[str, Any],
+        ai_gateway: AiGatewayArgs | Mapping[str, Any] | None = None,
+        tags: pulumi.Input[Sequence[EndpointTagArgs | Mapping[str, Any]]] | None = None,
+        route_optimized: pulumi.Input[bool] | None = None,
+        timeout_seconds: pulumi.Input[int] | None = None,
+    ) -> None: ...
+
+
+class EndpointConfigArgs:
+    """Program-side arguments of EndpointConfigModel (generated). The endpoint's served entities and how traffic is split between them."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    served_entities: pulumi.Input[Sequence[ServedEntityArgs | Mapping[str, Any]]]
+    traffic_config: TrafficConfigArgs | Mapping[str, Any] | None
+    def __init__(
+        self,
+        served_entities: pulumi.Input[Sequence[ServedEntityArgs | Mapping[str, Any]]],
+        traffic_config: TrafficConfigArgs | Mapping[str, Any] | None = None,
+    ) -> None: ...
+
+
+class ServedEntityArgs:
+    """Program-side arguments of ServedEntityModel (generated). What the endpoint serves: a Unity Catalog model's version, or an external model."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    name: pulumi.Input[str] | None
+    entity_name: pulumi.Input[str] | None
+    entity_version: pulumi.Input[str] | None
+    external_model: ExternalModelArgs | Mapping[str, Any] | None
+    workload_size: pulumi.Input[Literal['Small', 'Medium', 'Large']] | None
+    workload_type: pulumi.Input[Literal['CPU', 'GPU_SMALL', 'GPU_MEDIUM', 'GPU_LARGE', 'MULTIGPU_MEDIUM']] | None
+    scale_to_zero_enabled: pulumi.Input[bool] | None
+    min_provisioned_throughput: pulumi.Input[int] | None
+    max_provisioned_throughput: pulumi.Input[int] | None
+    instance_profile_arn: pulumi.Input[str] | None
+    environment_vars: pulumi.Input[Mapping[str, pulumi.Input[str]]] | None
+    def __init__(
+        self,
+        name: pulumi.Input[str] | None = None,
+        entity_name: pulumi.Input[str] | None = None,
+        entity_version: pulumi.Input[str] | None = None,
+        external_model: ExternalModelArgs | Mapping[str, Any] | None = None,
+        workload_size: pulumi.Input[Literal['Small', 'Medium', 'Large']] | None = None,
+        workload_type: pulumi.Input[Literal['CPU', 'GPU_SMALL', 'GPU_MEDIUM', 'GPU_LARGE', 'MULTIGPU_MEDIUM']] | None = None,
+        scale_to_zero_enabled: pulumi.Input[bool] | None = None,
+        min_provisioned_throughput: pulumi.Input[int] | None = None,
+        max_provisioned_throughput: pulumi.Input[int] | None = None,
+        instance_profile_arn: pulumi.Input[str] | None = None,
+        environment_vars: pulumi.Input[Mapping[str, pulumi.Input[str]]] | None = None,
+    ) -> None: ...
+
+
+class ExternalModelArgs:
+    """Program-side arguments of ExternalModelModel (generated). A model served by another provider (`openai_config`, `anthropic_config`, ...: the
+    provider's settings, keys by secret reference).
+    """
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    provider: pulumi.Input[str]
+    """The name of the provider for the external model. Currently, the supported providers are
+    'ai21labs', 'anthropic', 'amazon-bedrock', 'cohere', 'databricks-model-serving',
+    'google-cloud-vertex-ai', 'openai', 'palm', and 'custom'.
+    """
+    name: pulumi.Input[str]
+    """The name of the external model."""
+    task: pulumi.Input[str]
+    """The task type of the external model."""
+    def __init__(
+        self,
+        provider: pulumi.Input[str],
+        name: pulumi.Input[str],
+        task: pulumi.Input[str],
+    ) -> None: ...
+
+
+class TrafficConfigArgs:
+    """Program-side arguments of TrafficConfigModel (generated)."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    routes: pulumi.Input[Sequence[RouteArgs | Mapping[str, Any]]]
+    """The list of routes that define traffic to each served entity."""
+    def __init__(
+        self,
+        routes: pulumi.Input[Sequence[RouteArgs | Mapping[str, Any]]],
+    ) -> None: ...
+
+
+class RouteArgs:
+    """Program-side arguments of RouteModel (generated)."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    served_entity_name: pulumi.Input[str]
+    traffic_percentage: pulumi.Input[int]
+    """The percentage of endpoint traffic to send to this route. It must be an integer between 0 and
+    100 inclusive.
+    """
+    def __init__(
+        self,
+        served_entity_name: pulumi.Input[str],
+        traffic_percentage: pulumi.Input[int],
+    ) -> None: ...
+
+
+class AiGatewayArgs:
+    """Program-side arguments of AiGatewayModel (generated). The AI gateway: usage tracking, rate limits, inference tables, guardrails."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    usage_tracking_config: UsageTrackingArgs | Mapping[str, Any] | None
+    rate_limits: pulumi.Input[Sequence[RateLimitArgs | Mapping[str, Any]]] | None
+    inference_table_config: InferenceTableArgs | Mapping[str, Any] | None
+    guardrails: GuardrailsArgs | Mapping[str, Any] | None
+    def __init__(
+        self,
+        usage_tracking_config: UsageTrackingArgs | Mapping[str, Any] | None = None,
+        rate_limits: pulumi.Input[Sequence[RateLimitArgs | Mapping[str, Any]]] | None = None,
+        inference_table_config: InferenceTableArgs | Mapping[str, Any] | None = None,
+        guardrails: GuardrailsArgs | Mapping[str, Any] | None = None,
+    ) -> None: ...
+
+
+class UsageTrackingArgs:
+    """Program-side arguments of UsageTrackingModel (generated)."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    enabled: pulumi.Input[bool]
+    def __init__(
+        self,
+        enabled: pulumi.Input[bool],
+    ) -> None: ...
+
+
+class RateLimitArgs:
+    """Program-side arguments of RateLimitModel (generated)."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    renewal_period: pulumi.Input[Literal['minute']]
+    """Renewal period."""
+    calls: pulumi.Input[int] | None
+    """Used to specify how many calls are allowed for a key within the renewal_period."""
+    tokens: pulumi.Input[int] | None
+    """Maximum tokens allowed in one renewal period. Leave unset for no token limit. Set to ``0`` to
+    deny all requests.
+    """
+    key: pulumi.Input[Literal['user', 'endpoint', 'user_group', 'service_principal']] | None
+    """Scope of the rate limit. Depending on this value, the limit applies to a principal, the service
+    as a whole, or each user by default.
+    """
+    principal: pulumi.Input[str] | None
+    """Principal this limit applies to: user email, group name, or service principal application ID.
+    Required when ``key`` applies to a user, group, or service principal; otherwise it must be
+    unset.
+    """
+    def __init__(
+        self,
+        renewal_period: pulumi.Input[Literal['minute']],
+        calls: pulumi.Input[int] | None = None,
+        tokens: pulumi.Input[int] | None = None,
+        key: pulumi.Input[Literal['user', 'endpoint', 'user_group', 'service_principal']] | None = None,
+        principal: pulumi.Input[str] | None = None,
+    ) -> None: ...
+
+
+class InferenceTableArgs:
+    """Program-side arguments of InferenceTableModel (generated)."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    enabled: pulumi.Input[bool] | None
+    catalog_name: pulumi.Input[str] | None
+    schema_name: pulumi.Input[str] | None
+    table_name_prefix: pulumi.Input[str] | None
+    def __init__(
+        self,
+        enabled: pulumi.Input[bool] | None = None,
+        catalog_name: pulumi.Input[str] | None = None,
+        schema_name: pulumi.Input[str] | None = None,
+        table_name_prefix: pulumi.Input[str] | None = None,
+    ) -> None: ...
+
+
+class GuardrailsArgs:
+    """Program-side arguments of GuardrailsModel (generated)."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    input: GuardrailParametersArgs | Mapping[str, Any] | None
+    output: GuardrailParametersArgs | Mapping[str, Any] | None
+    def __init__(
+        self,
+        input: GuardrailParametersArgs | Mapping[str, Any] | None = None,
+        output: GuardrailParametersArgs | Mapping[str, Any] | None = None,
+    ) -> None: ...
+
+
+class GuardrailParametersArgs:
+    """Program-side arguments of GuardrailParametersModel (generated)."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    safety: pulumi.Input[bool] | None
+    pii: PiiBehaviorArgs | Mapping[str, Any] | None
+    invalid_keywords: pulumi.Input[Sequence[pulumi.Input[str]]] | None
+    valid_topics: pulumi.Input[Sequence[pulumi.Input[str]]] | None
+    def __init__(
+        self,
+        safety: pulumi.Input[bool] | None = None,
+        pii: PiiBehaviorArgs | Mapping[str, Any] | None = None,
+        invalid_keywords: pulumi.Input[Sequence[pulumi.Input[str]]] | None = None,
+        valid_topics: pulumi.Input[Sequence[pulumi.Input[str]]] | None = None,
+    ) -> None: ...
+
+
+class PiiBehaviorArgs:
+    """Program-side arguments of PiiBehaviorModel (generated)."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    behavior: pulumi.Input[Literal['NONE', 'BLOCK', 'MASK']]
+    def __init__(
+        self,
+        behavior: pulumi.Input[Literal['NONE', 'BLOCK', 'MASK']],
+    ) -> None: ...
+
+
+class EndpointTagArgs:
+    """Program-side arguments of EndpointTagModel (generated)."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    key: pulumi.Input[str]
+    """Key field for a serving endpoint tag."""
+    value: pulumi.Input[str] | None
+    """Optional value field for a serving endpoint tag."""
+    def __init__(
+        self,
+        key: pulumi.Input[str],
+        value: pulumi.Input[str] | None = None,
+    ) -> None: ...
+
+
+class AppArgs:
+    """Program-side arguments of AppModel (generated). An app: the public API's app body, and what the provider keeps."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    name: pulumi.Input[str]
+    description: pulumi.Input[str] | None
+    compute_size: pulumi.Input[Literal['MEDIUM', 'LARGE', 'XLARGE']] | None
+    resources: pulumi.Input[Sequence[AppResourceArgs | Mapping[str, Any]]] | None
+    user_api_scopes: pulumi.Input[Sequence[pulumi.Input[str]]] | None
+    source_code_path: pulumi.Input[str] | None
+    deployment_trigger: pulumi.Input[str] | None
+    state: pulumi.Input[Literal['RUNNING', 'STOPPED']] | None
+    """held RUNNING or STOPPED; unset: as the service leaves it"""
+    timeout_seconds: pulumi.Input[int] | None
+    def __init__(
+        self,
+        name: pulumi.Input[str],
+        description: pulumi.Input[str] | None = None,
+        compute_size: pulumi.Input[Literal['MEDIUM', 'LARGE', 'XLARGE']] | None = None,
+        resources: pulumi.Input[Sequence[AppResourceArgs | Mapping[str, Any]]] | None = None,
+        user_api_scopes: pulumi.Input[Sequence[pulumi.Input[str]]] | None = None,
+        source_code_path: pulumi.Input[str] | None = None,
+        deployment_trigger: pulumi.Input[str] | None = None,
+        state: pulumi.Input[Literal['RUNNING', 'STOPPED']] | None = None,
+        timeout_seconds: pulumi.Input[int] | None = None,
+    ) -> None: ...
+
+
+class AppResourceArgs:
+    """Program-side arguments of AppResourceModel (generated). What the app uses, by the name its code knows it by: exactly one of the types."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    name: pulumi.Input[str]
+    description: pulumi.Input[str] | None
+    secret: SecretResourceArgs | Mapping[str, Any] | None
+    sql_warehouse: SqlWarehouseResourceArgs | Mapping[str, Any] | None
+    serving_endpoint: ServingEndpointResourceArgs | Mapping[str, Any] | None
+    job: JobResourceArgs | Mapping[str, Any] | None
+    uc_securable: UcSecurableResourceArgs | Mapping[str, Any] | None
+    def __init__(
+        self,
+        name: pulumi.Input[str],
+        description: pulumi.Input[str] | None = None,
+        secret: SecretResourceArgs | Mapping[str, Any] | None = None,
+        sql_warehouse: SqlWarehouseResourceArgs | Mapping[str, Any] | None = None,
+        serving_endpoint: ServingEndpointResourceArgs | Mapping[str, Any] | None = None,
+        job: JobResourceArgs | Mapping[str, Any] | None = None,
+        uc_securable: UcSecurableResourceArgs | Mapping[str, Any] | None = None,
+    ) -> None: ...
+
+
+class SecretResourceArgs:
+    """Program-side arguments of SecretResourceModel (generated)."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    scope: pulumi.Input[str]
+    key: pulumi.Input[str]
+    permission: pulumi.Input[Literal['READ', 'WRITE', 'MANAGE']]
+    def __init__(
+        self,
+        scope: pulumi.Input[str],
+        key: pulumi.Input[str],
+        permission: pulumi.Input[Literal['READ', 'WRITE', 'MANAGE']],
+    ) -> None: ...
+
+
+class SqlWarehouseResourceArgs:
+    """Program-side arguments of SqlWarehouseResourceModel (generated)."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    id: pulumi.Input[str]
+    permission: pulumi.Input[Literal['CAN_USE', 'CAN_MANAGE', 'IS_OWNER']]
+    def __init__(
+        self,
+        id: pulumi.Input[str],
+        permission: pulumi.Input[Literal['CAN_USE', 'CAN_MANAGE', 'IS_OWNER']],
+    ) -> None: ...
+
+
+class ServingEndpointResourceArgs:
+    """Program-side arguments of ServingEndpointResourceModel (generated)."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    name: pulumi.Input[str]
+    permission: pulumi.Input[Literal['CAN_VIEW', 'CAN_QUERY', 'CAN_MANAGE']]
+    def __init__(
+        self,
+        name: pulumi.Input[str],
+        permission: pulumi.Input[Literal['CAN_VIEW', 'CAN_QUERY', 'CAN_MANAGE']],
+    ) -> None: ...
+
+
+class JobResourceArgs:
+    """Program-side arguments of JobResourceModel (generated)."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    id: pulumi.Input[str]
+    permission: pulumi.Input[Literal['CAN_VIEW', 'CAN_MANAGE_RUN', 'CAN_MANAGE', 'IS_OWNER']]
+    def __init__(
+        self,
+        id: pulumi.Input[str],
+        permission: pulumi.Input[Literal['CAN_VIEW', 'CAN_MANAGE_RUN', 'CAN_MANAGE', 'IS_OWNER']],
+    ) -> None: ...
+
+
+class UcSecurableResourceArgs:
+    """Program-side arguments of UcSecurableResourceModel (generated)."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    securable_full_name: pulumi.Input[str]
+    securable_type: pulumi.Input[Literal['VOLUME', 'TABLE', 'FUNCTION', 'CONNECTION']]
+    permission: pulumi.Input[Literal['READ_VOLUME', 'WRITE_VOLUME', 'SELECT', 'MODIFY', 'EXECUTE', 'USE_CONNECTION']]
+    def __init__(
+        self,
+        securable_full_name: pulumi.Input[str],
+        securable_type: pulumi.Input[Literal['VOLUME', 'TABLE', 'FUNCTION', 'CONNECTION']],
+        permission: pulumi.Input[Literal['READ_VOLUME', 'WRITE_VOLUME', 'SELECT', 'MODIFY', 'EXECUTE', 'USE_CONNECTION']],
+    ) -> None: ...
+
+
 class PermissionsArgs:
     """Program-side arguments of PermissionsModel (generated)."""
     __dataclass_fields__: ClassVar[dict[str, Any]]
@@ -7517,6 +7894,42 @@ class Repo(KindResource):
         self,
         resource_name: str,
         args: RepoArgs | dict[str, Any],
+        connection: pulumi.Input[dict[str, Any]],
+        opts: pulumi.ResourceOptions | None = None,
+    ) -> None: ...
+
+
+class ServingEndpoint(KindResource):
+    """A model serving endpoint: served entities, traffic, AI gateway, tags; a config change is one config update, waited for. See docs/serving-endpoint.md."""
+    name: pulumi.Output[str]
+    config: pulumi.Output[dict[str, Any]]
+    endpoint_id: pulumi.Output[str]
+    creator: pulumi.Output[str]
+    ready: pulumi.Output[str]
+    config_version: pulumi.Output[int]
+    def __init__(
+        self,
+        resource_name: str,
+        args: ServingEndpointArgs | dict[str, Any],
+        connection: pulumi.Input[dict[str, Any]],
+        opts: pulumi.ResourceOptions | None = None,
+    ) -> None: ...
+
+
+class App(KindResource):
+    """An app: compute size, resources with their permissions, user API scopes; its code deployed from a workspace folder on change; held running or stopped. See docs/app.md."""
+    name: pulumi.Output[str]
+    url: pulumi.Output[str]
+    app_id: pulumi.Output[str]
+    service_principal_client_id: pulumi.Output[str]
+    service_principal_name: pulumi.Output[str]
+    compute_state: pulumi.Output[str]
+    app_state: pulumi.Output[str]
+    deployment_id: pulumi.Output[str]
+    def __init__(
+        self,
+        resource_name: str,
+        args: AppArgs | dict[str, Any],
         connection: pulumi.Input[dict[str, Any]],
         opts: pulumi.ResourceOptions | None = None,
     ) -> None: ...

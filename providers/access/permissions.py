@@ -123,6 +123,7 @@ DECLARED_TYPES = {
     "sql/queries": "queries",
     "sql/alerts": "alerts",
     "dashboards": "dashboards",
+    "apps": "apps",  # an app's id is its name
 }
 
 

@@ -58,6 +58,9 @@ KINDS: tuple[tuple[str, str], ...] = (
     ("User", "providers.identity.user"),
     ("GitCredential", "providers.workspace.git_credential"),
     ("Repo", "providers.workspace.repo"),
+    # Serving the models; an app's resources name secrets, warehouses, endpoints and jobs:
+    ("ServingEndpoint", "providers.serving.serving_endpoint"),
+    ("App", "providers.applications.app"),
     # Any object's permissions: after every list its `object_id` may name an item of.
     ("Permissions", "providers.access.permissions"),
     ("IpAccessList", "providers.workspace.ip_access_list"),

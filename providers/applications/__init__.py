@@ -1,0 +1,1 @@
+"""Apps: Databricks apps, their compute, resources and deployments."""

@@ -1,0 +1,1 @@
+"""Model serving: serving endpoints."""

@@ -138,7 +138,10 @@ def with_nested_references(
     `value_of(reference, the name given)`; the inputs as they are where there is none."""
     if not kind.nested_references:
         return dict(inputs)
-    copied = copy.deepcopy(dict(inputs))
+    # Only what a path reaches is copied: other inputs may be Outputs already (an item's own
+    # references, resolved first), which are not to be copied.
+    reached = {key.split(".", 1)[0].removesuffix("[]") for key in kind.nested_references}
+    copied = {k: copy.deepcopy(v) if k in reached else v for k, v in inputs.items()}
     for key, reference in kind.nested_references.items():
         name = key.rsplit(".", 1)[-1]
         for _, holder in nested_holders(copied, key):

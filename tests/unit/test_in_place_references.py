@@ -152,3 +152,19 @@ def test_a_tasks_wheel_and_a_clusters_init_script_name_volume_files_of_the_stack
     made = resolved(cluster, kind_named("Cluster"), value_of)
     assert made["libraries"] == [{"whl": "path-of-tasks-wheel"}]
     assert made["init_scripts"] == [{"volumes": {"destination": "path-of-install-deps"}}]
+
+
+def test_an_items_own_references_resolved_first_are_not_copied_with_the_nested_ones() -> None:
+    class Unpicklable:
+        """Stands for an Output: it refuses to be deep-copied."""
+
+        def __deepcopy__(self, memo: Any) -> Any:
+            raise AssertionError("an input outside the nested paths was copied")
+
+    catalog = Unpicklable()
+    pipeline = {"name": "orders", "catalog": catalog,
+                "libraries": [{"notebook": {"path": "orders-notebook"}}]}
+    made = resolved(pipeline, kind_named("Pipeline"), lambda reference, name: f"id-of-{name}")
+    assert made["catalog"] is catalog
+    assert made["libraries"] == [{"notebook": {"path": "id-of-orders-notebook"}}]
+    assert pipeline["libraries"] == [{"notebook": {"path": "orders-notebook"}}]

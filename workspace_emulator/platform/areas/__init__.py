@@ -4,7 +4,7 @@ use the state of those before it) and apply the initial data in; the order reque
 matched against their routes is each area's `route_priority`.
 
 The areas are grouped by API domain, with the providers' domain names (identity, access,
-secrets, workspace, compute, sql, jobs, unity_catalog). Adding an area: a package
+secrets, workspace, compute, sql, jobs, unity_catalog, ml). Adding an area: a package
 `platform/areas/<domain>/<name>/` whose `__init__.py` defines `AREA = Area(name="<name>",
 ...)`, and its `<domain>.<name>` below (workspace_emulator/README.md, "Adding an area").
 """
@@ -35,6 +35,8 @@ AREAS: tuple[str, ...] = (
     "sql.sql_warehouses",
     "secrets.secret_scopes",
     "secrets.secrets",
+    "ml.registered_models",  # in the unity_catalog area's schemas
+    "ml.experiments",  # in the workspace_objects area's folders
     "access.object_permissions",  # the objects of the areas above
     "identity.personal_tokens",
     "identity.service_principal_secrets",

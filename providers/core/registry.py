@@ -55,6 +55,8 @@ KINDS: tuple[tuple[str, str], ...] = (
     ("WorkspaceConf", "providers.workspace.workspace_conf"),
     ("Grants", "providers.unity_catalog.grants"),
     ("Grant", "providers.unity_catalog.grant"),
+    ("RegisteredModel", "providers.ml.registered_model"),  # in the catalogs' schemas
+    ("Experiment", "providers.ml.experiment"),  # in the directories
 )
 
 

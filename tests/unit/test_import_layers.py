@@ -39,6 +39,7 @@ FORBIDDEN_EXAMPLES = {
     "domains-self-contained": (
         "providers.unity_catalog.storage_credential", "providers.secrets.secret"
     ),
+    "ml-self-contained": ("providers.ml.registered_model", "providers.unity_catalog.uc_names"),
     "jobs-and-access-on-top": ("providers.compute.cluster", "providers.jobs.job_settings"),
     "jobs-names-compute-and-access": ("providers.jobs.job", "providers.workspace.repo"),
     "access-names-its-objects": ("providers.access.acl", "providers.unity_catalog.grants"),

@@ -220,7 +220,7 @@ def _default_location(observed: Mapping[str, Any], computed: Mapping[str, Any]) 
 def _inventory(client: Any) -> Any:
     """Every active experiment but the notebooks' own (the service makes one per notebook
     that logs runs), as (id, name)."""
-    for found in ExperimentsApi(client).search():
+    for found in ExperimentsApi(client).list():
         if _tags_of(found).get("mlflow.experimentType") == "NOTEBOOK":
             continue
         yield str(found["experiment_id"]), str(found.get("name"))

@@ -8,7 +8,7 @@ from typing import Any
 from providers.client.calls import Calls
 
 EXPERIMENTS_PATH = "/api/2.0/mlflow/experiments"
-# Module-level: inside the class `search` and `list` would name its methods.
+# Module-level: inside the class `list` names its method.
 Objects = list[dict[str, Any]]
 
 
@@ -56,8 +56,9 @@ class ExperimentsApi:
         self.client.post(f"{EXPERIMENTS_PATH}/delete-experiment-tag",
                          {"experiment_id": experiment_id, "key": key}, idempotent=True)
 
-    def search(self, filter_: str | None = None) -> Objects:
-        """Every active experiment the filter selects, all pages."""
+    def list(self, filter_: str | None = None) -> Objects:
+        """Every active experiment the search filter selects (all of them without one), all
+        pages."""
         body: dict[str, Any] = {"max_results": 1000}
         if filter_:
             body["filter"] = filter_

@@ -32,7 +32,7 @@ from providers.unity_catalog.catalogs_api import CatalogsApi
 from providers.unity_catalog.credentials_api import CredentialsApi
 from providers.unity_catalog.external_locations_api import ExternalLocationsApi
 from providers.unity_catalog.grants_api import GrantsApi
-from providers.unity_catalog.schemas_api import every_page
+from providers.unity_catalog.models_api import ModelsApi
 from providers.unity_catalog.securables import (
     SECURABLE_LISTS,
     Held,
@@ -231,10 +231,6 @@ class GrantsProvider(WorkspaceProvider):
         return {"securable_type": securable_type, "full_name": full_name}
 
 
-# Registered models (the ml domain's kind), listed for their grants: one call per catalog.
-MODELS_PATH = "/api/2.1/unity-catalog/models"
-
-
 def _granted_securables(client: Any) -> Any:
     """The securables with direct grants that the client can list: catalogs, the schemas of
     the catalogs a stack can manage, their volumes, storage credentials, service credentials
@@ -251,8 +247,8 @@ def _granted_securables(client: Any) -> Any:
         ("storage_credential", [str(c["name"]) for c in StorageCredentialsApi(client).list()]),
         ("credential", [str(c["name"]) for c in CredentialsApi(client).list("SERVICE")]),
         ("external_location", [str(x["name"]) for x in ExternalLocationsApi(client).list()]),
-        ("function", [str(m["full_name"]) for catalog in own for m in every_page(
-            client, MODELS_PATH, "registered_models", {"catalog_name": catalog})]),
+        ("function", [str(m["full_name"]) for catalog in own
+                      for m in ModelsApi(client).list(catalog)]),
     ]
     for securable_type, names in listed:
         for name in names:

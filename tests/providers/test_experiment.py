@@ -125,7 +125,7 @@ def test_create_adopts_after_a_lost_answer(provider, props, client, monkeypatch)
     lost = lose_the_answer_to(monkeypatch, CREATE_PATH)
     made = provider.create(props)
     assert lost == [CREATE_PATH]
-    found = ExperimentsApi(client).search(f"name LIKE '{props['name']}%'")
+    found = ExperimentsApi(client).list(f"name LIKE '{props['name']}%'")
     assert [e["experiment_id"] for e in found] == [made.id]
     provider.delete(made.id, made.outs)
 

@@ -42,7 +42,7 @@ def test_every_importable_object_kind_is_adoptable_but_repo_branches() -> None:
         "Catalog", "Schema", "Volume",
         "StorageCredential", "ExternalLocation", "ServiceCredential", "Grants",
         "GitCredential", "WorkspaceConf", "Directory", "Notebook", "WorkspaceFile",
-        "AccessControlRuleSet",
+        "AccessControlRuleSet", "RegisteredModel", "Experiment",
     }
     refused = not_adoptable()
     assert set(refused) == {"ClusterState", "JobRun", "RepoBranch", "Grant"}

@@ -1,0 +1,96 @@
+"""The offline rules of RegisteredModel and Experiment: each bad input refused before any
+call, the failure naming its path and what to give instead."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from providers.core.registry import kind_named
+from providers.ml.experiment import ExperimentModel, ExperimentProvider
+from providers.ml.registered_model import RegisteredModelModel, RegisteredModelProvider
+
+MODEL = {"catalog_name": "Sales", "schema_name": "ML", "name": "Churn"}
+EXPERIMENT = {"name": "/Shared/ml/churn"}
+
+
+def failures(provider: Any, inputs: dict[str, Any]) -> list[tuple[str, str]]:
+    return [(f.property, f.reason) for f in provider.input_failures(inputs)]
+
+
+def test_a_model_is_named_and_folded_as_the_service_stores_it() -> None:
+    args = RegisteredModelModel.model_validate(
+        {**MODEL, "aliases": {"Champion": 2, "b": 1}, "storage_location": "s3://b/m/"})
+    assert args.full_name == "sales.ml.churn"
+    assert args.aliases == {"b": 1, "champion": 2}
+    assert args.storage_location == "s3://b/m"
+    assert failures(RegisteredModelProvider, MODEL) == []
+
+
+@pytest.mark.parametrize(("inputs", "path", "says"), [
+    ({"schema_name": "ml", "name": "m"}, "catalog_name", "Field required"),
+    ({**MODEL, "name": "a.b"}, "name", "holds '.': a name holds no '.', space"),
+    ({**MODEL, "schema_name": "my schema"}, "schema_name", "holds ' '"),
+    ({**MODEL, "catalog_name": ""}, "catalog_name", "must not be empty"),
+    ({**MODEL, "name": "m" * 256}, "name", "has 256 characters; a name has at most 255"),
+    ({**MODEL, "storage_location": "bucket/path"}, "storage_location",
+     "is not a storage URL (e.g. abfss://"),
+    ({**MODEL, "owner": "  "}, "owner", "must not be empty"),
+    ({**MODEL, "aliases": {"latest": 1}}, "aliases",
+     "alias 'latest' is reserved by the service"),
+    ({**MODEL, "aliases": {"V2": 1}}, "aliases", "alias 'V2' is reserved"),
+    ({**MODEL, "aliases": {"the champion": 1}}, "aliases",
+     "alias 'the champion': an alias holds letters, digits, '_' and '-' only"),
+    ({**MODEL, "aliases": {"a": 1, "A": 2}}, "aliases", "alias 'A' is given twice"),
+    ({**MODEL, "aliases": {"a": 0}}, "aliases", "alias 'a': 0 is no version number"),
+    ({**MODEL, "aliases": {"a": "one"}}, "aliases.a", "valid integer"),
+    ({**MODEL, "force_destroy": "yes"}, "force_destroy", "valid boolean"),
+    ({**MODEL, "versions": [1]}, "versions", "Extra inputs are not permitted"),
+])
+def test_each_bad_model_input_is_named(inputs, path, says) -> None:
+    found = failures(RegisteredModelProvider, inputs)
+    assert [p for p, _ in found] == [path], found
+    assert says in found[0][1]
+
+
+def test_an_experiment_is_an_absolute_workspace_path() -> None:
+    args = ExperimentModel.model_validate(
+        {"name": "/Shared/ml/churn/", "artifact_location": "dbfs:/mlflow/churn/",
+         "tags": {"b": "2", "a": "1"}})
+    assert (args.name, args.artifact_location) == ("/Shared/ml/churn", "dbfs:/mlflow/churn")
+    assert list(args.tags or {}) == ["a", "b"]
+    assert failures(ExperimentProvider, EXPERIMENT) == []
+
+
+@pytest.mark.parametrize(("inputs", "path", "says"), [
+    ({}, "name", "Field required"),
+    ({"name": "ml/churn"}, "name", "'ml/churn' is not an absolute workspace path"),
+    ({"name": "/"}, "name", "is not an absolute workspace path"),
+    ({"name": "/Shared//churn"}, "name", "is not an absolute workspace path"),
+    ({"name": "/Shared/../churn"}, "name", "is not an absolute workspace path"),
+    ({**EXPERIMENT, "artifact_location": "bucket/path"}, "artifact_location",
+     "is not a storage URI (e.g. dbfs:/mlflow/churn"),
+    ({**EXPERIMENT, "artifact_location": "s3:// x"}, "artifact_location", "storage URI"),
+    ({**EXPERIMENT, "tags": {"mlflow.note": "x"}}, "tags",
+     "the service sets the mlflow.* tags itself"),
+    ({**EXPERIMENT, "tags": {"": "x"}}, "tags", "must have 1 to 250 characters"),
+    ({**EXPERIMENT, "tags": {"k": "x" * 5001}}, "tags", "has 5001 characters"),
+    ({**EXPERIMENT, "tags": {"k": 1}}, "tags.k", "valid string"),
+    ({**EXPERIMENT, "lifecycle_stage": "active"}, "lifecycle_stage", "Extra inputs"),
+])
+def test_each_bad_experiment_input_is_named(inputs, path, says) -> None:
+    found = failures(ExperimentProvider, inputs)
+    assert [p for p, _ in found] == [path], found
+    assert says in found[0][1]
+
+
+def test_the_kinds_are_declared_for_the_stack() -> None:
+    model, experiment = kind_named("RegisteredModel"), kind_named("Experiment")
+    assert (model.config_key, experiment.config_key) == ("registeredModels", "experiments")
+    assert model.import_id_problem("sales.ml.churn") is None
+    assert experiment.import_id_problem("1234") is None
+    assert experiment.import_id_problem("/Shared/ml/churn") is not None
+    schema = model.references["schema_name"]
+    assert schema.in_place and schema.from_id is not None
+    assert schema.from_id("sales.ml") == "ml"

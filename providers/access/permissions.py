@@ -61,6 +61,7 @@ DECLARED_TYPES = {
     "sql/warehouses": "sqlWarehouses",
     "pipelines": "pipelines",
     "repos": "repos",
+    "experiments": "experiments",
 }
 
 

@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from providers.core.kind import Reference
 from providers.core.registry import kind_named
 from providers.ml.experiment import ExperimentModel, ExperimentProvider
 from providers.ml.registered_model import RegisteredModelModel, RegisteredModelProvider
@@ -92,5 +93,6 @@ def test_the_kinds_are_declared_for_the_stack() -> None:
     assert experiment.import_id_problem("1234") is None
     assert experiment.import_id_problem("/Shared/ml/churn") is not None
     schema = model.references["schema_name"]
+    assert isinstance(schema, Reference)
     assert schema.in_place and schema.from_id is not None
     assert schema.from_id("sales.ml") == "ml"

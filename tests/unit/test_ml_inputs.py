@@ -7,10 +7,11 @@ from typing import Any
 
 import pytest
 
-from providers.core.kind import Reference
+from providers.core.kind import Reference, reference_for
 from providers.core.registry import kind_named
 from providers.ml.experiment import ExperimentModel, ExperimentProvider
 from providers.ml.registered_model import RegisteredModelModel, RegisteredModelProvider
+from stacks.config_rules import problems
 
 MODEL = {"catalog_name": "Sales", "schema_name": "ML", "name": "Churn"}
 EXPERIMENT = {"name": "/Shared/ml/churn"}
@@ -96,3 +97,42 @@ def test_the_kinds_are_declared_for_the_stack() -> None:
     assert isinstance(schema, Reference)
     assert schema.in_place and schema.from_id is not None
     assert schema.from_id("sales.ml") == "ml"
+
+
+def config(**lists: Any) -> dict[str, Any]:
+    return {
+        "baseUrl": "http://127.0.0.1:8765",
+        "authUrl": "http://127.0.0.1:8766",
+        "tenantId": "dd523c38-5331-469f-bb30-6ee31e3da8ff",
+        "clientId": "1251fa57-177d-41f0-84cd-847f7a048462",
+        "resource": "2ff814a6-3304-4ab8-85cb-cd0e6f879c1d",
+        "allowInsecureHttp": "true",
+        **lists,
+    }
+
+
+def test_a_model_names_the_stacks_catalog_and_schema_in_place() -> None:
+    stack = {"catalogs": [{"name": "sales"}],
+             "schemas": [{"name": "sales.ml", "catalog": "sales"}]}
+    named = {"name": "churn", "catalog_name": "sales", "schema_name": "sales.ml"}
+    existing = {"name": "churn", "catalog_name": "lake", "schema_name": "ml"}
+    for item in (named, existing):
+        found = problems(config(**stack, registeredModels=[item]))
+        assert [p for p in found if p.startswith("workspace:registeredModels")] == [], found
+    # A full name that names no schemas item is a name the service takes none of.
+    stray = {**named, "schema_name": "sales.other"}
+    assert problems(config(**stack, registeredModels=[stray])) == [
+        "workspace:registeredModels[0].schema_name: 'sales.other' holds '.': a name holds no "
+        "'.', space, '/' or control character"]
+
+
+def test_permissions_name_an_experiment_of_the_stack_in_place() -> None:
+    permissions = kind_named("Permissions").item_references["object_id"]
+    item = {"name": "p", "object_type": "experiments", "object_id": "/Shared/ml/churn",
+            "access_controls": [{"group_name": "analysts", "permission_level": "CAN_READ"}]}
+    assert reference_for(permissions, item) == Reference("experiments", "object_id",
+                                                         in_place=True)
+    stack = {"experiments": [{"name": "/Shared/ml/churn"}]}
+    assert problems(config(**stack, permissions=[item])) == []
+    pasted = {**item, "object_id": "1234567890"}
+    assert problems(config(**stack, permissions=[pasted])) == []

@@ -81,6 +81,18 @@ def alias_name(value: str) -> str:
     return folded
 
 
+def model_name(value: str) -> str:
+    """The model's own name, or its full name `catalog.schema.model`, each part a name."""
+    parts = value.split(".")
+    if len(parts) not in (1, 3):
+        raise ValueError(f"{value!r} has {len(parts)} parts; give the model's name or its "
+                         "full name, catalog.schema.model")
+    try:
+        return ".".join(object_name(part) for part in parts)
+    except ValueError as error:
+        raise ValueError(f"{value!r}: {error}" if len(parts) > 1 else str(error)) from None
+
+
 Name = Annotated[str, AfterValidator(object_name)]
 
 
@@ -89,9 +101,9 @@ class RegisteredModelModel(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    catalog_name: Name
-    schema_name: Name
-    name: Name
+    name: Annotated[str, AfterValidator(model_name)]
+    catalog_name: Name | None = None
+    schema_name: Name | None = None
     comment: str | None = None
     storage_location: Annotated[str, AfterValidator(storage_url)] | None = None
     owner: Annotated[str, AfterValidator(not_blank)] | None = None
@@ -121,9 +133,28 @@ class RegisteredModelModel(BaseModel):
             folded[name] = version
         return dict(sorted(folded.items()))
 
+    def levels(self) -> tuple[list[tuple[str, str]], tuple[str, str, str]]:
+        """(problems as (path, reason), (catalog, schema, model)): the catalog and schema
+        from `name` where it is the full name, else `catalog_name` and `schema_name`; where
+        both give one they must agree."""
+        parts = self.name.split(".")
+        problems: list[tuple[str, str]] = []
+        if len(parts) == 3:
+            for level, given, held in (("catalog", self.catalog_name, parts[0]),
+                                       ("schema", self.schema_name, parts[1])):
+                if given is not None and given != held:
+                    problems.append((f"{level}_name", f"{given!r} is not the {level} of name "
+                                     f"{self.name!r}"))
+            return problems, (parts[0], parts[1], parts[2])
+        for level, given in (("catalog", self.catalog_name), ("schema", self.schema_name)):
+            if given is None:
+                problems.append((f"{level}_name", "required (or give name as the model's "
+                                 "full name, catalog.schema.model)"))
+        return problems, (self.catalog_name or "", self.schema_name or "", parts[0])
+
     @property
     def full_name(self) -> str:
-        return f"{self.catalog_name}.{self.schema_name}.{self.name}"
+        return ".".join(self.levels()[1])
 
 
 class RegisteredModelProvider(WorkspaceProvider):
@@ -133,14 +164,25 @@ class RegisteredModelProvider(WorkspaceProvider):
     )
     kept_when_left_out = frozenset({"owner"})
 
+    @classmethod
+    def rules(cls, inputs: Mapping[str, Any]) -> list[tuple[str, str]]:
+        return RegisteredModelModel.model_validate(inputs).levels()[0]
+
+    def spec(self, args: RegisteredModelModel) -> Spec:
+        problems, (catalog, schema, name) = args.levels()
+        if problems:
+            raise ValueError("; ".join(f"{path}: {reason}" for path, reason in problems))
+        spec = args.model_dump(mode="json", exclude_none=True)
+        return {**spec, "catalog_name": catalog, "schema_name": schema, "name": name}
+
     def must_delete_first(self, changed: list[str]) -> bool:
         # The same full name: the new model can only be made once the old one is gone.
         return not {"name", "catalog_name", "schema_name"} & set(changed)
 
     def create_object(self, client: WorkspaceClient, args: RegisteredModelModel, spec: Spec):
         full_name = args.full_name
-        body = {"catalog_name": args.catalog_name, "schema_name": args.schema_name,
-                "name": args.name}
+        body = {"catalog_name": spec["catalog_name"], "schema_name": spec["schema_name"],
+                "name": spec["name"]}
         body.update({key: spec[key] for key in CREATE_FIELDS if key in spec})
         left_over = (self._left_over(client, spec, full_name) if spec.get("aliases")
                      else None)

@@ -78,6 +78,9 @@ def test_names_are_workspace_paths_in_existing_folders(sdk, api):
         sdk.experiments.get_experiment("123")
     expect_error(api.get("/api/2.0/mlflow/experiments/get", params={"experiment_id": "x"}),
                  404, "RESOURCE_DOES_NOT_EXIST")
+    missing = expect_error(api.post("/api/2.0/mlflow/experiments/update",
+                                    {"new_name": "/Shared/x"}), 400, "INVALID_PARAMETER_VALUE")
+    assert "experiment_id" in missing["message"]
 
 
 def test_tags_set_and_deleted(sdk, api, folder):

@@ -66,6 +66,9 @@ def test_create_read_update_delete(provider, props, client, schema) -> None:
     assert (made.outs["schema_name"], made.outs["full_name"]) == (schema.split(".")[1], made.id)
     assert "storage_location" not in made.outs  # a managed model's is the service's
     assert not provider.diff(made.id, made.outs, props).changes
+    by_full_name = {CONNECTION_KEY: props[CONNECTION_KEY], "name": made.id.upper(),
+                    "comment": "churn model"}
+    assert not provider.diff(made.id, made.outs, by_full_name).changes
     read = provider.read(made.id, made.outs)
     assert not provider.diff(made.id, read.outs, props).changes
 

@@ -28,11 +28,23 @@ def test_a_model_is_named_and_folded_as_the_service_stores_it() -> None:
     assert args.aliases == {"b": 1, "champion": 2}
     assert args.storage_location == "s3://b/m"
     assert failures(RegisteredModelProvider, MODEL) == []
+    by_full_name = RegisteredModelModel.model_validate({"name": "Sales.ML.Churn"})
+    assert by_full_name.full_name == "sales.ml.churn"
+    assert RegisteredModelProvider().spec(by_full_name) == RegisteredModelProvider().spec(
+        RegisteredModelModel.model_validate(MODEL))
 
 
 @pytest.mark.parametrize(("inputs", "path", "says"), [
-    ({"schema_name": "ml", "name": "m"}, "catalog_name", "Field required"),
-    ({**MODEL, "name": "a.b"}, "name", "holds '.': a name holds no '.', space"),
+    ({"schema_name": "ml", "name": "m"}, "catalog_name",
+     "required (or give name as the model's full name, catalog.schema.model)"),
+    ({"catalog_name": "sales", "name": "m"}, "schema_name", "required (or give name as"),
+    ({"name": "sales.ml.m", "schema_name": "raw"}, "schema_name",
+     "'raw' is not the schema of name 'sales.ml.m'"),
+    ({"name": "sales.ml.m", "catalog_name": "lake"}, "catalog_name",
+     "'lake' is not the catalog of name 'sales.ml.m'"),
+    ({**MODEL, "name": "a.b"}, "name", "'a.b' has 2 parts; give the model's name or its full "
+                                       "name, catalog.schema.model"),
+    ({**MODEL, "name": "a.b c.d"}, "name", "'a.b c.d': 'b c' holds ' '"),
     ({**MODEL, "schema_name": "my schema"}, "schema_name", "holds ' '"),
     ({**MODEL, "catalog_name": ""}, "catalog_name", "must not be empty"),
     ({**MODEL, "name": "m" * 256}, "name", "has 256 characters; a name has at most 255"),

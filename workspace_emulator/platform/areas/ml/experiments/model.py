@@ -132,7 +132,9 @@ class Experiments:
 
     @staticmethod
     def _load(conn: sqlite3.Connection, experiment_id: Any) -> dict[str, Any]:
-        text = str(experiment_id or "")
+        if experiment_id is None or experiment_id == "":
+            raise InvalidParameter("Missing value for required parameter 'experiment_id'.")
+        text = str(experiment_id)
         row = None
         if text.isdigit():
             row = conn.execute("SELECT doc FROM experiments WHERE id = ?",
@@ -203,7 +205,8 @@ class Experiments:
             self._save(conn, doc)
 
     def rename(self, experiment_id: Any, new_name: Any) -> None:
-        if new_name is None:
+        if new_name is None:  # nothing to change, but the experiment must exist
+            self.get(experiment_id)
             return
         name = self._check_name(new_name, "new_name")
 

@@ -11,8 +11,9 @@ the experiment is restored or purged), so a create whose name an experiment in t
 holds restores that experiment and takes it over, its tags converged to the declared ones:
 a stack destroyed and brought up again gets its experiment back, runs included. One of
 another artifact location is not taken: the error says so. An active experiment of the name
-is taken over only after a create whose answer was lost (what an interrupted run leaves);
-otherwise the refusal says how to import it.
+is taken over after a create whose answer was lost, or where it holds what the create would
+have made (the declared tags alone, the declared or the default artifact location): what an
+interrupted run leaves; any other one fails the create with how to import it.
 """
 
 from __future__ import annotations
@@ -146,6 +147,8 @@ class ExperimentProvider(WorkspaceProvider):
         except NotFound:
             raise error from None
         experiment_id = str(held["experiment_id"])
+        if held.get("lifecycle_stage") != DELETED and _as_made(held, spec):
+            return experiment_id
         if held.get("lifecycle_stage") != DELETED:
             error.message += (
                 f" (an experiment {name!r}, id {experiment_id}, exists that this stack did not "
@@ -209,6 +212,15 @@ class ExperimentProvider(WorkspaceProvider):
 
 def _tags_of(found: Mapping[str, Any]) -> dict[str, str]:
     return {str(t.get("key")): str(t.get("value", "")) for t in found.get("tags") or []}
+
+
+def _as_made(found: Mapping[str, Any], spec: Spec) -> bool:
+    """Whether the experiment holds what a create of `spec` makes: the declared tags and no
+    other of its own, and the declared artifact location or else the service's default."""
+    tags = {k: v for k, v in _tags_of(found).items() if not k.startswith(SERVICE_TAG_PREFIX)}
+    location = spec.get("artifact_location") or \
+        f"{DEFAULT_ARTIFACT_ROOT}/{found.get('experiment_id')}"
+    return tags == (spec.get("tags") or {}) and found.get("artifact_location") == location
 
 
 def _default_location(observed: Mapping[str, Any], computed: Mapping[str, Any]) -> bool:

@@ -130,7 +130,21 @@ def test_create_adopts_after_a_lost_answer(provider, props, client, monkeypatch)
     provider.delete(made.id, made.outs)
 
 
-def test_an_active_experiment_of_the_name_is_not_taken(provider, props, client) -> None:
+def test_create_adopts_what_an_interrupted_run_made(provider, props, client) -> None:
+    made_before = ExperimentsApi(client).create(
+        {"name": props["name"], "tags": [{"key": "team", "value": "ml"}]})
+    made = provider.create(props)
+    assert made.id == made_before
+    assert len(ExperimentsApi(client).list(f"name = '{props['name']}'")) == 1
+    provider.delete(made.id, made.outs)
+
+
+def test_an_active_experiment_declared_otherwise_is_not_taken(provider, props, client) -> None:
     ExperimentsApi(client).create({"name": props["name"]})
     with pytest.raises(AlreadyExists, match="import it: `import: '[0-9]+'`"):
         provider.create(props)
+    ExperimentsApi(client).create({"name": f"{props['name']}-located",
+                                   "artifact_location": "s3://bucket/elsewhere",
+                                   "tags": [{"key": "team", "value": "ml"}]})
+    with pytest.raises(AlreadyExists, match="import it"):
+        provider.create({**props, "name": f"{props['name']}-located"})

@@ -4721,12 +4721,12 @@ class GrantArgs:
 class RegisteredModelArgs:
     """Program-side arguments of RegisteredModelModel (generated). A Unity Catalog registered model."""
     __dataclass_fields__: ClassVar[dict[str, Any]]
-    catalog_name: pulumi.Input[str]
-    """The name of the catalog where the schema and the registered model reside"""
-    schema_name: pulumi.Input[str]
-    """The name of the schema where the registered model resides"""
     name: pulumi.Input[str]
     """The name of the registered model"""
+    catalog_name: pulumi.Input[str] | None
+    """The name of the catalog where the schema and the registered model reside"""
+    schema_name: pulumi.Input[str] | None
+    """The name of the schema where the registered model resides"""
     comment: pulumi.Input[str] | None
     """The comment attached to the registered model"""
     storage_location: pulumi.Input[str] | None
@@ -4738,9 +4738,9 @@ class RegisteredModelArgs:
     force_destroy: pulumi.Input[bool] | None
     def __init__(
         self,
-        catalog_name: pulumi.Input[str],
-        schema_name: pulumi.Input[str],
         name: pulumi.Input[str],
+        catalog_name: pulumi.Input[str] | None = None,
+        schema_name: pulumi.Input[str] | None = None,
         comment: pulumi.Input[str] | None = None,
         storage_location: pulumi.Input[str] | None = None,
         owner: pulumi.Input[str] | None = None,
@@ -5290,8 +5290,6 @@ class Grant(KindResource):
 
 class RegisteredModel(KindResource):
     """A Unity Catalog registered model and its aliases: comment, owner and aliases in place; never deletes a version unless force_destroy. See docs/registered-model.md."""
-    catalog_name: pulumi.Output[str]
-    schema_name: pulumi.Output[str]
     name: pulumi.Output[str]
     full_name: pulumi.Output[str]
     metastore_id: pulumi.Output[str]

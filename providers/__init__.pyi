@@ -96,6 +96,8 @@ __all__ = [
     "EnumValueArgs",
     "EnvironmentArgs",
     "EventLogSpecArgs",
+    "Experiment",
+    "ExperimentArgs",
     "ExternalLocation",
     "ExternalLocationArgs",
     "ExternalModelArgs",
@@ -233,6 +235,8 @@ __all__ = [
     "RateLimitArgs",
     "RedditAdsOptionsArgs",
     "RedditAdsOptionsRedditAdsCustomReportOptionsArgs",
+    "RegisteredModel",
+    "RegisteredModelArgs",
     "Repo",
     "RepoArgs",
     "RepoBranch",
@@ -817,6 +821,54 @@ class VolumeFileArgs:
         path: pulumi.Input[str],
         source: pulumi.Input[str] | None = None,
         content_sha256: pulumi.Input[str] | None = None,
+    ) -> None: ...
+
+
+class RegisteredModelArgs:
+    """Program-side arguments of RegisteredModelModel (generated). A Unity Catalog registered model."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    name: pulumi.Input[str]
+    """The name of the registered model"""
+    catalog_name: pulumi.Input[str] | None
+    """The name of the catalog where the schema and the registered model reside"""
+    schema_name: pulumi.Input[str] | None
+    """The name of the schema where the registered model resides"""
+    comment: pulumi.Input[str] | None
+    """The comment attached to the registered model"""
+    storage_location: pulumi.Input[str] | None
+    """The storage location on the cloud under which model version data files are stored"""
+    owner: pulumi.Input[str] | None
+    """The identifier of the user who owns the registered model"""
+    aliases: pulumi.Input[Mapping[str, pulumi.Input[int]]] | None
+    """List of aliases associated with the registered model"""
+    force_destroy: pulumi.Input[bool] | None
+    def __init__(
+        self,
+        name: pulumi.Input[str],
+        catalog_name: pulumi.Input[str] | None = None,
+        schema_name: pulumi.Input[str] | None = None,
+        comment: pulumi.Input[str] | None = None,
+        storage_location: pulumi.Input[str] | None = None,
+        owner: pulumi.Input[str] | None = None,
+        aliases: pulumi.Input[Mapping[str, pulumi.Input[int]]] | None = None,
+        force_destroy: pulumi.Input[bool] | None = None,
+    ) -> None: ...
+
+
+class ExperimentArgs:
+    """Program-side arguments of ExperimentModel (generated). An MLflow experiment."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    name: pulumi.Input[str]
+    """Human readable name that identifies the experiment."""
+    artifact_location: pulumi.Input[str] | None
+    """Location where artifacts for the experiment are stored."""
+    tags: pulumi.Input[Mapping[str, pulumi.Input[str]]] | None
+    """Tags: Additional metadata key-value pairs."""
+    def __init__(
+        self,
+        name: pulumi.Input[str],
+        artifact_location: pulumi.Input[str] | None = None,
+        tags: pulumi.Input[Mapping[str, pulumi.Input[str]]] | None = None,
     ) -> None: ...
 
 
@@ -7614,6 +7666,34 @@ class VolumeFile(KindResource):
         self,
         resource_name: str,
         args: VolumeFileArgs | dict[str, Any],
+        connection: pulumi.Input[dict[str, Any]],
+        opts: pulumi.ResourceOptions | None = None,
+    ) -> None: ...
+
+
+class RegisteredModel(KindResource):
+    """A Unity Catalog registered model and its aliases: comment, owner and aliases in place; never deletes a version unless force_destroy. See docs/registered-model.md."""
+    name: pulumi.Output[str]
+    full_name: pulumi.Output[str]
+    metastore_id: pulumi.Output[str]
+    def __init__(
+        self,
+        resource_name: str,
+        args: RegisteredModelArgs | dict[str, Any],
+        connection: pulumi.Input[dict[str, Any]],
+        opts: pulumi.ResourceOptions | None = None,
+    ) -> None: ...
+
+
+class Experiment(KindResource):
+    """An MLflow experiment at a workspace path: rename and tags in place; delete to the trash, and a create of its name again restores it. See docs/experiment.md."""
+    name: pulumi.Output[str]
+    experiment_id: pulumi.Output[str]
+    lifecycle_stage: pulumi.Output[str]
+    def __init__(
+        self,
+        resource_name: str,
+        args: ExperimentArgs | dict[str, Any],
         connection: pulumi.Input[dict[str, Any]],
         opts: pulumi.ResourceOptions | None = None,
     ) -> None: ...

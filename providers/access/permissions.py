@@ -124,6 +124,7 @@ DECLARED_TYPES = {
     "sql/alerts": "alerts",
     "dashboards": "dashboards",
     "apps": "apps",  # an app's id is its name
+    "experiments": "experiments",
 }
 
 

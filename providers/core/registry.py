@@ -35,6 +35,9 @@ KINDS: tuple[tuple[str, str], ...] = (
     ("Schema", "providers.unity_catalog.schema"),
     ("Volume", "providers.unity_catalog.volume"),
     ("VolumeFile", "providers.unity_catalog.volume_file"),  # in the volumes
+    # Machine learning: models in the schemas, experiments in the folders.
+    ("RegisteredModel", "providers.ml.registered_model"),  # in the catalogs' schemas
+    ("Experiment", "providers.ml.experiment"),  # in the directories
     ("InstancePool", "providers.compute.instance_pool"),
     # The compute a job's clusters and tasks name by item: before the jobs.
     ("ClusterPolicy", "providers.compute.cluster_policy"),

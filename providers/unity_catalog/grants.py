@@ -1,5 +1,6 @@
 """Grants: every direct privilege on one Unity Catalog securable (a catalog, a schema, a
-volume, an external location, a storage credential, a service credential), authoritatively.
+volume, an external location, a storage credential, a service credential, a registered
+model: the grants API's `function`), authoritatively.
 
 The declared `privilege_assignments` are all the direct grants the securable keeps: a
 privilege granted outside the stack, or to a principal the stack does not declare, is
@@ -31,6 +32,7 @@ from providers.unity_catalog.catalogs_api import CatalogsApi
 from providers.unity_catalog.credentials_api import CredentialsApi
 from providers.unity_catalog.external_locations_api import ExternalLocationsApi
 from providers.unity_catalog.grants_api import GrantsApi
+from providers.unity_catalog.models_api import ModelsApi
 from providers.unity_catalog.securables import (
     SECURABLE_LISTS,
     Held,
@@ -232,8 +234,9 @@ class GrantsProvider(WorkspaceProvider):
 def _granted_securables(client: Any) -> Any:
     """The securables with direct grants that the client can list: catalogs, the schemas of
     the catalogs a stack can manage, their volumes, storage credentials, service credentials
-    (as `credential`) and external locations. Each parent is listed once (one call per
-    catalog, one per schema), and each securable's grants read once."""
+    (as `credential`), external locations and registered models (as `function`, one call
+    per catalog). Each parent is listed once (one call per catalog, one per schema), and each
+    securable's grants read once."""
     catalogs = list(CatalogsApi(client).list())
     own = [str(c["name"]) for c in catalogs if not is_service_catalog(c)]
     schemas = list(schema_full_names(client, own))
@@ -244,6 +247,8 @@ def _granted_securables(client: Any) -> Any:
         ("storage_credential", [str(c["name"]) for c in StorageCredentialsApi(client).list()]),
         ("credential", [str(c["name"]) for c in CredentialsApi(client).list("SERVICE")]),
         ("external_location", [str(x["name"]) for x in ExternalLocationsApi(client).list()]),
+        ("function", [str(m["full_name"]) for catalog in own
+                      for m in ModelsApi(client).list(catalog)]),
     ]
     for securable_type, names in listed:
         for name in names:

@@ -22,7 +22,8 @@ if TYPE_CHECKING:
 
 # The config lists whose objects grants may name: a grant waits for them (and goes first on
 # destroy). Lists the stack does not have are skipped.
-SECURABLE_LISTS = ("catalogs", "schemas", "volumes", "storageCredentials", "externalLocations")
+SECURABLE_LISTS = ("catalogs", "schemas", "volumes", "storageCredentials", "externalLocations",
+                   "registeredModels")
 
 
 # principal key -> (principal as named, its privileges)

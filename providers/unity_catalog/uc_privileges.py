@@ -59,16 +59,21 @@ APPLICABLE: dict[str, frozenset[str]] = {
     # `credential` also resolves a storage credential's name; the kinds declare those as
     # `storage_credential`, so that one securable has one id.
     "credential": frozenset({"ACCESS", "ALL_PRIVILEGES", "CREATE_CONNECTION", "MANAGE"}),
+    # A function, and a registered model: the grants API reaches a model under the type
+    # `function` (EXECUTE lets a principal load the model's versions).
+    "function": frozenset({"ALL_PRIVILEGES", "APPLY_TAG", "EXECUTE", "MANAGE"}),
 }
 # How a message names a securable type where its path spelling would mislead, and what it
 # adds when a privilege does not apply.
-_LABELS = {"credential": "service credential"}
+_LABELS = {"credential": "service credential", "function": "function (a registered model)"}
+# How the expected shape of a full name names the securable.
+_NAMED = {"function": "function (a registered model)"}
 _HINTS = {"credential": " (a storage credential's grants are declared with securable_type "
                         "storage_credential)"}
 SECURABLE_TYPES = tuple(APPLICABLE)
 
 # How many dot-separated parts a securable's full name has; the types not listed: one name.
-NAME_PARTS = {"catalog": 1, "schema": 2, "volume": 3}
+NAME_PARTS = {"catalog": 1, "schema": 2, "volume": 3, "function": 3}
 # The types whose names the service stores in lower case (the others keep their case and
 # are matched without regard to it).
 FOLDED = frozenset(NAME_PARTS)
@@ -88,11 +93,12 @@ def full_name_of(securable_type: str, value: str) -> str:
     ValueError saying the expected shape."""
     parts = value.split(".")
     expected = NAME_PARTS.get(securable_type, 1)
-    shape = ".".join(("catalog", "schema", "volume")[:expected]) if securable_type in FOLDED \
-        else "its name"
+    shape = ".".join(("catalog", "schema", securable_type)[:expected]) \
+        if securable_type in FOLDED else "its name"
     if len(parts) != expected or not all(_PART.fullmatch(p) for p in parts):
         raise ValueError(
-            f"a {securable_type.replace('_', ' ')} is named {shape}: each part 1 to 255 "
+            f"a {_NAMED.get(securable_type, securable_type.replace('_', ' '))} is named "
+            f"{shape}: each part 1 to 255 "
             f"characters without '.', '/', spaces or control characters; got {value!r}"
         )
     return value.lower() if securable_type in FOLDED else value

@@ -241,7 +241,8 @@ def test_unknown_privilege_is_named_with_a_suggestion(uc):
 
 def test_privilege_table_covers_the_area():
     assert set(APPLICABLE) == {"CATALOG", "SCHEMA", "VOLUME", "EXTERNAL_LOCATION",
-                               "STORAGE_CREDENTIAL", "CREDENTIAL"}
+                               "STORAGE_CREDENTIAL", "CREDENTIAL", "FUNCTION"}
+    assert APPLICABLE["FUNCTION"] == {"ALL_PRIVILEGES", "APPLY_TAG", "EXECUTE", "MANAGE"}
     assert "READ_VOLUME" in APPLICABLE["CATALOG"] and "SELECT" not in APPLICABLE["VOLUME"]
     assert APPLICABLE["CREDENTIAL"] == {"ACCESS", "ALL_PRIVILEGES", "CREATE_CONNECTION",
                                         "MANAGE"}

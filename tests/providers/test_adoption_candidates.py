@@ -29,6 +29,8 @@ from providers.identity.service_principal_secrets_api import ServicePrincipalSec
 from providers.identity.service_principals_api import SCIM_SCHEMA, ServicePrincipalsApi
 from providers.jobs.job_permissions_api import job_permissions_api
 from providers.jobs.jobs_api import JobsApi
+from providers.ml.experiments_api import ExperimentsApi
+from providers.ml.registered_models_api import RegisteredModelsApi
 from providers.pipelines.pipelines_api import PipelinesApi
 from providers.secrets.secret_scopes_api import KeyVault, SecretScopesApi
 from providers.secrets.secrets_api import SecretsApi
@@ -739,3 +741,41 @@ def test_a_principals_rule_set_with_rules_is_adopted_naming_the_principal(
     }
     # The principal's item, where the stack has one, is named instead of its id.
     assert found.references == {"service_principal_id": str(principal["id"])}
+
+
+# --- registered models and experiments --------------------------------------------------------
+
+
+def test_a_registered_model_with_an_alias_and_its_grants_are_adopted(
+        client, connection, catalog):  # noqa: F811
+    SchemasApi(client).create({"name": "ml", "catalog_name": catalog})
+    full_name = f"{catalog}.ml.churn"
+    RegisteredModelsApi(client).create({"catalog_name": catalog, "schema_name": "ml",
+                                        "name": "churn", "comment": "scores churn"})
+    client.post("/api/2.0/mlflow/unity-catalog/model-versions/create",
+                {"name": full_name, "source": "dbfs:/runs/1/model"})
+    RegisteredModelsApi(client).set_alias(full_name, "champion", 1)
+    GrantsApi(client).update("function", full_name, [
+        {"principal": "analysts", "add": ["EXECUTE"]}])
+    model = adopted(client, connection, "RegisteredModel", full_name)
+    assert model.item is not None
+    assert {k: model.item[k] for k in ("catalog_name", "schema_name", "name", "comment",
+                                       "aliases")} == {
+        "catalog_name": catalog, "schema_name": "ml", "name": "churn",
+        "comment": "scores churn", "aliases": {"champion": 1}}
+    assert "storage_location" not in model.item  # the service's own
+    grants = adopted(client, connection, "Grants", f"function/{full_name}")
+    assert grants.item is not None and grants.item["privilege_assignments"] == [
+        {"principal": "analysts", "privileges": ["EXECUTE"]}]
+    RegisteredModelsApi(client).delete(full_name)
+
+
+def test_an_experiment_is_adopted_without_the_services_default_location(client, connection):
+    name = f"/Shared/{unique('adopted')}"
+    experiment_id = ExperimentsApi(client).create(
+        {"name": name, "tags": [{"key": "team", "value": "ml"}]})
+    experiment = adopted(client, connection, "Experiment", experiment_id)
+    assert experiment.item == {"name": name, "tags": {"team": "ml"}}
+    ExperimentsApi(client).delete(experiment_id)
+    assert experiment_id not in {found.import_id for found in
+                                 listed(client, kind_named("Experiment"))}

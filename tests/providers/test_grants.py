@@ -9,8 +9,10 @@ import pytest
 from providers.client import WorkspaceClient
 from providers.core.lifecycle import CONNECTION_KEY, UNKNOWN
 from providers.core.registry import kind_named
+from providers.ml.registered_models_api import RegisteredModelsApi
 from providers.unity_catalog.grants import GrantsProvider
 from providers.unity_catalog.grants_api import GrantsApi
+from providers.unity_catalog.schemas_api import SchemasApi
 from tests.providers.support import assert_check_names, failures
 from tests.providers.uc_support import (  # noqa: F401
     catalog,
@@ -267,3 +269,24 @@ def test_a_securable_named_in_another_case_is_no_change(
     assert not diff.changes and not diff.replaces
     assert grants_on(client, service_credential, "credential") == {ANALYSTS: ["ACCESS"]}
     provider.delete(made.id, made.outs)
+
+
+def test_a_registered_model_is_reached_as_a_function(provider, connection, client,
+                                                      catalog) -> None:  # noqa: F811
+    schema = SchemasApi(client).create({"name": "ml", "catalog_name": catalog})["full_name"]
+    model = RegisteredModelsApi(client).create(
+        {"catalog_name": catalog, "schema_name": "ml", "name": "churn"})["full_name"]
+    props = {"securable_type": "FUNCTION", "full_name": model.upper(), CONNECTION_KEY: connection,
+             "privilege_assignments": [{"principal": ANALYSTS, "privileges": ["EXECUTE"]}]}
+    made = provider.create(props)
+    assert made.id == f"function/{model}" and model == f"{schema}.churn"
+    assert grants_on(client, model, "function") == {ANALYSTS: ["EXECUTE"]}
+    assert not provider.diff(made.id, provider.read(made.id, made.outs).outs, props).changes
+    refused = {**props, "privilege_assignments": [{"principal": ANALYSTS,
+                                                   "privileges": ["READ_VOLUME"]}]}
+    assert failures(provider, refused) == {
+        "privilege_assignments.0.privileges.0":
+        "READ_VOLUME does not apply to a function (a registered model); it takes "
+        "ALL_PRIVILEGES, APPLY_TAG, EXECUTE, MANAGE"}
+    provider.delete(made.id, made.outs)
+    assert grants_on(client, model, "function") == {}

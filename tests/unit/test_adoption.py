@@ -43,7 +43,7 @@ def test_every_importable_object_kind_is_adoptable_but_repo_branches_and_volume_
         "StorageCredential", "ExternalLocation", "ServiceCredential", "Grants",
         "GitCredential", "WorkspaceConf", "Directory", "Notebook", "WorkspaceFile",
         "AccessControlRuleSet", "Pipeline", "Query", "Alert", "Dashboard",
-        "ServingEndpoint", "App",
+        "ServingEndpoint", "App", "RegisteredModel", "Experiment",
     }
     refused = not_adoptable()
     assert set(refused) == {"ClusterState", "JobRun", "PipelineUpdate", "RepoBranch", "Grant",

@@ -32,6 +32,7 @@ def unity_catalog(grants: dict[tuple[str, str], list[dict[str, Any]]]) -> tuple[
     schemas = {"main": ["default", "sales", "information_schema"], "lab": ["information_schema"],
                "system": ["access"]}
     volumes = {("main", "sales"): ["landing", "exports"]}
+    models = {("main", "sales"): "churn"}
     client = SimpleNamespace(
         catalogs=SimpleNamespace(list=lambda: calls.answer("catalogs", [
             {"name": "main"}, {"name": "lab"},
@@ -47,6 +48,9 @@ def unity_catalog(grants: dict[tuple[str, str], list[dict[str, Any]]]) -> tuple[
         credentials=SimpleNamespace(list=lambda purpose: calls.answer(
             f"credentials {purpose}", [{"name": "Svc"}] if purpose == "SERVICE" else [])),
         external_locations=SimpleNamespace(list=lambda: calls.answer("locations", [])),
+        models=SimpleNamespace(list=lambda catalog: calls.answer(
+            f"models {catalog}", [{"full_name": f"{catalog}.{schema}.{name}"}
+                                  for (c, schema), name in models.items() if c == catalog])),
         grants=SimpleNamespace(get=lambda securable_type, name: calls.answer(
             "grants", grants.get((securable_type, name), []))),
     )
@@ -63,6 +67,7 @@ def test_grants_are_listed_on_schemas_and_volumes_with_one_list_call_per_parent(
         ("volume", "main.sales.exports"): READERS,
         ("storage_credential", "cred"): READERS,
         ("credential", "Svc"): READERS,
+        ("function", "main.sales.churn"): READERS,
     })
     listed = list(kind_named("Grants").inventory(client))  # type: ignore[misc]
     assert listed == [
@@ -71,6 +76,7 @@ def test_grants_are_listed_on_schemas_and_volumes_with_one_list_call_per_parent(
         ("volume/main.sales.exports", "volume main.sales.exports"),
         ("storage_credential/cred", "storage_credential cred"),
         ("credential/Svc", "credential Svc"),
+        ("function/main.sales.churn", "function main.sales.churn"),
     ]
     # Each parent listed once; the service's catalog's schemas and every
     # information_schema are not walked; one grants read per securable.
@@ -81,7 +87,10 @@ def test_grants_are_listed_on_schemas_and_volumes_with_one_list_call_per_parent(
     }
     # Service credentials are listed once, by their purpose (storage ones have their list).
     assert calls["credentials SERVICE"] == 1 and "credentials STORAGE" not in calls
-    securables = 3 + 2 + 2 + 1 + 1  # catalogs, schemas, volumes, the two credentials
+    # Registered models (the grants API's `function`), one list per catalog of the stack's.
+    assert {k: v for k, v in calls.items() if k.startswith("models")} == {
+        "models main": 1, "models lab": 1}
+    securables = 3 + 2 + 2 + 1 + 1 + 1  # catalogs, schemas, volumes, credentials, a model
     assert calls["grants"] == securables
 
 

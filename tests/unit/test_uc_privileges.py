@@ -85,6 +85,18 @@ def test_a_credential_is_one_name_whose_case_is_kept() -> None:
         uc_privileges.full_name_of("credential", "a.b")
 
 
+def test_a_registered_model_is_a_function_of_three_folded_parts() -> None:
+    assert uc_privileges.securable_type_of("FUNCTION") == "function"
+    assert uc_privileges.full_name_of("function", "Main.ML.Churn") == "main.ml.churn"
+    with pytest.raises(ValueError, match=r"a function \(a registered model\) is named "
+                                         r"catalog\.schema\.function"):
+        uc_privileges.full_name_of("function", "main.churn")
+    assert uc_privileges.privilege_problem("EXECUTE", "function") is None
+    assert "READ_VOLUME does not apply to a function (a registered model); it takes " \
+        "ALL_PRIVILEGES, APPLY_TAG, EXECUTE, MANAGE" in (
+            uc_privileges.privilege_problem("READ_VOLUME", "function") or "")
+
+
 def test_principals_match_as_the_service_matches_them() -> None:
     assert uc_privileges.principal_key("Bob@Example.com") == "bob@example.com"
     assert uc_privileges.principal_key("Data-Engineers") == "Data-Engineers"

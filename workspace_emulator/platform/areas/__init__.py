@@ -5,7 +5,7 @@ matched against their routes is each area's `route_priority`.
 
 The areas are grouped by API domain, with the providers' domain names (identity, access,
 secrets, workspace, compute, sql, jobs, unity_catalog, pipelines, dashboards, serving,
-applications). Adding an area: a package `platform/areas/<domain>/<name>/` whose
+applications, ml). Adding an area: a package `platform/areas/<domain>/<name>/` whose
 `__init__.py` defines `AREA = Area(name="<name>", ...)`, and its `<domain>.<name>` below
 (workspace_emulator/README.md, "Adding an area").
 """
@@ -43,6 +43,8 @@ AREAS: tuple[str, ...] = (
     "dashboards.lakeview",  # on its warehouses, in the workspace tree's folders
     "secrets.secret_scopes",
     "secrets.secrets",
+    "ml.registered_models",  # in the unity_catalog area's schemas
+    "ml.experiments",  # in the workspace_objects area's folders
     "serving.serving_endpoints",
     "applications.apps",  # deployed from the workspace objects' folders
     "access.object_permissions",  # the objects of the areas above

@@ -69,11 +69,11 @@ AREA = Area(
         "GET /unity-catalog/permissions/{securable_type}/{full_name}": stateful(
             "direct grants; principal filter; catalog, schema, volume, external_location, "
             "storage_credential, credential (a service credential, or a storage credential "
-            "by its name)"),
+            "by its name), function (a registered model, areas/ml)"),
         "PATCH /unity-catalog/permissions/{securable_type}/{full_name}": stateful(
             "changes add/remove; privileges checked per securable type (a service "
-            "credential: ACCESS, ALL_PRIVILEGES, CREATE_CONNECTION, MANAGE); principals must "
-            "exist"),
+            "credential: ACCESS, ALL_PRIVILEGES, CREATE_CONNECTION, MANAGE; a model: "
+            "ALL_PRIVILEGES, APPLY_TAG, EXECUTE, MANAGE); principals must exist"),
         "GET /unity-catalog/effective-permissions/{securable_type}/{full_name}": stateful(
             "inherited from schema and catalog, marked; a credential's are its direct ones"),
         "GET /unity-catalog/bindings/{securable_type}/{name}": stateful(
@@ -82,7 +82,7 @@ AREA = Area(
             "add/remove bindings; known workspaces only; a credential read-write only; kept "
             "whatever the isolation mode"),
     },
-    not_served={"Unity Catalog tables, functions, models, connections and shares": (
+    not_served={"Unity Catalog tables, functions, connections and shares": (
         "GET /unity-catalog/tables", "GET /unity-catalog/functions",
         "GET /unity-catalog/connections"),
         "Unity Catalog credential validation and temporary service credentials": (

@@ -34,7 +34,7 @@ from __future__ import annotations
 import sqlite3
 import uuid
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, Protocol
 
 from workspace_emulator import clock
 from workspace_emulator.errors import (
@@ -83,9 +83,11 @@ INTERNAL_FIELDS = ("system", "bindings")
 FORBIDDEN_IN_NAMES = frozenset(". /")
 MAX_NAME = 255
 READ_WRITE = "BINDING_TYPE_READ_WRITE"
+# The grants API's securable type of a registered model (kept by the ml area).
+FUNCTION = "FUNCTION"
 LABELS = {CATALOG: "Catalog", SCHEMA: "Schema", VOLUME: "Volume",
           STORAGE_CREDENTIAL: "Storage credential", EXTERNAL_LOCATION: "External location",
-          SERVICE_CREDENTIAL: "Credential"}
+          SERVICE_CREDENTIAL: "Credential", FUNCTION: "Function"}
 # Path spellings of the securable types the permissions paths take (any case).
 SECURABLE_TYPES = {name.lower(): name for name in APPLICABLE}
 
@@ -145,11 +147,30 @@ def _text_map(value: Any, field: str) -> dict[str, str]:
     return value
 
 
+class SchemaMembers(Protocol):
+    """Securables another area keeps in schemas (registered models: areas/ml), which this
+    area's grants, containers, schema deletes and renames reach through it. Its calls run
+    in this area's transaction (`conn`)."""
+
+    label: str  # how a refusal names one ("Registered model")
+
+    def load(self, conn: sqlite3.Connection, full_name: str) -> dict[str, Any] | None: ...
+
+    def count(self, conn: sqlite3.Connection, schema: str) -> int: ...
+
+    def drop_all(self, conn: sqlite3.Connection, schema: str) -> None: ...
+
+    def rename_schema(self, conn: sqlite3.Connection, old: str, catalog: str, name: str
+                      ) -> None: ...
+
+
 class UnityCatalog:
     def __init__(self, db: Database, directory: Directory, metastore_id: str,
                  metastore_root: str | None = None) -> None:
         self._db = db
         self._directory = directory
+        # securable type -> the area keeping such securables in schemas (`hold_in_schemas`)
+        self._members: dict[str, SchemaMembers] = {}
         self.metastore_id = metastore_id
         self.metastore_root = (metastore_root or
                                f"abfss://metastore@emulatedstorage.dfs.core.windows.net/"
@@ -228,6 +249,15 @@ class UnityCatalog:
                     (SCHEMA, f"{catalog}.{schema}", self._load(conn, SCHEMA,
                                                                f"{catalog}.{schema}")),
                     (CATALOG, catalog, self._catalog(conn, catalog))]
+        if kind in self._members:
+            catalog, schema, _ = _split(key, 3, self._members[kind].label.lower())
+            doc = self._members[kind].load(conn, key)
+            if doc is None:
+                raise NotFound(f"{self._members[kind].label} '{key}' does not exist.")
+            return [(kind, key.lower(), doc),
+                    (SCHEMA, f"{catalog}.{schema}", self._load(conn, SCHEMA,
+                                                               f"{catalog}.{schema}")),
+                    (CATALOG, catalog, self._catalog(conn, catalog))]
         return [(kind, key.lower(), self._load(conn, kind, key))]
 
     def _held(self, conn: sqlite3.Connection, caller: Caller,
@@ -254,10 +284,35 @@ class UnityCatalog:
         chain = self._containers(conn, kind, key)
         if not self._may(conn, caller, chain, *needed):
             wanted = " and ".join(needed) if needed else "ownership"
+            label = self._members[kind].label if kind in self._members else LABELS[kind]
             raise PermissionDenied(
-                f"User does not have {wanted} on {LABELS[kind]} '{chain[0][2]['full_name']}' "
+                f"User does not have {wanted} on {label} '{chain[0][2]['full_name']}' "
                 f"({caller.application_id} may not {action}).")
         return chain
+
+    # --- for the areas that keep securables in schemas (registered models) -----------------
+
+    def hold_in_schemas(self, securable_type: str, members: SchemaMembers) -> None:
+        """Securables of `securable_type` live in schemas, kept by `members`."""
+        self._members[securable_type] = members
+
+    def refuse_unless(self, conn: sqlite3.Connection, caller: Caller, securable_type: str,
+                      key: str, *needed: str, action: str
+                      ) -> list[tuple[str, str, dict[str, Any]]]:
+        """The securable and its containers (innermost first), where the caller is an admin,
+        owns one of them or holds `needed` on them; else 403 naming what it lacks."""
+        return self._refuse_unless(conn, caller, securable_type, key, *needed, action=action)
+
+    def check_owner_change(self, caller: Caller, doc: dict[str, Any], owner: Any,
+                           securable_type: str) -> str:
+        return self._check_owner_change(caller, doc, owner, securable_type)
+
+    def drop_grants(self, conn: sqlite3.Connection, securable_type: str, key: str) -> None:
+        self._drop_grants(conn, securable_type, key)
+
+    def move_grants(self, conn: sqlite3.Connection, securable_type: str, old: str,
+                    new: str) -> None:
+        self._move_grants(conn, securable_type, old, new)
 
     def _check_owner_change(self, caller: Caller, doc: dict[str, Any], owner: Any,
                             kind: str) -> str:
@@ -267,7 +322,8 @@ class UnityCatalog:
                                               or self._owns(caller, doc.get("owner"))):
             raise PermissionDenied(
                 f"{caller.application_id} is neither a metastore admin nor the owner of "
-                f"{LABELS[kind].lower()} '{doc['full_name']}', so cannot change its owner.")
+                f"{LABELS.get(kind, kind).lower()} '{doc['full_name']}', so cannot change its "
+                "owner.")
         return self._principal(owner) or owner
 
     def _principal(self, name: str) -> str | None:
@@ -423,6 +479,8 @@ class UnityCatalog:
                           full_name=f"{catalog}.{name}.{volume['name']}")
             self._put(conn, VOLUME, volume, parent=doc["full_name"], old_key=old_volume)
             self._move_grants(conn, VOLUME, old_volume, volume["full_name"])
+        for members in self._members.values():
+            members.rename_schema(conn, old, catalog, name)
         return doc
 
     def delete_schema(self, full_name: str, caller: Caller, force: bool = False) -> None:
@@ -435,16 +493,19 @@ class UnityCatalog:
                 raise PermissionDenied(f"Schema '{doc['full_name']}' is a system schema and "
                                        "cannot be deleted.")
             volumes = self._children(conn, VOLUME, doc["full_name"])
-            if volumes and not force:
+            functions = sum(m.count(conn, doc["full_name"]) for m in self._members.values())
+            if (volumes or functions) and not force:
                 raise InvalidState(
                     f"Schema '{doc['full_name']}' is not empty. The schema has 0 tables(s), "
-                    f"0 functions(s), {len(volumes)} volumes(s). Delete them first, or "
-                    "delete the schema with force=true.")
+                    f"{functions} functions(s), {len(volumes)} volumes(s). Delete them "
+                    "first, or delete the schema with force=true.")
             self._drop_schema(conn, doc["full_name"])
 
     def _drop_schema(self, conn: sqlite3.Connection, full_name: str) -> None:
         for volume in self._children(conn, VOLUME, full_name):
             self._drop(conn, VOLUME, volume["full_name"])
+        for members in self._members.values():
+            members.drop_all(conn, full_name)
         self._drop(conn, SCHEMA, full_name)
 
     def _drop(self, conn: sqlite3.Connection, kind: str, key: str) -> None:

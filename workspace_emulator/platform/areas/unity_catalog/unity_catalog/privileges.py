@@ -57,6 +57,9 @@ APPLICABLE: dict[str, frozenset[str]] = {
     # credential (docs/resources/grants.md, "Service credential grants"); the service's own
     # "Manage service credentials" page names ACCESS as what lets a principal use one.
     "CREDENTIAL": frozenset({"ACCESS", "ALL_PRIVILEGES", "CREATE_CONNECTION", "MANAGE"}),
+    # A function, and a registered model: the grants API reaches a model as a `function`
+    # (the service's privilege reference: EXECUTE lets a principal load a model's versions).
+    "FUNCTION": frozenset({"ALL_PRIVILEGES", "APPLY_TAG", "EXECUTE", "MANAGE"}),
 }
 # How a refusal names a securable type where its path spelling would mislead.
 _LABELS = {"CREDENTIAL": "service credential"}

@@ -1,0 +1,1 @@
+"""Machine learning: Unity Catalog registered models and MLflow experiments."""

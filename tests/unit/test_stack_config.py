@@ -265,7 +265,7 @@ def test_job_permissions_reference_a_job_of_the_stack(local: dict[str, Any]) -> 
     )
     assert (
         "workspace:jobPermissions[2].job: no job named 'weekly-report' in workspace:jobs "
-        "(jobs declared: nightly-etl)" in found
+        "(jobs declared: nightly-etl, orders-refresh)" in found
     )
     assert (
         "workspace:jobPermissions[3]: give either job or job_id, not both"

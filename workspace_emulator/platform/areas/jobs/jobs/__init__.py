@@ -2,7 +2,7 @@
 checks fields, job_format stores the canonical form and shows each version's, job_graph the
 task rules, job_update, job_submit the body of a one-time run, job_runs outcomes and states
 over time, job_permissions the access control rules that every object type's permissions
-share, paging)."""
+share)."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from workspace_emulator.platform.areas.compute.clusters.model import Clusters
 from workspace_emulator.platform.areas.identity.access_control.model import RuleSets
 from workspace_emulator.platform.areas.jobs.jobs import job_files, routes
 from workspace_emulator.platform.areas.jobs.jobs.model import TABLES, Jobs
+from workspace_emulator.platform.areas.pipelines.pipelines.model import Pipelines
 from workspace_emulator.platform.areas.unity_catalog.files.model import VolumeFiles
 from workspace_emulator.platform.areas.workspace.dbfs.model import Dbfs
 from workspace_emulator.platform.areas.workspace.workspace_objects.model import WorkspaceObjects
@@ -65,7 +66,8 @@ def _open(context: AreaContext) -> Jobs:
         _cluster_spec(clusters))
     return Jobs(context.db, context.directory, clusters,
                 settings.transition_seconds, settings.base_url, settings.workspace_id,
-                workspace.notebook_problem, context.state(RuleSets).may_run_as, checks)
+                workspace.notebook_problem, context.state(RuleSets).may_run_as, checks,
+                context.state(Pipelines).task_problem)
 
 
 AREA = Area(

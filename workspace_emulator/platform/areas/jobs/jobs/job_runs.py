@@ -211,10 +211,12 @@ def _run_outcome(tasks: list[dict[str, Any]], planned: list[dict[str, Any]],
 
 def plan(settings: dict[str, Any], parameters: dict[str, Any],
          new_task_run_id: Callable[[], int], notebook_problem: NotebookProblem | None = None,
-         run_as: str = "", file_checks: job_files.FileChecks | None = None) -> dict[str, Any]:
+         run_as: str = "", file_checks: job_files.FileChecks | None = None,
+         pipeline_problem: Callable[[str], str | None] | None = None) -> dict[str, Any]:
     """Each task's level, run id and result, and the run's result. `notebook_problem` says
     why a notebook task cannot run the notebook at a path, `file_checks` whether the files
-    its cluster and libraries need are there, at the run's start."""
+    its cluster and libraries need are there, `pipeline_problem` why a pipeline task's
+    update of a pipeline fails, at the run's start."""
     tasks = settings.get("tasks") or []
     git_source = bool(settings.get("git_source"))
 
@@ -222,6 +224,10 @@ def plan(settings: dict[str, Any], parameters: dict[str, Any],
         missing = job_files.missing_file(task, settings, file_checks)
         if missing:
             return missing, job_files.INTERNAL_ERROR
+        pipeline_id = (task.get("pipeline_task") or {}).get("pipeline_id")
+        pipeline = pipeline_problem(str(pipeline_id)) if pipeline_problem else None
+        if pipeline_id and pipeline:
+            return pipeline, TERMINATED
         notebook = notebook_failure(task, notebook_problem, git_source, run_as)
         return (notebook, TERMINATED) if notebook else None
 

@@ -17,6 +17,7 @@ from typing import Any
 
 from workspace_emulator import clock
 from workspace_emulator.errors import InvalidParameter, NotFound, PermissionDenied
+from workspace_emulator.platform import paging
 from workspace_emulator.platform.areas.compute.clusters.model import Clusters
 from workspace_emulator.platform.areas.jobs.jobs import (
     job_files,
@@ -26,7 +27,6 @@ from workspace_emulator.platform.areas.jobs.jobs import (
     job_runs,
     job_submit,
     job_update,
-    paging,
 )
 from workspace_emulator.platform.areas.jobs.jobs.job_format import MULTI_TASK, StoredSettings
 from workspace_emulator.platform.areas.jobs.jobs.job_permissions import RANK, AclEntry
@@ -115,8 +115,12 @@ class Jobs:
         notebook_problem: Callable[[str], str | None] | None = None,
         may_run_as: Callable[[str, Caller], bool] | None = None,
         file_checks: job_files.FileChecks | None = None,
+        pipeline_problem: Callable[[str], str | None] | None = None,
     ) -> None:
         self._db = db
+        # Why a pipeline task's update of the pipeline of an id fails (areas/pipelines: no
+        # such pipeline, a source it loads missing); None: every one succeeds.
+        self._pipeline_problem = pipeline_problem
         # Whether the caller may set a job's run_as to the service principal of an
         # application id (areas/access_control); None: anyone may.
         self._may_run_as = may_run_as
@@ -435,7 +439,7 @@ class Jobs:
                                       lambda: self._db.next_value(conn, "run_id", RUN_ID_START),
                                       self._notebook_problem,
                                       self._run_as_user_name(doc, stored.settings),
-                                      self._file_checks),
+                                      self._file_checks, self._pipeline_problem),
                 "overriding_parameters": given,
                 "job_parameters": job_runs.job_parameters(stored.settings, given),
             }
@@ -477,7 +481,8 @@ class Jobs:
                 "format": MULTI_TASK,
                 "plan": job_runs.plan(settings, {},
                                       lambda: self._db.next_value(conn, "run_id", RUN_ID_START),
-                                      self._notebook_problem, run_as, self._file_checks),
+                                      self._notebook_problem, run_as, self._file_checks,
+                                      self._pipeline_problem),
                 "acl": [entry.to_doc() for entry in acl],
                 **{name: settings[name] for name in job_runs.SHOWN_RUN_SETTINGS
                    if name in settings},

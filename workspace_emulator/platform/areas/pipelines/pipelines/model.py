@@ -25,7 +25,7 @@ from typing import Any
 
 from workspace_emulator import clock
 from workspace_emulator.errors import InvalidParameter, NotFound, ResourceConflict
-from workspace_emulator.platform.areas.jobs.jobs import paging
+from workspace_emulator.platform import paging
 from workspace_emulator.platform.areas.pipelines.pipelines import spec as pipeline_spec
 from workspace_emulator.platform.areas.pipelines.pipelines import updates
 from workspace_emulator.platform.directory import Caller, Directory
@@ -120,6 +120,17 @@ class Pipelines:
         with self._db.read() as conn:
             return conn.execute("SELECT 1 FROM pipelines WHERE pipeline_id = ?",
                                 (pipeline_id,)).fetchone() is not None
+
+    def task_problem(self, pipeline_id: str) -> str | None:
+        """Why a job's pipeline task fails at once on the pipeline of `pipeline_id` (none
+        there, or an update of it would fail loading its sources); None: it runs."""
+        with self._db.read() as conn:
+            row = conn.execute("SELECT doc FROM pipelines WHERE pipeline_id = ?",
+                               (pipeline_id,)).fetchone()
+        if row is None:
+            return f"The pipeline {pipeline_id} does not exist: the pipeline task cannot run."
+        doc = from_json(row["doc"])
+        return self._failure(doc["spec"], self._run_as_user_name(doc))
 
     def require(self, pipeline_id: str) -> None:
         """NotFound, as the service words it, when there is no such pipeline."""

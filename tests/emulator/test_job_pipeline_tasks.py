@@ -1,7 +1,7 @@
 """A job's pipeline task runs an update of its pipeline, driven by the official SDK: a task
-naming no pipeline ends FAILED (the run TERMINATED, as a task's own failure ends), and so does one whose pipeline's update would fail (a notebook it
-loads is missing), each with the message naming why; once the notebook is uploaded, the same
-run succeeds."""
+naming no pipeline ends FAILED (the run TERMINATED, as a task's own failure ends), and so
+does one whose pipeline's update would fail (a notebook it loads is missing), each with the
+message naming why; once the notebook is uploaded, the same run succeeds."""
 
 from __future__ import annotations
 

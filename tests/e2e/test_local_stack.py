@@ -17,6 +17,7 @@ from providers.identity.groups_api import GroupsApi
 from providers.identity.service_principals_api import ServicePrincipalsApi
 from providers.jobs.job_permissions_api import job_permissions_api
 from providers.jobs.jobs_api import JobsApi
+from providers.pipelines.pipelines_api import PipelinesApi
 from providers.secrets.secret_scopes_api import SecretScopesApi
 from providers.sql.sql_warehouses_api import SqlWarehousesApi
 from providers.unity_catalog.catalogs_api import CatalogsApi
@@ -74,6 +75,7 @@ def writes(info: EmulatorInfo) -> list[str]:
 
 
 REPORT_NOTEBOOK = "/Shared/data-platform/nightly_report"
+WHEEL_PATH = "/Volumes/demo/landing/files/wheels/demo_tasks-0.1.0-py3-none-any.whl"
 
 
 def test_local_stack_up_noop_change_destroy(
@@ -82,7 +84,7 @@ def test_local_stack_up_noop_change_destroy(
     client = emulator_client(emulator)
     scopes_before = scope_names(client)
     principals_before = len(ServicePrincipalsApi(client).list())
-    stack = workspace_stack(**LOCAL_OBJECTS, **local_objects(kinds=("jobRuns",)))
+    stack = workspace_stack(**LOCAL_OBJECTS, **local_objects(kinds=("jobRuns", "pipelineUpdates")))
 
     # up: every declared object exists as declared
     stack.up()
@@ -136,6 +138,24 @@ def test_local_stack_up_noop_change_destroy(
     assert WorkspaceConfApi(client).get(["enableIpAccessLists"]) == {"enableIpAccessLists": "true"}
     warehouse = SqlWarehousesApi(client).get(outputs["sql_warehouses"]["local-sql"])
     assert warehouse["state"] == "STOPPED"
+    # the workloads: the pipeline on its notebook, updated once; the orders job running it
+    # and then the wheel uploaded into the volume; analysts may view the pipeline
+    pipeline_id = outputs["pipelines"]["orders"]
+    pipeline = PipelinesApi(client).get(pipeline_id)
+    assert (pipeline["spec"]["catalog"], pipeline["spec"]["schema"]) == ("demo", "landing")
+    assert pipeline["spec"]["libraries"] == [
+        {"notebook": {"path": "/Shared/data-platform/orders_pipeline"}}]
+    assert [u["state"] for u in pipeline.get("latest_updates", [])] == ["COMPLETED"], pipeline
+    orders = job_settings(client, int(outputs["jobs"]["orders-refresh"]))
+    steps = {task["task_key"]: task for task in orders["tasks"]}
+    assert steps["refresh"]["pipeline_task"]["pipeline_id"] == pipeline_id
+    assert steps["score"]["libraries"] == [{"whl": WHEEL_PATH}]
+    assert outputs["job_runs"]["orders-refresh-smoke"]["result_state"] == "SUCCESS"
+    assert outputs["volume_files"]["demo-tasks-wheel"] == WHEEL_PATH
+    viewers = client.permissions("pipelines").get(pipeline_id)["access_control_list"]
+    assert {"group_name": "analysts", "permission_level": "CAN_VIEW"} in [
+        {"group_name": e.get("group_name"), "permission_level": p["permission_level"]}
+        for e in viewers for p in e["all_permissions"] if not p.get("inherited")]
 
     # up again: no changes, and not one write to the workspace
     clear_request_log(emulator)
@@ -179,3 +199,4 @@ def test_local_stack_up_noop_change_destroy(
     assert GroupsApi(client).named("platform-analysts") == []
     assert not [r for r in ReposApi(client).list(DEMO_REPO_PATH) if r["path"] == DEMO_REPO_PATH]
     assert "local-demo" not in {i["label"] for i in IpAccessListsApi(client).list()}
+    assert not [p for p in PipelinesApi(client).list() if p["pipeline_id"] == pipeline_id]

@@ -81,9 +81,10 @@ $(MODERN_VENV)/.installed: pyproject.toml
 
 # The tests in parallel (pytest-xdist): one test file at a time per worker (a file's module-
 # and class-scoped emulators and a scenario's steps stay in one process), the files in the
-# order collected (tests/conftest.py puts the long ones, on the engine, first). `make check`
-# runs a worker per core; `make test`'s main leg four (most of its time is the engine's and
-# the emulators' processes, which wait on each other: four workers keep two cores busy).
+# order collected (tests/conftest.py puts the long ones, on the engine or `slow`, first).
+# `make check` runs a worker per core; `make test`'s main leg four (most of its time is the
+# engine's and the emulators' processes, which wait on each other: four workers keep two
+# cores busy).
 # A four-worker run collects and runs every test (xdist knows a test by its id: a repeated
 # id fails the collection). `TEST_WORKERS=0` or `CHECK_WORKERS=0` runs in one process.
 CHECK_WORKERS ?= auto

@@ -200,12 +200,17 @@ def engine_and_cli_only_where_marked(
         monkeypatch.setattr(databricks_cli, "binary", _refused("the service's CLI", "cli"))
 
 
+# The marks of the long tests: the engine's, and the minutes of CPU of the OpenAPI fuzz run.
+LONG_MARKS = ("engine", "slow")
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The files of tests marked `engine` first, each file's tests in their order: they are
-    the long ones, so with several workers (`make test`: one file at a time per worker, in
-    this order) none starts last and ends the run alone."""
-    engine_files = {item.path for item in items if item.get_closest_marker("engine")}
-    items.sort(key=lambda item: item.path not in engine_files)
+    """The files of tests marked `engine` or `slow` first, each file's tests in their order:
+    they are the long ones, so with several workers (`make test`: one file at a time per
+    worker, in this order) none starts last and ends the run alone."""
+    long_files = {item.path for item in items
+                  if any(item.get_closest_marker(mark) for mark in LONG_MARKS)}
+    items.sort(key=lambda item: item.path not in long_files)
     # Schemathesis names each operation's test `test_x[GET /path]` but gives them all the id
     # `...::test_x`; pytest-xdist knows a test by its id and would run one of them only. They
     # get the id pytest gives any other test, and a repeated id left is an error.

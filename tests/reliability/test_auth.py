@@ -18,6 +18,7 @@ from workspace_emulator.testing import (
     register_application,
     request_log,
     running_emulator,
+    set_faults,
 )
 
 pytestmark = pytest.mark.engine
@@ -27,12 +28,15 @@ ADMINS_GROUP = "100000000000001"
 
 
 def test_tokens_expiring_mid_deployment_are_replaced(tmp_path: Path) -> None:
-    # 1-second tokens and 300 ms per request: the up outlives several tokens.
-    with running_emulator(token_lifetime=1, fault_latency_ms=300) as info:
+    # 1-second tokens and 300 ms per request: the up outlives several tokens. The
+    # inventories, the test's own look (a hundred reads), are read without the latency.
+    with running_emulator(token_lifetime=1) as info:
         stack = scratch_stack(tmp_path, info)
         before = inventory.take(info, ("finance",))
         clear_request_log(info)
+        set_faults(info, latency_ms=300)
         up = stack.up()
+        set_faults(info)
         log = request_log(info)
         tokens = [e for e in log if e["service"] == "identity" and e["status"] == 200]
         platform = [e for e in log if e["service"] == "platform"]
@@ -42,6 +46,7 @@ def test_tokens_expiring_mid_deployment_are_replaced(tmp_path: Path) -> None:
         verdict = inventory.judge(before, inventory.take(info, ("finance",)), local_objects(),
                                   f"workspace/{stack.stack}/")
         assert verdict.problems == []
+        set_faults(info, latency_ms=300)
         stack.up("--expect-no-changes")
 
 

@@ -26,15 +26,15 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from stacks.pulumi_cli import ENGINE_LOCK_MESSAGE, PulumiCli
-from tools.drills import interrupt, inventory
+from tools.drills import interrupt
 from tools.drills.interruption import (
-    CATALOGS,
     LATENCY_MS,
     WAIT_LIMIT_SECONDS,
     Outcome,
     pulumi_kill_condition,
     recover_after_killed_pulumi,
     reference_platform_requests,
+    take_at_rest,
 )
 from tools.drills.local_stack import scratch_stack
 from tools.object_store import ObjectStore, running_object_store
@@ -135,7 +135,7 @@ def trial(workdir: Path, store: ObjectStore, random_state: int, total_requests: 
     with running_emulator(fault_latency_ms=LATENCY_MS) as info:
         cli = scratch_stack(workdir, info, backend_url=store.backend_url(prefix),
                             extra_env=store.env())
-        before = inventory.take(info, CATALOGS)
+        before = take_at_rest(info)
         clear_request_log(info)  # count the ups' own requests only
         n, condition = pulumi_kill_condition(info, before, random_state, total_requests,
                                              at_first_create)

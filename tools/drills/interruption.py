@@ -82,6 +82,17 @@ class Trial(Outcome):
     acknowledged_lost: int = 0
 
 
+def take_at_rest(info: EmulatorInfo) -> inventory.Inventory:
+    """The inventory, read between ups with the faults off (as `inventory.take` asks: a
+    hundred reads at LATENCY_MS each would add a quarter of a minute), the drill's latency
+    on again after it for the ups to come."""
+    set_faults(info)
+    try:
+        return inventory.take(info, CATALOGS)
+    finally:
+        set_faults(info, latency_ms=LATENCY_MS)
+
+
 def platform_requests(info: EmulatorInfo) -> int:
     return sum(e["service"] == "platform" for e in request_log(info))
 
@@ -120,7 +131,7 @@ def finish(outcome: Outcome, cli: PulumiCli, info: EmulatorInfo, before: invento
     outcome.output = result.stdout[-4000:] + result.stderr[-2000:]
     second = cli.up("--expect-no-changes", check=False)
     outcome.second_up_no_changes = second.returncode == 0
-    verdict = inventory.judge(before, inventory.take(info, CATALOGS), local_objects(),
+    verdict = inventory.judge(before, take_at_rest(info), local_objects(),
                               f"workspace/{cli.stack}/")
     outcome.duplicates, outcome.lost = verdict.duplicates, verdict.missing
     outcome.orphans, outcome.lost_permissions = verdict.orphans, verdict.lost_permissions
@@ -133,7 +144,8 @@ def recover_after_killed_pulumi(outcome: Outcome, cli: PulumiCli, info: Emulator
     its verdict."""
     recorded = managed_resources(cli)
     outcome.resources_recorded_after_kill = len(recorded)
-    outcome.made_but_unrecorded = len(made_but_unrecorded(info, before, recorded))
+    outcome.made_but_unrecorded = len(made_but_unrecorded(take_at_rest(info), before,
+                                                          recorded))
     recovery, result = interrupt.resume(cli)
     record_recovery(outcome, recovery)
     finish(outcome, cli, info, before, result)
@@ -162,7 +174,8 @@ def pulumi_kill_condition(info: EmulatorInfo, before: inventory.Inventory, rando
         return kill_condition(info, random_state, total_requests, at_first_create)
     set_faults(info, latency_ms=HELD_ANSWER_MS, after_write=True, paths=HELD_CREATE_PATHS)
     return 0, lambda: any(not made.startswith("principal ")
-                          for made in made_but_unrecorded(info, before, []))
+                          for made in made_but_unrecorded(inventory.take(info, CATALOGS),
+                                                          before, []))
 
 
 def pulumi_kill_trial(workdir: Path, random_state: int, total_requests: int,
@@ -170,7 +183,7 @@ def pulumi_kill_trial(workdir: Path, random_state: int, total_requests: int,
     started = time.monotonic()
     with running_emulator(fault_latency_ms=LATENCY_MS) as info:
         cli = scratch_stack(workdir, info)
-        before = inventory.take(info, CATALOGS)
+        before = take_at_rest(info)
         clear_request_log(info)  # count the up's own requests only
         n, condition = pulumi_kill_condition(info, before, random_state, total_requests,
                                              at_first_create)
@@ -183,11 +196,10 @@ def pulumi_kill_trial(workdir: Path, random_state: int, total_requests: int,
     return trial
 
 
-def made_but_unrecorded(info: EmulatorInfo, before: inventory.Inventory,
+def made_but_unrecorded(now: inventory.Inventory, before: inventory.Inventory,
                         recorded: list[dict]) -> list[str]:
-    """Jobs, principals and scopes the emulator holds since the up began that the stack's
-    state does not record: made by creates the kill interrupted."""
-    now = inventory.take(info, CATALOGS)
+    """Jobs, principals and scopes the emulator holds (`now`) since the up began that the
+    stack's state does not record: made by creates the kill interrupted."""
     ids = {str(r.get("id")) for r in recorded}
     old_jobs = {j["job_id"] for j in before.jobs}
     old_principals = {p["id"] for p in before.principals}
@@ -203,7 +215,7 @@ def made_but_unrecorded(info: EmulatorInfo, before: inventory.Inventory,
 def acknowledged_missing(cli: PulumiCli, info: EmulatorInfo) -> list[str]:
     """Objects the stack's state records as made (the emulator acknowledged them) that the
     emulator no longer holds."""
-    now = inventory.take(info, CATALOGS)
+    now = take_at_rest(info)
     present = {
         "Job": {str(j["job_id"]) for j in now.jobs},
         "ServicePrincipal": {str(p["id"]) for p in now.principals},
@@ -227,7 +239,7 @@ def emulator_kill_trial(workdir: Path, random_state: int, total_requests: int,
     second: EmulatorProcess | None = None
     try:
         cli = scratch_stack(workdir, info)
-        before = inventory.take(info, CATALOGS)
+        before = take_at_rest(info)
         clear_request_log(info)  # count the up's own requests only
         n, condition = kill_condition(info, random_state, total_requests, at_first_create)
         up = interrupt.start_up(cli)

@@ -432,6 +432,25 @@ def test_a_pools_and_a_warehouses_access_lists_are_adopted_beyond_the_creators_o
         SqlWarehousesApi(client).delete(warehouse)
 
 
+def test_a_pipelines_access_list_is_adopted_beyond_its_owner(client, connection):
+    """A pipeline's list holding only its creator, its owner, is not listed; a group's entry
+    makes it a Permissions item, the owner declared (pipelines have one)."""
+    me = client.me()["applicationId"]
+    pipeline = PipelinesApi(client).create({"name": unique("orders"), "development": True})
+    try:
+        assert f"pipelines/{pipeline}" not in permissions_listed(client)
+        client.permissions("pipelines").update(pipeline, [
+            {"group_name": "analysts", "permission_level": "CAN_VIEW"}])
+        on_pipeline = adopted(client, connection, "Permissions", f"pipelines/{pipeline}")
+        assert on_pipeline.item == {"object_type": "pipelines", "object_id": pipeline,
+                                    "access_controls": [
+                                        {"group_name": "analysts",
+                                         "permission_level": "CAN_VIEW"}],
+                                    "owner": {"service_principal_name": me}}
+    finally:
+        PipelinesApi(client).delete(pipeline)
+
+
 def test_access_lists_of_a_notebook_a_folder_and_a_file_are_adopted_by_path(
     client, connection
 ):

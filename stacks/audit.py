@@ -88,7 +88,8 @@ def audited_kinds() -> dict[str, Kind]:
     return {
         kind.audit_key: kind
         for kind in kinds()
-        if kind.inventory is not None or kind.name in adopted
+        if kind.inventory is not None or kind.inventory_near is not None
+        or kind.name in adopted
     }
 
 
@@ -107,6 +108,19 @@ def workspace_objects(client: WorkspaceClient) -> Iterator[WorkspaceObject]:
             elif kind.inventory is not None:
                 for id_, name in kind.inventory(client):
                     yield WorkspaceObject(key, str(id_), str(name))
+
+
+def objects_near(
+    client: WorkspaceClient, managed: set[tuple[str, str]]
+) -> Iterator[WorkspaceObject]:
+    """The objects of the kinds listed only beside what the stacks manage (`inventory_near`:
+    the files in the folders of a volume the stacks upload files to, not the volume's data
+    elsewhere)."""
+    for key, kind in audited_kinds().items():
+        if kind.inventory_near is not None:
+            ids = sorted(id_ for k, id_ in managed if k == key)
+            for id_, name in kind.inventory_near(client, ids):
+                yield WorkspaceObject(key, str(id_), str(name))
 
 
 # the stacks side
@@ -280,7 +294,7 @@ def audit(
 
     unmanaged: list[WorkspaceObject] = []
     ignored: list[WorkspaceObject] = []
-    for obj in workspace_objects(client):
+    for obj in [*workspace_objects(client), *objects_near(client, managed)]:
         if (obj.kind, obj.id) in managed:
             continue
         (ignored if is_ignored(obj, patterns) else unmanaged).append(obj)

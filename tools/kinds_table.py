@@ -78,9 +78,10 @@ def audit_table(kinds: Iterable[Kind]) -> str:
     """docs/audit.md: the kinds the audit lists, by the KIND of an ignore pattern."""
     rows = ["| KIND in patterns and reports | Kind | Page |", "|---|---|---|"]
     for kind in kinds:
-        if kind.inventory is not None:
+        if kind.inventory is not None or kind.inventory_near is not None:
             page = Path(kind.doc).name
-            rows.append(f"| `{kind.audit_key}` | `{kind.name}` | [{page}]({page}) |")
+            near = " (only the files beside a stack's own)" if kind.inventory_near else ""
+            rows.append(f"| `{kind.audit_key}` | `{kind.name}`{near} | [{page}]({page}) |")
     return "\n".join(rows)
 
 

@@ -268,6 +268,10 @@ class Kind:
     # Every object of this kind in a workspace, as (id, display name), for the audit of
     # what no stack manages (stacks/audit.py); None: not audited.
     inventory: Callable[[Any], Iterable[tuple[str, str]]] | None
+    # For a kind whose objects are mostly not a stack's to own (a volume's files): the
+    # objects beside those the stacks manage (given their ids), as (id, display name), the
+    # only ones the audit lists; None: the audit lists what `inventory` does.
+    inventory_near: Callable[[Any, Iterable[str]], Iterable[tuple[str, str]]] | None = None
     # Inputs and outputs that are always Pulumi secrets (a secret's value and its digest):
     # an input given in plain text is made secret before it leaves the program.
     secrets: tuple[str, ...] = ()
@@ -422,6 +426,7 @@ def declare(
     importable: bool = True,
     stack_output: tuple[str, Callable[[Any], Any]] | None = None,
     inventory: Callable[[Any], Iterable[tuple[str, str]]] | None = None,
+    inventory_near: Callable[[Any, Iterable[str]], Iterable[tuple[str, str]]] | None = None,
     arg_aliases: Mapping[str, str] | None = None,
     secrets: tuple[str, ...] = (),
     defaults: Mapping[str, Any] | None = None,
@@ -457,6 +462,7 @@ def declare(
         import_id=import_id,
         stack_output=stack_output,
         inventory=inventory,
+        inventory_near=inventory_near,
         secrets=secrets,
         arg_aliases=dict(arg_aliases or {}),
         defaults=dict(defaults or {}),

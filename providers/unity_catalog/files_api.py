@@ -58,6 +58,19 @@ class FilesApi:
     def delete(self, path: str) -> None:
         self.client.transfer("DELETE", _files(path))
 
+    def list_directory(self, path: str) -> Iterator[dict[str, Any]]:
+        """The entries of the directory at `path` (`path`, `name`, `is_directory`,
+        `file_size`, `last_modified`), page by page; NotFound where there is none."""
+        token: str | None = None
+        while True:
+            params = {"page_token": token} if token else None
+            answer = self.client.transfer("GET", f"{DIRECTORIES_PATH}{quote(path)}",
+                                          params=params).json()
+            yield from answer.get("contents") or []
+            token = answer.get("next_page_token")
+            if not token:
+                return
+
     def make_directories(self, path: str) -> None:
         """The directory at `path` and those above it, as `mkdir -p` (nothing where there)."""
         self.client.transfer("PUT", f"{DIRECTORIES_PATH}{quote(path)}")

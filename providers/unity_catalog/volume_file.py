@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, BinaryIO, ClassVar
@@ -294,6 +294,19 @@ def _drill_change(item: dict[str, Any]) -> dict[str, Any]:
     return {**item, "source": other}
 
 
+def _files_beside(client: Any, managed_paths: Iterable[str]) -> Iterator[tuple[str, str]]:
+    """The files (not folders) in each folder a managed file is in, by canonical path."""
+    for folder in sorted({path.rsplit("/", 1)[0] for path in managed_paths}):
+        try:
+            entries = list(FilesApi(client).list_directory(folder))
+        except NotFound:
+            continue  # the folder went with its files
+        for entry in entries:
+            if not entry.get("is_directory"):
+                path = canonical_path(str(entry["path"]))
+                yield path, path
+
+
 KIND = declare(
     name="VolumeFile",
     provider=VolumeFileProvider,
@@ -309,9 +322,11 @@ KIND = declare(
     import_id_rule=path_id_problem,
     stack_output=("volume_files", lambda resource: resource.id),
     # A volume's files are mostly data (what tables, notebooks and jobs write), which no
-    # stack made; nothing tells a stack's upload from theirs.
+    # stack made; nothing tells a stack's upload from theirs. The audit lists only the files
+    # beside a stack's own (an old wheel left in the folder the stack uploads to).
+    inventory_near=_files_beside,
     adoption=Adoption(refused=(
-        "a volume's files are mostly data no stack made, so none is listed: declare a file "
+        "a volume's files are mostly data no stack made, so adopt takes none: declare a file "
         "the stack should own with its source and `import: <its path>`")),
     drill=DrillChange(_drill_change),
 )

@@ -19,6 +19,7 @@ import pytest
 
 from providers.client import AlreadyExists, NotFound, WorkspaceClient
 from providers.core.lifecycle import CONNECTION_KEY
+from providers.core.registry import kind_named
 from providers.unity_catalog.catalogs_api import CatalogsApi
 from providers.unity_catalog.files_api import FilesApi
 from providers.unity_catalog.volume_file import (
@@ -28,6 +29,7 @@ from providers.unity_catalog.volume_file import (
     canonical_path,
 )
 from providers.unity_catalog.volumes_api import VolumesApi
+from stacks.audit import objects_near
 from tests.providers.support import assert_check_names
 from tests.providers.unity_catalog import fresh, make_catalog, make_schema
 from workspace_emulator.testing import EmulatorInfo, clear_request_log, request_log, set_faults
@@ -273,3 +275,24 @@ def test_a_50_mb_file_is_digested_and_uploaded_in_chunks(connection, client, vol
             received.update(chunk)
     assert received.hexdigest() == digest.hexdigest()
 
+
+
+def test_the_audit_lists_the_files_beside_a_stacks_own_and_no_other(client, volume) -> None:
+    """A file left in a folder the stack uploads to (an older wheel) is one a stack could
+    own; the volume's data elsewhere is nobody's business of the audit."""
+    files = FilesApi(client)
+    own, old = f"{volume}/wheels/tasks-2.0.whl", f"{volume}/wheels/tasks-1.0.whl"
+    data = f"{volume}/landing/orders.json"
+    for path in (own, old, data):
+        files.upload(path, lambda: io.BytesIO(WHEEL), overwrite=True)
+    files.make_directories(f"{volume}/wheels/nested")
+
+    beside = kind_named("VolumeFile").inventory_near
+    assert beside is not None
+    assert sorted(beside(client, [own])) == [(old, old), (own, own)]
+    assert list(beside(client, [])) == []
+    assert list(beside(client, [f"{volume}/gone/x.whl"])) == []  # a folder not there
+
+    # The audit asks with what the stacks manage; it reports what of that is not theirs.
+    listed = objects_near(client, {("volume_file", own), ("job", "1")})
+    assert sorted((o.kind, o.id) for o in listed) == [("volume_file", old), ("volume_file", own)]

@@ -38,12 +38,7 @@ def declare(
     def value_of(reference: Reference | Lookup, name: Any) -> Any:
         if isinstance(reference, Lookup):
             return reference.resolve(connection, name)
-        if not reference.names_item(name, made):
-            return name  # an id as the service gives it (an in-place reference's)
-        # The id, not an output such as job_id: an id stays known while its object is
-        # updated, so a preview of that update does not show this one replaced.
-        target_id = made[reference.target_key][name].id
-        return target_id.apply(reference.from_id) if reference.from_id else target_id
+        return reference.value_in(made, name)
 
     for item in settings.items(kind.config_key or ""):
         inputs = {k: v for k, v in item.items() if k not in own_keys}

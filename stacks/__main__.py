@@ -18,7 +18,8 @@ import pulumi
 from providers.auth.component import WorkspaceAuth
 from providers.client import process
 from providers.core.kind import Kind, Lookup, Reference, reference_for, with_nested_references
-from providers.core.registry import kinds
+from providers.core.lookup import output_read
+from providers.core.registry import by_config_key, kinds
 from stacks import health
 from stacks.config import StackSettings, load_from_engine
 from stacks.config_rules import IMPORT_KEY, stack_keys
@@ -38,7 +39,10 @@ def declare(
     def value_of(reference: Reference | Lookup, name: Any) -> Any:
         if isinstance(reference, Lookup):
             return reference.resolve(connection, name)
-        return reference.value_in(made, name)
+        return reference.value_in(made, name, read_output)
+
+    def read_output(key: str, resource: Any, output: str) -> pulumi.Output:
+        return output_read(connection, by_config_key()[key].provider(), resource, output)
 
     for item in settings.items(kind.config_key or ""):
         inputs = {k: v for k, v in item.items() if k not in own_keys}

@@ -95,15 +95,20 @@ class Reference:
             return True
         return isinstance(value, str) and value in names.get(self.target_key, ())
 
-    def value_in(self, made: Mapping[str, Mapping[str, Any]], value: Any) -> Any:
+    def value_in(
+        self, made: Mapping[str, Mapping[str, Any]], value: Any,
+        read: Callable[[str, Any, str], Any] | None = None,
+    ) -> Any:
         """What the field takes where the item holds `value`, `made` the stack's resources
-        by config key and name: the named resource's id (or `output`), or the value as it
-        is where it names no item (an in-place reference's id as the service gives it)."""
+        by config key and name: the named resource's id, or its `output` (as `read(config
+        key, resource, output)` gives it, where given); or the value as it is where it names
+        no item (an in-place reference's id as the service gives it)."""
         if not self.names_item(value, made):
             return value
         target = made[self.target_key][value]
         if self.output:
-            return getattr(target, self.output)
+            return read(self.target_key, target, self.output) if read else getattr(
+                target, self.output)
         # The id, not an output such as job_id: an id stays known while its object is
         # updated, so a preview of that update does not show this one replaced.
         return target.id.apply(self.from_id) if self.from_id else target.id

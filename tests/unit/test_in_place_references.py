@@ -190,6 +190,10 @@ def test_the_program_fills_a_reference_with_the_output_it_names() -> None:
     by_id = Reference("servingEndpoints", "object_id", in_place=True)
     assert by_id.value_in(made, "churn") == "churn"
     assert by_output.value_in(made, "ep-4567") == "ep-4567"  # an id as the service gives it
+    # The program reads the output from the service (known in a preview of an update).
+    read = by_output.value_in(made, "churn", lambda key, resource, output: (
+        key, resource.id, output))
+    assert read == ("servingEndpoints", "churn", "endpoint_id")
 
 
 def test_the_python_module_names_the_output_a_reference_takes() -> None:

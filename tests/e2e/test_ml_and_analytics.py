@@ -66,10 +66,12 @@ def declared(suffix: str) -> dict[str, list[dict[str, Any]]]:
         "schemas": [{"name": f"{catalog}.models", "catalog": catalog}],
         "registeredModels": [{"name": model, "schema_name": f"{catalog}.models",
                               "comment": "Scores churn risk", "force_destroy": True}],
+        # Two folders side by side: a folder of the stack inside another one may be deleted
+        # before what it holds (items of one list wait for none of each other).
         "directories": [{"name": "ml-folder", "path": folder},
-                        {"name": "app-code", "path": f"{folder}/app"}],
+                        {"name": "app-code", "path": f"{folder}-app"}],
         "workspaceFiles": [
-            {"name": f"app-{file}", "path": f"{folder}/app/{file}",
+            {"name": f"app-{file}", "path": f"{folder}-app/{file}",
              "source": f"{APP_CODE}/{file}"} for file in ("app.py", "app.yaml")],
         "experiments": [{"name": f"{folder}/churn", "tags": {"team": "data-science"}}],
         "sqlWarehouses": [{"name": warehouse, "cluster_size": "2X-Small", "auto_stop_mins": 10,
@@ -207,7 +209,7 @@ class TestMlAndAnalyticsInOneStack:
         assert alert["query_id"] == query_id, "1. the alert on the query item"
         app = workspace.call("GET", f"/api/2.0/apps/{scenario.item('apps')['name']}")
         folder = scenario.folder
-        assert app["active_deployment"]["source_code_path"] == f"{folder}/app", "1. deployed"
+        assert app["active_deployment"]["source_code_path"] == f"{folder}-app", "1. deployed"
         job = workspace.call("GET", "/api/2.2/jobs/get", params={
             "job_id": ids["jobs"][f"bi-refresh-{scenario.suffix}"]})["settings"]
         tasks = {task["task_key"]: task for task in job["tasks"]}
@@ -317,7 +319,7 @@ class TestMlAndAnalyticsInOneStack:
             "dashboards": [{**scenario.item("dashboards"), "warehouse_id": warehouse,
                             "import": ids["dashboards"]["sales"]}],
             "apps": [{"name": app["name"], "description": app["description"],
-                      "source_code_path": f"{folder}/app", "resources": app["resources"],
+                      "source_code_path": f"{folder}-app", "resources": app["resources"],
                       "import": app["name"]}],
         }
         importer = scenario.factory(wire_form="public", **imported)

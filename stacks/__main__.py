@@ -18,7 +18,8 @@ import pulumi
 from providers.auth.component import WorkspaceAuth
 from providers.client import process
 from providers.core.kind import Kind, Lookup, Reference, reference_for, with_nested_references
-from providers.core.registry import kinds
+from providers.core.lookup import output_read
+from providers.core.registry import by_config_key, kinds
 from stacks import health
 from stacks.config import StackSettings, load_from_engine
 from stacks.config_rules import IMPORT_KEY, stack_keys
@@ -38,12 +39,10 @@ def declare(
     def value_of(reference: Reference | Lookup, name: Any) -> Any:
         if isinstance(reference, Lookup):
             return reference.resolve(connection, name)
-        if not reference.names_item(name, made):
-            return name  # an id as the service gives it (an in-place reference's)
-        # The id, not an output such as job_id: an id stays known while its object is
-        # updated, so a preview of that update does not show this one replaced.
-        target_id = made[reference.target_key][name].id
-        return target_id.apply(reference.from_id) if reference.from_id else target_id
+        return reference.value_in(made, name, read_output)
+
+    def read_output(key: str, resource: Any, output: str) -> pulumi.Output:
+        return output_read(connection, by_config_key()[key].provider(), resource, output)
 
     for item in settings.items(kind.config_key or ""):
         inputs = {k: v for k, v in item.items() if k not in own_keys}

@@ -98,7 +98,7 @@ class _Id:
     expression (`made['instancePools']['etl-pool'].id`)."""
 
     def __init__(self, reference: Reference, name: Any) -> None:
-        self.expression = f"made[{reference.target_key!r}][{name!r}].id"
+        self.expression = f"made[{reference.target_key!r}][{name!r}].{reference.output or 'id'}"
 
     def __repr__(self) -> str:
         return self.expression

@@ -125,7 +125,11 @@ DECLARED_TYPES = {
     "dashboards": "dashboards",
     "apps": "apps",  # an app's id is its name
     "experiments": "experiments",
+    "serving-endpoints": "servingEndpoints",
 }
+# The types whose objects the permissions API addresses by an output of the item, not its
+# resource id: a serving endpoint's resource id is its name, its permissions take its id.
+ADDRESSED_BY_OUTPUT = {"serving-endpoints": "endpoint_id"}
 
 
 class PermissionsProvider(AclProvider):
@@ -215,7 +219,8 @@ KIND = declare(
     outputs={RESOLVED_TYPE: str, RESOLVED_ID: str},
     # A path may name a folder, notebook or file of the stack: made before, deleted after.
     after=("directories", "notebooks", "workspaceFiles"),
-    references={"object_id": ReferenceByType("object_id", "object_type", DECLARED_TYPES)},
+    references={"object_id": ReferenceByType("object_id", "object_type", DECLARED_TYPES,
+                                              ADDRESSED_BY_OUTPUT)},
     inventory=_object_permissions,
     drill=DrillChange(_drill_change),
 )

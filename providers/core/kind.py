@@ -79,6 +79,10 @@ class Reference:
     # What the field takes from the item named, made from its id (a pipeline's `schema` is
     # the short name of the Schema item's `catalog.schema` id); None: the id itself.
     from_id: Callable[[str], Any] | None = None
+    # The output of the item named that the field takes where the service addresses the
+    # object by another id than the resource's (a serving endpoint's permissions take its
+    # `endpoint_id`, its resource id being its name); None: the resource's id.
+    output: str | None = None
 
     def for_holder(self, holder: Mapping[str, Any]) -> Reference | None:
         """The reference the object holding the key makes (this one)."""
@@ -91,6 +95,24 @@ class Reference:
             return True
         return isinstance(value, str) and value in names.get(self.target_key, ())
 
+    def value_in(
+        self, made: Mapping[str, Mapping[str, Any]], value: Any,
+        read: Callable[[str, Any, str], Any] | None = None,
+    ) -> Any:
+        """What the field takes where the item holds `value`, `made` the stack's resources
+        by config key and name: the named resource's id, or its `output` (as `read(config
+        key, resource, output)` gives it, where given); or the value as it is where it names
+        no item (an in-place reference's id as the service gives it)."""
+        if not self.names_item(value, made):
+            return value
+        target = made[self.target_key][value]
+        if self.output:
+            return read(self.target_key, target, self.output) if read else getattr(
+                target, self.output)
+        # The id, not an output such as job_id: an id stays known while its object is
+        # updated, so a preview of that update does not show this one replaced.
+        return target.id.apply(self.from_id) if self.from_id else target.id
+
 
 @dataclass(frozen=True)
 class ReferenceByType:
@@ -102,10 +124,16 @@ class ReferenceByType:
     type_field: str
     # type value -> the config list its objects are declared in
     targets: Mapping[str, str]
+    # type value -> the output its objects are addressed by, where not the resource's id
+    # (`Reference.output`)
+    outputs: Mapping[str, str] = dataclasses.field(default_factory=dict)
 
     def for_holder(self, holder: Mapping[str, Any]) -> Reference | None:
-        target = self.targets.get(str(holder.get(self.type_field)))
-        return None if target is None else Reference(target, self.field, in_place=True)
+        object_type = str(holder.get(self.type_field))
+        target = self.targets.get(object_type)
+        if target is None:
+            return None
+        return Reference(target, self.field, in_place=True, output=self.outputs.get(object_type))
 
 
 def is_nested(key: str) -> bool:

@@ -53,6 +53,28 @@ def lookup_output(
     )
 
 
+def output_read(
+    connection: pulumi.Input[dict], provider: Any, resource: Any, output: str
+) -> pulumi.Output:
+    """An output of a resource of the stack (`provider` its kind's provider), read from the
+    service by the resource's id when the program runs: known in a preview that updates
+    the resource, whose outputs the engine leaves unknown until the update (the id stays
+    known), so what takes it is no change there. The recorded output where the object is
+    not found (gone outside the stack: a refresh tells)."""
+
+    def find(client: WorkspaceClient, id_: str) -> Any:
+        try:
+            found = provider.read_object(client, id_, {})
+        except WorkspaceError as error:
+            if not is_gone(error):
+                raise
+            found = None
+        return None if found is None else found[1].get(output)
+
+    read = lookup_output(connection, find, id_=resource.id)
+    return read.apply(lambda found: getattr(resource, output) if found is None else found)
+
+
 def only_one(
     client: WorkspaceClient,
     matches: list[dict[str, Any]],

@@ -10,15 +10,22 @@ from typing import Any
 
 import pytest
 
+from providers.applications.apps_api import AppsApi
 from providers.client import WorkspaceClient, normalise_job_settings
 from providers.compute.cluster_policies_api import ClusterPoliciesApi
 from providers.compute.clusters_api import ClustersApi
+from providers.dashboards.lakeview_api import LakeviewApi
 from providers.identity.groups_api import GroupsApi
 from providers.identity.service_principals_api import ServicePrincipalsApi
 from providers.jobs.job_permissions_api import job_permissions_api
 from providers.jobs.jobs_api import JobsApi
+from providers.ml.experiments_api import ExperimentsApi
+from providers.ml.registered_models_api import RegisteredModelsApi
 from providers.pipelines.pipelines_api import PipelinesApi
 from providers.secrets.secret_scopes_api import SecretScopesApi
+from providers.serving.serving_endpoints_api import ServingEndpointsApi
+from providers.sql.alerts_api import AlertsApi
+from providers.sql.queries_api import QueriesApi
 from providers.sql.sql_warehouses_api import SqlWarehousesApi
 from providers.unity_catalog.catalogs_api import CatalogsApi
 from providers.workspace.ip_access_lists_api import IpAccessListsApi
@@ -26,7 +33,7 @@ from providers.workspace.repos_api import ReposApi
 from providers.workspace.workspace_conf_api import WorkspaceConfApi
 from providers.workspace.workspace_objects_api import WorkspaceObjectsApi
 from stacks.demo import describe_changes, last_update_changes
-from stacks.pulumi_cli import PulumiCli
+from stacks.pulumi_cli import REPO_ROOT, PulumiCli
 from tests.conftest import emulator_client
 from tests.e2e.conftest import LOCAL_OBJECTS, StackFactory, write_config
 from tools.drills.local_stack import local_objects
@@ -74,7 +81,15 @@ def writes(info: EmulatorInfo) -> list[str]:
     ]
 
 
+def direct_levels(client: WorkspaceClient, object_type: str, object_id: str) -> list[dict]:
+    """(group, level) of each direct entry of an object's access-control list."""
+    acl = client.permissions(object_type).get(object_id)["access_control_list"]
+    return [{"group_name": e.get("group_name"), "permission_level": p["permission_level"]}
+            for e in acl for p in e["all_permissions"] if not p.get("inherited")]
+
+
 REPORT_NOTEBOOK = "/Shared/data-platform/nightly_report"
+APP_FOLDER = "/Shared/churn-lookup"
 WHEEL_PATH = "/Volumes/demo/landing/files/wheels/demo_tasks-0.1.0-py3-none-any.whl"
 
 
@@ -152,10 +167,36 @@ def test_local_stack_up_noop_change_destroy(
     assert steps["score"]["libraries"] == [{"whl": WHEEL_PATH}]
     assert outputs["job_runs"]["orders-refresh-smoke"]["result_state"] == "SUCCESS"
     assert outputs["volume_files"]["demo-tasks-wheel"] == WHEEL_PATH
-    viewers = client.permissions("pipelines").get(pipeline_id)["access_control_list"]
-    assert {"group_name": "analysts", "permission_level": "CAN_VIEW"} in [
-        {"group_name": e.get("group_name"), "permission_level": p["permission_level"]}
-        for e in viewers for p in e["all_permissions"] if not p.get("inherited")]
+    assert {"group_name": "analysts", "permission_level": "CAN_VIEW"} in direct_levels(
+        client, "pipelines", pipeline_id)
+    # ML and analytics: the model in its schema, the experiment, the endpoint serving the
+    # model; the query from its file, the alert on it and the dashboard from its file on the
+    # demo warehouse, analysts reading it; the app deployed from its uploaded folder
+    model = RegisteredModelsApi(client).get("demo.ml.churn")
+    assert (model["full_name"], model["comment"]) == ("demo.ml.churn", "Scores churn risk")
+    experiment = ExperimentsApi(client).get(outputs["experiments"]["/Shared/data-platform/churn"])
+    assert experiment["lifecycle_stage"] == "active"
+    endpoint = ServingEndpointsApi(client).get("churn")
+    [served] = endpoint["config"]["served_entities"]
+    assert (served["entity_name"], served["entity_version"]) == ("demo.ml.churn", "1")
+    assert outputs["serving_endpoints"]["churn"] == endpoint["id"]
+    assert {"group_name": "data-engineers", "permission_level": "CAN_QUERY"} in direct_levels(
+        client, "serving-endpoints", endpoint["id"])  # named by its item, granted by its id
+    warehouse_id = outputs["sql_warehouses"]["local-sql"]
+    query = QueriesApi(client).get(outputs["queries"]["orders-per-day"])
+    assert (query["warehouse_id"], query["query_text"]) == (
+        warehouse_id, (REPO_ROOT / "stacks/queries/orders_per_day.sql").read_text())
+    alert = AlertsApi(client).get(outputs["alerts"]["few-orders"])
+    assert alert["query_id"] == query["id"]
+    dashboard_id = outputs["dashboards"]["sales"]
+    dashboard = LakeviewApi(client).get(dashboard_id)
+    assert (dashboard["display_name"], dashboard["warehouse_id"]) == ("Sales", warehouse_id)
+    assert LakeviewApi(client).get_published(dashboard_id)["warehouse_id"] == warehouse_id
+    assert {"group_name": "analysts", "permission_level": "CAN_READ"} in direct_levels(
+        client, "dashboards", dashboard_id)
+    app = AppsApi(client).get("churn-lookup")
+    assert app["active_deployment"]["source_code_path"] == APP_FOLDER
+    assert [r["serving_endpoint"]["name"] for r in app["resources"]] == ["churn"]
 
     # up again: no changes, and not one write to the workspace
     clear_request_log(emulator)
@@ -200,3 +241,7 @@ def test_local_stack_up_noop_change_destroy(
     assert not [r for r in ReposApi(client).list(DEMO_REPO_PATH) if r["path"] == DEMO_REPO_PATH]
     assert "local-demo" not in {i["label"] for i in IpAccessListsApi(client).list()}
     assert not [p for p in PipelinesApi(client).list() if p["pipeline_id"] == pipeline_id]
+    assert not [e for e in ServingEndpointsApi(client).list() if e["name"] == "churn"]
+    assert not [a for a in AppsApi(client).list() if a["name"] == "churn-lookup"]
+    assert not list(RegisteredModelsApi(client).list("demo", "ml"))
+    assert LakeviewApi(client).get(dashboard_id)["lifecycle_state"] == "TRASHED"

@@ -168,3 +168,41 @@ def test_an_items_own_references_resolved_first_are_not_copied_with_the_nested_o
     assert made["catalog"] is catalog
     assert made["libraries"] == [{"notebook": {"path": "id-of-orders-notebook"}}]
     assert pipeline["libraries"] == [{"notebook": {"path": "orders-notebook"}}]
+
+
+def test_permissions_on_a_serving_endpoint_item_take_its_endpoint_id_not_its_name() -> None:
+    declared = PERMISSIONS.item_references["object_id"]
+    assert reference_for(declared, permissions("serving-endpoints", "churn")) == Reference(
+        "servingEndpoints", "object_id", in_place=True, output="endpoint_id")
+    # Other types keep the resource's id.
+    assert reference_for(declared, permissions("apps", "orders")) == Reference(
+        "apps", "object_id", in_place=True)
+
+
+def test_the_program_fills_a_reference_with_the_output_it_names() -> None:
+    class Endpoint:
+        id = "churn"  # a serving endpoint's resource id: its name
+        endpoint_id = "ep-0123"
+
+    made = {"servingEndpoints": {"churn": Endpoint()}}
+    by_output = Reference("servingEndpoints", "object_id", in_place=True, output="endpoint_id")
+    assert by_output.value_in(made, "churn") == "ep-0123"
+    by_id = Reference("servingEndpoints", "object_id", in_place=True)
+    assert by_id.value_in(made, "churn") == "churn"
+    assert by_output.value_in(made, "ep-4567") == "ep-4567"  # an id as the service gives it
+    # The program reads the output from the service (known in a preview of an update).
+    read = by_output.value_in(made, "churn", lambda key, resource, output: (
+        key, resource.id, output))
+    assert read == ("servingEndpoints", "churn", "endpoint_id")
+
+
+def test_the_python_module_names_the_output_a_reference_takes() -> None:
+    kinds = {"servingEndpoints": kind_named("ServingEndpoint"), "permissions": PERMISSIONS}
+    named = {**permissions("serving-endpoints", "churn"), "name": "on-churn",
+             "import": "serving-endpoints/ep-0123"}
+    endpoint = {"name": "churn", "config": {"served_entities": [
+        {"entity_name": "main.ml.churn", "entity_version": "1", "scale_to_zero_enabled": True}]},
+        "import": "churn"}
+    text = adopt_python.module_text({"servingEndpoints": [endpoint], "permissions": [named]},
+                                    kinds, "https://ws")
+    assert "'object_id': made['servingEndpoints']['churn'].endpoint_id" in text

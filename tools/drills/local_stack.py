@@ -34,18 +34,22 @@ SIX_KINDS = ("servicePrincipals", "secretScopes", "jobs", "jobPermissions", "rep
              "catalogBindings")
 
 
-def stack_kinds() -> tuple[str, ...]:
-    """Every registered kind's config key the local stack declares, in the registry's order."""
-    config = yaml.safe_load(LOCAL_CONFIG.read_text())["config"]
+def stack_kinds(settings: Path = LOCAL_CONFIG) -> tuple[str, ...]:
+    """Every registered kind's config key the local stack declares (as `settings`, another
+    checkout's Pulumi.local.yaml, declared it), in the registry's order."""
+    config = yaml.safe_load(settings.read_text())["config"]
     return tuple(key for key in by_config_key() if f"{NAMESPACE}:{key}" in config)
 
 
-def local_objects(kinds: tuple[str, ...] | None = SIX_KINDS) -> dict[str, Any]:
+def local_objects(
+    kinds: tuple[str, ...] | None = SIX_KINDS, settings: Path = LOCAL_CONFIG
+) -> dict[str, Any]:
     """The `workspace:<kind list>` entries of the local stack for `kinds` (None: every kind
-    the stack declares, `stack_kinds()`), secret values decrypted."""
-    document = yaml.safe_load(LOCAL_CONFIG.read_text())
+    the stack declares, `stack_kinds()`), secret values decrypted; from `settings`, the
+    local stack of another checkout, where given."""
+    document = yaml.safe_load(settings.read_text())
     config = document["config"]
-    objects = {key: config[f"{NAMESPACE}:{key}"] for key in (kinds or stack_kinds())
+    objects = {key: config[f"{NAMESPACE}:{key}"] for key in (kinds or stack_kinds(settings))
                if f"{NAMESPACE}:{key}" in config}
     if "secure:" not in yaml.safe_dump(objects):
         return objects

@@ -124,6 +124,7 @@ def access_lists(sdk: SdkClient, prefix: str, folder: str) -> tuple[str, str]:
     notebook, the file and their folder: (pool id, warehouse id)."""
     pool = sdk.instance_pools.create(instance_pool_name=f"{prefix}-pool",
                                      node_type_id="Standard_DS3_v2").instance_pool_id
+    assert pool is not None
     sdk.instance_pools.update_permissions(pool, access_control_list=[
         InstancePoolAccessControlRequest(
             group_name="data-engineers",

@@ -175,16 +175,19 @@ class TestAdoptContentGrantsAndRuleSets:
             "service_principal": principal["name"],  # the adopted principal's item
             "grant_rules": [{"role": USER_ROLE, "principals": ["groups/data-engineers"]}],
         }
-        # The access lists: the pool and the warehouse by id, the workspace objects by path.
+        # The access lists: the pool and the warehouse by their adopted items (the object_id
+        # naming an item in place), the workspace objects by path.
+        [pool] = made.items("instancePools")
+        [warehouse] = made.items("sqlWarehouses")
         permissions = {p["import"]: p for p in made.items("permissions")}
         assert {key: {k: v for k, v in item.items() if k not in ("name", "import")}
                 for key, item in permissions.items()} == {
             f"instance-pools/{made.pool_id}": {
-                "object_type": "instance-pools", "object_id": made.pool_id,
+                "object_type": "instance-pools", "object_id": pool["name"],
                 "access_controls": [{"group_name": "data-engineers",
                                      "permission_level": "CAN_ATTACH_TO"}]},
             f"warehouses/{made.warehouse_id}": {
-                "object_type": "warehouses", "object_id": made.warehouse_id,
+                "object_type": "warehouses", "object_id": warehouse["name"],
                 "access_controls": [{"group_name": "analysts", "permission_level": "CAN_USE"}]},
             f"notebook_path:{made.folder}/daily": {
                 "notebook_path": f"{made.folder}/daily",

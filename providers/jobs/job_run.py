@@ -226,7 +226,8 @@ KIND = declare(
     stamped=DEPLOYMENT_TAG,
     config_key="jobRuns",
     references={"job": Reference(target_key="jobs", field="job_id")},
-    after=("clusterStates", "notebooks", "workspaceFiles"),  # what its tasks run
+    # What its tasks run: notebooks, files, the files their libraries install.
+    after=("clusterStates", "notebooks", "workspaceFiles", "volumeFiles"),
     importable=False,
     doc="docs/actions.md",
     summary="an action: one run of a job, started and waited for",

@@ -49,14 +49,15 @@ def checkout_like(directory: Path) -> Path:
 
 
 def _stacks_with_own_notebooks(stacks: Path) -> None:
-    """The stack program's modules linked, the notebooks and wheels it uploads copied: a
-    `source` must be a file of the project, and one that links out of it is refused
-    (docs/notebook.md)."""
+    """The stack program's modules linked, the files it uploads (its folders that are no
+    Python package: notebooks, wheels, queries, dashboards, apps) copied: a `source` must
+    be a file of the project, and one that links out of it is refused (docs/notebook.md)."""
     stacks.mkdir()
     for entry in (REPO_ROOT / "stacks").iterdir():
-        if entry.name in ("notebooks", "wheels"):
-            shutil.copytree(entry, stacks / entry.name)
-        elif entry.name != "__pycache__":
+        if entry.is_dir() and not (entry / "__init__.py").exists():
+            if entry.name != "__pycache__":
+                shutil.copytree(entry, stacks / entry.name)
+        else:
             (stacks / entry.name).symlink_to(entry)
 
 

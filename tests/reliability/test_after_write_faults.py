@@ -26,9 +26,10 @@ def test_the_drill_deploys_and_changes_every_kind_it_drills() -> None:
     objects = local_objects(kinds=drilled_kinds())
     assert list(objects) == list(drilled_kinds())
     # Every object kind of the local stack has a change (its kind declares it); only actions
-    # (job runs) are left out.
+    # (job runs, pipeline updates) are left out.
     assert undrilled_kinds() == ()
-    assert set(stack_kinds()) - set(drilled_kinds()) == {"jobRuns"} & set(action_kinds())
+    assert set(stack_kinds()) - set(drilled_kinds()) == set(stack_kinds()) & set(action_kinds())
+    assert {"jobRuns", "pipelineUpdates"} <= set(action_kinds())
     assert len(objects) >= 26
     changed = updated(objects)
     assert [kind for kind in objects if changed[kind] == objects[kind]] == []

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -225,11 +226,31 @@ def converge(client: WorkspaceClient, name: str, desired: str,
     return dict(last)
 
 
+def _deployment_started(client: WorkspaceClient, name: str, source_code_path: str,
+                        since: datetime) -> dict[str, Any] | None:
+    """The deployment of the folder that a deploy call whose answer was lost started: the
+    app's deployment in progress of that folder, or its active one made since the call;
+    None where there is neither (the call made none: it is sent again)."""
+    app = AppsApi(client).get(name)
+    pending = app.get("pending_deployment") or {}
+    if pending.get("source_code_path") == source_code_path:
+        return dict(pending)
+    active = app.get("active_deployment") or {}
+    made = active.get("create_time")
+    if active.get("source_code_path") == source_code_path and made and \
+            datetime.fromisoformat(str(made).replace("Z", "+00:00")) >= since:
+        return dict(active)
+    return None
+
+
 def deploy(client: WorkspaceClient, name: str, source_code_path: str,
            timeout_seconds: float) -> dict[str, Any]:
     """Deploy the folder's code and wait for the deployment, reporting progress; the
     deployment as last read. A FAILED one is an error naming the service's message."""
-    made = AppsApi(client).deploy(name, source_code_path)
+    since = datetime.now(UTC).replace(microsecond=0)  # the service's times are to the second
+    made, _ = create_or_adopt(
+        lambda: AppsApi(client).deploy(name, source_code_path),
+        lambda: _deployment_started(client, name, source_code_path, since))
     deployment_id = str(made["deployment_id"])
     deadline = Deadline(timeout_seconds)
     progress = Progress(f"app {name}: deployment of {source_code_path}", deadline)

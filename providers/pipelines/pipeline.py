@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 import pydantic
 from pulumi.dynamic import UpdateResult
 
+from providers.client import WorkspaceError
 from providers.core import import_ids
 from providers.core.create_or_adopt import DEPLOYMENT_TAG_KEY, create_or_adopt, imported_untagged
 from providers.core.kind import DEPLOYMENT_TAG, Adoption, DrillChange, Reference, declare
@@ -140,7 +141,7 @@ class PipelineProvider(WorkspaceProvider):
         if declared_before is None:
             declared_before = set(self._recorded_spec(olds))
         body = edit_body(settings_of(pipeline), args.settings(), declared_before, tag)
-        PipelinesApi(client).edit(id_, body, pipeline.get("last_modified"))
+        _edit(client, id_, body, pipeline.get("last_modified"))
         computed = self._computed(client, PipelinesApi(client).get(id_), tag)
         return UpdateResult(self._outputs(news, desired, desired, computed))
 
@@ -169,6 +170,21 @@ class PipelineProvider(WorkspaceProvider):
             "creator_user_name": pipeline.get("creator_user_name"),
             "deployment_tag": tag,
         }
+
+
+def _edit(client: WorkspaceClient, id_: str, body: Mapping[str, Any],
+          last_modified: int | None) -> None:
+    """The edit, converging: a conflict on `expected_last_modified` where the pipeline holds
+    what was sent is this edit itself, made by a send whose answer was lost and then sent
+    again (the HTTP layer repeats a PUT); any other conflict is someone else's edit."""
+    try:
+        PipelinesApi(client).edit(id_, body, last_modified)
+    except WorkspaceError as error:
+        if error.status != 409:
+            raise
+        current = settings_of(PipelinesApi(client).get(id_))
+        if canonical(current) != canonical(body):
+            raise
 
 
 def edit_body(

@@ -185,6 +185,19 @@ def test_a_lost_answer_adopts_the_app(provider, props, client, monkeypatch) -> N
     provider.delete(made.id, made.outs)
 
 
+def test_a_deployment_whose_answer_is_lost_is_waited_for_not_made_twice(
+    provider, props, client, monkeypatch
+) -> None:
+    deployments = f"{APPS_PATH}/{props['name']}/deployments"
+    lost = lose_the_answer_to(monkeypatch, deployments)
+    made = provider.create(props)
+    assert lost == [deployments]
+    listed = client.get(deployments).get("app_deployments") or []
+    assert len(listed) == 1, listed
+    assert made.outs["app_state"] == "RUNNING"
+    provider.delete(made.id, made.outs)
+
+
 def test_a_name_taken_by_another_app_is_refused(provider, props, client) -> None:
     AppsApi(client).create({"name": props["name"], "description": "someone else's"})
     with pytest.raises(AlreadyExists, match="name: another app"):

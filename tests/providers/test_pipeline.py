@@ -226,6 +226,32 @@ def test_import_by_id_then_the_declaration_shows_no_change(provider, props, clie
         PipelinesApi(client).delete(made)
 
 
+def test_an_edit_sent_again_after_its_answer_was_lost_converges(
+    provider, props, client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The HTTP layer repeats a PUT whose answer was lost; the repeat meets the service's
+    conflict on `expected_last_modified`, its own edit's doing: the update succeeds."""
+    created = provider.create(props)
+    try:
+        real_put = WorkspaceClient.put
+        sent: list[str] = []
+
+        def put_twice(self: WorkspaceClient, path: str, body: Any = None, **kwargs: Any) -> Any:
+            sent.append(path)
+            real_put(self, path, body, **kwargs)  # landed; its answer lost
+            return real_put(self, path, body, **kwargs)
+
+        monkeypatch.setattr(WorkspaceClient, "put", put_twice)
+        changed = {**props, "configuration": {"source": "/Volumes/main/raw/other"}}
+        provider.update(created.id, created.outs, changed, old_inputs=user_props(props))
+        assert len(sent) == 1
+        assert spec_of(client, created.id)["configuration"] == {
+            "source": "/Volumes/main/raw/other"}
+    finally:
+        monkeypatch.undo()
+        provider.delete(created.id, created.outs)
+
+
 def test_an_edit_made_between_the_read_and_the_write_is_not_overwritten(
     provider, props, client, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -127,6 +127,17 @@ def reconfigure(scenario: Declared, objects: dict[str, Any]) -> None:
     write_objects(scenario.stack, objects)
 
 
+def changed_in_preview(stack: PulumiCli, *flags: str) -> dict[str, str]:
+    """{resource name: op} of the workspace kinds a `pulumi preview` would change."""
+    document = json.loads(stack.preview("--json", *flags).stdout)
+    return {
+        step["urn"].split("::")[-1]: step["op"]
+        for step in document.get("steps", [])
+        if step["urn"].split("::")[-2].startswith(TYPE_PREFIX)
+        and step["op"] not in ("same", "refresh")
+    }
+
+
 def preview_ops(cli: PulumiCli, kinds: dict[str, str]) -> dict[str, tuple[str, list[str] | None]]:
     """(op, sorted replace reasons) of each resource `pulumi preview` steps, by name
     (`preview_steps`)."""
@@ -205,6 +216,15 @@ class PlatformApi:
 
     def writes(self) -> list[str]:
         return platform_writes(self.info)
+
+    def file(self, path: str) -> bytes | None:
+        """The bytes of the file at a volume path, read over the Files API; None if none."""
+        response = requests.get(f"{self.info.base_url}/api/2.0/fs/files{path}",
+                                headers=self.headers, timeout=10)
+        if response.status_code == 404:
+            return None
+        response.raise_for_status()
+        return response.content
 
 
 def import_stack(tmp_path: Path, info: EmulatorInfo, wire_form: str) -> PulumiCli:

@@ -28,10 +28,10 @@ import requests
 
 from stacks.pulumi_cli import PulumiCli
 from tests.e2e.conftest import (
-    TYPE_PREFIX,
     PlatformApi,
     StackFactory,
     assert_no_changes,
+    changed_in_preview,
     platform_writes,
     reconfigure,
 )
@@ -171,17 +171,6 @@ def scenario(workspace_stack: StackFactory, emulator: EmulatorInfo) -> Scenario:
     objects = declared(suffix)
     stack = workspace_stack(wire_form="public", **objects)
     return Scenario(emulator, Workspace(emulator), suffix, objects, stack, workspace_stack)
-
-
-def changed_in_preview(stack: PulumiCli, *flags: str) -> dict[str, str]:
-    """{resource name: op} of the workspace kinds a `pulumi preview` would change."""
-    document = json.loads(stack.preview("--json", *flags).stdout)
-    return {
-        step["urn"].split("::")[-1]: step["op"]
-        for step in document.get("steps", [])
-        if step["urn"].split("::")[-2].startswith(TYPE_PREFIX)
-        and step["op"] not in ("same", "refresh")
-    }
 
 
 @pytest.mark.steps

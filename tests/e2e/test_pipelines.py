@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-import json
 import uuid
 from pathlib import Path
 from typing import Any
@@ -24,10 +23,10 @@ import requests
 
 from stacks.pulumi_cli import PulumiCli
 from tests.e2e.conftest import (
-    TYPE_PREFIX,
     PlatformApi,
     StackFactory,
     assert_no_changes,
+    changed_in_preview,
     platform_writes,
     reconfigure,
 )
@@ -87,14 +86,6 @@ class Workspace(PlatformApi):
         spec = {**self.pipeline(pipeline_id)["spec"], **changes}
         self.call("PUT", f"{PIPELINES}/{pipeline_id}", json=spec)
 
-    def file(self, path: str) -> bytes | None:
-        response = requests.get(f"{self.info.base_url}/api/2.0/fs/files{path}",
-                                headers=self.headers, timeout=10)
-        if response.status_code == 404:
-            return None
-        response.raise_for_status()
-        return response.content
-
 
 @dataclasses.dataclass
 class Scenario:
@@ -120,17 +111,6 @@ def scenario(workspace_stack: StackFactory, emulator: EmulatorInfo) -> Scenario:
     objects = declared(suffix)
     stack = workspace_stack(wire_form="public", **objects)
     return Scenario(emulator, Workspace(emulator), suffix, objects, stack, workspace_stack)
-
-
-def changed_in_preview(stack: PulumiCli, *flags: str) -> dict[str, str]:
-    """{resource name: op} of the workspace kinds a `pulumi preview` would change."""
-    document = json.loads(stack.preview("--json", *flags).stdout)
-    return {
-        step["urn"].split("::")[-1]: step["op"]
-        for step in document.get("steps", [])
-        if step["urn"].split("::")[-2].startswith(TYPE_PREFIX)
-        and step["op"] not in ("same", "refresh")
-    }
 
 
 @pytest.mark.steps

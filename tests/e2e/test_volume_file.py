@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import requests
 
 from providers.unity_catalog.catalogs_api import CatalogsApi
 from providers.unity_catalog.files_api import FilesApi
@@ -61,15 +60,7 @@ def declared(catalog: str) -> dict[str, list[dict[str, Any]]]:
 
 
 class Workspace(PlatformApi):
-    """The file, read over the Files API."""
-
-    def file(self, path: str) -> bytes | None:
-        response = requests.get(f"{self.info.base_url}/api/2.0/fs/files{path}",
-                                headers=self.headers, timeout=10)
-        if response.status_code == 404:
-            return None
-        response.raise_for_status()
-        return response.content
+    """The catalogs, read directly (the file: `PlatformApi.file`)."""
 
     def catalogs(self) -> list[str]:
         listed = self.call("GET", "/api/2.1/unity-catalog/catalogs").get("catalogs") or []

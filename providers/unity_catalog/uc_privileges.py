@@ -62,27 +62,55 @@ APPLICABLE: dict[str, frozenset[str]] = {
     # A function, and a registered model: the grants API reaches a model under the type
     # `function` (EXECUTE lets a principal load the model's versions).
     "function": frozenset({"ALL_PRIVILEGES", "APPLY_TAG", "EXECUTE", "MANAGE"}),
+    # A table, and a view or a materialized view: the service grants all three as `table`
+    # (REFRESH applies to a materialized view).
+    "table": frozenset({"ALL_PRIVILEGES", "APPLY_TAG", "BROWSE", "MANAGE", "MODIFY",
+                        "REFRESH", "SELECT"}),
+    # The metastore, by its id: what may be made in it and the Delta Sharing rights.
+    "metastore": frozenset({
+        "CREATE_CATALOG", "CREATE_CLEAN_ROOM", "CREATE_CONNECTION",
+        "CREATE_EXTERNAL_LOCATION", "CREATE_PROVIDER", "CREATE_RECIPIENT",
+        "CREATE_SERVICE_CREDENTIAL", "CREATE_SHARE", "CREATE_STORAGE_CREDENTIAL",
+        "MANAGE_ALLOWLIST", "SET_SHARE_PERMISSION", "USE_MARKETPLACE_ASSETS",
+        "USE_PROVIDER", "USE_RECIPIENT", "USE_SHARE"}),
+    "connection": frozenset({"ALL_PRIVILEGES", "CREATE_FOREIGN_CATALOG", "MANAGE",
+                             "USE_CONNECTION"}),
+    # A share: SELECT is granted to a recipient (named as the principal).
+    "share": frozenset({"MANAGE", "SELECT"}),
+    "recipient": frozenset({"MANAGE"}),
+    "provider": frozenset({"MANAGE"}),
+    "clean_room": frozenset({"BROWSE", "EXECUTE_CLEAN_ROOM_TASK", "MANAGE",
+                             "MODIFY_CLEAN_ROOM"}),
 }
 # How a message names a securable type where its path spelling would mislead, and what it
 # adds when a privilege does not apply.
-_LABELS = {"credential": "service credential", "function": "function (a registered model)"}
+_LABELS = {"credential": "service credential", "function": "function (a registered model)",
+           "table": "table (a view, a materialized view)"}
 # How the expected shape of a full name names the securable.
-_NAMED = {"function": "function (a registered model)"}
+_NAMED = {"function": "function (a registered model)",
+          "table": "table (a view, a materialized view)"}
 _HINTS = {"credential": " (a storage credential's grants are declared with securable_type "
                         "storage_credential)"}
+# Other spellings of a type, as the SDK's SecurableType and the SQL GRANT name them: each
+# stands for the type the permissions path takes (so one securable has one id).
+ALIASES = {"view": "table", "materialized_view": "table", "registered_model": "function",
+           "model": "function", "service_credential": "credential"}
 SECURABLE_TYPES = tuple(APPLICABLE)
 
 # How many dot-separated parts a securable's full name has; the types not listed: one name.
-NAME_PARTS = {"catalog": 1, "schema": 2, "volume": 3, "function": 3}
+NAME_PARTS = {"catalog": 1, "schema": 2, "volume": 3, "function": 3, "table": 3}
 # The types whose names the service stores in lower case (the others keep their case and
 # are matched without regard to it).
 FOLDED = frozenset(NAME_PARTS)
 _PART = re.compile(r"[^\s./\x00-\x1f\x7f]{1,255}")
+# A metastore is named by its id (the UUID `databricks metastores current` prints).
+_METASTORE_ID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 
 
 def securable_type_of(value: str) -> str:
     """`CATALOG`, `external-location` -> `catalog`, `external_location`; else ValueError."""
-    spelled = value.strip().lower().replace("-", "_")
+    spelled = value.strip().lower().replace("-", "_").replace(" ", "_")
+    spelled = ALIASES.get(spelled, spelled)
     if spelled not in APPLICABLE:
         raise ValueError(f"must be one of {', '.join(SECURABLE_TYPES)}; got {value!r}")
     return spelled
@@ -91,6 +119,13 @@ def securable_type_of(value: str) -> str:
 def full_name_of(securable_type: str, value: str) -> str:
     """The securable's full name as the service keys it (lower case where it folds), or
     ValueError saying the expected shape."""
+    if securable_type == "metastore":
+        if not _METASTORE_ID.fullmatch(value.lower()):
+            raise ValueError(
+                "a metastore is named by its id, a UUID such as "
+                f"12345678-1234-1234-1234-123456789abc (not its name); got {value!r}"
+            )
+        return value.lower()
     parts = value.split(".")
     expected = NAME_PARTS.get(securable_type, 1)
     shape = ".".join(("catalog", "schema", securable_type)[:expected]) \

@@ -328,8 +328,8 @@ def test_grants_get_update_and_filter(sdk):
             catalog.PermissionsChange(principal="analysts", add=[Privilege.SELECT])])
     with pytest.raises(NotFound):
         sdk.grants.get("schema", f"{cat}.nope")
-    with pytest.raises(BadRequest, match="Unsupported securable type"):
-        sdk.grants.get("table", f"{cat}.default.t")
+    with pytest.raises(BadRequest, match="Unsupported securable type 'widget'"):
+        sdk.grants.get("widget", f"{cat}.default.t")
 
 
 def test_unknown_privilege_is_named(api):

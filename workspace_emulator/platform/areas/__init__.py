@@ -31,6 +31,8 @@ AREAS: tuple[str, ...] = (
     "unity_catalog.catalogs",
     "unity_catalog.unity_catalog",  # below and beside the catalogs
     "unity_catalog.files",  # in its volumes
+    "unity_catalog.tables",  # tables and functions in its schemas
+    "unity_catalog.sharing",  # shares, recipients and providers beside its catalogs
     "pipelines.pipelines",  # the notebooks and files they load, the schemas they publish to
     # The clusters their tasks name, the notebooks they run, run_as's rule sets, the files
     # their libraries and init scripts name (in volumes, DBFS, the workspace).

@@ -67,24 +67,23 @@ AREA = Area(
         "DELETE /unity-catalog/external-locations/{name}": stateful(
             "refused while a volume or root is under it unless force"),
         "GET /unity-catalog/permissions/{securable_type}/{full_name}": stateful(
-            "direct grants; principal filter; catalog, schema, volume, external_location, "
-            "storage_credential, credential (a service credential, or a storage credential "
-            "by its name), function (a registered model, areas/ml)"),
+            "direct grants; principal filter; catalog, schema, table (views and "
+            "materialized views too), function (a function, or a registered model), volume, "
+            "external_location, storage_credential, credential (a service credential, or a "
+            "storage credential by its name), metastore (by its id), connection (any "
+            "well-formed name until connections are held), share, recipient, provider"),
         "PATCH /unity-catalog/permissions/{securable_type}/{full_name}": stateful(
-            "changes add/remove; privileges checked per securable type (a service "
-            "credential: ACCESS, ALL_PRIVILEGES, CREATE_CONNECTION, MANAGE; a model: "
-            "ALL_PRIVILEGES, APPLY_TAG, EXECUTE, MANAGE); principals must exist"),
+            "changes add/remove; privileges checked per securable type; principals must "
+            "exist (a share's SELECT goes to a recipient by name)"),
         "GET /unity-catalog/effective-permissions/{securable_type}/{full_name}": stateful(
-            "inherited from schema and catalog, marked; a credential's are its direct ones"),
+            "inherited from schema and catalog, marked; the others' are their direct ones"),
         "GET /unity-catalog/bindings/{securable_type}/{name}": stateful(
             "catalog, external_location, storage_credential, credential"),
         "PATCH /unity-catalog/bindings/{securable_type}/{name}": stateful(
             "add/remove bindings; known workspaces only; a credential read-write only; kept "
             "whatever the isolation mode"),
     },
-    not_served={"Unity Catalog tables, functions, connections and shares": (
-        "GET /unity-catalog/tables", "GET /unity-catalog/functions",
-        "GET /unity-catalog/connections"),
+    not_served={"Unity Catalog connections": ("GET /unity-catalog/connections",),
         "Unity Catalog credential validation and temporary service credentials": (
             "POST /unity-catalog/validate-credentials",
             "POST /unity-catalog/temporary-service-credentials")},

@@ -83,8 +83,11 @@ INTERNAL_FIELDS = ("system", "bindings")
 FORBIDDEN_IN_NAMES = frozenset(". /")
 MAX_NAME = 255
 READ_WRITE = "BINDING_TYPE_READ_WRITE"
-# The grants API's securable type of a registered model (kept by the ml area).
-FUNCTION = "FUNCTION"
+# The grants API's securable type of a function (the tables area) and of a registered model
+# (the ml area); of a table, a view and a materialized view (the tables area).
+FUNCTION, TABLE = "FUNCTION", "TABLE"
+METASTORE, CONNECTION = "METASTORE", "CONNECTION"
+SHARE, RECIPIENT = "SHARE", "RECIPIENT"
 LABELS = {CATALOG: "Catalog", SCHEMA: "Schema", VOLUME: "Volume",
           STORAGE_CREDENTIAL: "Storage credential", EXTERNAL_LOCATION: "External location",
           SERVICE_CREDENTIAL: "Credential", FUNCTION: "Function"}
@@ -164,13 +167,26 @@ class SchemaMembers(Protocol):
                       ) -> None: ...
 
 
+class Beside(Protocol):
+    """What an area keeping securables beside the catalogs (shares, recipients, providers)
+    gives this area's grants: the securable by its name, inside this area's transaction."""
+
+    label: str
+
+    def load(self, conn: sqlite3.Connection, name: str) -> dict[str, Any] | None: ...
+
+
 class UnityCatalog:
     def __init__(self, db: Database, directory: Directory, metastore_id: str,
                  metastore_root: str | None = None) -> None:
         self._db = db
         self._directory = directory
-        # securable type -> the area keeping such securables in schemas (`hold_in_schemas`)
-        self._members: dict[str, SchemaMembers] = {}
+        # securable type -> the areas keeping such securables in schemas (`hold_in_schemas`):
+        # a `function` is a function or a registered model, each kept by its own area
+        self._members: dict[str, list[SchemaMembers]] = {}
+        # securable type -> the area keeping such securables beside the catalogs
+        # (`hold_beside`): shares, recipients, providers
+        self._beside: dict[str, Beside] = {}
         self.metastore_id = metastore_id
         self.metastore_root = (metastore_root or
                                f"abfss://metastore@emulatedstorage.dfs.core.windows.net/"
@@ -250,14 +266,35 @@ class UnityCatalog:
                                                                f"{catalog}.{schema}")),
                     (CATALOG, catalog, self._catalog(conn, catalog))]
         if kind in self._members:
-            catalog, schema, _ = _split(key, 3, self._members[kind].label.lower())
-            doc = self._members[kind].load(conn, key)
+            label = " or ".join(members.label for members in self._members[kind])
+            catalog, schema, _ = _split(key, 3, label.lower())
+            doc = next((found for members in self._members[kind]
+                        if (found := members.load(conn, key)) is not None), None)
             if doc is None:
-                raise NotFound(f"{self._members[kind].label} '{key}' does not exist.")
+                raise NotFound(f"{label} '{key}' does not exist.")
             return [(kind, key.lower(), doc),
                     (SCHEMA, f"{catalog}.{schema}", self._load(conn, SCHEMA,
                                                                f"{catalog}.{schema}")),
                     (CATALOG, catalog, self._catalog(conn, catalog))]
+        if kind in self._beside:
+            beside = self._beside[kind]
+            doc = beside.load(conn, key)
+            if doc is None:
+                raise NotFound(f"{beside.label} '{key}' does not exist.")
+            return [(kind, key.lower(), doc)]
+        if kind == METASTORE:
+            # The workspace's own metastore, by its id. Metastores are being made objects of
+            # their own (an account area); until then the assigned one is the only one.
+            if key.lower() != self.metastore_id.lower():
+                raise NotFound(f"Metastore '{key}' does not exist.")
+            return [(METASTORE, key.lower(), {"full_name": self.metastore_id,
+                                              "metastore_id": self.metastore_id})]
+        if kind == CONNECTION:
+            # Connections are not kept here yet (a connections area is being added): any
+            # well-formed name is taken as one, owned by the admins. The lead wires the
+            # lookup to that area (hold_beside(CONNECTION, ...)) when it lands.
+            check_name(key, "connection name")
+            return [(CONNECTION, key.lower(), {"full_name": key, "name": key})]
         return [(kind, key.lower(), self._load(conn, kind, key))]
 
     def _held(self, conn: sqlite3.Connection, caller: Caller,
@@ -284,7 +321,9 @@ class UnityCatalog:
         chain = self._containers(conn, kind, key)
         if not self._may(conn, caller, chain, *needed):
             wanted = " and ".join(needed) if needed else "ownership"
-            label = self._members[kind].label if kind in self._members else LABELS[kind]
+            label = (" or ".join(m.label for m in self._members[kind]) if kind in self._members
+                     else self._beside[kind].label if kind in self._beside
+                     else LABELS[kind])
             raise PermissionDenied(
                 f"User does not have {wanted} on {label} '{chain[0][2]['full_name']}' "
                 f"({caller.application_id} may not {action}).")
@@ -294,7 +333,11 @@ class UnityCatalog:
 
     def hold_in_schemas(self, securable_type: str, members: SchemaMembers) -> None:
         """Securables of `securable_type` live in schemas, kept by `members`."""
-        self._members[securable_type] = members
+        self._members.setdefault(securable_type, []).append(members)
+
+    def hold_beside(self, securable_type: str, beside: Beside) -> None:
+        """Securables of `securable_type` live beside the catalogs, kept by `beside`."""
+        self._beside[securable_type] = beside
 
     def refuse_unless(self, conn: sqlite3.Connection, caller: Caller, securable_type: str,
                       key: str, *needed: str, action: str
@@ -479,8 +522,9 @@ class UnityCatalog:
                           full_name=f"{catalog}.{name}.{volume['name']}")
             self._put(conn, VOLUME, volume, parent=doc["full_name"], old_key=old_volume)
             self._move_grants(conn, VOLUME, old_volume, volume["full_name"])
-        for members in self._members.values():
-            members.rename_schema(conn, old, catalog, name)
+        for held in self._members.values():
+            for members in held:
+                members.rename_schema(conn, old, catalog, name)
         return doc
 
     def delete_schema(self, full_name: str, caller: Caller, force: bool = False) -> None:
@@ -493,10 +537,14 @@ class UnityCatalog:
                 raise PermissionDenied(f"Schema '{doc['full_name']}' is a system schema and "
                                        "cannot be deleted.")
             volumes = self._children(conn, VOLUME, doc["full_name"])
-            functions = sum(m.count(conn, doc["full_name"]) for m in self._members.values())
-            if (volumes or functions) and not force:
+            counts = {kind: sum(m.count(conn, doc["full_name"]) for m in held)
+                      for kind, held in self._members.items()}
+            tables = counts.pop(TABLE, 0)
+            functions = sum(counts.values())
+            if (volumes or functions or tables) and not force:
                 raise InvalidState(
-                    f"Schema '{doc['full_name']}' is not empty. The schema has 0 tables(s), "
+                    f"Schema '{doc['full_name']}' is not empty. The schema has {tables} "
+                    f"tables(s), "
                     f"{functions} functions(s), {len(volumes)} volumes(s). Delete them "
                     "first, or delete the schema with force=true.")
             self._drop_schema(conn, doc["full_name"])
@@ -504,8 +552,9 @@ class UnityCatalog:
     def _drop_schema(self, conn: sqlite3.Connection, full_name: str) -> None:
         for volume in self._children(conn, VOLUME, full_name):
             self._drop(conn, VOLUME, volume["full_name"])
-        for members in self._members.values():
-            members.drop_all(conn, full_name)
+        for held in self._members.values():
+            for members in held:
+                members.drop_all(conn, full_name)
         self._drop(conn, SCHEMA, full_name)
 
     def _drop(self, conn: sqlite3.Connection, kind: str, key: str) -> None:
@@ -1009,6 +1058,10 @@ class UnityCatalog:
             return self._assignments(self._direct(conn, kind, chain[0][1]),
                                      self._filter(principal))
 
+    def _is_recipient(self, conn: sqlite3.Connection, name: str) -> bool:
+        beside = self._beside.get(RECIPIENT)
+        return beside is not None and beside.load(conn, name) is not None
+
     def _filter(self, principal: str | None) -> str | None:
         if principal is None:
             return None
@@ -1036,6 +1089,9 @@ class UnityCatalog:
                 if not isinstance(name, str) or not name:
                     raise InvalidParameter(f"{where}.principal is required.")
                 principal = self._principal(name)
+                recipient = kind == SHARE and self._is_recipient(conn, name)
+                if recipient:
+                    principal = name.lower()
                 if principal is None:
                     raise InvalidParameter(f"Could not find principal with name {name}.")
                 lists = {}
@@ -1045,6 +1101,10 @@ class UnityCatalog:
                         raise InvalidParameter(f"{where}.{verb} must be a list of privileges.")
                     lists[verb] = [check_privilege(p, row, shown, f"{where}.{verb}[{i}]")
                                    for i, p in enumerate(values)]
+                if kind == SHARE and "SELECT" in lists["add"] and not recipient:
+                    raise InvalidParameter(
+                        f"SELECT on share '{shown}' is granted to a recipient; {name} is "
+                        "not a recipient of this metastore.")
                 held = set(grants.get(principal, []))
                 held |= set(lists["add"])
                 held -= set(lists["remove"])

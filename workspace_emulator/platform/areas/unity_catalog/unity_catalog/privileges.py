@@ -60,6 +60,24 @@ APPLICABLE: dict[str, frozenset[str]] = {
     # A function, and a registered model: the grants API reaches a model as a `function`
     # (the service's privilege reference: EXECUTE lets a principal load a model's versions).
     "FUNCTION": frozenset({"ALL_PRIVILEGES", "APPLY_TAG", "EXECUTE", "MANAGE"}),
+    # A table, a view or a materialized view: the service grants the three as TABLE.
+    "TABLE": frozenset({"ALL_PRIVILEGES", "APPLY_TAG", "BROWSE", "MANAGE", "MODIFY",
+                        "REFRESH", "SELECT"}),
+    # The metastore (by its id): what may be made in it, and the Delta Sharing rights.
+    "METASTORE": frozenset({
+        "CREATE_CATALOG", "CREATE_CLEAN_ROOM", "CREATE_CONNECTION",
+        "CREATE_EXTERNAL_LOCATION", "CREATE_PROVIDER", "CREATE_RECIPIENT",
+        "CREATE_SERVICE_CREDENTIAL", "CREATE_SHARE", "CREATE_STORAGE_CREDENTIAL",
+        "MANAGE_ALLOWLIST", "SET_SHARE_PERMISSION", "USE_MARKETPLACE_ASSETS",
+        "USE_PROVIDER", "USE_RECIPIENT", "USE_SHARE"}),
+    "CONNECTION": frozenset({"ALL_PRIVILEGES", "CREATE_FOREIGN_CATALOG", "MANAGE",
+                             "USE_CONNECTION"}),
+    # A share's SELECT goes to a recipient (the grant's principal is the recipient's name).
+    "SHARE": frozenset({"MANAGE", "SELECT"}),
+    "RECIPIENT": frozenset({"MANAGE"}),
+    "PROVIDER": frozenset({"MANAGE"}),
+    "CLEAN_ROOM": frozenset({"BROWSE", "EXECUTE_CLEAN_ROOM_TASK", "MANAGE",
+                             "MODIFY_CLEAN_ROOM"}),
 }
 # How a refusal names a securable type where its path spelling would mislead.
 _LABELS = {"CREDENTIAL": "service credential"}

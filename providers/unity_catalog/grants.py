@@ -1,6 +1,9 @@
-"""Grants: every direct privilege on one Unity Catalog securable (a catalog, a schema, a
-volume, an external location, a storage credential, a service credential, a registered
-model: the grants API's `function`), authoritatively.
+"""Grants: every direct privilege on one Unity Catalog securable, authoritatively: a catalog,
+a schema, a table (a view and a materialized view are granted as `table`), a function (and a
+registered model: the grants API's `function`), a volume, an external location, a storage
+credential, a service credential (`credential`), the metastore (by its id), a connection, a
+Delta Sharing share (SELECT goes to a recipient, named as the principal), recipient or
+provider, a clean room. Each is named as `uc_privileges.full_name_of` says.
 
 The declared `privilege_assignments` are all the direct grants the securable keeps: a
 privilege granted outside the stack, or to a principal the stack does not declare, is
@@ -33,6 +36,11 @@ from providers.unity_catalog.credentials_api import CredentialsApi
 from providers.unity_catalog.external_locations_api import ExternalLocationsApi
 from providers.unity_catalog.grants_api import GrantsApi
 from providers.unity_catalog.models_api import ModelsApi
+from providers.unity_catalog.schema_objects_api import (
+    BESIDE_CATALOGS,
+    beside_catalogs,
+    in_schemas,
+)
 from providers.unity_catalog.securables import (
     SECURABLE_LISTS,
     Held,
@@ -232,23 +240,30 @@ class GrantsProvider(WorkspaceProvider):
 
 
 def _granted_securables(client: Any) -> Any:
-    """The securables with direct grants that the client can list: catalogs, the schemas of
-    the catalogs a stack can manage, their volumes, storage credentials, service credentials
-    (as `credential`), external locations and registered models (as `function`, one call
-    per catalog). Each parent is listed once (one call per catalog, one per schema), and each
-    securable's grants read once."""
+    """The securables with direct grants that the client can list: the metastore (by the id
+    its catalogs carry), catalogs, the schemas of the catalogs a stack can manage, their
+    tables, functions and volumes, storage credentials, service credentials (as
+    `credential`), external locations, registered models (as `function`, one call per
+    catalog), shares, recipients and providers. Each parent is listed once (one call per
+    catalog, one per schema and kind), and each securable's grants read once. Connections
+    are not listed here."""
     catalogs = list(CatalogsApi(client).list())
     own = [str(c["name"]) for c in catalogs if not is_service_catalog(c)]
     schemas = list(schema_full_names(client, own))
+    metastores = sorted({str(c["metastore_id"]) for c in catalogs if c.get("metastore_id")})
     listed = [
+        ("metastore", metastores),
         ("catalog", [str(c["name"]) for c in catalogs]),
         ("schema", schemas),
+        ("table", list(in_schemas(client, "table", schemas))),
+        ("function", list(in_schemas(client, "function", schemas))),
         ("volume", list(volume_full_names(client, schemas))),
         ("storage_credential", [str(c["name"]) for c in StorageCredentialsApi(client).list()]),
         ("credential", [str(c["name"]) for c in CredentialsApi(client).list("SERVICE")]),
         ("external_location", [str(x["name"]) for x in ExternalLocationsApi(client).list()]),
         ("function", [str(m["full_name"]) for catalog in own
                       for m in ModelsApi(client).list(catalog)]),
+        *((kind, list(beside_catalogs(client, kind))) for kind in BESIDE_CATALOGS),
     ]
     for securable_type, names in listed:
         for name in names:

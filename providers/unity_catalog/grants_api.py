@@ -1,7 +1,7 @@
-"""Unity Catalog grants: the direct privilege assignments of a securable (a catalog, a
-schema, a volume, an external location, a storage or a service credential) and the changes
-to them. The path takes the securable type in lower case and its full name; the same in both
-wire forms."""
+"""Unity Catalog grants: the direct privilege assignments of a securable (any type the
+permissions API takes: providers/unity_catalog/uc_privileges.py) and the changes to them.
+The path takes the securable type in lower case and its full name; the same in both wire
+forms."""
 
 from __future__ import annotations
 

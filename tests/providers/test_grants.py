@@ -48,7 +48,17 @@ def grants_on(client: WorkspaceClient, name: str, kind: str = "catalog") -> dict
 @pytest.mark.parametrize(
     ("change", "field", "reason"),
     [
-        ({"securable_type": "table"}, "securable_type", "must be one of catalog, schema"),
+        ({"securable_type": "widget"}, "securable_type", "must be one of catalog, schema"),
+        ({"securable_type": "metastore", "full_name": "main"}, "full_name",
+         "a metastore is named by its id"),
+        ({"securable_type": "table", "full_name": "main.orders"}, "full_name",
+         "a table (a view, a materialized view) is named catalog.schema.table"),
+        (
+            {"securable_type": "share", "full_name": "feed",
+             "privilege_assignments": [{"principal": "a", "privileges": ["USE_SHARE"]}]},
+            "privilege_assignments.0.privileges.0",
+            "USE_SHARE does not apply to a share; it takes MANAGE, SELECT",
+        ),
         ({"full_name": "a.b"}, "full_name", "a catalog is named catalog"),
         (
             {"privilege_assignments": [{"principal": "analysts", "privileges": ["SELEC"]}]},
@@ -290,3 +300,72 @@ def test_a_registered_model_is_reached_as_a_function(provider, connection, clien
         "ALL_PRIVILEGES, APPLY_TAG, EXECUTE, MANAGE"}
     provider.delete(made.id, made.outs)
     assert grants_on(client, model, "function") == {}
+
+
+def _table(client: WorkspaceClient, catalog: str, name: str) -> str:  # noqa: F811
+    made = client.post("/api/2.1/unity-catalog/tables", {
+        "catalog_name": catalog, "schema_name": "default", "name": name,
+        "table_type": "EXTERNAL", "data_source_format": "DELTA",
+        "storage_location": f"abfss://lake@emulated.dfs.core.windows.net/{catalog}/{name}"})
+    return str(made["full_name"])
+
+
+def test_grants_on_a_table_by_full_name(provider, connection, client, catalog) -> None:  # noqa: F811
+    table = _table(client, catalog, "orders")
+    props = {"securable_type": "table", "full_name": table.upper(), CONNECTION_KEY: connection,
+             "privilege_assignments": [{"principal": ANALYSTS, "privileges": ["SELECT"]}]}
+    made = provider.create(props)
+    assert made.id == f"table/{table}"
+    assert grants_on(client, table, "table") == {ANALYSTS: ["SELECT"]}
+    # No change with no write; an import previews no change.
+    assert not provider.diff(made.id, provider.read(made.id, made.outs).outs, props).changes
+    imported = provider.read(made.id, {CONNECTION_KEY: connection})
+    assert not provider.diff(made.id, imported.outs, props, old_inputs={}).changes
+    # A privilege revoked outside shows in a refresh and comes back with the update.
+    GrantsApi(client).update("table", table, [{"principal": ANALYSTS, "remove": ["SELECT"]}])
+    read = provider.read(made.id, made.outs)
+    assert read.outs["privilege_assignments"] == []
+    provider.update(made.id, read.outs, props)
+    assert grants_on(client, table, "table") == {ANALYSTS: ["SELECT"]}
+    listed = dict(kind_named("Grants").inventory(client))  # type: ignore[misc]
+    assert listed[made.id] == f"table {table}"
+    provider.delete(made.id, made.outs)
+    assert grants_on(client, table, "table") == {}
+
+
+def test_grants_on_a_function_share_and_the_metastore(provider, connection, client,
+                                                       catalog) -> None:  # noqa: F811
+    function = client.post("/api/2.1/unity-catalog/functions", {"function_info": {
+        "name": "double_it", "catalog_name": catalog, "schema_name": "default",
+        "data_type": "INT", "full_data_type": "INT", "routine_body": "SQL",
+        "routine_definition": "x * 2"}})["full_name"]
+    share = client.post("/api/2.1/unity-catalog/shares", {"name": f"{catalog}_feed"})["name"]
+    recipient = client.post("/api/2.1/unity-catalog/recipients", {
+        "name": f"{catalog}_partner", "authentication_type": "TOKEN"})["name"]
+    metastore = client.get(f"/api/2.1/unity-catalog/catalogs/{catalog}")["metastore_id"]
+    made = []
+    for securable_type, name, assignments in (
+        ("function", function, [{"principal": ANALYSTS, "privileges": ["EXECUTE"]}]),
+        ("share", share, [{"principal": recipient, "privileges": ["SELECT"]},
+                          {"principal": ENGINEERS, "privileges": ["MANAGE"]}]),
+        ("metastore", metastore, [{"principal": ENGINEERS, "privileges": ["CREATE_SHARE"]}]),
+    ):
+        props = {"securable_type": securable_type, "full_name": name,
+                 "privilege_assignments": assignments, CONNECTION_KEY: connection}
+        assert failures(provider, props) == {}
+        created = provider.create(props)
+        made.append(created)
+        assert created.id == f"{securable_type}/{name}"
+        assert grants_on(client, name, securable_type) == {
+            a["principal"].lower() if securable_type == "share" and a["principal"] == recipient
+            else a["principal"]: a["privileges"] for a in assignments}
+        assert not provider.diff(created.id, provider.read(created.id, created.outs).outs,
+                                 props).changes
+    listed = dict(kind_named("Grants").inventory(client))  # type: ignore[misc]
+    assert {f"function/{function}", f"share/{share}", f"metastore/{metastore}"} <= set(listed)
+    for created in made:
+        provider.delete(created.id, created.outs)
+    assert grants_on(client, share, "share") == {}
+    assert grants_on(client, metastore, "metastore") == {}
+    client.delete(f"/api/2.1/unity-catalog/shares/{share}")
+    client.delete(f"/api/2.1/unity-catalog/recipients/{recipient}")

@@ -100,3 +100,78 @@ def test_a_registered_model_is_a_function_of_three_folded_parts() -> None:
 def test_principals_match_as_the_service_matches_them() -> None:
     assert uc_privileges.principal_key("Bob@Example.com") == "bob@example.com"
     assert uc_privileges.principal_key("Data-Engineers") == "Data-Engineers"
+
+
+@pytest.mark.parametrize(
+    ("spelled", "securable_type"),
+    [("TABLE", "table"), ("view", "table"), ("MATERIALIZED_VIEW", "table"),
+     ("materialized view", "table"), ("registered_model", "function"), ("MODEL", "function"),
+     ("METASTORE", "metastore"), ("connection", "connection"), ("SHARE", "share"),
+     ("recipient", "recipient"), ("provider", "provider"), ("clean-room", "clean_room"),
+     ("service_credential", "credential")],
+)
+def test_every_securable_type_of_the_permissions_api_is_reached(spelled, securable_type) -> None:
+    assert uc_privileges.securable_type_of(spelled) == securable_type
+
+
+def test_an_unknown_securable_type_names_the_served_ones() -> None:
+    with pytest.raises(ValueError, match=r"must be one of catalog, schema, volume, .*table, "
+                                         r"metastore, connection, share, recipient, provider, "
+                                         r"clean_room; got 'widget'"):
+        uc_privileges.securable_type_of("widget")
+
+
+@pytest.mark.parametrize(
+    ("securable_type", "privilege", "says"),
+    [("table", "USE_SCHEMA", "USE_SCHEMA does not apply to a table (a view, a materialized "
+                             "view); it takes ALL_PRIVILEGES, APPLY_TAG, BROWSE, MANAGE, "
+                             "MODIFY, REFRESH, SELECT"),
+     ("metastore", "SELECT", "SELECT does not apply to a metastore; it takes CREATE_CATALOG, "
+                             "CREATE_CLEAN_ROOM, CREATE_CONNECTION, CREATE_EXTERNAL_LOCATION, "
+                             "CREATE_PROVIDER, CREATE_RECIPIENT, CREATE_SERVICE_CREDENTIAL, "
+                             "CREATE_SHARE, CREATE_STORAGE_CREDENTIAL, MANAGE_ALLOWLIST, "
+                             "SET_SHARE_PERMISSION, USE_MARKETPLACE_ASSETS, USE_PROVIDER, "
+                             "USE_RECIPIENT, USE_SHARE"),
+     ("connection", "SELECT", "SELECT does not apply to a connection; it takes ALL_PRIVILEGES, "
+                              "CREATE_FOREIGN_CATALOG, MANAGE, USE_CONNECTION"),
+     ("share", "MODIFY", "MODIFY does not apply to a share; it takes MANAGE, SELECT"),
+     ("recipient", "SELECT", "SELECT does not apply to a recipient; it takes MANAGE"),
+     ("provider", "USE_PROVIDER", "USE_PROVIDER does not apply to a provider; it takes MANAGE"),
+     ("clean_room", "SELECT", "SELECT does not apply to a clean room; it takes BROWSE, "
+                              "EXECUTE_CLEAN_ROOM_TASK, MANAGE, MODIFY_CLEAN_ROOM")],
+)
+def test_each_new_type_names_its_allowed_privileges(securable_type, privilege, says) -> None:
+    assert uc_privileges.privilege_problem(privilege, securable_type) == says
+
+
+@pytest.mark.parametrize(
+    ("securable_type", "privilege"),
+    [("table", "SELECT"), ("table", "REFRESH"), ("metastore", "CREATE_CATALOG"),
+     ("metastore", "USE_SHARE"), ("connection", "USE_CONNECTION"), ("share", "SELECT"),
+     ("recipient", "MANAGE"), ("provider", "MANAGE"), ("clean_room", "MODIFY_CLEAN_ROOM")],
+)
+def test_a_privilege_of_a_new_type_passes(securable_type, privilege) -> None:
+    assert uc_privileges.privilege_problem(privilege, securable_type) is None
+
+
+def test_a_table_is_named_in_three_folded_parts() -> None:
+    assert uc_privileges.full_name_of("table", "Main.Sales.Orders") == "main.sales.orders"
+    with pytest.raises(ValueError, match=r"a table \(a view, a materialized view\) is named "
+                                         r"catalog\.schema\.table"):
+        uc_privileges.full_name_of("table", "sales.orders")
+
+
+def test_a_metastore_is_named_by_its_id() -> None:
+    metastore = "0A1B2C3D-0000-4000-8000-000000000001"
+    assert uc_privileges.full_name_of("metastore", metastore) == metastore.lower()
+    with pytest.raises(ValueError, match=r"a metastore is named by its id, a UUID .* \(not its "
+                                         r"name\); got 'primary'"):
+        uc_privileges.full_name_of("metastore", "primary")
+
+
+@pytest.mark.parametrize("securable_type", ["connection", "share", "recipient", "provider",
+                                            "clean_room"])
+def test_the_names_beside_the_catalogs_are_one_part_keeping_their_case(securable_type) -> None:
+    assert uc_privileges.full_name_of(securable_type, "Sales_Feed") == "Sales_Feed"
+    with pytest.raises(ValueError, match="is named its name"):
+        uc_privileges.full_name_of(securable_type, "a.b")

@@ -17,6 +17,7 @@ from pydantic import (
     model_validator,
 )
 
+from providers.access import authoritative
 from providers.client import InvalidParameter, NotFound, is_gone
 from providers.client.permissions import PermissionsApi
 from providers.client.sdk_shapes import SdkEnum, enum_values
@@ -263,6 +264,8 @@ class PermissionsModel(BaseModel):
     repo_path: str | None = None
     access_controls: list[AccessControlEntryModel] = Field(default_factory=list)
     owner: OwnerModel | None = None
+    # Only the declared entries remain (the set form of the API); the default is additive.
+    authoritative: bool = False
 
     @field_validator("object_type")
     @classmethod
@@ -529,7 +532,45 @@ class AclProvider(WorkspaceProvider):
         owner = self.owner_declared(args)
         if owner is not None:
             spec["owner"] = {owner[0]: owner[1]}
+        if getattr(args, "authoritative", False):
+            spec["authoritative"] = True
         return spec
+
+    def describe_changes(self, result, recorded, desired, news, olds) -> None:
+        """An authoritative list names, in a warning, each principal and level it takes
+        away: the recorded entries (a refresh reads every direct one) no longer declared."""
+        if not desired.get("authoritative") or result.replaces:
+            return
+        before = {p: e for e in recorded.get("access_controls") or []
+                  if (p := principal_of(e))}
+        losers = authoritative.dropped(before, declared_principals(desired))
+        if losers:
+            result.field_changes = [f"access_controls: {line} (not declared)"
+                                    for line in authoritative.describe(losers)]
+            authoritative.warn(self._target_named(desired), losers)
+
+    @staticmethod
+    def _target_named(spec: Mapping[str, Any]) -> str:
+        if spec.get("object_type"):
+            return f"{spec['object_type']}/{spec.get('object_id')}"
+        return next((f"{k}:{spec[k]}" for k in (*PATH_FIELDS, AUTHORIZATION) if spec.get(k)),
+                    "the object")
+
+    def _set_authoritatively(
+        self, api: PermissionsApi, object_id: str, current: Mapping[str, Any], spec: Spec,
+        owner: Principal | None,
+    ) -> Mapping[str, Any]:
+        """Every direct entry made the declared ones (the owner's kept, or moved where
+        `owner` is declared), warning who loses what."""
+        direct = direct_entries(current)
+        losers = authoritative.dropped(direct, declared_principals(spec))
+        authoritative.warn(f"{api.object_type}/{object_id}", losers)
+        entries = authoritative.kept_and_declared(
+            direct, self._changes(current, spec, owner), principal_of)
+        if owner is not None and owner != owner_of(current):
+            entries = {p: e for p, e in entries.items()
+                       if e["permission_level"] != OWNER or p == owner}
+        return api.set(object_id, entries.values())
 
     def create_object(self, client: WorkspaceClient, args: Any, spec: Spec):
         object_type, object_id = self.locate(client, args)
@@ -543,10 +584,13 @@ class AclProvider(WorkspaceProvider):
         # groups, with no owner, needs no read.
         owner = self.owner_declared(args)
         current: Mapping[str, Any] = {}
-        if owner is not None or could_name_the_owner(spec):
+        if owner is not None or could_name_the_owner(spec) or spec.get("authoritative"):
             current = api.get(object_id)
             self._refuse_owner(current, spec, object_type, object_id)
-        answer = api.update(object_id, self._changes(current, spec, owner))
+        if spec.get("authoritative"):
+            answer = self._set_authoritatively(api, object_id, current, spec, owner)
+        else:
+            answer = api.update(object_id, self._changes(current, spec, owner))
         observed = self._observe(
             api, object_id, answer, declared_principals(spec), spec,
             self.head_of_id(id_, object_type, object_id),
@@ -561,11 +605,16 @@ class AclProvider(WorkspaceProvider):
             if is_gone(error):
                 return None
             raise
-        if "access_controls" in recorded:
+        if recorded.get("authoritative"):  # every direct entry is the resource's
+            ours = {p for p, e in direct_entries(current).items() if e["permission_level"] != OWNER}
+        elif "access_controls" in recorded:
             ours = declared_principals(recorded)
         else:  # an import: every direct entry but the owner's, and the owner
             ours = {p for p, e in direct_entries(current).items() if e["permission_level"] != OWNER}
             recorded = {"owner": None} if self.manages_owner and has_owner(object_type) else {}
+            if "authoritative" in self.args_model.model_fields:
+                # An import holds every direct entry: what an authoritative list declares.
+                recorded = {**recorded, "authoritative": True}
         head = self.head_of_id(id_, object_type, object_id)
         observed = self._spec_of(object_type, object_id, current, ours, recorded, head)
         return observed, self.resolved(id_, object_type, object_id)
@@ -578,7 +627,10 @@ class AclProvider(WorkspaceProvider):
         self._refuse_owner(current, spec, object_type, object_id)
         removed = declared_principals(recorded) - declared_principals(spec)
         changes = self._changes(current, spec, self.owner_declared(args))
-        if removed:
+        if spec.get("authoritative"):
+            answer = self._set_authoritatively(api, object_id, current, spec,
+                                               self.owner_declared(args))
+        elif removed:
             entries = self._without(current, removed)
             new_owner = self.owner_declared(args)
             if new_owner is not None and new_owner != owner_of(current):
@@ -664,6 +716,8 @@ class AclProvider(WorkspaceProvider):
         if "owner" in like:
             owner = owner_of(current)
             spec["owner"] = {owner[0]: owner[1]} if owner else None
+        if like.get("authoritative"):
+            spec["authoritative"] = True
         return spec
 
 

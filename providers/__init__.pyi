@@ -7292,6 +7292,7 @@ class PermissionsArgs:
     repo_path: pulumi.Input[str] | None
     access_controls: pulumi.Input[Sequence[AccessControlEntryArgs | Mapping[str, Any]]] | None
     owner: OwnerArgs | Mapping[str, Any] | None
+    authoritative: pulumi.Input[bool] | None
     def __init__(
         self,
         object_type: pulumi.Input[str] | None = None,
@@ -7303,6 +7304,7 @@ class PermissionsArgs:
         repo_path: pulumi.Input[str] | None = None,
         access_controls: pulumi.Input[Sequence[AccessControlEntryArgs | Mapping[str, Any]]] | None = None,
         owner: OwnerArgs | Mapping[str, Any] | None = None,
+        authoritative: pulumi.Input[bool] | None = None,
     ) -> None: ...
 
 

@@ -37,7 +37,12 @@ def props(connection: dict[str, Any], catalog: str) -> dict[str, Any]:  # noqa: 
 @pytest.mark.parametrize(
     ("change", "field", "reason"),
     [
-        ({"securable_type": "metastore"}, "securable_type", "must be one of"),
+        ({"securable_type": "widget"}, "securable_type", "must be one of"),
+        ({"securable_type": "metastore"}, "full_name", "a metastore is named by its id"),
+        ({"securable_type": "table"}, "full_name", "is named catalog.schema.table"),
+        ({"securable_type": "connection", "full_name": "pg", "privileges": ["SELECT"]},
+         "privileges.0", "SELECT does not apply to a connection; it takes ALL_PRIVILEGES, "
+                         "CREATE_FOREIGN_CATALOG, MANAGE, USE_CONNECTION"),
         ({"full_name": "x y"}, "full_name", "a catalog is named"),
         ({"principal": ""}, "principal", "without surrounding spaces"),
         ({"privileges": []}, "privileges", "at least one"),
@@ -125,6 +130,25 @@ def test_a_gone_securable_reads_as_gone(provider, props, client, catalog) -> Non
                    params={"force": "true"})
     assert provider.read(made.id, made.outs).id is None
     provider.delete(made.id, made.outs)
+
+
+def test_a_grant_on_a_table_leaves_another_principal_alone(
+    provider, connection, client, catalog  # noqa: F811
+) -> None:
+    table = client.post("/api/2.1/unity-catalog/tables", {
+        "catalog_name": catalog, "schema_name": "default", "name": "orders",
+        "table_type": "EXTERNAL", "data_source_format": "DELTA",
+        "storage_location": f"abfss://lake@emulated.dfs.core.windows.net/{catalog}/orders"},
+    )["full_name"]
+    GrantsApi(client).update("table", table, [{"principal": ENGINEERS, "add": ["MODIFY"]}])
+    props = {"securable_type": "view", "full_name": table, "principal": ANALYSTS,
+             "privileges": ["SELECT"], CONNECTION_KEY: connection}
+    made = provider.create(props)
+    assert made.id == f"table/{table}/{ANALYSTS}"
+    assert grants_on(client, table, "table") == {ANALYSTS: ["SELECT"], ENGINEERS: ["MODIFY"]}
+    assert not provider.diff(made.id, provider.read(made.id, made.outs).outs, props).changes
+    provider.delete(made.id, made.outs)
+    assert grants_on(client, table, "table") == {ENGINEERS: ["MODIFY"]}
 
 
 def test_a_grant_on_a_service_credential_leaves_another_principal_alone(

@@ -36,11 +36,7 @@ from providers.unity_catalog.credentials_api import CredentialsApi
 from providers.unity_catalog.external_locations_api import ExternalLocationsApi
 from providers.unity_catalog.grants_api import GrantsApi
 from providers.unity_catalog.models_api import ModelsApi
-from providers.unity_catalog.schema_objects_api import (
-    BESIDE_CATALOGS,
-    beside_catalogs,
-    in_schemas,
-)
+from providers.unity_catalog.schema_objects_api import SchemaObjectsApi
 from providers.unity_catalog.securables import (
     SECURABLE_LISTS,
     Held,
@@ -53,6 +49,8 @@ from providers.unity_catalog.securables import (
     privilege_rules,
     split_id,
 )
+from providers.unity_catalog.sharing_api import LISTS as SHARING_LISTS
+from providers.unity_catalog.sharing_api import SharingApi
 from providers.unity_catalog.storage_credentials_api import StorageCredentialsApi
 from providers.unity_catalog.uc_names import (
     is_service_catalog,
@@ -255,15 +253,16 @@ def _granted_securables(client: Any) -> Any:
         ("metastore", metastores),
         ("catalog", [str(c["name"]) for c in catalogs]),
         ("schema", schemas),
-        ("table", list(in_schemas(client, "table", schemas))),
-        ("function", list(in_schemas(client, "function", schemas))),
+        *((kind, [name for schema in schemas
+                  for name in SchemaObjectsApi(client).list(kind, *schema.split(".", 1))])
+          for kind in ("table", "function")),
         ("volume", list(volume_full_names(client, schemas))),
         ("storage_credential", [str(c["name"]) for c in StorageCredentialsApi(client).list()]),
         ("credential", [str(c["name"]) for c in CredentialsApi(client).list("SERVICE")]),
         ("external_location", [str(x["name"]) for x in ExternalLocationsApi(client).list()]),
         ("function", [str(m["full_name"]) for catalog in own
                       for m in ModelsApi(client).list(catalog)]),
-        *((kind, list(beside_catalogs(client, kind))) for kind in BESIDE_CATALOGS),
+        *((kind, SharingApi(client).list(kind)) for kind in SHARING_LISTS),
     ]
     for securable_type, names in listed:
         for name in names:

@@ -33,6 +33,7 @@ def unity_catalog(grants: dict[tuple[str, str], list[dict[str, Any]]]) -> tuple[
                "system": ["access"]}
     volumes = {("main", "sales"): ["landing", "exports"]}
     models = {("main", "sales"): "churn"}
+    tables = {("table", "main", "sales"): ["orders"], ("function", "main", "sales"): ["net"]}
     client = SimpleNamespace(
         catalogs=SimpleNamespace(list=lambda: calls.answer("catalogs", [
             {"name": "main"}, {"name": "lab"},
@@ -51,6 +52,11 @@ def unity_catalog(grants: dict[tuple[str, str], list[dict[str, Any]]]) -> tuple[
         models=SimpleNamespace(list=lambda catalog: calls.answer(
             f"models {catalog}", [{"full_name": f"{catalog}.{schema}.{name}"}
                                   for (c, schema), name in models.items() if c == catalog])),
+        schema_objects=SimpleNamespace(list=lambda kind, catalog, schema: calls.answer(
+            f"{kind}s {catalog}.{schema}", [f"{catalog}.{schema}.{n}"
+                                            for n in tables.get((kind, catalog, schema), [])])),
+        sharing=SimpleNamespace(list=lambda kind: calls.answer(
+            f"{kind}s", ["orders_feed"] if kind == "share" else [])),
         grants=SimpleNamespace(get=lambda securable_type, name: calls.answer(
             "grants", grants.get((securable_type, name), []))),
     )
@@ -68,29 +74,41 @@ def test_grants_are_listed_on_schemas_and_volumes_with_one_list_call_per_parent(
         ("storage_credential", "cred"): READERS,
         ("credential", "Svc"): READERS,
         ("function", "main.sales.churn"): READERS,
+        ("table", "main.sales.orders"): READERS,
+        ("function", "main.sales.net"): READERS,
+        ("share", "orders_feed"): READERS,
     })
     listed = list(kind_named("Grants").inventory(client))  # type: ignore[misc]
     assert listed == [
         ("catalog/main", "catalog main"),
         ("schema/main.sales", "schema main.sales"),
+        ("table/main.sales.orders", "table main.sales.orders"),
+        ("function/main.sales.net", "function main.sales.net"),
         ("volume/main.sales.exports", "volume main.sales.exports"),
         ("storage_credential/cred", "storage_credential cred"),
         ("credential/Svc", "credential Svc"),
         ("function/main.sales.churn", "function main.sales.churn"),
+        ("share/orders_feed", "share orders_feed"),
     ]
     # Each parent listed once; the service's catalog's schemas and every
     # information_schema are not walked; one grants read per securable.
     assert calls["catalogs"] == 1
-    assert {k: v for k, v in calls.items() if k.startswith(("schemas", "volumes"))} == {
+    assert {k: v for k, v in calls.items()
+            if k.startswith(("schemas", "volumes", "tables", "functions"))} == {
         "schemas main": 1, "schemas lab": 1,
         "volumes main.default": 1, "volumes main.sales": 1,
+        "tables main.default": 1, "tables main.sales": 1,
+        "functions main.default": 1, "functions main.sales": 1,
     }
+    # The metastore's shares, recipients and providers, one list each.
+    assert (calls["shares"], calls["recipients"], calls["providers"]) == (1, 1, 1)
     # Service credentials are listed once, by their purpose (storage ones have their list).
     assert calls["credentials SERVICE"] == 1 and "credentials STORAGE" not in calls
     # Registered models (the grants API's `function`), one list per catalog of the stack's.
     assert {k: v for k, v in calls.items() if k.startswith("models")} == {
         "models main": 1, "models lab": 1}
-    securables = 3 + 2 + 2 + 1 + 1 + 1  # catalogs, schemas, volumes, credentials, a model
+    # catalogs, schemas, tables, functions, volumes, credentials, a model, a share
+    securables = 3 + 2 + 1 + 1 + 2 + 1 + 1 + 1 + 1
     assert calls["grants"] == securables
 
 

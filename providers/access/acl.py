@@ -22,7 +22,7 @@ from providers.client import InvalidParameter, NotFound, is_gone
 from providers.client.permissions import PermissionsApi
 from providers.client.sdk_shapes import SdkEnum, enum_values
 from providers.core.ids import canonical_id
-from providers.core.lifecycle import Spec, WorkspaceProvider
+from providers.core.lifecycle import Spec, WorkspaceProvider, user_inputs
 from providers.workspace.workspace_paths_api import WorkspacePathsApi
 
 if TYPE_CHECKING:
@@ -535,6 +535,25 @@ class AclProvider(WorkspaceProvider):
         if getattr(args, "authoritative", False):
             spec["authoritative"] = True
         return spec
+
+    @classmethod
+    def field_changes(cls, recorded, new_inputs):
+        """An authoritative list's changes per principal (the pull-request summary's): each
+        recorded entry (a refresh reads every direct one) whose level is not the declared
+        one, lost entries with after None. Other lists: the inputs compared."""
+        try:
+            args: Any = cls.args_model.model_validate(user_inputs(new_inputs))
+        except ValueError:
+            return None
+        if not getattr(args, "authoritative", False):
+            return None
+        levels = {p: e["permission_level"] for e in recorded.get("access_controls") or []
+                  if (p := principal_of(e))}
+        wanted = {e.principal: e.permission_level for e in args.access_controls}
+        return [(f"access_controls[{field} {name}]", levels.get((field, name)),
+                 wanted.get((field, name)))
+                for field, name in sorted(set(levels) | set(wanted))
+                if levels.get((field, name)) != wanted.get((field, name))]
 
     def describe_changes(self, result, recorded, desired, news, olds) -> None:
         """An authoritative list names, in a warning, each principal and level it takes

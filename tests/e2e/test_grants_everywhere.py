@@ -27,6 +27,7 @@ from tests.e2e.conftest import (
     changed_in_preview,
     platform_writes,
     reconfigure,
+    summary_of,
 )
 from workspace_emulator.testing import EmulatorInfo, clear_request_log
 
@@ -116,10 +117,13 @@ def scenario(workspace_stack: StackFactory, emulator: EmulatorInfo) -> Scenario:
     return Scenario(emulator, workspace, suffix, names, objects, stack, workspace_stack)
 
 
-def preview_warnings(stack: PulumiCli, *flags: str) -> str:
-    document = json.loads(stack.preview("--json", *flags).stdout)
-    return "\n".join(d.get("message", "") for d in document.get("diagnostics", [])
-                     if d.get("severity") == "warning")
+def preview_warnings(stack: PulumiCli, *flags: str) -> tuple[str, str]:
+    """The warnings of `pulumi preview --json`, and the pull-request summary of it."""
+    preview = stack.preview("--json", *flags).stdout
+    document = json.loads(preview)
+    warnings = "\n".join(d.get("message", "") for d in document.get("diagnostics", [])
+                         if d.get("severity") == "warning")
+    return warnings, summary_of(preview)
 
 
 @pytest.mark.steps
@@ -161,9 +165,13 @@ class TestGrantsEverywhere:
         assert changed_in_preview(scenario.stack) == {}, "3. unrefreshed: the record's view"
         assert changed_in_preview(scenario.stack, "--refresh") == {
             "orders-readers": "update", "job-access": "update"}, "3. both drifts"
-        warnings = preview_warnings(scenario.stack, "--refresh")
-        assert (f"permissions on jobs/{job_id} are authoritative: group_name 'analysts' "
-                "loses CAN_VIEW (not declared in access_controls)") in warnings, warnings
+        warnings, summary = preview_warnings(scenario.stack, "--refresh")
+        lost = (f"permissions on jobs/{job_id} are authoritative: group_name 'analysts' "
+                "loses CAN_VIEW (not declared in access_controls)")
+        assert lost in warnings, warnings
+        assert lost.replace("_", "\\_") in summary, f"3. the summary carries it:\n{summary}"
+        assert ('| `job-access` | Permissions | `access_controls[group_name analysts]`: '
+                'removed (was `"CAN_VIEW"`) |') in summary, summary
         scenario.stack.up("--refresh")
         assert workspace.grants("table", table) == {"analysts": ["MODIFY", "SELECT"]}, "3."
         acl = workspace.acl(job_id)

@@ -80,6 +80,12 @@ def test_an_entry_made_outside_shows_in_a_refresh_and_the_preview_names_its_loss
         f"permissions on warehouses/{WAREHOUSE} are authoritative: group_name "
         "'data-engineers' loses CAN_MANAGE; user_name 'bob@example.com' loses CAN_USE "
         "(not declared in access_controls)")
+    # The pull-request summary's rows: each principal's level before and after.
+    assert PermissionsProvider.field_changes(read.outs, props(connection, ANALYSTS_USE)) == [
+        ("access_controls[group_name data-engineers]", "CAN_MANAGE", None),
+        ("access_controls[user_name bob@example.com]", "CAN_USE", None)]
+    assert PermissionsProvider.field_changes(
+        read.outs, props(connection, ANALYSTS_USE, authoritative=False)) is None
     updated = provider.update(created.id, read.outs, props(connection, ANALYSTS_USE))
     assert set(entries_on(client)) == {("group_name", "analysts"),
                                         ("service_principal_name", connection["client_id"])}

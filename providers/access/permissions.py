@@ -43,7 +43,7 @@ from providers.compute.cluster_policies_api import ClusterPoliciesApi
 from providers.compute.clusters_api import ClustersApi
 from providers.compute.instance_pools_api import InstancePoolsApi
 from providers.core import import_ids
-from providers.core.kind import DrillChange, ReferenceByType, declare
+from providers.core.kind import Adoption, DrillChange, ReferenceByType, declare
 from providers.core.registry import kind_named
 from providers.workspace.repos_api import ReposApi
 from providers.workspace.workspace_objects import walked_objects
@@ -222,5 +222,8 @@ KIND = declare(
     references={"object_id": ReferenceByType("object_id", "object_type", DECLARED_TYPES,
                                               ADDRESSED_BY_OUTPUT)},
     inventory=_object_permissions,
+    # An import reads every direct entry (so an authoritative declaration previews no
+    # change); an adopted item stays additive, as Permissions are by default.
+    adoption=Adoption(leaves_out={"authoritative": lambda spec, outputs: True}),
     drill=DrillChange(_drill_change),
 )

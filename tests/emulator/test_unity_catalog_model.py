@@ -214,7 +214,11 @@ def test_grants_add_remove_and_principals(uc):
     with pytest.raises(NotFound):
         uc.permissions("schema", "main.nope")
     with pytest.raises(InvalidParameter, match="Unsupported securable type"):
-        uc.permissions("table", "main.raw.t")
+        uc.permissions("widget", "main.raw.t")
+    with pytest.raises(NotFound, match="Table 'main.raw.t' does not exist"):
+        uc.permissions("table", "main.raw.t")  # no area holds tables here
+    with pytest.raises(NotFound, match="Share 'feed' does not exist"):
+        uc.permissions("share", "feed")
 
 
 @pytest.mark.parametrize(("securable", "name", "privilege"), [
@@ -241,7 +245,9 @@ def test_unknown_privilege_is_named_with_a_suggestion(uc):
 
 def test_privilege_table_covers_the_area():
     assert set(APPLICABLE) == {"CATALOG", "SCHEMA", "VOLUME", "EXTERNAL_LOCATION",
-                               "STORAGE_CREDENTIAL", "CREDENTIAL", "FUNCTION"}
+                               "STORAGE_CREDENTIAL", "CREDENTIAL", "FUNCTION", "TABLE",
+                               "METASTORE", "CONNECTION", "SHARE", "RECIPIENT", "PROVIDER",
+                               "CLEAN_ROOM"}
     assert APPLICABLE["FUNCTION"] == {"ALL_PRIVILEGES", "APPLY_TAG", "EXECUTE", "MANAGE"}
     assert "READ_VOLUME" in APPLICABLE["CATALOG"] and "SELECT" not in APPLICABLE["VOLUME"]
     assert APPLICABLE["CREDENTIAL"] == {"ACCESS", "ALL_PRIVILEGES", "CREATE_CONNECTION",

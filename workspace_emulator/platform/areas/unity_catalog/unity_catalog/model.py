@@ -90,7 +90,9 @@ METASTORE, CONNECTION = "METASTORE", "CONNECTION"
 SHARE, RECIPIENT = "SHARE", "RECIPIENT"
 LABELS = {CATALOG: "Catalog", SCHEMA: "Schema", VOLUME: "Volume",
           STORAGE_CREDENTIAL: "Storage credential", EXTERNAL_LOCATION: "External location",
-          SERVICE_CREDENTIAL: "Credential", FUNCTION: "Function"}
+          SERVICE_CREDENTIAL: "Credential", FUNCTION: "Function", TABLE: "Table",
+          "SHARE": "Share", "RECIPIENT": "Recipient", "PROVIDER": "Provider",
+          "CLEAN_ROOM": "Clean room"}
 # Path spellings of the securable types the permissions paths take (any case).
 SECURABLE_TYPES = {name.lower(): name for name in APPLICABLE}
 
@@ -265,10 +267,10 @@ class UnityCatalog:
                     (SCHEMA, f"{catalog}.{schema}", self._load(conn, SCHEMA,
                                                                f"{catalog}.{schema}")),
                     (CATALOG, catalog, self._catalog(conn, catalog))]
-        if kind in self._members:
-            label = " or ".join(members.label for members in self._members[kind])
+        if kind in self._members or kind in (TABLE, FUNCTION):
+            label = " or ".join(m.label for m in self._members.get(kind, ())) or LABELS[kind]
             catalog, schema, _ = _split(key, 3, label.lower())
-            doc = next((found for members in self._members[kind]
+            doc = next((found for members in self._members.get(kind, ())
                         if (found := members.load(conn, key)) is not None), None)
             if doc is None:
                 raise NotFound(f"{label} '{key}' does not exist.")

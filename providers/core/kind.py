@@ -140,7 +140,11 @@ def dotted_name(holder: Mapping[str, Any], fields: tuple[str, ...]) -> str | Non
     """The dotted name the holder's `fields` give together, outermost first: a volume's
     `catalog_name`, `schema_name`, `name` -> `sales.raw.landing`. A field may hold its own
     parents too (`schema_name: sales.raw`; `name` the full name), which then fill their
-    places; None where a part is missing or not text."""
+    places; None where a part is missing or not text. One field's value is the name whole
+    (a user's `ana@example.com`)."""
+    if len(fields) == 1:
+        value = holder.get(fields[0])
+        return value if isinstance(value, str) and value else None
     parts: list[str | None] = [None] * len(fields)
     for place, key in enumerate(fields):
         value = holder.get(key)
@@ -177,13 +181,16 @@ class NameReference:
     # The holder's fields naming the object's parents, outermost first (`catalog_name` for
     # a schema's name).
     within: tuple[str, ...] = ()
+    # The field holds the object's whole name, dotted as it may be (a securable's
+    # `full_name`).
+    whole: bool = False
 
     def for_holder(self, holder: Mapping[str, Any]) -> NameReference | None:
         return self
 
     def name_in(self, holder: Mapping[str, Any]) -> str | None:
         """The object's dotted name as the holder gives it (None: not a name)."""
-        return dotted_name(holder, (*self.within, self.field))
+        return dotted_name(holder, (self.field,) if self.whole else (*self.within, self.field))
 
 
 @dataclass(frozen=True)
@@ -200,7 +207,7 @@ class NameByType:
     def for_holder(self, holder: Mapping[str, Any]) -> NameReference | None:
         spelled = str(holder.get(self.type_field, "")).strip().lower().replace("-", "_")
         target = self.targets.get(spelled)
-        return NameReference(self.field, (target,)) if target else None
+        return NameReference(self.field, (target,), whole=True) if target else None
 
 
 # The principal fields of grants and access lists name a group by its display name, a user

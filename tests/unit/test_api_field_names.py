@@ -30,8 +30,8 @@ SCHEMAS = [{"name": "raw", "catalog_name": "sales"}, {"name": "ledger", "catalog
 PRINCIPAL_LISTS = {
     "groups": [{"name": "analysts-group", "display_name": "analysts"}],
     "users": [{"name": "ana", "user_name": "ana@example.com"}],
-    "servicePrincipals": [{"name": "etl-sp", "application_id": "11111111-2222-3333-4444-555555555555",
-                           "display_name": "etl"}],
+    "servicePrincipals": [{"name": "etl-sp", "display_name": "etl",
+                           "application_id": "11111111-2222-3333-4444-555555555555"}],
 }
 
 

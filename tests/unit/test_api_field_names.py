@@ -162,10 +162,11 @@ def test_a_list_the_stack_lacks_is_skipped() -> None:
 
 
 def test_only_the_fields_naming_an_item_take_the_value_made_for_them() -> None:
-    inputs = {"securable_type": "catalog", "full_name": "sales", "privilege_assignments": [
-        {"principal": "analysts", "privileges": ["USE_CATALOG"]},
-        {"principal": "someone-else", "privileges": ["USE_CATALOG"]},
-    ]}
+    inputs: dict[str, Any] = {"securable_type": "catalog", "full_name": "sales",
+                              "privilege_assignments": [
+                                  {"principal": "analysts", "privileges": ["USE_CATALOG"]},
+                                  {"principal": "someone-else", "privileges": ["USE_CATALOG"]},
+                              ]}
     matches = stack().matches(kind_named("Grants"), inputs)
     made = with_names(inputs, matches, lambda match: ("output of", match.target, match.value))
     assert made == {"securable_type": "catalog",

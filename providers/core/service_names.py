@@ -149,7 +149,9 @@ class StackNames:
                 given = item if not path else holder
                 if field not in given:
                     continue
-                value = holder[field]
+                value = given[field]
+                if self._named_by_item(kind, key, given, value):
+                    continue
                 name = reference.name_in(holder) if reference else None
                 target = None
                 if reference is not None and name is not None:
@@ -160,6 +162,18 @@ class StackNames:
                     )
                 found.append(NameMatch(path, field, value, name, target))
         return found
+
+
+    def _named_by_item(self, kind: Kind, key: str, holder: Mapping[str, Any], value: Any) -> bool:
+        """Whether the field is also an in-place reference by item name (a pipeline's
+        `schema`, kept as it was before name fields were references) whose value names an
+        item: that reference serves it."""
+        declared = kind.references.get(key)
+        if declared is None:
+            return False
+        reference = reference_for(declared, holder)
+        return isinstance(reference, Reference) and reference.in_place and \
+            reference.names_item(value, self.of_item)
 
 
 def with_names(

@@ -360,6 +360,8 @@ KIND = declare(
     outputs={"full_name": str, "metastore_id": str},
     config_key="registeredModels",
     names={
+        "catalog_name": NameReference("catalog_name", ("catalogs",)),
+        "schema_name": NameReference("schema_name", ("schemas",), within=("catalog_name",)),
         "owner": NameReference("owner", PRINCIPALS),
     },
     named_as=("catalog_name", "schema_name", "name"),

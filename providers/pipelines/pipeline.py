@@ -288,6 +288,8 @@ KIND = declare(
     config_key="pipelines",
     names={
         **principal_names("run_as"),
+        "catalog": NameReference("catalog", ("catalogs",)),
+        "schema": NameReference("schema", ("schemas",), within=("catalog",)),
         "event_log.catalog": NameReference("catalog", ("catalogs",)),
         "event_log.schema": NameReference("schema", ("schemas",), within=("catalog",)),
     },

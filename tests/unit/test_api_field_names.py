@@ -274,3 +274,32 @@ def test_check_explain_prints_each_files_name_fields(
     )
     assert cli.main(["check"]) == 0
     assert capsys.readouterr().out == "Pulumi.dev.yaml: ok\n"
+
+
+def test_a_field_that_names_an_item_by_its_item_name_keeps_that_reference() -> None:
+    names = stack(schemas=[{"name": "landing-schema", "catalog_name": "sales"},
+                           {"name": "finance.ledger"}])
+    # By item name (as before): the in-place references serve them, no name match is made.
+    assert targets("Pipeline", {"name": "etl", "catalog": "sales",
+                                "schema": "landing-schema"}, names) == {}
+    # By the schema's own name in the pipeline's catalog (no item has that name): a name.
+    assert targets("Pipeline", {"name": "etl", "catalog": "Finance", "schema": "ledger"},
+                   names) == {"catalog": ("catalogs", "finance"),
+                              "schema": ("schemas", "finance.ledger")}
+    model = {"name": "churn", "catalog_name": "finance", "schema_name": "LEDGER"}
+    assert targets("RegisteredModel", model, names) == {
+        "schema_name": ("schemas", "finance.ledger")}
+
+
+def test_an_apps_securable_names_the_volume_of_its_full_name() -> None:
+    names = stack(volumes=[{"name": "landing", "catalog_name": "sales", "schema_name": "raw"}])
+    app = {"name": "viewer", "resources": [
+        {"name": "files", "uc_securable": {"securable_type": "VOLUME", "permission": "READ_VOLUME",
+                                           "securable_full_name": "sales.raw.landing"}},
+        {"name": "t", "uc_securable": {"securable_type": "TABLE", "permission": "SELECT",
+                                       "securable_full_name": "sales.raw.landing"}},
+    ]}
+    assert targets("App", app, names) == {
+        "resources[0].uc_securable.securable_full_name": ("volumes", "landing"),
+        "resources[1].uc_securable.securable_full_name": None,
+    }

@@ -5,7 +5,9 @@ per kind (its `config_key` in providers/core/registry.py), each item with a uniq
 (the Pulumi resource name) and the kind's arguments as in docs/<kind>.md. An item may name
 an item of another list instead of giving its id (a kind's `references`: `job: nightly-etl` for
 `job_id`; `instance_pool: etl-pool` inside a job cluster's `new_cluster` for its
-`instance_pool_id`), or an existing object by name (`cluster_name`). An item with an
+`instance_pool_id`), or an existing object by name (`cluster_name`). A service's own name
+field naming an object the stack declares (`catalog_name: sales`) orders the item after it
+just as an item key does (providers/core/service_names.py). An item with an
 `import` id (what `python -m stacks.adopt` writes, docs/adopt.md) declares an existing
 object: the next up imports it, writing nothing to the workspace; once it is in the state
 the engine ignores the option, so the key stays.
@@ -20,6 +22,7 @@ from providers.client import process
 from providers.core.kind import Kind, Lookup, Reference, reference_for, with_nested_references
 from providers.core.lookup import output_read
 from providers.core.registry import by_config_key, kinds
+from providers.core.service_names import NameMatch, StackNames, declaration_order, with_names
 from stacks import health
 from stacks.config import StackSettings, load_from_engine
 from stacks.config_rules import IMPORT_KEY, stack_keys
@@ -30,6 +33,7 @@ def declare(
     settings: StackSettings,
     made: dict[str, dict[str, Any]],
     connection: pulumi.Output[dict],
+    names: StackNames,
 ) -> dict[str, Any]:
     """One resource per item of the kind's list, named by the item's `name`."""
     after = [r for key in kind.after for r in made.get(key, {}).values()]
@@ -44,6 +48,13 @@ def declare(
     def read_output(key: str, resource: Any, output: str) -> pulumi.Output:
         return output_read(connection, by_config_key()[key].provider(), resource, output)
 
+    def named(match: NameMatch) -> Any:
+        # The name as given, known when the item it names has its id: the engine orders
+        # the two, and a stack deployed before names were references sees no change.
+        key, name = match.target or ("", "")
+        target = made.get(key, {}).get(name)
+        return match.value if target is None else target.id.apply(lambda _: match.value)
+
     for item in settings.items(kind.config_key or ""):
         inputs = {k: v for k, v in item.items() if k not in own_keys}
         for key, declared in kind.item_references.items():
@@ -51,6 +62,7 @@ def declare(
             if key in item and reference is not None:
                 inputs[reference.field] = value_of(reference, item[key])
         inputs = with_nested_references(inputs, kind, value_of)
+        inputs = with_names(inputs, names.matches(kind, item), named)
         resources[item["name"]] = kind.resource(
             item["name"], kind.args(**inputs), connection=connection, opts=options(item, after)
         )
@@ -73,9 +85,11 @@ health.gate(settings)  # after everything below is deployed (docs/health.md)
 auth = WorkspaceAuth("workspace", settings.auth_args())
 
 made: dict[str, dict[str, Any]] = {}
-for kind in kinds():
+ordered = declaration_order(kinds())
+names = StackNames(ordered, settings.lists)
+for kind in ordered:
     if kind.config_key:
-        made[kind.config_key] = declare(kind, settings, made, auth.connection)
+        made[kind.config_key] = declare(kind, settings, made, auth.connection, names)
         if kind.stack_output:
             name, value = kind.stack_output
             pulumi.export(name, {n: value(r) for n, r in made[kind.config_key].items()})

@@ -1,13 +1,14 @@
 """The offline check of a project's stack config files (docs/command.md).
 
-    workspace-iac check [FILE ...] [--stack STACK ...] [--project-dir DIR]
+    workspace-iac check [FILE ...] [--stack STACK ...] [--project-dir DIR] [--explain]
 
 Judges each file as `pulumi preview` would before any call to the workspace (every key of
 the `workspace` namespace, each list's items, the `source` files they name), without the
 engine and without decrypting anything: the files named, the project's Pulumi.<STACK>.yaml
 of each `--stack`, or, with neither, every Pulumi.<stack>.yaml of the project (the current
 directory or `--project-dir`). Prints each problem as `<file>: workspace:<key>: why`, or
-`<file>: ok`.
+`<file>: ok`. `--explain` then prints, per item, what each of its API name fields names:
+the item of the stack it resolved to (the item waits for it), or a plain name.
 
 Exit status: 0 no problems, 1 problems (listed), 2 the check could not run.
 """
@@ -21,7 +22,8 @@ from pathlib import Path
 
 from providers.workspace.workspace_objects import source_roots
 from stacks.adopt_content import sources_directory
-from stacks.config import report_file
+from stacks.config import file_values, report_file
+from stacks.config_rules import explained
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_ERROR = 0, 1, 2
 DESCRIPTION = "Check the stack config files of a Pulumi project offline (no engine, no workspace)."
@@ -37,6 +39,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--project-dir", type=Path, default=Path.cwd(),
                         help="the Pulumi project, the directory holding Pulumi.yaml "
                         "(default: the current directory)")
+    parser.add_argument("--explain", action="store_true",
+                        help="also print which name fields (catalog_name, principal, ...) "
+                        "name items of the stack and which stay plain names")
 
 
 def files_to_check(args: argparse.Namespace) -> list[Path]:
@@ -64,6 +69,11 @@ def run(args: argparse.Namespace) -> int:
     # A `source` names a file of the project, wherever the command runs from.
     with source_roots(sources_directory(args.project_dir)):
         results = [report_file(path, display_name(path, args.project_dir)) for path in files]
+    if args.explain:
+        for path in files:
+            label = display_name(path, args.project_dir)
+            for line in explained(file_values(path)[0]):
+                print(f"{label}: {line}")
     return EXIT_OK if all(results) else EXIT_PROBLEMS
 
 

@@ -29,6 +29,7 @@ from providers.core.kind import (
 )
 from providers.core.lifecycle import UNKNOWN
 from providers.core.registry import by_config_key
+from providers.core.service_names import StackNames
 from stacks.errors import NAMESPACE, ConfigError, plain_text_problem
 from stacks.health_settings import HEALTH_KEY, PASSWORD_KEY
 from stacks.health_settings import problems as health_problems
@@ -138,8 +139,53 @@ def problems(values: Mapping[str, Any], secret_keys: Iterable[str] = ()) -> list
         found += item_problems(kinds[key], items, names)
         if key not in secret_keys:
             found += plain_secret_values(kinds[key], items)
+    found += same_object_problems(StackNames(list(kinds.values()), lists), lists)
     found += health_problems(values, secret_keys)
     return found
+
+
+def same_object_problems(
+    names: StackNames, lists: Mapping[str, list[dict[str, Any]]]
+) -> list[str]:
+    """Two items of a list naming one object as the service writes its name (`Sales` and
+    `sales`; a schema given by `catalog:` and one by `catalog_name:`): a name field naming
+    it could not tell which one it means. Where the kind's identity rule already says so
+    (the same value twice), it is not said again."""
+    found = []
+    for key, index, first, name in names.twice:
+        kind = names.by_key[key]
+        items = lists[key]
+        if kind.identity == kind.named_as and all(
+            items[index].get(f) == items[first].get(f) for f in kind.identity
+        ):
+            continue
+        found.append(
+            f"{NAMESPACE}:{key}[{index}]: names the object {name!r} as {key}[{first}] does; "
+            "one resource per object (remove one item)"
+        )
+    return found
+
+
+def explained(values: Mapping[str, Any]) -> list[str]:
+    """What each API name field of each item names (`workspace-iac check --explain`), one
+    line each: the item of the stack it resolved to (the item waits for it), or a plain
+    name, sent as it is."""
+    kinds = by_config_key()
+    lists = {key: decoded_list(values, key)[0] for key in kinds}
+    names = StackNames(list(kinds.values()), lists)
+    lines = []
+    for key, items in lists.items():
+        for index, item in enumerate(items):
+            where = f"{NAMESPACE}:{key}[{index}]"
+            for match in names.matches(kinds[key], item):
+                said = f"{where}.{match.where}: {match.value!r}"
+                if match.target is not None:
+                    target_key, target_name = match.target
+                    lines.append(f"{said} -> {target_key} item {target_name!r} "
+                                 f"({match.name}); waits for it")
+                else:
+                    lines.append(f"{said} stays a plain name (no item of the stack)")
+    return lines
 
 
 def validate(values: Mapping[str, Any], secret_keys: Iterable[str] = ()) -> None:

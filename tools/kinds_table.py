@@ -1,5 +1,5 @@
-"""The tables of kinds in docs/README.md, docs/configuration.md and docs/audit.md, generated
-from the registry.
+"""The tables of kinds in docs/README.md, docs/configuration.md (the lists, and the API name
+fields that name other kinds' objects) and docs/audit.md, generated from the registry.
 
     python -m tools.kinds_table          # rewrites the tables in place
     python -m tools.kinds_table --check  # exit 1 when a table is out of date
@@ -15,7 +15,7 @@ import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from providers.core.kind import Kind, Lookup, Reference, ReferenceByType
+from providers.core.kind import Kind, Lookup, NameByType, Reference, ReferenceByType
 from providers.core.registry import kinds as registered_kinds
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -74,6 +74,33 @@ def nested_notes(kind: Kind) -> list[str]:
     ]
 
 
+def names_table(kinds: Iterable[Kind]) -> str:
+    """docs/configuration.md: each API name field naming another kind's object (`names`), the
+    lists it may name an item of, and how that object's name is written."""
+    kinds = list(kinds)
+    named = {kind.config_key: kind for kind in kinds if kind.config_key and kind.named_as}
+    rows = ["| List | Name field | Names an item of | Matched as |", "|---|---|---|---|"]
+    for kind in kinds:
+        for key, reference in kind.names.items():
+            if isinstance(reference, NameByType):
+                lists = ", ".join(f"{t}: {k}" for t, k in reference.targets.items())
+                target = f"the list of its `{reference.type_field}` ({lists})"
+                matched = "the full name"
+            else:
+                target = ", ".join(reference.targets)
+                written = " or ".join(_written(named[t]) for t in reference.targets
+                                      if t in named) or "its kind's name, once registered"
+                given = ".".join(f"`{f}`" for f in (*reference.within, reference.field))
+                matched = f"{given} as {written}" if reference.within else written
+            rows.append(f"| `{kind.config_key}` | `{key}` | {target} | {matched} |")
+    return "\n".join(rows)
+
+
+def _written(kind: Kind) -> str:
+    name = ".".join(f"`{f}`" for f in kind.named_as)
+    return f"{name} (any case)" if kind.names_fold_case else name
+
+
 def audit_table(kinds: Iterable[Kind]) -> str:
     """docs/audit.md: the kinds the audit lists, by the KIND of an ignore pattern."""
     rows = ["| KIND in patterns and reports | Kind | Page |", "|---|---|---|"]
@@ -88,6 +115,7 @@ def audit_table(kinds: Iterable[Kind]) -> str:
 TABLES: dict[str, tuple[Path, Callable[[Iterable[Kind]], str]]] = {
     "reference": (REPO_ROOT / "docs" / "README.md", reference_table),
     "config": (REPO_ROOT / "docs" / "configuration.md", config_table),
+    "names": (REPO_ROOT / "docs" / "configuration.md", names_table),
     "audit": (REPO_ROOT / "docs" / "audit.md", audit_table),
 }
 

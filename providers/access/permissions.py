@@ -43,7 +43,7 @@ from providers.compute.cluster_policies_api import ClusterPoliciesApi
 from providers.compute.clusters_api import ClustersApi
 from providers.compute.instance_pools_api import InstancePoolsApi
 from providers.core import import_ids
-from providers.core.kind import Adoption, DrillChange, ReferenceByType, declare
+from providers.core.kind import Adoption, DrillChange, ReferenceByType, declare, principal_names
 from providers.core.registry import kind_named
 from providers.workspace.repos_api import ReposApi
 from providers.workspace.workspace_objects import walked_objects
@@ -211,6 +211,10 @@ KIND = declare(
     name="Permissions",
     provider=PermissionsProvider,
     config_key="permissions",
+    names={
+        **principal_names("owner"),
+        **principal_names("access_controls[]"),
+    },
     doc="docs/permissions.md",
     summary="the declared access-control entries (and optionally the owner) of any object",
     import_id="<object type>/<object id>, or <path field>:<workspace path>",

@@ -33,7 +33,15 @@ from providers.applications.apps_api import AppsApi
 from providers.client import AlreadyExists
 from providers.core import import_ids
 from providers.core.create_or_adopt import create_or_adopt
-from providers.core.kind import Adoption, Reference, ReferenceByType, always, appended_to, declare
+from providers.core.kind import (
+    Adoption,
+    NameByType,
+    Reference,
+    ReferenceByType,
+    always,
+    appended_to,
+    declare,
+)
 from providers.core.lifecycle import Spec, WorkspaceProvider, spec_changes
 from providers.core.polling import Deadline, Progress, drive_to_state
 
@@ -413,6 +421,11 @@ KIND = declare(
              "service_principal_name": str, "compute_state": str, "app_state": str,
              "deployment_id": str},
     config_key="apps",
+    names={
+        "resources[].uc_securable.securable_full_name": NameByType(
+            "securable_full_name", "securable_type",
+            {"volume": "volumes", "function": "registeredModels", "connection": "connections"}),
+    },
     identity=("name",),
     references={
         # Each resource may name an item of the stack at its own field; any other value is

@@ -34,7 +34,16 @@ from providers.compute.run_states import DEFAULT_TIMEOUT_SECONDS, ClusterStateEr
 from providers.compute.volume_files import init_script_files, library_files
 from providers.core import import_ids
 from providers.core.create_or_adopt import DEPLOYMENT_TAG_KEY, create_or_adopt, imported_untagged
-from providers.core.kind import DEPLOYMENT_TAG, Adoption, DrillChange, Reference, always, declare
+from providers.core.kind import (
+    DEPLOYMENT_TAG,
+    PRINCIPALS,
+    Adoption,
+    DrillChange,
+    NameReference,
+    Reference,
+    always,
+    declare,
+)
 from providers.core.lifecycle import KeyedDiffResult, Spec, WorkspaceProvider, spec_changes
 from providers.core.polling import Deadline, Progress
 from providers.core.sdk_schema import ClassRules, model_of
@@ -367,6 +376,9 @@ KIND = declare(
     outputs={"cluster_id": str, "url": str, "current_state": str, "creator_user_name": str},
     stamped=DEPLOYMENT_TAG,
     config_key="clusters",
+    names={
+        "single_user_name": NameReference("single_user_name", PRINCIPALS),
+    },
     references={
         "policy": Reference(target_key="clusterPolicies", field="policy_id"),
         "instance_pool": Reference(target_key="instancePools", field="instance_pool_id"),

@@ -136,6 +136,94 @@ class ReferenceByType:
         return Reference(target, self.field, in_place=True, output=self.outputs.get(object_type))
 
 
+def dotted_name(holder: Mapping[str, Any], fields: tuple[str, ...]) -> str | None:
+    """The dotted name the holder's `fields` give together, outermost first: a volume's
+    `catalog_name`, `schema_name`, `name` -> `sales.raw.landing`. A field may hold its own
+    parents too (`schema_name: sales.raw`; `name` the full name), which then fill their
+    places; None where a part is missing or not text. One field's value is the name whole
+    (a user's `ana@example.com`)."""
+    if len(fields) == 1:
+        value = holder.get(fields[0])
+        return value if isinstance(value, str) and value else None
+    parts: list[str | None] = [None] * len(fields)
+    for place, key in enumerate(fields):
+        value = holder.get(key)
+        if value is None:
+            continue
+        if not isinstance(value, str) or not value:
+            return None
+        given = value.split(".")
+        first = place + 1 - len(given)
+        if first < 0:
+            return None
+        parts[first:place + 1] = given
+    if any(not part for part in parts):
+        return None
+    return ".".join(typing.cast(list[str], parts))
+
+
+@dataclass(frozen=True)
+class NameReference:
+    """An API name field (the service's own field, in place) that names an object of
+    another kind: where the object is one the same stack declares, the item waits for it on
+    create and goes before it on delete, exactly as with an item key; any other value stays
+    a plain name. The value sent is the name as given either way.
+
+    Matching is by the object's name as the service writes it (the target kind's
+    `named_as`), made from the holder's fields: a volume's `schema_name: raw` beside
+    `catalog_name: sales` names the Schema `sales.raw`, not an item named `raw`.
+    """
+
+    field: str
+    # The config lists the name may point into, the first that declares it wins (a
+    # principal: groups, users, service principals).
+    targets: tuple[str, ...]
+    # The holder's fields naming the object's parents, outermost first (`catalog_name` for
+    # a schema's name).
+    within: tuple[str, ...] = ()
+    # The field holds the object's whole name, dotted as it may be (a securable's
+    # `full_name`).
+    whole: bool = False
+
+    def for_holder(self, holder: Mapping[str, Any]) -> NameReference | None:
+        return self
+
+    def name_in(self, holder: Mapping[str, Any]) -> str | None:
+        """The object's dotted name as the holder gives it (None: not a name)."""
+        return dotted_name(holder, (self.field,) if self.whole else (*self.within, self.field))
+
+
+@dataclass(frozen=True)
+class NameByType:
+    """A name field naming an object of the type given beside it (`Grants.full_name` of
+    `securable_type`): a `NameReference` into that type's list; another type names nothing
+    the stack declares."""
+
+    field: str
+    type_field: str
+    # type value (lower case, `_` for `-`) -> the config list its objects are declared in
+    targets: Mapping[str, str]
+
+    def for_holder(self, holder: Mapping[str, Any]) -> NameReference | None:
+        spelled = str(holder.get(self.type_field, "")).strip().lower().replace("-", "_")
+        target = self.targets.get(spelled)
+        return NameReference(self.field, (target,), whole=True) if target else None
+
+
+# The principal fields of grants and access lists name a group by its display name, a user
+# by its user name, a service principal by its application id.
+PRINCIPALS = ("groups", "users", "servicePrincipals")
+
+
+def principal_names(holder: str) -> dict[str, NameReference]:
+    """The name fields of a principal held at `holder` (an access-list entry, a run-as, as a
+    `names` path): `group_name` a Group, `user_name` a User, `service_principal_name` a
+    ServicePrincipal (its application id)."""
+    fields = {"group_name": "groups", "user_name": "users", "service_principal_name": (
+        "servicePrincipals")}
+    return {f"{holder}.{f}": NameReference(f, (target,)) for f, target in fields.items()}
+
+
 def is_nested(key: str) -> bool:
     """Whether a `references` key is a path into the item, not one of its own keys."""
     return "." in key
@@ -324,6 +412,16 @@ class Kind:
     # but acts on the workspace when created or changed, so nothing is left afterwards for
     # an inventory to find, change or delete. None: the kind makes an object.
     action: str | None = None
+    # The API name fields of the kind's items that name objects of other kinds (a volume's
+    # `catalog_name`, a grant's `principal`), by key as in `references` (a path to a nested
+    # holder's field allowed): docs/configuration.md "References".
+    names: Mapping[str, NameReference | NameByType] = field(default_factory=dict)
+    # How the service writes the name of an object of the kind, from its item's fields,
+    # outermost first (a schema: `catalog_name`, `name`); () the kind is named by no field
+    # other kinds' name fields give.
+    named_as: tuple[str, ...] = ()
+    # Whether those names fold case (Unity Catalog's: `Sales` and `sales` are one catalog).
+    names_fold_case: bool = False
     resource: type[KindResource] = field(init=False)
 
     def import_id_problem(self, id_: str) -> str | None:
@@ -463,6 +561,9 @@ def declare(
     import_id_rule: ImportIdRule = no_dot_segments,
     drill: DrillChange | None = None,
     action: str | None = None,
+    names: Mapping[str, NameReference | NameByType] | None = None,
+    named_as: tuple[str, ...] = (),
+    names_fold_case: bool = False,
 ) -> Kind:
     if drill is not None and action is not None:
         raise ValueError(
@@ -475,6 +576,9 @@ def declare(
         )
         if in_place and key.rsplit(".", 1)[-1] != getattr(reference, "field", None):
             raise ValueError(f"{name}: the in-place reference {key!r} must end in its field")
+    for key, named in (names or {}).items():
+        if key.rsplit(".", 1)[-1] != named.field:
+            raise ValueError(f"{name}: the name field {key!r} must end in its field")
     kind = Kind(
         name=name,
         provider=provider,
@@ -499,6 +603,9 @@ def declare(
         import_id_rule=import_id_rule,
         drill=drill,
         action=action,
+        names=dict(names or {}),
+        named_as=named_as,
+        names_fold_case=names_fold_case,
     )
     object.__setattr__(kind, "resource", _resource_class(kind))
     provider.computed_keys = kind.computed_keys

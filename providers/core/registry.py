@@ -1,6 +1,7 @@
 """The one list of resource kinds: one line per kind, its name and the module that declares
 and implements it (its `KIND`), in the stack program's order (a kind after the kinds its
-references point into); plug-ins join at the end.
+references point into; the program moves a kind later only where its API name fields name
+a list declared after it: providers/core/service_names.py); plug-ins join at the end.
 
 A kind's module loads when that kind is first looked up (`kind_named`), and only then:
 the provider host serving only jobs loads the job's module alone, and `names()` loads

@@ -133,6 +133,7 @@ KIND = declare(
     name="Group",
     provider=GroupProvider,
     config_key="groups",
+    named_as=("display_name",),
     identity=("display_name",),
     doc="docs/group.md",
     summary="a workspace group: name, entitlements, external id (members: GroupMember)",

@@ -252,6 +252,7 @@ KIND = declare(
     name="ServicePrincipal",
     provider=ServicePrincipalProvider,
     config_key="servicePrincipals",
+    named_as=("application_id",),
     identity=("application_id",),
     doc="docs/service-principal.md",
     summary="a service principal of the workspace (never removed from the identity provider)",

@@ -43,7 +43,14 @@ from providers.compute.volume_files import init_script_files, library_files
 from providers.core import import_ids
 from providers.core.create_or_adopt import DEPLOYMENT_TAG_KEY, create_or_adopt, imported_untagged
 from providers.core.ids import parse_int64_id
-from providers.core.kind import DEPLOYMENT_TAG, Adoption, DrillChange, Reference, declare
+from providers.core.kind import (
+    DEPLOYMENT_TAG,
+    Adoption,
+    DrillChange,
+    Reference,
+    declare,
+    principal_names,
+)
 from providers.core.lifecycle import (
     ModelAt,
     Spec,
@@ -525,6 +532,7 @@ KIND = declare(
     outputs={"job_id": int, "url": str, "creator_user_name": str},
     stamped=DEPLOYMENT_TAG,
     config_key="jobs",
+    names=principal_names("run_as"),
     # A job may run as one of the stack's principals, which needs the user role its rule set
     # grants.
     after=("servicePrincipals", "accessControlRuleSets"),

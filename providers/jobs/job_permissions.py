@@ -24,7 +24,7 @@ from providers.access.acl import (
 )
 from providers.core import import_ids
 from providers.core.ids import IntId, parse_int64_id
-from providers.core.kind import DrillChange, Reference, declare
+from providers.core.kind import DrillChange, Reference, declare, principal_names
 from providers.core.lifecycle import Spec
 from providers.jobs.job_permissions_api import job_permissions_api
 from providers.jobs.jobs_api import JobsApi
@@ -99,6 +99,7 @@ KIND = declare(
     name="JobPermissions",
     provider=JobPermissionsProvider,
     config_key="jobPermissions",
+    names=principal_names("access_controls[]"),
     identity=("job", "job_id"),
     references={"job": Reference(target_key="jobs", field="job_id")},
     doc="docs/job-permissions.md",

@@ -29,7 +29,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, StrictBool, field_va
 
 from providers.client import AlreadyExists, WorkspaceError
 from providers.core.create_or_adopt import create_or_adopt
-from providers.core.kind import Reference, appended_to, declare
+from providers.core.kind import PRINCIPALS, NameReference, Reference, appended_to, declare
 from providers.core.lifecycle import Spec, WorkspaceProvider
 from providers.core.validators import not_blank
 from providers.ml.registered_models_api import RegisteredModelsApi
@@ -359,6 +359,13 @@ KIND = declare(
     provider=RegisteredModelProvider,
     outputs={"full_name": str, "metastore_id": str},
     config_key="registeredModels",
+    names={
+        "catalog_name": NameReference("catalog_name", ("catalogs",)),
+        "schema_name": NameReference("schema_name", ("schemas",), within=("catalog_name",)),
+        "owner": NameReference("owner", PRINCIPALS),
+    },
+    named_as=("catalog_name", "schema_name", "name"),
+    names_fold_case=True,
     references={
         "catalog_name": Reference(target_key="catalogs", field="catalog_name", folds_case=True,
                                   in_place=True),

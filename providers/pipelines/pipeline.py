@@ -38,7 +38,15 @@ from pulumi.dynamic import UpdateResult
 from providers.client import WorkspaceError
 from providers.core import import_ids
 from providers.core.create_or_adopt import DEPLOYMENT_TAG_KEY, create_or_adopt, imported_untagged
-from providers.core.kind import DEPLOYMENT_TAG, Adoption, DrillChange, Reference, declare
+from providers.core.kind import (
+    DEPLOYMENT_TAG,
+    Adoption,
+    DrillChange,
+    NameReference,
+    Reference,
+    declare,
+    principal_names,
+)
 from providers.core.lifecycle import (
     KeyedDiffResult,
     ModelAt,
@@ -278,6 +286,13 @@ KIND = declare(
     outputs={"pipeline_id": str, "url": str, "current_state": str, "creator_user_name": str},
     stamped=DEPLOYMENT_TAG,
     config_key="pipelines",
+    names={
+        **principal_names("run_as"),
+        "catalog": NameReference("catalog", ("catalogs",)),
+        "schema": NameReference("schema", ("schemas",), within=("catalog",)),
+        "event_log.catalog": NameReference("catalog", ("catalogs",)),
+        "event_log.schema": NameReference("schema", ("schemas",), within=("catalog",)),
+    },
     # Unique in a workspace (unless allow_duplicate_names): two items may not share one.
     identity=("name",),
     # The notebooks, files and folders its libraries name, and the catalog and schema it

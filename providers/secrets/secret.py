@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from pydantic import BaseModel, ConfigDict, field_validator, model_validator
 
 from providers.core.digest import digest, same_value
-from providers.core.kind import Reference, appended_to, declare
+from providers.core.kind import NameReference, Reference, appended_to, declare
 from providers.core.lifecycle import KeyedDiffResult, Spec, WorkspaceProvider, contains_unknown
 from providers.secrets.names import scope_name, scope_names
 from providers.secrets.secrets_api import SecretsApi
@@ -178,6 +178,9 @@ KIND = declare(
     provider=SecretProvider,
     outputs={SECRET_DIGEST_KEY: str, SECRET_TIMESTAMP_KEY: int},
     config_key="secrets",
+    names={
+        "scope": NameReference("scope", ("secretScopes",)),
+    },
     references={"secret_scope": Reference(target_key="secretScopes", field="scope")},
     doc="docs/secret.md",
     summary="a key and its value (a Pulumi secret) in a secret scope",

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, field_validator
 
-from providers.core.kind import Adoption, DrillChange, Reference, declare
+from providers.core.kind import PRINCIPALS, Adoption, DrillChange, NameReference, Reference, declare
 from providers.core.lifecycle import Spec, WorkspaceProvider
 from providers.secrets.names import scope_name, scope_names
 from providers.secrets.secrets_api import SecretsApi
@@ -84,6 +84,10 @@ KIND = declare(
     name="SecretAcl",
     provider=SecretAclProvider,
     config_key="secretAcls",
+    names={
+        "scope": NameReference("scope", ("secretScopes",)),
+        "principal": NameReference("principal", PRINCIPALS),
+    },
     references={"secret_scope": Reference(target_key="secretScopes", field="scope")},
     doc="docs/secret-acl.md",
     summary="READ, WRITE or MANAGE for one principal on a secret scope",

@@ -18,7 +18,7 @@ from providers.client.listing import Listing
 from providers.client.process import Store
 from providers.core import import_ids
 from providers.core.create_or_adopt import create_or_adopt
-from providers.core.kind import Adoption, DrillChange, declare
+from providers.core.kind import PRINCIPALS, Adoption, DrillChange, NameReference, declare
 from providers.core.lifecycle import Spec, WorkspaceProvider
 from providers.secrets.names import SCOPE_NAME
 from providers.secrets.secret_scopes_api import KeyVault, SecretScopesApi
@@ -167,6 +167,10 @@ KIND = declare(
     provider=SecretScopeProvider,
     outputs={"backend_type": str},
     config_key="secretScopes",
+    names={
+        "initial_manage_principal": NameReference("initial_manage_principal", PRINCIPALS),
+    },
+    named_as=("name",),
     identity=("name",),
     doc="docs/secret-scope.md",
     summary="a secret scope, plain or backed by a key vault (every change replaces it)",

@@ -30,7 +30,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictBool, field_validator
 from providers.client import AlreadyExists
 from providers.core import import_ids
 from providers.core.create_or_adopt import create_or_adopt
-from providers.core.kind import DrillChange, Reference, declare
+from providers.core.kind import PRINCIPALS, DrillChange, NameReference, Reference, declare
 from providers.core.lifecycle import Spec, WorkspaceProvider, spec_changes
 from providers.core.polling import Deadline, Progress
 from providers.serving.serving_endpoints_api import ServingEndpointsApi
@@ -461,6 +461,13 @@ KIND = declare(
     provider=ServingEndpointProvider,
     outputs={"endpoint_id": str, "creator": str, "ready": str, "config_version": int},
     config_key="servingEndpoints",
+    names={
+        "ai_gateway.rate_limits[].principal": NameReference("principal", PRINCIPALS),
+        "ai_gateway.inference_table_config.catalog_name": NameReference(
+            "catalog_name", ("catalogs",)),
+        "ai_gateway.inference_table_config.schema_name": NameReference(
+            "schema_name", ("schemas",), within=("catalog_name",)),
+    },
     identity=("name",),
     references={
         # A served entity names a RegisteredModel item of the stack, or a model by its full

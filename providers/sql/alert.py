@@ -20,7 +20,7 @@ from pydantic import AfterValidator
 
 from providers.client.sdk_services import service
 from providers.core.create_or_adopt import create_or_adopt
-from providers.core.kind import Reference, appended_to, declare
+from providers.core.kind import NameReference, Reference, appended_to, declare
 from providers.core.lifecycle import Spec, WorkspaceProvider
 from providers.core.sdk_schema import ClassRules, model_of
 from providers.core.validators import not_blank, workspace_folder
@@ -131,6 +131,9 @@ KIND = declare(
     provider=AlertProvider,
     outputs={"state": str, "lifecycle_state": str},
     config_key="alerts",
+    names={
+        "owner_user_name": NameReference("owner_user_name", ("users",)),
+    },
     references={
         "query_id": Reference(target_key="queries", field="query_id", in_place=True),
     },

@@ -24,7 +24,7 @@ from pydantic import AfterValidator
 
 from providers.client.sdk_services import service
 from providers.core.create_or_adopt import create_or_adopt
-from providers.core.kind import Adoption, Reference, always, appended_to, declare
+from providers.core.kind import Adoption, NameReference, Reference, always, appended_to, declare
 from providers.core.lifecycle import Spec, WorkspaceProvider, contains_unknown, user_inputs
 from providers.core.project_files import project_file
 from providers.core.sdk_schema import ClassRules, model_of
@@ -195,6 +195,10 @@ KIND = declare(
     provider=QueryProvider,
     outputs={"owner_user_name": str, "lifecycle_state": str},
     config_key="queries",
+    names={
+        "catalog": NameReference("catalog", ("catalogs",)),
+        "schema": NameReference("schema", ("schemas",), within=("catalog",)),
+    },
     references={
         "warehouse_id": Reference(target_key="sqlWarehouses", field="warehouse_id",
                                   in_place=True),

@@ -23,7 +23,15 @@ from pydantic import BaseModel, ConfigDict, StrictBool, field_validator
 
 from providers.client import WorkspaceError, is_gone
 from providers.core import import_ids
-from providers.core.kind import Adoption, DrillChange, always, appended_to, declare
+from providers.core.kind import (
+    PRINCIPALS,
+    Adoption,
+    DrillChange,
+    NameReference,
+    always,
+    appended_to,
+    declare,
+)
 from providers.core.lifecycle import Spec, WorkspaceProvider
 from providers.unity_catalog.catalogs_api import CatalogsApi
 from providers.unity_catalog.schemas_api import SchemasApi
@@ -253,6 +261,12 @@ KIND = declare(
     provider=CatalogProvider,
     outputs={"full_name": str, "metastore_id": str, "catalog_type": str, "storage_location": str},
     config_key="catalogs",
+    names={
+        "owner": NameReference("owner", PRINCIPALS),
+        "connection_name": NameReference("connection_name", ("connections",)),
+    },
+    named_as=("name",),
+    names_fold_case=True,
     identity=("name",),
     # A storage_root lies under an external location: made after it, deleted before it.
     after=("externalLocations",),

@@ -24,12 +24,13 @@ from pydantic import BaseModel, ConfigDict, ValidationInfo, field_validator
 
 from providers.client import NotFound
 from providers.core.ids import Int64Id
-from providers.core.kind import DrillChange, declare
+from providers.core.kind import DrillChange, NameByType, NameReference, declare
 from providers.core.lifecycle import Spec, WorkspaceProvider, undone_on_failure
 from providers.unity_catalog.bindings_api import BindingsApi
 from providers.unity_catalog.catalogs_api import CatalogsApi
 from providers.unity_catalog.credentials import uc_name
 from providers.unity_catalog.external_locations_api import ExternalLocationsApi
+from providers.unity_catalog.securables import SECURABLES_BY_TYPE
 from providers.unity_catalog.storage_credentials_api import StorageCredentialsApi
 
 if TYPE_CHECKING:
@@ -361,6 +362,10 @@ KIND = declare(
     provider=CatalogBindingProvider,
     outputs={"previous_isolation_mode": str, "preexisting_bindings": list},
     config_key="catalogBindings",
+    names={
+        "catalog_name": NameReference("catalog_name", ("catalogs",)),
+        "securable_name": NameByType("securable_name", "securable_type", SECURABLES_BY_TYPE),
+    },
     identity=("catalog_name",),
     after=("storageCredentials", "externalLocations", "serviceCredentials"),
     doc="docs/catalog-binding.md",

@@ -24,7 +24,7 @@ from pydantic import BaseModel, ConfigDict, StrictBool, field_validator
 from providers.client import AlreadyExists, NotFound
 from providers.core import import_ids
 from providers.core.create_or_adopt import create_or_adopt
-from providers.core.kind import Reference, appended_to, declare
+from providers.core.kind import PRINCIPALS, NameReference, Reference, appended_to, declare
 from providers.core.lifecycle import Spec, WorkspaceProvider
 from providers.unity_catalog.credentials import IsolationMode, names_match, not_blank, uc_name
 from providers.unity_catalog.external_locations_api import ExternalLocationsApi
@@ -176,6 +176,12 @@ KIND = declare(
     provider=ExternalLocationProvider,
     outputs={"credential_id": str, "metastore_id": str},
     config_key="externalLocations",
+    names={
+        "credential_name": NameReference("credential_name", ("storageCredentials",)),
+        "owner": NameReference("owner", PRINCIPALS),
+    },
+    named_as=("name",),
+    names_fold_case=True,
     identity=("name",),
     references={
         "storage_credential": Reference(

@@ -25,11 +25,19 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import field_validator
 
-from providers.core.kind import Adoption, DrillChange, declare
+from providers.core.kind import (
+    PRINCIPALS,
+    Adoption,
+    DrillChange,
+    NameByType,
+    NameReference,
+    declare,
+)
 from providers.core.lifecycle import Spec, WorkspaceProvider
 from providers.unity_catalog.grants_api import GrantsApi
 from providers.unity_catalog.securables import (
     SECURABLE_LISTS,
+    SECURABLES_BY_TYPE,
     SecurableModel,
     changes_between,
     converge,
@@ -150,6 +158,10 @@ KIND = declare(
     name="Grant",
     provider=GrantProvider,
     config_key="principalGrants",
+    names={
+        "full_name": NameByType("full_name", "securable_type", SECURABLES_BY_TYPE),
+        "principal": NameReference("principal", PRINCIPALS),
+    },
     after=(*SECURABLE_LISTS, "serviceCredentials"),
     doc="docs/grant.md",
     summary="one principal's privileges on one Unity Catalog securable (additive)",

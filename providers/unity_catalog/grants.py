@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import pulumi
 from pydantic import BaseModel, ConfigDict, field_validator
 
-from providers.core.kind import DrillChange, declare
+from providers.core.kind import PRINCIPALS, DrillChange, NameByType, NameReference, declare
 from providers.core.lifecycle import KeyedDiffResult, Spec, WorkspaceProvider, user_inputs
 from providers.unity_catalog.catalogs_api import CatalogsApi
 from providers.unity_catalog.credentials_api import CredentialsApi
@@ -39,6 +39,7 @@ from providers.unity_catalog.models_api import ModelsApi
 from providers.unity_catalog.schema_objects_api import SchemaObjectsApi
 from providers.unity_catalog.securables import (
     SECURABLE_LISTS,
+    SECURABLES_BY_TYPE,
     Held,
     SecurableModel,
     changes_between,
@@ -284,6 +285,10 @@ KIND = declare(
     name="Grants",
     provider=GrantsProvider,
     config_key="grants",
+    names={
+        "full_name": NameByType("full_name", "securable_type", SECURABLES_BY_TYPE),
+        "privilege_assignments[].principal": NameReference("principal", PRINCIPALS),
+    },
     identity=(),
     after=(*SECURABLE_LISTS, "serviceCredentials"),
     doc="docs/grants.md",

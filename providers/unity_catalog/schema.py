@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Annotated, Any, ClassVar
 from pydantic import BaseModel, ConfigDict, StrictBool, field_validator
 
 from providers.client import WorkspaceError
-from providers.core.kind import Reference, appended_to, declare
+from providers.core.kind import PRINCIPALS, NameReference, Reference, appended_to, declare
 from providers.core.lifecycle import Spec, WorkspaceProvider
 from providers.unity_catalog.schemas_api import SchemasApi
 from providers.unity_catalog.uc_names import (
@@ -201,6 +201,12 @@ KIND = declare(
     provider=SchemaProvider,
     outputs={"full_name": str, "schema_id": str, "metastore_id": str, "storage_location": str},
     config_key="schemas",
+    names={
+        "catalog_name": NameReference("catalog_name", ("catalogs",)),
+        "owner": NameReference("owner", PRINCIPALS),
+    },
+    named_as=("catalog_name", "name"),
+    names_fold_case=True,
     references={"catalog": Reference(target_key="catalogs", field="catalog_name")},
     # A storage_root lies under an external location: made after it, deleted before it.
     after=("externalLocations",),

@@ -24,6 +24,13 @@ if TYPE_CHECKING:
 # destroy). Lists the stack does not have are skipped.
 SECURABLE_LISTS = ("catalogs", "schemas", "volumes", "storageCredentials", "externalLocations",
                    "registeredModels")
+# Securable type (as `securable_type` spells it, folded) -> the config list declaring its
+# objects: a full name of that type names an item of the list (Kind.names).
+SECURABLES_BY_TYPE = {
+    "catalog": "catalogs", "schema": "schemas", "volume": "volumes",
+    "storage_credential": "storageCredentials", "external_location": "externalLocations",
+    "credential": "serviceCredentials", "function": "registeredModels",
+}
 
 
 # principal key -> (principal as named, its privileges)

@@ -37,7 +37,7 @@ from pydantic import BaseModel, ConfigDict, StrictBool, field_validator
 from providers.client import AlreadyExists, NotFound
 from providers.core import import_ids
 from providers.core.create_or_adopt import create_or_adopt
-from providers.core.kind import Adoption, appended_to, declare
+from providers.core.kind import PRINCIPALS, Adoption, NameReference, appended_to, declare
 from providers.core.lifecycle import Spec, WorkspaceProvider
 from providers.unity_catalog.credentials import (
     AwsIamRoleModel,
@@ -245,6 +245,11 @@ KIND = declare(
     provider=ServiceCredentialProvider,
     outputs={"credential_id": str, "metastore_id": str, "identity_details": dict},
     config_key="serviceCredentials",
+    names={
+        "owner": NameReference("owner", PRINCIPALS),
+    },
+    named_as=("name",),
+    names_fold_case=True,
     identity=("name",),
     doc="docs/service-credential.md",
     summary="a Unity Catalog service credential: one cloud identity for cloud services, "

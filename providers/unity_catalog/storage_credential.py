@@ -28,7 +28,7 @@ from providers.client import AlreadyExists, NotFound
 from providers.core import import_ids
 from providers.core.create_or_adopt import create_or_adopt
 from providers.core.digest import digest, same_value
-from providers.core.kind import Adoption, appended_to, declare
+from providers.core.kind import PRINCIPALS, Adoption, NameReference, appended_to, declare
 from providers.core.lifecycle import (
     KeyedDiffResult,
     Spec,
@@ -253,6 +253,11 @@ KIND = declare(
         DIGEST_KEY: str,
     },
     config_key="storageCredentials",
+    names={
+        "owner": NameReference("owner", PRINCIPALS),
+    },
+    named_as=("name",),
+    names_fold_case=True,
     identity=("name",),
     doc="docs/storage-credential.md",
     summary="a Unity Catalog storage credential: one cloud identity, changed in place",

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal
 from pydantic import BaseModel, ConfigDict, field_validator
 
 from providers.client import WorkspaceError
-from providers.core.kind import Reference, appended_to, declare
+from providers.core.kind import PRINCIPALS, NameReference, Reference, appended_to, declare
 from providers.core.lifecycle import Spec, WorkspaceProvider
 from providers.unity_catalog.uc_names import (
     KEPT_WHEN_LEFT_OUT,
@@ -205,6 +205,13 @@ KIND = declare(
     provider=VolumeProvider,
     outputs={"full_name": str, "volume_id": str, "metastore_id": str},
     config_key="volumes",
+    names={
+        "catalog_name": NameReference("catalog_name", ("catalogs",)),
+        "schema_name": NameReference("schema_name", ("schemas",), within=("catalog_name",)),
+        "owner": NameReference("owner", PRINCIPALS),
+    },
+    named_as=("catalog_name", "schema_name", "name"),
+    names_fold_case=True,
     references={
         "catalog": Reference(target_key="catalogs", field="catalog_name"),
         "schema": Reference(target_key="schemas", field="schema_name"),

@@ -63,9 +63,11 @@ REVIEW = (
 PATH_PART = re.compile(r'([^.\[\]"]+)|\["((?:[^"\\]|\\.)*)"\]|\[(\d+)\]')
 
 
-def summarise(preview: Mapping[str, Any], stack: str | None = None) -> str:
-    """The Markdown for one stack's preview."""
-    title = f"### Pulumi preview: `{stack}`" if stack else "### Pulumi preview"
+def summarise(preview: Mapping[str, Any], stack: str | None = None,
+              heading: str = "Pulumi preview") -> str:
+    """The Markdown for one stack's preview (or, `heading` "Pulumi up", of an update: the
+    JSON of `pulumi up --json` has the same steps)."""
+    title = f"### {heading}: `{stack}`" if stack else f"### {heading}"
     errors = [
         d["message"].strip()
         for d in preview.get("diagnostics") or []
@@ -74,7 +76,8 @@ def summarise(preview: Mapping[str, Any], stack: str | None = None) -> str:
     if errors:
         shown = [capped(message.removeprefix("error: ")) for message in errors]
         fence = fence_for("\n".join(shown))
-        lines = [title, "", "**The preview failed.**", "", fence, *shown, fence]
+        what = heading.removeprefix("Pulumi ")
+        lines = [title, "", f"**The {what} failed.**", "", fence, *shown, fence]
         return "\n".join([*lines, ""])
 
     order = list(OPERATIONS)

@@ -64,7 +64,7 @@ class StackRun:
     def seconds(self) -> float:
         if self.started is None:
             return 0.0
-        return (self.ended or time.monotonic()) - self.started
+        return (time.monotonic() if self.ended is None else self.ended) - self.started
 
     def line(self) -> str:
         if self.status == "running":

@@ -3,6 +3,10 @@ Markdown of the pull-request preview's (docs/delivery.md).
 
     workspace-iac deploy --stack dev --summary summary-dev.md
 
+The up refreshes first (`pulumi up --refresh`): what changed in the workspace outside the
+stack (the drift report's findings) is read, and set back to what the stack declares, in
+the same update; an up without it would leave such drift in place, unseen.
+
 The deploy workflow (.github/workflows/deploy.yml) runs exactly this, so the path a merged
 change takes to a workspace is the one anyone runs locally (the `local` stack against the
 emulator). It signs in as the stack's deploying principal (`workspace:clientId`): the
@@ -47,7 +51,7 @@ def deploy(args: argparse.Namespace) -> tuple[int, str]:
     """Runs the up; (exit status, the Markdown summary)."""
     cli = stack_cli(args.project_dir, args.stack, args.state_dir)
     cli.select_or_init()
-    result = cli.run("up", "--yes", "--json", "--stack", args.stack,
+    result = cli.run("up", "--yes", "--refresh", "--json", "--stack", args.stack,
                      check=False, timeout=UP_TIMEOUT_SECONDS)
     update = first_json(result.stdout) or {}
     failed = result.returncode != 0

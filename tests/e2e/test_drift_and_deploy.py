@@ -3,7 +3,7 @@ as the workflows run them (`workspace-iac deploy`, `workspace-iac drift`;
 .github/workflows/deploy.yml and drift.yml): the deploy's summary, a clean stack reporting
 nothing, then a grant widened and a secret scope deleted outside the stack, each reported
 with what it is (the field, who loses what access) and nothing written to the workspace or
-the state by the report."""
+the state by the report; the next deploy sets both back and the report is clean again."""
 
 from __future__ import annotations
 
@@ -144,3 +144,26 @@ class TestDeployThenDrift:
             "lose(s) every direct privilege: not declared in privilege\\_assignments\n\n"
             "<!-- workspace-iac drift: e2e -->\n"
         )
+
+    def test_the_next_deploy_sets_it_back_and_the_report_is_clean_again(
+        self, emulator: EmulatorInfo, tmp_path: Path
+    ) -> None:
+        deployed = command(self.cli, "deploy")
+        assert deployed.returncode == 0, deployed.stdout + deployed.stderr
+        # The up refreshes first: the drift is read, then set back.
+        lines = deployed.stdout.splitlines()
+        assert lines[2] == "**1 to create, 1 to update** (4 unchanged)"
+        assert "| `+` create | `drift-gone` | SecretScope |  |" in lines
+        assert ("| `~` update | `main-catalog` | Grants | `privilege_assignments[analysts]`: "
+                "removed (was 2 items)<br>`privilege_assignments[data-engineers]`: 2 items → "
+                "1 item |") in lines
+        api = PlatformApi(emulator)
+        assert api.call("GET", GRANTS)["privilege_assignments"] == [
+            {"principal": "data-engineers", "privileges": ["USE_CATALOG"]}]
+        assert "drift-gone" in {s["name"] for s in
+                                api.call("GET", "/api/2.0/secrets/scopes/list")["scopes"]}
+        body = tmp_path / "issue.md"
+        clean = command(self.cli, "drift", "--issue-body", str(body))
+        assert clean.returncode == 0, clean.stdout + clean.stderr
+        assert body.read_text().splitlines()[2] == (
+            "No drift: the workspace holds what the stack recorded (3 resources checked).")

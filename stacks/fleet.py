@@ -18,11 +18,12 @@ failed one, its first error. A failing stack does not stop the others.
 from __future__ import annotations
 
 import argparse
+import json
 import re
 import sys
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -248,8 +249,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="list: a JSON list (a CI matrix)")
 
 
-def run(args: argparse.Namespace, out: IO[str] | None = None,
-        make_cli: Callable[[Path, str, Path | None], PulumiCli] = stack_cli) -> int:
+def run(args: argparse.Namespace, out: IO[str] | None = None) -> int:
     """The fleet of parsed options: the display, then the table; the exit status."""
     out = out or sys.stdout
     if args.parallel < 1:
@@ -261,9 +261,9 @@ def run(args: argparse.Namespace, out: IO[str] | None = None,
         print(f"fleet: {exc}", file=sys.stderr)
         return EXIT_ERROR
     if args.action == "list":
-        print(fleet_list.json.dumps(names) if args.json else "\n".join(names), file=out)
+        print(json.dumps(names) if args.json else "\n".join(names), file=out)
         return EXIT_ALL_SUCCEEDED
-    runs = run_fleet(args.action, [make_cli(args.project_dir, name, args.state_dir)
+    runs = run_fleet(args.action, [stack_cli(args.project_dir, name, args.state_dir)
                                    for name in names], args.parallel, out)
     out.write("\n" + summary_table(args.action, runs))
     return exit_status(runs)

@@ -36,7 +36,7 @@ from typing import Any
 
 from stacks.audit import project_problem
 from stacks.preview_summary import (
-    _MISSING,
+    MISSING,
     REPLACEMENT_STEPS,
     cell_code,
     cell_text,
@@ -188,9 +188,9 @@ def field_drift(step: Mapping[str, Any]) -> list[FieldDrift]:
         changes = [(path, value_at(refreshed, path), value_at(new, path))
                    for path in step["detailedDiff"]]
     if changes is None:
-        changes = list(differences({k: refreshed.get(k, _MISSING) for k in new}, new))
-    return [FieldDrift(path, None if before is _MISSING else before,
-                       None if after is _MISSING else after)
+        changes = list(differences({k: refreshed.get(k, MISSING) for k in new}, new))
+    return [FieldDrift(path, None if before is MISSING else before,
+                       None if after is MISSING else after)
             for path, before, after in changes]
 
 
@@ -261,7 +261,7 @@ def render_markdown(report: DriftReport) -> str:
 
 
 def shown(value: Any) -> Any:
-    return _MISSING if value is None else value
+    return MISSING if value is None else value
 
 
 # --- the command ----------------------------------------------------------------------

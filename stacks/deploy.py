@@ -23,7 +23,7 @@ from pathlib import Path
 
 from stacks.audit import project_problem
 from stacks.preview_summary import summarise
-from stacks.pulumi_cli import EngineNotFound, PulumiError
+from stacks.pulumi_cli import EngineNotFound, PulumiCli, PulumiError
 from stacks.stack_runs import first_json, last_lines, stack_cli
 
 DESCRIPTION = "Deploy one stack (`pulumi up`) and summarise what changed in Markdown."
@@ -47,11 +47,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="also write the Markdown summary to FILE (CI: the job summary)")
 
 
-def deploy(args: argparse.Namespace) -> tuple[int, str]:
-    """Runs the up; (exit status, the Markdown summary)."""
-    cli = stack_cli(args.project_dir, args.stack, args.state_dir)
+def deploy(cli: PulumiCli) -> tuple[int, str]:
+    """Runs the up of the stack of `cli`; (exit status, the Markdown summary)."""
     cli.select_or_init()
-    result = cli.run("up", "--yes", "--refresh", "--json", "--stack", args.stack,
+    result = cli.run("up", "--yes", "--refresh", "--json", "--stack", cli.stack,
                      check=False, timeout=UP_TIMEOUT_SECONDS)
     update = first_json(result.stdout) or {}
     failed = result.returncode != 0
@@ -60,7 +59,7 @@ def deploy(args: argparse.Namespace) -> tuple[int, str]:
         why = last_lines(result.stderr or result.stdout) or f"pulumi exited {result.returncode}"
         update = {**update, "diagnostics": [
             *(update.get("diagnostics") or []), {"severity": "error", "message": why}]}
-    return (EXIT_FAILED if failed else EXIT_DEPLOYED), summarise(update, args.stack, HEADING)
+    return (EXIT_FAILED if failed else EXIT_DEPLOYED), summarise(update, cli.stack, HEADING)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -74,9 +73,13 @@ def run(args: argparse.Namespace) -> int:
         print(f"deploy: {problem}", file=sys.stderr)
         return EXIT_ERROR
     try:
-        status, markdown = deploy(args)
-    except (EngineNotFound, PulumiError) as exc:
-        print(f"deploy: {str(exc).splitlines()[0]}", file=sys.stderr)
+        status, markdown = deploy(stack_cli(args.project_dir, args.stack, args.state_dir))
+    except EngineNotFound as exc:
+        print(f"deploy: {exc}", file=sys.stderr)
+        return EXIT_ERROR
+    except PulumiError as exc:
+        said = last_lines(exc.result.stderr or exc.result.stdout, 1)
+        print(f"deploy: pulumi failed: {said or exc}", file=sys.stderr)
         return EXIT_ERROR
     sys.stdout.write(markdown)
     if args.summary is not None:

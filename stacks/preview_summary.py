@@ -63,9 +63,11 @@ REVIEW = (
 PATH_PART = re.compile(r'([^.\[\]"]+)|\["((?:[^"\\]|\\.)*)"\]|\[(\d+)\]')
 
 
-def summarise(preview: Mapping[str, Any], stack: str | None = None) -> str:
-    """The Markdown for one stack's preview."""
-    title = f"### Pulumi preview: `{stack}`" if stack else "### Pulumi preview"
+def summarise(preview: Mapping[str, Any], stack: str | None = None,
+              heading: str = "Pulumi preview") -> str:
+    """The Markdown for one stack's preview (or, `heading` "Pulumi up", of an update: the
+    JSON of `pulumi up --json` has the same steps)."""
+    title = f"### {heading}: `{stack}`" if stack else f"### {heading}"
     errors = [
         d["message"].strip()
         for d in preview.get("diagnostics") or []
@@ -74,7 +76,8 @@ def summarise(preview: Mapping[str, Any], stack: str | None = None) -> str:
     if errors:
         shown = [capped(message.removeprefix("error: ")) for message in errors]
         fence = fence_for("\n".join(shown))
-        lines = [title, "", "**The preview failed.**", "", fence, *shown, fence]
+        what = heading.removeprefix("Pulumi ")
+        lines = [title, "", f"**The {what} failed.**", "", fence, *shown, fence]
         return "\n".join([*lines, ""])
 
     order = list(OPERATIONS)
@@ -224,10 +227,10 @@ def engine_fields(
     fields = []
     for path, diff in engine_paths.items():
         kind = str((diff or {}).get("kind", "update"))
-        before = _MISSING if kind.startswith("add") else value_at(recorded, path)
-        after = _MISSING if kind.startswith("delete") else value_at(new, path)
+        before = MISSING if kind.startswith("add") else value_at(recorded, path)
+        after = MISSING if kind.startswith("delete") else value_at(new, path)
         note = " (forces replacement)" if kind.endswith("-replace") else ""
-        shown = describe(before, after) if (before, after) != (_MISSING, _MISSING) else "changed"
+        shown = describe(before, after) if (before, after) != (MISSING, MISSING) else "changed"
         fields.append(f"{cell_code(path)}: {shown}{note}")
     return fields
 
@@ -237,7 +240,7 @@ def top_level(path: str) -> str:
 
 
 def value_at(value: Any, path: str) -> Any:
-    """The value at an engine property path (`a.b[0].c`, `a["x.y"]`); _MISSING where the
+    """The value at an engine property path (`a.b[0].c`, `a["x.y"]`); MISSING where the
     path does not lead anywhere (a kind's own path such as `tasks[ingest]` names a list
     item by key, which only the kind can resolve)."""
     for part in PATH_PART.findall(path):
@@ -250,7 +253,7 @@ def value_at(value: Any, path: str) -> Any:
         elif isinstance(key, str) and isinstance(value, Mapping) and key in value:
             value = value[key]
         else:
-            return _MISSING
+            return MISSING
     return value
 
 
@@ -269,7 +272,7 @@ def kind_field_changes(
     if found is None:
         return None
     return [
-        (path, _MISSING if before is None else before, _MISSING if after is None else after)
+        (path, MISSING if before is None else before, MISSING if after is None else after)
         for path, before, after in found
     ]
 
@@ -279,7 +282,8 @@ def user_inputs(state: Mapping[str, Any] | None) -> dict[str, Any]:
     return {k: v for k, v in inputs.items() if k not in BOOKKEEPING_INPUTS}
 
 
-_MISSING = object()
+# A field absent on one side of a comparison (None, or null, may be a value of its own).
+MISSING = object()
 
 
 def differences(old: Any, new: Any, path: str = "") -> Iterator[tuple[str, Any, Any]]:
@@ -287,7 +291,7 @@ def differences(old: Any, new: Any, path: str = "") -> Iterator[tuple[str, Any, 
     if isinstance(old, dict) and isinstance(new, dict):
         for key in sorted(set(old) | set(new)):
             sub = f"{path}.{key}" if path else key
-            yield from differences(old.get(key, _MISSING), new.get(key, _MISSING), sub)
+            yield from differences(old.get(key, MISSING), new.get(key, MISSING), sub)
     elif isinstance(old, list) and isinstance(new, list) and len(old) == len(new):
         for index, (before, after) in enumerate(zip(old, new, strict=True)):
             yield from differences(before, after, f"{path}[{index}]")
@@ -296,9 +300,9 @@ def differences(old: Any, new: Any, path: str = "") -> Iterator[tuple[str, Any, 
 
 
 def describe(before: Any, after: Any) -> str:
-    if before is _MISSING:
+    if before is MISSING:
         return f"added {show(after)}"
-    if after is _MISSING:
+    if after is MISSING:
         return f"removed (was {show(before)})"
     return f"{show(before)} → {show(after)}"
 

@@ -1,8 +1,9 @@
 """Fails unless every real stack's GitHub environments exist with their protection rules: the
-first job of the pull-request workflow (.github/workflows/preview.yml, job `environments`),
-which every job holding credentials waits for.
+first job of the pull-request, deploy and drift workflows (.github/workflows/, job
+`environments`), which every job holding credentials waits for.
 
     python3 -m tools.ci_environments --default-branch main dev staging prod
+    python3 -m tools.ci_environments --default-branch main --environments deploy dev staging prod
 
 GitHub creates an environment the first time a job names it, with no protection rule at all,
 and a job there still gets an OIDC token naming that environment, which a federation trust
@@ -11,9 +12,14 @@ set up for it accepts. So before a preview runs with credentials, for each stack
 - `preview-<stack>` (the previews) must exist with required reviewers and "Prevent
   self-review" on: no run of a pull request's code gets its credentials until someone other
   than the author has approved it.
-- `deploy-<stack>` (the deploys: a team's own workflow) must exist with the same, and deploy
+- `deploy-<stack>` (the deploys, .github/workflows/deploy.yml) must exist with the same, and deploy
   only from the default branch: a pull request that adds a workflow of its own naming it is
   refused by GitHub before the job starts.
+- `drift-<stack>` (the nightly drift report, .github/workflows/drift.yml; checked with
+  `--environments drift`) must exist and run only from the default branch: it holds only
+  read-only credentials and runs only the default branch's code on a schedule, so it needs
+  no reviewer (nobody would be there at night to approve), but a pull request's workflow
+  naming it must not get its OIDC token.
 - `PULUMI_BACKEND_URL` must not be a repository or organization variable (this job runs in
   no environment, so it sees only those): it belongs to each `preview-<stack>` environment,
   so an environment GitHub created unprotected holds nothing.
@@ -36,26 +42,38 @@ from typing import Any
 
 PREVIEW = "preview-{stack}"
 DEPLOY = "deploy-{stack}"
+DRIFT = "drift-{stack}"
+# Per kind of environment: its name, whether it needs required reviewers, whether it may
+# run from the default branch only.
+KINDS = {
+    "preview": (PREVIEW, True, False),
+    "deploy": (DEPLOY, True, True),
+    "drift": (DRIFT, False, True),
+}
+DEFAULT_KINDS = ("preview", "deploy")
 SETUP = 'docs/ci-previews.md, "Setting up the environments"'
 
 
 def environment_problems(name: str, environment: Mapping[str, Any] | None, *,
                          branch_policies: Sequence[Mapping[str, Any]] = (),
-                         default_branch: str, deploy: bool) -> list[str]:
+                         default_branch: str, deploy: bool,
+                         reviewed: bool = True) -> list[str]:
     """What keeps environment `name` (GitHub's answer to GET .../environments/{name}, None
-    when it does not exist) from holding credentials; for a deploy environment also its
-    deployment branch policies (GET .../deployment-branch-policies)."""
+    when it does not exist) from holding credentials; for a deploy (or drift) environment
+    also its deployment branch policies (GET .../deployment-branch-policies). `reviewed`:
+    it must have required reviewers (not a drift environment's)."""
     if environment is None:
-        return [f"environment {name} does not exist: create it with required reviewers "
+        needs = "required reviewers" if reviewed else f"deployments from {default_branch} only"
+        return [f"environment {name} does not exist: create it with {needs} "
                 f"before anything trusts it ({SETUP})"]
     problems = []
     rules = environment.get("protection_rules") or []
     reviewing = [rule for rule in rules if rule.get("type") == "required_reviewers"
                  and rule.get("reviewers")]
-    if not reviewing:
+    if reviewed and not reviewing:
         problems.append(f"environment {name} has no required reviewers: add some, so that no "
                         f"job gets its credentials unapproved ({SETUP})")
-    elif not all(rule.get("prevent_self_review") for rule in reviewing):
+    elif reviewed and not all(rule.get("prevent_self_review") for rule in reviewing):
         problems.append(f"environment {name} lets whoever pushed the change approve its run: "
                         f"turn on \"Prevent self-review\" ({SETUP})")
     if deploy:
@@ -107,30 +125,40 @@ class GitHub:
 
 
 def problems(github: GitHub, stacks: Sequence[str], default_branch: str,
-             repository_backend_url: str) -> list[str]:
+             repository_backend_url: str,
+             kinds: Sequence[str] = DEFAULT_KINDS) -> list[str]:
     found = []
     if repository_backend_url:
         found.append("PULUMI_BACKEND_URL is a repository or organization variable: delete it "
                      "there and set it as a variable of each preview-<stack> environment, so "
                      f"an environment GitHub creates unprotected holds nothing ({SETUP})")
     for stack in stacks:
-        for template, deploy in ((PREVIEW, False), (DEPLOY, True)):
+        for kind in kinds:
+            template, reviewed, deploy = KINDS[kind]
             name = template.format(stack=stack)
             environment = github.environment(name)
             policies = github.branch_policies(name) if deploy and environment else []
             found += environment_problems(name, environment, branch_policies=policies,
-                                          default_branch=default_branch, deploy=deploy)
+                                          default_branch=default_branch, deploy=deploy,
+                                          reviewed=reviewed)
     return found
 
 
 def main(argv: Sequence[str] | None = None, env: Mapping[str, str] = os.environ) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--default-branch", required=True)
+    parser.add_argument("--environments", default=",".join(DEFAULT_KINDS),
+                        help="the kinds to check, comma-separated, of "
+                        f"{', '.join(KINDS)} (default: %(default)s)")
     parser.add_argument("stacks", nargs="+")
     args = parser.parse_args(argv)
+    kinds = [kind.strip() for kind in args.environments.split(",") if kind.strip()]
+    unknown = [kind for kind in kinds if kind not in KINDS]
+    if unknown or not kinds:
+        parser.error(f"--environments {args.environments}: give some of {', '.join(KINDS)}")
     github = GitHub(env["GITHUB_API_URL"], env["GITHUB_REPOSITORY"], env["GITHUB_TOKEN"])
     found = problems(github, args.stacks, args.default_branch,
-                     env.get("REPOSITORY_BACKEND_URL", ""))
+                     env.get("REPOSITORY_BACKEND_URL", ""), kinds)
     for problem in found:
         print(f"::error::{problem}")
     if not found:

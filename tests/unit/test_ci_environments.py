@@ -144,3 +144,35 @@ def test_the_job_fails_naming_each_environment_that_is_missing_or_open(
                                "variable")
     assert lines[1].startswith("::error::environment deploy-dev may deploy from other branches")
     assert lines[2].startswith("::error::environment preview-prod does not exist")
+
+
+def test_a_drift_environment_needs_no_reviewer_but_the_default_branch_alone() -> None:
+    """The nightly drift report runs the default branch's code with read-only credentials on
+    a schedule: nobody would approve it at night, but no other branch may get its token."""
+    restricted = {"protection_rules": [], "deployment_branch_policy": RESTRICTED}
+    assert environment_problems("drift-dev", restricted, branch_policies=MAIN_ONLY,
+                                default_branch="main", deploy=True, reviewed=False) == []
+    [problem] = environment_problems("drift-dev", {"protection_rules": []},
+                                     branch_policies=[], default_branch="main", deploy=True,
+                                     reviewed=False)
+    assert problem.startswith("environment drift-dev may deploy from other branches than main")
+    [missing] = environment_problems("drift-dev", None, default_branch="main", deploy=True,
+                                     reviewed=False)
+    assert missing.startswith("environment drift-dev does not exist: create it with "
+                              "deployments from main only")
+
+
+def test_the_job_checks_the_kinds_of_environments_it_is_given(
+        github: str, capsys: pytest.CaptureFixture[str]) -> None:
+    FakeGitHub.environments = {"drift-dev": {"protection_rules": [],
+                                             "deployment_branch_policy": RESTRICTED,
+                                             "policies": MAIN_ONLY}}
+    env = {"GITHUB_API_URL": github, "GITHUB_REPOSITORY": "team/infra",
+           "GITHUB_TOKEN": "job-token", "REPOSITORY_BACKEND_URL": ""}
+    assert main(["--default-branch", "main", "--environments", "drift", "dev"], env) == 0
+    assert capsys.readouterr().out == "environments of dev: protected\n"
+    assert {path.split("/")[5] for path, _ in FakeGitHub.seen} == {"drift-dev"}
+    assert main(["--default-branch", "main", "--environments", "deploy", "dev"], env) == 1
+    assert capsys.readouterr().out.startswith("::error::environment deploy-dev does not exist")
+    with pytest.raises(SystemExit):
+        main(["--default-branch", "main", "--environments", "nightly", "dev"], env)

@@ -61,10 +61,12 @@ def test_kinds_by_domain_name_every_kind_once_with_its_page() -> None:
 
 
 def test_says_truly_which_workflows_there_are() -> None:
-    assert "ships two workflows" in README and "it has no deploy workflow" in README
+    assert "ships four workflows" in README
     workflows = sorted(p.name for p in (REPO_ROOT / ".github" / "workflows").iterdir())
-    assert workflows == ["engine-cache.yml", "preview.yml"]
-    assert "deploy-dev" not in README
+    assert workflows == ["deploy.yml", "drift.yml", "engine-cache.yml", "preview.yml"]
+    for said in ("pull-request\npreview", "`workspace-iac deploy` of `dev`, then\n`staging`, "
+                 "then `prod`", "nightly drift report", "engine cache"):
+        assert said in README, said
 
 
 def test_the_docs_index_links_every_page() -> None:

@@ -5,6 +5,8 @@
     workspace-iac adopt   --stack STACK [--dry-run] [--python FILE] ...
                                                         take the workspace over
     workspace-iac summary [--stack STACK] < preview.json   a preview as Markdown
+    workspace-iac guardrails --stack STACK              the policy pack's flags for
+                                                        `pulumi preview` (docs/guardrails.md)
 
 Each works on the Pulumi project in the current directory, or the one `--project-dir`
 names (its Pulumi.yaml, its Pulumi.<stack>.yaml, its state), for a stack of the package's
@@ -20,6 +22,7 @@ from collections.abc import Callable, Sequence
 from types import ModuleType
 
 from stacks import adopt, audit, check, preview_summary
+from stacks.guardrails import command as guardrails
 
 # Subcommand -> its module: each has DESCRIPTION, add_arguments(parser) and run(args).
 COMMANDS: dict[str, ModuleType] = {
@@ -27,6 +30,7 @@ COMMANDS: dict[str, ModuleType] = {
     "audit": audit,
     "adopt": adopt,
     "summary": preview_summary,
+    "guardrails": guardrails,
 }
 
 

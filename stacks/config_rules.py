@@ -67,6 +67,8 @@ EXTENSION_KEYS: dict[str, str] = {
     PASSWORD_KEY: "docs/health.md",
     "auditIgnore": "docs/audit.md",
     "accountId": "docs/audit.md",
+    "guardrails": "docs/guardrails.md",
+    "guardrailRules": "docs/guardrails.md",
 }
 
 

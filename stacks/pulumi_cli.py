@@ -82,7 +82,11 @@ def project_settings(name: str, main: Path | None = None) -> dict[str, Any]:
     settings: dict[str, Any] = {
         "name": name,
         "runtime": {"name": "python", "options": {"virtualenv": sys.prefix}},
-        "plugins": {"providers": [{"name": "pulumi-python", "path": str(LAUNCHERS)}]},
+        "plugins": {
+            "providers": [{"name": "pulumi-python", "path": str(LAUNCHERS)}],
+            # The guardrails' policy packs run through the virtualenv's analyzer plugin.
+            "analyzers": [{"name": "policy-python", "path": str(Path(sys.prefix) / "bin")}],
+        },
     }
     if main is not None:
         settings["main"] = str(main)

@@ -21,12 +21,15 @@ import sys
 from pathlib import Path
 
 from stacks.config import file_values
-from stacks.guardrails.pack import load_rule_files
+from stacks.guardrails.pack import with_rule_files
 from stacks.guardrails.settings import GuardrailsError, pack_config, rule_files
 
 DESCRIPTION = "Write the stack's guardrails (a policy pack and its config) for `pulumi preview`."
 EPILOG = "Prints the flags: --policy-pack DIR --policy-pack-config FILE. Exit 2: bad config."
 OUT_DIR = ".guardrails"
+# `--event-log` (where the engine writes the guardrails broken: `--json` leaves them out) is
+# one of the 3.79 engine's debug flags; newer engines take it as it is.
+EVENT_LOG_ENV = {"PULUMI_DEBUG_COMMANDS": "true"}
 POLICY_PROJECT = "runtime: python\nversion: 0.1.0\ndescription: {description}\n"
 
 
@@ -35,8 +38,8 @@ def write(project_dir: Path, stack: str, out: Path | None = None) -> list[str]:
     settings_file = project_dir / f"Pulumi.{stack}.yaml"
     values = file_values(settings_file)[0] if settings_file.is_file() else {}
     files = rule_files(values, project_dir)
-    load_rule_files([str(f) for f in files])
-    config = pack_config(values)
+    with with_rule_files([str(f) for f in files]):
+        config = pack_config(values)
     out = (out or project_dir / OUT_DIR / stack).resolve()
     pack = out / "pack"
     pack.mkdir(parents=True, exist_ok=True)

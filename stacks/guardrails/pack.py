@@ -12,7 +12,8 @@ stacks/guardrails/analyzer.py) in the project's virtualenv.
 from __future__ import annotations
 
 import runpy
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -64,6 +65,19 @@ def load_rule_files(files: Sequence[str]) -> None:
     """Runs each team rule file, whose `@rule` functions register themselves."""
     for file in files:
         runpy.run_path(file, run_name=f"guardrails_{Path(file).stem}")
+
+
+@contextmanager
+def with_rule_files(files: Sequence[str]) -> Iterator[None]:
+    """The registered rules with those of the team's files, for the block only (a command or
+    a test that loads a stack's rules leaves the next stack the starter rules)."""
+    before = dict(RULES)
+    try:
+        load_rule_files(files)
+        yield
+    finally:
+        RULES.clear()
+        RULES.update(before)
 
 
 def serve(rule_files: Sequence[str] = ()) -> None:

@@ -9,6 +9,10 @@ an item of another list instead of giving its id (a kind's `references`: `job: n
 `import` id (what `python -m stacks.adopt` writes, docs/adopt.md) declares an existing
 object: the next up imports it, writing nothing to the workspace; once it is in the state
 the engine ignores the option, so the key stays.
+
+A stack may own a part of the workspace (`workspace:owns`) and name items of the stacks
+owning the rest (`workspace:uses`): a reference to an item it does not declare is resolved
+from their outputs (docs/split.md).
 """
 
 from typing import Any
@@ -23,6 +27,8 @@ from providers.core.registry import by_config_key, kinds
 from stacks import health
 from stacks.config import StackSettings, load_from_engine
 from stacks.config_rules import IMPORT_KEY, stack_keys
+from stacks.split import used_stacks
+from stacks.used_stacks import UsedStacks
 
 
 def declare(
@@ -30,6 +36,7 @@ def declare(
     settings: StackSettings,
     made: dict[str, dict[str, Any]],
     connection: pulumi.Output[dict],
+    used: UsedStacks,
 ) -> dict[str, Any]:
     """One resource per item of the kind's list, named by the item's `name`."""
     after = [r for key in kind.after for r in made.get(key, {}).values()]
@@ -39,6 +46,8 @@ def declare(
     def value_of(reference: Reference | Lookup, name: Any) -> Any:
         if isinstance(reference, Lookup):
             return reference.resolve(connection, name)
+        if not reference.in_place and name not in made.get(reference.target_key, {}):
+            return used.resolve(reference, name)  # an item of a used stack (docs/split.md)
         return reference.value_in(made, name, read_output)
 
     def read_output(key: str, resource: Any, output: str) -> pulumi.Output:
@@ -73,9 +82,10 @@ health.gate(settings)  # after everything below is deployed (docs/health.md)
 auth = WorkspaceAuth("workspace", settings.auth_args())
 
 made: dict[str, dict[str, Any]] = {}
+used = UsedStacks(used_stacks(settings.values))
 for kind in kinds():
     if kind.config_key:
-        made[kind.config_key] = declare(kind, settings, made, auth.connection)
+        made[kind.config_key] = declare(kind, settings, made, auth.connection, used)
         if kind.stack_output:
             name, value = kind.stack_output
             pulumi.export(name, {n: value(r) for n, r in made[kind.config_key].items()})

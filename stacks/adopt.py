@@ -22,8 +22,8 @@ file's content is exported into a file of the project that its item's `source` n
 no changes.
 
 Left out: objects some stack of the project records (on the same workspace) or a stack it
-uses (`workspace:uses`), kinds outside the stack's part (`workspace:owns`, docs/split.md), items of the
-config that already carry an `import` id, objects the audit's patterns ignore
+uses (`workspace:uses`), kinds outside the stack's part (`workspace:owns`, docs/split.md),
+items of the config that already carry an `import` id, objects the audit's patterns ignore
 (`workspace:auditIgnore`, `--ignore`), and those stacks.adoption leaves out (what the
 service makes for itself; the principal the stack signs in as and what belongs to it). An
 object that cannot be declared as it is gets no item: it is reported with what to do.

@@ -12,11 +12,11 @@ credentials, as the stack program reads them). Managed objects are the objects o
 audited kinds (every kind with an inventory: every kind `stacks.adopt` adopts) recorded in
 the state of every stack of the project in the backend (`pulumi stack export`) that targets
 the same workspace, and of the stacks it uses (`workspace:uses`: the other parts of a
-workspace split across stacks, docs/split.md). The workspace side comes from the list endpoints, through adoption's
-listing where adopt adopts the kind (stacks.adoption.listed: the service's own objects and
-the stack's own principal are left out of both). Everything else is unmanaged, the
-workspace's initial objects included, unless an `--ignore` pattern or the stack's
-`workspace:auditIgnore` list matches it.
+workspace split across stacks, docs/split.md). The workspace side comes from the list
+endpoints, through adoption's listing where adopt adopts the kind (stacks.adoption.listed:
+the service's own objects and the stack's own principal are left out of both). Everything
+else is unmanaged, the workspace's initial objects included, unless an `--ignore` pattern or
+the stack's `workspace:auditIgnore` list matches it.
 
 Exit status: 0 nothing unmanaged, 1 unmanaged objects found, 2 the audit could not run.
 """

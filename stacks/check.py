@@ -20,8 +20,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from providers.workspace.workspace_objects import source_roots
-from stacks.adopt_content import sources_directory
 from stacks import split
+from stacks.adopt_content import sources_directory
 from stacks.config import file_values, report_file
 from stacks.guardrails.pack import with_rule_files
 from stacks.guardrails.settings import GuardrailsError, rule_files

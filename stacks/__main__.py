@@ -27,8 +27,8 @@ from providers.core.registry import by_config_key, kinds
 from stacks import health
 from stacks.config import StackSettings, load_from_engine
 from stacks.config_rules import IMPORT_KEY, stack_keys
-from stacks.split import used_stacks
-from stacks.used_stacks import UsedStacks
+from stacks.split import owned_keys, used_stacks
+from stacks.used_stacks import ITEMS_OUTPUT, UsedStacks, items_output
 
 
 def declare(
@@ -46,7 +46,7 @@ def declare(
     def value_of(reference: Reference | Lookup, name: Any) -> Any:
         if isinstance(reference, Lookup):
             return reference.resolve(connection, name)
-        if not reference.in_place and name not in made.get(reference.target_key, {}):
+        if name not in made.get(reference.target_key, {}) and used.takes(reference):
             return used.resolve(reference, name)  # an item of a used stack (docs/split.md)
         return reference.value_in(made, name, read_output)
 
@@ -82,7 +82,7 @@ health.gate(settings)  # after everything below is deployed (docs/health.md)
 auth = WorkspaceAuth("workspace", settings.auth_args())
 
 made: dict[str, dict[str, Any]] = {}
-used = UsedStacks(used_stacks(settings.values))
+used = UsedStacks(used_stacks(settings.values), owned_keys(settings.values))
 for kind in kinds():
     if kind.config_key:
         made[kind.config_key] = declare(kind, settings, made, auth.connection, used)
@@ -90,4 +90,7 @@ for kind in kinds():
             name, value = kind.stack_output
             pulumi.export(name, {n: value(r) for n, r in made[kind.config_key].items()})
 
+if owned_keys(settings.values) is not None:
+    # A stack owning a part of the workspace: its items, for the stacks that use it.
+    pulumi.export(ITEMS_OUTPUT, items_output(made))
 pulumi.export("workspace_url", settings.values["baseUrl"])

@@ -77,7 +77,11 @@ EXTENSION_KEYS: dict[str, str] = {
 
 class Elsewhere(set):
     """The item names of a list another stack owns (`workspace:owns`), which this one names
-    through `workspace:uses`: unknown offline, resolved from those stacks' outputs."""
+    through `workspace:uses`: unknown offline (any name may be one), resolved from those
+    stacks' outputs."""
+
+    def __contains__(self, value: object) -> bool:
+        return isinstance(value, str)
 
 
 def decoded_list(values: Mapping[str, Any], key: str) -> tuple[list[dict[str, Any]], list[str]]:
@@ -148,8 +152,7 @@ def problems(values: Mapping[str, Any], secret_keys: Iterable[str] = ()) -> list
     found += split.problems(values)
     owned = split.owned_keys(values)
     if owned is not None and split.used_stacks(values):
-        names.update({key: Elsewhere() for key, kind in kinds.items()
-                      if key not in owned and kind.stack_output})
+        names.update({key: Elsewhere() for key in kinds if key not in owned})
     for key, items in lists.items():
         found += item_problems(kinds[key], items, names)
         if key not in secret_keys:

@@ -12,11 +12,11 @@ Without `owns` a stack owns every kind. Two stacks of a project on the same work
 own a kind both are refused by `workspace-iac check` (each names the other).
 
 `uses` names the stacks (of the same backend: `stack` of this project, or
-`organization/project/stack`) that own the objects this one names. A reference to an item
-this stack does not declare (a job's `existing_cluster: shared`, `policy: etl-policy`) is
-then resolved from those stacks' outputs (the kind's stack output: `clusters`,
-`cluster_policies`, ...); objects named by their names (a group in a permission, a catalog in
-a pipeline) need no reference. The audit and adopt read the used stacks' states too: what
+`organization/project/stack`) that own the objects this one names. A split stack exports
+the id of each of its items (`items`), and a reference to an item of another part (a job's
+`existing_cluster: shared`, `policy: etl-policy`, a pipeline's `schema: demo.landing`) is
+resolved from the used stacks' exports; objects named by their names (a group in a
+permission, a catalog) need no reference. The audit and adopt read the used stacks' states too: what
 they manage is not unmanaged, and adopt takes only the kinds the stack owns.
 """
 

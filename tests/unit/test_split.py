@@ -87,3 +87,32 @@ def test_two_stacks_owning_one_kind_of_one_workspace_are_refused(tmp_path: Path)
         "Pulumi.platform.yaml: workspace:owns: takes catalogs, which the stack(s) data also "
         "own on https://w.example: one stack owns each kind of a workspace",
     ]
+
+
+# docs/split.md, "The local stack in two"
+LOCAL_PARTS = {
+    "local-platform": (["identity", "secrets", "workspace", "unity_catalog", "compute"], []),
+    "local-data": (["jobs", "pipelines", "sql", "dashboards", "serving", "applications", "ml",
+                    "access"], ["local-platform"]),
+}
+
+
+def test_the_documented_split_of_the_local_stack_passes_the_check() -> None:
+    from providers.core.registry import by_config_key
+    from stacks.config import file_values
+    from stacks.pulumi_cli import REPO_ROOT
+
+    doc = (REPO_ROOT / "docs" / "split.md").read_text()
+    values, secret_keys = file_values(REPO_ROOT / "Pulumi.local.yaml")
+    lists = {key for key in by_config_key() if values.get(key)}
+    parts: dict[str, set[str]] = {}
+    for name, (owns, uses) in LOCAL_PARTS.items():
+        assert f"| `{name}` | `[{', '.join(owns)}]` |" in doc
+        owned = owned_keys({"owns": owns}) or set()
+        part = {k: v for k, v in values.items() if k not in by_config_key() or k in owned}
+        assert config_problems({**part, "owns": owns, "uses": uses}, secret_keys) == [], name
+        parts[name] = lists & owned
+    assert parts["local-platform"] | parts["local-data"] == lists
+    assert not parts["local-platform"] & parts["local-data"]
+    assert overlaps({name: {**BASE, "owns": owns}
+                     for name, (owns, _) in LOCAL_PARTS.items()}) == []

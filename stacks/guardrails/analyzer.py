@@ -2,8 +2,9 @@
 policy pack (the guardrails), installed with the package as a console script.
 
 The engine looks for it among the project's plugins (Pulumi.yaml `plugins.analyzers`, name
-`policy-python`, path the virtualenv's bin/) or on PATH, and starts it in the pack's
-directory with the engine's address, the pack's program (`.`) and the pack's runtime options.
+`policy-python`, path the virtualenv's bin/ as an absolute path: the engine starts it in the
+pack's directory) or on PATH (the project's commands and workflows put the virtualenv's bin/
+last on it), with the engine's address, the pack's program (`.`) and its runtime options.
 Pulumi's release archives bundle a shell script of that name; an engine built from source (the
 project's, tools/engine) has none, and this one needs no download: the pack runs in this
 interpreter, the project's virtualenv, with the pulumi SDK's runner of policy programs.

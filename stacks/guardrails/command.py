@@ -30,7 +30,16 @@ OUT_DIR = ".guardrails"
 # `--event-log` (where the engine writes the guardrails broken: `--json` leaves them out) is
 # one of the 3.79 engine's debug flags; newer engines take it as it is.
 EVENT_LOG_ENV = {"PULUMI_DEBUG_COMMANDS": "true"}
-POLICY_PROJECT = "runtime: python\nversion: 0.1.0\ndescription: {description}\n"
+POLICY_PROJECT = "runtime: {runtime}\nversion: 0.1.0\ndescription: {description}\n"
+
+
+def runtime() -> str:
+    """The pack's runtime: Python in this command's virtualenv, which has the package (an
+    analyzer plugin of Pulumi's own release, should the engine find that one first, runs
+    the pack there too)."""
+    if sys.prefix == sys.base_prefix:
+        return "python"
+    return json.dumps({"name": "python", "options": {"virtualenv": sys.prefix}})
 
 
 def write(project_dir: Path, stack: str, out: Path | None = None) -> list[str]:
@@ -44,7 +53,7 @@ def write(project_dir: Path, stack: str, out: Path | None = None) -> list[str]:
     pack = out / "pack"
     pack.mkdir(parents=True, exist_ok=True)
     (pack / "PulumiPolicy.yaml").write_text(POLICY_PROJECT.format(
-        description=json.dumps(f"The guardrails of the stack {stack}")))
+        runtime=runtime(), description=json.dumps(f"The guardrails of the stack {stack}")))
     (pack / "__main__.py").write_text(
         "# Written by `workspace-iac guardrails`: the starter rules and the stack's own.\n"
         "from stacks.guardrails.pack import serve\n\n"

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from stacks.guardrails.command import write
 from stacks.guardrails.rules import RULES, check, kind_of
@@ -154,7 +155,8 @@ def test_the_command_writes_the_pack_and_prints_the_engines_flags(tmp_path: Path
     pack, config = tmp_path / ".guardrails" / "dev" / "pack", tmp_path / ".guardrails" / "dev"
     assert flags == ["--policy-pack", str(pack), "--policy-pack-config",
                      str(config / "config.json")]
-    assert "runtime: python" in (pack / "PulumiPolicy.yaml").read_text()
+    project = yaml.safe_load((pack / "PulumiPolicy.yaml").read_text())
+    assert project["runtime"] == {"name": "python", "options": {"virtualenv": sys.prefix}}
     assert "serve([])" in (pack / "__main__.py").read_text()
     assert json.loads((config / "config.json").read_text())["job-owner-tag"][
         "enforcementLevel"] == "mandatory"

@@ -67,7 +67,8 @@ MODERN_BIN := $(MODERN_VENV)/bin
 MODERN_E2E := tests/e2e/test_six_kinds.py tests/e2e/test_import.py tests/e2e/test_state_size.py \
 	tests/e2e/test_preview_summary.py tests/e2e/test_local_stack.py \
 	tests/e2e/test_replace.py tests/e2e/test_coexistence.py tests/e2e/test_adopt.py \
-	tests/e2e/test_warnings.py tests/e2e/test_domain_packages_upgrade.py
+	tests/e2e/test_warnings.py tests/e2e/test_domain_packages_upgrade.py \
+	tests/e2e/test_guardrails.py tests/e2e/test_split_stacks.py
 
 setup-modern: $(MODERN_VENV)/.installed
 	@WORKSPACE_IAC_ENGINE=modern tools/engine/ensure.sh >/dev/null

@@ -11,6 +11,10 @@ just as an item key does (providers/core/service_names.py). An item with an
 `import` id (what `python -m stacks.adopt` writes, docs/adopt.md) declares an existing
 object: the next up imports it, writing nothing to the workspace; once it is in the state
 the engine ignores the option, so the key stays.
+
+A stack may own a part of the workspace (`workspace:owns`) and name items of the stacks
+owning the rest (`workspace:uses`): a reference to an item it does not declare is resolved
+from their outputs (docs/split.md).
 """
 
 from typing import Any
@@ -26,6 +30,8 @@ from providers.core.service_names import NameMatch, StackNames, declaration_orde
 from stacks import health
 from stacks.config import StackSettings, load_from_engine
 from stacks.config_rules import IMPORT_KEY, stack_keys
+from stacks.split import owned_keys, used_stacks
+from stacks.used_stacks import ITEMS_OUTPUT, UsedStacks, items_output
 
 
 def declare(
@@ -34,6 +40,7 @@ def declare(
     made: dict[str, dict[str, Any]],
     connection: pulumi.Output[dict],
     names: StackNames,
+    used: UsedStacks,
 ) -> dict[str, Any]:
     """One resource per item of the kind's list, named by the item's `name`."""
     after = [r for key in kind.after for r in made.get(key, {}).values()]
@@ -43,6 +50,8 @@ def declare(
     def value_of(reference: Reference | Lookup, name: Any) -> Any:
         if isinstance(reference, Lookup):
             return reference.resolve(connection, name)
+        if name not in made.get(reference.target_key, {}) and used.takes(reference):
+            return used.resolve(reference, name)  # an item of a used stack (docs/split.md)
         return reference.value_in(made, name, read_output)
 
     def read_output(key: str, resource: Any, output: str) -> pulumi.Output:
@@ -87,11 +96,15 @@ auth = WorkspaceAuth("workspace", settings.auth_args())
 made: dict[str, dict[str, Any]] = {}
 ordered = declaration_order(kinds())
 names = StackNames(ordered, settings.lists)
+used = UsedStacks(used_stacks(settings.values), owned_keys(settings.values))
 for kind in ordered:
     if kind.config_key:
-        made[kind.config_key] = declare(kind, settings, made, auth.connection, names)
+        made[kind.config_key] = declare(kind, settings, made, auth.connection, names, used)
         if kind.stack_output:
             name, value = kind.stack_output
             pulumi.export(name, {n: value(r) for n, r in made[kind.config_key].items()})
 
+if owned_keys(settings.values) is not None:
+    # A stack owning a part of the workspace: its items, for the stacks that use it.
+    pulumi.export(ITEMS_OUTPUT, items_output(made))
 pulumi.export("workspace_url", settings.values["baseUrl"])

@@ -21,8 +21,9 @@ file's content is exported into a file of the project that its item's `source` n
 `pulumi up` imports them, writing nothing to the workspace, and the preview after it shows
 no changes.
 
-Left out: objects some stack of the project records (on the same workspace), items of the
-config that already carry an `import` id, objects the audit's patterns ignore
+Left out: objects some stack of the project records (on the same workspace) or a stack it
+uses (`workspace:uses`), kinds outside the stack's part (`workspace:owns`, docs/split.md),
+items of the config that already carry an `import` id, objects the audit's patterns ignore
 (`workspace:auditIgnore`, `--ignore`), and those stacks.adoption leaves out (what the
 service makes for itself; the principal the stack signs in as and what belongs to it). An
 object that cannot be declared as it is gets no item: it is reported with what to do.
@@ -55,7 +56,7 @@ from providers.client import WorkspaceClient, WorkspaceError
 from providers.core.kind import Kind, Reference, nested_holders, reference_for
 from providers.core.registry import by_config_key
 from providers.workspace.workspace_objects import one_tree_walk, source_roots
-from stacks import adopt_content, adopt_python, adoption, audit, config_file
+from stacks import adopt_content, adopt_python, adoption, audit, config_file, split
 from stacks.adopt_content import ContentPlace
 from stacks.config import file_values
 from stacks.config_rules import IMPORT_KEY, decoded_list, problems
@@ -503,9 +504,10 @@ def adopt(args: argparse.Namespace, out: TextIO, err: TextIO) -> Plan:
     connection = audit.connection_of(engine_values)
     ignores = [*audit.ignore_patterns(engine_values), *args.ignore]
     client = audit.account_client(connection, engine_values, err)
-    adoptable = adoption.adoptable_kinds()
+    # A stack owning a part of the workspace adopts that part only (docs/split.md).
+    adoptable = split.owned_kinds(values, adoption.adoptable_kinds())
     selection = select(adoptable, args.kind, args.match, ignores)
-    deployments = audit.stacks_on(cli, connection.base_url.rstrip("/"))
+    deployments = audit.stacks_managing(cli, connection.base_url.rstrip("/"), engine_values)
     lists = {
         kind.config_key: decoded_list(values, kind.config_key)[0]
         for kind in adoptable

@@ -11,11 +11,12 @@ The workspace is the one the `--stack` stack's config names (`workspace:baseUrl`
 credentials, as the stack program reads them). Managed objects are the objects of the
 audited kinds (every kind with an inventory: every kind `stacks.adopt` adopts) recorded in
 the state of every stack of the project in the backend (`pulumi stack export`) that targets
-the same workspace. The workspace side comes from the list endpoints, through adoption's
-listing where adopt adopts the kind (stacks.adoption.listed: the service's own objects and
-the stack's own principal are left out of both). Everything else is unmanaged, the
-workspace's initial objects included, unless an `--ignore` pattern or the stack's
-`workspace:auditIgnore` list matches it.
+the same workspace, and of the stacks it uses (`workspace:uses`: the other parts of a
+workspace split across stacks, docs/split.md). The workspace side comes from the list
+endpoints, through adoption's listing where adopt adopts the kind (stacks.adoption.listed:
+the service's own objects and the stack's own principal are left out of both). Everything
+else is unmanaged, the workspace's initial objects included, unless an `--ignore` pattern or
+the stack's `workspace:auditIgnore` list matches it.
 
 Exit status: 0 nothing unmanaged, 1 unmanaged objects found, 2 the audit could not run.
 """
@@ -38,7 +39,7 @@ from providers.client.auth_type import METHODS
 from providers.core.kind import Kind
 from providers.core.registry import kinds
 from providers.workspace.workspace_objects import one_tree_walk
-from stacks import adoption
+from stacks import adoption, split
 from stacks.config_rules import (
     SECRET_KEYS,
     connection_problems,
@@ -174,6 +175,22 @@ def stacks_on(cli: PulumiCli, workspace_url: str) -> dict[str, dict[str, Any]]:
     return found
 
 
+def stacks_managing(
+    cli: PulumiCli, workspace_url: str, values: dict[str, Any]
+) -> dict[str, dict[str, Any]]:
+    """The stacks whose objects are managed on the workspace: every stack of the project
+    that targets it (`stacks_on`), and the stacks the audited one uses (`workspace:uses`, a
+    split workspace's other parts, docs/split.md), also of another project of the backend."""
+    found = stacks_on(cli, workspace_url)
+    unprefixed = {k.removeprefix(f"{NAMESPACE}:"): v for k, v in values.items()}
+    for name in split.used_stacks(unprefixed):
+        if name not in found:
+            other = PulumiCli(cli.project_dir, name, cli.state_dir, cli.extra_env,
+                              cli.backend_url)
+            found[name] = other.export()
+    return found
+
+
 def stack_workspace_url(cli: PulumiCli, deployment: dict[str, Any]) -> str | None:
     """The workspace a stack targets: its config's baseUrl, else its `workspace_url` output."""
     if (cli.project_dir / f"Pulumi.{cli.stack}.yaml").exists():
@@ -286,7 +303,7 @@ def audit(
     patterns = [parse_pattern(p) for p in [*ignore_patterns(values), *extra_ignores]]
     workspace_url = connection.base_url.rstrip("/")
 
-    on_workspace = stacks_on(cli, workspace_url)
+    on_workspace = stacks_managing(cli, workspace_url, values)
     stacks = list(on_workspace)
     managed: set[tuple[str, str]] = set()
     for deployment in on_workspace.values():

@@ -21,9 +21,13 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from providers.workspace.workspace_objects import source_roots
+from stacks import split
 from stacks.adopt_content import sources_directory
 from stacks.config import file_values, report_file
 from stacks.config_rules import explained
+from stacks.guardrails.pack import with_rule_files
+from stacks.guardrails.settings import GuardrailsError, rule_files
+from stacks.guardrails.settings import problems as guardrail_problems
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_ERROR = 0, 1, 2
 DESCRIPTION = "Check the stack config files of a Pulumi project offline (no engine, no workspace)."
@@ -66,15 +70,38 @@ def run(args: argparse.Namespace) -> int:
     if missing:
         print(f"check: no such file: {', '.join(map(str, missing))}", file=sys.stderr)
         return EXIT_ERROR
+    beside = project_problems(args.project_dir)
     # A `source` names a file of the project, wherever the command runs from.
     with source_roots(sources_directory(args.project_dir)):
-        results = [report_file(path, display_name(path, args.project_dir)) for path in files]
+        results = [report_file(path, display_name(path, args.project_dir),
+                               beside.get(path.resolve(), []))
+                   for path in files]
     if args.explain:
         for path in files:
             label = display_name(path, args.project_dir)
             for line in explained(file_values(path)[0]):
                 print(f"{label}: {line}")
     return EXIT_OK if all(results) else EXIT_PROBLEMS
+
+
+def project_problems(project_dir: Path) -> dict[Path, list[str]]:
+    """The problems of each stack file that only the project shows, by file: a kind two
+    stacks of one workspace own (docs/split.md), a guardrail the stack's rules lack
+    (docs/guardrails.md)."""
+    stacks = {path.name.removeprefix("Pulumi.").removesuffix(".yaml"): path
+              for path in project_dir.glob("Pulumi.*.yaml")}
+    values = {name: file_values(path)[0] for name, path in stacks.items()}
+    found: dict[Path, list[str]] = {}
+    for name, problem in split.overlaps(values):
+        found.setdefault(stacks[name].resolve(), []).append(problem)
+    for name, path in stacks.items():
+        try:
+            files = [str(f) for f in rule_files(values[name], project_dir)]
+            with with_rule_files(files):
+                found.setdefault(path.resolve(), []).extend(guardrail_problems(values[name]))
+        except GuardrailsError as problem:
+            found.setdefault(path.resolve(), []).append(str(problem))
+    return found
 
 
 def display_name(path: Path, project_dir: Path) -> str:

@@ -10,6 +10,8 @@
                                                         what changed outside the stack
     workspace-iac fleet   preview|up|refresh|drift|list [--stacks-file F | --match GLOB]
                           [--parallel K]                many stacks at once
+    workspace-iac guardrails --stack STACK              the policy pack's flags for
+                                                        `pulumi preview` (docs/guardrails.md)
 
 Each works on the Pulumi project in the current directory, or the one `--project-dir`
 names (its Pulumi.yaml, its Pulumi.<stack>.yaml, its state), for a stack of the package's
@@ -26,6 +28,7 @@ from collections.abc import Callable, Sequence
 from types import ModuleType
 
 from stacks import adopt, audit, check, deploy, drift, fleet, preview_summary
+from stacks.guardrails import command as guardrails
 
 # Subcommand -> its module: each has DESCRIPTION, add_arguments(parser) and run(args).
 COMMANDS: dict[str, ModuleType] = {
@@ -36,6 +39,7 @@ COMMANDS: dict[str, ModuleType] = {
     "deploy": deploy,
     "drift": drift,
     "fleet": fleet,
+    "guardrails": guardrails,
 }
 
 

@@ -16,7 +16,7 @@ problem naming the key and the reason (stacks/config_problems.py).
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -186,13 +186,14 @@ def secret_credentials(config: pulumi.Config) -> dict[str, Any]:
     return {fieldname: value for fieldname, value in found.items() if value is not None}
 
 
-def report_file(path: Path, label: str) -> bool:
+def report_file(path: Path, label: str, more: Sequence[str] = ()) -> bool:
     """Checks one config file offline: prints its warnings and each problem (or `ok`), each
-    line starting with `label`; whether it has none."""
+    line starting with `label`; whether it has none. `more`: problems found beside the
+    file's own (the project's, stacks.check)."""
     values, secret_keys = file_values(path)
     for line in warnings(values):
         print(f"{label}: warning: {line}")
-    found = problems(values, secret_keys)
+    found = [*problems(values, secret_keys), *more]
     for line in found:
         print(f"{label}: {line}")
     if not found:

@@ -30,6 +30,7 @@ from providers.core.kind import (
 from providers.core.lifecycle import UNKNOWN
 from providers.core.registry import by_config_key
 from providers.core.service_names import StackNames
+from stacks import split
 from stacks.errors import NAMESPACE, ConfigError, plain_text_problem
 from stacks.health_settings import HEALTH_KEY, PASSWORD_KEY
 from stacks.health_settings import problems as health_problems
@@ -68,7 +69,20 @@ EXTENSION_KEYS: dict[str, str] = {
     PASSWORD_KEY: "docs/health.md",
     "auditIgnore": "docs/audit.md",
     "accountId": "docs/audit.md",
+    "guardrails": "docs/guardrails.md",
+    "guardrailRules": "docs/guardrails.md",
+    split.OWNS_KEY: "docs/split.md",
+    split.USES_KEY: "docs/split.md",
 }
+
+
+class Elsewhere(set):
+    """The item names of a list another stack owns (`workspace:owns`), which this one names
+    through `workspace:uses`: unknown offline (any name may be one), resolved from those
+    stacks' outputs."""
+
+    def __contains__(self, value: object) -> bool:
+        return isinstance(value, str)
 
 
 def decoded_list(values: Mapping[str, Any], key: str) -> tuple[list[dict[str, Any]], list[str]]:
@@ -134,7 +148,12 @@ def problems(values: Mapping[str, Any], secret_keys: Iterable[str] = ()) -> list
         items, list_problems = decoded_list(values, key)
         found += list_problems
         lists[key] = items
-    names = {key: {i.get("name") for i in items} for key, items in lists.items()}
+    names: dict[str, set[Any]] = {
+        key: {i.get("name") for i in items} for key, items in lists.items()}
+    found += split.problems(values)
+    owned = split.owned_keys(values)
+    if owned is not None and split.used_stacks(values):
+        names.update({key: Elsewhere() for key in kinds if key not in owned})
     for key, items in lists.items():
         found += item_problems(kinds[key], items, names)
         if key not in secret_keys:
@@ -424,6 +443,8 @@ def reference_problems(
         if not isinstance(value, reference.expects):
             return [f"{where}.{name}: must be {type_name(reference.expects())}"]
         return []
+    if isinstance(names.get(reference.target_key), Elsewhere):
+        return []  # an item of a used stack (docs/split.md)
     declared = sorted(n for n in names.get(reference.target_key, set()) if isinstance(n, str))
     if value in declared:
         return []

@@ -2,9 +2,11 @@
 
     python -m stacks.demo up        start the emulator (if not running), `pulumi up`, print
                                     the outputs and what changed
-    python -m stacks.demo preview [--json FILE]
+    python -m stacks.demo preview [--json FILE [--events FILE]]
                                     start the emulator, `pulumi preview --diff` (and write
-                                    `pulumi preview --json` to FILE, for the PR summary)
+                                    `pulumi preview --json` to FILE, its event log to the
+                                    other, for the PR summary); both with the stack's
+                                    guardrails (docs/guardrails.md), as `up` is
     python -m stacks.demo down      `pulumi destroy` the local stack, stop the emulator
 
 The emulator keeps its state in .emulator/ and listens on fixed loopback ports
@@ -23,6 +25,9 @@ from pathlib import Path
 
 import requests
 
+from stacks.guardrails import command as guardrails
+from stacks.guardrails.command import EVENT_LOG_ENV
+from stacks.guardrails.settings import GuardrailsError
 from stacks.pulumi_cli import REPO_ROOT, PulumiCli
 
 STACK = "local"
@@ -148,9 +153,17 @@ def describe_changes(changes: dict[str, int]) -> str:
     return f"{done} ({unchanged} unchanged)" if unchanged else done
 
 
+def guardrail_flags(cli: PulumiCli) -> list[str]:
+    """The engine's flags for the local stack's guardrails (docs/guardrails.md)."""
+    try:
+        return guardrails.write(cli.project_dir, cli.stack)
+    except GuardrailsError as problem:
+        raise SystemExit(f"demo: the local stack's guardrails: {problem}") from None
+
+
 def up() -> None:
     cli = local_stack(start_emulator())
-    if run_live(cli, "up", "--yes") != 0:
+    if run_live(cli, "up", "--yes", *guardrail_flags(cli)) != 0:
         raise SystemExit("demo: `pulumi up` of the local stack failed (see above)")
     print("outputs:")
     print(json.dumps(cli.outputs(), indent=2))
@@ -158,15 +171,23 @@ def up() -> None:
     print("demo: run `make demo` again to see no changes; `make demo-down` to tear it down")
 
 
-def preview(json_file: str | None = None) -> None:
+def preview(json_file: str | None = None, events_file: str | None = None) -> None:
+    """`pulumi preview --diff` with the stack's guardrails; with `json_file`, the preview's
+    JSON there too, and its event log (the guardrails broken) in `events_file`, also when
+    the preview fails, for the summary."""
     cli = local_stack(start_emulator())
-    if run_live(cli, "preview", "--diff") != 0:
-        raise SystemExit("demo: `pulumi preview` of the local stack failed (see above)")
+    flags = guardrail_flags(cli)
+    status = run_live(cli, "preview", "--diff", *flags)
     if json_file:
-        result = cli.run("preview", "--json", "--stack", STACK, check=False, timeout=1800)
+        log = ["--event-log", str(Path(events_file).resolve())] if events_file else []
+        cli.extra_env.update(EVENT_LOG_ENV)
+        result = cli.run("preview", "--json", "--stack", STACK, *flags, *log, check=False,
+                         timeout=1800)
         Path(json_file).write_text(result.stdout)
-        if result.returncode != 0:
+        if result.returncode != 0 and status == 0:
             raise SystemExit(f"demo: `pulumi preview --json` failed: {result.stderr.strip()}")
+    if status != 0:
+        raise SystemExit("demo: `pulumi preview` of the local stack failed (see above)")
 
 
 def down() -> None:
@@ -187,8 +208,11 @@ def main(argv: list[str]) -> None:
             preview()
         case ["preview", "--json", json_file]:
             preview(json_file)
+        case ["preview", "--json", json_file, "--events", events_file]:
+            preview(json_file, events_file)
         case _:
-            raise SystemExit("usage: python -m stacks.demo up | down | preview [--json FILE]")
+            raise SystemExit("usage: python -m stacks.demo up | down | "
+                             "preview [--json FILE [--events FILE]]")
 
 
 if __name__ == "__main__":

@@ -59,7 +59,7 @@ def deploy(cli: PulumiCli) -> tuple[int, str]:
         why = last_lines(result.stderr or result.stdout) or f"pulumi exited {result.returncode}"
         update = {**update, "diagnostics": [
             *(update.get("diagnostics") or []), {"severity": "error", "message": why}]}
-    return (EXIT_FAILED if failed else EXIT_DEPLOYED), summarise(update, cli.stack, HEADING)
+    return (EXIT_FAILED if failed else EXIT_DEPLOYED), summarise(update, cli.stack, heading=HEADING)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -32,7 +32,8 @@ import argparse
 import json
 import re
 import sys
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from providers.core.registry import kind_named, names
@@ -63,11 +64,16 @@ REVIEW = (
 PATH_PART = re.compile(r'([^.\[\]"]+)|\["((?:[^"\\]|\\.)*)"\]|\[(\d+)\]')
 
 
-def summarise(preview: Mapping[str, Any], stack: str | None = None,
-              heading: str = "Pulumi preview") -> str:
+def summarise(
+    preview: Mapping[str, Any], stack: str | None = None,
+    policy_events: Sequence[Mapping[str, Any]] = (),
+    heading: str = "Pulumi preview",
+) -> str:
     """The Markdown for one stack's preview (or, `heading` "Pulumi up", of an update: the
-    JSON of `pulumi up --json` has the same steps)."""
+    JSON of `pulumi up --json` has the same steps), with the guardrails it broke (the
+    engine's policy events, from its event log: `pulumi preview --json` leaves them out)."""
     title = f"### {heading}: `{stack}`" if stack else f"### {heading}"
+    guardrails = guardrail_lines(policy_events)
     errors = [
         d["message"].strip()
         for d in preview.get("diagnostics") or []
@@ -78,7 +84,7 @@ def summarise(preview: Mapping[str, Any], stack: str | None = None,
         fence = fence_for("\n".join(shown))
         what = heading.removeprefix("Pulumi ")
         lines = [title, "", f"**The {what} failed.**", "", fence, *shown, fence]
-        return "\n".join([*lines, ""])
+        return "\n".join([*lines, *guardrails, ""])
 
     order = list(OPERATIONS)
     changes = sorted(
@@ -91,7 +97,7 @@ def summarise(preview: Mapping[str, Any], stack: str | None = None,
     lines = [title, ""]
     if not changes:
         lines.append(f"No changes ({unchanged} unchanged).")
-        return "\n".join([*lines, *warnings_of(preview), ""])
+        return "\n".join([*lines, *guardrails, *warnings_of(preview), ""])
     tally = ", ".join(f"{counts[op]} to {op}" for op in OPERATIONS if counts[op])
     lines += [f"**{tally}** ({unchanged} unchanged)", ""]
     lines += ["| | Resource | Kind | Changes |", "|---|---|---|---|"]
@@ -101,7 +107,47 @@ def summarise(preview: Mapping[str, Any], stack: str | None = None,
             f"| `{SYMBOLS[change['op']]}` {change['op']} | {cell_code(change['name'])} "
             f"| {cell_text(change['kind'])} | {fields} |"
         )
-    return "\n".join([*lines, "", REVIEW, *warnings_of(preview), ""])
+    return "\n".join([*lines, "", REVIEW, *guardrails, *warnings_of(preview), ""])
+
+
+def guardrail_lines(events: Sequence[Mapping[str, Any]]) -> list[str]:
+    """The Markdown lines of the guardrails broken (docs/guardrails.md), each under the name
+    of its resource: the rule, its level, what is wrong and the fix; a mandatory one says
+    the preview failed for it, before anything was written."""
+    by_resource: dict[str, dict[tuple[str, str, str], None]] = {}
+    for event in events:
+        urn = str(event.get("resourceUrn") or "")
+        name = f"{urn.rsplit('::', 1)[-1]} ({kind_of(type_of(urn))})" if urn else "the stack"
+        # The engine's message: the rule's description, then the violation (and its fix).
+        lines = str(event.get("message") or "").strip().splitlines()
+        violation = " ".join(lines[1:] or lines)
+        level = "mandatory" if event.get("enforcementLevel") == "mandatory" else "advisory"
+        by_resource.setdefault(name, {})[
+            (str(event.get("policyName") or ""), level, capped(violation))] = None
+    if not by_resource:
+        return []
+    lines = ["", "**Guardrails**", ""]
+    if any(level == "mandatory" for broken in by_resource.values() for _, level, _ in broken):
+        lines += ["A mandatory guardrail is broken: the preview fails, and an update would "
+                  "write nothing, until it is fixed.", ""]
+    for name, broken in by_resource.items():
+        lines.append(f"- {cell_code(name)}")
+        lines += [f"  - **{level}** {cell_code(rule)}: {cell_text(message)}"
+                  for rule, level, message in broken]
+    return lines
+
+
+def policy_events(event_log: str) -> list[dict[str, Any]]:
+    """The policy events of an engine event log (`--event-log`, one JSON event a line)."""
+    found = []
+    for line in event_log.splitlines():
+        try:
+            event = json.loads(line)
+        except json.JSONDecodeError:
+            continue  # a line the engine was still writing
+        if isinstance(event, dict) and isinstance(event.get("policyEvent"), dict):
+            found.append(event["policyEvent"])
+    return found
 
 
 def warnings_of(preview: Mapping[str, Any]) -> list[str]:
@@ -324,6 +370,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The summary's options, for `python -m stacks.preview_summary` and `workspace-iac
     summary`."""
     parser.add_argument("--stack", help="the stack's name, for the heading")
+    parser.add_argument(
+        "--events", type=Path, default=None, metavar="FILE",
+        help="the preview's event log (`pulumi preview --event-log FILE`): the guardrails it "
+        "broke, which the preview's JSON leaves out",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -337,7 +388,9 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
-    sys.stdout.write(summarise(preview, args.stack))
+    events = getattr(args, "events", None)
+    found = policy_events(events.read_text()) if events is not None and events.is_file() else []
+    sys.stdout.write(summarise(preview, args.stack, found))
     return 0
 
 

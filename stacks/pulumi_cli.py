@@ -82,7 +82,12 @@ def project_settings(name: str, main: Path | None = None) -> dict[str, Any]:
     settings: dict[str, Any] = {
         "name": name,
         "runtime": {"name": "python", "options": {"virtualenv": sys.prefix}},
-        "plugins": {"providers": [{"name": "pulumi-python", "path": str(LAUNCHERS)}]},
+        "plugins": {
+            "providers": [{"name": "pulumi-python", "path": str(LAUNCHERS)}],
+            # The guardrails' policy packs run through the virtualenv's analyzer plugin (an
+            # absolute path: the engine starts analyzers in the pack's directory).
+            "analyzers": [{"name": "policy-python", "path": str(Path(sys.executable).parent)}],
+        },
     }
     if main is not None:
         settings["main"] = str(main)
@@ -96,7 +101,10 @@ def engine_env(state_dir: Path, passphrase: str = LOCAL_PASSPHRASE,
     state_dir.mkdir(parents=True, exist_ok=True)
     env = dict(os.environ)
     env.update(
-        PATH=f"{engine_bin_dir()}{os.pathsep}{env.get('PATH', '')}",
+        # The engine first; the virtualenv's scripts last, for the analyzer plugin that runs
+        # the guardrails' policy pack (`pulumi-analyzer-policy-python`, docs/guardrails.md).
+        PATH=os.pathsep.join([str(engine_bin_dir()), env.get("PATH", ""),
+                              str(Path(sys.executable).parent)]),
         PULUMI_BACKEND_URL=backend_url or state_dir.resolve().as_uri(),
         PULUMI_HOME=str((state_dir / ".pulumi-home").resolve()),
         PULUMI_SKIP_UPDATE_CHECK="true",

@@ -55,12 +55,18 @@ def test_runs_on_pull_requests_for_every_committed_stack() -> None:
 
 def test_previews_with_diff_and_summarises_the_json() -> None:
     lines = run_lines("preview")
-    assert 'pulumi preview --diff --stack "$STACK" --non-interactive || status=$?' in lines
-    assert any(line.startswith("pulumi preview --json --stack") for line in lines)
+    assert 'guardrails="$(.venv/bin/workspace-iac guardrails --stack "$STACK")"' in lines
+    assert ('pulumi preview --diff --stack "$STACK" --non-interactive $guardrails '
+            '|| status=$?') in lines
+    assert any(line.startswith("PULUMI_DEBUG_COMMANDS=true pulumi preview --json --stack")
+               and line.endswith("$guardrails --event-log events.jsonl > preview.json || true")
+               for line in lines)
     local = run_lines("local")
-    assert ".venv/bin/python -m stacks.demo preview --json preview.json" in local
+    assert (".venv/bin/python -m stacks.demo preview --json preview.json "
+            "--events events.jsonl") in local
     for job in (lines, local):
-        assert any(line.startswith(".venv/bin/workspace-iac summary --stack") for line in job)
+        assert any(line.startswith(".venv/bin/workspace-iac summary --stack")
+                   and "--events events.jsonl" in line for line in job)
         assert "make setup" in job
     script = next(s["with"]["script"] for s in steps("comment") if "github-script" in s["uses"])
     assert "pulumi-preview-summary" in script and "updateComment" in script
@@ -142,7 +148,7 @@ def test_demo_knows_the_preview_command_and_its_arguments() -> None:
         capture_output=True,
         text=True,
     )
-    assert usage.returncode == 1 and "preview [--json FILE]" in usage.stderr
+    assert usage.returncode == 1 and "preview [--json FILE [--events FILE]]" in usage.stderr
 
 
 def test_every_step_condition_and_expression_is_one_the_e2e_runner_judges() -> None:

@@ -19,10 +19,14 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import tempfile
 from pathlib import Path
 
 from stacks.audit import project_problem
-from stacks.preview_summary import summarise
+from stacks.guardrails import command as guardrails
+from stacks.guardrails.command import EVENT_LOG_ENV
+from stacks.guardrails.settings import GuardrailsError
+from stacks.preview_summary import policy_events, summarise
 from stacks.pulumi_cli import EngineNotFound, PulumiCli, PulumiError
 from stacks.stack_runs import first_json, last_lines, stack_cli
 
@@ -48,10 +52,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def deploy(cli: PulumiCli) -> tuple[int, str]:
-    """Runs the up of the stack of `cli`; (exit status, the Markdown summary)."""
+    """Runs the up of the stack of `cli`, under the stack's guardrails (a mandatory one
+    broken stops it before anything is written, docs/guardrails.md); (exit status, the
+    Markdown summary, the guardrails broken under their resources)."""
     cli.select_or_init()
-    result = cli.run("up", "--yes", "--refresh", "--json", "--stack", cli.stack,
-                     check=False, timeout=UP_TIMEOUT_SECONDS)
+    flags = guardrails.write(cli.project_dir, cli.stack)
+    cli.extra_env.update(EVENT_LOG_ENV)
+    with tempfile.TemporaryDirectory(prefix="deploy-") as scratch:
+        event_log = Path(scratch) / "events.jsonl"
+        result = cli.run("up", "--yes", "--refresh", "--json", "--stack", cli.stack, *flags,
+                         "--event-log", str(event_log), check=False,
+                         timeout=UP_TIMEOUT_SECONDS)
+        broken = policy_events(event_log.read_text()) if event_log.is_file() else []
     update = first_json(result.stdout) or {}
     failed = result.returncode != 0
     if failed and not any(d.get("severity") == "error" for d in update.get("diagnostics") or []):
@@ -59,7 +71,8 @@ def deploy(cli: PulumiCli) -> tuple[int, str]:
         why = last_lines(result.stderr or result.stdout) or f"pulumi exited {result.returncode}"
         update = {**update, "diagnostics": [
             *(update.get("diagnostics") or []), {"severity": "error", "message": why}]}
-    return (EXIT_FAILED if failed else EXIT_DEPLOYED), summarise(update, cli.stack, heading=HEADING)
+    markdown = summarise(update, cli.stack, broken, heading=HEADING)
+    return (EXIT_FAILED if failed else EXIT_DEPLOYED), markdown
 
 
 def run(args: argparse.Namespace) -> int:
@@ -74,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_ERROR
     try:
         status, markdown = deploy(stack_cli(args.project_dir, args.stack, args.state_dir))
-    except EngineNotFound as exc:
+    except (EngineNotFound, GuardrailsError) as exc:
         print(f"deploy: {exc}", file=sys.stderr)
         return EXIT_ERROR
     except PulumiError as exc:

@@ -31,6 +31,10 @@ AREAS: tuple[str, ...] = (
     "unity_catalog.catalogs",
     "unity_catalog.unity_catalog",  # below and beside the catalogs
     "unity_catalog.files",  # in its volumes
+    # The catalogs' metastores, their root credentials (storage credentials) and their
+    # assignment to workspaces.
+    "unity_catalog.metastores",
+    "unity_catalog.connections",  # in this workspace's metastore; named by foreign catalogs
     "pipelines.pipelines",  # the notebooks and files they load, the schemas they publish to
     # The clusters their tasks name, the notebooks they run, run_as's rule sets, the files
     # their libraries and init scripts name (in volumes, DBFS, the workspace).

@@ -82,9 +82,8 @@ AREA = Area(
             "add/remove bindings; known workspaces only; a credential read-write only; kept "
             "whatever the isolation mode"),
     },
-    not_served={"Unity Catalog tables, functions, connections and shares": (
-        "GET /unity-catalog/tables", "GET /unity-catalog/functions",
-        "GET /unity-catalog/connections"),
+    not_served={"Unity Catalog tables, functions and shares": (
+        "GET /unity-catalog/tables", "GET /unity-catalog/functions"),
         "Unity Catalog credential validation and temporary service credentials": (
             "POST /unity-catalog/validate-credentials",
             "POST /unity-catalog/temporary-service-credentials")},

@@ -711,6 +711,15 @@ class UnityCatalog:
         with self._db.read() as conn:
             return _view(self._load(conn, STORAGE_CREDENTIAL, name))
 
+    def storage_credential_named_by_id(self, conn: sqlite3.Connection, credential_id: str
+                                       ) -> str | None:
+        """The name of the storage credential of that id (a metastore's root credential),
+        None where there is none."""
+        for doc in self._all(conn, STORAGE_CREDENTIAL):
+            if doc.get("id") == credential_id:
+                return str(doc["name"])
+        return None
+
     def list_storage_credentials(self) -> list[dict[str, Any]]:
         with self._db.read() as conn:
             return [_view(d) for d in self._all(conn, STORAGE_CREDENTIAL)]

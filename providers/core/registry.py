@@ -31,6 +31,7 @@ KINDS: tuple[tuple[str, str], ...] = (
     # Bound and granted by name:
     ("ServiceCredential", "providers.unity_catalog.service_credential"),
     ("CatalogBinding", "providers.unity_catalog.catalog_binding"),
+    ("Connection", "providers.unity_catalog.connection"),  # what foreign catalogs name
     ("Catalog", "providers.unity_catalog.catalog"),
     ("Schema", "providers.unity_catalog.schema"),
     ("Volume", "providers.unity_catalog.volume"),
@@ -70,6 +71,10 @@ KINDS: tuple[tuple[str, str], ...] = (
     ("WorkspaceConf", "providers.workspace.workspace_conf"),
     ("Grants", "providers.unity_catalog.grants"),
     ("Grant", "providers.unity_catalog.grant"),
+    # A metastore, its assignment, its root credential (a storage credential's id).
+    ("Metastore", "providers.unity_catalog.metastore"),
+    ("MetastoreAssignment", "providers.unity_catalog.metastore_assignment"),
+    ("MetastoreDataAccess", "providers.unity_catalog.metastore_data_access"),
 )
 
 

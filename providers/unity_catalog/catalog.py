@@ -4,7 +4,8 @@ The arguments are the public API's create and update bodies. `comment`, `propert
 `options` (a foreign catalog's), `owner`, `isolation_mode` and
 `enable_predictive_optimization` change in place (the owner last, in a call of its own); a
 new `name`, `storage_root`, `connection_name`, `provider_name` or `share_name` replaces the
-catalog (docs/catalog.md says why a rename is not made in place). The id is
+catalog (docs/catalog.md says why a rename is not made in place). A foreign catalog's
+`connection_name` may name a `connections` item of the stack (in place). The id is
 the catalog's name, folded to lower case as the service stores it.
 
 `force_destroy` is this kind's own, never sent: a delete of a catalog that holds schemas
@@ -23,7 +24,7 @@ from pydantic import BaseModel, ConfigDict, StrictBool, field_validator
 
 from providers.client import WorkspaceError, is_gone
 from providers.core import import_ids
-from providers.core.kind import Adoption, DrillChange, always, appended_to, declare
+from providers.core.kind import Adoption, DrillChange, Reference, always, appended_to, declare
 from providers.core.lifecycle import Spec, WorkspaceProvider
 from providers.unity_catalog.catalogs_api import CatalogsApi
 from providers.unity_catalog.schemas_api import SchemasApi
@@ -254,6 +255,11 @@ KIND = declare(
     outputs={"full_name": str, "metastore_id": str, "catalog_type": str, "storage_location": str},
     config_key="catalogs",
     identity=("name",),
+    # A foreign catalog's connection: a `connections` item (in place) or a connection's name.
+    references={
+        "connection_name": Reference(target_key="connections", field="connection_name",
+                                     folds_case=True, in_place=True),
+    },
     # A storage_root lies under an external location: made after it, deleted before it.
     after=("externalLocations",),
     doc="docs/catalog.md",

@@ -523,6 +523,61 @@ class WorkspaceFileArgs:
     ) -> None: ...
 
 
+class MetastoreArgs:
+    """Program-side arguments of MetastoreModel (generated). A Unity Catalog metastore."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    name: pulumi.Input[str]
+    """The user-specified name of the metastore."""
+    region: pulumi.Input[str] | None
+    """Cloud region which the metastore serves (e.g., ``us-west-2``, ``westus``)."""
+    storage_root: pulumi.Input[str] | None
+    """The storage root URL for metastore"""
+    owner: pulumi.Input[str] | None
+    """The owner of the metastore."""
+    delta_sharing_scope: pulumi.Input[Literal['INTERNAL', 'INTERNAL_AND_EXTERNAL']] | None
+    """The scope of Delta Sharing enabled for the metastore."""
+    delta_sharing_recipient_token_lifetime_in_seconds: pulumi.Input[int] | None
+    """The lifetime of delta sharing recipient token in seconds."""
+    delta_sharing_organization_name: pulumi.Input[str] | None
+    """The organization name of a Delta Sharing entity, to be used in Databricks-to-Databricks Delta
+    Sharing as the official name.
+    """
+    external_access_enabled: pulumi.Input[bool] | None
+    """Whether to allow non-DBR clients to directly access entities under the metastore."""
+    force_destroy: pulumi.Input[bool] | None
+    def __init__(
+        self,
+        name: pulumi.Input[str],
+        region: pulumi.Input[str] | None = None,
+        storage_root: pulumi.Input[str] | None = None,
+        owner: pulumi.Input[str] | None = None,
+        delta_sharing_scope: pulumi.Input[Literal['INTERNAL', 'INTERNAL_AND_EXTERNAL']] | None = None,
+        delta_sharing_recipient_token_lifetime_in_seconds: pulumi.Input[int] | None = None,
+        delta_sharing_organization_name: pulumi.Input[str] | None = None,
+        external_access_enabled: pulumi.Input[bool] | None = None,
+        force_destroy: pulumi.Input[bool] | None = None,
+    ) -> None: ...
+
+
+class MetastoreAssignmentArgs:
+    """Program-side arguments of MetastoreAssignmentModel (generated). A metastore's assignment to a workspace."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    workspace_id: pulumi.Input[int]
+    """The unique ID of the Databricks workspace."""
+    metastore_id: pulumi.Input[str]
+    """The unique ID of the metastore."""
+    default_catalog_name: pulumi.Input[str] | None
+    """The name of the default catalog in the metastore. This field is deprecated. Please use "Default
+    Namespace API" to configure the default catalog for a Databricks workspace.
+    """
+    def __init__(
+        self,
+        workspace_id: pulumi.Input[int],
+        metastore_id: pulumi.Input[str],
+        default_catalog_name: pulumi.Input[str] | None = None,
+    ) -> None: ...
+
+
 class StorageCredentialArgs:
     """Program-side arguments of StorageCredentialModel (generated)."""
     __dataclass_fields__: ClassVar[dict[str, Any]]
@@ -7445,61 +7500,6 @@ class GrantArgs:
     ) -> None: ...
 
 
-class MetastoreArgs:
-    """Program-side arguments of MetastoreModel (generated). A Unity Catalog metastore."""
-    __dataclass_fields__: ClassVar[dict[str, Any]]
-    name: pulumi.Input[str]
-    """The user-specified name of the metastore."""
-    region: pulumi.Input[str] | None
-    """Cloud region which the metastore serves (e.g., ``us-west-2``, ``westus``)."""
-    storage_root: pulumi.Input[str] | None
-    """The storage root URL for metastore"""
-    owner: pulumi.Input[str] | None
-    """The owner of the metastore."""
-    delta_sharing_scope: pulumi.Input[Literal['INTERNAL', 'INTERNAL_AND_EXTERNAL']] | None
-    """The scope of Delta Sharing enabled for the metastore."""
-    delta_sharing_recipient_token_lifetime_in_seconds: pulumi.Input[int] | None
-    """The lifetime of delta sharing recipient token in seconds."""
-    delta_sharing_organization_name: pulumi.Input[str] | None
-    """The organization name of a Delta Sharing entity, to be used in Databricks-to-Databricks Delta
-    Sharing as the official name.
-    """
-    external_access_enabled: pulumi.Input[bool] | None
-    """Whether to allow non-DBR clients to directly access entities under the metastore."""
-    force_destroy: pulumi.Input[bool] | None
-    def __init__(
-        self,
-        name: pulumi.Input[str],
-        region: pulumi.Input[str] | None = None,
-        storage_root: pulumi.Input[str] | None = None,
-        owner: pulumi.Input[str] | None = None,
-        delta_sharing_scope: pulumi.Input[Literal['INTERNAL', 'INTERNAL_AND_EXTERNAL']] | None = None,
-        delta_sharing_recipient_token_lifetime_in_seconds: pulumi.Input[int] | None = None,
-        delta_sharing_organization_name: pulumi.Input[str] | None = None,
-        external_access_enabled: pulumi.Input[bool] | None = None,
-        force_destroy: pulumi.Input[bool] | None = None,
-    ) -> None: ...
-
-
-class MetastoreAssignmentArgs:
-    """Program-side arguments of MetastoreAssignmentModel (generated). A metastore's assignment to a workspace."""
-    __dataclass_fields__: ClassVar[dict[str, Any]]
-    workspace_id: pulumi.Input[int]
-    """The unique ID of the Databricks workspace."""
-    metastore_id: pulumi.Input[str]
-    """The unique ID of the metastore."""
-    default_catalog_name: pulumi.Input[str] | None
-    """The name of the default catalog in the metastore. This field is deprecated. Please use "Default
-    Namespace API" to configure the default catalog for a Databricks workspace.
-    """
-    def __init__(
-        self,
-        workspace_id: pulumi.Input[int],
-        metastore_id: pulumi.Input[str],
-        default_catalog_name: pulumi.Input[str] | None = None,
-    ) -> None: ...
-
-
 class MetastoreDataAccessArgs:
     """Program-side arguments of MetastoreDataAccessModel (generated). A metastore's root credential."""
     __dataclass_fields__: ClassVar[dict[str, Any]]
@@ -7647,6 +7647,35 @@ class WorkspaceFile(KindResource):
         self,
         resource_name: str,
         args: WorkspaceFileArgs | dict[str, Any],
+        connection: pulumi.Input[dict[str, Any]],
+        opts: pulumi.ResourceOptions | None = None,
+    ) -> None: ...
+
+
+class Metastore(KindResource):
+    """A Unity Catalog metastore (workspace-level API): name, owner and delta sharing in place; delete of one holding catalogs only with force_destroy. See docs/metastore.md."""
+    name: pulumi.Output[str]
+    metastore_id: pulumi.Output[str]
+    global_metastore_id: pulumi.Output[str]
+    cloud: pulumi.Output[str]
+    def __init__(
+        self,
+        resource_name: str,
+        args: MetastoreArgs | dict[str, Any],
+        connection: pulumi.Input[dict[str, Any]],
+        opts: pulumi.ResourceOptions | None = None,
+    ) -> None: ...
+
+
+class MetastoreAssignment(KindResource):
+    """A metastore assigned to a workspace with its default catalog: both in place; delete unassigns. See docs/metastore-assignment.md."""
+    workspace_id: pulumi.Output[int]
+    metastore_id: pulumi.Output[str]
+    signed_in_workspace: pulumi.Output[bool]
+    def __init__(
+        self,
+        resource_name: str,
+        args: MetastoreAssignmentArgs | dict[str, Any],
         connection: pulumi.Input[dict[str, Any]],
         opts: pulumi.ResourceOptions | None = None,
     ) -> None: ...
@@ -8202,35 +8231,6 @@ class Grant(KindResource):
         self,
         resource_name: str,
         args: GrantArgs | dict[str, Any],
-        connection: pulumi.Input[dict[str, Any]],
-        opts: pulumi.ResourceOptions | None = None,
-    ) -> None: ...
-
-
-class Metastore(KindResource):
-    """A Unity Catalog metastore (workspace-level API): name, owner and delta sharing in place; delete of one holding catalogs only with force_destroy. See docs/metastore.md."""
-    name: pulumi.Output[str]
-    metastore_id: pulumi.Output[str]
-    global_metastore_id: pulumi.Output[str]
-    cloud: pulumi.Output[str]
-    def __init__(
-        self,
-        resource_name: str,
-        args: MetastoreArgs | dict[str, Any],
-        connection: pulumi.Input[dict[str, Any]],
-        opts: pulumi.ResourceOptions | None = None,
-    ) -> None: ...
-
-
-class MetastoreAssignment(KindResource):
-    """A metastore assigned to a workspace with its default catalog: both in place; delete unassigns. See docs/metastore-assignment.md."""
-    workspace_id: pulumi.Output[int]
-    metastore_id: pulumi.Output[str]
-    signed_in_workspace: pulumi.Output[bool]
-    def __init__(
-        self,
-        resource_name: str,
-        args: MetastoreAssignmentArgs | dict[str, Any],
         connection: pulumi.Input[dict[str, Any]],
         opts: pulumi.ResourceOptions | None = None,
     ) -> None: ...

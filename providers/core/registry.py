@@ -25,6 +25,9 @@ KINDS: tuple[tuple[str, str], ...] = (
     ("Directory", "providers.workspace.directory"),
     ("Notebook", "providers.workspace.notebook"),  # in the directories
     ("WorkspaceFile", "providers.workspace.workspace_file"),  # in the directories
+    # A metastore and its assignment: what Unity Catalog's objects below are made in.
+    ("Metastore", "providers.unity_catalog.metastore"),
+    ("MetastoreAssignment", "providers.unity_catalog.metastore_assignment"),
     # Unity Catalog: what pipelines write into, and the volumes files are uploaded to.
     ("StorageCredential", "providers.unity_catalog.storage_credential"),
     ("ExternalLocation", "providers.unity_catalog.external_location"),
@@ -71,9 +74,7 @@ KINDS: tuple[tuple[str, str], ...] = (
     ("WorkspaceConf", "providers.workspace.workspace_conf"),
     ("Grants", "providers.unity_catalog.grants"),
     ("Grant", "providers.unity_catalog.grant"),
-    # A metastore, its assignment, its root credential (a storage credential's id).
-    ("Metastore", "providers.unity_catalog.metastore"),
-    ("MetastoreAssignment", "providers.unity_catalog.metastore_assignment"),
+    # A metastore's root credential (a storage credential's id).
     ("MetastoreDataAccess", "providers.unity_catalog.metastore_data_access"),
 )
 

@@ -260,8 +260,9 @@ KIND = declare(
         "connection_name": Reference(target_key="connections", field="connection_name",
                                      folds_case=True, in_place=True),
     },
-    # A storage_root lies under an external location: made after it, deleted before it.
-    after=("externalLocations",),
+    # A storage_root lies under an external location: made after it, deleted before it. A
+    # catalog is made in the metastore the workspace is assigned to.
+    after=("externalLocations", "metastoreAssignments"),
     doc="docs/catalog.md",
     summary="a Unity Catalog catalog: comment, properties, owner, isolation mode; "
     "delete of a non-empty one only with force_destroy",

@@ -242,6 +242,8 @@ KIND = declare(
     outputs={"connection_id": str, "full_name": str, "metastore_id": str, DIGEST_KEY: str},
     config_key="connections",
     identity=("name",),
+    # Made in the metastore the workspace is assigned to; deleted before it is unassigned.
+    after=("metastoreAssignments",),
     doc="docs/connection.md",
     summary="a Unity Catalog connection (Lakehouse federation): options and owner in place; "
     "credential options write-only, compared by digest",

@@ -17,10 +17,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictInt
+from pydantic import AfterValidator, BaseModel, ConfigDict
 
 from providers.client import NotFound
 from providers.core import import_ids
+from providers.core.ids import Int64Id
 from providers.core.kind import Adoption, DrillChange, Reference, declare
 from providers.core.lifecycle import Spec, WorkspaceProvider
 from providers.core.validators import not_blank
@@ -38,7 +39,8 @@ class MetastoreAssignmentModel(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    workspace_id: Annotated[StrictInt, Field(gt=0)]
+    # A string of digits as the engine passes it exactly (a number past 2**53 would not be).
+    workspace_id: Int64Id
     metastore_id: Annotated[str, AfterValidator(not_blank)]
     default_catalog_name: Annotated[str, AfterValidator(not_blank)] = DEFAULT_CATALOG
 
@@ -51,21 +53,22 @@ class MetastoreAssignmentProvider(WorkspaceProvider):
     def create_object(self, client: WorkspaceClient, args: MetastoreAssignmentModel,
                       spec: Spec):
         # The service's PUT replaces any assignment: repeating it after a lost answer is safe.
-        MetastoresApi(client).assign(args.workspace_id, args.metastore_id,
-                                     args.default_catalog_name)
-        return (str(args.workspace_id), *self._shown(client, args.workspace_id, spec))
+        workspace_id = int(args.workspace_id)
+        MetastoresApi(client).assign(workspace_id, args.metastore_id, args.default_catalog_name)
+        return (args.workspace_id, *self._shown(client, workspace_id, spec))
 
     def read_object(self, client: WorkspaceClient, id_: str, recorded: Mapping[str, Any]):
         spec = self._recorded_spec(recorded)
         if not spec:  # an import: only the signed-in workspace's can be read
-            spec = {"workspace_id": int(id_)}
+            spec = {"workspace_id": id_}
         return self._observed(client, int(id_), spec, recorded.get(SIGNED_IN_KEY))
 
     def update_object(self, client, id_, recorded, args: MetastoreAssignmentModel, spec):
-        MetastoresApi(client).update_assignment(args.workspace_id, {
+        workspace_id = int(args.workspace_id)
+        MetastoresApi(client).update_assignment(workspace_id, {
             "metastore_id": args.metastore_id,
             "default_catalog_name": args.default_catalog_name})
-        return self._shown(client, args.workspace_id, spec)
+        return self._shown(client, workspace_id, spec)
 
     def delete_object(self, client: WorkspaceClient, id_: str, recorded: Mapping[str, Any]) -> None:
         MetastoresApi(client).unassign(int(id_), str(recorded["metastore_id"]))
@@ -96,7 +99,7 @@ class MetastoreAssignmentProvider(WorkspaceProvider):
             if signed_in:
                 return None  # the signed-in workspace's, and now another's: cannot be
             return dict(spec), {SIGNED_IN_KEY: False}
-        observed: Spec = {"workspace_id": workspace_id,
+        observed: Spec = {"workspace_id": str(workspace_id),
                           "metastore_id": str(current.get("metastore_id") or ""),
                           "default_catalog_name": str(current.get("default_catalog_name")
                                                       or DEFAULT_CATALOG)}

@@ -595,7 +595,7 @@ def test_the_metastore_and_this_workspaces_assignment_are_adopted_as_read(client
     assignment = adopted(client, connection, "MetastoreAssignment", str(HOME))
     assert assignment.item is not None
     # The default catalog is the kind's default (hive_metastore): left out.
-    assert assignment.item == {"workspace_id": HOME, "metastore_id": seed}
+    assert assignment.item == {"workspace_id": str(HOME), "metastore_id": seed}
 
 
 def test_a_connection_yields_the_secret_problem(client):

@@ -562,7 +562,7 @@ class MetastoreArgs:
 class MetastoreAssignmentArgs:
     """Program-side arguments of MetastoreAssignmentModel (generated). A metastore's assignment to a workspace."""
     __dataclass_fields__: ClassVar[dict[str, Any]]
-    workspace_id: pulumi.Input[int]
+    workspace_id: pulumi.Input[int | str]
     """The unique ID of the Databricks workspace."""
     metastore_id: pulumi.Input[str]
     """The unique ID of the metastore."""
@@ -572,7 +572,7 @@ class MetastoreAssignmentArgs:
     """
     def __init__(
         self,
-        workspace_id: pulumi.Input[int],
+        workspace_id: pulumi.Input[int | str],
         metastore_id: pulumi.Input[str],
         default_catalog_name: pulumi.Input[str] | None = None,
     ) -> None: ...
@@ -7669,7 +7669,7 @@ class Metastore(KindResource):
 
 class MetastoreAssignment(KindResource):
     """A metastore assigned to a workspace with its default catalog: both in place; delete unassigns. See docs/metastore-assignment.md."""
-    workspace_id: pulumi.Output[int]
+    workspace_id: pulumi.Output[str]
     metastore_id: pulumi.Output[str]
     signed_in_workspace: pulumi.Output[bool]
     def __init__(

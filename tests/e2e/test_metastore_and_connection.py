@@ -196,7 +196,15 @@ class TestMetastoreAndConnectionInOneStack:
     def test_5_destroy_removes_every_object_in_order(self, scenario: Scenario) -> None:
         ids, workspace = scenario.ids, scenario.workspace
         metastore_id = ids["metastores"][scenario.item("metastores")["name"]]
+        clear_request_log(scenario.info)
         scenario.stack.destroy()
+        deletes = [w.split(" ", 1)[1] for w in platform_writes(scenario.info)
+                   if w.startswith("DELETE")]
+        order = [f"{UC}/catalogs/{scenario.item('catalogs')['name']}",
+                 f"{UC}/connections/{scenario.item('connections')['name']}",
+                 f"{UC}/workspaces/{WORKSPACE_ID}/metastore", f"{UC}/metastores/{metastore_id}"]
+        # A catalog holding its `default` schema is asked twice (the schema deleted between).
+        assert list(dict.fromkeys(p for p in deletes if p in order)) == order, "5. in order"
         assert workspace.status(f"{UC}/catalogs/{scenario.item('catalogs')['name']}") == 404
         assert workspace.status(
             f"{UC}/connections/{scenario.item('connections')['name']}") == 404, "5."

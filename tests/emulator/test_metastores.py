@@ -1,5 +1,5 @@
 """Unity Catalog metastores at the workspace level through the official SDK, unchanged:
-the seed metastore assigned to this workspace, create, get, list, update (owner, delta
+the initial metastore assigned to this workspace, create, get, list, update (owner, delta
 sharing, the root credential), assignment to a workspace and its default catalog, the
 current assignment and summary, delete (refused while it holds catalogs unless force).
 Each rule with its refusal."""
@@ -16,7 +16,7 @@ from databricks.sdk.service import catalog
 from tests.emulator.support import unique
 from workspace_emulator.testing import fetch_token
 
-SEED_METASTORE = "9ce88c25-f4f8-47ae-80f8-5d90271e193b"
+INITIAL_METASTORE = "9ce88c25-f4f8-47ae-80f8-5d90271e193b"
 WORKSPACE_ID = 1234567890123456
 OTHER_WORKSPACE_ID = 2345678901234567
 ROOT = "abfss://root@lake.dfs.core.windows.net/metastore"
@@ -40,20 +40,20 @@ def metastore(sdk) -> Iterator[catalog.MetastoreInfo]:
 
 @pytest.fixture
 def assigned_here(sdk, metastore) -> Iterator[catalog.MetastoreInfo]:
-    """This workspace assigned to the new metastore; the seed assigned again after."""
+    """This workspace assigned to the new metastore; the initial metastore assigned again after."""
     assert metastore.metastore_id is not None
     sdk.metastores.assign(WORKSPACE_ID, metastore.metastore_id, "main")
     yield metastore
-    sdk.metastores.assign(WORKSPACE_ID, SEED_METASTORE, "hive_metastore")
+    sdk.metastores.assign(WORKSPACE_ID, INITIAL_METASTORE, "hive_metastore")
 
 
-def test_the_seed_metastore_is_this_workspaces(sdk):
+def test_the_initial_metastore_is_this_workspaces(sdk):
     current = sdk.metastores.current()
     assert (current.workspace_id, current.metastore_id, current.default_catalog_name) == (
-        WORKSPACE_ID, SEED_METASTORE, "hive_metastore")
+        WORKSPACE_ID, INITIAL_METASTORE, "hive_metastore")
     summary = sdk.metastores.summary()
-    assert summary.metastore_id == SEED_METASTORE and summary.storage_root
-    assert SEED_METASTORE in [m.metastore_id for m in sdk.metastores.list()]
+    assert summary.metastore_id == INITIAL_METASTORE and summary.storage_root
+    assert INITIAL_METASTORE in [m.metastore_id for m in sdk.metastores.list()]
 
 
 def test_metastore_lifecycle(sdk, metastore, emulator):
@@ -98,14 +98,14 @@ def test_assignment_of_another_workspace(sdk, metastore):
     sdk.metastores.assign(OTHER_WORKSPACE_ID, metastore.metastore_id, "main")
     sdk.metastores.update_assignment(OTHER_WORKSPACE_ID, default_catalog_name="sales")
     with pytest.raises(NotFound, match="not assigned"):
-        sdk.metastores.unassign(OTHER_WORKSPACE_ID, SEED_METASTORE)
+        sdk.metastores.unassign(OTHER_WORKSPACE_ID, INITIAL_METASTORE)
     sdk.metastores.unassign(OTHER_WORKSPACE_ID, metastore.metastore_id)
     with pytest.raises(NotFound, match="no metastore assigned"):
         sdk.metastores.update_assignment(OTHER_WORKSPACE_ID, default_catalog_name="x")
     with pytest.raises(NotFound, match="Workspace 42"):
         sdk.metastores.assign(42, metastore.metastore_id, "main")
-    # This workspace's stays the seed's.
-    assert sdk.metastores.current().metastore_id == SEED_METASTORE
+    # This workspace's stays the initial metastore.
+    assert sdk.metastores.current().metastore_id == INITIAL_METASTORE
 
 
 def test_catalogs_join_the_assigned_metastore(sdk, assigned_here):

@@ -589,13 +589,13 @@ def test_a_storage_credential_of_a_service_principal_yields_the_secret_problem(c
 
 
 def test_the_metastore_and_this_workspaces_assignment_are_adopted_as_read(client, connection):
-    seed = "9ce88c25-f4f8-47ae-80f8-5d90271e193b"
-    found = adopted(client, connection, "Metastore", seed)
+    initial = "9ce88c25-f4f8-47ae-80f8-5d90271e193b"
+    found = adopted(client, connection, "Metastore", initial)
     assert found.item is not None and found.item["region"] == "westeurope"
     assignment = adopted(client, connection, "MetastoreAssignment", str(HOME))
     assert assignment.item is not None
     # The default catalog is the kind's default (hive_metastore): left out.
-    assert assignment.item == {"workspace_id": str(HOME), "metastore_id": seed}
+    assert assignment.item == {"workspace_id": str(HOME), "metastore_id": initial}
 
 
 def test_a_connection_yields_the_secret_problem(client):

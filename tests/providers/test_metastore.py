@@ -2,7 +2,7 @@
 read, update in place (owner, delta sharing, the default catalog, the root credential),
 drift, import with no diff, delete (a metastore holding catalogs refused unless
 force_destroy), and a metastore whose create answer was lost adopted, not made twice.
-Tests that assign this workspace give it back the seed metastore after."""
+Tests that assign this workspace give it back the initial metastore after."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ from providers.unity_catalog.storage_credentials_api import StorageCredentialsAp
 from tests.providers.ambiguous import lose_the_answer_to
 from tests.providers.unity_catalog import CONNECTOR, fresh
 
-SEED_METASTORE = "9ce88c25-f4f8-47ae-80f8-5d90271e193b"
+INITIAL_METASTORE = "9ce88c25-f4f8-47ae-80f8-5d90271e193b"
 WORKSPACE_ID = 1234567890123456
 OTHER_WORKSPACE_ID = 3456789012345678
 ROOT = "abfss://metastore@lake.dfs.core.windows.net/root"
@@ -58,9 +58,9 @@ def metastore(provider, props, client) -> Iterator[str]:
 
 
 @pytest.fixture
-def seed_given_back(client: WorkspaceClient) -> Iterator[None]:
+def initial_metastore_given_back(client: WorkspaceClient) -> Iterator[None]:
     yield
-    MetastoresApi(client).assign(WORKSPACE_ID, SEED_METASTORE, "hive_metastore")
+    MetastoresApi(client).assign(WORKSPACE_ID, INITIAL_METASTORE, "hive_metastore")
 
 
 def test_create_read_update_delete(provider, props, client) -> None:
@@ -104,7 +104,7 @@ def test_import_with_no_diff(provider, props, metastore) -> None:
 
 
 def test_a_metastore_holding_catalogs_needs_force_destroy(
-        provider, props, client, seed_given_back) -> None:
+        provider, props, client, initial_metastore_given_back) -> None:
     made = provider.create(props)
     MetastoresApi(client).assign(WORKSPACE_ID, made.id, "main")
     catalog = CatalogsApi(client).create({"name": fresh("held")})
@@ -143,7 +143,7 @@ def test_the_sharing_lifetime_is_required_for_external_sharing() -> None:
 
 
 def test_assignment_of_this_workspace(assignments, client, connection, metastore,
-                                      seed_given_back) -> None:
+                                      initial_metastore_given_back) -> None:
     provider = assignments
     props = {"workspace_id": WORKSPACE_ID, "metastore_id": metastore,
              "default_catalog_name": "main", CONNECTION_KEY: connection}

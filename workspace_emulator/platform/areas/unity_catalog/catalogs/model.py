@@ -105,7 +105,7 @@ class Catalogs:
         # Set by the unity_catalog area when it opens.
         self.contents: CatalogContents | None = None
         # The metastore this workspace is assigned to (None: none), set by the metastores
-        # area when it opens; until then, the seed metastore.
+        # area when it opens; until then, the initial metastore.
         self.current_metastore: Callable[[sqlite3.Connection], str | None] = (
             lambda conn: self._metastore_id)
         # A connection's name as stored, None where there is none of that name (any case):

@@ -41,15 +41,15 @@ def _open(context: AreaContext) -> Metastores:
     catalogs = context.state(Catalogs)
     metastores.contents = _Contents(catalogs, unity_catalog)
     catalogs.current_metastore = metastores.current_id
-    # A data directory made before metastores were objects: its seed metastore, assigned.
+    # A data directory made before metastores were objects: its initial metastore, assigned.
     with context.db.write() as conn:
         if conn.execute("SELECT 1 FROM metastores").fetchone() is None:
-            metastores.add_seed(conn, {})
+            metastores.add_initial_metastore(conn, {})
     return metastores
 
 
 def _add_initial(metastores: Metastores, initial: InitialData) -> None:
-    metastores.add_seed(initial.conn, dict(initial.sections["workspace"]))
+    metastores.add_initial_metastore(initial.conn, dict(initial.sections["workspace"]))
 
 
 AREA = Area(

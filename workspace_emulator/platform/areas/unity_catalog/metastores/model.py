@@ -2,7 +2,7 @@
 assignment of a metastore (and its default catalog) to each workspace, the current
 workspace's assignment and its metastore's summary.
 
-The seed metastore (the initial data's `workspace.metastore_id`) is made when the initial
+The initial metastore (the initial data's `workspace.metastore_id`) is made when the initial
 data is applied, assigned to this workspace (`workspace.id`, 1234567890123456 in the
 default data) with `hive_metastore` as its default catalog; the initial data's other
 workspace ids start unassigned. A workspace has at most one metastore: assigning another
@@ -33,7 +33,7 @@ CREATE TABLE IF NOT EXISTS metastore_assignments (workspace_id INTEGER PRIMARY K
     metastore_id TEXT NOT NULL, default_catalog_name TEXT NOT NULL);
 """
 
-SEED_REGION = "westeurope"
+DEFAULT_REGION = "westeurope"
 DEFAULT_CATALOG = "hive_metastore"
 SHARING_SCOPES = ("INTERNAL", "INTERNAL_AND_EXTERNAL")
 PRIVILEGE_MODEL_VERSIONS = ("1.0",)
@@ -71,25 +71,25 @@ def _check_storage_root(value: Any) -> str:
 
 class Metastores:
     def __init__(self, db: Database, directory: Directory, workspace_id: int,
-                 seed_id: str, seed_root: str) -> None:
+                 initial_id: str, initial_root: str) -> None:
         self._db = db
         self._directory = directory
         self.workspace_id = workspace_id
-        self._seed_id = seed_id
-        self._seed_root = seed_root
+        self._initial_id = initial_id
+        self._initial_root = initial_root
         # Set when the area opens (the catalogs and unity_catalog areas).
         self.contents: MetastoreContents | None = None
 
     # --- initial data ---------------------------------------------------------------------
 
-    def add_seed(self, conn: sqlite3.Connection, workspace: dict[str, Any]) -> None:
+    def add_initial_metastore(self, conn: sqlite3.Connection, workspace: dict[str, Any]) -> None:
         now = clock.now_ms()
-        doc = self._new_doc(self._seed_id, str(workspace.get("name") or "emulated-metastore"),
-                            SEED_REGION, self._seed_root, "admins", now)
+        doc = self._new_doc(self._initial_id, str(workspace.get("name") or "emulated-metastore"),
+                            DEFAULT_REGION, self._initial_root, "admins", now)
         conn.execute("INSERT OR IGNORE INTO metastores (metastore_id, doc) VALUES (?, ?)",
-                     (self._seed_id, to_json(doc)))
+                     (self._initial_id, to_json(doc)))
         conn.execute("INSERT OR IGNORE INTO metastore_assignments VALUES (?, ?, ?)",
-                     (self.workspace_id, self._seed_id, DEFAULT_CATALOG))
+                     (self.workspace_id, self._initial_id, DEFAULT_CATALOG))
 
     @staticmethod
     def _new_doc(metastore_id: str, name: str, region: str, storage_root: str | None,
@@ -141,7 +141,7 @@ class Metastores:
     def create(self, spec: dict[str, Any], caller: Caller) -> dict[str, Any]:
         self._check_admin(caller, "create a metastore")
         name = _check_name(spec.get("name"), "name")
-        region = spec.get("region") or SEED_REGION
+        region = spec.get("region") or DEFAULT_REGION
         if not isinstance(region, str):
             raise InvalidParameter("region must be a string (e.g. westeurope).")
         root = (_check_storage_root(spec["storage_root"])

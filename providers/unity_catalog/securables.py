@@ -23,13 +23,14 @@ if TYPE_CHECKING:
 # The config lists whose objects grants may name: a grant waits for them (and goes first on
 # destroy). Lists the stack does not have are skipped.
 SECURABLE_LISTS = ("catalogs", "schemas", "volumes", "storageCredentials", "externalLocations",
-                   "registeredModels")
+                   "registeredModels", "connections")
 # Securable type (as `securable_type` spells it, folded) -> the config list declaring its
 # objects: a full name of that type names an item of the list (Kind.names).
 SECURABLES_BY_TYPE = {
     "catalog": "catalogs", "schema": "schemas", "volume": "volumes",
     "storage_credential": "storageCredentials", "external_location": "externalLocations",
     "credential": "serviceCredentials", "function": "registeredModels",
+    "connection": "connections",
 }
 
 

@@ -36,7 +36,9 @@ from providers.secrets.secret_scopes_api import KeyVault, SecretScopesApi
 from providers.secrets.secrets_api import SecretsApi
 from providers.sql.sql_warehouses_api import SqlWarehousesApi
 from providers.unity_catalog.catalogs_api import CatalogsApi
+from providers.unity_catalog.connections_api import ConnectionsApi
 from providers.unity_catalog.grants_api import GrantsApi
+from providers.unity_catalog.metastores_api import MetastoresApi
 from providers.unity_catalog.schemas_api import SchemasApi
 from providers.unity_catalog.storage_credentials_api import StorageCredentialsApi
 from providers.unity_catalog.volumes_api import VolumesApi
@@ -582,6 +584,45 @@ def test_a_storage_credential_of_a_service_principal_yields_the_secret_problem(c
             in candidate.problem), candidate.problem
     assert "client secret of the credential's service principal" in candidate.problem
     assert "secret_scope" not in candidate.problem and "cr3d-s3cret" not in candidate.problem
+
+
+# --- metastores and connections ---------------------------------------------------------
+
+
+def test_the_metastore_and_this_workspaces_assignment_are_adopted_as_read(client, connection):
+    initial = "9ce88c25-f4f8-47ae-80f8-5d90271e193b"
+    found = adopted(client, connection, "Metastore", initial)
+    assert found.item is not None and found.item["region"] == "westeurope"
+    assignment = adopted(client, connection, "MetastoreAssignment", str(HOME))
+    assert assignment.item is not None
+    # The default catalog is the kind's default (hive_metastore): left out.
+    assert assignment.item == {"workspace_id": str(HOME), "metastore_id": initial}
+
+
+def test_a_metastores_root_credential_is_adopted_as_read(client, connection):
+    credential = StorageCredentialsApi(client).create({
+        "name": unique("root"), "azure_managed_identity": {
+            "access_connector_id": "/subscriptions/0/resourceGroups/rg/providers/"
+                                   "Microsoft.Databricks/accessConnectors/root"}})
+    metastore = MetastoresApi(client).create({"name": unique("adopted")})["metastore_id"]
+    MetastoresApi(client).update(metastore, {"storage_root_credential_id": credential["id"]})
+    found = adopted(client, connection, "MetastoreDataAccess", metastore)
+    assert found.item == {"metastore_id": metastore,
+                          "storage_root_credential_id": credential["id"]}
+    MetastoresApi(client).delete(metastore)
+
+
+def test_a_connection_yields_the_secret_problem(client):
+    name = unique("pg").replace("-", "_")
+    ConnectionsApi(client).create({"name": name, "connection_type": "POSTGRESQL", "options": {
+        "host": "db.example.com", "user": "u", "password": "c0nn-s3cret"}})
+    kind = kind_named("Connection")
+    [candidate] = [c for c in candidates(client, kind) if c.import_id == name]
+    assert candidate.item is None and candidate.problem is not None
+    assert ("pulumi config set --secret --path 'workspace:connections[<i>].options.password'"
+            in candidate.problem), candidate.problem
+    assert "c0nn-s3cret" not in candidate.problem
+    ConnectionsApi(client).delete(name)
 
 
 # --- the whole workspace ---------------------------------------------------------------

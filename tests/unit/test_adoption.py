@@ -44,6 +44,7 @@ def test_every_importable_object_kind_is_adoptable_but_repo_branches_and_volume_
         "GitCredential", "WorkspaceConf", "Directory", "Notebook", "WorkspaceFile",
         "AccessControlRuleSet", "Pipeline", "Query", "Alert", "Dashboard",
         "ServingEndpoint", "App", "RegisteredModel", "Experiment",
+        "Metastore", "MetastoreAssignment", "MetastoreDataAccess", "Connection",
     }
     refused = not_adoptable()
     assert set(refused) == {"ClusterState", "JobRun", "PipelineUpdate", "RepoBranch", "Grant",

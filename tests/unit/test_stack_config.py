@@ -63,8 +63,9 @@ def test_real_environments_use_the_public_wire_form_and_hold_no_secret(stack: st
     assert values["baseUrl"].startswith("https://") and "allowInsecureHttp" not in values
     assert "clientSecret" not in values and "secure:" not in text
     # Every kind declared, but those whose items hold a secret value (a secret's, a Git
-    # credential's token): set per stack, encrypted, never committed (docs/secret.md).
-    with_secret_values = {"secrets", "gitCredentials"}
+    # credential's token, a connection's password): set per stack, encrypted, never committed
+    # (docs/secret.md, docs/connection.md).
+    with_secret_values = {"secrets", "gitCredentials", "connections"}
     assert all(values[key] for key in config_rules.object_lists()
                if key not in with_secret_values)
 

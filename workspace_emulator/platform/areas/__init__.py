@@ -33,6 +33,10 @@ AREAS: tuple[str, ...] = (
     "unity_catalog.files",  # in its volumes
     "unity_catalog.tables",  # tables and functions in its schemas
     "unity_catalog.sharing",  # shares, recipients and providers beside its catalogs
+    # The catalogs' metastores, their root credentials (storage credentials) and their
+    # assignment to workspaces.
+    "unity_catalog.metastores",
+    "unity_catalog.connections",  # in this workspace's metastore; named by foreign catalogs
     "pipelines.pipelines",  # the notebooks and files they load, the schemas they publish to
     # The clusters their tasks name, the notebooks they run, run_as's rule sets, the files
     # their libraries and init scripts name (in volumes, DBFS, the workspace).

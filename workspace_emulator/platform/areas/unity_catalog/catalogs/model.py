@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import sqlite3
 import uuid
+from collections.abc import Callable
 from typing import Any, Protocol
 
 from workspace_emulator import clock
@@ -103,6 +104,13 @@ class Catalogs:
         self._metastore_id = metastore_id
         # Set by the unity_catalog area when it opens.
         self.contents: CatalogContents | None = None
+        # The metastore this workspace is assigned to (None: none), set by the metastores
+        # area when it opens; until then, the initial metastore.
+        self.current_metastore: Callable[[sqlite3.Connection], str | None] = (
+            lambda conn: self._metastore_id)
+        # A connection's name as stored, None where there is none of that name (any case):
+        # set by the connections area when it opens.
+        self.connection_named: Callable[[sqlite3.Connection, str], str | None] | None = None
 
     def add_initial(self, conn, spec: dict[str, Any]) -> None:
         now = clock.now_ms()
@@ -157,8 +165,9 @@ class Catalogs:
 
     def create(self, spec: dict[str, Any], caller: Caller) -> dict[str, Any]:
         name = check_catalog_name(spec.get("name"), "name")
-        if spec.get("connection_name") is not None:
-            raise NotFound(f"Connection '{spec['connection_name']}' does not exist.")
+        connection = spec.get("connection_name")
+        if connection is not None and not isinstance(connection, str):
+            raise InvalidParameter("connection_name must be a connection's name.")
         if spec.get("provider_name") is not None or spec.get("share_name") is not None:
             raise NotFound(f"Provider '{spec.get('provider_name')}' does not exist.")
         _check_maps(spec)
@@ -178,6 +187,17 @@ class Catalogs:
             if spec.get(field) is not None:
                 doc[field] = spec[field]
         with self._db.write() as conn:
+            metastore = self.current_metastore(conn)
+            if metastore is None:
+                raise NotFound("No metastore assigned for the current workspace: assign one "
+                               "before creating a catalog.")
+            doc["metastore_id"] = metastore
+            if connection is not None:
+                stored = (self.connection_named(conn, connection)
+                          if self.connection_named is not None else None)
+                if stored is None:
+                    raise NotFound(f"Connection '{connection}' does not exist.")
+                doc.update(connection_name=stored, catalog_type="FOREIGN_CATALOG")
             if conn.execute("SELECT 1 FROM catalogs WHERE lower(name) = ?",
                             (name,)).fetchone():
                 raise AlreadyExists(f"Catalog '{name}' already exists.")
@@ -207,6 +227,18 @@ class Catalogs:
             if self.contents is not None:
                 self.contents.drop_catalog_contents(conn, doc["name"])
             conn.execute("DELETE FROM catalogs WHERE name = ?", (doc["name"],))
+
+    def catalogs_in(self, conn: sqlite3.Connection, metastore_id: str) -> list[str]:
+        """The names of the catalogs of that metastore."""
+        return [from_json(row["doc"])["name"] for row in conn.execute(
+            "SELECT doc FROM catalogs ORDER BY name")
+            if from_json(row["doc"]).get("metastore_id") == metastore_id]
+
+    def drop_catalog(self, conn: sqlite3.Connection, name: str) -> None:
+        """Deletes the catalog and everything it holds (a forced delete of its metastore)."""
+        if self.contents is not None:
+            self.contents.drop_catalog_contents(conn, name)
+        conn.execute("DELETE FROM catalogs WHERE name = ?", (name,))
 
     def checked_binding_changes(self, request: dict[str, Any]
                                 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:

@@ -83,7 +83,7 @@ AREA = Area(
             "add/remove bindings; known workspaces only; a credential read-write only; kept "
             "whatever the isolation mode"),
     },
-    not_served={"Unity Catalog connections": ("GET /unity-catalog/connections",),
+    not_served={
         "Unity Catalog credential validation and temporary service credentials": (
             "POST /unity-catalog/validate-credentials",
             "POST /unity-catalog/temporary-service-credentials")},

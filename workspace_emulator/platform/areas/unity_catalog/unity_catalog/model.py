@@ -285,18 +285,12 @@ class UnityCatalog:
                 raise NotFound(f"{beside.label} '{key}' does not exist.")
             return [(kind, key.lower(), doc)]
         if kind == METASTORE:
-            # The workspace's own metastore, by its id. Metastores are being made objects of
-            # their own (an account area); until then the assigned one is the only one.
+            # Grants reach the workspace's initial metastore only, by its id (the metastores
+            # area keeps the others, which no grant of this workspace names).
             if key.lower() != self.metastore_id.lower():
                 raise NotFound(f"Metastore '{key}' does not exist.")
             return [(METASTORE, key.lower(), {"full_name": self.metastore_id,
                                               "metastore_id": self.metastore_id})]
-        if kind == CONNECTION:
-            # Connections are not kept here yet (a connections area is being added): any
-            # well-formed name is taken as one, owned by the admins. The lead wires the
-            # lookup to that area (hold_beside(CONNECTION, ...)) when it lands.
-            check_name(key, "connection name")
-            return [(CONNECTION, key.lower(), {"full_name": key, "name": key})]
         return [(kind, key.lower(), self._load(conn, kind, key))]
 
     def _held(self, conn: sqlite3.Connection, caller: Caller,
@@ -761,6 +755,15 @@ class UnityCatalog:
     def get_storage_credential(self, name: str) -> dict[str, Any]:
         with self._db.read() as conn:
             return _view(self._load(conn, STORAGE_CREDENTIAL, name))
+
+    def storage_credential_named_by_id(self, conn: sqlite3.Connection, credential_id: str
+                                       ) -> str | None:
+        """The name of the storage credential of that id (a metastore's root credential),
+        None where there is none."""
+        for doc in self._all(conn, STORAGE_CREDENTIAL):
+            if doc.get("id") == credential_id:
+                return str(doc["name"])
+        return None
 
     def list_storage_credentials(self) -> list[dict[str, Any]]:
         with self._db.read() as conn:

@@ -149,7 +149,13 @@ def test_grants_on_the_metastore_by_its_id(sdk, schema):
 
 
 def test_grants_on_a_connection(sdk):
-    sdk.grants.update("connection", "pg_sales", changes=[catalog.PermissionsChange(
+    # Grants reach the connections the connections area keeps, and no other.
+    with pytest.raises(NotFound, match="Connection 'pg_sales' does not exist"):
+        sdk.grants.update("connection", "pg_sales", changes=[catalog.PermissionsChange(
+            principal="analysts", add=[Privilege.USE_CONNECTION])])
+    sdk.connections.create("pg_sales", catalog.ConnectionType.POSTGRESQL, options={
+        "host": "db.example.com", "port": "5432", "user": "reader", "password": "pw"})
+    sdk.grants.update("connection", "PG_SALES", changes=[catalog.PermissionsChange(
         principal="analysts", add=[Privilege.USE_CONNECTION])])
     assert _held(sdk, "connection", "pg_sales") == {"analysts": [Privilege.USE_CONNECTION]}
     with pytest.raises(InvalidParameterValue, match="Privilege SELECT is not applicable"):

@@ -119,7 +119,7 @@ class WorkspaceClient:
         # The id of the account the workspace belongs to, where the caller knows it (no
         # workspace call tells it): the audit and adopt set it from `workspace:accountId`
         # to list the service principals' rule sets, which are named by it.
-        self.account_id: str | None = None
+        self.account_id: str | None = connection.account_id
         self.wire: WireProfile = profile(connection.wire_form)
         self._policy = http.CallPolicy(
             timeout_seconds=connection.timeout_seconds,

@@ -324,6 +324,9 @@ class Kind:
     # but acts on the workspace when created or changed, so nothing is left afterwards for
     # an inventory to find, change or delete. None: the kind makes an object.
     action: str | None = None
+    # Whether its objects are the account's, not the workspace's: it takes the account
+    # connection (a connection with an account id; docs/account.md).
+    account_level: bool = False
     resource: type[KindResource] = field(init=False)
 
     def import_id_problem(self, id_: str) -> str | None:
@@ -463,6 +466,7 @@ def declare(
     import_id_rule: ImportIdRule = no_dot_segments,
     drill: DrillChange | None = None,
     action: str | None = None,
+    account_level: bool = False,
 ) -> Kind:
     if drill is not None and action is not None:
         raise ValueError(
@@ -499,6 +503,7 @@ def declare(
         import_id_rule=import_id_rule,
         drill=drill,
         action=action,
+        account_level=account_level,
     )
     object.__setattr__(kind, "resource", _resource_class(kind))
     provider.computed_keys = kind.computed_keys

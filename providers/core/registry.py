@@ -70,6 +70,10 @@ KINDS: tuple[tuple[str, str], ...] = (
     ("WorkspaceConf", "providers.workspace.workspace_conf"),
     ("Grants", "providers.unity_catalog.grants"),
     ("Grant", "providers.unity_catalog.grant"),
+    # The account's principals, assigned to the workspace, then their entitlements there:
+    ("AccountGroup", "providers.identity.account_group"),
+    ("WorkspaceAssignment", "providers.identity.workspace_assignment"),  # account groups
+    ("Entitlements", "providers.identity.entitlements"),  # assigned principals
 )
 
 

@@ -20,6 +20,8 @@ __all__ = [
     "AccessControlEntryArgs",
     "AccessControlRuleSet",
     "AccessControlRuleSetArgs",
+    "AccountGroup",
+    "AccountGroupArgs",
     "Adlsgen2InfoArgs",
     "AiGatewayArgs",
     "AiRuntimeTaskArgs",
@@ -93,6 +95,8 @@ __all__ = [
     "DockerImageArgs",
     "EndpointConfigArgs",
     "EndpointTagArgs",
+    "Entitlements",
+    "EntitlementsArgs",
     "EnumValueArgs",
     "EnvironmentArgs",
     "EventLogSpecArgs",
@@ -319,6 +323,8 @@ __all__ = [
     "WebhookArgs",
     "WebhookNotificationsArgs",
     "WorkloadTypeArgs",
+    "WorkspaceAssignment",
+    "WorkspaceAssignmentArgs",
     "WorkspaceAuth",
     "WorkspaceAuthArgs",
     "WorkspaceBindingArgs",
@@ -7408,6 +7414,56 @@ class GrantArgs:
     ) -> None: ...
 
 
+class AccountGroupArgs:
+    """Program-side arguments of AccountGroupModel (generated)."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    display_name: pulumi.Input[str]
+    """String that represents a human-readable group name"""
+    external_id: pulumi.Input[str] | None
+    """external_id should be unique for identifying groups"""
+    def __init__(
+        self,
+        display_name: pulumi.Input[str],
+        external_id: pulumi.Input[str] | None = None,
+    ) -> None: ...
+
+
+class WorkspaceAssignmentArgs:
+    """Program-side arguments of WorkspaceAssignmentModel (generated)."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    workspace_id: pulumi.Input[int]
+    principal_id: pulumi.Input[str] | None
+    group_name: pulumi.Input[str] | None
+    user_name: pulumi.Input[str] | None
+    service_principal_application_id: pulumi.Input[str] | None
+    permission: pulumi.Input[Literal['USER', 'ADMIN']] | None
+    def __init__(
+        self,
+        workspace_id: pulumi.Input[int],
+        principal_id: pulumi.Input[str] | None = None,
+        group_name: pulumi.Input[str] | None = None,
+        user_name: pulumi.Input[str] | None = None,
+        service_principal_application_id: pulumi.Input[str] | None = None,
+        permission: pulumi.Input[Literal['USER', 'ADMIN']] | None = None,
+    ) -> None: ...
+
+
+class EntitlementsArgs:
+    """Program-side arguments of EntitlementsModel (generated)."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    entitlements: pulumi.Input[Sequence[pulumi.Input[Literal['allow-cluster-create', 'allow-instance-pool-create', 'databricks-sql-access', 'workspace-access']]]]
+    group_id: pulumi.Input[str] | None
+    user_id: pulumi.Input[str] | None
+    service_principal_id: pulumi.Input[str] | None
+    def __init__(
+        self,
+        entitlements: pulumi.Input[Sequence[pulumi.Input[Literal['allow-cluster-create', 'allow-instance-pool-create', 'databricks-sql-access', 'workspace-access']]]],
+        group_id: pulumi.Input[str] | None = None,
+        user_id: pulumi.Input[str] | None = None,
+        service_principal_id: pulumi.Input[str] | None = None,
+    ) -> None: ...
+
+
 AutoscaleArgs = AutoScaleArgs
 DbfsStorageArgs = DbfsStorageInfoArgs
 InitScriptArgs = InitScriptInfoArgs
@@ -8080,6 +8136,43 @@ class Grant(KindResource):
         self,
         resource_name: str,
         args: GrantArgs | dict[str, Any],
+        connection: pulumi.Input[dict[str, Any]],
+        opts: pulumi.ResourceOptions | None = None,
+    ) -> None: ...
+
+
+class AccountGroup(KindResource):
+    """A group of the account (account SCIM): name, external id; assigned to the workspace by WorkspaceAssignment. See docs/account-group.md."""
+    display_name: pulumi.Output[str]
+    def __init__(
+        self,
+        resource_name: str,
+        args: AccountGroupArgs | dict[str, Any],
+        connection: pulumi.Input[dict[str, Any]],
+        opts: pulumi.ResourceOptions | None = None,
+    ) -> None: ...
+
+
+class WorkspaceAssignment(KindResource):
+    """An account principal assigned to the workspace as USER or ADMIN. See docs/workspace-assignment.md."""
+    workspace_id: pulumi.Output[int]
+    assigned_principal_id: pulumi.Output[str]
+    def __init__(
+        self,
+        resource_name: str,
+        args: WorkspaceAssignmentArgs | dict[str, Any],
+        connection: pulumi.Input[dict[str, Any]],
+        opts: pulumi.ResourceOptions | None = None,
+    ) -> None: ...
+
+
+class Entitlements(KindResource):
+    """The workspace entitlements of a group, user or service principal (authoritative for the four the workspace grants). See docs/entitlements.md."""
+    entitlements: pulumi.Output[list[Any]]
+    def __init__(
+        self,
+        resource_name: str,
+        args: EntitlementsArgs | dict[str, Any],
         connection: pulumi.Input[dict[str, Any]],
         opts: pulumi.ResourceOptions | None = None,
     ) -> None: ...

@@ -242,7 +242,7 @@ def check_credentials(values: dict[str, Any]) -> tuple[dict[str, Any], float | N
             # needs.
             from providers.client.workspace import client_for
 
-            _prove(client_for(connection))
+            client_for(connection).prove()
     except InvalidClientCredentials as exc:
         raise WorkspaceAuthError(
             f"{exc.message}. Check the client id and the client secret (and that the secret "
@@ -268,16 +268,6 @@ def check_credentials(values: dict[str, Any]) -> tuple[dict[str, Any], float | N
             f"could not sign in with auth type {method!r} ({keys}): {exc}"
         ) from None
     return connection.to_props(), token.expires_on if math.isfinite(token.expires_on) else None
-
-
-def _prove(client: Any) -> None:
-    """One read only the credentials' principal can make: who it is (SCIM Me) in a
-    workspace; in the account (whose host has no Me), a page of one of its groups."""
-    account_id = client.connection.account_id
-    if account_id is None:
-        client.me()
-    else:
-        client.get(f"/api/2.0/accounts/{account_id}/scim/v2/Groups", {"count": 1})
 
 
 def _needs_proof(signing_in: Connection, signed_in_before: bool) -> bool:

@@ -131,6 +131,16 @@ class WorkspaceClient:
         """Whoever the call's credentials stand for (a user or a service principal)."""
         return self.get(SCIM_ME)
 
+    def prove(self) -> None:
+        """One read only the credentials' principal can make: who it is (SCIM Me) in a
+        workspace; in the account (an account connection, whose host has no Me), a page
+        of one of its groups."""
+        account_id = self.connection.account_id
+        if account_id is None:
+            self.me()
+        else:
+            self.get(f"/api/2.0/accounts/{account_id}/scim/v2/Groups", {"count": 1})
+
     def permissions(self, object_type: str) -> PermissionsApi:
         """The permissions area for objects of `object_type` (`clusters`, `notebooks`, ...)."""
         return PermissionsApi(self, object_type)

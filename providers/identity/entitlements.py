@@ -18,11 +18,10 @@ from typing import TYPE_CHECKING, Annotated, Any, get_args
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, model_validator
 
-from providers.client.wire import SCIM_BASE
-from providers.core.kind import DrillChange, Reference, declare
+from providers.core.kind import Adoption, DrillChange, Reference, declare
 from providers.core.lifecycle import Spec, WorkspaceProvider
 from providers.core.validators import no_duplicates
-from providers.identity.scim_api import PATCH_OP_SCHEMA, quoted
+from providers.identity.entitlements_api import EntitlementsApi
 from providers.identity.scim_fields import Entitlement
 
 if TYPE_CHECKING:
@@ -86,31 +85,20 @@ def parse_entitlements_id(id_: str) -> tuple[str, str]:
     return collection, match[2]
 
 
-def _path(collection: str, principal_id: str) -> str:
-    return f"{SCIM_BASE}/{collection}/{principal_id}"
-
-
 def _held(client: WorkspaceClient, collection: str, principal_id: str) -> list[str]:
-    resource = client.get(_path(collection, principal_id))
-    return sorted(str(e.get("value")) for e in resource.get("entitlements") or []
-                  if e.get("value") in MANAGED)
+    """The managed entitlements the principal holds."""
+    return [e for e in EntitlementsApi(client).held(collection, principal_id) if e in MANAGED]
 
 
 def _converge(client: WorkspaceClient, collection: str, principal_id: str,
               wanted: list[str]) -> list[str]:
-    """PATCH the managed entitlements to exactly `wanted`; what the principal holds after."""
+    """The managed entitlements made exactly `wanted`; what the principal holds after."""
     held = _held(client, collection, principal_id)
-    operations: list[dict[str, Any]] = []
     added = [e for e in wanted if e not in held]
-    if added:
-        operations.append({"op": "add", "path": "entitlements",
-                           "value": [{"value": e} for e in added]})
-    operations += [{"op": "remove", "path": f"entitlements[value eq {quoted(e)}]"}
-                   for e in held if e not in wanted]
-    if not operations:
+    removed = [e for e in held if e not in wanted]
+    if not added and not removed:
         return held
-    client.patch(_path(collection, principal_id),
-                 {"schemas": [PATCH_OP_SCHEMA], "Operations": operations})
+    EntitlementsApi(client).change(collection, principal_id, added, removed)
     return _held(client, collection, principal_id)
 
 
@@ -155,15 +143,6 @@ def _entitlements_id_problem(id_: str) -> str | None:
     return None
 
 
-def _inventory(client: WorkspaceClient):
-    from providers.identity.groups_api import GroupsApi
-
-    for group in GroupsApi(client).list():
-        if any(e.get("value") in MANAGED for e in group.get("entitlements") or []):
-            yield (entitlements_id("Groups", str(group["id"])),
-                   f"entitlements of {group.get('displayName', '')}")
-
-
 KIND = declare(
     name="Entitlements",
     provider=EntitlementsProvider,
@@ -183,7 +162,11 @@ KIND = declare(
             "(authoritative for the four the workspace grants)",
     import_id="<groups|users|servicePrincipals>/<the principal's SCIM id>",
     import_id_rule=_entitlements_id_problem,
-    inventory=_inventory,
+    inventory=None,
+    adoption=Adoption(refused=(
+        "a setting of its principal, adopted with it (a Group's, User's or "
+        "ServicePrincipal's `entitlements`): declare an account principal's with "
+        "`import: groups/<id>` (users/<id>, servicePrincipals/<id>)")),
     drill=DrillChange(lambda item: {
         **item, "entitlements": sorted(set(item.get("entitlements", []))
                                        ^ {"allow-cluster-create"})}),

@@ -26,9 +26,9 @@ from providers.identity.workspace_assignment import (
     WorkspaceAssignmentProvider,
     parse_assignment_id,
 )
-from tests.providers.support import client_of
 from tests.emulator.support import ACCOUNT_ID, WORKSPACE_ID
 from tests.providers.ambiguous import lose_the_answer_to
+from tests.providers.support import client_of
 from tests.providers.unity_catalog import fresh
 
 ADMINS = "100000000000001"

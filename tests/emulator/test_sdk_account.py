@@ -123,3 +123,10 @@ def test_permission_levels_and_an_unknown_workspace(account):
         iam.WorkspacePermission.USER, iam.WorkspacePermission.ADMIN]
     with pytest.raises(NotFound, match="Workspace 42 not found"):
         list(account.workspace_assignment.list(42))
+
+
+def test_the_account_discovery_document_names_the_token_endpoint(emulator):
+    document = requests.get(
+        f"{emulator.base_url}/oidc/accounts/{ACCOUNT_ID}/.well-known/"
+        "oauth-authorization-server", timeout=10).json()
+    assert document["token_endpoint"] == f"{emulator.base_url}/oidc/v1/token"

@@ -20,6 +20,8 @@ __all__ = [
     "AccessControlEntryArgs",
     "AccessControlRuleSet",
     "AccessControlRuleSetArgs",
+    "AccountGroup",
+    "AccountGroupArgs",
     "Adlsgen2InfoArgs",
     "AiGatewayArgs",
     "AiRuntimeTaskArgs",
@@ -95,6 +97,8 @@ __all__ = [
     "DockerImageArgs",
     "EndpointConfigArgs",
     "EndpointTagArgs",
+    "Entitlements",
+    "EntitlementsArgs",
     "EnumValueArgs",
     "EnvironmentArgs",
     "EventLogSpecArgs",
@@ -327,6 +331,8 @@ __all__ = [
     "WebhookArgs",
     "WebhookNotificationsArgs",
     "WorkloadTypeArgs",
+    "WorkspaceAssignment",
+    "WorkspaceAssignmentArgs",
     "WorkspaceAuth",
     "WorkspaceAuthArgs",
     "WorkspaceBindingArgs",
@@ -339,6 +345,40 @@ __all__ = [
     "apps",
     "lookups",
 ]
+
+
+class AccountGroupArgs:
+    """Program-side arguments of AccountGroupModel (generated)."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    display_name: pulumi.Input[str]
+    """String that represents a human-readable group name"""
+    external_id: pulumi.Input[str] | None
+    """external_id should be unique for identifying groups"""
+    def __init__(
+        self,
+        display_name: pulumi.Input[str],
+        external_id: pulumi.Input[str] | None = None,
+    ) -> None: ...
+
+
+class WorkspaceAssignmentArgs:
+    """Program-side arguments of WorkspaceAssignmentModel (generated)."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    workspace_id: pulumi.Input[int]
+    principal_id: pulumi.Input[str] | None
+    group_name: pulumi.Input[str] | None
+    user_name: pulumi.Input[str] | None
+    service_principal_application_id: pulumi.Input[str] | None
+    permission: pulumi.Input[Literal['USER', 'ADMIN']] | None
+    def __init__(
+        self,
+        workspace_id: pulumi.Input[int],
+        principal_id: pulumi.Input[str] | None = None,
+        group_name: pulumi.Input[str] | None = None,
+        user_name: pulumi.Input[str] | None = None,
+        service_principal_application_id: pulumi.Input[str] | None = None,
+        permission: pulumi.Input[Literal['USER', 'ADMIN']] | None = None,
+    ) -> None: ...
 
 
 class ServicePrincipalArgs:
@@ -6969,6 +7009,22 @@ class UserArgs:
     ) -> None: ...
 
 
+class EntitlementsArgs:
+    """Program-side arguments of EntitlementsModel (generated)."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    entitlements: pulumi.Input[Sequence[pulumi.Input[Literal['allow-cluster-create', 'allow-instance-pool-create', 'databricks-sql-access', 'workspace-access']]]]
+    group_id: pulumi.Input[str] | None
+    user_id: pulumi.Input[str] | None
+    service_principal_id: pulumi.Input[str] | None
+    def __init__(
+        self,
+        entitlements: pulumi.Input[Sequence[pulumi.Input[Literal['allow-cluster-create', 'allow-instance-pool-create', 'databricks-sql-access', 'workspace-access']]]],
+        group_id: pulumi.Input[str] | None = None,
+        user_id: pulumi.Input[str] | None = None,
+        service_principal_id: pulumi.Input[str] | None = None,
+    ) -> None: ...
+
+
 class GitCredentialArgs:
     """Program-side arguments of GitCredentialModel (generated). Reasons never quote the token: they say what is wrong with it."""
     __dataclass_fields__: ClassVar[dict[str, Any]]
@@ -7518,6 +7574,31 @@ AutoscaleArgs = AutoScaleArgs
 DbfsStorageArgs = DbfsStorageInfoArgs
 InitScriptArgs = InitScriptInfoArgs
 PypiLibraryArgs = PythonPyPiLibraryArgs
+
+
+class AccountGroup(KindResource):
+    """A group of the account (account SCIM): name, external id; assigned to the workspace by WorkspaceAssignment. See docs/account-group.md."""
+    display_name: pulumi.Output[str]
+    def __init__(
+        self,
+        resource_name: str,
+        args: AccountGroupArgs | dict[str, Any],
+        connection: pulumi.Input[dict[str, Any]],
+        opts: pulumi.ResourceOptions | None = None,
+    ) -> None: ...
+
+
+class WorkspaceAssignment(KindResource):
+    """An account principal assigned to the workspace as USER or ADMIN. See docs/workspace-assignment.md."""
+    workspace_id: pulumi.Output[int]
+    assigned_principal_id: pulumi.Output[str]
+    def __init__(
+        self,
+        resource_name: str,
+        args: WorkspaceAssignmentArgs | dict[str, Any],
+        connection: pulumi.Input[dict[str, Any]],
+        opts: pulumi.ResourceOptions | None = None,
+    ) -> None: ...
 
 
 class ServicePrincipal(KindResource):
@@ -8098,6 +8179,18 @@ class User(KindResource):
         self,
         resource_name: str,
         args: UserArgs | dict[str, Any],
+        connection: pulumi.Input[dict[str, Any]],
+        opts: pulumi.ResourceOptions | None = None,
+    ) -> None: ...
+
+
+class Entitlements(KindResource):
+    """The workspace entitlements of a group, user or service principal (authoritative for the four the workspace grants). See docs/entitlements.md."""
+    entitlements: pulumi.Output[list[Any]]
+    def __init__(
+        self,
+        resource_name: str,
+        args: EntitlementsArgs | dict[str, Any],
         connection: pulumi.Input[dict[str, Any]],
         opts: pulumi.ResourceOptions | None = None,
     ) -> None: ...

@@ -92,6 +92,9 @@ process.start()
 settings = load_from_engine()
 health.gate(settings)  # after everything below is deployed (docs/health.md)
 auth = WorkspaceAuth("workspace", settings.auth_args())
+# The account's connection, only for a stack with account items (docs/account.md).
+account = WorkspaceAuth("account", settings.account_auth_args()) if (
+    settings.has_account_items) else None
 
 made: dict[str, dict[str, Any]] = {}
 ordered = declaration_order(kinds())
@@ -99,7 +102,8 @@ names = StackNames(ordered, settings.lists)
 used = UsedStacks(used_stacks(settings.values), owned_keys(settings.values))
 for kind in ordered:
     if kind.config_key:
-        made[kind.config_key] = declare(kind, settings, made, auth.connection, names, used)
+        connection = account.connection if account and kind.account_level else auth.connection
+        made[kind.config_key] = declare(kind, settings, made, connection, names, used)
         if kind.stack_output:
             name, value = kind.stack_output
             pulumi.export(name, {n: value(r) for n, r in made[kind.config_key].items()})

@@ -29,9 +29,12 @@ from providers.auth.component import WorkspaceAuthArgs
 from providers.client.auth_type import METHODS
 from providers.core.registry import by_config_key
 from stacks.config_rules import (
+    ACCOUNT_HOST_KEY,
+    ACCOUNT_ID_KEY,
     CONNECTION_KEYS,
     SECRET_KEYS,
     SECRET_PLACEHOLDER,
+    account_kinds_declared,
     decoded_list,
     decoded_object,
     method_of,
@@ -62,6 +65,21 @@ class StackSettings:
 
     def auth_args(self) -> WorkspaceAuthArgs:
         return connection_args(self.values, self.credentials)
+
+    @property
+    def has_account_items(self) -> bool:
+        return bool(account_kinds_declared(self.lists))
+
+    def account_auth_args(self) -> WorkspaceAuthArgs:
+        """The account connection: the workspace's sign-in, at the account host, with the
+        account's id (docs/account.md). Only where `has_account_items` (the config rules
+        then require both settings)."""
+        args = self.auth_args()
+        return dataclasses.replace(
+            args, base_url=self.values[ACCOUNT_HOST_KEY],
+            account_id=self.values[ACCOUNT_ID_KEY],
+            # The workspace's alone: its Azure resource and its wire form.
+            azure_workspace_resource_id=None, wire_form=None)
 
     @property
     def allow_insecure_http(self) -> bool:

@@ -18,7 +18,11 @@ import pydantic
 
 from providers.client import Connection
 from providers.client.auth_type import METHODS, AuthType, config_key
-from providers.client.connection import deprecated_wire_form_warning
+from providers.client.connection import (
+    ACCOUNT_ID_PATTERN,
+    deprecated_wire_form_warning,
+    require_secure_url,
+)
 from providers.core.kind import (
     Kind,
     Lookup,
@@ -68,12 +72,16 @@ EXTENSION_KEYS: dict[str, str] = {
     HEALTH_KEY: "docs/health.md",
     PASSWORD_KEY: "docs/health.md",
     "auditIgnore": "docs/audit.md",
-    "accountId": "docs/audit.md",
+    "accountId": "docs/account.md",
+    "accountHost": "docs/account.md",
     "guardrails": "docs/guardrails.md",
     "guardrailRules": "docs/guardrails.md",
     split.OWNS_KEY: "docs/split.md",
     split.USES_KEY: "docs/split.md",
 }
+# The account connection's own settings (docs/account.md); its sign-in is the workspace's.
+ACCOUNT_HOST_KEY = "accountHost"
+ACCOUNT_ID_KEY = "accountId"
 
 
 class Elsewhere(set):
@@ -159,6 +167,7 @@ def problems(values: Mapping[str, Any], secret_keys: Iterable[str] = ()) -> list
         if key not in secret_keys:
             found += plain_secret_values(kinds[key], items)
     found += same_object_problems(StackNames(list(kinds.values()), lists), lists)
+    found += account_problems(values, lists)
     found += health_problems(values, secret_keys)
     return found
 
@@ -205,6 +214,43 @@ def explained(values: Mapping[str, Any]) -> list[str]:
                 else:
                     lines.append(f"{said} stays a plain name (no item of the stack)")
     return lines
+
+
+def account_kinds_declared(lists: Mapping[str, list[dict[str, Any]]]) -> list[str]:
+    """The config keys of the account-level kinds whose lists have items."""
+    return [key for key, kind in by_config_key().items()
+            if kind.account_level and lists.get(key)]
+
+
+def account_problems(values: Mapping[str, Any],
+                     lists: Mapping[str, list[dict[str, Any]]]) -> list[str]:
+    """The account connection's settings: both needed once an account-level list has
+    items; the host judged as the workspace's is."""
+    declared = account_kinds_declared(lists)
+    found = []
+    if declared:
+        needs = ", ".join(f"{NAMESPACE}:{key}" for key in declared)
+        hints = {ACCOUNT_HOST_KEY: "the account host, e.g. https://accounts.cloud.databricks.com",
+                 ACCOUNT_ID_KEY: "the account's id, from the account console"}
+        found += [
+            f"{NAMESPACE}:{key}: required by the account's items ({needs}): "
+            f"`pulumi config set {NAMESPACE}:{key} <{hint}>`"
+            for key, hint in hints.items() if values.get(key) in (None, "")]
+    host = values.get(ACCOUNT_HOST_KEY)
+    if host not in (None, ""):
+        try:
+            require_secure_url(str(host), field=f"{NAMESPACE}:{ACCOUNT_HOST_KEY}",
+                               allow_insecure_http=str(values.get("allowInsecureHttp",
+                                                                  "")).lower() == "true")
+        except ValueError as error:
+            found.append(f"{NAMESPACE}:{ACCOUNT_HOST_KEY}: {error}")
+    account_id = values.get(ACCOUNT_ID_KEY)
+    if account_id not in (None, "") and not (
+            isinstance(account_id, str) and ACCOUNT_ID_PATTERN.fullmatch(account_id)):
+        found.append(f"{NAMESPACE}:{ACCOUNT_ID_KEY}: must be the account's id, as the account "
+                     "console shows it (letters, digits and '-', e.g. "
+                     f"8e2f4a6c-1b3d-4f5e-9a7c-2d4f6b8e0a1c), got {account_id!r}")
+    return found
 
 
 def validate(values: Mapping[str, Any], secret_keys: Iterable[str] = ()) -> None:

@@ -222,7 +222,8 @@ KIND = declare(
     # The object a path-addressed resource's path names (absent on the other forms).
     outputs={RESOLVED_TYPE: str, RESOLVED_ID: str},
     # A path may name a folder, notebook or file of the stack: made before, deleted after.
-    after=("directories", "notebooks", "workspaceFiles"),
+    # An account group is given access once the workspace has it (assigned).
+    after=("directories", "notebooks", "workspaceFiles", "workspaceAssignments"),
     references={"object_id": ReferenceByType("object_id", "object_type", DECLARED_TYPES,
                                               ADDRESSED_BY_OUTPUT)},
     inventory=_object_permissions,

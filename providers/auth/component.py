@@ -68,6 +68,9 @@ class WorkspaceAuthArgs:
     token: pulumi.Input[str] | None = None
     profile: pulumi.Input[str] | None = None
     azure_workspace_resource_id: pulumi.Input[str] | None = None
+    # Set: `base_url` is the account host and the connection is the account's (the
+    # account-level kinds take it: docs/account.md).
+    account_id: pulumi.Input[str] | None = None
     # The read-only principal previews sign in as where WORKSPACE_SIGN_IN_AS=preview.
     preview_client_id: pulumi.Input[str] | None = None
     # "public" (the public service's spelling of the API) or "legacy" (the original
@@ -239,7 +242,7 @@ def check_credentials(values: dict[str, Any]) -> tuple[dict[str, Any], float | N
             # needs.
             from providers.client.workspace import client_for
 
-            client_for(connection).me()
+            client_for(connection).prove()
     except InvalidClientCredentials as exc:
         raise WorkspaceAuthError(
             f"{exc.message}. Check the client id and the client secret (and that the secret "

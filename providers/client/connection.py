@@ -133,6 +133,7 @@ _DOMAIN = re.compile(
     r"(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*"
 )
 _RESOURCE_URL = re.compile(r"https://[A-Za-z0-9.-]+(?::[0-9]{1,5})?(?:/[A-Za-z0-9._~/-]*)?")
+ACCOUNT_ID_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9-]{0,63}")
 _PROFILE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._-]{0,127}")
 
 
@@ -194,6 +195,11 @@ class Connection(BaseModel):
         default=None,
         description="the workspace's Azure resource id: also send the management token",
     )
+    account_id: str | None = Field(
+        default=None,
+        description="the account's id: set, `base_url` is the account host and the "
+        "connection reaches the account API (/api/2.0/accounts/<account_id>/...)",
+    )
     wire_form: WireForm = DEFAULT_WIRE_FORM
     timeout_seconds: float = Field(default=30, gt=0)
     max_attempts: int = Field(default=6, ge=1)
@@ -237,6 +243,16 @@ class Connection(BaseModel):
             return value  # None, or blank: _not_blank says so
         check = {"tenant_id": check_tenant_id, "resource": check_resource}
         return check.get(info.field_name or "", check_profile)(value)
+
+    @field_validator("account_id")
+    @classmethod
+    def _account_id_shape(cls, value: str | None) -> str | None:
+        if value is not None and not ACCOUNT_ID_PATTERN.fullmatch(value):
+            raise ValueError(
+                "account_id must be the account's id, as the account console shows it (a "
+                "GUID such as 8e2f4a6c-1b3d-4f5e-9a7c-2d4f6b8e0a1c): letters, digits and '-'"
+            )
+        return value
 
     @field_validator("client_secret", "token")
     @classmethod

@@ -210,6 +210,8 @@ def error_from_response(
         message = _describe_unstructured(response, secrets)
 
     cls = _class_for(status, code)
+    if _reads_a_missing_object(method, path, status, code, message):
+        cls = NotFound
     return cls(
         status=status,
         code=redact_text(code, secrets),
@@ -218,6 +220,24 @@ def error_from_response(
         path=path,
         retry_after=retry_after,
     )
+
+
+# Reads where the service answers 400 INVALID_PARAMETER_VALUE for an object that does not
+# exist (as the official SDK's error overrides know): (path, the message's pattern).
+_MISSING_AS_INVALID = (
+    (re.compile(r"^/api/2\.\d/clusters/get$"), re.compile(r"Cluster .* does not exist")),
+    (re.compile(r"^/api/2\.\d/jobs/get$"), re.compile(r"Job .* does not exist")),
+    (re.compile(r"^/api/2\.\d/jobs/runs/get$"),
+     re.compile(r"Run .* does not exist|Run: .* in job: .* doesn't exist")),
+)
+
+
+def _reads_a_missing_object(method: str, path: str, status: int, code: str,
+                            message: str) -> bool:
+    if method != "GET" or status != 400 or code != "INVALID_PARAMETER_VALUE":
+        return False
+    return any(route.match(path) and pattern.search(message)
+               for route, pattern in _MISSING_AS_INVALID)
 
 
 def _class_for(status: int, code: str) -> type[WorkspaceError]:

@@ -119,7 +119,7 @@ class WorkspaceClient:
         # The id of the account the workspace belongs to, where the caller knows it (no
         # workspace call tells it): the audit and adopt set it from `workspace:accountId`
         # to list the service principals' rule sets, which are named by it.
-        self.account_id: str | None = None
+        self.account_id: str | None = connection.account_id
         self.wire: WireProfile = profile(connection.wire_form)
         self._policy = http.CallPolicy(
             timeout_seconds=connection.timeout_seconds,
@@ -130,6 +130,16 @@ class WorkspaceClient:
     def me(self) -> dict[str, Any]:
         """Whoever the call's credentials stand for (a user or a service principal)."""
         return self.get(SCIM_ME)
+
+    def prove(self) -> None:
+        """One read only the credentials' principal can make: who it is (SCIM Me) in a
+        workspace; in the account (an account connection, whose host has no Me), a page
+        of one of its groups."""
+        account_id = self.connection.account_id
+        if account_id is None:
+            self.me()
+        else:
+            self.get(f"/api/2.0/accounts/{account_id}/scim/v2/Groups", {"count": 1})
 
     def permissions(self, object_type: str) -> PermissionsApi:
         """The permissions area for objects of `object_type` (`clusters`, `notebooks`, ...)."""

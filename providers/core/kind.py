@@ -212,16 +212,18 @@ class NameByType:
 
 # The principal fields of grants and access lists name a group by its display name, a user
 # by its user name, a service principal by its application id.
-PRINCIPALS = ("groups", "users", "servicePrincipals")
+# An account group (`accountGroups`) is named in the workspace by its display name too, once
+# assigned to it: what names principals waits for the workspace's assignments as well.
+PRINCIPALS = ("groups", "accountGroups", "users", "servicePrincipals")
 
 
 def principal_names(holder: str) -> dict[str, NameReference]:
     """The name fields of a principal held at `holder` (an access-list entry, a run-as, as a
-    `names` path): `group_name` a Group, `user_name` a User, `service_principal_name` a
-    ServicePrincipal (its application id)."""
-    fields = {"group_name": "groups", "user_name": "users", "service_principal_name": (
-        "servicePrincipals")}
-    return {f"{holder}.{f}": NameReference(f, (target,)) for f, target in fields.items()}
+    `names` path): `group_name` a Group or an AccountGroup, `user_name` a User,
+    `service_principal_name` a ServicePrincipal (its application id)."""
+    fields = {"group_name": ("groups", "accountGroups"), "user_name": ("users",),
+              "service_principal_name": ("servicePrincipals",)}
+    return {f"{holder}.{f}": NameReference(f, targets) for f, targets in fields.items()}
 
 
 def is_nested(key: str) -> bool:
@@ -422,6 +424,9 @@ class Kind:
     named_as: tuple[str, ...] = ()
     # Whether those names fold case (Unity Catalog's: `Sales` and `sales` are one catalog).
     names_fold_case: bool = False
+    # Whether its objects are the account's, not the workspace's: it takes the account
+    # connection (a connection with an account id; docs/account.md).
+    account_level: bool = False
     resource: type[KindResource] = field(init=False)
 
     def import_id_problem(self, id_: str) -> str | None:
@@ -564,6 +569,7 @@ def declare(
     names: Mapping[str, NameReference | NameByType] | None = None,
     named_as: tuple[str, ...] = (),
     names_fold_case: bool = False,
+    account_level: bool = False,
 ) -> Kind:
     if drill is not None and action is not None:
         raise ValueError(
@@ -606,6 +612,7 @@ def declare(
         names=dict(names or {}),
         named_as=named_as,
         names_fold_case=names_fold_case,
+        account_level=account_level,
     )
     object.__setattr__(kind, "resource", _resource_class(kind))
     provider.computed_keys = kind.computed_keys

@@ -17,6 +17,9 @@ from providers.core.kind import Kind
 
 # Adding a kind: its module (model, provider, `KIND = declare(...)`) and its line here.
 KINDS: tuple[tuple[str, str], ...] = (
+    # The account's groups, assigned to the workspace: before whatever names them there.
+    ("AccountGroup", "providers.identity.account_group"),
+    ("WorkspaceAssignment", "providers.identity.workspace_assignment"),  # account groups
     ("ServicePrincipal", "providers.identity.service_principal"),
     ("ServicePrincipalSecret", "providers.identity.service_principal_secret"),
     ("AccessControlRuleSet", "providers.identity.access_control_rule_set"),
@@ -64,6 +67,8 @@ KINDS: tuple[tuple[str, str], ...] = (
     ("Group", "providers.identity.group"),
     ("GroupMember", "providers.identity.group_member"),
     ("User", "providers.identity.user"),
+    # The workspace entitlements of groups, users, principals (assigned ones too).
+    ("Entitlements", "providers.identity.entitlements"),
     ("GitCredential", "providers.workspace.git_credential"),
     ("Repo", "providers.workspace.repo"),
     # Serving the models; an app's resources name secrets, warehouses, endpoints and jobs:

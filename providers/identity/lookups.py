@@ -59,6 +59,15 @@ def get_user(
     return lookup_output(connection, find_user, user_name=user_name)
 
 
+def get_current_user(connection: pulumi.Input[dict]) -> pulumi.Output[Result]:
+    """Who the connection signs in as (SCIM Me): a user, or a service principal."""
+    return lookup_output(connection, find_current_user)
+
+
+def find_current_user(client: WorkspaceClient) -> Result:
+    return CurrentUserInfo.from_service(client.me()).as_output()
+
+
 def find_service_principal(
     client: WorkspaceClient,
     *,
@@ -165,6 +174,28 @@ class UserInfo(LookupResult):
     def from_service(cls, resource: dict[str, Any]) -> UserInfo:
         direct = [g for g in resource.get("groups") or [] if g.get("type") != "indirect"]
         return cls.model_validate({**resource, "groups": _values(direct)})
+
+    def as_output(self) -> dict[str, Any]:
+        return self.model_dump(mode="json", by_alias=False)
+
+
+class CurrentUserInfo(LookupResult):
+    id: str
+    # A user's e-mail address; a service principal's application id (as the service's Me
+    # gives it).
+    user_name: str = Field(alias="userName")
+    display_name: str | None = Field(default=None, alias="displayName")
+    # Set for a service principal only.
+    application_id: str | None = Field(default=None, alias="applicationId")
+    # The workspace folder of the principal's own: /Users/<user_name>.
+    home: str
+    groups: list[str] = Field(default_factory=list)
+
+    @classmethod
+    def from_service(cls, resource: dict[str, Any]) -> CurrentUserInfo:
+        direct = [g for g in resource.get("groups") or [] if g.get("type") != "indirect"]
+        return cls.model_validate({**resource, "groups": _values(direct),
+                                   "home": f"/Users/{resource.get('userName')}"})
 
     def as_output(self) -> dict[str, Any]:
         return self.model_dump(mode="json", by_alias=False)

@@ -100,6 +100,8 @@ KIND = declare(
     provider=JobPermissionsProvider,
     config_key="jobPermissions",
     names=principal_names("access_controls[]"),
+    # An account group is given access once the workspace has it (assigned).
+    after=("workspaceAssignments",),
     identity=("job", "job_id"),
     references={"job": Reference(target_key="jobs", field="job_id")},
     doc="docs/job-permissions.md",

@@ -162,7 +162,8 @@ KIND = declare(
         "full_name": NameByType("full_name", "securable_type", SECURABLES_BY_TYPE),
         "principal": NameReference("principal", PRINCIPALS),
     },
-    after=(*SECURABLE_LISTS, "serviceCredentials"),
+    # An account group is granted to once the workspace has it (assigned).
+    after=(*SECURABLE_LISTS, "serviceCredentials", "workspaceAssignments"),
     doc="docs/grant.md",
     summary="one principal's privileges on one Unity Catalog securable (additive)",
     import_id="<securable type>/<full name>/<principal>",

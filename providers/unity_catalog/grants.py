@@ -290,7 +290,8 @@ KIND = declare(
         "privilege_assignments[].principal": NameReference("principal", PRINCIPALS),
     },
     identity=(),
-    after=(*SECURABLE_LISTS, "serviceCredentials"),
+    # An account group is granted to once the workspace has it (assigned).
+    after=(*SECURABLE_LISTS, "serviceCredentials", "workspaceAssignments"),
     doc="docs/grants.md",
     summary="every direct privilege on one Unity Catalog securable (authoritative)",
     import_id="<securable type>/<full name>",

@@ -27,7 +27,7 @@ def test_get(cli):
 
 def test_get_unknown_cluster(cli):
     failure = cli.fails("clusters", "get", "0000-000000-nothing0")
-    assert failure.status == 404  # RESOURCE_DOES_NOT_EXIST, as docs/api.md has it
+    assert failure.status == 400  # INVALID_PARAMETER_VALUE, as the service and docs/api.md
     assert failure.message == "Cluster 0000-000000-nothing0 does not exist"
 
 

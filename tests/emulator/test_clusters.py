@@ -30,9 +30,11 @@ def test_list_has_running_and_terminated_clusters(api, version):
     assert "TERMINATED" in states.values()
 
 
-def test_get_unknown_cluster_is_not_found(api):
-    expect_error(api.get("/api/2.0/clusters/get", params={"cluster_id": "nope"}), 404,
-                 "RESOURCE_DOES_NOT_EXIST")
+def test_get_unknown_cluster_is_invalid_parameter(api):
+    """As on the service (the SDK's error overrides turn it into its not-found error)."""
+    response = api.get("/api/2.0/clusters/get", params={"cluster_id": "nope"})
+    expect_error(response, 400, "INVALID_PARAMETER_VALUE")
+    assert response.json()["message"] == "Cluster nope does not exist"
 
 
 def test_get_without_cluster_id_is_invalid(api):

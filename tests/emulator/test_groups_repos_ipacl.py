@@ -38,6 +38,17 @@ def members_of(sdk: WorkspaceClient, group_id: str) -> set[str | None]:
     return {m.value for m in sdk.groups.get(group_id).members or []}
 
 
+def test_a_filter_with_an_unquoted_value_is_parsed_as_the_service_does(sdk):
+    """`displayName eq etl`: the bare word is the value (200, not a refused filter)."""
+    name = unique("etl")
+    created = sdk.groups.create(display_name=name)
+    listed = list(sdk.groups.list(filter=f"displayName eq {name}"))
+    assert [g.id for g in listed] == [created.id]
+    both = list(sdk.groups.list(filter=f"displayName eq {name} and id eq {created.id}"))
+    assert [g.id for g in both] == [created.id]
+    sdk.groups.delete(created.id)
+
+
 def member_patch(op: iam.PatchOp, path: str, *values: str) -> iam.Patch:
     value = [{"value": v} for v in values] if values else None
     return iam.Patch(op=op, path=path, value=value)

@@ -65,3 +65,19 @@ def test_user_by_user_name_ignores_case(client: WorkspaceClient) -> None:
 def test_exactly_one_key() -> None:
     with pytest.raises(LookupFailed, match="give display_name or group_id"):
         lookups.get_group({}, display_name="a", group_id="1")
+
+
+def test_current_user_is_who_the_client_signs_in_as(client: WorkspaceClient) -> None:
+    """SCIM Me: the test client signs in as the bootstrap service principal."""
+    found = lookups.find_current_user(client)
+    principal = lookups.find_service_principal(client, display_name="iac-bootstrap")
+    assert found == {
+        "id": principal["id"],
+        "user_name": principal["application_id"],
+        "display_name": "iac-bootstrap",
+        "application_id": principal["application_id"],
+        "home": f"/Users/{principal['application_id']}",
+        "groups": sorted(lookups.find_group(client, display_name=name)["id"]
+                         for name in principal["groups"]),
+    }
+    assert lookups.find_group(client, display_name="admins")["id"] in found["groups"]

@@ -121,7 +121,8 @@ def test_registers_the_workspace_provider_and_binds_resources_given_its_connecti
     settings["client_secret"] = rpc.unwrap_rpc_secret(settings["client_secret"])
     assert not any(rpc.is_rpc_secret(v) for v in settings.values())
     # Settings left unset are not recorded: the stacks of before gain none.
-    unset = {"auth_type", "token", "profile", "azure_workspace_resource_id", "preview_client_id"}
+    unset = {"auth_type", "token", "profile", "azure_workspace_resource_id", "preview_client_id",
+             "account_id"}
     assert set(settings) == set(Connection.model_fields) - unset
     assert Connection.from_props(settings).secret_values() == (CLIENT_SECRET,)
     assert settings["base_url"] == BASE_URL
@@ -283,3 +284,30 @@ def _done(value):
     future = asyncio.get_event_loop().create_future()
     future.set_result(value)
     return future
+
+
+def test_an_account_connection_proves_its_token_on_the_account_not_on_scim_me():
+    """The account host has no SCIM Me: the check reads a page of the account's groups."""
+    account_id = "8e2f4a6c-1b3d-4f5e-9a7c-2d4f6b8e0a1c"
+
+    async def scenario():
+        auth = WorkspaceAuth("account", args(account_id=account_id))
+        props = await auth.connection.future()
+        assert props["account_id"] == account_id
+
+    groups = f"{BASE_URL}/api/2.0/accounts/{account_id}/scim/v2/Groups"
+    with responses.RequestsMock() as mocked:
+        mocked.get(TOKEN_URL, json=token_body())
+        mocked.get(groups, json={"Resources": [], "totalResults": 0})
+        run(scenario, preview=False)
+        assert [c.request.url.split("?")[0] for c in mocked.calls][1:] == [groups]
+
+
+def test_a_bad_account_id_is_refused_naming_the_field():
+    async def scenario():
+        auth = WorkspaceAuth("account", args(account_id="no such id"))
+        await auth.connection.future()
+
+    with pytest.raises(WorkspaceAuthError, match="account_id: account_id must be the "
+                                                 "account's id"):
+        run(scenario, preview=False)

@@ -264,3 +264,24 @@ def test_every_error_class_is_a_workspace_error():
         "WorkspaceUnreachable",
     ]:
         assert issubclass(getattr(errors, name), WorkspaceError)
+
+
+@pytest.mark.parametrize(("path", "message"), [
+    ("/api/2.0/clusters/get", "Cluster 0101-abc does not exist"),
+    ("/api/2.1/jobs/get", "Job 7 does not exist."),
+    ("/api/2.1/jobs/runs/get", "Run 9 does not exist."),
+])
+def test_a_read_answered_invalid_for_a_missing_object_is_not_found(path, message):
+    """The service answers 400 INVALID_PARAMETER_VALUE to these reads of a missing object:
+    a read must see it gone, not fail."""
+    error = error_from_response(answer(
+        400, path=path, json={"error_code": "INVALID_PARAMETER_VALUE", "message": message}))
+    assert type(error) is NotFound
+    assert error.code == "INVALID_PARAMETER_VALUE" and error.message == message
+
+
+def test_other_invalid_parameters_of_those_reads_stay_invalid():
+    error = error_from_response(answer(
+        400, path="/api/2.0/clusters/get",
+        json={"error_code": "INVALID_PARAMETER_VALUE", "message": "cluster_id is required"}))
+    assert type(error) is InvalidParameter

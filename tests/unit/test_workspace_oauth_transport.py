@@ -258,3 +258,17 @@ def test_a_profile_with_a_method_not_taken_is_refused_naming_it(
         with pytest.raises(SignInFailed, match="'env-oidc'"):
             fetch(cli(), BASE_URL)
         assert len(mocked.calls) == 0
+
+
+def test_an_account_connection_finds_its_token_endpoint_at_the_account_s_discovery():
+    """The account host's OAuth is per account: its discovery document is under
+    /oidc/accounts/<account id>/, and its token endpoint is judged as a workspace's is."""
+    host, account_id = "https://accounts.cloud.databricks.com", "8e2f4a6c-1b3d-4f5e"
+    endpoint = f"{host}/oidc/accounts/{account_id}/v1/token"
+    with responses.RequestsMock() as mocked:
+        mocked.get(f"{host}/oidc/accounts/{account_id}/.well-known/oauth-authorization-server",
+                   json={"token_endpoint": endpoint})
+        post = mocked.post(
+            endpoint, json={"access_token": "t-a", "token_type": "Bearer", "expires_in": 3600})
+        token = fetch(m2m(base_url=host, account_id=account_id), host)
+    assert post.call_count == 1 and token.value == "t-a"

@@ -135,6 +135,7 @@ def create_platform_app(
     async def host_metadata() -> JSONResponse:
         # The official SDK probes this on start; plain token auth needs nothing from it.
         return JSONResponse({"workspace_id": str(workspace.workspace_id),
+                             "account_id": workspace.scim.account_id,
                              "oidc_endpoint": f"{workspace.base_url}/oidc"})
 
     oidc.add_oidc_routes(app)

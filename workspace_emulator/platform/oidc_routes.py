@@ -81,4 +81,8 @@ def add_oidc_routes(app: FastAPI) -> None:
     # of the OpenAPI document among the app's own.
     app.add_api_route("/oidc/.well-known/oauth-authorization-server", authorization_server,
                       methods=["GET"], include_in_schema=False)
+    # The account host's discovery (one identity provider serves the account and the
+    # workspace here: the same document).
+    app.add_api_route("/oidc/accounts/{account_id}/.well-known/oauth-authorization-server",
+                      authorization_server, methods=["GET"], include_in_schema=False)
     app.add_api_route("/oidc/v1/token", token, methods=["POST"], include_in_schema=False)

@@ -21,10 +21,12 @@ __all__ = ["LEVELS", "NOT_SERVED", "SUPPORT", "Fidelity"]
 # The routes of no area: app.py's and oidc_routes.py's.
 OUTSIDE_AREAS: dict[str, Fidelity] = {
     "GET /.well-known/databricks-config": validated("unauthenticated; the SDK probes it on "
-                                                    "start"),
+                                                    "start; workspace and account ids"),
     # signing in (workspace_emulator/README.md#signing-in)
     "GET /oidc/.well-known/oauth-authorization-server": validated(
         "unauthenticated; issuer, token and authorization endpoints"),
+    "GET /oidc/accounts/{account_id}/.well-known/oauth-authorization-server": validated(
+        "the account host's: the workspace's document (one identity provider)"),
     "POST /oidc/v1/token": stateful("client_credentials with an OAuth secret (Basic or form), "
                                     "or token exchange of a federated ID token; scope "
                                     "all-apis"),

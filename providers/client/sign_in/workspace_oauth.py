@@ -32,6 +32,8 @@ from providers.client.sign_in import github_actions
 from providers.client.token_request import AccessToken, parse_token_response
 
 DISCOVERY_PATH = "/oidc/.well-known/oauth-authorization-server"
+# An account connection's (the account host's OAuth is per account).
+ACCOUNT_DISCOVERY_PATH = "/oidc/accounts/{account_id}/.well-known/oauth-authorization-server"
 SCOPE = "all-apis"
 TOKEN_EXCHANGE = "urn:ietf:params:oauth:grant-type:token-exchange"
 JWT_TOKEN_TYPE = "urn:ietf:params:oauth:token-type:jwt"
@@ -59,6 +61,7 @@ class Workspace:
     max_attempts: int
     max_retry_seconds: float
     allow_insecure_http: bool
+    account_id: str | None = None
 
     @classmethod
     def of(cls, connection: Connection, method: str | None = None) -> Workspace:
@@ -69,6 +72,7 @@ class Workspace:
             connection.max_attempts,
             connection.max_retry_seconds,
             connection.allow_insecure_http,
+            connection.account_id,
         )
 
 
@@ -143,7 +147,9 @@ def federated(
 
 def token_endpoint(workspace: Workspace) -> str:
     """The discovery document's `token_endpoint`, once it is found acceptable."""
-    url = workspace.base_url + DISCOVERY_PATH
+    path = (DISCOVERY_PATH if workspace.account_id is None
+            else ACCOUNT_DISCOVERY_PATH.format(account_id=workspace.account_id))
+    url = workspace.base_url + path
     response = _send(workspace, "GET", url, (), auth=_NoAuth())
     if not response.ok:
         raise _failed(workspace, error_from_response(response))

@@ -21,6 +21,7 @@ from workspace_emulator.platform.area import Area
 AREAS: tuple[str, ...] = (
     "identity.scim",
     "identity.access_control",  # the rule sets of the scim area's principals
+    "identity.accounts",  # the account of the scim area, its principals in the directory
     "compute.cluster_policies",
     "compute.instance_pools",
     "compute.clusters",  # its policies' and pools'

@@ -38,7 +38,8 @@ AREA = Area(
         "GET /clusters/list": simulated("states settled on read; pinned clusters kept "
                                         "listed; filter_by states, sources, policy_id, "
                                         "is_pinned"),
-        "GET /clusters/get": simulated("state computed from stored timestamps"),
+        "GET /clusters/get": simulated("state computed from stored timestamps; an unknown "
+                                       "id: 400 INVALID_PARAMETER_VALUE"),
         "POST /clusters/create": simulated("spec validated; PENDING -> RUNNING over the "
                                            "transition time"),
         "POST /clusters/edit": simulated("replaces the spec; a running cluster RESTARTING -> "

@@ -241,7 +241,12 @@ class Clusters:
         return [public_view(doc) for doc in docs]
 
     def get(self, cluster_id: str) -> dict[str, Any]:
-        return public_view(self._current(cluster_id))
+        """An unknown id is a 400 INVALID_PARAMETER_VALUE on `clusters/get`, as on the
+        service (the other calls answer RESOURCE_DOES_NOT_EXIST)."""
+        try:
+            return public_view(self._current(cluster_id))
+        except NotFound as missing:
+            raise InvalidParameter(str(missing)) from None
 
     def running_on_pool(self, pool_id: str) -> int:
         """How many clusters that are not terminated take instances from the pool."""

@@ -56,7 +56,8 @@ AREA: Area[Account] = Area(
         "PATCH /preview/scim/v2/Users/{user_id}": stateful("displayName, active, "
                                                            "entitlements, externalId"),
         "DELETE /preview/scim/v2/Users/{user_id}": stateful("from the workspace only"),
-        "GET /preview/scim/v2/Groups": stateful("groups with their members; filter, paging"),
+        "GET /preview/scim/v2/Groups": stateful("groups with their members; filter (quoted "
+                                                "or bare values), paging"),
         "GET /preview/scim/v2/Groups/{group_id}": stateful(""),
         "POST /preview/scim/v2/Groups": stateful("unique display name; members must exist"),
         "PUT /preview/scim/v2/Groups/{group_id}": stateful("replaces the group; admins/users "

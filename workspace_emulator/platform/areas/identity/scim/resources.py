@@ -28,9 +28,10 @@ GROUP_SCHEMA = "urn:ietf:params:scim:schemas:core:2.0:Group"
 LIST_SCHEMA = "urn:ietf:params:scim:api:messages:2.0:ListResponse"
 PATCH_SCHEMA = "urn:ietf:params:scim:api:messages:2.0:PatchOp"
 
-# The value is in double quotes, or in single quotes as the Terraform provider writes it.
+# The value is in double quotes, in single quotes as the Terraform provider writes it, or
+# bare (`displayName eq etl`: the service takes the word as the value).
 _CLAUSE = re.compile(r'\s*([A-Za-z][\w.]*)\s+(eq|ne|co|sw)\s+'
-                     r'(?:"((?:[^"\\]|\\.)*)"|\'([^\']*)\')\s*', re.IGNORECASE)
+                     r'(?:"((?:[^"\\]|\\.)*)"|\'([^\']*)\'|([^\s"\']+))\s*', re.IGNORECASE)
 _AND = re.compile(r"\s+and\s+", re.IGNORECASE)
 _PATCH_PATH = re.compile(r'([A-Za-z]+)(?:\[\s*value\s+eq\s+"([^"]*)"\s*\])?')
 
@@ -104,7 +105,7 @@ def _matches(resource: dict, attribute: str, operator: str, value: str) -> bool:
 
 
 def parse_filter(text: str | None) -> Callable[[dict], bool]:
-    """A SCIM filter of `attr op "value"` clauses joined by `and`."""
+    """A SCIM filter of `attr op "value"` clauses joined by `and` (the value may be bare)."""
     if not text or not text.strip():
         return lambda resource: True
     clauses = []
@@ -114,8 +115,8 @@ def parse_filter(text: str | None) -> Callable[[dict], bool]:
             raise InvalidParameter(
                 f"Unsupported filter '{text}': use attribute eq|ne|co|sw \"value\" clauses "
                 "joined by 'and'.")
-        attribute, operator, double_quoted, single_quoted = match.groups()
-        value = double_quoted if double_quoted is not None else single_quoted
+        attribute, operator, double_quoted, single_quoted, bare = match.groups()
+        value = next(v for v in (double_quoted, single_quoted, bare) if v is not None)
         clauses.append((attribute, operator, value))
     return lambda resource: all(_matches(resource, *clause) for clause in clauses)
 

@@ -18,7 +18,6 @@ import uuid
 from typing import Any
 
 import pytest
-import requests
 
 from stacks.pulumi_cli import PulumiCli
 from tests.e2e.conftest import (
@@ -73,10 +72,6 @@ def declare(stack: PulumiCli, objects: dict[str, Any], secret: str = PASSWORD) -
 class Workspace(PlatformApi):
     def current(self) -> dict[str, Any]:
         return dict(self.call("GET", f"{UC}/current-metastore-assignment"))
-
-    def status(self, path: str) -> int:
-        return requests.get(f"{self.info.base_url}{path}", headers=self.headers,
-                            timeout=10).status_code
 
 
 @dataclasses.dataclass

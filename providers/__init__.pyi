@@ -39,6 +39,8 @@ __all__ = [
     "AppResourceArgs",
     "AutoFullRefreshPolicyArgs",
     "AutoScaleArgs",
+    "AutomaticClusterUpdateSetting",
+    "AutomaticClusterUpdateSettingArgs",
     "AutoscaleArgs",
     "AvroTransformerOptionsArgs",
     "AwsAttributesArgs",
@@ -60,6 +62,8 @@ __all__ = [
     "ClusterSpecArgs",
     "ClusterState",
     "ClusterStateArgs",
+    "ComplianceSecurityProfileSetting",
+    "ComplianceSecurityProfileSettingArgs",
     "ComputeArgs",
     "ComputeConfigArgs",
     "ComputeSpecArgs",
@@ -75,6 +79,12 @@ __all__ = [
     "CronTriggerConfigurationArgs",
     "Dashboard",
     "DashboardArgs",
+    "DashboardEmailSubscriptionsSetting",
+    "DashboardEmailSubscriptionsSettingArgs",
+    "DashboardEmbeddingDomainsSetting",
+    "DashboardEmbeddingDomainsSettingArgs",
+    "DashboardEmbeddingPolicySetting",
+    "DashboardEmbeddingPolicySettingArgs",
     "DashboardTaskArgs",
     "DataStagingOptionsArgs",
     "DatabricksGcpServiceAccountArgs",
@@ -86,13 +96,23 @@ __all__ = [
     "DbtCloudTaskArgs",
     "DbtPlatformTaskArgs",
     "DbtTaskArgs",
+    "DefaultNamespaceSetting",
+    "DefaultNamespaceSettingArgs",
+    "DefaultWarehouseIdSetting",
+    "DefaultWarehouseIdSettingArgs",
     "DeploymentSpecArgs",
     "Directory",
     "DirectoryArgs",
+    "DisableLegacyAccessSetting",
+    "DisableLegacyAccessSettingArgs",
+    "DisableLegacyDbfsSetting",
+    "DisableLegacyDbfsSettingArgs",
     "DockerBasicAuthArgs",
     "DockerImageArgs",
     "EndpointConfigArgs",
     "EndpointTagArgs",
+    "EnhancedSecurityMonitoringSetting",
+    "EnhancedSecurityMonitoringSettingArgs",
     "EnumValueArgs",
     "EnvironmentArgs",
     "EventLogSpecArgs",
@@ -169,6 +189,8 @@ __all__ = [
     "LibraryArgs",
     "LinkedInAdsOptionsArgs",
     "LinkedInAdsOptionsLinkedInAdsCustomReportOptionsArgs",
+    "LlmProxyPartnerPoweredSetting",
+    "LlmProxyPartnerPoweredSettingArgs",
     "LocalFileInfoArgs",
     "LogAnalyticsInfoArgs",
     "LookupFailed",
@@ -243,6 +265,8 @@ __all__ = [
     "RepoBranchArgs",
     "ReportSpecArgs",
     "RestartWindowArgs",
+    "RestrictWorkspaceAdminsSetting",
+    "RestrictWorkspaceAdminsSettingArgs",
     "RouteArgs",
     "RunAsArgs",
     "RunJobTaskArgs",
@@ -277,6 +301,8 @@ __all__ = [
     "SparkSubmitTaskArgs",
     "SparseCheckoutArgs",
     "SqlConditionConfigurationArgs",
+    "SqlResultsDownloadSetting",
+    "SqlResultsDownloadSettingArgs",
     "SqlTaskAlertArgs",
     "SqlTaskArgs",
     "SqlTaskDashboardArgs",
@@ -7408,6 +7434,142 @@ class GrantArgs:
     ) -> None: ...
 
 
+class DefaultNamespaceSettingArgs:
+    """Program-side arguments of DefaultNamespaceSettingModel (generated)."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    value: pulumi.Input[str]
+    def __init__(
+        self,
+        value: pulumi.Input[str],
+    ) -> None: ...
+
+
+class DefaultWarehouseIdSettingArgs:
+    """Program-side arguments of DefaultWarehouseIdSettingModel (generated)."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    value: pulumi.Input[str]
+    def __init__(
+        self,
+        value: pulumi.Input[str],
+    ) -> None: ...
+
+
+class RestrictWorkspaceAdminsSettingArgs:
+    """Program-side arguments of RestrictWorkspaceAdminsSettingModel (generated)."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    status: pulumi.Input[Literal['ALLOW_ALL', 'RESTRICT_TOKENS_AND_JOB_RUN_AS']]
+    disable_gov_tag_creation: pulumi.Input[bool] | None
+    def __init__(
+        self,
+        status: pulumi.Input[Literal['ALLOW_ALL', 'RESTRICT_TOKENS_AND_JOB_RUN_AS']],
+        disable_gov_tag_creation: pulumi.Input[bool] | None = None,
+    ) -> None: ...
+
+
+class DisableLegacyAccessSettingArgs:
+    """Program-side arguments of DisableLegacyAccessSettingModel (generated)."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    value: pulumi.Input[bool]
+    def __init__(
+        self,
+        value: pulumi.Input[bool],
+    ) -> None: ...
+
+
+class DisableLegacyDbfsSettingArgs:
+    """Program-side arguments of DisableLegacyDbfsSettingModel (generated)."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    value: pulumi.Input[bool]
+    def __init__(
+        self,
+        value: pulumi.Input[bool],
+    ) -> None: ...
+
+
+class SqlResultsDownloadSettingArgs:
+    """Program-side arguments of SqlResultsDownloadSettingModel (generated)."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    value: pulumi.Input[bool]
+    def __init__(
+        self,
+        value: pulumi.Input[bool],
+    ) -> None: ...
+
+
+class DashboardEmailSubscriptionsSettingArgs:
+    """Program-side arguments of DashboardEmailSubscriptionsSettingModel (generated)."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    value: pulumi.Input[bool]
+    def __init__(
+        self,
+        value: pulumi.Input[bool],
+    ) -> None: ...
+
+
+class LlmProxyPartnerPoweredSettingArgs:
+    """Program-side arguments of LlmProxyPartnerPoweredSettingModel (generated)."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    value: pulumi.Input[bool]
+    def __init__(
+        self,
+        value: pulumi.Input[bool],
+    ) -> None: ...
+
+
+class DashboardEmbeddingPolicySettingArgs:
+    """Program-side arguments of DashboardEmbeddingPolicySettingModel (generated)."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    access_policy_type: pulumi.Input[Literal['ALLOW_ALL_DOMAINS', 'ALLOW_APPROVED_DOMAINS', 'DENY_ALL_DOMAINS']]
+    def __init__(
+        self,
+        access_policy_type: pulumi.Input[Literal['ALLOW_ALL_DOMAINS', 'ALLOW_APPROVED_DOMAINS', 'DENY_ALL_DOMAINS']],
+    ) -> None: ...
+
+
+class DashboardEmbeddingDomainsSettingArgs:
+    """Program-side arguments of DashboardEmbeddingDomainsSettingModel (generated)."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    approved_domains: pulumi.Input[Sequence[pulumi.Input[str]]]
+    def __init__(
+        self,
+        approved_domains: pulumi.Input[Sequence[pulumi.Input[str]]],
+    ) -> None: ...
+
+
+class AutomaticClusterUpdateSettingArgs:
+    """Program-side arguments of AutomaticClusterUpdateSettingModel (generated)."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    enabled: pulumi.Input[bool]
+    restart_even_if_no_updates_available: pulumi.Input[bool] | None
+    def __init__(
+        self,
+        enabled: pulumi.Input[bool],
+        restart_even_if_no_updates_available: pulumi.Input[bool] | None = None,
+    ) -> None: ...
+
+
+class ComplianceSecurityProfileSettingArgs:
+    """Program-side arguments of ComplianceSecurityProfileSettingModel (generated)."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    is_enabled: pulumi.Input[bool]
+    compliance_standards: pulumi.Input[Sequence[pulumi.Input[Literal['CANADA_PROTECTED_B', 'CYBER_ESSENTIAL_PLUS', 'FEDRAMP_HIGH', 'FEDRAMP_IL5', 'FEDRAMP_MODERATE', 'GERMANY_C5', 'GERMANY_TISAX', 'HIPAA', 'HITRUST', 'IRAP_PROTECTED', 'ISMAP', 'ITAR_EAR', 'KSA_ECC_CCC_DCC', 'K_FSI', 'NONE', 'PCI_DSS']]]] | None
+    def __init__(
+        self,
+        is_enabled: pulumi.Input[bool],
+        compliance_standards: pulumi.Input[Sequence[pulumi.Input[Literal['CANADA_PROTECTED_B', 'CYBER_ESSENTIAL_PLUS', 'FEDRAMP_HIGH', 'FEDRAMP_IL5', 'FEDRAMP_MODERATE', 'GERMANY_C5', 'GERMANY_TISAX', 'HIPAA', 'HITRUST', 'IRAP_PROTECTED', 'ISMAP', 'ITAR_EAR', 'KSA_ECC_CCC_DCC', 'K_FSI', 'NONE', 'PCI_DSS']]]] | None = None,
+    ) -> None: ...
+
+
+class EnhancedSecurityMonitoringSettingArgs:
+    """Program-side arguments of EnhancedSecurityMonitoringSettingModel (generated)."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    is_enabled: pulumi.Input[bool]
+    def __init__(
+        self,
+        is_enabled: pulumi.Input[bool],
+    ) -> None: ...
+
+
 AutoscaleArgs = AutoScaleArgs
 DbfsStorageArgs = DbfsStorageInfoArgs
 InitScriptArgs = InitScriptInfoArgs
@@ -8080,6 +8242,162 @@ class Grant(KindResource):
         self,
         resource_name: str,
         args: GrantArgs | dict[str, Any],
+        connection: pulumi.Input[dict[str, Any]],
+        opts: pulumi.ResourceOptions | None = None,
+    ) -> None: ...
+
+
+class DefaultNamespaceSetting(KindResource):
+    """The workspace's default catalog (default namespace) of Unity Catalog compute. See docs/workspace-settings.md."""
+    value: pulumi.Output[str]
+    def __init__(
+        self,
+        resource_name: str,
+        args: DefaultNamespaceSettingArgs | dict[str, Any],
+        connection: pulumi.Input[dict[str, Any]],
+        opts: pulumi.ResourceOptions | None = None,
+    ) -> None: ...
+
+
+class DefaultWarehouseIdSetting(KindResource):
+    """The workspace's default SQL warehouse. See docs/workspace-settings.md."""
+    value: pulumi.Output[str]
+    def __init__(
+        self,
+        resource_name: str,
+        args: DefaultWarehouseIdSettingArgs | dict[str, Any],
+        connection: pulumi.Input[dict[str, Any]],
+        opts: pulumi.ResourceOptions | None = None,
+    ) -> None: ...
+
+
+class RestrictWorkspaceAdminsSetting(KindResource):
+    """Whether workspace admins are restricted in the tokens and job run_as they set. See docs/workspace-settings.md."""
+    status: pulumi.Output[str]
+    def __init__(
+        self,
+        resource_name: str,
+        args: RestrictWorkspaceAdminsSettingArgs | dict[str, Any],
+        connection: pulumi.Input[dict[str, Any]],
+        opts: pulumi.ResourceOptions | None = None,
+    ) -> None: ...
+
+
+class DisableLegacyAccessSetting(KindResource):
+    """Whether legacy data access is disabled. See docs/workspace-settings.md."""
+    value: pulumi.Output[bool]
+    def __init__(
+        self,
+        resource_name: str,
+        args: DisableLegacyAccessSettingArgs | dict[str, Any],
+        connection: pulumi.Input[dict[str, Any]],
+        opts: pulumi.ResourceOptions | None = None,
+    ) -> None: ...
+
+
+class DisableLegacyDbfsSetting(KindResource):
+    """Whether the DBFS root and mounts are disabled. See docs/workspace-settings.md."""
+    value: pulumi.Output[bool]
+    def __init__(
+        self,
+        resource_name: str,
+        args: DisableLegacyDbfsSettingArgs | dict[str, Any],
+        connection: pulumi.Input[dict[str, Any]],
+        opts: pulumi.ResourceOptions | None = None,
+    ) -> None: ...
+
+
+class SqlResultsDownloadSetting(KindResource):
+    """Whether SQL query results may be downloaded. See docs/workspace-settings.md."""
+    value: pulumi.Output[bool]
+    def __init__(
+        self,
+        resource_name: str,
+        args: SqlResultsDownloadSettingArgs | dict[str, Any],
+        connection: pulumi.Input[dict[str, Any]],
+        opts: pulumi.ResourceOptions | None = None,
+    ) -> None: ...
+
+
+class DashboardEmailSubscriptionsSetting(KindResource):
+    """Whether dashboard schedules may e-mail subscribers. See docs/workspace-settings.md."""
+    value: pulumi.Output[bool]
+    def __init__(
+        self,
+        resource_name: str,
+        args: DashboardEmailSubscriptionsSettingArgs | dict[str, Any],
+        connection: pulumi.Input[dict[str, Any]],
+        opts: pulumi.ResourceOptions | None = None,
+    ) -> None: ...
+
+
+class LlmProxyPartnerPoweredSetting(KindResource):
+    """Whether AI features may use partner-powered models. See docs/workspace-settings.md."""
+    value: pulumi.Output[bool]
+    def __init__(
+        self,
+        resource_name: str,
+        args: LlmProxyPartnerPoweredSettingArgs | dict[str, Any],
+        connection: pulumi.Input[dict[str, Any]],
+        opts: pulumi.ResourceOptions | None = None,
+    ) -> None: ...
+
+
+class DashboardEmbeddingPolicySetting(KindResource):
+    """Where AI/BI dashboards may be embedded. See docs/workspace-settings.md."""
+    access_policy_type: pulumi.Output[str]
+    def __init__(
+        self,
+        resource_name: str,
+        args: DashboardEmbeddingPolicySettingArgs | dict[str, Any],
+        connection: pulumi.Input[dict[str, Any]],
+        opts: pulumi.ResourceOptions | None = None,
+    ) -> None: ...
+
+
+class DashboardEmbeddingDomainsSetting(KindResource):
+    """The domains AI/BI dashboards may be embedded in. See docs/workspace-settings.md."""
+    approved_domains: pulumi.Output[list[Any]]
+    def __init__(
+        self,
+        resource_name: str,
+        args: DashboardEmbeddingDomainsSettingArgs | dict[str, Any],
+        connection: pulumi.Input[dict[str, Any]],
+        opts: pulumi.ResourceOptions | None = None,
+    ) -> None: ...
+
+
+class AutomaticClusterUpdateSetting(KindResource):
+    """Whether clusters are restarted in a maintenance window to take updates. See docs/workspace-settings.md."""
+    enabled: pulumi.Output[bool]
+    def __init__(
+        self,
+        resource_name: str,
+        args: AutomaticClusterUpdateSettingArgs | dict[str, Any],
+        connection: pulumi.Input[dict[str, Any]],
+        opts: pulumi.ResourceOptions | None = None,
+    ) -> None: ...
+
+
+class ComplianceSecurityProfileSetting(KindResource):
+    """The compliance security profile and its compliance standards. See docs/workspace-settings.md."""
+    is_enabled: pulumi.Output[bool]
+    def __init__(
+        self,
+        resource_name: str,
+        args: ComplianceSecurityProfileSettingArgs | dict[str, Any],
+        connection: pulumi.Input[dict[str, Any]],
+        opts: pulumi.ResourceOptions | None = None,
+    ) -> None: ...
+
+
+class EnhancedSecurityMonitoringSetting(KindResource):
+    """Enhanced security monitoring of the workspace's compute. See docs/workspace-settings.md."""
+    is_enabled: pulumi.Output[bool]
+    def __init__(
+        self,
+        resource_name: str,
+        args: EnhancedSecurityMonitoringSettingArgs | dict[str, Any],
         connection: pulumi.Input[dict[str, Any]],
         opts: pulumi.ResourceOptions | None = None,
     ) -> None: ...

@@ -70,6 +70,22 @@ KINDS: tuple[tuple[str, str], ...] = (
     ("WorkspaceConf", "providers.workspace.workspace_conf"),
     ("Grants", "providers.unity_catalog.grants"),
     ("Grant", "providers.unity_catalog.grant"),
+    # Typed workspace settings (one object per workspace each; typed_setting.py):
+    ("DefaultNamespaceSetting", "providers.workspace.default_namespace_setting"),
+    ("DefaultWarehouseIdSetting", "providers.workspace.default_warehouse_id_setting"),
+    ("RestrictWorkspaceAdminsSetting", "providers.workspace.restrict_workspace_admins_setting"),
+    ("DisableLegacyAccessSetting", "providers.workspace.disable_legacy_access_setting"),
+    ("DisableLegacyDbfsSetting", "providers.workspace.disable_legacy_dbfs_setting"),
+    ("SqlResultsDownloadSetting", "providers.workspace.sql_results_download_setting"),
+    ("DashboardEmailSubscriptionsSetting",
+     "providers.workspace.dashboard_email_subscriptions_setting"),
+    ("LlmProxyPartnerPoweredSetting", "providers.workspace.llm_proxy_partner_powered_setting"),
+    ("DashboardEmbeddingPolicySetting", "providers.workspace.dashboard_embedding_policy_setting"),
+    ("DashboardEmbeddingDomainsSetting", "providers.workspace.dashboard_embedding_domains_setting"),
+    ("AutomaticClusterUpdateSetting", "providers.workspace.automatic_cluster_update_setting"),
+    ("ComplianceSecurityProfileSetting", "providers.workspace.compliance_security_profile_setting"),
+    ("EnhancedSecurityMonitoringSetting",
+     "providers.workspace.enhanced_security_monitoring_setting"),
 )
 
 

@@ -44,6 +44,13 @@ def test_every_importable_object_kind_is_adoptable_but_repo_branches_and_volume_
         "GitCredential", "WorkspaceConf", "Directory", "Notebook", "WorkspaceFile",
         "AccessControlRuleSet", "Pipeline", "Query", "Alert", "Dashboard",
         "ServingEndpoint", "App", "RegisteredModel", "Experiment",
+        # The typed workspace settings, where one differs from a new workspace's:
+        "DefaultNamespaceSetting", "DefaultWarehouseIdSetting", "RestrictWorkspaceAdminsSetting",
+        "DisableLegacyAccessSetting", "DisableLegacyDbfsSetting", "SqlResultsDownloadSetting",
+        "DashboardEmailSubscriptionsSetting", "LlmProxyPartnerPoweredSetting",
+        "DashboardEmbeddingPolicySetting", "DashboardEmbeddingDomainsSetting",
+        "AutomaticClusterUpdateSetting", "ComplianceSecurityProfileSetting",
+        "EnhancedSecurityMonitoringSetting",
     }
     refused = not_adoptable()
     assert set(refused) == {"ClusterState", "JobRun", "PipelineUpdate", "RepoBranch", "Grant",

@@ -326,6 +326,8 @@ __all__ = [
     "TextValueArgs",
     "TikTokAdsOptionsArgs",
     "TikTokAdsOptionsTikTokAdsCustomReportOptionsArgs",
+    "Token",
+    "TokenArgs",
     "TrafficConfigArgs",
     "TransformerArgs",
     "TriggerConfigurationArgs",
@@ -7434,6 +7436,22 @@ class GrantArgs:
     ) -> None: ...
 
 
+class TokenArgs:
+    """Program-side arguments of TokenModel (generated)."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    comment: pulumi.Input[str] | None
+    lifetime_seconds: pulumi.Input[int] | None
+    application_id: pulumi.Input[str] | None
+    rotate_before_days: pulumi.Input[int] | None
+    def __init__(
+        self,
+        comment: pulumi.Input[str] | None = None,
+        lifetime_seconds: pulumi.Input[int] | None = None,
+        application_id: pulumi.Input[str] | None = None,
+        rotate_before_days: pulumi.Input[int] | None = None,
+    ) -> None: ...
+
+
 class DefaultNamespaceSettingArgs:
     """Program-side arguments of DefaultNamespaceSettingModel (generated)."""
     __dataclass_fields__: ClassVar[dict[str, Any]]
@@ -8242,6 +8260,21 @@ class Grant(KindResource):
         self,
         resource_name: str,
         args: GrantArgs | dict[str, Any],
+        connection: pulumi.Input[dict[str, Any]],
+        opts: pulumi.ResourceOptions | None = None,
+    ) -> None: ...
+
+
+class Token(KindResource):
+    """A personal access token, the deployer's own or a service principal's, rotated once its remaining lifetime falls under a threshold (its value a Pulumi secret; every change replaces it). See docs/token.md."""
+    token_id: pulumi.Output[str]
+    token_value: pulumi.Output[str]
+    creation_time: pulumi.Output[int]
+    expiry_time: pulumi.Output[int]
+    def __init__(
+        self,
+        resource_name: str,
+        args: TokenArgs | dict[str, Any],
         connection: pulumi.Input[dict[str, Any]],
         opts: pulumi.ResourceOptions | None = None,
     ) -> None: ...

@@ -70,6 +70,7 @@ KINDS: tuple[tuple[str, str], ...] = (
     ("WorkspaceConf", "providers.workspace.workspace_conf"),
     ("Grants", "providers.unity_catalog.grants"),
     ("Grant", "providers.unity_catalog.grant"),
+    ("Token", "providers.identity.token"),  # on behalf of the service principals
     # Typed workspace settings (one object per workspace each; typed_setting.py):
     ("DefaultNamespaceSetting", "providers.workspace.default_namespace_setting"),
     ("DefaultWarehouseIdSetting", "providers.workspace.default_warehouse_id_setting"),

@@ -54,7 +54,7 @@ def test_every_importable_object_kind_is_adoptable_but_repo_branches_and_volume_
     }
     refused = not_adoptable()
     assert set(refused) == {"ClusterState", "JobRun", "PipelineUpdate", "RepoBranch", "Grant",
-                            "VolumeFile"}
+                            "VolumeFile", "Token"}
     assert "action" in refused["JobRun"] and "action" in refused["ClusterState"]
     assert "action" in refused["PipelineUpdate"]
     assert "Repo item" in refused["RepoBranch"]

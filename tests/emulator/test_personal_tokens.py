@@ -110,22 +110,24 @@ def test_an_admin_makes_lists_and_deletes_a_token_on_behalf_of_a_principal(api, 
     sdk = WorkspaceClient(host=emulator.base_url, token=fetch_token(emulator))
     made = sdk.token_management.create_obo_token(
         application_id=application["client_id"], lifetime_seconds=3600, comment="ci")
-    info = made.token_info
-    assert made.token_value and made.token_value.startswith("dapi")
-    assert info.comment == "ci" and info.owner_id == int(principal["id"])
-    assert info.expiry_time - info.creation_time == 3600_000
-    me = Api(emulator.base_url, made.token_value).get("/api/2.0/preview/scim/v2/Me").json()
+    assert made.token_info is not None and made.token_value is not None
+    info, value = made.token_info.as_dict(), made.token_value
+    assert value.startswith("dapi")
+    assert info["comment"] == "ci" and info["owner_id"] == int(principal["id"])
+    assert info["expiry_time"] - info["creation_time"] == 3600_000
+    me = Api(emulator.base_url, value).get("/api/2.0/preview/scim/v2/Me").json()
     assert me["userName"] == application["client_id"]
-    assert sdk.token_management.get(info.token_id).token_info.owner_id == int(principal["id"])
-    assert info.token_id in {t.token_id for t in sdk.token_management.list()}
+    got = sdk.token_management.get(info["token_id"]).token_info
+    assert got is not None and got.owner_id == int(principal["id"])
+    assert info["token_id"] in {t.token_id for t in sdk.token_management.list()}
     # The principal's own list shows it, without who made it.
     own = api_as(emulator, application).get("/api/2.0/token/list").json()["token_infos"]
-    assert [set(t) for t in own if t["token_id"] == info.token_id] == [
+    assert [set(t) for t in own if t["token_id"] == info["token_id"]] == [
         {"token_id", "creation_time", "expiry_time", "comment"}]
-    sdk.token_management.delete(info.token_id)
-    expect_error(Api(emulator.base_url, made.token_value).get(CLUSTERS), 401)
+    sdk.token_management.delete(info["token_id"])
+    expect_error(Api(emulator.base_url, value).get(CLUSTERS), 401)
     with pytest.raises(NotFound):
-        sdk.token_management.get(info.token_id)
+        sdk.token_management.get(info["token_id"])
 
 
 def test_on_behalf_of_tokens_are_for_admins_and_known_principals(api, emulator):

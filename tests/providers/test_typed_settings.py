@@ -48,7 +48,7 @@ def defaults_after(client: WorkspaceClient) -> Iterator[None]:
 
 
 def test_create_read_update_drift_import_delete(connection, client) -> None:
-    provider = DisableLegacyDbfsSettingProvider()
+    provider: Any = DisableLegacyDbfsSettingProvider()  # its results as the engine sees them
     props = {"value": True, CONNECTION_KEY: connection}
     made = provider.create(props)
     assert made.id == "disable_legacy_dbfs"
@@ -76,7 +76,7 @@ def test_create_read_update_drift_import_delete(connection, client) -> None:
 
 
 def test_an_update_in_place_and_a_field_left_out_back_to_its_default(connection, client) -> None:
-    provider = RestrictWorkspaceAdminsSettingProvider()
+    provider: Any = RestrictWorkspaceAdminsSettingProvider()  # its results as the engine sees them
     props = {"status": "RESTRICT_TOKENS_AND_JOB_RUN_AS", "disable_gov_tag_creation": True,
              CONNECTION_KEY: connection}
     made = provider.create(props)
@@ -91,7 +91,7 @@ def test_an_update_in_place_and_a_field_left_out_back_to_its_default(connection,
 
 
 def test_a_type_without_delete_gets_the_default_written_back(connection, client) -> None:
-    provider = AutomaticClusterUpdateSettingProvider()
+    provider: Any = AutomaticClusterUpdateSettingProvider()  # its results as the engine sees them
     props = {"enabled": True, CONNECTION_KEY: connection}
     made = provider.create(props)
     assert message(client, UPDATES)["enabled"] is True

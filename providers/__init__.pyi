@@ -101,6 +101,7 @@ __all__ = [
     "DefaultWarehouseIdSetting",
     "DefaultWarehouseIdSettingArgs",
     "DeploymentSpecArgs",
+    "DestinationConfigArgs",
     "Directory",
     "DirectoryArgs",
     "DisableLegacyAccessSetting",
@@ -109,6 +110,7 @@ __all__ = [
     "DisableLegacyDbfsSettingArgs",
     "DockerBasicAuthArgs",
     "DockerImageArgs",
+    "EmailConfigArgs",
     "EndpointConfigArgs",
     "EndpointTagArgs",
     "EnhancedSecurityMonitoringSetting",
@@ -208,11 +210,14 @@ __all__ = [
     "NotebookArgs",
     "NotebookLibraryArgs",
     "NotebookTaskArgs",
+    "NotificationDestination",
+    "NotificationDestinationArgs",
     "NotificationsArgs",
     "NumericValueArgs",
     "OperationTimeWindowArgs",
     "OutlookOptionsArgs",
     "OwnerArgs",
+    "PagerdutyConfigArgs",
     "PathPatternArgs",
     "PeriodicTriggerConfigurationArgs",
     "Permissions",
@@ -293,6 +298,7 @@ __all__ = [
     "ServingEndpointArgs",
     "ServingEndpointResourceArgs",
     "SharepointOptionsArgs",
+    "SlackConfigArgs",
     "SmartsheetOptionsArgs",
     "SourceCatalogConfigArgs",
     "SourceConfigArgs",
@@ -323,6 +329,7 @@ __all__ = [
     "TaskDependencyArgs",
     "TaskEmailNotificationsArgs",
     "TaskNotificationSettingsArgs",
+    "TeamsConfigArgs",
     "TextValueArgs",
     "TikTokAdsOptionsArgs",
     "TikTokAdsOptionsTikTokAdsCustomReportOptionsArgs",
@@ -345,6 +352,7 @@ __all__ = [
     "WarehouseTagArgs",
     "WarehouseTagsArgs",
     "WebhookArgs",
+    "WebhookConfigArgs",
     "WebhookNotificationsArgs",
     "WorkloadTypeArgs",
     "WorkspaceAuth",
@@ -4071,6 +4079,111 @@ class PipelineUpdateArgs:
         validate_only: pulumi.Input[bool] | None = None,
         trigger: pulumi.Input[str] | None = None,
         timeout_seconds: pulumi.Input[int] | None = None,
+    ) -> None: ...
+
+
+class NotificationDestinationArgs:
+    """Program-side arguments of NotificationDestinationModel (generated)."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    display_name: pulumi.Input[str]
+    """The display name for the notification destination."""
+    config: DestinationConfigArgs | Mapping[str, Any]
+    """The configuration for the notification destination. Will be exactly one of the nested configs.
+    Only returns for users with workspace admin permissions.
+    """
+    def __init__(
+        self,
+        display_name: pulumi.Input[str],
+        config: DestinationConfigArgs | Mapping[str, Any],
+    ) -> None: ...
+
+
+class DestinationConfigArgs:
+    """Program-side arguments of DestinationConfig (generated)."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    email: EmailConfigArgs | Mapping[str, Any] | None
+    slack: SlackConfigArgs | Mapping[str, Any] | None
+    generic_webhook: WebhookConfigArgs | Mapping[str, Any] | None
+    pagerduty: PagerdutyConfigArgs | Mapping[str, Any] | None
+    microsoft_teams: TeamsConfigArgs | Mapping[str, Any] | None
+    def __init__(
+        self,
+        email: EmailConfigArgs | Mapping[str, Any] | None = None,
+        slack: SlackConfigArgs | Mapping[str, Any] | None = None,
+        generic_webhook: WebhookConfigArgs | Mapping[str, Any] | None = None,
+        pagerduty: PagerdutyConfigArgs | Mapping[str, Any] | None = None,
+        microsoft_teams: TeamsConfigArgs | Mapping[str, Any] | None = None,
+    ) -> None: ...
+
+
+class EmailConfigArgs:
+    """Program-side arguments of EmailConfig (generated)."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    addresses: pulumi.Input[Sequence[pulumi.Input[str]]]
+    """Email addresses to notify."""
+    def __init__(
+        self,
+        addresses: pulumi.Input[Sequence[pulumi.Input[str]]],
+    ) -> None: ...
+
+
+class SlackConfigArgs:
+    """Program-side arguments of SlackConfig (generated)."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    url: pulumi.Input[str]
+    """[Input-Only] URL for Slack destination."""
+    channel_id: pulumi.Input[str] | None
+    """[Input-Only] Slack channel ID for notifications."""
+    oauth_token: pulumi.Input[str] | None
+    """[Input-Only] OAuth token for Slack authentication."""
+    def __init__(
+        self,
+        url: pulumi.Input[str],
+        channel_id: pulumi.Input[str] | None = None,
+        oauth_token: pulumi.Input[str] | None = None,
+    ) -> None: ...
+
+
+class WebhookConfigArgs:
+    """Program-side arguments of WebhookConfig (generated)."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    url: pulumi.Input[str]
+    username: pulumi.Input[str] | None
+    password: pulumi.Input[str] | None
+    def __init__(
+        self,
+        url: pulumi.Input[str],
+        username: pulumi.Input[str] | None = None,
+        password: pulumi.Input[str] | None = None,
+    ) -> None: ...
+
+
+class PagerdutyConfigArgs:
+    """Program-side arguments of PagerdutyConfig (generated)."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    integration_key: pulumi.Input[str]
+    """[Input-Only] Integration key for PagerDuty."""
+    def __init__(
+        self,
+        integration_key: pulumi.Input[str],
+    ) -> None: ...
+
+
+class TeamsConfigArgs:
+    """Program-side arguments of TeamsConfig (generated)."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    url: pulumi.Input[str] | None
+    app_id: pulumi.Input[str] | None
+    auth_secret: pulumi.Input[str] | None
+    tenant_id: pulumi.Input[str] | None
+    channel_url: pulumi.Input[str] | None
+    def __init__(
+        self,
+        url: pulumi.Input[str] | None = None,
+        app_id: pulumi.Input[str] | None = None,
+        auth_secret: pulumi.Input[str] | None = None,
+        tenant_id: pulumi.Input[str] | None = None,
+        channel_url: pulumi.Input[str] | None = None,
     ) -> None: ...
 
 
@@ -8027,6 +8140,20 @@ class PipelineUpdate(KindResource):
         self,
         resource_name: str,
         args: PipelineUpdateArgs | dict[str, Any],
+        connection: pulumi.Input[dict[str, Any]],
+        opts: pulumi.ResourceOptions | None = None,
+    ) -> None: ...
+
+
+class NotificationDestination(KindResource):
+    """Where notifications go: e-mail, Slack, a webhook, PagerDuty or Microsoft Teams (write-only fields a Pulumi secret, compared by digest); in place but the type. See docs/notification-destination.md."""
+    display_name: pulumi.Output[str]
+    config: pulumi.Output[dict[str, Any]]
+    config_digest: pulumi.Output[str]
+    def __init__(
+        self,
+        resource_name: str,
+        args: NotificationDestinationArgs | dict[str, Any],
         connection: pulumi.Input[dict[str, Any]],
         opts: pulumi.ResourceOptions | None = None,
     ) -> None: ...

@@ -52,6 +52,8 @@ KINDS: tuple[tuple[str, str], ...] = (
     # catalogs, schemas), before the jobs that run it:
     ("Pipeline", "providers.pipelines.pipeline"),
     ("PipelineUpdate", "providers.pipelines.pipeline_update"),
+    # Named by the jobs' webhook notifications: before the jobs.
+    ("NotificationDestination", "providers.workspace.notification_destination"),
     ("Job", "providers.jobs.job"),
     ("JobPermissions", "providers.jobs.job_permissions"),
     ("RepoBranch", "providers.workspace.repo_branch"),

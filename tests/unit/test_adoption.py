@@ -50,7 +50,7 @@ def test_every_importable_object_kind_is_adoptable_but_repo_branches_and_volume_
         "DashboardEmailSubscriptionsSetting", "LlmProxyPartnerPoweredSetting",
         "DashboardEmbeddingPolicySetting", "DashboardEmbeddingDomainsSetting",
         "AutomaticClusterUpdateSetting", "ComplianceSecurityProfileSetting",
-        "EnhancedSecurityMonitoringSetting",
+        "EnhancedSecurityMonitoringSetting", "NotificationDestination",
     }
     refused = not_adoptable()
     assert set(refused) == {"ClusterState", "JobRun", "PipelineUpdate", "RepoBranch", "Grant",

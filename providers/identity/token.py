@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from pydantic import BaseModel, ConfigDict, StrictInt, field_validator
+from pydantic import BaseModel, ConfigDict, field_validator
 
 from providers.client import WorkspaceError
 from providers.core.create_or_adopt import create_or_adopt, is_uncertain_create_outcome
@@ -49,10 +49,10 @@ class TokenModel(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     comment: str | None = None
-    lifetime_seconds: StrictInt | None = None
+    lifetime_seconds: int | None = None
     # On behalf of this service principal (its application id); none: the deployer's own.
     application_id: str | None = None
-    rotate_before_days: StrictInt | None = None
+    rotate_before_days: int | None = None
 
     @field_validator("lifetime_seconds")
     @classmethod
@@ -85,6 +85,7 @@ class TokenProvider(WorkspaceProvider):
     args_model = TokenModel
     replace_keys: ClassVar[frozenset[str]] = frozenset(
         {"comment", "lifetime_seconds", "application_id"})
+    diff_reads_the_service = True  # the remaining lifetime, by the service's clock
 
     @classmethod
     def rules(cls, inputs: Mapping[str, Any]) -> list[tuple[str, str]]:
@@ -132,16 +133,16 @@ class TokenProvider(WorkspaceProvider):
         result = super().diff(_id, olds, news, old_inputs)
         if result.replaces:
             return result
-        threshold = user_inputs(news).get(ROTATE_KEY)
-        if isinstance(threshold, int) and not isinstance(threshold, bool) \
-                and self._runs_low(_id, olds, threshold):
+        threshold = user_inputs(news).get(ROTATE_KEY)  # the engine's numbers are floats
+        if isinstance(threshold, int | float) and not isinstance(threshold, bool) \
+                and self._runs_low(_id, olds, float(threshold)):
             result.changed_keys = sorted({*result.changed_keys, ROTATE_KEY})
             result.changes = True
             result.replaces = [ROTATE_KEY]
             result.delete_before_replace = False
         return result
 
-    def _runs_low(self, id_: str, olds: Mapping[str, Any], threshold_days: int) -> bool:
+    def _runs_low(self, id_: str, olds: Mapping[str, Any], threshold_days: float) -> bool:
         """Whether fewer than `threshold_days` are left of the token, by the service's clock
         (a token no longer found has none left)."""
         found, now = TokensApi(self._client(olds)).find(id_, bool(olds.get("application_id")))

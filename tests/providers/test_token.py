@@ -90,6 +90,9 @@ def test_rotation_is_planned_by_the_services_clock(provider, connection, emulato
     advance_clock(emulator, 2 * DAY)  # 4 days left
     due = provider.diff(made.id, updated.outs, fewer)
     assert due.replaces == ["rotate_before_days"] and not due.delete_before_replace
+    # As the engine sends it: a number as a float.
+    assert provider.diff(made.id, updated.outs, {**fewer, "rotate_before_days": 5.0}).replaces \
+        == ["rotate_before_days"]
     provider.delete(made.id, updated.outs)
 
 

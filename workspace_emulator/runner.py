@@ -59,7 +59,7 @@ HOST = "127.0.0.1"
 class Emulator:
     """The assembled services, ready to serve."""
 
-    apps: dict[str, ServiceDate]
+    apps: dict[str, ServiceEdge]
     info: dict[str, str]
     db: Database
 
@@ -167,7 +167,8 @@ def assemble(options: EmulatorOptions, urls: dict[str, str]) -> Emulator:
         grant = identity.resolve(token)
         return None if grant is None else grant.client_id
 
-    apps = {name: ServiceDate(ServiceEdge(app, name, faults, request_log, client_of))
+    # Dated inside the edge: a fault's drop reaches uvicorn's own send.
+    apps = {name: ServiceEdge(ServiceDate(app), name, faults, request_log, client_of)
             for name, app in raw.items()}
     return Emulator(apps=apps, info=info, db=db)
 

@@ -1,7 +1,8 @@
 """The `Date` header of every answer, on the emulator's clock (workspace_emulator/clock.py):
 what a client reads as the service's time. With the manual clock it moves when a test moves
 the clock, so a client judging how long a token has left (providers' Token) sees the time
-the emulator's expiries use. The server's own Date header is turned off (runner.py)."""
+the emulator's expiries use. The server's own Date header is turned off (runner.py); an
+answer the edge makes itself (an injected fault's) carries none."""
 
 from __future__ import annotations
 

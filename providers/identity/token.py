@@ -113,6 +113,10 @@ class TokenProvider(WorkspaceProvider):
                           if recorded.get(key) is not None}
         if found.get("comment") is not None:
             observed["comment"] = found["comment"]
+        made, expires = found.get("creation_time"), found.get("expiry_time")
+        if "lifetime_seconds" not in observed and made is not None and expires is not None:
+            # An import: the lifetime it was made with, so declaring it is no replacement.
+            observed["lifetime_seconds"] = round((int(expires) - int(made)) / 1000)
         computed = {"token_id": id_,
                     # The service never shows it again: as recorded.
                     VALUE_KEY: recorded.get(VALUE_KEY),

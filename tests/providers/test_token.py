@@ -54,6 +54,14 @@ def test_the_deployers_own_token(provider, connection, client, emulator) -> None
     diff = provider.diff(made.id, made.outs, {**props, "comment": "other"})
     assert diff.replaces == ["comment"] and not diff.delete_before_replace
 
+    # An import reads the comment and the lifetime it was made with: no replacement.
+    imported = provider.read(made.id, {CONNECTION_KEY: connection})
+    assert (imported.outs["comment"], imported.outs["lifetime_seconds"]) == ("reporting",
+                                                                             30 * DAY)
+    assert not provider.diff(made.id, imported.outs, props,
+                             old_inputs={CONNECTION_KEY: connection}).replaces
+    assert imported.outs["token_value"] is None  # never shown again
+
     provider.delete(made.id, made.outs)
     assert made.id not in own_ids(client)
     assert Api(emulator.base_url, value).get(ME).status_code == 401

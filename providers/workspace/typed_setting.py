@@ -1,7 +1,7 @@
 """What every typed workspace setting kind shares (`*_setting.py` of this package): the
 etag handshake of the settings API, the provider, and the declaration.
 
-A typed setting is one object per workspace, at `/api/2.0/settings/types/<type>/...`; its
+A typed setting is one object per workspace, addressed by its type (settings_api.py); its
 arguments are the fields of the setting's message (`{value: true}` of
 `disable_legacy_dbfs`), and only the declared fields are managed. Every write reads the
 setting for its etag, then sends the change with it; where someone wrote the setting in
@@ -34,7 +34,7 @@ DOC = "docs/workspace-settings.md"
 
 @dataclass(frozen=True)
 class SettingType:
-    type_name: str  # the path segment: /api/2.0/settings/types/<type_name>/names/default
+    type_name: str  # the setting's type, as the settings API names it
     message: str  # the setting's field that holds its values
     default: Mapping[str, Any]  # the message of a new workspace (no value: absent)
     deletable: bool = True  # whether the API has a DELETE (else the default is written)

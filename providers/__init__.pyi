@@ -41,6 +41,8 @@ __all__ = [
     "AppResourceArgs",
     "AutoFullRefreshPolicyArgs",
     "AutoScaleArgs",
+    "AutomaticClusterUpdateSetting",
+    "AutomaticClusterUpdateSettingArgs",
     "AutoscaleArgs",
     "AvroTransformerOptionsArgs",
     "AwsAttributesArgs",
@@ -62,6 +64,8 @@ __all__ = [
     "ClusterSpecArgs",
     "ClusterState",
     "ClusterStateArgs",
+    "ComplianceSecurityProfileSetting",
+    "ComplianceSecurityProfileSettingArgs",
     "ComputeArgs",
     "ComputeConfigArgs",
     "ComputeSpecArgs",
@@ -79,6 +83,12 @@ __all__ = [
     "CronTriggerConfigurationArgs",
     "Dashboard",
     "DashboardArgs",
+    "DashboardEmailSubscriptionsSetting",
+    "DashboardEmailSubscriptionsSettingArgs",
+    "DashboardEmbeddingDomainsSetting",
+    "DashboardEmbeddingDomainsSettingArgs",
+    "DashboardEmbeddingPolicySetting",
+    "DashboardEmbeddingPolicySettingArgs",
     "DashboardTaskArgs",
     "DataStagingOptionsArgs",
     "DatabricksGcpServiceAccountArgs",
@@ -90,13 +100,25 @@ __all__ = [
     "DbtCloudTaskArgs",
     "DbtPlatformTaskArgs",
     "DbtTaskArgs",
+    "DefaultNamespaceSetting",
+    "DefaultNamespaceSettingArgs",
+    "DefaultWarehouseIdSetting",
+    "DefaultWarehouseIdSettingArgs",
     "DeploymentSpecArgs",
+    "DestinationConfigArgs",
     "Directory",
     "DirectoryArgs",
+    "DisableLegacyAccessSetting",
+    "DisableLegacyAccessSettingArgs",
+    "DisableLegacyDbfsSetting",
+    "DisableLegacyDbfsSettingArgs",
     "DockerBasicAuthArgs",
     "DockerImageArgs",
+    "EmailConfigArgs",
     "EndpointConfigArgs",
     "EndpointTagArgs",
+    "EnhancedSecurityMonitoringSetting",
+    "EnhancedSecurityMonitoringSettingArgs",
     "Entitlements",
     "EntitlementsArgs",
     "EnumValueArgs",
@@ -175,6 +197,8 @@ __all__ = [
     "LibraryArgs",
     "LinkedInAdsOptionsArgs",
     "LinkedInAdsOptionsLinkedInAdsCustomReportOptionsArgs",
+    "LlmProxyPartnerPoweredSetting",
+    "LlmProxyPartnerPoweredSettingArgs",
     "LocalFileInfoArgs",
     "LogAnalyticsInfoArgs",
     "LookupFailed",
@@ -198,11 +222,14 @@ __all__ = [
     "NotebookArgs",
     "NotebookLibraryArgs",
     "NotebookTaskArgs",
+    "NotificationDestination",
+    "NotificationDestinationArgs",
     "NotificationsArgs",
     "NumericValueArgs",
     "OperationTimeWindowArgs",
     "OutlookOptionsArgs",
     "OwnerArgs",
+    "PagerdutyConfigArgs",
     "PathPatternArgs",
     "PeriodicTriggerConfigurationArgs",
     "Permissions",
@@ -255,6 +282,8 @@ __all__ = [
     "RepoBranchArgs",
     "ReportSpecArgs",
     "RestartWindowArgs",
+    "RestrictWorkspaceAdminsSetting",
+    "RestrictWorkspaceAdminsSettingArgs",
     "RouteArgs",
     "RunAsArgs",
     "RunJobTaskArgs",
@@ -281,6 +310,7 @@ __all__ = [
     "ServingEndpointArgs",
     "ServingEndpointResourceArgs",
     "SharepointOptionsArgs",
+    "SlackConfigArgs",
     "SmartsheetOptionsArgs",
     "SourceCatalogConfigArgs",
     "SourceConfigArgs",
@@ -289,6 +319,8 @@ __all__ = [
     "SparkSubmitTaskArgs",
     "SparseCheckoutArgs",
     "SqlConditionConfigurationArgs",
+    "SqlResultsDownloadSetting",
+    "SqlResultsDownloadSettingArgs",
     "SqlTaskAlertArgs",
     "SqlTaskArgs",
     "SqlTaskDashboardArgs",
@@ -309,9 +341,12 @@ __all__ = [
     "TaskDependencyArgs",
     "TaskEmailNotificationsArgs",
     "TaskNotificationSettingsArgs",
+    "TeamsConfigArgs",
     "TextValueArgs",
     "TikTokAdsOptionsArgs",
     "TikTokAdsOptionsTikTokAdsCustomReportOptionsArgs",
+    "Token",
+    "TokenArgs",
     "TrafficConfigArgs",
     "TransformerArgs",
     "TriggerConfigurationArgs",
@@ -329,6 +364,7 @@ __all__ = [
     "WarehouseTagArgs",
     "WarehouseTagsArgs",
     "WebhookArgs",
+    "WebhookConfigArgs",
     "WebhookNotificationsArgs",
     "WorkloadTypeArgs",
     "WorkspaceAssignment",
@@ -4178,6 +4214,111 @@ class PipelineUpdateArgs:
     ) -> None: ...
 
 
+class NotificationDestinationArgs:
+    """Program-side arguments of NotificationDestinationModel (generated)."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    display_name: pulumi.Input[str]
+    """The display name for the notification destination."""
+    config: DestinationConfigArgs | Mapping[str, Any]
+    """The configuration for the notification destination. Will be exactly one of the nested configs.
+    Only returns for users with workspace admin permissions.
+    """
+    def __init__(
+        self,
+        display_name: pulumi.Input[str],
+        config: DestinationConfigArgs | Mapping[str, Any],
+    ) -> None: ...
+
+
+class DestinationConfigArgs:
+    """Program-side arguments of DestinationConfig (generated)."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    email: EmailConfigArgs | Mapping[str, Any] | None
+    slack: SlackConfigArgs | Mapping[str, Any] | None
+    generic_webhook: WebhookConfigArgs | Mapping[str, Any] | None
+    pagerduty: PagerdutyConfigArgs | Mapping[str, Any] | None
+    microsoft_teams: TeamsConfigArgs | Mapping[str, Any] | None
+    def __init__(
+        self,
+        email: EmailConfigArgs | Mapping[str, Any] | None = None,
+        slack: SlackConfigArgs | Mapping[str, Any] | None = None,
+        generic_webhook: WebhookConfigArgs | Mapping[str, Any] | None = None,
+        pagerduty: PagerdutyConfigArgs | Mapping[str, Any] | None = None,
+        microsoft_teams: TeamsConfigArgs | Mapping[str, Any] | None = None,
+    ) -> None: ...
+
+
+class EmailConfigArgs:
+    """Program-side arguments of EmailConfig (generated)."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    addresses: pulumi.Input[Sequence[pulumi.Input[str]]]
+    """Email addresses to notify."""
+    def __init__(
+        self,
+        addresses: pulumi.Input[Sequence[pulumi.Input[str]]],
+    ) -> None: ...
+
+
+class SlackConfigArgs:
+    """Program-side arguments of SlackConfig (generated)."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    url: pulumi.Input[str]
+    """[Input-Only] URL for Slack destination."""
+    channel_id: pulumi.Input[str] | None
+    """[Input-Only] Slack channel ID for notifications."""
+    oauth_token: pulumi.Input[str] | None
+    """[Input-Only] OAuth token for Slack authentication."""
+    def __init__(
+        self,
+        url: pulumi.Input[str],
+        channel_id: pulumi.Input[str] | None = None,
+        oauth_token: pulumi.Input[str] | None = None,
+    ) -> None: ...
+
+
+class WebhookConfigArgs:
+    """Program-side arguments of WebhookConfig (generated)."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    url: pulumi.Input[str]
+    username: pulumi.Input[str] | None
+    password: pulumi.Input[str] | None
+    def __init__(
+        self,
+        url: pulumi.Input[str],
+        username: pulumi.Input[str] | None = None,
+        password: pulumi.Input[str] | None = None,
+    ) -> None: ...
+
+
+class PagerdutyConfigArgs:
+    """Program-side arguments of PagerdutyConfig (generated)."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    integration_key: pulumi.Input[str]
+    """[Input-Only] Integration key for PagerDuty."""
+    def __init__(
+        self,
+        integration_key: pulumi.Input[str],
+    ) -> None: ...
+
+
+class TeamsConfigArgs:
+    """Program-side arguments of TeamsConfig (generated)."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    url: pulumi.Input[str] | None
+    app_id: pulumi.Input[str] | None
+    auth_secret: pulumi.Input[str] | None
+    tenant_id: pulumi.Input[str] | None
+    channel_url: pulumi.Input[str] | None
+    def __init__(
+        self,
+        url: pulumi.Input[str] | None = None,
+        app_id: pulumi.Input[str] | None = None,
+        auth_secret: pulumi.Input[str] | None = None,
+        tenant_id: pulumi.Input[str] | None = None,
+        channel_url: pulumi.Input[str] | None = None,
+    ) -> None: ...
+
+
 class JobArgs:
     """Program-side arguments of JobModel (generated). A job's settings, plus what the provider adds."""
     __dataclass_fields__: ClassVar[dict[str, Any]]
@@ -7570,6 +7711,158 @@ class MetastoreDataAccessArgs:
     ) -> None: ...
 
 
+class TokenArgs:
+    """Program-side arguments of TokenModel (generated)."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    comment: pulumi.Input[str] | None
+    lifetime_seconds: pulumi.Input[int] | None
+    application_id: pulumi.Input[str] | None
+    rotate_before_days: pulumi.Input[int] | None
+    def __init__(
+        self,
+        comment: pulumi.Input[str] | None = None,
+        lifetime_seconds: pulumi.Input[int] | None = None,
+        application_id: pulumi.Input[str] | None = None,
+        rotate_before_days: pulumi.Input[int] | None = None,
+    ) -> None: ...
+
+
+class DefaultNamespaceSettingArgs:
+    """Program-side arguments of DefaultNamespaceSettingModel (generated)."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    value: pulumi.Input[str]
+    def __init__(
+        self,
+        value: pulumi.Input[str],
+    ) -> None: ...
+
+
+class DefaultWarehouseIdSettingArgs:
+    """Program-side arguments of DefaultWarehouseIdSettingModel (generated)."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    value: pulumi.Input[str]
+    def __init__(
+        self,
+        value: pulumi.Input[str],
+    ) -> None: ...
+
+
+class RestrictWorkspaceAdminsSettingArgs:
+    """Program-side arguments of RestrictWorkspaceAdminsSettingModel (generated)."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    status: pulumi.Input[Literal['ALLOW_ALL', 'RESTRICT_TOKENS_AND_JOB_RUN_AS']]
+    disable_gov_tag_creation: pulumi.Input[bool] | None
+    def __init__(
+        self,
+        status: pulumi.Input[Literal['ALLOW_ALL', 'RESTRICT_TOKENS_AND_JOB_RUN_AS']],
+        disable_gov_tag_creation: pulumi.Input[bool] | None = None,
+    ) -> None: ...
+
+
+class DisableLegacyAccessSettingArgs:
+    """Program-side arguments of DisableLegacyAccessSettingModel (generated)."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    value: pulumi.Input[bool]
+    def __init__(
+        self,
+        value: pulumi.Input[bool],
+    ) -> None: ...
+
+
+class DisableLegacyDbfsSettingArgs:
+    """Program-side arguments of DisableLegacyDbfsSettingModel (generated)."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    value: pulumi.Input[bool]
+    def __init__(
+        self,
+        value: pulumi.Input[bool],
+    ) -> None: ...
+
+
+class SqlResultsDownloadSettingArgs:
+    """Program-side arguments of SqlResultsDownloadSettingModel (generated)."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    value: pulumi.Input[bool]
+    def __init__(
+        self,
+        value: pulumi.Input[bool],
+    ) -> None: ...
+
+
+class DashboardEmailSubscriptionsSettingArgs:
+    """Program-side arguments of DashboardEmailSubscriptionsSettingModel (generated)."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    value: pulumi.Input[bool]
+    def __init__(
+        self,
+        value: pulumi.Input[bool],
+    ) -> None: ...
+
+
+class LlmProxyPartnerPoweredSettingArgs:
+    """Program-side arguments of LlmProxyPartnerPoweredSettingModel (generated)."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    value: pulumi.Input[bool]
+    def __init__(
+        self,
+        value: pulumi.Input[bool],
+    ) -> None: ...
+
+
+class DashboardEmbeddingPolicySettingArgs:
+    """Program-side arguments of DashboardEmbeddingPolicySettingModel (generated)."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    access_policy_type: pulumi.Input[Literal['ALLOW_ALL_DOMAINS', 'ALLOW_APPROVED_DOMAINS', 'DENY_ALL_DOMAINS']]
+    def __init__(
+        self,
+        access_policy_type: pulumi.Input[Literal['ALLOW_ALL_DOMAINS', 'ALLOW_APPROVED_DOMAINS', 'DENY_ALL_DOMAINS']],
+    ) -> None: ...
+
+
+class DashboardEmbeddingDomainsSettingArgs:
+    """Program-side arguments of DashboardEmbeddingDomainsSettingModel (generated)."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    approved_domains: pulumi.Input[Sequence[pulumi.Input[str]]]
+    def __init__(
+        self,
+        approved_domains: pulumi.Input[Sequence[pulumi.Input[str]]],
+    ) -> None: ...
+
+
+class AutomaticClusterUpdateSettingArgs:
+    """Program-side arguments of AutomaticClusterUpdateSettingModel (generated)."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    enabled: pulumi.Input[bool]
+    restart_even_if_no_updates_available: pulumi.Input[bool] | None
+    def __init__(
+        self,
+        enabled: pulumi.Input[bool],
+        restart_even_if_no_updates_available: pulumi.Input[bool] | None = None,
+    ) -> None: ...
+
+
+class ComplianceSecurityProfileSettingArgs:
+    """Program-side arguments of ComplianceSecurityProfileSettingModel (generated)."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    is_enabled: pulumi.Input[bool]
+    compliance_standards: pulumi.Input[Sequence[pulumi.Input[Literal['CANADA_PROTECTED_B', 'CYBER_ESSENTIAL_PLUS', 'FEDRAMP_HIGH', 'FEDRAMP_IL5', 'FEDRAMP_MODERATE', 'GERMANY_C5', 'GERMANY_TISAX', 'HIPAA', 'HITRUST', 'IRAP_PROTECTED', 'ISMAP', 'ITAR_EAR', 'KSA_ECC_CCC_DCC', 'K_FSI', 'NONE', 'PCI_DSS']]]] | None
+    def __init__(
+        self,
+        is_enabled: pulumi.Input[bool],
+        compliance_standards: pulumi.Input[Sequence[pulumi.Input[Literal['CANADA_PROTECTED_B', 'CYBER_ESSENTIAL_PLUS', 'FEDRAMP_HIGH', 'FEDRAMP_IL5', 'FEDRAMP_MODERATE', 'GERMANY_C5', 'GERMANY_TISAX', 'HIPAA', 'HITRUST', 'IRAP_PROTECTED', 'ISMAP', 'ITAR_EAR', 'KSA_ECC_CCC_DCC', 'K_FSI', 'NONE', 'PCI_DSS']]]] | None = None,
+    ) -> None: ...
+
+
+class EnhancedSecurityMonitoringSettingArgs:
+    """Program-side arguments of EnhancedSecurityMonitoringSettingModel (generated)."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    is_enabled: pulumi.Input[bool]
+    def __init__(
+        self,
+        is_enabled: pulumi.Input[bool],
+    ) -> None: ...
+
+
 AutoscaleArgs = AutoScaleArgs
 DbfsStorageArgs = DbfsStorageInfoArgs
 InitScriptArgs = InitScriptInfoArgs
@@ -8086,6 +8379,20 @@ class PipelineUpdate(KindResource):
     ) -> None: ...
 
 
+class NotificationDestination(KindResource):
+    """Where notifications go: e-mail, Slack, a webhook, PagerDuty or Microsoft Teams (write-only fields a Pulumi secret, compared by digest); in place but the type. See docs/notification-destination.md."""
+    display_name: pulumi.Output[str]
+    config: pulumi.Output[dict[str, Any]]
+    config_digest: pulumi.Output[str]
+    def __init__(
+        self,
+        resource_name: str,
+        args: NotificationDestinationArgs | dict[str, Any],
+        connection: pulumi.Input[dict[str, Any]],
+        opts: pulumi.ResourceOptions | None = None,
+    ) -> None: ...
+
+
 class Job(KindResource):
     """A job at the full depth of Jobs API 2.2, changed in place. See docs/job.md."""
     name: pulumi.Output[str]
@@ -8340,6 +8647,177 @@ class MetastoreDataAccess(KindResource):
         self,
         resource_name: str,
         args: MetastoreDataAccessArgs | dict[str, Any],
+        connection: pulumi.Input[dict[str, Any]],
+        opts: pulumi.ResourceOptions | None = None,
+    ) -> None: ...
+
+
+class Token(KindResource):
+    """A personal access token, the deployer's own or a service principal's, rotated once its remaining lifetime falls under a threshold (its value a Pulumi secret; every change replaces it). See docs/token.md."""
+    token_id: pulumi.Output[str]
+    token_value: pulumi.Output[str]
+    creation_time: pulumi.Output[int]
+    expiry_time: pulumi.Output[int]
+    def __init__(
+        self,
+        resource_name: str,
+        args: TokenArgs | dict[str, Any],
+        connection: pulumi.Input[dict[str, Any]],
+        opts: pulumi.ResourceOptions | None = None,
+    ) -> None: ...
+
+
+class DefaultNamespaceSetting(KindResource):
+    """The workspace's default catalog (default namespace) of Unity Catalog compute. See docs/workspace-settings.md."""
+    value: pulumi.Output[str]
+    def __init__(
+        self,
+        resource_name: str,
+        args: DefaultNamespaceSettingArgs | dict[str, Any],
+        connection: pulumi.Input[dict[str, Any]],
+        opts: pulumi.ResourceOptions | None = None,
+    ) -> None: ...
+
+
+class DefaultWarehouseIdSetting(KindResource):
+    """The workspace's default SQL warehouse. See docs/workspace-settings.md."""
+    value: pulumi.Output[str]
+    def __init__(
+        self,
+        resource_name: str,
+        args: DefaultWarehouseIdSettingArgs | dict[str, Any],
+        connection: pulumi.Input[dict[str, Any]],
+        opts: pulumi.ResourceOptions | None = None,
+    ) -> None: ...
+
+
+class RestrictWorkspaceAdminsSetting(KindResource):
+    """Whether workspace admins are restricted in the tokens and job run_as they set. See docs/workspace-settings.md."""
+    status: pulumi.Output[str]
+    def __init__(
+        self,
+        resource_name: str,
+        args: RestrictWorkspaceAdminsSettingArgs | dict[str, Any],
+        connection: pulumi.Input[dict[str, Any]],
+        opts: pulumi.ResourceOptions | None = None,
+    ) -> None: ...
+
+
+class DisableLegacyAccessSetting(KindResource):
+    """Whether legacy data access is disabled. See docs/workspace-settings.md."""
+    value: pulumi.Output[bool]
+    def __init__(
+        self,
+        resource_name: str,
+        args: DisableLegacyAccessSettingArgs | dict[str, Any],
+        connection: pulumi.Input[dict[str, Any]],
+        opts: pulumi.ResourceOptions | None = None,
+    ) -> None: ...
+
+
+class DisableLegacyDbfsSetting(KindResource):
+    """Whether the DBFS root and mounts are disabled. See docs/workspace-settings.md."""
+    value: pulumi.Output[bool]
+    def __init__(
+        self,
+        resource_name: str,
+        args: DisableLegacyDbfsSettingArgs | dict[str, Any],
+        connection: pulumi.Input[dict[str, Any]],
+        opts: pulumi.ResourceOptions | None = None,
+    ) -> None: ...
+
+
+class SqlResultsDownloadSetting(KindResource):
+    """Whether SQL query results may be downloaded. See docs/workspace-settings.md."""
+    value: pulumi.Output[bool]
+    def __init__(
+        self,
+        resource_name: str,
+        args: SqlResultsDownloadSettingArgs | dict[str, Any],
+        connection: pulumi.Input[dict[str, Any]],
+        opts: pulumi.ResourceOptions | None = None,
+    ) -> None: ...
+
+
+class DashboardEmailSubscriptionsSetting(KindResource):
+    """Whether dashboard schedules may e-mail subscribers. See docs/workspace-settings.md."""
+    value: pulumi.Output[bool]
+    def __init__(
+        self,
+        resource_name: str,
+        args: DashboardEmailSubscriptionsSettingArgs | dict[str, Any],
+        connection: pulumi.Input[dict[str, Any]],
+        opts: pulumi.ResourceOptions | None = None,
+    ) -> None: ...
+
+
+class LlmProxyPartnerPoweredSetting(KindResource):
+    """Whether AI features may use partner-powered models. See docs/workspace-settings.md."""
+    value: pulumi.Output[bool]
+    def __init__(
+        self,
+        resource_name: str,
+        args: LlmProxyPartnerPoweredSettingArgs | dict[str, Any],
+        connection: pulumi.Input[dict[str, Any]],
+        opts: pulumi.ResourceOptions | None = None,
+    ) -> None: ...
+
+
+class DashboardEmbeddingPolicySetting(KindResource):
+    """Where AI/BI dashboards may be embedded. See docs/workspace-settings.md."""
+    access_policy_type: pulumi.Output[str]
+    def __init__(
+        self,
+        resource_name: str,
+        args: DashboardEmbeddingPolicySettingArgs | dict[str, Any],
+        connection: pulumi.Input[dict[str, Any]],
+        opts: pulumi.ResourceOptions | None = None,
+    ) -> None: ...
+
+
+class DashboardEmbeddingDomainsSetting(KindResource):
+    """The domains AI/BI dashboards may be embedded in. See docs/workspace-settings.md."""
+    approved_domains: pulumi.Output[list[Any]]
+    def __init__(
+        self,
+        resource_name: str,
+        args: DashboardEmbeddingDomainsSettingArgs | dict[str, Any],
+        connection: pulumi.Input[dict[str, Any]],
+        opts: pulumi.ResourceOptions | None = None,
+    ) -> None: ...
+
+
+class AutomaticClusterUpdateSetting(KindResource):
+    """Whether clusters are restarted in a maintenance window to take updates. See docs/workspace-settings.md."""
+    enabled: pulumi.Output[bool]
+    def __init__(
+        self,
+        resource_name: str,
+        args: AutomaticClusterUpdateSettingArgs | dict[str, Any],
+        connection: pulumi.Input[dict[str, Any]],
+        opts: pulumi.ResourceOptions | None = None,
+    ) -> None: ...
+
+
+class ComplianceSecurityProfileSetting(KindResource):
+    """The compliance security profile and its compliance standards. See docs/workspace-settings.md."""
+    is_enabled: pulumi.Output[bool]
+    def __init__(
+        self,
+        resource_name: str,
+        args: ComplianceSecurityProfileSettingArgs | dict[str, Any],
+        connection: pulumi.Input[dict[str, Any]],
+        opts: pulumi.ResourceOptions | None = None,
+    ) -> None: ...
+
+
+class EnhancedSecurityMonitoringSetting(KindResource):
+    """Enhanced security monitoring of the workspace's compute. See docs/workspace-settings.md."""
+    is_enabled: pulumi.Output[bool]
+    def __init__(
+        self,
+        resource_name: str,
+        args: EnhancedSecurityMonitoringSettingArgs | dict[str, Any],
         connection: pulumi.Input[dict[str, Any]],
         opts: pulumi.ResourceOptions | None = None,
     ) -> None: ...

@@ -449,6 +449,7 @@ def plain_secret_values(kind: Kind, items: list[dict[str, Any]]) -> list[str]:
     return [
         plain_text_problem(f"{key}[{index}].{field}", path=True)
         for index, item in enumerate(items)
+        if kind.adoption.holds_secret is None or kind.adoption.holds_secret(item)
         for field in fields
         if item.get(field) is not None and not _encrypted(item[field])
     ]

@@ -83,8 +83,26 @@ def encrypt_secret_inputs(config: dict[str, Any], crypter: Crypter) -> dict[str,
         if not fields or not isinstance(items, list):
             continue
         result[f"{NAMESPACE}:{key}"] = [
-            {k: {"secure": crypter.encrypt(v)} if k in fields and isinstance(v, str) else v
-             for k, v in item.items()} if isinstance(item, dict) else item
+            {k: _encrypted_leaves(v, crypter) if k in fields else v for k, v in item.items()}
+            if isinstance(item, dict) and holds_secret(kind, item) else item
             for item in items
         ]
     return result
+
+
+def holds_secret(kind: Any, item: Mapping[str, Any]) -> bool:
+    """Whether a kind's item holds a secret input: every item, but of a kind that says
+    which of its objects do (`Adoption.holds_secret`: a notification destination's e-mail
+    addresses are no secret, its webhook URL is)."""
+    test = kind.adoption.holds_secret
+    return test is None or bool(test(item))
+
+
+def _encrypted_leaves(value: Any, crypter: Crypter) -> Any:
+    """A secret input encrypted: a string whole, an object's strings each (a webhook
+    destination's URL and password, a service principal's client secret)."""
+    if isinstance(value, str):
+        return {"secure": crypter.encrypt(value)}
+    if isinstance(value, Mapping) and not is_encrypted(value):
+        return {k: _encrypted_leaves(v, crypter) for k, v in value.items()}
+    return value

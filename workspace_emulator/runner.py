@@ -46,6 +46,7 @@ from workspace_emulator.platform.area import WorkspaceSettings
 from workspace_emulator.platform.opening import open_workspace
 from workspace_emulator.rate_limit import RateLimiter
 from workspace_emulator.request_log import RequestLog
+from workspace_emulator.service_date import ServiceDate
 from workspace_emulator.storage import Database
 
 logger = logging.getLogger("emulator")
@@ -166,7 +167,8 @@ def assemble(options: EmulatorOptions, urls: dict[str, str]) -> Emulator:
         grant = identity.resolve(token)
         return None if grant is None else grant.client_id
 
-    apps = {name: ServiceEdge(app, name, faults, request_log, client_of)
+    # Dated inside the edge: a fault's drop reaches uvicorn's own send.
+    apps = {name: ServiceEdge(ServiceDate(app), name, faults, request_log, client_of)
             for name, app in raw.items()}
     return Emulator(apps=apps, info=info, db=db)
 
@@ -210,6 +212,7 @@ async def _serve(options: EmulatorOptions) -> int:
         name: _Server(uvicorn.Config(
             app, log_config=None, access_log=False, lifespan="auto", http="h11", ws="none",
             proxy_headers=False,  # nothing stands between the client and the emulator
+            date_header=False,  # ServiceDate's, on the emulator's clock
             timeout_graceful_shutdown=3, log_level=options.log_level,
         ))
         for name, app in emulator.apps.items()

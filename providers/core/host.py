@@ -285,9 +285,12 @@ def _nothing_to_change(kind: Kind, request: Any) -> bool:
     would find no change either. Anything else gets the kind's diff: drift a refresh read, a
     setting kept as its digest or not shown by the service, an import, a state recorded
     before. Compared as the engine sent them, so a no-op preview or up loads no kind's code
-    and validates nothing again."""
+    and validates nothing again. A kind whose diff reads the service
+    (`WorkspaceProvider.diff_reads_the_service`) always gets its diff."""
     news, olds = request.news.fields, request.olds.fields
     if not news or request.news != request.old_inputs:
+        return False
+    if kind.provider.diff_reads_the_service:  # a token's remaining lifetime
         return False
     if any(key not in olds or olds[key] != value for key, value in news.items()):
         return False

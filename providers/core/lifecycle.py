@@ -171,6 +171,9 @@ class WorkspaceProvider(ResourceProvider):
     # Were it a change of a replace key, the replacement would adopt the object by its name
     # and then delete it as the old one.
     matched_without_case: ClassVar[frozenset[str]] = frozenset()
+    # Whether the diff asks the service (a token's remaining lifetime, judged against the
+    # service's clock): the provider host then never answers a Diff from the requests alone.
+    diff_reads_the_service: ClassVar[bool] = False
 
     # --- what a kind implements -------------------------------------------------------
     def spec(self, args: Any) -> Spec:

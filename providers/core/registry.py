@@ -60,6 +60,8 @@ KINDS: tuple[tuple[str, str], ...] = (
     # catalogs, schemas), before the jobs that run it:
     ("Pipeline", "providers.pipelines.pipeline"),
     ("PipelineUpdate", "providers.pipelines.pipeline_update"),
+    # Named by the jobs' webhook notifications: before the jobs.
+    ("NotificationDestination", "providers.workspace.notification_destination"),
     ("Job", "providers.jobs.job"),
     ("JobPermissions", "providers.jobs.job_permissions"),
     ("RepoBranch", "providers.workspace.repo_branch"),
@@ -82,6 +84,23 @@ KINDS: tuple[tuple[str, str], ...] = (
     ("Grant", "providers.unity_catalog.grant"),
     # A metastore's root credential (a storage credential's id).
     ("MetastoreDataAccess", "providers.unity_catalog.metastore_data_access"),
+    ("Token", "providers.identity.token"),  # on behalf of the service principals
+    # Typed workspace settings (one object per workspace each; typed_setting.py):
+    ("DefaultNamespaceSetting", "providers.workspace.default_namespace_setting"),
+    ("DefaultWarehouseIdSetting", "providers.workspace.default_warehouse_id_setting"),
+    ("RestrictWorkspaceAdminsSetting", "providers.workspace.restrict_workspace_admins_setting"),
+    ("DisableLegacyAccessSetting", "providers.workspace.disable_legacy_access_setting"),
+    ("DisableLegacyDbfsSetting", "providers.workspace.disable_legacy_dbfs_setting"),
+    ("SqlResultsDownloadSetting", "providers.workspace.sql_results_download_setting"),
+    ("DashboardEmailSubscriptionsSetting",
+     "providers.workspace.dashboard_email_subscriptions_setting"),
+    ("LlmProxyPartnerPoweredSetting", "providers.workspace.llm_proxy_partner_powered_setting"),
+    ("DashboardEmbeddingPolicySetting", "providers.workspace.dashboard_embedding_policy_setting"),
+    ("DashboardEmbeddingDomainsSetting", "providers.workspace.dashboard_embedding_domains_setting"),
+    ("AutomaticClusterUpdateSetting", "providers.workspace.automatic_cluster_update_setting"),
+    ("ComplianceSecurityProfileSetting", "providers.workspace.compliance_security_profile_setting"),
+    ("EnhancedSecurityMonitoringSetting",
+     "providers.workspace.enhanced_security_monitoring_setting"),
 )
 
 

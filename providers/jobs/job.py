@@ -513,6 +513,16 @@ _COMPUTE_BY_ITEM: dict[str, Reference] = {
     "tasks[].dashboard_task.dashboard_id": Reference(
         target_key="dashboards", field="dashboard_id", in_place=True
     ),
+    # A webhook notification names a destination by its id, or a notificationDestinations
+    # item (in place).
+    **{
+        f"{holder}webhook_notifications.{event}[].id": Reference(
+            target_key="notificationDestinations", field="id", in_place=True
+        )
+        for holder in ("", "tasks[].")
+        for event in ("on_start", "on_success", "on_failure",
+                      "on_duration_warning_threshold_exceeded", "on_streaming_backlog_exceeded")
+    },
     **library_files("libraries"),
     **library_files("tasks[].libraries"),
     **{key: r for spec in _CLUSTER_SPECS for key, r in init_script_files(spec).items()},

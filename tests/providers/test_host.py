@@ -480,3 +480,19 @@ def test_an_input_left_out_at_the_value_its_kind_holds_it_to_is_no_change():
     deactivated = {**declared, "active": False}
     assert not _nothing_to_change(kind, request(deactivated))
     assert provider.diff("7", deactivated, declared, old_inputs=declared).changed_keys == ["active"]
+
+
+def test_a_kind_whose_diff_reads_the_service_always_gets_its_diff() -> None:
+    """A token's remaining lifetime is judged against the service's clock at every diff: the
+    host never answers its Diff from the requests alone, though they are unchanged."""
+    urn = "urn:pulumi:dev::workspace::pulumi-python:dynamic/workspace:Token::reporting"
+    declared = {"comment": "reporting", "rotate_before_days": 7}
+    request = proto.DiffRequest(id="t1", urn=urn, olds=struct(declared),
+                                news=struct(declared), old_inputs=struct(declared))
+    assert kind_of(urn).provider.diff_reads_the_service
+    assert not _nothing_to_change(kind_of(urn), request)
+    job = "urn:pulumi:dev::workspace::pulumi-python:dynamic/workspace:ServicePrincipal::ci"
+    principal = {"application_id": "00000000-0000-0000-0000-0000000000c1", "active": True}
+    assert _nothing_to_change(kind_of(job), proto.DiffRequest(
+        id="7", urn=job, olds=struct(principal), news=struct(principal),
+        old_inputs=struct(principal)))

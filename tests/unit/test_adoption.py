@@ -45,11 +45,18 @@ def test_every_importable_object_kind_is_adoptable_but_repo_branches_and_volume_
         "AccessControlRuleSet", "Pipeline", "Query", "Alert", "Dashboard",
         "ServingEndpoint", "App", "RegisteredModel", "Experiment",
         "Metastore", "MetastoreAssignment", "MetastoreDataAccess", "Connection",
+        # The typed workspace settings, where one differs from a new workspace's:
+        "DefaultNamespaceSetting", "DefaultWarehouseIdSetting", "RestrictWorkspaceAdminsSetting",
+        "DisableLegacyAccessSetting", "DisableLegacyDbfsSetting", "SqlResultsDownloadSetting",
+        "DashboardEmailSubscriptionsSetting", "LlmProxyPartnerPoweredSetting",
+        "DashboardEmbeddingPolicySetting", "DashboardEmbeddingDomainsSetting",
+        "AutomaticClusterUpdateSetting", "ComplianceSecurityProfileSetting",
+        "EnhancedSecurityMonitoringSetting", "NotificationDestination",
     }
     refused = not_adoptable()
     assert set(refused) == {"ClusterState", "JobRun", "PipelineUpdate", "RepoBranch", "Grant",
                             "VolumeFile", "AccountGroup", "WorkspaceAssignment",
-                            "Entitlements"}
+                            "Entitlements", "Token"}
     # The account's objects are not the workspace's that adopt reads; entitlements are
     # their principal's setting, adopted with it.
     assert "import: <its account SCIM id>" in refused["AccountGroup"]

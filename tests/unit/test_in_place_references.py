@@ -206,3 +206,29 @@ def test_the_python_module_names_the_output_a_reference_takes() -> None:
     text = adopt_python.module_text({"servingEndpoints": [endpoint], "permissions": [named]},
                                     kinds, "https://ws")
     assert "'object_id': made['servingEndpoints']['churn'].endpoint_id" in text
+
+
+def hooked_job(job_hook: str, task_hook: str) -> dict[str, Any]:
+    return {"name": "nightly",
+            "webhook_notifications": {"on_failure": [{"id": job_hook}]},
+            "tasks": [{"task_key": "run", "notebook_task": {"notebook_path": "/Shared/n"},
+                       "webhook_notifications": {"on_start": [{"id": task_hook}]}}]}
+
+
+def test_a_jobs_webhook_notifications_name_destination_items_or_keep_an_id() -> None:
+    names = {"notificationDestinations": {"pager"}}
+
+    def value_of(reference: Any, name: Any) -> Any:
+        return f"id-of-{name}" if reference.names_item(name, names) else name
+
+    filled = resolved(hooked_job("pager", "0f1e2d3c-aaaa"), JOB, value_of)
+    assert filled["webhook_notifications"] == {"on_failure": [{"id": "id-of-pager"}]}
+    assert filled["tasks"][0]["webhook_notifications"] == {"on_start": [{"id": "0f1e2d3c-aaaa"}]}
+
+
+def test_adoption_writes_a_named_destination_in_a_jobs_webhook_notification() -> None:
+    item = hooked_job("0f1e2d3c-aaaa", "0f1e2d3c-aaaa")
+    known = adopt.Known(by_id={"notificationDestinations": {"0f1e2d3c-aaaa": "pager"}})
+    named = adopt.with_nested_names(JOB, adoption.references_of(JOB, item), known, item)
+    assert named["webhook_notifications"] == {"on_failure": [{"id": "pager"}]}
+    assert named["tasks"][0]["webhook_notifications"] == {"on_start": [{"id": "pager"}]}

@@ -72,6 +72,11 @@ def test_the_job_declares_its_compute_references_in_every_place_that_names_compu
     } | {
         f"{spec}.init_scripts[].volumes.destination"
         for spec in ("new_cluster", "job_clusters[].new_cluster", "tasks[].new_cluster")
+    } | {  # in place too: a notification destination of the stack
+        f"{holder}webhook_notifications.{event}[].id"
+        for holder in ("", "tasks[].")
+        for event in ("on_start", "on_success", "on_failure",
+                      "on_duration_warning_threshold_exceeded", "on_streaming_backlog_exceeded")
     }
     assert references["tasks[].new_cluster.driver_instance_pool"] == Reference(
         target_key="instancePools", field="driver_instance_pool_id"

@@ -11,6 +11,7 @@ from responses import matchers
 
 from providers.client import WorkspaceClient
 from providers.core.registry import kind_named
+from providers.identity.tokens_api import TokensApi
 from stacks import adoption, audit
 from stacks.audit import (
     AuditError,
@@ -225,5 +226,8 @@ def test_what_adoption_leaves_out_the_audit_does_not_report(
                 adoption.Listed("8", "reporting", None)]
 
     monkeypatch.setattr(adoption, "listed", listed)
+    # The one kind audited but not adopted (a token's value cannot be read back) is listed
+    # through its own inventory: none here.
+    monkeypatch.setattr(TokensApi, "list", lambda self: [])
     found = list(workspace_objects(WorkspaceClient(connection())))
     assert found == [WorkspaceObject("service_principal", "8", "reporting")]

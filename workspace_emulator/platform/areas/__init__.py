@@ -44,6 +44,8 @@ AREAS: tuple[str, ...] = (
     "jobs.jobs",
     "workspace.ip_access_lists",
     "workspace.workspace_conf",  # the IP access lists' switch among its keys
+    "workspace.typed_settings",
+    "workspace.notification_destinations",
     "sql.sql_warehouses",
     "sql.queries",  # on its warehouses, in the workspace tree's folders
     "sql.alerts",  # on its queries

@@ -1,5 +1,6 @@
-"""Personal access tokens of the calling principal (model.py): made, listed and deleted
-here, and taken as credentials by every call (`resolves_token`)."""
+"""Personal access tokens (model.py): a principal's own, and those an admin makes on behalf
+of a service principal (token management); made, listed and deleted here, and taken as
+credentials by every call (`resolves_token`)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ AREA = Area(
     name="personal_tokens",
     open=lambda context: PersonalTokens(context.db),
     tables=TABLES,
-    routers=(Mount(routes.router),),
+    routers=(Mount(routes.router), Mount(routes.management)),
     route_priority=100,
     support={
         "POST /token/create": stateful("a personal access token of the caller; "
@@ -21,6 +22,14 @@ AREA = Area(
                                        "refused while enableTokensConfig is false"),
         "GET /token/list": stateful("the caller's unexpired tokens"),
         "POST /token/delete": stateful("the token is refused from the next call"),
+        "POST /token-management/on-behalf-of/tokens": stateful(
+            "admins; a token of a service principal by its application_id, as the caller's "
+            "own (lifetime, comment); owner_id, created_by_id, created_by_username"),
+        "GET /token-management/tokens": stateful("admins; every unexpired token of the "
+                                                 "workspace; created_by_id"),
+        "GET /token-management/tokens/{token_id}": stateful("admins; any principal's token"),
+        "DELETE /token-management/tokens/{token_id}": stateful(
+            "admins; the token is refused from the next call"),
     },
     resolves_token=PersonalTokens.resolve,
 )

@@ -1,7 +1,9 @@
-"""Personal access tokens: bearer tokens a principal makes for itself through the API.
+"""Personal access tokens: bearer tokens a principal makes for itself through the API, or
+an admin makes on behalf of a service principal (token management).
 
-A token stands for the principal that made it, until it expires (on the emulator's clock)
-or is deleted; only its SHA-256 is stored. They are the workspace's (a reset removes them).
+A token stands for its owner, until it expires (on the emulator's clock) or is deleted;
+only its SHA-256 is stored. They are the workspace's (a reset removes them). The owner's
+own list shows the public fields; token management shows who made each and for whom.
 """
 
 from __future__ import annotations
@@ -19,6 +21,8 @@ from workspace_emulator.storage import Database, from_json, to_json
 TOKEN_PREFIX = "dapi"
 # What the API documents when lifetime_seconds is left out.
 DEFAULT_LIFETIME_SECONDS = 2 * 365 * 24 * 3600
+# What the owner's own list shows of a token; token management shows the rest too.
+PUBLIC_FIELDS = ("token_id", "creation_time", "expiry_time", "comment")
 
 
 def _sha256(value: str) -> str:
@@ -36,8 +40,10 @@ class PersonalTokens:
         self._db = db
 
     def create(self, application_id: str, lifetime_seconds: int | None,
-               comment: str | None) -> tuple[str, dict[str, Any]]:
-        """The token's value (shown this once) and its token_info."""
+               comment: str | None, made_by: dict[str, Any] | None = None
+               ) -> tuple[str, dict[str, Any]]:
+        """The token's value (shown this once) and its token_info; `made_by`: the management
+        fields (owner_id, created_by_id, created_by_username)."""
         if lifetime_seconds is not None and lifetime_seconds <= 0:
             raise InvalidParameter(
                 "'lifetime_seconds' must be a positive number of seconds; leave it out for "
@@ -51,6 +57,7 @@ class PersonalTokens:
         }
         if comment is not None:
             info["comment"] = comment
+        info.update(made_by or {})
         with self._db.write() as conn:
             conn.execute("DELETE FROM personal_tokens WHERE json_extract(doc, '$.expiry_time') < ?",
                          (now_ms - 3600_000,))
@@ -65,8 +72,30 @@ class PersonalTokens:
             rows = conn.execute("SELECT doc FROM personal_tokens WHERE application_id = ?"
                                 " ORDER BY rowid", (application_id,)).fetchall()
         now_ms = clock.now_ms()
+        return [{k: info[k] for k in PUBLIC_FIELDS if k in info}
+                for info in (from_json(row["doc"]) for row in rows)
+                if info["expiry_time"] > now_ms]
+
+    def managed(self) -> list[dict[str, Any]]:
+        """Every unexpired token of the workspace, with who made it and for whom."""
+        with self._db.read() as conn:
+            rows = conn.execute("SELECT doc FROM personal_tokens ORDER BY rowid").fetchall()
+        now_ms = clock.now_ms()
         return [info for info in (from_json(row["doc"]) for row in rows)
                 if info["expiry_time"] > now_ms]
+
+    def managed_one(self, token_id: str) -> dict[str, Any]:
+        found = next((t for t in self.managed() if t["token_id"] == token_id), None)
+        if found is None:
+            raise NotFound(f"Token with id {token_id} does not exist.")
+        return found
+
+    def delete_any(self, token_id: str) -> None:
+        with self._db.write() as conn:
+            deleted = conn.execute("DELETE FROM personal_tokens WHERE token_id = ?",
+                                   (token_id,)).rowcount
+        if not deleted:
+            raise NotFound(f"Token with id {token_id} does not exist.")
 
     def delete(self, application_id: str, token_id: str) -> None:
         with self._db.write() as conn:

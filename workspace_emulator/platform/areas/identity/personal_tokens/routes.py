@@ -6,10 +6,12 @@ from fastapi import APIRouter
 from fastapi.responses import JSONResponse
 
 from workspace_emulator.errors import InvalidParameter, PermissionDenied
-from workspace_emulator.platform.auth import CallerDep, WorkspaceDep
+from workspace_emulator.platform.auth import AdminDep, CallerDep, WorkspaceDep
+from workspace_emulator.platform.directory import Caller
 from workspace_emulator.platform.wire import Int64, Open, ok
 
 router = APIRouter(prefix="/api/2.0/token", tags=["tokens"])
+management = APIRouter(prefix="/api/2.0/token-management", tags=["token-management"])
 
 
 class CreateTokenBody(Open):
@@ -21,12 +23,59 @@ class DeleteTokenBody(Open):
     token_id: str
 
 
+class CreateOboTokenBody(Open):
+    application_id: str
+    lifetime_seconds: Int64 | None = None
+    comment: str | None = None
+
+
+def _made_by(caller: Caller, owner_id: str) -> dict[str, object]:
+    return {"owner_id": int(owner_id), "created_by_id": int(caller.principal_id),
+            "created_by_username": caller.application_id}
+
+
 @router.post("/create")
 async def create_token(body: CreateTokenBody, ws: WorkspaceDep,
                        caller: CallerDep) -> JSONResponse:
     lifetime = _lifetime_allowed(ws, body.lifetime_seconds)
-    value, info = ws.personal_tokens.create(caller.application_id, lifetime, body.comment)
+    value, info = ws.personal_tokens.create(caller.application_id, lifetime, body.comment,
+                                            _made_by(caller, caller.principal_id))
+    public = {k: info[k] for k in ("token_id", "creation_time", "expiry_time", "comment")
+              if k in info}
+    return ok({"token_value": value, "token_info": public})
+
+
+@management.post("/on-behalf-of/tokens")
+async def create_obo_token(body: CreateOboTokenBody, ws: WorkspaceDep,
+                           caller: AdminDep) -> JSONResponse:
+    principal = ws.directory.find_service_principal(body.application_id)
+    if principal is None or principal.application_id != body.application_id:
+        raise InvalidParameter(
+            f"'application_id' {body.application_id!r} is not the application id of a "
+            "service principal of this workspace.")
+    lifetime = _lifetime_allowed(ws, body.lifetime_seconds)
+    value, info = ws.personal_tokens.create(principal.application_id, lifetime, body.comment,
+                                            _made_by(caller, principal.id))
     return ok({"token_value": value, "token_info": info})
+
+
+@management.get("/tokens")
+async def list_managed_tokens(ws: WorkspaceDep, _: AdminDep,
+                              created_by_id: int | None = None) -> JSONResponse:
+    found = [t for t in ws.personal_tokens.managed()
+             if created_by_id is None or t.get("created_by_id") == created_by_id]
+    return ok({"token_infos": found})
+
+
+@management.get("/tokens/{token_id}")
+async def get_managed_token(token_id: str, ws: WorkspaceDep, _: AdminDep) -> JSONResponse:
+    return ok({"token_info": ws.personal_tokens.managed_one(token_id)})
+
+
+@management.delete("/tokens/{token_id}")
+async def delete_managed_token(token_id: str, ws: WorkspaceDep, _: AdminDep) -> JSONResponse:
+    ws.personal_tokens.delete_any(token_id)
+    return ok()
 
 
 def _lifetime_allowed(ws: WorkspaceDep, lifetime_seconds: int | None) -> int | None:

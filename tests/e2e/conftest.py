@@ -214,7 +214,7 @@ class PlatformApi:
         response.raise_for_status()
         return response.json() if response.content else {}
 
-    def status(self, path: str) -> int:
+    def status_code(self, path: str) -> int:
         """The status a GET of `path` answers (404: no such object)."""
         return requests.get(f"{self.info.base_url}{path}", headers=self.headers,
                             timeout=10).status_code

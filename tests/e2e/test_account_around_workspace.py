@@ -2,8 +2,8 @@
 under the real engine against the emulator (issue 44's judged scenario): a metastore made and
 assigned to the workspace with its default catalog; an account group made, assigned to the
 workspace and given entitlements there; a catalog and a schema in the metastore, the group
-granted on the catalog and given CAN_MANAGE_RUN on a job (the jobs level that runs it); then grants on a table a team's pipeline
-made in that schema.
+granted on the catalog and given CAN_MANAGE_RUN on a job (the jobs level that runs it); then
+grants on a table a team's pipeline made in that schema.
 
 Every name that orders here is a name the service itself uses (`metastore_id`,
 `catalog_name`, `full_name`, `principal`, `group_name`): the first up goes through in one
@@ -144,9 +144,9 @@ class TestTheAccountAroundTheWorkspace:
         metastore_id = outputs["metastores"][f"primary-{scenario.suffix}"]
         scenario.stack.destroy()
         api = scenario.api
-        assert api.status(f"{UC}/catalogs/{scenario.catalog}") == 404, "3. the catalog"
-        assert api.status(f"{UC}/tables/{scenario.catalog}.raw.orders") == 404, "3. its table"
-        assert api.status(f"/api/2.0/accounts/{ACCOUNT_ID}/scim/v2/Groups/{group_id}"
+        assert api.status_code(f"{UC}/catalogs/{scenario.catalog}") == 404, "3. the catalog"
+        assert api.status_code(f"{UC}/tables/{scenario.catalog}.raw.orders") == 404, "3. its table"
+        assert api.status_code(f"/api/2.0/accounts/{ACCOUNT_ID}/scim/v2/Groups/{group_id}"
                           ) == 404, "3. the account's group"
-        assert api.status(f"{UC}/current-metastore-assignment") == 404, "3. unassigned"
-        assert api.status(f"{UC}/metastores/{metastore_id}") == 404, "3. the metastore"
+        assert api.status_code(f"{UC}/current-metastore-assignment") == 404, "3. unassigned"
+        assert api.status_code(f"{UC}/metastores/{metastore_id}") == 404, "3. the metastore"

@@ -200,8 +200,8 @@ class TestMetastoreAndConnectionInOneStack:
                  f"{UC}/workspaces/{WORKSPACE_ID}/metastore", f"{UC}/metastores/{metastore_id}"]
         # A catalog holding its `default` schema is asked twice (the schema deleted between).
         assert list(dict.fromkeys(p for p in deletes if p in order)) == order, "5. in order"
-        assert workspace.status(f"{UC}/catalogs/{scenario.item('catalogs')['name']}") == 404
-        assert workspace.status(
+        assert workspace.status_code(f"{UC}/catalogs/{scenario.item('catalogs')['name']}") == 404
+        assert workspace.status_code(
             f"{UC}/connections/{scenario.item('connections')['name']}") == 404, "5."
-        assert workspace.status(f"{UC}/current-metastore-assignment") == 404, "5. unassigned"
-        assert workspace.status(f"{UC}/metastores/{metastore_id}") == 404, "5. the metastore"
+        assert workspace.status_code(f"{UC}/current-metastore-assignment") == 404, "5. unassigned"
+        assert workspace.status_code(f"{UC}/metastores/{metastore_id}") == 404, "5. the metastore"

@@ -46,13 +46,13 @@ def account_client(account: dict[str, Any]) -> WorkspaceClient:
 
 
 def make_group(account: dict[str, Any]) -> tuple[str, dict[str, Any]]:
-    made = AccountGroupProvider().create({"display_name": fresh("acct"),
+    made: Any = AccountGroupProvider().create({"display_name": fresh("acct"),
                                           CONNECTION_KEY: account})
     return made.id, made.outs
 
 
 def test_account_group_lifecycle(account, account_client) -> None:
-    provider = AccountGroupProvider()
+    provider: Any = AccountGroupProvider()
     props = {"display_name": fresh("etl"), CONNECTION_KEY: account}
     made = provider.create(props)
     assert AccountGroupsApi(account_client).get(made.id)["displayName"] == props["display_name"]
@@ -83,7 +83,7 @@ def test_an_interrupted_account_group_create_is_adopted(account, account_client,
     name = fresh("lost")
     path = account_path(account_client, "/scim/v2/Groups")
     lost = lose_the_answer_to(monkeypatch, path)
-    made = AccountGroupProvider().create({"display_name": name, CONNECTION_KEY: account})
+    made: Any = AccountGroupProvider().create({"display_name": name, CONNECTION_KEY: account})
     assert lost == [path]
     assert [g["id"] for g in AccountGroupsApi(account_client).named(name)] == [made.id]
     AccountGroupsApi(account_client).delete(made.id)
@@ -97,14 +97,14 @@ def test_an_account_call_on_a_workspace_connection_says_what_to_give(client) -> 
 
 def test_workspace_assignment_lifecycle(account, account_client, client) -> None:
     group_id, group_outs = make_group(account)
-    provider = WorkspaceAssignmentProvider()
+    provider: Any = WorkspaceAssignmentProvider()
     props = {"workspace_id": WORKSPACE_ID, "group_name": group_outs["display_name"],
              CONNECTION_KEY: account}
     made = provider.create(props)
     assert made.id == f"{WORKSPACE_ID}|{group_id}"
     assert made.outs["assigned_principal_id"] == group_id
-    assert WorkspaceAssignmentApi(account_client).of(WORKSPACE_ID, group_id)[
-        "permissions"] == ["USER"]
+    assigned = WorkspaceAssignmentApi(account_client).of(WORKSPACE_ID, group_id)
+    assert assigned is not None and assigned["permissions"] == ["USER"]
     assert GroupsApi(client).get(group_id)["displayName"] == group_outs["display_name"]
     assert not provider.diff(made.id, made.outs, props).changes
     read = provider.read(made.id, made.outs)
@@ -133,7 +133,7 @@ def test_workspace_assignment_lifecycle(account, account_client, client) -> None
 
 def test_an_assignment_by_principal_id_is_set_again_when_repeated(account) -> None:
     group_id, group_outs = make_group(account)
-    provider = WorkspaceAssignmentProvider()
+    provider: Any = WorkspaceAssignmentProvider()
     props = {"workspace_id": WORKSPACE_ID, "principal_id": group_id, CONNECTION_KEY: account}
     first = provider.create(props)
     again = provider.create(props)  # an interrupted create, run again: no second object

@@ -31,7 +31,7 @@ def held(client, group_id: str) -> list[str]:
 
 
 def test_entitlements_lifecycle(client, connection, group) -> None:
-    provider = EntitlementsProvider()
+    provider: Any = EntitlementsProvider()
     # Held before the resource: a managed one it does not declare is removed.
     GroupsApi(client).patch(group, [{"op": "add", "path": "entitlements",
                                      "value": [{"value": "allow-cluster-create"}]}])
@@ -67,7 +67,7 @@ def test_entitlements_lifecycle(client, connection, group) -> None:
 
 def test_a_user_s_entitlements_by_its_id(client, connection) -> None:
     alice = "200000000000001"
-    provider = EntitlementsProvider()
+    provider: Any = EntitlementsProvider()
     before = sorted(e["value"] for e in client.get(
         f"/api/2.0/preview/scim/v2/Users/{alice}").get("entitlements") or [])
     props = {"user_id": alice, "entitlements": ["allow-cluster-create"],

@@ -293,14 +293,14 @@ def test_an_account_connection_proves_its_token_on_the_account_not_on_scim_me():
     async def scenario():
         auth = WorkspaceAuth("account", args(account_id=account_id))
         props = await auth.connection.future()
-        assert props["account_id"] == account_id
+        assert props is not None and props["account_id"] == account_id
 
     groups = f"{BASE_URL}/api/2.0/accounts/{account_id}/scim/v2/Groups"
     with responses.RequestsMock() as mocked:
         mocked.get(TOKEN_URL, json=token_body())
         mocked.get(groups, json={"Resources": [], "totalResults": 0})
         run(scenario, preview=False)
-        assert [c.request.url.split("?")[0] for c in mocked.calls][1:] == [groups]
+        assert [str(c.request.url).split("?")[0] for c in mocked.calls][1:] == [groups]
 
 
 def test_a_bad_account_id_is_refused_naming_the_field():

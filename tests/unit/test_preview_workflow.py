@@ -5,6 +5,7 @@ credentials unreviewed (docs/ci-previews.md)."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -40,6 +41,17 @@ def steps(job: str) -> list[dict[str, Any]]:
     return workflow()["jobs"][job]["steps"]
 
 
+def matrix_stacks() -> list[str]:
+    """The stacks the preview's matrix holds: what its `environments` job lists, run as the
+    job runs it (the fleet list, stacks/fleet_list.py)."""
+    [listing] = [s for s in steps("environments") if s.get("id") == "list"]
+    command = listing["run"].removeprefix('echo "stacks=$(').split(')" >>')[0]
+    result = subprocess.run(["bash", "-c", command], cwd=REPO_ROOT, capture_output=True, text=True,
+                            check=True, env={**os.environ, "PYTHONPATH": str(REPO_ROOT)})
+    stacks: list[str] = json.loads(result.stdout)
+    return stacks
+
+
 def run_lines(job: str) -> list[str]:
     return [line.strip() for step in steps(job) for line in step.get("run", "").splitlines()]
 
@@ -47,7 +59,12 @@ def run_lines(job: str) -> list[str]:
 def test_runs_on_pull_requests_for_every_committed_stack() -> None:
     document = workflow()
     assert set(triggers(document)) == {"pull_request"}
-    stacks = document["jobs"]["preview"]["strategy"]["matrix"]["stack"]
+    # The matrix is the fleet list: adding a workspace is adding its settings file.
+    assert document["jobs"]["preview"]["strategy"]["matrix"]["stack"] == (
+        "${{ fromJSON(needs.environments.outputs.stacks) }}")
+    assert document["jobs"]["environments"]["outputs"]["stacks"] == (
+        "${{ steps.list.outputs.stacks }}")
+    stacks = matrix_stacks()
     assert document["jobs"]["local"]["env"]["STACK"] == "local"
     committed = sorted(p.name.split(".")[1] for p in REPO_ROOT.glob("Pulumi.*.yaml"))
     assert sorted([*stacks, "local"]) == committed
@@ -129,7 +146,7 @@ def test_offline_config_check_passes_for_every_matrix_stack() -> None:
     command = next(s["run"] for s in steps("preview") if s.get("name", "").startswith("Check"))
     local = next(s["run"] for s in steps("local") if s.get("name", "").startswith("Check"))
     assert local == command
-    for stack in [*workflow()["jobs"]["preview"]["strategy"]["matrix"]["stack"], "local"]:
+    for stack in [*matrix_stacks(), "local"]:
         result = subprocess.run(
             ["bash", "-c", command.replace(".venv/bin/python", sys.executable)],
             cwd=REPO_ROOT,
@@ -158,7 +175,7 @@ def test_every_step_condition_and_expression_is_one_the_e2e_runner_judges() -> N
     job = workflow()["jobs"]["preview"]
     assert "if" not in job and all(s.get("if", "always()") == "always()" for s in job["steps"])
     for step in job["steps"]:
-        for stack in job["strategy"]["matrix"]["stack"]:
+        for stack in matrix_stacks():
             applies(step, {"stack": stack})
         for value in [*step.get("env", {}).values(), step.get("run", "")]:
             assert "${{" not in expand(str(value), context), step.get("name")
@@ -207,9 +224,11 @@ def test_every_job_with_credentials_waits_for_the_environment_check() -> None:
     jobs = workflow()["jobs"]
     check = jobs["environments"]
     assert "needs" not in check and "environment" not in check
-    [run] = [s for s in check["steps"] if "run" in s]
+    [run] = [s for s in check["steps"] if "run" in s and "ci_environments" in s["run"]]
     assert run["run"].startswith("python3 -m tools.ci_environments --default-branch")
-    assert run["run"].split()[-3:] == jobs["preview"]["strategy"]["matrix"]["stack"]
+    assert run["run"].split()[-1] == "$STACKS"
+    assert run["env"]["STACKS"] == "${{ join(fromJSON(steps.list.outputs.stacks), ' ') }}"
+    assert matrix_stacks() == ["dev", "prod", "staging"]
     assert run["env"]["GITHUB_TOKEN"] == "${{ github.token }}"
     # The job has no environment: a backend address it can see is a repository one.
     assert run["env"]["REPOSITORY_BACKEND_URL"] == "${{ vars.PULUMI_BACKEND_URL }}"

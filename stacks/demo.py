@@ -23,6 +23,7 @@ from pathlib import Path
 
 import requests
 
+from stacks import single_write
 from stacks.pulumi_cli import REPO_ROOT, PulumiCli
 
 STACK = "local"
@@ -124,7 +125,11 @@ def local_stack(info: dict) -> PulumiCli:
         extra_env={},
     )
     cli.select_or_init()
-    return cli
+    # The project's own runs write the state once per run (docs/state.md, "Single-write mode").
+    try:
+        return single_write.as_requested(cli, default=True)
+    except single_write.SingleWriteRefused as refused:
+        raise SystemExit(f"demo: {refused}") from None
 
 
 def run_live(cli: PulumiCli, *args: str) -> int:

@@ -5,11 +5,13 @@
     workspace-iac adopt   --stack STACK [--dry-run] [--python FILE] ...
                                                         take the workspace over
     workspace-iac summary [--stack STACK] < preview.json   a preview as Markdown
+    workspace-iac recover --stack STACK                  after a killed `pulumi up`
 
 Each works on the Pulumi project in the current directory, or the one `--project-dir`
 names (its Pulumi.yaml, its Pulumi.<stack>.yaml, its state), for a stack of the package's
 stack program and for a team's own program alike; each takes the options and gives the exit
-status of its module (stacks.check, stacks.audit, stacks.adopt, stacks.preview_summary).
+status of its module (stacks.check, stacks.audit, stacks.adopt, stacks.preview_summary,
+stacks.recover).
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ import sys
 from collections.abc import Callable, Sequence
 from types import ModuleType
 
-from stacks import adopt, audit, check, preview_summary
+from stacks import adopt, audit, check, preview_summary, recover
 
 # Subcommand -> its module: each has DESCRIPTION, add_arguments(parser) and run(args).
 COMMANDS: dict[str, ModuleType] = {
@@ -27,6 +29,7 @@ COMMANDS: dict[str, ModuleType] = {
     "audit": audit,
     "adopt": adopt,
     "summary": preview_summary,
+    "recover": recover,
 }
 
 

@@ -67,6 +67,7 @@ EXTENSION_KEYS: dict[str, str] = {
     PASSWORD_KEY: "docs/health.md",
     "auditIgnore": "docs/audit.md",
     "accountId": "docs/audit.md",
+    "singleWrite": "docs/state.md",
 }
 
 

@@ -31,6 +31,16 @@ token of the emulator's admin (no token requests); each tool at its own defaults
 are built by bench/peer/ensure.sh from the Go module proxy on first use (about 25 minutes
 on 2 cores); without Go the run says why and goes on without the peer.
 
+`ours_single` and `floor_single`, on request (and in `--scale`): ours and the floor with the
+engine writing the state once per run, not after every step (the single-write mode,
+stacks/single_write.py, docs/state.md), side by side with the rest: each row gets
+ours_single/floor_single and, where the peer ran, ours/peer and ours_single/peer. The summary
+also gives each variant's growth exponent per operation (t ~ N^k) between sizes.
+
+`--scale`: N = 200, 500, 1,000 and 2,000, one round, ours, floor, floor_same, the peer,
+ours_single and floor_single: the sizes teams have after adopt, outside the test suite
+(hours on 2 cores; the partial results are saved after each N).
+
 Per operation it records the wall time of the `pulumi` command and the emulator's request
 log (platform calls by method, 429s, token requests); after the first up, the state size
 (`pulumi stack export`). Results go to a JSON file; bench/report.py turns that into
@@ -38,7 +48,8 @@ bench/RESULTS.md and the plot.
 
     .venv/bin/python bench/deploy_cost.py [--counts 10,50,200,500] [--rounds 2] [--quick]
                                           [--variants ours,fixed,floor,floor_same,throttled,peer]
-                                          (floor_declared on request)
+                                          (floor_declared, ours_single, floor_single on request)
+                                          [--scale]
                                           [--report bench/RESULTS.md] [--throughput]
 """
 
@@ -80,6 +91,9 @@ from bench.summary import (  # noqa: E402
     OPERATIONS,
     OPERATIONS_OF,
     PEER,
+    SCALE_COUNTS,
+    SCALE_VARIANTS,
+    SINGLE_WRITE_VARIANTS,
     VARIANTS,
     summarise,
 )
@@ -102,6 +116,8 @@ PROGRAM_OF = {
     "floor": "floor",
     "floor_same": "floor_same",
     "floor_declared": "floor_same",
+    "ours_single": "ours",
+    "floor_single": "floor",
 }
 # The type tokens of each program's own resources (not the stack's, providers' or components').
 TYPE_PREFIX_OF = {
@@ -219,6 +235,9 @@ def make_stack(workdir: Path, variant: str, count: int, emulator: EmulatorInfo) 
             "PYTHONPATH": str(ROOT),
         },
     )
+    # Ours and the floor alike: the engine's variables alone (stacks/single_write.py's check
+    # of the state is for the project's stacks; the floor's resources are no workspace kind).
+    cli.single_write = variant in SINGLE_WRITE_VARIANTS
     cli.select_or_init()
     config: dict[str, Any] = {"bench:count": str(count)}
     if variant == "floor_declared":
@@ -540,6 +559,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--quick", action="store_true", help="N=10, one round")
     parser.add_argument(
+        "--scale", action="store_true",
+        help="N=" + ",".join(map(str, SCALE_COUNTS)) + ", one round, "
+        + ",".join(SCALE_VARIANTS) + " (outside the test suite: about two hours on 2 cores)",
+    )
+    parser.add_argument(
         "--variants",
         default=",".join(DEFAULT_VARIANTS),
         help="comma-separated, of " + ", ".join(VARIANTS) + " (ours and floor are always run)",
@@ -555,6 +579,8 @@ def main(argv: list[str] | None = None) -> int:
     counts = [10] if args.quick else [int(n) for n in args.counts.split(",")]
     rounds = 1 if args.quick else args.rounds
     chosen = {v.strip() for v in args.variants.split(",") if v.strip()} | {"ours", "floor"}
+    if args.scale:
+        counts, rounds, chosen = list(SCALE_COUNTS), 1, set(SCALE_VARIANTS)
     unknown = chosen - set(VARIANTS)
     if unknown:
         parser.error(f"--variants: unknown {', '.join(sorted(unknown))}; choose of {VARIANTS}")

@@ -273,6 +273,92 @@ def peer_section(results: dict[str, Any], rows: list[dict[str, Any]]) -> list[st
     return [*lines, ""]
 
 
+def _seconds(row: dict[str, Any], variant: str) -> str:
+    value = row.get("ours_seconds" if variant == "ours" else f"{variant}_seconds")
+    return "-" if value is None else f"{value:.2f}"
+
+
+def _ratio(row: dict[str, Any], key: str) -> str:
+    value = row.get(key)
+    return "-" if value is None else f"{value:.2f}"
+
+
+def scale_section(results: dict[str, Any], rows: list[dict[str, Any]]) -> list[str]:
+    """Ours, in the default and the single-write mode, beside the floor in both modes and
+    the peer, with the ratios the issue's targets name, and the growth exponents."""
+    single = [row for row in rows if "ours_single_seconds" in row]
+    exponents = (results.get("summary") or {}).get("growth") or []
+    if not single and not exponents:
+        return []
+    lines = [
+        "## Single-write mode and growth with N",
+        "",
+        "`ours_single` and `floor_single`: ours and the floor with the engine writing the state "
+        "once per run (`PULUMI_SKIP_CHECKPOINTS`, docs/state.md, \"Single-write mode\"), in the "
+        "same rounds. Ratios are medians of per-round pairs.",
+        "",
+        "| operation | N | ours (s) | ours_single (s) | floor_single (s) | floor (s) | "
+        "peer (s) | ours/peer | ours_single/peer | ours_single/floor_single |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for row in single or rows:
+        lines.append(
+            f"| {OPERATION_NAMES[row['operation']]} | {row['count']} | {_seconds(row, 'ours')} | "
+            f"{_seconds(row, 'ours_single')} | {_seconds(row, 'floor_single')} | "
+            f"{row['floor_seconds']:.2f} | {_seconds(row, 'peer')} | "
+            f"{_ratio(row, 'ours_over_peer')} | {_ratio(row, 'ours_single_over_peer')} | "
+            f"{_ratio(row, 'single_over_floor_single')} |"
+        )
+    lines += ["", *scale_targets(single, exponents)]
+    if exponents:
+        lines += [
+            "",
+            "Growth exponent k of the time, t ~ N^k, between two sizes (1: linear):",
+            "",
+            "| variant | operation | from N | to N | k |",
+            "|---|---|---:|---:|---:|",
+            *[
+                f"| {e['variant']} | {OPERATION_NAMES[e['operation']]} | {e['from']} | {e['to']} | "
+                f"{e['exponent']:.2f} |"
+                for e in exponents
+            ],
+        ]
+    return [*lines, ""]
+
+
+# Issue 45's targets at the largest N, ours in the single-write mode the project's runs use.
+PEER_LIMITS = {"up": 0.5, "destroy": 0.5, "refresh": 0.1}
+SINGLE_OVER_FLOOR_SINGLE_LIMIT = 1.3
+GROWTH_LIMIT = 1.15
+
+
+def scale_targets(single: list[dict[str, Any]], exponents: list[dict[str, Any]]) -> list[str]:
+    if not single:
+        return []
+    largest = max(row["count"] for row in single)
+    at = {row["operation"]: row for row in single if row["count"] == largest}
+    checks: list[tuple[str, float | None, float]] = []
+    for operation, limit in PEER_LIMITS.items():
+        row = at.get(operation, {})
+        checks.append((f"{OPERATION_NAMES[operation]} at N={largest}: ours_single/peer",
+                       row.get("ours_single_over_peer"), limit))
+    for operation in ("up", "destroy"):
+        row = at.get(operation, {})
+        checks.append((f"{OPERATION_NAMES[operation]} at N={largest}: ours_single/floor_single",
+                       row.get("single_over_floor_single"), SINGLE_OVER_FLOOR_SINGLE_LIMIT))
+    for e in exponents:
+        if e["variant"] == "ours_single" and e["to"] == largest and e["from"] == 500 \
+                and e["operation"] in ("up", "destroy"):
+            checks.append((f"growth of {OPERATION_NAMES[e['operation']]} (ours_single) "
+                           f"500->{largest}", e["exponent"], GROWTH_LIMIT))
+    lines = ["| target (issue 45) | limit | figure | met |", "|---|---:|---:|---|"]
+    for name, figure, limit in checks:
+        met = "-" if figure is None else ("yes" if figure <= limit else "**no**")
+        shown = "not measured" if figure is None else f"{figure:.2f}"
+        lines.append(f"| {name} | {limit} | {shown} | {met} |")
+    return lines
+
+
 def _extra_ms(row: dict[str, Any]) -> float:
     return 1000 * (row["ours_seconds"] - row["floor_seconds"]) / row["count"]
 
@@ -561,6 +647,7 @@ def write_report(results: dict[str, Any], path: Path, notes: str = "") -> Path:
         *fixed_section(rows),
         *throttled_section(rows),
         *peer_section(results, rows),
+        *scale_section(results, rows),
         "## Platform calls (emulator request log, ours)",
         "",
         *calls_table(rows),

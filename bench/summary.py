@@ -4,10 +4,12 @@ bench/report.py, which writes bench/RESULTS.md."""
 
 from __future__ import annotations
 
+import math
 import statistics
 from typing import Any
 
-VARIANTS = ("ours", "fixed", "floor", "floor_same", "floor_declared", "throttled", "peer")
+VARIANTS = ("ours", "fixed", "floor", "floor_same", "floor_declared", "throttled", "peer",
+            "ours_single", "floor_single")
 # What a run measures unless told otherwise.
 DEFAULT_VARIANTS = ("ours", "fixed", "floor", "floor_same", "throttled", "peer")
 # `peer`: the service's Terraform provider under OpenTofu, ours' mix as its configuration
@@ -18,6 +20,12 @@ PEER = "peer"
 # `floor_declared`: floor_same whose outputs repeat no input (only the computed outputs and
 # what a delete needs): the engine's cost of the declared inputs, which every provider
 # records, and so the least any provider of this mix can cost on this engine.
+# `ours_single`, `floor_single`: ours and the floor in the single-write mode (the engine
+# writes the state once per run: stacks/single_write.py), side by side.
+SINGLE_WRITE_VARIANTS = ("ours_single", "floor_single")
+# `--scale`: the sizes teams have after adopt, outside the test suite (issue 45).
+SCALE_COUNTS = (200, 500, 1000, 2000)
+SCALE_VARIANTS = ("ours", "floor", "floor_same", "peer", "ours_single", "floor_single")
 # `fixed`: the client's former fixed limit, now a configured ceiling.
 FIXED_RATE_LIMIT = 20
 # `throttled`: the rate limit of the second emulator, calls per second per client.
@@ -66,6 +74,17 @@ def summarise(results: dict[str, Any]) -> dict[str, Any]:
                 extra["peer_over_ours"] = statistics.median(extra["peer_over_ours_round_ratios"])
                 extra["peer_summary"] = peer[-1].get("summary")
                 extra["peer_by_route"] = peer[-1]["calls"]["by_route"]
+            if peer:
+                for variant in ("ours", *SINGLE_WRITE_VARIANTS):
+                    mine = by_key.get((operation, count, variant), [])
+                    if mine:
+                        extra[f"{variant}_over_peer"] = statistics.median(
+                            per_round_ratios(mine, peer))
+            single = by_key.get((operation, count, "ours_single"), [])
+            floor_single = by_key.get((operation, count, "floor_single"), [])
+            if single and floor_single:
+                extra["single_over_floor_single"] = statistics.median(
+                    per_round_ratios(single, floor_single))
             same = by_key.get((operation, count, "floor_same"), [])
             if same:
                 # Our own cost: ours over the floor that records as much state.
@@ -100,7 +119,38 @@ def summarise(results: dict[str, Any]) -> dict[str, Any]:
                     "by_route": calls[0]["by_route"],
                 }
             )
-    return {"rows": rows}
+    return {"rows": rows, "growth": growth(by_key, results["counts"])}
+
+
+def exponent(n1: int, t1: float, n2: int, t2: float) -> float:
+    """k of t ~ N^k between two sizes: 1 is linear, 2 quadratic."""
+    return math.log(t2 / t1) / math.log(n2 / n1)
+
+
+def growth(by_key: dict[tuple[str, int, str], list[dict[str, Any]]],
+           counts: list[int]) -> list[dict[str, Any]]:
+    """Per variant and operation, the growth exponent of the median time between each two
+    consecutive sizes and from the second size (500 in `--scale`) to the largest."""
+    sizes = sorted(counts)
+    pairs = list(zip(sizes, sizes[1:], strict=False))
+    if len(sizes) > 2:
+        pairs.append((sizes[1], sizes[-1]))
+    found = []
+    variants = sorted({variant for _, _, variant in by_key})
+    for variant in variants:
+        for operation in OPERATIONS:
+            for n1, n2 in pairs:
+                first = by_key.get((operation, n1, variant))
+                second = by_key.get((operation, n2, variant))
+                if not first or not second:
+                    continue
+                t1 = statistics.median(s["seconds"] for s in first)
+                t2 = statistics.median(s["seconds"] for s in second)
+                if t1 <= 0 or t2 <= 0:
+                    continue
+                found.append({"variant": variant, "operation": operation, "from": n1, "to": n2,
+                              "exponent": exponent(n1, t1, n2, t2)})
+    return found
 
 
 def per_round_ratios(samples: list[dict[str, Any]], base: list[dict[str, Any]]) -> list[float]:

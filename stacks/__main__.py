@@ -22,6 +22,7 @@ from typing import Any
 import pulumi
 
 from providers.auth.component import WorkspaceAuth
+from providers.auth.single_write import guard_declarations
 from providers.client import process
 from providers.core.kind import Kind, Lookup, Reference, reference_for, with_nested_references
 from providers.core.lookup import output_read
@@ -88,6 +89,8 @@ def options(item: dict[str, Any], after: list[Any]) -> pulumi.ResourceOptions | 
 
 # This run's tokens, sessions and rate limits (providers/client/process.py).
 process.start()
+# Under the single-write mode, the program declares workspace kinds only (docs/state.md).
+guard_declarations()
 # All of the config is judged before anything is registered: bad config changes nothing.
 settings = load_from_engine()
 health.gate(settings)  # after everything below is deployed (docs/health.md)

@@ -12,12 +12,13 @@
                           [--parallel K]                many stacks at once
     workspace-iac guardrails --stack STACK              the policy pack's flags for
                                                         `pulumi preview` (docs/guardrails.md)
+    workspace-iac recover --stack STACK                  after a killed `pulumi up`
 
 Each works on the Pulumi project in the current directory, or the one `--project-dir`
 names (its Pulumi.yaml, its Pulumi.<stack>.yaml, its state), for a stack of the package's
 stack program and for a team's own program alike; each takes the options and gives the exit
 status of its module (stacks.check, stacks.audit, stacks.adopt, stacks.preview_summary,
-stacks.deploy, stacks.drift, stacks.fleet).
+stacks.deploy, stacks.drift, stacks.fleet, stacks.recover).
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ import sys
 from collections.abc import Callable, Sequence
 from types import ModuleType
 
-from stacks import adopt, audit, check, deploy, drift, fleet, preview_summary
+from stacks import adopt, audit, check, deploy, drift, fleet, preview_summary, recover
 from stacks.guardrails import command as guardrails
 
 # Subcommand -> its module: each has DESCRIPTION, add_arguments(parser) and run(args).
@@ -40,6 +41,7 @@ COMMANDS: dict[str, ModuleType] = {
     "drift": drift,
     "fleet": fleet,
     "guardrails": guardrails,
+    "recover": recover,
 }
 
 

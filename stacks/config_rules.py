@@ -78,6 +78,7 @@ EXTENSION_KEYS: dict[str, str] = {
     "guardrailRules": "docs/guardrails.md",
     split.OWNS_KEY: "docs/split.md",
     split.USES_KEY: "docs/split.md",
+    "singleWrite": "docs/state.md",
 }
 # The account connection's own settings (docs/account.md); its sign-in is the workspace's.
 ACCOUNT_HOST_KEY = "accountHost"

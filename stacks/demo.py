@@ -25,6 +25,7 @@ from pathlib import Path
 
 import requests
 
+from stacks import single_write
 from stacks.guardrails import command as guardrails
 from stacks.guardrails.command import EVENT_LOG_ENV
 from stacks.guardrails.settings import GuardrailsError
@@ -129,7 +130,11 @@ def local_stack(info: dict) -> PulumiCli:
         extra_env={},
     )
     cli.select_or_init()
-    return cli
+    # The project's own runs write the state once per run (docs/state.md, "Single-write mode").
+    try:
+        return single_write.as_requested(cli, default=True)
+    except single_write.SingleWriteRefused as refused:
+        raise SystemExit(f"demo: {refused}") from None
 
 
 def run_live(cli: PulumiCli, *args: str) -> int:

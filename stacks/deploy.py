@@ -22,6 +22,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from stacks import single_write
 from stacks.audit import project_problem
 from stacks.guardrails import command as guardrails
 from stacks.guardrails.command import EVENT_LOG_ENV
@@ -54,7 +55,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def deploy(cli: PulumiCli) -> tuple[int, str]:
     """Runs the up of the stack of `cli`, under the stack's guardrails (a mandatory one
     broken stops it before anything is written, docs/guardrails.md); (exit status, the
-    Markdown summary, the guardrails broken under their resources)."""
+    Markdown summary, the guardrails broken under their resources). In the single-write
+    mode where the stack asks for it (`workspace:singleWrite`, docs/state.md)."""
+    single_write.as_requested(cli)
     cli.select_or_init()
     flags = guardrails.write(cli.project_dir, cli.stack)
     cli.extra_env.update(EVENT_LOG_ENV)
@@ -87,7 +90,7 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_ERROR
     try:
         status, markdown = deploy(stack_cli(args.project_dir, args.stack, args.state_dir))
-    except (EngineNotFound, GuardrailsError) as exc:
+    except (EngineNotFound, GuardrailsError, single_write.SingleWriteRefused) as exc:
         print(f"deploy: {exc}", file=sys.stderr)
         return EXIT_ERROR
     except PulumiError as exc:

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from stacks import fleet_list
+from stacks import fleet_list, single_write
 from stacks.drift import drift_report
 from stacks.preview_summary import PROVIDER_TYPE_PREFIX, ROOT_TYPE
 from stacks.pulumi_cli import PulumiCli
@@ -178,6 +178,9 @@ def run_stack(action: str, cli: PulumiCli, run: StackRun, progress: Progress) ->
             report = drift_report(cli)
             run.drifted = len(report.resources)
         else:
+            if action == "up":
+                # The stack's own choice (workspace:singleWrite); a refusal fails it alone.
+                single_write.as_requested(cli)
             stack = automation_stack(cli)
             if action == "preview":
                 result = stack.preview(on_event=on_event)

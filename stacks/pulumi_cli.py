@@ -32,6 +32,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from providers.auth.single_write import SKIP_CHECKPOINTS
 from stacks.inline_program import program_at, serving
 
 # The checkout this package runs from, for the checkout's own tests and tools (its engine,
@@ -129,6 +130,15 @@ def inline_flags(address: str) -> list[str]:
     return [f"--client={address}", "--exec-kind", "auto.inline"]
 
 
+def engine_variables(engine: str) -> dict[str, str]:
+    """What the engine (`classic` or `modern`) takes to write the state once per run, not
+    after every step: the lock-step 3.79 engine reads PULUMI_SKIP_CHECKPOINTS only with
+    PULUMI_EXPERIMENTAL; the modern engine reads it alone."""
+    if engine == "modern":
+        return {SKIP_CHECKPOINTS: "true"}
+    return {SKIP_CHECKPOINTS: "true", "PULUMI_EXPERIMENTAL": "true"}
+
+
 class PulumiError(RuntimeError):
     def __init__(self, args: list[str], result: subprocess.CompletedProcess[str]):
         self.result = result
@@ -151,9 +161,14 @@ class PulumiCli:
     program: Callable[[], None] | None = None
     # Or the address of a language server of another process that runs it.
     language_server: str | None = None
+    # The engine writes the state once per run, not after every step: see
+    # stacks/single_write.py, whose `enable` checks the stack first.
+    single_write: bool = False
 
     def env(self) -> dict[str, str]:
-        return {**engine_env(self.state_dir, backend_url=self.backend_url), **self.extra_env}
+        mode = engine_variables(engine_kind()) if self.single_write else {}
+        return {**engine_env(self.state_dir, backend_url=self.backend_url), **mode,
+                **self.extra_env}
 
     def run(
         self, *args: str, check: bool = True, timeout: float = 900
@@ -163,10 +178,27 @@ class PulumiCli:
                 return self._run(args[0], *inline_flags(self.language_server), *args[1:],
                                  check=check, timeout=timeout)
             if self.program is not None:
-                with serving(self.program) as address:
+                with serving(self._program_in_mode()) as address:
                     return self._run(args[0], *inline_flags(address), *args[1:], check=check,
                                      timeout=timeout)
         return self._run(*args, check=check, timeout=timeout)
+
+    def _program_in_mode(self) -> Callable[[], None]:
+        """The inline program, seeing the mode as a language host's program would (in the
+        environment), so that its guard (providers/auth/single_write.py) holds inline too."""
+        program = self.program
+        assert program is not None
+        if not self.single_write:
+            return program
+
+        def in_mode() -> None:
+            os.environ[SKIP_CHECKPOINTS] = "true"
+            try:
+                program()
+            finally:
+                os.environ.pop(SKIP_CHECKPOINTS, None)
+
+        return in_mode
 
     def _run(
         self, *args: str, check: bool, timeout: float

@@ -26,6 +26,7 @@ from typing import Any
 import pulumi
 from pydantic import ValidationError
 
+from providers.auth.single_write import guard_declarations
 from providers.client import sign_in
 from providers.client.auth_type import (
     METHODS,
@@ -102,6 +103,7 @@ class WorkspaceAuth(pulumi.ComponentResource):
         component's provider without replacing them (docs/workspace-auth.md). Only while no
         other dynamic resource of the program uses the default provider: the engine would
         refuse the alias as a duplicate."""
+        guard_declarations()  # under the single-write mode, workspace kinds only
         super().__init__(TYPE, resource_name, None, opts)
         # Not dataclasses.asdict: it would deep-copy the Outputs.
         inputs = {f.name: getattr(args, f.name) for f in fields(args)}

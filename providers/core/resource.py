@@ -37,8 +37,11 @@ class WorkspaceResource(Resource):
         props.update({k: v for k, v in inputs.items() if v is not None})
         explicit = opts is not None and opts.provider is not None
         bound = None if explicit else provider_for(connection)
+        # Bound, a resource holds neither the connection nor the provider code, so naming
+        # them secret outputs would only record the names in every resource's state.
         own = pulumi.ResourceOptions(
-            provider=bound, additional_secret_outputs=[CONNECTION_KEY, PROVIDER_KEY]
+            provider=bound,
+            additional_secret_outputs=None if bound else [CONNECTION_KEY, PROVIDER_KEY],
         )
         merged = pulumi.ResourceOptions.merge(own, opts)
         if bound is not None:

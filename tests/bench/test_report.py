@@ -190,3 +190,49 @@ def test_a_peer_the_run_could_not_build_is_named_with_why(tmp_path: Path):
     quiet = tmp_path / "QUIET.md"
     write_report(results(("ours", "floor")), quiet)
     assert "Beside the peer" not in quiet.read_text()
+
+
+def scale_results() -> dict[str, Any]:
+    """N=500 and 2000, one round: ours and the floor take 4x as long at 4x N (linear), ours
+    in the single-write mode 8x (N^1.5); the peer 6 s then 24 s."""
+    times = {"ours": (2.0, 8.0), "floor": (1.0, 4.0), "ours_single": (1.0, 8.0),
+             "floor_single": (0.5, 4.0), "peer": (6.0, 24.0)}
+    samples = [
+        asdict(Sample(variant, count, 0, operation, seconds, Calls()))
+        for variant, pair in times.items()
+        for count, seconds in zip((500, 2000), pair, strict=True)
+        for operation in OPERATIONS
+    ]
+    made: dict[str, Any] = {"counts": [500, 2000], "rounds": 1, "variants": list(times),
+                            "started": 0.0, "seconds": 60.0, "samples": samples,
+                            "state": [state(v, n) for n in (500, 2000)
+                                      for v in ("ours", "floor", "peer")]}
+    made["summary"] = summarise(made)
+    return made
+
+
+def test_the_summary_gives_ratios_to_the_peer_and_the_growth_exponents():
+    summary = scale_results()["summary"]
+    row = next(r for r in summary["rows"] if r["operation"] == "up" and r["count"] == 2000)
+    assert row["ours_over_peer"] == 8.0 / 24.0
+    assert row["ours_single_over_peer"] == 8.0 / 24.0
+    assert row["single_over_floor_single"] == 2.0
+    growth = {(g["variant"], g["operation"]): g["exponent"] for g in summary["growth"]}
+    assert growth["ours", "up"] == pytest.approx(1.0)
+    assert growth["ours_single", "destroy"] == pytest.approx(1.5)
+    assert growth["peer", "refresh"] == pytest.approx(1.0)
+
+
+def test_the_report_judges_the_scale_targets(tmp_path: Path):
+    report = tmp_path / "RESULTS.md"
+    write_report(scale_results(), report)
+    text = report.read_text()
+    assert "## Single-write mode and growth with N" in text
+    assert "| `pulumi up` (create N) | 2000 | 8.00 | 8.00 | 4.00 | 4.00 | 24.00 | 0.33 | " \
+        "0.33 | 2.00 |" in text
+    assert "| `pulumi up` (create N) at N=2000: ours_single/peer | 0.5 | 0.33 | yes |" in text
+    assert "| `pulumi refresh` at N=2000: ours_single/peer | 0.1 | 0.33 | **no** |" in text
+    assert "| `pulumi up` (create N) at N=2000: ours_single/floor_single | 1.3 | 2.00 | " \
+        "**no** |" in text
+    assert "| growth of `pulumi up` (create N) (ours_single) 500->2000 | 1.15 | 1.50 | " \
+        "**no** |" in text

@@ -51,7 +51,10 @@ def workspace_stack(
 ) -> StackFactory:
     """Makes a stack of the project's program (stacks/) in a scratch project directory, so
     its Pulumi.<stack>.yaml and state never touch the checkout. Call it with the
-    `workspace:*` objects to declare; call `write_config` on the result to change them."""
+    `workspace:*` objects to declare; call `write_config` on the result to change them.
+    Its runs are in the single-write mode (docs/state.md): the scenarios judge what a run
+    leaves, not the checkpoints on the way, which tests/reliability drills in the default
+    mode; the engine then writes the state once per run instead of after every step."""
 
     def make(wire_form: str = "legacy", secret: str | None = None, **objects: Any) -> PulumiCli:
         return scratch_stack(
@@ -61,6 +64,7 @@ def workspace_stack(
             stack=STACK,
             secret=secret,
             wire_form=wire_form,
+            single_write=True,
         )
 
     return make

@@ -18,6 +18,7 @@ import yaml
 
 from providers.client import WorkspaceClient
 from providers.jobs.jobs_api import JobsApi
+from stacks import single_write
 from stacks.pulumi_cli import REPO_ROOT, PulumiCli, inline_where_needed, project_settings
 from tests.conftest import emulator_client
 from tests.e2e.conftest import changed_steps, platform_writes, write_config
@@ -228,3 +229,34 @@ def test_a_stack_recorded_by_the_previous_release_previews_no_changes(
     assert "+ 1 created" in up.stdout and "~ 1 updated" in up.stdout, up.stdout  # the job
     cli.preview("--expect-no-changes")
     cli.destroy()
+
+
+def test_the_single_write_mode_refuses_a_teams_own_provider(
+    tmp_path: Path, emulator: EmulatorInfo
+) -> None:
+    """A team's own resource has no create that adopts what an interrupted run made: in the
+    single-write mode the program refuses to declare it, and a stack whose state holds one
+    is refused the mode (docs/state.md). The workspace objects the engine created before the
+    refusal (declared first) are recorded nowhere, and the next up adopts them."""
+    cli = program_stack(tmp_path, emulator, EXAMPLE)
+    announce(cli, {"name": "report-time", "channel": "analytics", "message": "at 07:00"})
+    cli.single_write = True
+    clear_request_log(emulator)
+    refused = cli.up(check=False)
+    output = refused.stdout + refused.stderr
+    assert refused.returncode != 0
+    assert f"resource 'report-time' ({ANNOUNCEMENT}): the single-write mode" in output, output
+    assert not (tmp_path / "announcements" / "analytics.txt").exists()
+    assert [r for r in cli.export()["deployment"].get("resources") or []
+            if r["type"] == ANNOUNCEMENT] == []
+
+    cli.single_write = False
+    cli.up()
+    client: WorkspaceClient = emulator_client(emulator, wire_form="public")
+    scopes = client.get("/api/2.0/secrets/scopes/list").get("scopes", [])
+    assert [s["name"] for s in scopes].count("team-secrets") == 1
+    assert len(client.get("/api/2.0/jobs/list", {"name": "daily-report"}).get("jobs", [])) == 1
+    with pytest.raises(single_write.SingleWriteRefused,
+                       match=rf"resource 'report-time' \({ANNOUNCEMENT}\)"):
+        single_write.enable(cli)
+    assert not cli.single_write

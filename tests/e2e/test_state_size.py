@@ -31,6 +31,8 @@ pytestmark = pytest.mark.engine
 TYPE_PREFIX = "pulumi-python:dynamic/workspace:"
 PLUMBING = (CONNECTION_KEY, PROVIDER_KEY)
 MAX_BYTES_OVER_FLOOR = 1024
+# Each resource's budget, bytes over the floor's entry (negative: under it).
+BYTES_OVER_FLOOR_BY_RESOURCE = {"size-scope": -150, "size-etl-access": 50, "size-etl": 500}
 FLOOR_PROGRAM = REPO_ROOT / "bench" / "programs" / "floor"
 FLOOR_TYPE = "pulumi-python:dynamic:Resource"
 # How a deployment file spells a secret (`pulumi stack export --show-secrets`).
@@ -160,6 +162,10 @@ def test_the_state_keeps_no_connection_and_old_states_shrink(
     }
     print(f"state entry bytes over the floor's {floor:.0f}: {over_floor}")
     assert max(over_floor.values()) <= MAX_BYTES_OVER_FLOOR, (floor, over_floor)
+    for name, budget in BYTES_OVER_FLOOR_BY_RESOURCE.items():
+        assert over_floor[name] <= budget, (name, floor, over_floor)
+    # Bound, a resource holds no connection nor provider code, and names none secret.
+    assert [r["urn"] for r in workspace_resources(state) if "additionalSecretOutputs" in r] == []
     assert emulator.client_secret not in json.dumps(state)
 
     # Refresh and a no-op preview need nothing from the state; an update gets through.

@@ -25,12 +25,15 @@ class FakeCli:
         self.events = events or []
         self.extra_env: dict[str, str] = {}
         self.project_dir = Path.cwd()
+        self.single_write = False
 
     def select_or_init(self) -> None:
         self.calls.append(("stack", "select", "--create", self.stack))
 
     def run(self, *args: str, **_: Any) -> subprocess.CompletedProcess[str]:
         self.calls.append(args)
+        if args[:2] == ("stack", "ls"):  # a new stack: nothing in a state to refuse
+            return subprocess.CompletedProcess(args, 0, "[]", "")
         log = Path(args[args.index("--event-log") + 1])
         log.write_text("".join(json.dumps(e) + "\n" for e in self.events))
         return subprocess.CompletedProcess(args, *self.answer)
@@ -51,6 +54,7 @@ def test_an_up_that_failed_before_its_json_names_the_engines_error() -> None:
     status, markdown = deploy(cli)  # type: ignore[arg-type]
     assert status == EXIT_FAILED
     up = cli.calls[1]
+    assert not cli.single_write  # the stack asks for no single write
     assert up[:6] == ("up", "--yes", "--refresh", "--json", "--stack", "dev")
     pack = Path(up[up.index("--policy-pack") + 1])
     assert (pack / "PulumiPolicy.yaml").is_file()
@@ -90,3 +94,11 @@ def test_a_guardrail_broken_during_the_up_is_listed_under_its_resource() -> None
     assert status == EXIT_FAILED
     assert "**mandatory** `job-owner-tag`" in markdown
     assert "nightly" in markdown
+
+
+def test_a_stack_asking_for_a_single_write_is_deployed_in_that_mode(project: Path) -> None:
+    (project / "Pulumi.dev.yaml").write_text("config:\n  workspace:singleWrite: true\n")
+    cli = FakeCli(0, json.dumps({"steps": [], "changeSummary": {"same": 1}}))
+    assert deploy(cli)[0] == EXIT_DEPLOYED  # type: ignore[arg-type]
+    assert cli.single_write, "the engine writes the state once (docs/state.md)"
+    assert cli.calls[0] == ("stack", "ls", "--json")  # its state checked first

@@ -1,31 +1,19 @@
 """Interrupting a deployment: SIGKILL the `pulumi` process at a point of an up, then the
-steps a user of Pulumi 3.79 with a file backend takes to carry on.
+one step a user takes to carry on, `workspace-iac recover --stack <stack>` (stacks/recover.py),
+and the up that finishes what the killed one began.
 
-After a SIGKILL the file backend keeps the stack's lock file, and the checkpoint may hold
-pending operations (creates the engine started but never saw finish). The user's way out,
-as the CLI's own messages advise:
-
-1. `pulumi cancel --yes`    removes the stale lock (the first command that takes the lock
-                            says the stack is locked and names this command);
-2. `pulumi refresh --yes`   when the checkpoint has pending operations, as the warning
-                            about them advises; it reconciles what the state records. In
-                            3.79 a non-interactive refresh leaves pending *creates* in place
-                            (the CLI says it must run interactively to clear them), and so
-                            does a successful up: they stay and are warned about forever;
-3. `pulumi stack export`, drop `pending_operations`, `pulumi stack import`: clears them.
-   (Rarely the kill cuts the checkpoint file short: every command then fails with "failed
-   to load checkpoint". The file backend keeps the previous checkpoint next to it as
-   `.pulumi/stacks/<project>/<stack>.json.bak`; copying it back is the fix, and what it
-   lacks the next up adopts like any interrupted create.)
-                            Safe here because
-4. `pulumi up`              creates what the state lacks, and a create adopts what the
-                            interrupted create made (jobs by deployment tag, principals by
-                            application id, scopes by name), so nothing is made twice.
+After a SIGKILL the file backend keeps the stack's lock file, and (without the single-write
+mode) the checkpoint may hold pending operations: creates the engine started but never saw
+finish, which the 3.79 engine's non-interactive refresh and up leave in place. `recover`
+checks that no `pulumi` holds the stack, puts back the checkpoint's backup if the kill cut
+the checkpoint short, removes the lock, clears the pending operations (all of workspace
+kinds: their creates adopt what the interrupted one made) and refreshes. The next
+`pulumi up` creates what the state lacks, adopting what the killed run made (jobs by
+deployment tag, principals by application id, scopes by name), so nothing is made twice.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import subprocess
@@ -34,12 +22,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import yaml
-
+from stacks import recover
 from stacks.pulumi_cli import PulumiCli
 from workspace_emulator.testing import EmulatorInfo, request_log
 
-LOCKED = "currently locked"
+RECOVER_STEP = "workspace-iac recover"
 
 
 @dataclass
@@ -118,93 +105,27 @@ def session_members(session_id: int) -> list[int]:
 
 
 def pending_operations(cli: PulumiCli) -> list[dict]:
-    deployment = cli.export().get("deployment") or {}
-    return list(deployment.get("pending_operations") or [])
-
-
-def clear_pending_operations(cli: PulumiCli) -> None:
-    """`pulumi stack export`, drop `pending_operations`, `pulumi stack import`: the 3.79 way
-    to clear pending creates without an interactive refresh."""
-    state = cli.export()
-    state["deployment"]["pending_operations"] = []
-    path = cli.state_dir / f"{cli.stack}-without-pending.json"
-    path.write_text(json.dumps(state))
-    try:
-        cli.run("stack", "import", "--file", str(path), "--stack", cli.stack)
-    finally:
-        path.unlink()
-
-
-BROKEN_CHECKPOINT = "failed to load checkpoint"
+    return recover.pending_operations(cli.export())
 
 
 def checkpoint_broken(cli: PulumiCli) -> bool:
-    result = cli.run("stack", "export", "--stack", cli.stack, check=False)
-    return result.returncode != 0 and BROKEN_CHECKPOINT in result.stderr
-
-
-def restore_checkpoint_backup(cli: PulumiCli) -> None:
-    """Put back `<stack>.json.bak`, the checkpoint before the one the kill cut short (the
-    file backend keeps it next to the stack's file)."""
-    project = yaml.safe_load((cli.project_dir / "Pulumi.yaml").read_text())["name"]
-    stacks = cli.state_dir / ".pulumi" / "stacks" / project
-    for suffix in ("", ".attrs"):
-        backup = stacks / f"{cli.stack}.json.bak{suffix}"
-        if backup.exists():
-            (stacks / f"{cli.stack}.json{suffix}").write_bytes(backup.read_bytes())
-
-
-def cancel_if_locked(cli: PulumiCli, recovery: Recovery,
-                     result: subprocess.CompletedProcess[str]) -> bool:
-    """`pulumi cancel --yes` when `result` failed on the stale lock; whether it did."""
-    if result.returncode == 0 or LOCKED not in result.stdout + result.stderr:
-        return False
-    recovery.lock_left = True
-    recovery.steps.append("pulumi cancel --yes")
-    cli.run("cancel", "--yes", "--stack", cli.stack)
-    return True
-
-
-def run_step(cli: PulumiCli, recovery: Recovery,
-             step: Callable[[], subprocess.CompletedProcess[str]]) -> (
-        subprocess.CompletedProcess[str]):
-    """Runs a recovery step; once more after `pulumi cancel` when the stale lock stops it.
-    The lock may show only at a later step: with a checkpoint the kill cut short, the first
-    up fails on loading it before it asks for the lock."""
-    result = step()
-    if cancel_if_locked(cli, recovery, result):
-        result = step()
-    return result
+    return recover.checkpoint_broken(cli)
 
 
 def resume(cli: PulumiCli) -> tuple[Recovery, subprocess.CompletedProcess[str]]:
-    """What a user does after the crash, up to and including the up that converges: each
-    step only when the CLI shows its reason."""
+    """What a user does after the crash: `workspace-iac recover`, then the up that
+    converges."""
     recovery = Recovery()
-    result = cli.up(check=False)
-    if result.returncode == 0:
-        recovery.steps.append("pulumi up")
-        recovery.pending_after_up = len(pending_operations(cli))
-        return recovery, result
-    cancel_if_locked(cli, recovery, result)
-    if checkpoint_broken(cli):
-        recovery.checkpoint_restored = True
-        recovery.steps.append("restore <stack>.json.bak")
-        restore_checkpoint_backup(cli)
-    recovery.pending_after_crash = len(pending_operations(cli))
-    if recovery.pending_after_crash:
-        recovery.steps.append("pulumi refresh --yes")
-        refreshed = run_step(cli, recovery, lambda: cli.run(
-            "refresh", "--yes", "--skip-preview", "--stack", cli.stack, check=False))
-        if refreshed.returncode != 0:
-            return recovery, refreshed
-        recovery.pending_after_refresh = len(pending_operations(cli))
-    if recovery.pending_after_refresh:
-        recovery.steps.append("pulumi stack export | drop pending_operations | "
-                              "pulumi stack import")
-        clear_pending_operations(cli)
+    if not recover.checkpoint_broken(cli):
+        recovery.pending_after_crash = len(pending_operations(cli))
+    done = recover.recover(cli, say=lambda line: None)
+    recovery.steps.append(RECOVER_STEP)
+    recovery.steps.extend(f"  {step}" for step in done.steps)
+    recovery.lock_left = done.lock_removed
+    recovery.checkpoint_restored = done.checkpoint_restored
+    recovery.pending_after_refresh = len(pending_operations(cli))
     recovery.steps.append("pulumi up")
-    result = run_step(cli, recovery, lambda: cli.up(check=False))
+    result = cli.up(check=False)
     if result.returncode == 0:
         recovery.pending_after_up = len(pending_operations(cli))
     return recovery, result

@@ -2,6 +2,7 @@
 
     .venv/bin/python -m tools.drills.interruption [--trials 10] [--random-state 1]
                                                   [--emulator-trials 3]
+                                                  [--single-write-trials 0]
 
 Pulumi trials: SIGKILL the `pulumi` process at a random point of an up (right
 after its n-th platform request, n uniform over the requests an uninterrupted up makes,
@@ -11,6 +12,10 @@ emulator holds exactly the declared objects, nothing twice, and a further up cha
 nothing. Emulator trials: SIGKILL the emulator (SQLite data dir) in the middle of an up
 and restart it on the same ports; every object the stack's state records (writes the
 emulator acknowledged) must still be there, and the next up must converge.
+
+Single-write trials (`--single-write-trials`): Pulumi trials whose up runs in the
+single-write mode (stacks/single_write.py): the killed up has written nothing to the state,
+so everything it made is adopted by the next one.
 
 The emulator adds 150 ms to each request so that an up lasts long enough for a kill to
 land between its first and its last call.
@@ -29,6 +34,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from stacks import single_write as single_write_mode
 from stacks.pulumi_cli import PulumiCli
 from tools.drills import interrupt, inventory
 from tools.drills.local_stack import local_objects, repoint, scratch_stack
@@ -65,6 +71,7 @@ class Outcome:
     pending_after_up: int = 0
     converged: bool = False
     second_up_no_changes: bool = False
+    preview_no_changes: bool = False
     duplicates: int = 0
     lost: int = 0  # declared objects missing
     orphans: int = 0
@@ -131,6 +138,7 @@ def finish(outcome: Outcome, cli: PulumiCli, info: EmulatorInfo, before: invento
     outcome.output = result.stdout[-4000:] + result.stderr[-2000:]
     second = cli.up("--expect-no-changes", check=False)
     outcome.second_up_no_changes = second.returncode == 0
+    outcome.preview_no_changes = cli.preview("--expect-no-changes", check=False).returncode == 0
     verdict = inventory.judge(before, take_at_rest(info), local_objects(),
                               f"workspace/{cli.stack}/")
     outcome.duplicates, outcome.lost = verdict.duplicates, verdict.missing
@@ -179,16 +187,20 @@ def pulumi_kill_condition(info: EmulatorInfo, before: inventory.Inventory, rando
 
 
 def pulumi_kill_trial(workdir: Path, random_state: int, total_requests: int,
-                      at_first_create: bool = False) -> Trial:
+                      at_first_create: bool = False, single_write: bool = False) -> Trial:
+    """`single_write`: the up runs in the single-write mode (stacks/single_write.py)."""
     started = time.monotonic()
     with running_emulator(fault_latency_ms=LATENCY_MS) as info:
         cli = scratch_stack(workdir, info)
+        if single_write:
+            single_write_mode.enable(cli)
         before = take_at_rest(info)
         clear_request_log(info)  # count the up's own requests only
         n, condition = pulumi_kill_condition(info, before, random_state, total_requests,
                                              at_first_create)
         up = interrupt.start_up(cli)
-        trial = Trial(kind="pulumi", random_state=random_state, kill_after_request=n,
+        trial = Trial(kind="pulumi-single-write" if single_write else "pulumi",
+                      random_state=random_state, kill_after_request=n,
                       killed_mid_up=interrupt.kill_pulumi(up, WAIT_LIMIT_SECONDS, condition))
         set_faults(info, latency_ms=LATENCY_MS)
         recover_after_killed_pulumi(trial, cli, info, before)
@@ -267,20 +279,29 @@ def emulator_kill_trial(workdir: Path, random_state: int, total_requests: int,
     return trial
 
 
+def single_write_trial(workdir: Path, random_state: int, total_requests: int) -> Trial:
+    return pulumi_kill_trial(workdir, random_state, total_requests, single_write=True)
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--trials", type=int, default=10)
     parser.add_argument("--emulator-trials", type=int, default=3)
     parser.add_argument("--random-state", type=int, default=1,
                         help="random state of the first trial's kill point")
+    parser.add_argument("--single-write-trials", type=int, default=0,
+                        help="Pulumi trials more, the up in the single-write mode")
     args = parser.parse_args(argv)
     trials: list[Trial] = []
     with tempfile.TemporaryDirectory(prefix="drill-interruption-") as tmp:
         total = reference_platform_requests(Path(tmp) / "reference")
         print(json.dumps({"reference_platform_requests": total}), flush=True)
-        runs = [(pulumi_kill_trial, args.random_state + n) for n in range(args.trials)]
+        runs: list[tuple[Callable[[Path, int, int], Trial], int]] = [
+            (pulumi_kill_trial, args.random_state + n) for n in range(args.trials)]
         runs += [(emulator_kill_trial, 1000 + args.random_state + n)
                  for n in range(args.emulator_trials)]
+        runs += [(single_write_trial, 2000 + args.random_state + n)
+                 for n in range(args.single_write_trials)]
         for index, (run, random_state) in enumerate(runs):
             trial = run(Path(tmp) / f"trial-{index}", random_state, total)
             trials.append(trial)
@@ -290,9 +311,11 @@ def main(argv: list[str] | None = None) -> None:
         kind: {
             "trials": len(group),
             "killed_mid_up": sum(t.killed_mid_up for t in group),
-            "converged": sum(t.converged and t.second_up_no_changes and not t.problems
+            "converged": sum(t.converged and t.second_up_no_changes and t.preview_no_changes
+                             and not t.problems
                              for t in group),
             "duplicates": sum(t.duplicates for t in group),
+            "lost": sum(t.lost for t in group),
             "orphans": sum(t.orphans for t in group),
             "lost_permissions": sum(t.lost_permissions for t in group),
             "acknowledged_writes_lost": sum(t.acknowledged_lost for t in group),
@@ -301,7 +324,7 @@ def main(argv: list[str] | None = None) -> None:
             "checkpoints_restored": sum(t.checkpoint_restored for t in group),
             "pending_left_after_up": sum(t.pending_after_up for t in group),
         }
-        for kind in ("pulumi", "emulator")
+        for kind in ("pulumi", "emulator", "pulumi-single-write")
         if (group := [t for t in trials if t.kind == kind])
     }
     print(json.dumps({"summary": summary}, indent=2))

@@ -92,10 +92,11 @@ def connection_config(info: EmulatorInfo, wire_form: str | None = None) -> dict[
 def scratch_stack(workdir: Path, info: EmulatorInfo, objects: dict[str, Any] | None = None,
                   stack: str = "local", secret: str | None = None,
                   wire_form: str | None = None, extra_env: dict[str, str] | None = None,
-                  backend_url: str | None = None) -> PulumiCli:
+                  backend_url: str | None = None, single_write: bool = False) -> PulumiCli:
     """A stack of the project's program (stacks/) declaring `objects` (default: the local
     stack's), talking `wire_form` (default: the local stack's), its project file under
-    `workdir`, its state there too or at `backend_url`."""
+    `workdir`, its state there too or at `backend_url`; `single_write`: the engine writes
+    the state once per run (stacks/single_write.py)."""
     project = workdir / "project"
     project.mkdir(parents=True, exist_ok=True)
     (project / "Pulumi.yaml").write_text(
@@ -108,6 +109,7 @@ def scratch_stack(workdir: Path, info: EmulatorInfo, objects: dict[str, Any] | N
         extra_env=extra_env or {},
         backend_url=backend_url,
         program=inline_where_needed(REPO_ROOT / "stacks"),
+        single_write=single_write,
     )
     cli.select_or_init()
     write_stack_config(cli, {

@@ -48,8 +48,9 @@ COMMANDS: dict[str, ModuleType] = {
 def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(
         prog="workspace-iac",
-        description="Check, audit, adopt and summarise the stacks of a Pulumi project of "
-        "workspace kinds: the project in the current directory, or --project-dir.",
+        description="Check, audit, adopt, summarise, deploy, guard, recover and report the "
+        "drift of the stacks of a Pulumi project of workspace kinds, one or a fleet at once: "
+        "the project in the current directory, or --project-dir.",
     )
     commands = top.add_subparsers(dest="command", required=True)
     for name, module in COMMANDS.items():

@@ -140,7 +140,8 @@ def local_stack(info: dict) -> PulumiCli:
 def run_live(cli: PulumiCli, *args: str) -> int:
     """Runs pulumi with its output going straight to the terminal, as it happens."""
     argv = ["pulumi", *args, "--stack", cli.stack, "--non-interactive"]
-    return subprocess.run(argv, cwd=cli.project_dir, env=cli.env(), timeout=1800).returncode
+    return subprocess.run(argv, cwd=cli.project_dir, env=cli.env(args[0]),
+                          timeout=1800).returncode
 
 
 def last_update_changes(cli: PulumiCli) -> dict[str, int]:

@@ -130,6 +130,10 @@ def inline_flags(address: str) -> list[str]:
     return [f"--client={address}", "--exec-kind", "auto.inline"]
 
 
+# Commands that write no state: never run in the single-write mode.
+READ_ONLY_COMMANDS = frozenset({"preview"})
+
+
 def engine_variables(engine: str) -> dict[str, str]:
     """What the engine (`classic` or `modern`) takes to write the state once per run, not
     after every step: the lock-step 3.79 engine reads PULUMI_SKIP_CHECKPOINTS only with
@@ -165,10 +169,18 @@ class PulumiCli:
     # stacks/single_write.py, whose `enable` checks the stack first.
     single_write: bool = False
 
-    def env(self) -> dict[str, str]:
-        mode = engine_variables(engine_kind()) if self.single_write else {}
-        return {**engine_env(self.state_dir, backend_url=self.backend_url), **mode,
-                **self.extra_env}
+    def env(self, command: str | None = None) -> dict[str, str]:
+        """The engine's environment for `command` (`up`, `preview`, ...): a preview is
+        never in the single-write mode, not even one inherited from the caller's
+        environment, since the 3.79 engine, skipping its checkpoints, saves what
+        `preview --refresh` read (tests/unit/test_single_write.py)."""
+        read_only = command in READ_ONLY_COMMANDS
+        mode = engine_variables(engine_kind()) if self.single_write and not read_only else {}
+        env = {**engine_env(self.state_dir, backend_url=self.backend_url), **mode,
+               **self.extra_env}
+        if read_only:
+            env.pop(SKIP_CHECKPOINTS, None)
+        return env
 
     def run(
         self, *args: str, check: bool = True, timeout: float = 900
@@ -178,7 +190,9 @@ class PulumiCli:
                 return self._run(args[0], *inline_flags(self.language_server), *args[1:],
                                  check=check, timeout=timeout)
             if self.program is not None:
-                with serving(self._program_in_mode()) as address:
+                program = self.program if args[0] in READ_ONLY_COMMANDS else (
+                    self._program_in_mode())
+                with serving(program) as address:
                     return self._run(args[0], *inline_flags(address), *args[1:], check=check,
                                      timeout=timeout)
         return self._run(*args, check=check, timeout=timeout)
@@ -207,7 +221,7 @@ class PulumiCli:
         result = subprocess.run(
             argv,
             cwd=self.project_dir,
-            env=self.env(),
+            env=self.env(args[0] if args else None),
             capture_output=True,
             text=True,
             timeout=timeout,

@@ -41,6 +41,9 @@ INFO_FIELDS = ("base_url", "auth_url", "app_url", "admin_url", "flow_api_base", 
 OPTIONAL_INFO_FIELDS = INFO_FIELDS[INFO_FIELDS.index("admin_token"):]
 # The real service's spelling of the API, which a team's program sends in production.
 DEFAULT_WIRE_FORM = "public"
+# The account around the emulator's workspace (initial_data.json `account.id`): what a
+# stack's `workspace:accountId` names, its account host being the emulator's own URL.
+ACCOUNT_ID = "8e2f4a6c-1b3d-4f5e-9a7c-2d4f6b8e0a1c"
 
 
 class ConfigValue(NamedTuple):

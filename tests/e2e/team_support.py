@@ -21,7 +21,7 @@ import yaml
 
 from stacks.pulumi_cli import REPO_ROOT, PulumiCli, inline_where_needed, project_settings
 from tests.e2e.conftest import write_config
-from tools.drills.local_stack import connection_config
+from tools.drills.local_stack import NAMESPACE, account_config, connection_config
 from workspace_emulator.testing import EmulatorInfo
 
 WORKFLOW = REPO_ROOT / ".github" / "workflows" / "preview.yml"
@@ -74,6 +74,8 @@ def environment_stack(checkout: Path, environment: str, info: EmulatorInfo,
     for key in SIGN_IN_KEYS:
         document["config"].pop(f"workspace:{key}", None)
     document["config"].update(connection_config(info, wire_form))
+    if f"{NAMESPACE}:accountId" in document["config"]:  # the account around it: the emulator's
+        document["config"].update(account_config(info))
     (checkout / f"Pulumi.{environment}.yaml").write_text(yaml.safe_dump(document))
     cli = PulumiCli(project_dir=checkout, stack=environment,
                     state_dir=checkout / ".pulumi-state", extra_env=dict(extra_env or {}),

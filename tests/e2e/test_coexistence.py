@@ -203,6 +203,13 @@ def test_two_workspaces_and_a_teams_provider_in_one_program(
     assert not (tmp_path / "announcements" / "both.txt").exists()
 
 
+def without_secret_outputs_list(record: dict[str, Any]) -> dict[str, Any]:
+    """A workspace kind's record as this release writes it: no `additionalSecretOutputs`."""
+    if not record.get("type", "").startswith("pulumi-python:dynamic/workspace:"):
+        return record
+    return {k: v for k, v in record.items() if k != "additionalSecretOutputs"}
+
+
 def test_a_stack_recorded_by_the_previous_release_previews_no_changes(
     tmp_path: Path, emulator: EmulatorInfo
 ) -> None:
@@ -221,7 +228,10 @@ def test_a_stack_recorded_by_the_previous_release_previews_no_changes(
     assert cli.up("--expect-no-changes", check=False).returncode == 0
     assert platform_writes(emulator) == []
     now = by_urn(cli.export()["deployment"]["resources"])
-    assert {urn: now[urn] for urn in recorded if now[urn] != recorded[urn]} == {}
+    # Each record as it was, but for the secret outputs this release no longer names (the
+    # entries shrink: tests/e2e/test_state_size.py).
+    assert {urn: now[urn] for urn in recorded
+            if now[urn] != without_secret_outputs_list(recorded[urn])} == {}
     assert now.keys() == recorded.keys()
 
     use_program(cli, EXAMPLE)

@@ -222,14 +222,16 @@ def test_pull_request_workflow_previews_dev_on_the_shared_backend(
         assert result.returncode == 0, (name, result.stdout + result.stderr)
     assert steps["Check the stack's config offline"].stdout.strip() == "Pulumi.dev.yaml: ok"
     diff = steps["Preview"].stdout
-    assert f"+ {declared + 3} to create" in diff  # the objects, stack, auth and its provider
+    # the objects, stack, auth and its provider, the account's auth and its provider
+    assert f"+ {declared + 5} to create" in diff
     assert "nightly-etl-dev" in diff
     preview = json.loads((checkout / "preview.json").read_text())
-    assert preview["changeSummary"]["create"] == declared + 3
+    assert preview["changeSummary"]["create"] == declared + 5
     summary = (checkout / "summary-dev.md").read_text()
     assert summary.startswith("### Pulumi preview: `dev`")
-    # the objects and the WorkspaceAuth component (the summary leaves out stack and provider)
-    assert f"**{declared + 1} to create**" in summary
+    # the objects and the two WorkspaceAuth components (the summary leaves out the stack and
+    # the providers)
+    assert f"**{declared + 2} to create**" in summary
     assert "| `+` create | `nightly-etl-dev` | Job |" in summary
     assert summary_page.read_text() == summary
     for text in (diff, summary, steps["Preview"].stderr):

@@ -14,7 +14,12 @@ from stacks.config import file_values
 from stacks.config_rules import object_lists
 from stacks.pulumi_cli import REPO_ROOT
 from tests.e2e.conftest import StackFactory, write_config
-from workspace_emulator.testing import EmulatorInfo, clear_request_log, request_log
+from workspace_emulator.testing import (
+    ACCOUNT_ID,
+    EmulatorInfo,
+    clear_request_log,
+    request_log,
+)
 
 pytestmark = pytest.mark.engine
 
@@ -43,13 +48,22 @@ def test_environment_files_preview_against_the_emulator(
         values, _ = file_values(REPO_ROOT / f"Pulumi.{environment}.yaml")
         declared = sum(len(values.get(key) or []) for key in object_lists())
         settings = {k: v for k, v in values.items() if k not in ADDRESS_KEYS}
+        # The account around the workspace: the emulator's account.
+        account = "accountId" in settings
+        if account:
+            settings.update(accountHost=emulator.base_url, accountId=ACCOUNT_ID)
         stack = workspace_stack(**{"wire_form": settings.pop("wireForm"), **settings})
         clear_request_log(emulator)
         result = stack.preview(check=False)
         assert result.returncode == 0, result.stdout + result.stderr
-        # the stack, the WorkspaceAuth component, its provider and every declared object
-        assert f"+ {declared + 3} to create" in result.stdout, (environment, result.stdout)
-        assert calls_made(emulator) in ([], SIGN_IN_CHECK)
+        # the stack, the WorkspaceAuth component (and the account's), its provider and every
+        # declared object
+        components = 5 if account else 3  # the account's component and its provider
+        assert f"+ {declared + components} to create" in result.stdout, (
+            environment, result.stdout)
+        # At most the sign-in checks: the workspace's, and the account's (a page of groups).
+        account_check = ("GET", f"/api/2.0/accounts/{ACCOUNT_ID}/scim/v2/Groups")
+        assert set(calls_made(emulator)) <= {*SIGN_IN_CHECK, account_check}
 
 
 def test_bad_config_fails_preview_with_key_and_reason(

@@ -23,7 +23,7 @@ def test_lock_holder_killed_mid_create_then_recovered(
     assert result.refused_with_lock_message and not result.refused_ran_program
     assert result.killed_mid_up
     assert result.locks_left_after_kill == 1  # the killed holder's, in the bucket
-    assert result.recovery_steps[0] == "pulumi cancel --yes"
+    assert result.recovery_steps[0] == "workspace-iac recover"  # the lock, pending ops, refresh
     assert result.recovery_steps[-1] == "pulumi up"
     assert result.converged, result.output
     assert result.problems == []

@@ -41,6 +41,24 @@ def test_each_engine_gets_the_variables_it_reads(monkeypatch, tmp_path: Path) ->
     assert "PULUMI_SKIP_CHECKPOINTS" not in cli.env()
     cli.single_write = True
     assert cli.env()["PULUMI_SKIP_CHECKPOINTS"] == "true"
+    assert cli.env("up")["PULUMI_SKIP_CHECKPOINTS"] == "true"
+
+
+def test_a_preview_is_never_in_the_mode(monkeypatch, tmp_path: Path) -> None:
+    """The 3.79 engine, skipping its checkpoints, saves what `preview --refresh` read: a
+    preview (the drift report's, the pull request's) would write the state
+    (tests/e2e/test_service_credential.py step 4 saw it)."""
+    monkeypatch.delenv("PULUMI_SKIP_CHECKPOINTS", raising=False)
+    monkeypatch.setattr("stacks.pulumi_cli.engine_bin_dir", lambda: tmp_path)
+    cli = PulumiCli(tmp_path, "dev", tmp_path / "state", single_write=True)
+    assert "PULUMI_SKIP_CHECKPOINTS" not in cli.env("preview")
+    assert "PULUMI_EXPERIMENTAL" not in cli.env("preview")
+    for writing in ("up", "destroy", "refresh", "import"):
+        assert cli.env(writing)["PULUMI_SKIP_CHECKPOINTS"] == "true", writing
+    # Nor where the caller's environment has it (a command run by one in the mode).
+    monkeypatch.setenv("PULUMI_SKIP_CHECKPOINTS", "true")
+    assert "PULUMI_SKIP_CHECKPOINTS" not in PulumiCli(tmp_path, "dev", tmp_path / "s").env(
+        "preview")
 
 
 def write_config(project: Path, config: dict) -> None:

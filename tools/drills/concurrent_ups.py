@@ -9,7 +9,7 @@ whole `local` stack. Two ups start together; the engine lets one take the stack'
 refuses the other with its lock message before that one runs the program. The holder is
 SIGKILLed right after the up's n-th platform request (n uniform over the requests an
 uninterrupted up makes, drawn from `--random-state`, one more for each next trial). Then
-the user's recovery (tools/drills/interrupt.py: `pulumi cancel --yes` for the lock the kill
+the user's recovery (tools/drills/interrupt.py: `workspace-iac recover` for the lock the kill
 left, refresh and clearing pending creates when the CLI shows them, `pulumi up`), and the
 checks: the workspace holds exactly the declared objects, none twice and none lost, and one
 more up changes nothing.

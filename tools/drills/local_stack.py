@@ -22,7 +22,7 @@ from stacks.pulumi_cli import (
     project_settings,
 )
 from tools.stack_secrets import Crypter, decrypted, encrypt_secret_inputs
-from workspace_emulator.testing import EmulatorInfo
+from workspace_emulator.testing import ACCOUNT_ID, EmulatorInfo
 
 LOCAL_CONFIG = REPO_ROOT / "Pulumi.local.yaml"
 NAMESPACE = "workspace"
@@ -87,6 +87,11 @@ def connection_config(info: EmulatorInfo, wire_form: str | None = None) -> dict[
         f"{NAMESPACE}:wireForm": wire_form or local_wire_form(),
         f"{NAMESPACE}:allowInsecureHttp": True,
     }
+
+
+def account_config(info: EmulatorInfo) -> dict[str, Any]:
+    """The account connection's settings of a stack on `info`'s emulator (docs/account.md)."""
+    return {f"{NAMESPACE}:accountHost": info.base_url, f"{NAMESPACE}:accountId": ACCOUNT_ID}
 
 
 def scratch_stack(workdir: Path, info: EmulatorInfo, objects: dict[str, Any] | None = None,

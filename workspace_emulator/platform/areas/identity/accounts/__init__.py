@@ -30,8 +30,8 @@ AREA: Area[AccountDirectory] = Area(
     routers=(Mount(routes.scim_router), Mount(routes.assignments_router)),
     route_priority=120,
     support={
-        f"GET {SCIM}/Groups": stateful("workspace admins act as account admins; filter, "
-                                       "paging"),
+        f"GET {SCIM}/Groups": stateful("workspace admins act as account admins (reads open to "
+                                       "every principal); filter, paging"),
         f"POST {SCIM}/Groups": stateful("unique display name; members must be the "
                                         "account's"),
         f"GET {SCIM}/Groups/{{group_id}}": stateful(""),

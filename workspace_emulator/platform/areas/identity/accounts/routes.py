@@ -1,6 +1,8 @@
 """The account API on the emulator's host: account SCIM (groups, users, service principals)
 and the workspace's permission assignments. The account's admins are the workspace's
-admins (one identity provider serves both)."""
+admins (one identity provider serves both). Reads are open to every principal signed in
+(a read-only preview principal reads the account's groups): the service asks for an account
+admin or a reader role, which the emulator does not model."""
 
 from __future__ import annotations
 
@@ -18,7 +20,7 @@ from workspace_emulator.platform.areas.identity.accounts.model import (
 )
 from workspace_emulator.platform.areas.identity.scim import resources as scim
 from workspace_emulator.platform.areas.identity.scim.account import AccountUser
-from workspace_emulator.platform.auth import AdminDep, WorkspaceDep
+from workspace_emulator.platform.auth import AdminDep, CallerDep, WorkspaceDep
 from workspace_emulator.platform.directory import Group
 from workspace_emulator.platform.wire import Open, ok
 from workspace_emulator.platform.workspace import Workspace
@@ -141,7 +143,7 @@ def _group_fields(request: dict) -> tuple[str, tuple[str, ...], str | None]:
 
 @scim_router.get("/Groups")
 async def list_groups(account_id: str, params: Annotated[dict, Depends(_list_params)],
-                      ws: WorkspaceDep, _: AdminDep) -> JSONResponse:
+                      ws: WorkspaceDep, _: CallerDep) -> JSONResponse:
     accounts = _account(ws, account_id)
     return ok(scim.list_response([_render_group(g, accounts) for g in accounts.groups()],
                                  **params))
@@ -157,7 +159,7 @@ async def create_group(account_id: str, body: AccountGroupBody, ws: WorkspaceDep
 
 @scim_router.get("/Groups/{group_id}")
 async def get_group(account_id: str, group_id: str, ws: WorkspaceDep,
-                    _: AdminDep) -> JSONResponse:
+                    _: CallerDep) -> JSONResponse:
     accounts = _account(ws, account_id)
     return ok(_render_group(accounts.group(group_id), accounts))
 
@@ -194,7 +196,7 @@ async def delete_group(account_id: str, group_id: str, ws: WorkspaceDep,
 
 @scim_router.get("/Users")
 async def list_users(account_id: str, params: Annotated[dict, Depends(_list_params)],
-                     ws: WorkspaceDep, _: AdminDep) -> JSONResponse:
+                     ws: WorkspaceDep, _: CallerDep) -> JSONResponse:
     accounts = _account(ws, account_id)
     return ok(scim.list_response([_render_user(u) for u in accounts.users()], **params))
 
@@ -213,7 +215,7 @@ async def create_user(account_id: str, body: AccountUserBody, ws: WorkspaceDep,
 
 @scim_router.get("/Users/{user_id}")
 async def get_user(account_id: str, user_id: str, ws: WorkspaceDep,
-                   _: AdminDep) -> JSONResponse:
+                   _: CallerDep) -> JSONResponse:
     return ok(_render_user(_account(ws, account_id).user(user_id)))
 
 
@@ -229,7 +231,7 @@ async def delete_user(account_id: str, user_id: str, ws: WorkspaceDep,
 @scim_router.get("/ServicePrincipals")
 async def list_service_principals(
     account_id: str, params: Annotated[dict, Depends(_list_params)], ws: WorkspaceDep,
-    _: AdminDep,
+    _: CallerDep,
 ) -> JSONResponse:
     accounts = _account(ws, account_id)
     return ok(scim.list_response(
@@ -248,7 +250,7 @@ async def create_service_principal(account_id: str, body: AccountServicePrincipa
 
 @scim_router.get("/ServicePrincipals/{principal_id}")
 async def get_service_principal(account_id: str, principal_id: str, ws: WorkspaceDep,
-                                _: AdminDep) -> JSONResponse:
+                                _: CallerDep) -> JSONResponse:
     return ok(_render_service_principal(
         _account(ws, account_id).service_principal(principal_id)))
 
@@ -279,7 +281,7 @@ def _assignments(ws: Workspace, account_id: str, workspace_id: str) -> AccountDi
 
 @assignments_router.get("")
 async def list_assignments(account_id: str, workspace_id: str, ws: WorkspaceDep,
-                           _: AdminDep) -> JSONResponse:
+                           _: CallerDep) -> JSONResponse:
     accounts = _assignments(ws, account_id, workspace_id)
     return ok({"permission_assignments": [
         _render_assignment(p, perms) for p, perms in accounts.assignments()]})
@@ -287,7 +289,7 @@ async def list_assignments(account_id: str, workspace_id: str, ws: WorkspaceDep,
 
 @assignments_router.get("/permissions")
 async def permission_levels(account_id: str, workspace_id: str, ws: WorkspaceDep,
-                            _: AdminDep) -> JSONResponse:
+                            _: CallerDep) -> JSONResponse:
     _assignments(ws, account_id, workspace_id)
     return ok({"permissions": [
         {"permission_level": "USER", "description": "Can use the workspace."},

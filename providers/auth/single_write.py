@@ -21,7 +21,6 @@ WORKSPACE_TYPE_PREFIX = "pulumi-python:dynamic/workspace:"
 ENGINE_TYPES = ("pulumi:pulumi:Stack",)
 PROVIDER_TYPE_PREFIX = "pulumi:providers:"
 
-_guarded = False
 
 
 class SingleWriteRefused(pulumi.RunError):
@@ -58,9 +57,9 @@ def _refuse_other_providers(
 
 def guard_declarations() -> None:
     """Under the single-write mode, refuses every resource of another provider declared
-    from here on (once per program; without the mode, nothing)."""
-    global _guarded
-    if _guarded or not skipping_checkpoints():
+    from here on (without the mode, nothing). Registered by each WorkspaceAuth of each run:
+    programs run inline in one process (the Automation API) each need their own, and a
+    second one in a run only checks again."""
+    if not skipping_checkpoints():
         return
     pulumi.runtime.register_stack_transformation(_refuse_other_providers)
-    _guarded = True

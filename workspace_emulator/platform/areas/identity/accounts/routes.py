@@ -20,6 +20,9 @@ from workspace_emulator.platform.areas.identity.accounts.model import (
 )
 from workspace_emulator.platform.areas.identity.scim import resources as scim
 from workspace_emulator.platform.areas.identity.scim.account import AccountUser
+from workspace_emulator.platform.areas.identity.scim.routes import (
+    PatchBody,  # the SCIM PatchOp, as the workspace's
+)
 from workspace_emulator.platform.auth import AdminDep, CallerDep, WorkspaceDep
 from workspace_emulator.platform.directory import Group
 from workspace_emulator.platform.wire import Open, ok
@@ -55,15 +58,6 @@ class AccountServicePrincipalBody(Open):
     displayName: str | None = None
 
 
-class PatchOperation(Open):
-    op: str
-    path: str | None = None
-    value: Any = None
-
-
-class PatchBody(Open):
-    schemas: list[str] | None = None
-    Operations: list[PatchOperation]
 
 
 class AssignmentBody(Open):

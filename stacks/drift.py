@@ -147,7 +147,10 @@ def drift_report(cli: PulumiCli) -> DriftReport:
             ))
         elif op == "delete":
             pending.append(name)  # no longer declared
-    return DriftReport(cli.stack, resources, pending, checked=len(recorded))
+    # The engine's steps come in the order its parallel walk reached them: the report is
+    # sorted so that the same drift always reads (and diffs in the issue) the same way.
+    resources.sort(key=lambda r: (r.name, r.kind, r.urn))
+    return DriftReport(cli.stack, resources, sorted(pending), checked=len(recorded))
 
 
 def name_of(urn: str) -> str:

@@ -76,8 +76,8 @@ def test_drift_is_told_from_the_programs_own_changes() -> None:
     report = drift_report(cli)  # type: ignore[arg-type]
     assert cli.calls == [("preview", "--refresh", "--json", "--stack", "dev")]
     assert [(r.name, r.state) for r in report.resources] == [
-        ("edited-in-ui", "changed"), ("deleted-in-ui", "deleted")]
-    assert report.resources[0].fields == [FieldDrift("backend_type", "AZURE", "DATABRICKS")]
+        ("deleted-in-ui", "deleted"), ("edited-in-ui", "changed")]
+    assert report.resources[1].fields == [FieldDrift("backend_type", "AZURE", "DATABRICKS")]
     assert report.pending == ["changed-in-program", "new-in-program"]
     assert report.checked == 3 and report.drifted
 
@@ -106,3 +106,18 @@ def test_the_issue_text_keeps_its_shape_whatever_the_names() -> None:
                   {"steps": [{"op": "create", "urn": urn("SecretScope", "a|b`c")}]})
     markdown = render_markdown(drift_report(cli))  # type: ignore[arg-type]
     assert "| `` a\\|b`c `` | SecretScope | deleted outside the stack" in markdown
+
+
+def test_the_report_reads_the_same_whatever_order_the_engine_walked() -> None:
+    """The engine's steps come in the order its parallel walk reached them; a drift issue
+    rewritten every night must not change for that alone."""
+    names = ["b-scope", "a-scope", "c-scope"]
+    steps = [{"op": "create", "urn": urn("SecretScope", n)} for n in names]
+    reports = [
+        render_markdown(drift_report(FakeCli(  # type: ignore[arg-type]
+            [recorded("SecretScope", n, {"name": n}) for n in names], {"steps": order})))
+        for order in (steps, steps[::-1])
+    ]
+    assert reports[0] == reports[1]
+    assert reports[0].index("`a-scope`") < reports[0].index("`b-scope`") < reports[0].index(
+        "`c-scope`")

@@ -27,7 +27,6 @@ import requests
 
 from stacks import single_write
 from stacks.guardrails import command as guardrails
-from stacks.guardrails.command import EVENT_LOG_ENV
 from stacks.guardrails.settings import GuardrailsError
 from stacks.pulumi_cli import REPO_ROOT, PulumiCli
 
@@ -185,10 +184,9 @@ def preview(json_file: str | None = None, events_file: str | None = None) -> Non
     flags = guardrail_flags(cli)
     status = run_live(cli, "preview", "--diff", *flags)
     if json_file:
-        log = ["--event-log", str(Path(events_file).resolve())] if events_file else []
-        cli.extra_env.update(EVENT_LOG_ENV)
-        result = cli.run("preview", "--json", "--stack", STACK, *flags, *log, check=False,
-                         timeout=1800)
+        event_log = Path(events_file).resolve() if events_file else None
+        result, _ = guardrails.run_guarded(cli, "preview", "--json", timeout=1800, flags=flags,
+                                           event_log=event_log)
         Path(json_file).write_text(result.stdout)
         if result.returncode != 0 and status == 0:
             raise SystemExit(f"demo: `pulumi preview --json` failed: {result.stderr.strip()}")

@@ -19,15 +19,13 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import tempfile
 from pathlib import Path
 
 from stacks import single_write
 from stacks.audit import project_problem
-from stacks.guardrails import command as guardrails
-from stacks.guardrails.command import EVENT_LOG_ENV
+from stacks.guardrails.command import run_guarded
 from stacks.guardrails.settings import GuardrailsError
-from stacks.preview_summary import policy_events, summarise
+from stacks.preview_summary import summarise
 from stacks.pulumi_cli import EngineNotFound, PulumiCli, PulumiError
 from stacks.stack_runs import first_json, last_lines, stack_cli
 
@@ -59,14 +57,8 @@ def deploy(cli: PulumiCli) -> tuple[int, str]:
     mode where the stack asks for it (`workspace:singleWrite`, docs/state.md)."""
     single_write.as_requested(cli)
     cli.select_or_init()
-    flags = guardrails.write(cli.project_dir, cli.stack)
-    cli.extra_env.update(EVENT_LOG_ENV)
-    with tempfile.TemporaryDirectory(prefix="deploy-") as scratch:
-        event_log = Path(scratch) / "events.jsonl"
-        result = cli.run("up", "--yes", "--refresh", "--json", "--stack", cli.stack, *flags,
-                         "--event-log", str(event_log), check=False,
-                         timeout=UP_TIMEOUT_SECONDS)
-        broken = policy_events(event_log.read_text()) if event_log.is_file() else []
+    result, broken = run_guarded(cli, "up", "--yes", "--refresh", "--json",
+                                 timeout=UP_TIMEOUT_SECONDS)
     update = first_json(result.stdout) or {}
     failed = result.returncode != 0
     if failed and not any(d.get("severity") == "error" for d in update.get("diagnostics") or []):

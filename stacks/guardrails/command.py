@@ -17,12 +17,20 @@ from __future__ import annotations
 
 import argparse
 import json
+import subprocess
 import sys
+import tempfile
+from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from stacks.config import file_values
 from stacks.guardrails.pack import with_rule_files
 from stacks.guardrails.settings import GuardrailsError, pack_config, rule_files
+from stacks.preview_summary import policy_events
+
+if TYPE_CHECKING:
+    from stacks.pulumi_cli import PulumiCli
 
 DESCRIPTION = "Write the stack's guardrails (a policy pack and its config) for `pulumi preview`."
 EPILOG = "Prints the flags: --policy-pack DIR --policy-pack-config FILE. Exit 2: bad config."
@@ -62,6 +70,24 @@ def write(project_dir: Path, stack: str, out: Path | None = None) -> list[str]:
     config_file = out / "config.json"
     config_file.write_text(json.dumps(config, indent=2) + "\n")
     return ["--policy-pack", str(pack), "--policy-pack-config", str(config_file)]
+
+
+def run_guarded(
+    cli: PulumiCli, *args: str, timeout: float, flags: Sequence[str] | None = None,
+    event_log: Path | None = None,
+) -> tuple[subprocess.CompletedProcess[str], list[dict[str, Any]]]:
+    """Runs `pulumi ARGS --stack STACK` of `cli` under the stack's guardrails (`flags`, the
+    pack's flags written already, else written now), the engine writing its event log to
+    `event_log` (else to a scratch file); the run (not checked), and the guardrails it broke
+    (their policy events)."""
+    flags = write(cli.project_dir, cli.stack) if flags is None else flags
+    cli.extra_env.update(EVENT_LOG_ENV)
+    with tempfile.TemporaryDirectory(prefix="guardrails-") as scratch:
+        log = event_log or Path(scratch) / "events.jsonl"
+        result = cli.run(*args, "--stack", cli.stack, *flags, "--event-log", str(log),
+                         check=False, timeout=timeout)
+        broken = policy_events(log.read_text()) if log.is_file() else []
+    return result, broken
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

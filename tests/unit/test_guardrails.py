@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 import yaml
 
-from stacks.guardrails.command import write
+from stacks.guardrails.command import run_guarded, write
 from stacks.guardrails.rules import RULES, check, kind_of
 from stacks.guardrails.settings import GuardrailsError, pack_config, problems
 from stacks.preview_summary import policy_events, summarise
@@ -167,6 +167,50 @@ def test_the_command_writes_the_pack_and_prints_the_engines_flags(tmp_path: Path
          "--project-dir", str(tmp_path)], capture_output=True, text=True)
     assert result.returncode == 2 and result.stdout == ""
     assert "workspace:guardrails.job-owner-tag: the level must be one of" in result.stderr
+
+
+class EngineLogging:
+    """A stack's CLI whose engine writes one policy event to the run's `--event-log`."""
+
+    stack = "dev"
+
+    def __init__(self, project_dir: Path) -> None:
+        self.project_dir = project_dir
+        self.extra_env: dict[str, str] = {}
+        self.calls: list[tuple[tuple[str, ...], dict[str, Any]]] = []
+
+    def run(self, *args: str, **options: Any) -> subprocess.CompletedProcess[str]:
+        self.calls.append((args, options))
+        event = {"policyEvent": {"policyName": "job-owner-tag", "enforcementLevel": "advisory"}}
+        Path(args[args.index("--event-log") + 1]).write_text(
+            '{"sequence": 0, "cancelEvent": {}}\n' + json.dumps(event) + "\n")
+        return subprocess.CompletedProcess(args, 255, "{}", "")
+
+
+def test_a_guarded_run_has_the_packs_flags_and_the_event_log_and_reads_it_back(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "Pulumi.dev.yaml").write_text("config: {}\n")
+    cli = EngineLogging(tmp_path)
+    result, broken = run_guarded(cli, "up", "--yes", timeout=60)  # type: ignore[arg-type]
+    (args, options), = cli.calls
+    out = tmp_path / ".guardrails" / "dev"
+    assert args[:-1] == ("up", "--yes", "--stack", "dev", "--policy-pack", str(out / "pack"),
+                         "--policy-pack-config", str(out / "config.json"), "--event-log")
+    assert not Path(args[-1]).exists(), "a scratch event log is removed after the run"
+    assert options == {"check": False, "timeout": 60}
+    assert cli.extra_env == {"PULUMI_DEBUG_COMMANDS": "true"}  # `--event-log` on 3.79
+    assert result.returncode == 255
+    assert broken == [{"policyName": "job-owner-tag", "enforcementLevel": "advisory"}]
+
+    # flags written already are used as they are; the event log is kept where asked
+    log = tmp_path / "events.jsonl"
+    cli.calls.clear()
+    run_guarded(cli, "preview", "--json", timeout=5, flags=["--policy-pack", "P"],  # type: ignore[arg-type]
+                event_log=log)
+    assert cli.calls[0][0] == ("preview", "--json", "--stack", "dev", "--policy-pack", "P",
+                               "--event-log", str(log))
+    assert policy_events(log.read_text()) == broken
 
 
 def test_the_config_check_knows_the_guardrails_keys() -> None:

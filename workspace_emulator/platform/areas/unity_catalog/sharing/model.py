@@ -10,7 +10,6 @@ tokens are not held: a TOKEN recipient answers an activation URL, never a bearer
 
 from __future__ import annotations
 
-import sqlite3
 import uuid
 from typing import Any
 
@@ -18,11 +17,12 @@ from workspace_emulator import clock
 from workspace_emulator.errors import AlreadyExists, InvalidParameter, NotFound
 from workspace_emulator.platform.areas.unity_catalog.unity_catalog.model import (
     METASTORE,
+    KeptSecurables,
     UnityCatalog,
     check_name,
 )
 from workspace_emulator.platform.directory import Caller
-from workspace_emulator.storage import Database, from_json, to_json
+from workspace_emulator.storage import Database, from_json
 
 TABLES = """
 CREATE TABLE IF NOT EXISTS uc_sharing (kind TEXT NOT NULL, key TEXT NOT NULL,
@@ -39,27 +39,16 @@ FIELDS = {
 }
 
 
-class SharingObjects:
+class SharingObjects(KeptSecurables):
     """One kind of Delta Sharing object; the unity_catalog area's `Beside` for it."""
 
-    def __init__(self, db: Database, unity_catalog: UnityCatalog, kind: str, label: str,
-                 create_privilege: str) -> None:
-        self._db = db
-        self._uc = unity_catalog
-        self.kind = kind
-        self.label = label
-        self._create_privilege = create_privilege
-        unity_catalog.hold_beside(kind, self)
+    table = "uc_sharing"
 
-    def load(self, conn: sqlite3.Connection, name: str) -> dict[str, Any] | None:
-        row = conn.execute("SELECT doc FROM uc_sharing WHERE kind = ? AND key = ?",
-                           (self.kind, name.lower())).fetchone()
-        return None if row is None else from_json(row["doc"])
+    def _hold(self, unity_catalog: UnityCatalog) -> None:
+        unity_catalog.hold_beside(self.kind, self)
 
-    def _put(self, conn: sqlite3.Connection, doc: dict[str, Any]) -> None:
-        conn.execute("INSERT INTO uc_sharing (kind, key, doc) VALUES (?, ?, ?) ON CONFLICT"
-                     "(kind, key) DO UPDATE SET doc = excluded.doc",
-                     (self.kind, doc["name"].lower(), to_json(doc)))
+    def _row(self, doc: dict[str, Any]) -> dict[str, str]:
+        return {"key": doc["name"].lower()}
 
     def _check(self, spec: dict[str, Any]) -> None:
         """Kind-specific rules of a create (the recipients' and providers' override)."""

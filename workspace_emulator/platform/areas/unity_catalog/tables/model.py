@@ -24,11 +24,12 @@ from workspace_emulator.platform.areas.unity_catalog.unity_catalog.model import 
     FUNCTION,
     SCHEMA,
     TABLE,
+    KeptSecurables,
     UnityCatalog,
     check_name,
 )
 from workspace_emulator.platform.directory import Caller
-from workspace_emulator.storage import Database, from_json, to_json
+from workspace_emulator.storage import Database, from_json
 
 TABLES = """
 CREATE TABLE IF NOT EXISTS uc_schema_objects (kind TEXT NOT NULL, key TEXT NOT NULL,
@@ -49,25 +50,19 @@ def _split(full_name: str, label: str) -> tuple[str, str, str]:
     return parts[0].lower(), parts[1].lower(), parts[2].lower()
 
 
-class SchemaObjects:
+class SchemaObjects(KeptSecurables):
     """One kind of securable in schemas (tables, or functions): the unity_catalog area's
     `SchemaMembers` for it."""
 
-    def __init__(self, db: Database, unity_catalog: UnityCatalog, kind: str, label: str,
-                 create_privilege: str) -> None:
-        self._db = db
-        self._uc = unity_catalog
-        self.kind = kind
-        self.label = label
-        self._create_privilege = create_privilege
-        unity_catalog.hold_in_schemas(kind, self)
+    table = "uc_schema_objects"
+
+    def _hold(self, unity_catalog: UnityCatalog) -> None:
+        unity_catalog.hold_in_schemas(self.kind, self)
+
+    def _row(self, doc: dict[str, Any]) -> dict[str, str]:
+        return {"key": doc["full_name"], "schema": f"{doc['catalog_name']}.{doc['schema_name']}"}
 
     # --- SchemaMembers (inside the unity_catalog area's transactions) ----------------------
-
-    def load(self, conn: sqlite3.Connection, full_name: str) -> dict[str, Any] | None:
-        row = conn.execute("SELECT doc FROM uc_schema_objects WHERE kind = ? AND key = ?",
-                           (self.kind, full_name.lower())).fetchone()
-        return None if row is None else from_json(row["doc"])
 
     def count(self, conn: sqlite3.Connection, schema: str) -> int:
         return int(conn.execute("SELECT count(*) FROM uc_schema_objects WHERE kind = ? AND "
@@ -92,13 +87,6 @@ class SchemaObjects:
             self._uc.move_grants(conn, self.kind, old_key, doc["full_name"])
 
     # --- the objects -----------------------------------------------------------------------
-
-    def _put(self, conn: sqlite3.Connection, doc: dict[str, Any]) -> None:
-        conn.execute(
-            "INSERT INTO uc_schema_objects (kind, key, schema, doc) VALUES (?, ?, ?, ?) "
-            "ON CONFLICT(kind, key) DO UPDATE SET schema = excluded.schema, doc = excluded.doc",
-            (self.kind, doc["full_name"], f"{doc['catalog_name']}.{doc['schema_name']}",
-             to_json(doc)))
 
     def _drop(self, conn: sqlite3.Connection, key: str) -> None:
         conn.execute("DELETE FROM uc_schema_objects WHERE kind = ? AND key = ?",

@@ -34,7 +34,7 @@ from __future__ import annotations
 import sqlite3
 import uuid
 from collections.abc import Iterable
-from typing import Any, Protocol
+from typing import Any, ClassVar, Protocol
 
 from workspace_emulator import clock
 from workspace_emulator.errors import (
@@ -1186,3 +1186,43 @@ class UnityCatalog:
             self._stamp(doc, caller)
             self._put(conn, kind, doc)
         return doc["bindings"]
+
+
+class KeptSecurables:
+    """One kind of securable that another area keeps in a table of its own, a row each
+    (`kind`, `key`, the row's further columns, `doc`): what its objects share, reached by
+    this area as `SchemaMembers` or `Beside` (`_hold`)."""
+
+    table: ClassVar[str]
+
+    def __init__(self, db: Database, unity_catalog: UnityCatalog, kind: str, label: str,
+                 create_privilege: str) -> None:
+        self._db = db
+        self._uc = unity_catalog
+        self.kind = kind
+        self.label = label
+        self._create_privilege = create_privilege
+        self._hold(unity_catalog)
+
+    def _hold(self, unity_catalog: UnityCatalog) -> None:
+        """Tells `unity_catalog` where these securables live (`hold_in_schemas`,
+        `hold_beside`)."""
+        raise NotImplementedError
+
+    def _row(self, doc: dict[str, Any]) -> dict[str, str]:
+        """The row's `key` and its further columns, of the object `doc`."""
+        raise NotImplementedError
+
+    def load(self, conn: sqlite3.Connection, key: str) -> dict[str, Any] | None:
+        row = conn.execute(f"SELECT doc FROM {self.table} WHERE kind = ? AND key = ?",
+                           (self.kind, key.lower())).fetchone()
+        return None if row is None else from_json(row["doc"])
+
+    def _put(self, conn: sqlite3.Connection, doc: dict[str, Any]) -> None:
+        row = self._row(doc)
+        updated = [f"{column} = excluded.{column}" for column in row if column != "key"]
+        conn.execute(
+            f"INSERT INTO {self.table} (kind, {', '.join(row)}, doc) "
+            f"VALUES (?, {', '.join('?' * len(row))}, ?) ON CONFLICT(kind, key) "
+            f"DO UPDATE SET {', '.join([*updated, 'doc = excluded.doc'])}",
+            (self.kind, *row.values(), to_json(doc)))

@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from stacks.guardrails.command import EVENT_LOG_ENV, write
-from stacks.preview_summary import policy_events, summarise
+from stacks.guardrails.command import run_guarded, write
+from stacks.preview_summary import summarise
 from stacks.pulumi_cli import REPO_ROOT, PulumiCli
 from tests.e2e.conftest import StackFactory, platform_writes, write_config
 from workspace_emulator.testing import EmulatorInfo, clear_request_log
@@ -43,12 +43,7 @@ def levels(level: str) -> dict[str, Any]:
 def guarded_preview(stack: PulumiCli) -> tuple[int, list[dict[str, Any]], str]:
     """`pulumi preview --json` with the stack's guardrails: its exit status, the guardrails
     broken (its event log) and the summary the pull request gets."""
-    log = stack.project_dir / "events.jsonl"
-    log.unlink(missing_ok=True)
-    stack.extra_env.update(EVENT_LOG_ENV)
-    result = stack.preview("--json", "--event-log", str(log),
-                           *write(stack.project_dir, stack.stack), check=False)
-    events = policy_events(log.read_text())
+    result, events = run_guarded(stack, "preview", "--json", timeout=900)
     return result.returncode, events, summarise(json.loads(result.stdout), stack.stack, events)
 
 

@@ -19,13 +19,14 @@ from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
 from providers.client import NotFound
-from providers.core.kind import DrillChange, Reference, declare
+from providers.core.kind import Adoption, DrillChange, Reference, declare
 from providers.core.lifecycle import Spec, WorkspaceProvider
 from providers.core.validators import not_blank
 from providers.identity.account_api import (
     AccountGroupsApi,
     AccountPrincipalsApi,
     WorkspaceAssignmentApi,
+    workspace_id_of,
 )
 
 if TYPE_CHECKING:
@@ -153,6 +154,37 @@ class WorkspaceAssignmentProvider(WorkspaceProvider):
             pass  # already unassigned
 
 
+# Why the assignment of the principal the stack signs in as is not adopted.
+OWN_ASSIGNMENT = (
+    "the assignment of the principal the stack signs in as: adopted, a destroy would take "
+    "the stack's own access to the workspace")
+
+
+def _listing(client: WorkspaceClient):
+    """The account's assignments of the workspace `client` reaches (its id from the
+    workspace: `workspace_id_of`), through the account's connection the audit and adopt give
+    it (`client.account`); none without one. The assignment of the principal the client
+    signs in as is listed as left out (`OWN_ASSIGNMENT`)."""
+    if client.account is None:
+        return
+    workspace_id = workspace_id_of(client)
+    if workspace_id is None:
+        return
+    me = client.me()
+    own = {str(me[key]) for key in ("id", "userName", "applicationId") if me.get(key)}
+    for assignment in WorkspaceAssignmentApi(client.account).list(workspace_id):
+        principal = assignment.get("principal") or {}
+        principal_id = str(principal.get("principal_id"))
+        names = {principal_id, *(str(principal[key]) for key in (
+            "user_name", "service_principal_name") if principal.get(key))}
+        name = next((str(principal[key]) for key in ("group_name", "user_name",
+                                                       "service_principal_name",
+                                                       "display_name")
+                     if principal.get(key)), principal_id)
+        yield (assignment_id(workspace_id, principal_id), name,
+               OWN_ASSIGNMENT if names & own else None)
+
+
 def _assignment_id_problem(id_: str) -> str | None:
     try:
         parse_assignment_id(id_)
@@ -172,6 +204,10 @@ KIND = declare(
     summary="an account principal assigned to the workspace as USER or ADMIN",
     import_id="<workspace id>|<the principal's account id>",
     import_id_rule=_assignment_id_problem,
+    inventory=lambda client: ((id_, name) for id_, name, _ in _listing(client)),
+    # An assigned group adopted in the same run is named by its item (`account_group`).
+    adoption=Adoption(objects=_listing,
+                      stands_for={"group_name": ("principal_id", "assigned_principal_id")}),
     drill=DrillChange(lambda item: {
         **item, "permission": "ADMIN" if item.get("permission", "USER") == "USER" else "USER"}),
     account_level=True,

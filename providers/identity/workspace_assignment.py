@@ -133,13 +133,22 @@ class WorkspaceAssignmentProvider(WorkspaceProvider):
         permissions = found["permissions"]
         observed: Spec = {"workspace_id": workspace_id,
                           "permission": "ADMIN" if "ADMIN" in permissions else "USER"}
-        # Named as the recorded state names it; an import: by name where the service says.
+        # Named as the recorded state names it (by id, by name, or both); an import, which
+        # records nothing yet, both ways: the declaration may name it either way (adopt's
+        # item by name, or `account_group:`, its id), and the one it leaves out is no change.
         named = _name_of(found.get("principal") or {})
-        if "principal_id" in recorded or not named:
+        by_name = any(field in recorded for field in NAME_FIELDS)
+        if "principal_id" in recorded or not named or not by_name:
             observed["principal_id"] = principal_id
-        else:
+        if named and ("principal_id" not in recorded or by_name):
             observed |= named
         return observed, {"assigned_principal_id": principal_id}
+
+    def _recorded_shape(self, recorded: Spec, observed: Spec) -> Spec:
+        # The permission is recorded where the declaration leaves it to its default too (an
+        # import of `{account_group, workspace_id}`, as adopt writes a USER assignment): the
+        # diff compares it with the default.
+        return {**recorded, "permission": observed["permission"]} if recorded else observed
 
     def update_object(self, client, id_, recorded, args: WorkspaceAssignmentModel, spec: Spec):
         workspace_id, principal_id = parse_assignment_id(id_)
@@ -207,6 +216,9 @@ KIND = declare(
     inventory=lambda client: ((id_, name) for id_, name, _ in _listing(client)),
     # An assigned group adopted in the same run is named by its item (`account_group`).
     adoption=Adoption(objects=_listing,
+                      # The item names the principal as the account names it.
+                      leaves_out={"principal_id": lambda observed, computed: any(
+                          observed.get(field) for field in NAME_FIELDS)},
                       stands_for={"group_name": ("principal_id", "assigned_principal_id")}),
     drill=DrillChange(lambda item: {
         **item, "permission": "ADMIN" if item.get("permission", "USER") == "USER" else "USER"}),

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from providers.client import WorkspaceClient
+from providers.core.lifecycle import CONNECTION_KEY
 from providers.core.registry import kind_named
 from providers.identity.account_api import AccountGroupsApi, WorkspaceAssignmentApi
 from providers.identity.groups_api import GroupsApi
@@ -96,3 +97,19 @@ def test_without_the_accounts_connection_its_kinds_list_nothing(client, federate
     # The entitlements are the workspace's: listed either way.
     assert f"groups/{federated['id']}" in {
         found.import_id for found in listed(client, kind_named("Entitlements"))}
+
+
+def test_an_import_naming_the_group_by_id_without_the_permission_shows_no_change(
+    account, federated
+):
+    """What the engine's import reads for an adopted assignment whose item names the group's
+    item (`account_group`: its id) and leaves USER, the default, out: no change."""
+    provider = kind_named("WorkspaceAssignment").provider()
+    import_id = f"{WORKSPACE_ID}|{federated['id']}"
+    declared = {"workspace_id": WORKSPACE_ID, "principal_id": str(federated["id"])}
+    read = provider.read(import_id, {CONNECTION_KEY: account, **declared})
+    assert read.outs is not None and read.outs["permission"] == "USER"
+    for old_inputs in ({}, declared):
+        diff = provider.diff(import_id, read.outs, {**declared, CONNECTION_KEY: account},
+                             old_inputs=old_inputs)
+        assert not diff.changes, diff.changed_keys

@@ -370,23 +370,27 @@ def with_references(
 ) -> dict[str, Any]:
     """The candidate's item, each id field that points at an object its target list holds
     written as that item's name (`job: nightly-etl` in place of `job_id: 42`), in place; so
-    too the ids in its nested objects (`with_nested_names`: a job cluster's pool)."""
+    too the ids in its nested objects (`with_nested_names`: a job cluster's pool). A field
+    several references fill (an Entitlements' `group_id`: a Group's or an AccountGroup's)
+    names the item of whichever list holds the id; a field that stands for a reference's
+    (`Adoption.stands_for`: an assignment's `group_name`) names that item too."""
     item = dict(candidate.item or {})
-    by_field = {
-        reference.field: (key, reference)
-        for key, declared in kind.item_references.items()
-        if isinstance(reference := reference_for(declared, item), Reference)
-    }
+    by_field: dict[str, list[tuple[str, Reference]]] = {}
+    for key, declared in kind.item_references.items():
+        if isinstance(reference := reference_for(declared, item), Reference):
+            by_field.setdefault(reference.field, []).append((key, reference))
+    stands_for = {name: field for name, (field, _) in kind.adoption.stands_for.items()}
     if named_by_setting(kind) and "name" not in item:
         item = {"name": candidate.display_name, **item}
     made: dict[str, Any] = {}
     for name, value in item.items():
-        target_id = candidate.references.get(name)
-        if name in by_field and target_id is not None:
-            key, reference = by_field[name]
-            target = known.name_of(reference, str(target_id))
-            if target is not None:
-                made[key] = target
+        field_ = stands_for.get(name, name)
+        target_id = candidate.references.get(field_)
+        if target_id is not None:
+            found = next(((key, target) for key, reference in by_field.get(field_, ())
+                          if (target := known.name_of(reference, str(target_id)))), None)
+            if found is not None:
+                made[found[0]] = found[1]
                 continue
         made[name] = value
     return with_nested_names(kind, candidate.references, known, made)

@@ -197,11 +197,19 @@ def listed(client: WorkspaceClient, kind: Kind) -> Iterator[Listed]:
         return
     principal_of = kind.adoption.principal_of
     signed_in = _signed_in_names(client) if principal_of is not None else frozenset()
-    for import_id, name in listing(client):
-        reason = None
+    # An entry may carry why the kind leaves it out (a workspace's copy of an account group).
+    for import_id, name, *why in listing(client):
+        reason = why[0] if why else None
         if principal_of is not None and principal_of(str(import_id)) in signed_in:
             reason = OWN_PRINCIPAL
         yield Listed(str(import_id), str(name or import_id), reason)
+
+
+def client_for(client: WorkspaceClient, kind: Kind) -> WorkspaceClient | None:
+    """The client the kind's objects are read through: the account's connection
+    (`client.account`, which the audit and adopt make from the stack's config) for a kind
+    of the account, None where there is none; the workspace's for every other kind."""
+    return client.account if kind.account_level else client
 
 
 def candidates(client: WorkspaceClient, kind: Kind) -> Iterator[Candidate]:
@@ -227,8 +235,11 @@ def candidate_of(
                    f"(`{NAMESPACE}:auditIgnore` {kind.audit_key}:<its name>) or rename it")
         return Candidate(kind, import_id, display_name, None, problem, {})
     provider = kind.provider()
+    reader = client_for(client, kind)
+    if reader is None:  # not listed without the account's connection: nothing to read
+        return None
     try:
-        found = provider.read_object(client, import_id, {})
+        found = provider.read_object(reader, import_id, {})
     except WorkspaceError as error:
         if is_gone(error):
             return None
@@ -250,7 +261,7 @@ def candidate_of(
         return Candidate(kind, import_id, display_name, None, problem, {})
     with staged(files) as source:
         item = item_of(kind, observed, computed, source)
-        references = references_of(kind, item)
+        references = references_of(kind, item) | stood_for(kind, item, computed)
         differing = differences(kind, item, observed, computed)
     if _secret_inputs(kind) and holds_secret(kind, observed):
         return Candidate(
@@ -442,6 +453,18 @@ def references_of(kind: Kind, item: Mapping[str, Any]) -> dict[str, str]:
             if isinstance(reference, Reference) and holder.get(reference.field) is not None:
                 found[f"{path}.{reference.field}"] = str(holder[reference.field])
     return found
+
+
+def stood_for(
+    kind: Kind, item: Mapping[str, Any], computed: Mapping[str, Any]
+) -> dict[str, str]:
+    """Reference field -> import id of the object an item field names by name in its stead
+    (`Adoption.stands_for`: an assignment's `group_name`, the group's id its output)."""
+    return {
+        field: str(computed[output])
+        for name, (field, output) in kind.adoption.stands_for.items()
+        if item.get(name) is not None and computed.get(output) is not None
+    }
 
 
 # --- verification ------------------------------------------------------------------------

@@ -41,7 +41,11 @@ from providers.core.registry import kinds
 from providers.workspace.workspace_objects import one_tree_walk
 from stacks import adoption, split
 from stacks.config_rules import (
+    ACCOUNT_HOST_KEY,
+    ACCOUNT_ID_KEY,
     SECRET_KEYS,
+    account_overrides,
+    account_problems,
     connection_problems,
     connection_settings,
     method_of,
@@ -53,7 +57,7 @@ from stacks.pulumi_cli import EngineNotFound, PulumiCli, PulumiError
 
 STACK_TYPE = "pulumi:pulumi:Stack"
 IGNORE_KEY = "auditIgnore"
-ACCOUNT_KEY = "accountId"
+ACCOUNT_KEY = ACCOUNT_ID_KEY
 ACCOUNT_ID = re.compile(r"[A-Za-z0-9-]+")
 
 EXIT_CLEAN, EXIT_UNMANAGED, EXIT_ERROR = 0, 1, 2
@@ -221,10 +225,14 @@ def project_stacks(cli: PulumiCli) -> list[str]:
     return sorted(entry["name"] for entry in listed)
 
 
+def _unprefixed(values: dict[str, Any]) -> dict[str, Any]:
+    prefix = f"{NAMESPACE}:"
+    return {k.removeprefix(prefix): v for k, v in values.items() if k.startswith(prefix)}
+
+
 def connection_of(values: dict[str, Any]) -> Connection:
     """The audited workspace's connection from the stack's config values."""
-    prefix = f"{NAMESPACE}:"
-    unprefixed = {k.removeprefix(prefix): v for k, v in values.items() if k.startswith(prefix)}
+    unprefixed = _unprefixed(values)
     found = connection_problems(unprefixed)
     method = method_of(unprefixed.get("authType"))
     if method is not None:
@@ -241,12 +249,32 @@ def connection_of(values: dict[str, Any]) -> Connection:
         raise AuditError(f"invalid workspace connection in the stack's config: {exc}") from None
 
 
+def account_connection_of(values: dict[str, Any]) -> Connection | None:
+    """The account's connection as the stack program makes it (the workspace's sign-in at
+    `workspace:accountHost`, with `workspace:accountId`: config_rules.account_overrides),
+    where the stack's config has both; None where it lacks either."""
+    unprefixed = _unprefixed(values)
+    if any(unprefixed.get(key) in (None, "") for key in (ACCOUNT_HOST_KEY, ACCOUNT_ID_KEY)):
+        return None
+    found = account_problems(unprefixed, {})
+    if found:
+        raise AuditError("; ".join(found))
+    settings = {**connection_settings(unprefixed), **account_overrides(unprefixed)}
+    try:
+        return Connection.model_validate(
+            {k: v for k, v in settings.items() if v is not None})
+    except ValueError as exc:
+        raise AuditError(f"invalid account connection in the stack's config: {exc}") from None
+
+
 def account_client(
     connection: Connection, values: dict[str, Any], notes: TextIO | None = None
 ) -> WorkspaceClient:
     """The audited workspace's client, knowing its account from `workspace:accountId` (the
-    service principals' rule sets are named by it; no workspace call tells it). Without
-    it the rule sets are not listed, and `notes` says so."""
+    service principals' rule sets are named by it; no workspace call tells it), and with
+    the account's own connection (`client.account`) where the config also names the account
+    host: the account-level kinds are listed and read through it. Without either setting
+    `notes` says what is not listed and the commands that list it."""
     client = WorkspaceClient(connection)
     value = values.get(f"{NAMESPACE}:{ACCOUNT_KEY}")
     if value is None:
@@ -264,6 +292,20 @@ def account_client(
         )
     else:
         client.account_id = value
+    account = account_connection_of(values)
+    if account is not None:
+        client.account = WorkspaceClient(account)
+    elif notes is not None:
+        # The kinds the audit and adopt cannot list without the account's connection.
+        listed = ", ".join(kind.config_key or kind.name for kind in kinds()
+                           if kind.account_level)
+        print(
+            f"note: the account's objects ({listed}) are not listed: "
+            f"`pulumi config set {NAMESPACE}:{ACCOUNT_HOST_KEY} <the account host, e.g. "
+            f"https://accounts.cloud.databricks.com>` and `pulumi config set "
+            f"{NAMESPACE}:{ACCOUNT_ID_KEY} <the account's id>` list them (docs/audit.md)",
+            file=notes,
+        )
     return client
 
 

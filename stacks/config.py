@@ -29,12 +29,11 @@ from providers.auth.component import WorkspaceAuthArgs
 from providers.client.auth_type import METHODS
 from providers.core.registry import by_config_key
 from stacks.config_rules import (
-    ACCOUNT_HOST_KEY,
-    ACCOUNT_ID_KEY,
     CONNECTION_KEYS,
     SECRET_KEYS,
     SECRET_PLACEHOLDER,
     account_kinds_declared,
+    account_overrides,
     decoded_list,
     decoded_object,
     method_of,
@@ -74,12 +73,7 @@ class StackSettings:
         """The account connection: the workspace's sign-in, at the account host, with the
         account's id (docs/account.md). Only where `has_account_items` (the config rules
         then require both settings)."""
-        args = self.auth_args()
-        return dataclasses.replace(
-            args, base_url=self.values[ACCOUNT_HOST_KEY],
-            account_id=self.values[ACCOUNT_ID_KEY],
-            # The workspace's alone: its Azure resource and its wire form.
-            azure_workspace_resource_id=None, wire_form=None)
+        return dataclasses.replace(self.auth_args(), **account_overrides(self.values))
 
     @property
     def allow_insecure_http(self) -> bool:

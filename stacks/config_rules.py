@@ -223,6 +223,15 @@ def account_kinds_declared(lists: Mapping[str, list[dict[str, Any]]]) -> list[st
             if kind.account_level and lists.get(key)]
 
 
+def account_overrides(values: Mapping[str, Any]) -> dict[str, Any]:
+    """What the account connection changes of the workspace's (keys without namespace): the
+    account host and the account's id; the workspace's alone (its Azure resource, its wire
+    form) left out. The sign-in is the workspace's. The stack program
+    (`StackSettings.account_auth_args`), the audit and adopt (stacks/audit.py) make it so."""
+    return {"base_url": values[ACCOUNT_HOST_KEY], "account_id": values[ACCOUNT_ID_KEY],
+            "azure_workspace_resource_id": None, "wire_form": None}
+
+
 def account_problems(values: Mapping[str, Any],
                      lists: Mapping[str, list[dict[str, Any]]]) -> list[str]:
     """The account connection's settings: both needed once an account-level list has

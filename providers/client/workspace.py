@@ -120,6 +120,10 @@ class WorkspaceClient:
         # workspace call tells it): the audit and adopt set it from `workspace:accountId`
         # to list the service principals' rule sets, which are named by it.
         self.account_id: str | None = connection.account_id
+        # The account's own connection, where the caller has one (the audit and adopt, from
+        # `workspace:accountHost` and `workspace:accountId`): the account-level kinds are
+        # listed and read through it.
+        self.account: WorkspaceClient | None = None
         self.wire: WireProfile = profile(connection.wire_form)
         self._policy = http.CallPolicy(
             timeout_seconds=connection.timeout_seconds,

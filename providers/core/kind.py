@@ -295,8 +295,10 @@ class Adoption:
     optional; the defaults adopt every listed object as its import reads it."""
 
     # (import id, display name) of every object to adopt where that is not the audit's
-    # `inventory` (a repo's branch: the repos the audit lists as repos).
-    objects: Callable[[Any], Iterable[tuple[str, str]]] | None = None
+    # `inventory` (a repo's branch: the repos the audit lists as repos); an entry may add why
+    # it is left out, (import id, display name, reason) (a workspace's copy of an account
+    # group: the account's kinds adopt it), neither adopted nor reported by the audit.
+    objects: Callable[[Any], Iterable[tuple[str, ...]]] | None = None
     # Inputs an item takes from the computed outputs (a principal's application id).
     from_outputs: tuple[str, ...] = ()
     # Settings of the observed spec an item leaves out, each with when: (observed spec,
@@ -311,6 +313,12 @@ class Adoption:
     principal_of: Callable[[str], str] | None = None
     # Why the kind is not adopted at all, though importable (what to do instead).
     refused: str | None = None
+    # An item field naming by name the object a reference's field names by id, with the
+    # output holding that id: (reference field, output). Where adopt adopts that object in
+    # the same run, the item names its item instead (a WorkspaceAssignment's `group_name`
+    # stands for its `principal_id`, the output `assigned_principal_id`: `account_group:
+    # <the accountGroups item>`).
+    stands_for: Mapping[str, tuple[str, str]] = field(default_factory=dict)
     # Whether an object (its observed spec) holds a secret input, which the service never
     # returns, so that no item declares it as it is and its candidate says how to set the
     # value; None: every object of a kind with secret inputs does (a Secret's value). A

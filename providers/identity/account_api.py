@@ -9,10 +9,16 @@ from typing import Any
 from urllib.parse import quote
 
 from providers.client.calls import Calls
+from providers.client.errors import WorkspaceError
+from providers.client.wire import SCIM_ME
 from providers.identity.groups_api import GROUP_SCHEMA
 from providers.identity.scim_api import PATCH_OP_SCHEMA, list_resources, quoted
 
 Resources = list[dict[str, Any]]  # (`list` is a method's name in the classes below)
+# The workspace's host metadata (unauthenticated on the service) and the header in which
+# the workspace's answers name it: where the official SDK finds a workspace's id.
+HOST_METADATA = "/.well-known/databricks-config"
+ORG_ID_HEADER = "X-Databricks-Org-Id"
 
 
 class NotAnAccountConnection(ValueError):
@@ -114,3 +120,16 @@ class WorkspaceAssignmentApi:
 
     def delete(self, workspace_id: int, principal_id: str) -> None:
         self.client.delete(f"{self._base(workspace_id)}/principals/{int(principal_id)}")
+
+
+def workspace_id_of(client: Any) -> int | None:
+    """The id of the workspace `client` (a workspace's) reaches, which the account's
+    assignments name: its host metadata's `workspace_id`, else the `X-Databricks-Org-Id`
+    header of its SCIM Me answer (as the official SDK finds it); None where neither says."""
+    try:
+        found = client.get(HOST_METADATA).get("workspace_id")
+    except WorkspaceError:
+        found = None
+    if found is None or not str(found).isdigit():
+        found = client.transfer("GET", SCIM_ME).headers.get(ORG_ID_HEADER)
+    return int(found) if found is not None and str(found).isdigit() else None

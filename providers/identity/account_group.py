@@ -17,7 +17,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict
 from providers.client import AlreadyExists
 from providers.core import import_ids
 from providers.core.create_or_adopt import create_or_adopt
-from providers.core.kind import Adoption, DrillChange, declare
+from providers.core.kind import DrillChange, declare
 from providers.core.lifecycle import Spec, WorkspaceProvider
 from providers.core.validators import not_blank
 from providers.identity.account_api import AccountGroupsApi
@@ -85,11 +85,11 @@ def _set(client: WorkspaceClient, current: Mapping[str, Any], spec: Spec) -> dic
 
 
 def _inventory(client: WorkspaceClient):
-    """The account's groups, through an account connection; none through a workspace's
-    (the audit and adopt read the workspace)."""
-    if client.connection.account_id is None:
+    """The account's groups, through the account's connection the audit and adopt give the
+    workspace's client (`client.account`); none without one."""
+    if client.account is None:
         return
-    for group in AccountGroupsApi(client).list():
+    for group in AccountGroupsApi(client.account).list():
         yield str(group["id"]), str(group.get("displayName", ""))
 
 
@@ -114,8 +114,5 @@ KIND = declare(
     stack_output=("account_groups", lambda resource: resource.id),
     inventory=lambda client: _inventory(client),
     drill=DrillChange(lambda group: {**group, "external_id": "drill-changed"}),
-    adoption=Adoption(refused=(
-        "the account's, not the workspace's (adopt reads the workspace): declare each with "
-        "`import: <its account SCIM id>` in workspace:accountGroups")),
     account_level=True,
 )

@@ -18,10 +18,11 @@ from typing import TYPE_CHECKING, Annotated, Any, get_args
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, model_validator
 
-from providers.core.kind import Adoption, DrillChange, Reference, declare
+from providers.core.kind import DrillChange, Reference, declare
 from providers.core.lifecycle import Spec, WorkspaceProvider
 from providers.core.validators import no_duplicates
 from providers.identity.entitlements_api import EntitlementsApi
+from providers.identity.groups_api import GroupsApi, is_account_group
 from providers.identity.scim_fields import Entitlement
 
 if TYPE_CHECKING:
@@ -135,6 +136,17 @@ class EntitlementsProvider(WorkspaceProvider):
         _converge(client, collection, principal_id, [e for e in held if e not in declared])
 
 
+def _listing(client: WorkspaceClient):
+    """The entitlements of the account groups assigned to the workspace, of each that holds
+    any the kind manages (a group of the workspace's own declares its entitlements on its
+    Group item; a user's and a principal's are theirs)."""
+    for group in GroupsApi(client).list():
+        held = {str(e.get("value")) for e in group.get("entitlements") or []}
+        if is_account_group(group) and held & MANAGED:
+            yield (entitlements_id("Groups", str(group["id"])),
+                   str(group.get("displayName") or group["id"]))
+
+
 def _entitlements_id_problem(id_: str) -> str | None:
     try:
         parse_entitlements_id(id_)
@@ -162,11 +174,7 @@ KIND = declare(
             "(authoritative for the four the workspace grants)",
     import_id="<groups|users|servicePrincipals>/<the principal's SCIM id>",
     import_id_rule=_entitlements_id_problem,
-    inventory=None,
-    adoption=Adoption(refused=(
-        "a setting of its principal, adopted with it (a Group's, User's or "
-        "ServicePrincipal's `entitlements`): declare an account principal's with "
-        "`import: groups/<id>` (users/<id>, servicePrincipals/<id>)")),
+    inventory=_listing,
     drill=DrillChange(lambda item: {
         **item, "entitlements": sorted(set(item.get("entitlements", []))
                                        ^ {"allow-cluster-create"})}),

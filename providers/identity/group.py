@@ -17,10 +17,10 @@ from pydantic import AfterValidator, BaseModel, ConfigDict
 from providers.client import AlreadyExists
 from providers.core import import_ids
 from providers.core.create_or_adopt import create_or_adopt
-from providers.core.kind import DrillChange, declare
+from providers.core.kind import Adoption, DrillChange, declare
 from providers.core.lifecycle import Spec, WorkspaceProvider
 from providers.core.validators import no_duplicates, not_blank
-from providers.identity.groups_api import GroupsApi
+from providers.identity.groups_api import GroupsApi, is_account_group
 from providers.identity.scim_fields import Entitlement
 
 if TYPE_CHECKING:
@@ -129,6 +129,21 @@ class GroupProvider(WorkspaceProvider):
         return spec
 
 
+ACCOUNT_GROUP_LEFT_OUT = (
+    "an account group assigned to the workspace (identity federation), not a workspace "
+    "group: adopted from the account as its accountGroups, workspaceAssignments and "
+    "entitlements items (workspace:accountHost and workspace:accountId list the first two)")
+
+
+def _listing(client: WorkspaceClient):
+    """The workspace's groups but its own (`admins`, `users`), an account group's copy with
+    why it is left out (`ACCOUNT_GROUP_LEFT_OUT`)."""
+    for group in GroupsApi(client).list():
+        if group.get("displayName") not in SYSTEM_GROUPS:
+            yield (str(group["id"]), str(group.get("displayName", "")),
+                   ACCOUNT_GROUP_LEFT_OUT if is_account_group(group) else None)
+
+
 KIND = declare(
     name="Group",
     provider=GroupProvider,
@@ -140,11 +155,8 @@ KIND = declare(
     import_id="the group's SCIM id",
     import_id_rule=import_ids.one_segment,
     stack_output=("groups", lambda resource: resource.id),
-    inventory=lambda client: (
-        (str(g["id"]), str(g.get("displayName", "")))
-        for g in GroupsApi(client).list()
-        if g.get("displayName") not in SYSTEM_GROUPS
-    ),
+    inventory=lambda client: ((id_, name) for id_, name, why in _listing(client) if not why),
+    adoption=Adoption(objects=_listing),
     drill=DrillChange(
         lambda group: {
             **group,

@@ -17,8 +17,16 @@ from providers.identity.scim_api import PATCH_OP_SCHEMA, list_resources, quoted
 GROUPS_PATH = f"{SCIM_BASE}/Groups"
 USERS_PATH = f"{SCIM_BASE}/Users"
 GROUP_SCHEMA = "urn:ietf:params:scim:schemas:core:2.0:Group"
+# What the workspace's SCIM calls a group of the account assigned to it (identity
+# federation) in `meta.resourceType`; one of its own is a `WorkspaceGroup`.
+ACCOUNT_GROUP_TYPE = "Group"
 # Names the class's own `list` method would shadow in its annotations.
 Resources = list[dict[str, Any]]
+
+
+def is_account_group(group: Mapping[str, Any]) -> bool:
+    """Whether a group the workspace's SCIM answers is an account group assigned to it."""
+    return (group.get("meta") or {}).get("resourceType") == ACCOUNT_GROUP_TYPE
 
 
 class GroupsApi:

@@ -19,13 +19,14 @@ from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
 from providers.client import NotFound
-from providers.core.kind import DrillChange, Reference, declare
+from providers.core.kind import Adoption, DrillChange, Reference, declare
 from providers.core.lifecycle import Spec, WorkspaceProvider
 from providers.core.validators import not_blank
 from providers.identity.account_api import (
     AccountGroupsApi,
     AccountPrincipalsApi,
     WorkspaceAssignmentApi,
+    workspace_id_of,
 )
 
 if TYPE_CHECKING:
@@ -132,13 +133,22 @@ class WorkspaceAssignmentProvider(WorkspaceProvider):
         permissions = found["permissions"]
         observed: Spec = {"workspace_id": workspace_id,
                           "permission": "ADMIN" if "ADMIN" in permissions else "USER"}
-        # Named as the recorded state names it; an import: by name where the service says.
+        # Named as the recorded state names it (by id, by name, or both); an import, which
+        # records nothing yet, both ways: the declaration may name it either way (adopt's
+        # item by name, or `account_group:`, its id), and the one it leaves out is no change.
         named = _name_of(found.get("principal") or {})
-        if "principal_id" in recorded or not named:
+        by_name = any(field in recorded for field in NAME_FIELDS)
+        if "principal_id" in recorded or not named or not by_name:
             observed["principal_id"] = principal_id
-        else:
+        if named and ("principal_id" not in recorded or by_name):
             observed |= named
         return observed, {"assigned_principal_id": principal_id}
+
+    def _recorded_shape(self, recorded: Spec, observed: Spec) -> Spec:
+        # The permission is recorded where the declaration leaves it to its default too (an
+        # import of `{account_group, workspace_id}`, as adopt writes a USER assignment): the
+        # diff compares it with the default.
+        return {**recorded, "permission": observed["permission"]} if recorded else observed
 
     def update_object(self, client, id_, recorded, args: WorkspaceAssignmentModel, spec: Spec):
         workspace_id, principal_id = parse_assignment_id(id_)
@@ -151,6 +161,37 @@ class WorkspaceAssignmentProvider(WorkspaceProvider):
             WorkspaceAssignmentApi(client).delete(workspace_id, principal_id)
         except NotFound:
             pass  # already unassigned
+
+
+# Why the assignment of the principal the stack signs in as is not adopted.
+OWN_ASSIGNMENT = (
+    "the assignment of the principal the stack signs in as: adopted, a destroy would take "
+    "the stack's own access to the workspace")
+
+
+def _listing(client: WorkspaceClient):
+    """The account's assignments of the workspace `client` reaches (its id from the
+    workspace: `workspace_id_of`), through the account's connection the audit and adopt give
+    it (`client.account`); none without one. The assignment of the principal the client
+    signs in as is listed as left out (`OWN_ASSIGNMENT`)."""
+    if client.account is None:
+        return
+    workspace_id = workspace_id_of(client)
+    if workspace_id is None:
+        return
+    me = client.me()
+    own = {str(me[key]) for key in ("id", "userName", "applicationId") if me.get(key)}
+    for assignment in WorkspaceAssignmentApi(client.account).list(workspace_id):
+        principal = assignment.get("principal") or {}
+        principal_id = str(principal.get("principal_id"))
+        names = {principal_id, *(str(principal[key]) for key in (
+            "user_name", "service_principal_name") if principal.get(key))}
+        name = next((str(principal[key]) for key in ("group_name", "user_name",
+                                                       "service_principal_name",
+                                                       "display_name")
+                     if principal.get(key)), principal_id)
+        yield (assignment_id(workspace_id, principal_id), name,
+               OWN_ASSIGNMENT if names & own else None)
 
 
 def _assignment_id_problem(id_: str) -> str | None:
@@ -172,6 +213,13 @@ KIND = declare(
     summary="an account principal assigned to the workspace as USER or ADMIN",
     import_id="<workspace id>|<the principal's account id>",
     import_id_rule=_assignment_id_problem,
+    inventory=lambda client: ((id_, name) for id_, name, _ in _listing(client)),
+    # An assigned group adopted in the same run is named by its item (`account_group`).
+    adoption=Adoption(objects=_listing,
+                      # The item names the principal as the account names it.
+                      leaves_out={"principal_id": lambda observed, computed: any(
+                          observed.get(field) for field in NAME_FIELDS)},
+                      stands_for={"group_name": ("principal_id", "assigned_principal_id")}),
     drill=DrillChange(lambda item: {
         **item, "permission": "ADMIN" if item.get("permission", "USER") == "USER" else "USER"}),
     account_level=True,

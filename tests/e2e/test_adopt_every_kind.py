@@ -3,8 +3,11 @@ filler makes (tools/fill_workspace.py with `kinds=ALL_KINDS`, `--all-kinds`: Uni
 catalogs, schemas, volumes, grants, storage and service credentials, external locations,
 SQL warehouses, instance pools, users, notebooks and Git credentials besides the default
 kinds), and a storage credential of an Azure service principal made by hand, taken over at
-once (docs/adopt.md). The stack names its account, so the service principals' rule sets
-are listed too.
+once (docs/adopt.md). The stack names its account and the account host, so the service
+principals' rule sets are listed too, and so is the account around the workspace: an account
+group assigned to the workspace with entitlements is taken over as its three items
+(accountGroups, workspaceAssignments, entitlements naming the group's item), not as a
+workspace group.
 
 Adopt refuses only what cannot be declared by design, each with its reason and the command
 that sets the value: a secret's value, a Git credential's token and the storage credential's
@@ -26,13 +29,17 @@ import uuid
 
 import pytest
 
+from providers.client import WorkspaceClient
+from providers.identity.account_api import AccountGroupsApi, WorkspaceAssignmentApi
+from providers.identity.groups_api import GroupsApi
 from providers.secrets.secrets_api import SecretsApi
 from providers.unity_catalog.storage_credentials_api import StorageCredentialsApi
 from providers.workspace.git_credentials_api import GitCredentialsApi
 from stacks.pulumi_cli import REPO_ROOT, PulumiCli
-from tests.conftest import emulator_client
+from tests.conftest import emulator_client, emulator_connection
 from tests.e2e.conftest import StackFactory, platform_writes, write_config
 from tests.e2e.team_support import audit_report, config_items, refused_objects, run_adopt
+from tests.emulator.support import WORKSPACE_ID
 from tools.fill_workspace import ALL_KINDS, EMULATOR_ACCOUNT_ID, Filled, fill
 from workspace_emulator.testing import EmulatorInfo, clear_request_log
 
@@ -66,6 +73,35 @@ def refused_by_design(filled: Filled, credential: str) -> set[tuple[str, str]]:
             | {("storage_credential", credential)})
 
 
+def assign_an_account_group(emulator: EmulatorInfo) -> dict[str, str]:
+    """An account group assigned to the workspace as USER and given an entitlement there, as
+    an administrator does in the account console and the workspace's settings."""
+    workspace = emulator_client(emulator, "public")
+    account = WorkspaceClient(emulator_connection(emulator, "public").model_copy(
+        update={"account_id": EMULATOR_ACCOUNT_ID}))
+    group = AccountGroupsApi(account).create({"displayName": f"analysts-{uuid.uuid4().hex[:6]}"})
+    WorkspaceAssignmentApi(account).set(WORKSPACE_ID, str(group["id"]), ["USER"])
+    GroupsApi(workspace).patch(str(group["id"]), [
+        {"op": "add", "path": "entitlements", "value": [{"value": "databricks-sql-access"}]}])
+    return {"id": str(group["id"]), "name": group["displayName"]}
+
+
+def assert_taken_over_as_the_accounts(stack: PulumiCli, group: dict[str, str]) -> None:
+    """The assigned account group is its three items, the assignment's and the
+    entitlements' naming the group's item; no workspace group."""
+    [item] = [i for i in config_items(stack, "accountGroups") if i["import"] == group["id"]]
+    assert item["display_name"] == group["name"], item
+    assert [{k: v for k, v in i.items() if k != "name"}
+            for i in config_items(stack, "workspaceAssignments")] == [
+        {"import": f"{WORKSPACE_ID}|{group['id']}", "workspace_id": WORKSPACE_ID,
+         "account_group": item["name"]}]
+    assert [{k: v for k, v in i.items() if k != "name"}
+            for i in config_items(stack, "entitlements")] == [
+        {"import": f"groups/{group['id']}", "account_group": item["name"],
+         "entitlements": ["databricks-sql-access"]}]
+    assert group["id"] not in {i.get("import") for i in config_items(stack, "groups")}
+
+
 def test_a_workspace_of_every_kind_is_taken_over_with_no_write(
     workspace_stack: StackFactory, emulator: EmulatorInfo
 ) -> None:
@@ -75,14 +111,24 @@ def test_a_workspace_of_every_kind_is_taken_over_with_no_write(
     credential = f"by-hand-sp-cred-{uuid.uuid4().hex[:6]}"
     StorageCredentialsApi(emulator_client(emulator, "public")).create(
         {"name": credential, "azure_service_principal": SERVICE_PRINCIPAL})
+    group = assign_an_account_group(emulator)
     stack = workspace_stack(wire_form="public")
-    write_config(stack, {"workspace:accountId": EMULATOR_ACCOUNT_ID})
+    write_config(stack, {"workspace:accountId": EMULATOR_ACCOUNT_ID,
+                         "workspace:accountHost": emulator.base_url})
     content_dir = f"build/e2e-adopt/every-kind-{uuid.uuid4().hex[:6]}"
     try:
+        # Before adopt the audit reports the assigned account group as the account's
+        # objects, not as a workspace group.
+        before = {(o["kind"], o["id"]) for o in audit_report(stack)["unmanaged"]}
+        assert {("account_group", group["id"]),
+                ("workspace_assignment", f"{WORKSPACE_ID}|{group['id']}"),
+                ("entitlements", f"groups/{group['id']}")} <= before
+        assert ("group", group["id"]) not in before
         adopted = run_adopt(stack, "--content-dir", content_dir, expect=1)
         assert CLIENT_SECRET not in adopted.stdout + adopted.stderr
         refused = refused_objects(adopted.stdout)
         assert refused == refused_by_design(filled, credential), adopted.stdout
+        assert_taken_over_as_the_accounts(stack, group)
         for kind, id_ in refused:
             row = next(line for line in adopted.stdout.splitlines()
                        if line.split()[:2] == [kind, id_])

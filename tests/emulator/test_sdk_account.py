@@ -37,6 +37,36 @@ def test_host_metadata_names_the_account_and_the_workspace(emulator):
     assert (meta["account_id"], meta["workspace_id"]) == (ACCOUNT_ID, str(WORKSPACE_ID))
 
 
+def test_the_workspace_id_is_in_the_org_id_header_of_scim_me(emulator, token):
+    """The official SDK's get_workspace_id with no workspace id in its config (none from the
+    host metadata either) reads the `X-Databricks-Org-Id` header of SCIM Me."""
+    sdk = WorkspaceClient(host=emulator.base_url, token=token)
+    sdk.config.workspace_id = ""  # as if the host metadata had given none
+    assert sdk.get_workspace_id() == WORKSPACE_ID
+
+
+def test_an_assigned_account_group_is_a_group_a_local_one_a_workspace_group(account, sdk):
+    """The workspace's SCIM tells an account group assigned to it (identity federation)
+    from one of its own by `meta.resourceType`, as the service does, in a list and a get."""
+    assigned = account.groups.create(display_name=unique("acct-federated"))
+    account.workspace_assignment.update(WORKSPACE_ID, int(assigned.id), permissions=[USER])
+    local = sdk.groups.create(display_name=unique("ws-local"))
+    try:
+        kinds = {g.id: g.meta.resource_type for g in sdk.groups.list(attributes="id,meta")
+                 if g.id in (assigned.id, local.id)}
+        assert kinds == {assigned.id: "Group", local.id: "WorkspaceGroup"}
+        assert sdk.groups.get(assigned.id).meta.resource_type == "Group"
+        assert sdk.groups.get(local.id).meta.resource_type == "WorkspaceGroup"
+        # Its entitlements changed in the workspace: still the account's group.
+        sdk.groups.patch(assigned.id, operations=[iam.Patch(
+            op=iam.PatchOp.ADD, path="entitlements", value=[{"value": "workspace-access"}])])
+        assert sdk.groups.get(assigned.id).meta.resource_type == "Group"
+    finally:
+        sdk.groups.delete(local.id)
+        account.workspace_assignment.delete(WORKSPACE_ID, int(assigned.id))
+        account.groups.delete(assigned.id)
+
+
 def test_account_groups_crud(account):
     name = unique("acct-group")
     user = account.users.create(user_name=f"{unique('u')}@example.com")

@@ -121,9 +121,17 @@ def test_workspace_assignment_lifecycle(account, account_client, client) -> None
     drifted = provider.read(made.id, updated.outs)
     assert provider.diff(made.id, drifted.outs, admin).changed_keys == ["permission"]
 
+    # An import records the principal both ways: a declaration by name or by id (adopt's
+    # `account_group:` item reference) shows no change, as the host diffs an import
+    # (nothing declared before) and every preview after it.
     imported = provider.read(made.id, {CONNECTION_KEY: account})
     assert imported.outs["group_name"] == group_outs["display_name"]
-    assert not provider.diff(made.id, imported.outs, props).changes
+    assert imported.outs["principal_id"] == group_id
+    by_id = {"workspace_id": WORKSPACE_ID, "principal_id": group_id, CONNECTION_KEY: account}
+    for declared in (props, by_id):
+        for old_inputs in ({}, declared):
+            assert not provider.diff(made.id, imported.outs, declared,
+                                     old_inputs=old_inputs).changes
 
     provider.delete(made.id, updated.outs)
     assert provider.read(made.id, updated.outs).id is None

@@ -52,16 +52,13 @@ def test_every_importable_object_kind_is_adoptable_but_repo_branches_and_volume_
         "DashboardEmbeddingPolicySetting", "DashboardEmbeddingDomainsSetting",
         "AutomaticClusterUpdateSetting", "ComplianceSecurityProfileSetting",
         "EnhancedSecurityMonitoringSetting", "NotificationDestination",
+        # The account's, through its connection (workspace:accountHost, accountId), and the
+        # entitlements of its groups assigned to the workspace.
+        "AccountGroup", "WorkspaceAssignment", "Entitlements",
     }
     refused = not_adoptable()
     assert set(refused) == {"ClusterState", "JobRun", "PipelineUpdate", "RepoBranch", "Grant",
-                            "VolumeFile", "AccountGroup", "WorkspaceAssignment",
-                            "Entitlements", "Token"}
-    # The account's objects are not the workspace's that adopt reads; entitlements are
-    # their principal's setting, adopted with it.
-    assert "import: <its account SCIM id>" in refused["AccountGroup"]
-    assert "its objects cannot be listed" in refused["WorkspaceAssignment"]
-    assert "adopted with it" in refused["Entitlements"]
+                            "VolumeFile", "Token"}
     assert "action" in refused["JobRun"] and "action" in refused["ClusterState"]
     assert "action" in refused["PipelineUpdate"]
     assert "Repo item" in refused["RepoBranch"]

@@ -47,6 +47,9 @@ class Group:
     external_id: str | None = None
     # The groups this group is a member of.
     group_ids: tuple[str, ...] = ()
+    # An account group assigned to the workspace (identity federation), not the workspace's
+    # own: its SCIM `meta.resourceType` is `Group`, a local one's `WorkspaceGroup`.
+    account: bool = False
 
 
 @dataclass(frozen=True)
@@ -175,7 +178,7 @@ class Directory:
     @staticmethod
     def _store_group_doc(conn: sqlite3.Connection, group: Group) -> None:
         doc = {"entitlements": list(group.entitlements), "external_id": group.external_id,
-               "group_ids": list(group.group_ids)}
+               "group_ids": list(group.group_ids), "account": group.account}
         conn.execute("INSERT INTO group_docs (id, doc) VALUES (?, ?) ON CONFLICT(id) DO UPDATE "
                      "SET doc = excluded.doc", (group.id, to_json(doc)))
 
@@ -189,7 +192,7 @@ class Directory:
             doc = from_json(row["doc"]) if row["doc"] else {}
             groups.append(Group(row["id"], row["display_name"],
                                 tuple(doc.get("entitlements", ())), doc.get("external_id"),
-                                tuple(doc.get("group_ids", ()))))
+                                tuple(doc.get("group_ids", ())), bool(doc.get("account"))))
         return groups
 
     def group(self, group_id: str) -> Group:

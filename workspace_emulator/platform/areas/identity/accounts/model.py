@@ -326,7 +326,8 @@ class AccountDirectory:
                     raise AlreadyExists(
                         f"The workspace has a group of its own named {principal.name}: "
                         "rename or delete it before assigning the account's.")
-                self._directory.add_group(conn, Group(principal.id, principal.name))
+                self._directory.add_group(conn, Group(principal.id, principal.name,
+                                                          account=True))
                 return principal.id
             return self._directory.create_user(
                 conn, principal.id, principal.name, UserSpec(principal.display_name)).id

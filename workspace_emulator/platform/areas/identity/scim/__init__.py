@@ -47,7 +47,8 @@ AREA: Area[Account] = Area(
     routers=(Mount(routes.router),),
     route_priority=30,
     support={
-        "GET /preview/scim/v2/Me": stateful("the calling service principal"),
+        "GET /preview/scim/v2/Me": stateful("the calling service principal; the workspace "
+                                             "id in X-Databricks-Org-Id"),
         "GET /preview/scim/v2/Users": stateful("initial-data users; filter, paging"),
         "GET /preview/scim/v2/Users/{user_id}": stateful(""),
         "POST /preview/scim/v2/Users": stateful("user names unique regardless of case; "
@@ -57,7 +58,8 @@ AREA: Area[Account] = Area(
                                                            "entitlements, externalId"),
         "DELETE /preview/scim/v2/Users/{user_id}": stateful("from the workspace only"),
         "GET /preview/scim/v2/Groups": stateful("groups with their members; filter (quoted "
-                                                "or bare values), paging"),
+                                                "or bare values), paging; meta.resourceType "
+                                                "Group of an assigned account group"),
         "GET /preview/scim/v2/Groups/{group_id}": stateful(""),
         "POST /preview/scim/v2/Groups": stateful("unique display name; members must exist"),
         "PUT /preview/scim/v2/Groups/{group_id}": stateful("replaces the group; admins/users "

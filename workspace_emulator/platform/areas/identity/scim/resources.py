@@ -79,7 +79,10 @@ def render_group(group: Group, directory: Directory) -> dict:
         "entitlements": [{"value": e} for e in group.entitlements],
         "groups": [{"value": gid, "display": names.get(gid, gid), "type": "direct",
                     "$ref": f"Groups/{gid}"} for gid in group.group_ids],
-        "meta": {"resourceType": "WorkspaceGroup"},
+        # As the service tells them apart: an account group assigned to the workspace
+        # (identity federation) is a `Group`, a group of the workspace's own a
+        # `WorkspaceGroup`.
+        "meta": {"resourceType": "Group" if group.account else "WorkspaceGroup"},
     }
     if group.external_id:
         resource["externalId"] = group.external_id

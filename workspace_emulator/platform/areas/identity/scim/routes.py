@@ -15,6 +15,7 @@ from workspace_emulator.platform.wire import Open, ok
 from workspace_emulator.platform.workspace import Workspace
 
 router = APIRouter(prefix="/api/2.0/preview/scim/v2", tags=["scim"])
+ORG_ID_HEADER = "X-Databricks-Org-Id"
 
 
 class ScimValue(Open):
@@ -268,4 +269,8 @@ async def me(
     principal = ws.directory.service_principal(caller.principal_id)
     resource = scim.render_service_principal(principal, ws.directory)
     resource.update(schemas=[scim.USER_SCHEMA], userName=principal.application_id)
-    return ok(resource)
+    # The service names the workspace in this header (the official SDK's get_workspace_id
+    # reads it where the host metadata gave no workspace id).
+    answer = ok(resource)
+    answer.headers[ORG_ID_HEADER] = str(ws.workspace_id)
+    return answer

@@ -111,6 +111,11 @@ class CpuWatch:
             if pid not in self.seen:
                 self.seen[pid] = [_role(pid), cpu, cpu]
             self.seen[pid][2] = cpu
+            # Looked at again: a process first seen between its fork and its exec (the
+            # language host's program, a launcher's host) takes the role of what it runs.
+            role = _role(pid)
+            if role != "gone":
+                self.seen[pid][0] = role
 
     def _watch(self) -> None:
         while not self._stop.wait(0.02):

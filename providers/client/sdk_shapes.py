@@ -15,8 +15,9 @@ A shape is one of:
 
 `Optional[X]` is X. A module's shapes are derived with the SDK's own type hints (the module
 loads through `sdk_services`) and stored as JSON under the cache directory, keyed by the SDK
-version, and checked against the size and time of the module's source, so an upgrade or an
-edited install derives them again.
+version and by the size and time of the module's source (in the file's name, and checked
+again in it), so an upgrade or an edited install derives them again, and installs of the
+same version side by side (a virtual environment per project) each keep their own.
 
 Where: ``$WORKSPACE_SDK_SHAPES_DIR``, else ``$XDG_CACHE_HOME/workspace-iac/sdk-shapes``, else
 ``~/.cache/workspace-iac/sdk-shapes``; ``off`` keeps them in memory only. A file that cannot
@@ -192,7 +193,14 @@ def _path(module: str, source: Mapping[str, Any]) -> Path | None:
     directory = cache_dir()
     if directory is None or not source.get("version"):
         return None
-    return directory / f"{source['version']}-v{FORMAT}" / f"{module}.json"
+    # Named by the source too: several installs of one SDK version (a virtual environment
+    # per checkout or project, each with its own file times) share the cache directory, and
+    # one file per module would have each of them derive again and overwrite the others'.
+    return directory / f"{source['version']}-v{FORMAT}" / f"{module}-{_fingerprint(source)}.json"
+
+
+def _fingerprint(source: Mapping[str, Any]) -> str:
+    return f"{source.get('size', 'unknown')}-{source.get('mtime_ns', 'unknown')}"
 
 
 def _store(path: Path, derived: Mapping[str, Any]) -> None:

@@ -24,13 +24,14 @@ from typing import TYPE_CHECKING, Annotated, Any
 from pydantic import AfterValidator, BaseModel, ConfigDict, StrictBool, field_validator
 
 from providers.client import AlreadyExists
-from providers.client.listing import TOO_MANY, Listing
+from providers.client.listing import TOO_MANY, Cap, Listing
 from providers.client.process import Store
 from providers.core import import_ids
 from providers.core.create_or_adopt import create_or_adopt
 from providers.core.kind import Adoption, DrillChange, always, declare
 from providers.core.lifecycle import KeyedDiffResult, Spec, WorkspaceProvider, contains_unknown
 from providers.core.validators import no_duplicates, not_blank
+from providers.identity import scim_api
 from providers.identity.principal_by_name import create_by_display_name
 from providers.identity.scim_fields import Entitlement
 from providers.identity.service_principals_api import SCIM_SCHEMA, ServicePrincipalsApi
@@ -84,15 +85,17 @@ def direct_groups(resource: Mapping[str, Any]) -> list[str]:
 READ_LIST_MOST = 500
 
 
-def _principals_by_id(client: WorkspaceClient) -> dict[str, dict[str, Any]] | None:
-    listed = ServicePrincipalsApi(client).list_unless_more_than(READ_LIST_MOST)
+def _principals_by_id(client: WorkspaceClient, most: int) -> dict[str, dict[str, Any]] | None:
+    listed = ServicePrincipalsApi(client).list_unless_more_than(most)
     if listed is None:
         return TOO_MANY
     return {str(principal["id"]): principal for principal in listed if "id" in principal}
 
 
+# At first at most READ_LIST_MOST, more where the run reads more (listing.Cap).
 listed_principals = Store(
-    "service principals listed for reads", lambda: Listing(_principals_by_id)
+    "service principals listed for reads",
+    lambda: Listing(_principals_by_id, cap=Cap(READ_LIST_MOST, scim_api.LIST_PAGE_SIZE)),
 )
 
 

@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any
 import pydantic
 from pulumi.dynamic import CheckFailure, UpdateResult
 
-from providers.client.listing import TOO_MANY, Listing
+from providers.client.listing import TOO_MANY, Cap, Listing
 from providers.client.process import Store
 from providers.compute.volume_files import init_script_files, library_files
 from providers.core import import_ids
@@ -387,16 +387,22 @@ tagged_jobs = Store("jobs by deployment tag", TaggedJobs)
 READ_LIST_PAGES = 3
 
 
-def _jobs_by_id(client: WorkspaceClient) -> dict[str, dict[str, Any]] | None:
-    most = READ_LIST_PAGES * jobs_api.LIST_PAGE_SIZE
+def _jobs_by_id(client: WorkspaceClient, most: int) -> dict[str, dict[str, Any]] | None:
     found = list(itertools.islice(JobsApi(client).list(expand_tasks=True), most + 1))
     if len(found) > most:
         return TOO_MANY
     return {str(job["job_id"]): job for job in found}
 
 
-# The jobs a refresh listed, per process state (providers/client/process.py).
-listed_jobs = Store("jobs listed for reads", lambda: Listing(_jobs_by_id))
+# The jobs a refresh listed, per process state (providers/client/process.py): at first at
+# most READ_LIST_PAGES pages, more where the run reads more (listing.Cap).
+listed_jobs = Store(
+    "jobs listed for reads",
+    lambda: Listing(
+        _jobs_by_id,
+        cap=Cap(READ_LIST_PAGES * jobs_api.LIST_PAGE_SIZE, jobs_api.LIST_PAGE_SIZE),
+    ),
+)
 
 
 def engine_path(path: str, inputs: Mapping[str, Any], recorded: Mapping[str, Any]) -> str:

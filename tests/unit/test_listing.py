@@ -8,7 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from providers.client import workspace
-from providers.client.listing import TOO_MANY, Listing
+from providers.client.listing import TOO_MANY, Cap, Listing
 from providers.client.workspace import WorkspaceClient
 from tests.unit.client_support import FakeClock, connection
 
@@ -149,3 +149,93 @@ def test_with_read_one_an_object_a_fresh_listing_lacks_is_read_alone():
 
     assert listing.take(client, "x", read_one) is None
     assert (service.calls, alone) == (1, ["x"])
+
+
+def test_reads_of_a_workspace_too_big_to_list_go_concurrently():
+    # Before, each read one by one held the listing's lock through its call: the reads of a
+    # kind in a big workspace went one at a time, however many the host served at once.
+    listing = Listing(lambda client: TOO_MANY)
+    client = WorkspaceClient(connection())
+    assert listing.take(client, "first", lambda: {"name": "first"}) == {"name": "first"}
+    both_in_flight = threading.Barrier(2, timeout=5)
+    found: list[dict[str, Any] | None] = []
+
+    def read(name: str) -> None:
+        def read_one() -> dict[str, Any]:
+            both_in_flight.wait()  # broken (an error) unless the other read is in flight too
+            return {"name": name}
+
+        found.append(listing.take(client, name, read_one))
+
+    threads = [threading.Thread(target=read, args=(n,)) for n in "ab"]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+    assert sorted(f["name"] for f in found if f) == ["a", "b"]
+
+
+class PagedService:
+    """A list endpoint of `count` objects, `page_size` a call, that answers TOO_MANY past
+    `most` (after the pages that tell): counts its list calls and the reads one by one."""
+
+    def __init__(self, count: int, page_size: int = 100) -> None:
+        self.objects = {f"o{i}": {"name": f"o{i}"} for i in range(count)}
+        self.page_size = page_size
+        self.list_calls = 0
+        self.read_calls = 0
+
+    def list(self, client: WorkspaceClient, most: int) -> dict[str, dict[str, Any]] | None:
+        fetched = min(len(self.objects), most + 1)
+        self.list_calls += max(1, -(-fetched // self.page_size))
+        if len(self.objects) > most:
+            return TOO_MANY
+        return {name: dict(value) for name, value in self.objects.items()}
+
+    def read_one(self, name: str) -> Callable[[], dict[str, Any]]:
+        def read() -> dict[str, Any]:
+            self.read_calls += 1
+            return dict(self.objects[name])
+
+        return read
+
+
+def read_all(listing: Listing, service: PagedService, names: list[str]) -> list[str]:
+    client = WorkspaceClient(connection())
+    return [listing.take(client, n, service.read_one(n))["name"] for n in names]  # type: ignore[index]
+
+
+def test_a_run_reading_many_objects_of_a_big_workspace_lists_them_with_a_bigger_cap():
+    # 1,000 objects read, a first cap of 300: a try at 300 (4 calls), reads one by one
+    # until they have cost what a try at 600 costs (7 calls; TOO_MANY), again until they
+    # have cost what one at 1,200 costs (13), which fits (10 calls) and serves the other 980.
+    # Before, every read after the first try was a call of its own.
+    service = PagedService(1000)
+    listing = Listing(service.list, cap=Cap(300, 100))
+    names = list(service.objects)
+
+    assert read_all(listing, service, names) == names
+    assert (service.list_calls, service.read_calls) == (4 + 7 + 10, 7 + 13)
+
+
+def test_a_run_reading_a_few_objects_of_a_big_workspace_lists_no_more_than_before():
+    # 10,000 objects, 5 read: the first try (4 calls) and the reads one by one, as before;
+    # the reads never pay for a bigger listing.
+    service = PagedService(10_000)
+    listing = Listing(service.list, cap=Cap(300, 100))
+    names = list(service.objects)[:5]
+
+    assert read_all(listing, service, names) == names
+    assert (service.list_calls, service.read_calls) == (4, 5)
+
+
+def test_listing_again_never_costs_more_calls_than_the_reads_one_by_one_it_replaces():
+    service = PagedService(10_000)
+    listing = Listing(service.list, cap=Cap(300, 100, ceiling=20_000))
+    names = list(service.objects)[:2000]
+
+    assert read_all(listing, service, names) == names
+    first_try = 4
+    assert service.list_calls - first_try <= service.read_calls
+    assert service.list_calls + service.read_calls < 2000

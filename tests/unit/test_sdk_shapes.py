@@ -75,7 +75,7 @@ def test_every_class_and_enum_has_the_sdks_shape(fresh, module) -> None:
 def test_shapes_read_back_from_disk_are_those_derived(fresh, monkeypatch) -> None:
     derived = sdk_shapes.shapes("jobs")
     task = derived.fields("Task")
-    stored = list(fresh.glob("*/jobs.json"))
+    stored = list(fresh.glob("*/jobs-*.json"))
     assert len(stored) == 1 and stored[0].parent.name.endswith(f"-v{sdk_shapes.FORMAT}")
     assert list(fresh.glob("*/.*")) == []  # no temporary file left
     monkeypatch.setattr(sdk_shapes, "_LOADED", {})
@@ -90,7 +90,7 @@ def test_shapes_read_back_from_disk_are_those_derived(fresh, monkeypatch) -> Non
 
 def test_a_file_of_other_sources_or_unreadable_is_derived_again(fresh, monkeypatch) -> None:
     sdk_shapes.shapes("jobs")
-    stored = next(fresh.glob("*/jobs.json"))
+    stored = next(fresh.glob("*/jobs-*.json"))
     kept = json.loads(stored.read_text())
     calls: list[str] = []
     derive = sdk_shapes._derive
@@ -112,6 +112,35 @@ def test_a_file_of_other_sources_or_unreadable_is_derived_again(fresh, monkeypat
         assert tasks == ListOf(SdkClass("jobs", "Task"))
         assert json.loads(stored.read_text()) == kept  # written whole again
     assert calls == ["jobs"] * 4
+
+
+def test_installs_of_one_sdk_version_side_by_side_each_keep_their_own(fresh, monkeypatch) -> None:
+    # Two virtual environments with the same SDK version, installed at different times,
+    # share the cache directory: each derives once, and then reads its own file back, never
+    # deriving again because the other one wrote (before, both wrote `jobs.json`, and each
+    # process of either derived the shapes again and overwrote the other's).
+    ours = sdk_shapes._source_of("jobs")
+    theirs = {**ours, "mtime_ns": ours["mtime_ns"] + 1}
+    calls: list[dict[str, Any]] = []
+    derive = sdk_shapes._derive
+
+    def counted(module: str) -> dict[str, Any]:
+        calls.append(installed["source"])
+        return derive(module)
+
+    installed = {"source": ours}
+    monkeypatch.setattr(sdk_shapes, "_derive", counted)
+    monkeypatch.setattr(sdk_shapes, "_source_of", lambda module: installed["source"])
+    for source in (ours, theirs, ours, theirs, ours):
+        installed["source"] = source
+        monkeypatch.setattr(sdk_shapes, "_LOADED", {})
+        assert "task_key" in sdk_shapes.fields(SdkClass("jobs", "Task"))
+    assert calls == [ours, theirs]
+    stored = sorted(fresh.glob("*/jobs-*.json"))
+    assert len(stored) == 2
+    assert sorted(json.loads(path.read_text())["source"]["mtime_ns"] for path in stored) == [
+        ours["mtime_ns"], theirs["mtime_ns"]
+    ]
 
 
 def test_off_or_an_unwritable_directory_keeps_them_in_memory(monkeypatch, tmp_path) -> None:

@@ -590,7 +590,8 @@ def write_report(results: dict[str, Any], path: Path, notes: str = "") -> Path:
     """Writes RESULTS.md at `path` and the plot beside it; returns the plot's path."""
     rows = results["summary"]["rows"]
     path.parent.mkdir(parents=True, exist_ok=True)
-    image = path.with_name("deploy_cost.png")
+    # RESULTS.md's plot keeps its name; another report (a scale run's) has its own beside it.
+    image = path.with_name("deploy_cost.png" if path.name == "RESULTS.md" else f"{path.stem}.png")
     plot(rows, image)
     info = machine()
     largest = max(measured_counts(results))

@@ -26,11 +26,11 @@ from providers.auth.single_write import guard_declarations
 from providers.client import process
 from providers.core.kind import Kind, Lookup, Reference, reference_for, with_nested_references
 from providers.core.lookup import output_read
-from providers.core.registry import by_config_key, kinds
+from providers.core.registry import kind_for_key, stack_outputs
 from providers.core.service_names import NameMatch, StackNames, declaration_order, with_names
 from stacks import health
 from stacks.config import StackSettings, load_from_engine
-from stacks.config_rules import IMPORT_KEY, stack_keys
+from stacks.config_rules import IMPORT_KEY, declared_kinds, stack_keys
 from stacks.split import owned_keys, used_stacks
 from stacks.used_stacks import ITEMS_OUTPUT, UsedStacks, items_output
 
@@ -56,7 +56,7 @@ def declare(
         return reference.value_in(made, name, read_output)
 
     def read_output(key: str, resource: Any, output: str) -> pulumi.Output:
-        return output_read(connection, by_config_key()[key].provider(), resource, output)
+        return output_read(connection, kind_for_key(key).provider(), resource, output)
 
     def named(match: NameMatch) -> Any:
         # The name as given, known when the item it names has its id: the engine orders
@@ -100,7 +100,9 @@ account = WorkspaceAuth("account", settings.account_auth_args()) if (
     settings.has_account_items) else None
 
 made: dict[str, dict[str, Any]] = {}
-ordered = declaration_order(kinds())
+# The kinds of the lists the config declares, and only those, are loaded (a preview of a
+# stack of three kinds loads three kinds' modules, not every kind's).
+ordered = declaration_order(list(declared_kinds(settings.lists).values()))
 names = StackNames(ordered, settings.lists)
 used = UsedStacks(used_stacks(settings.values), owned_keys(settings.values))
 for kind in ordered:
@@ -110,6 +112,9 @@ for kind in ordered:
         if kind.stack_output:
             name, value = kind.stack_output
             pulumi.export(name, {n: value(r) for n, r in made[kind.config_key].items()})
+for key, name in stack_outputs().items():
+    if key not in made:
+        pulumi.export(name, {})  # a list the stack leaves empty: its output is, as it was
 
 if owned_keys(settings.values) is not None:
     # A stack owning a part of the workspace: its items, for the stacks that use it.

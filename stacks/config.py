@@ -27,7 +27,7 @@ from pulumi.runtime import config as runtime_config
 
 from providers.auth.component import WorkspaceAuthArgs
 from providers.client.auth_type import METHODS
-from providers.core.registry import by_config_key
+from providers.core.registry import config_keys
 from stacks.config_rules import (
     CONNECTION_KEYS,
     SECRET_KEYS,
@@ -164,7 +164,7 @@ def load(
     raw_health = decoded_object(values, HEALTH_KEY)
     return StackSettings(
         values=dict(values),
-        lists={key: decoded_list(values, key)[0] for key in by_config_key()},
+        lists={key: decoded_list(values, key)[0] for key in config_keys()},
         health=None if raw_health is None else parse_settings(raw_health),
         secret_keys=frozenset(secret_keys),
     )

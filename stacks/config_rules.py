@@ -11,7 +11,7 @@ from __future__ import annotations
 import difflib
 import json
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import pydantic
@@ -32,7 +32,7 @@ from providers.core.kind import (
     with_nested_references,
 )
 from providers.core.lifecycle import UNKNOWN
-from providers.core.registry import by_config_key
+from providers.core.registry import by_config_key, config_keys, kind_for_key
 from providers.core.service_names import StackNames
 from stacks import split
 from stacks.errors import NAMESPACE, ConfigError, plain_text_problem
@@ -140,8 +140,8 @@ def suggestion(word: str, choices: Iterable[str]) -> str:
 
 def problems(values: Mapping[str, Any], secret_keys: Iterable[str] = ()) -> list[str]:
     """Every problem of a stack's `workspace` config, one line each: `workspace:<key>: why`."""
-    kinds = by_config_key()
-    known = [*CONNECTION_KEYS, *SECRET_KEYS, *kinds, *EXTENSION_KEYS]
+    keys = config_keys()
+    known = [*CONNECTION_KEYS, *SECRET_KEYS, *keys, *EXTENSION_KEYS]
     found = [
         f"{NAMESPACE}:{key}: unknown key{suggestion(key, known)}"
         for key in sorted(values)
@@ -153,7 +153,7 @@ def problems(values: Mapping[str, Any], secret_keys: Iterable[str] = ()) -> list
     ]
     found += connection_problems(values)
     lists: dict[str, list[dict[str, Any]]] = {}
-    for key in kinds:
+    for key in keys:
         items, list_problems = decoded_list(values, key)
         found += list_problems
         lists[key] = items
@@ -162,12 +162,14 @@ def problems(values: Mapping[str, Any], secret_keys: Iterable[str] = ()) -> list
     found += split.problems(values)
     owned = split.owned_keys(values)
     if owned is not None and split.used_stacks(values):
-        names.update({key: Elsewhere() for key in kinds if key not in owned})
-    for key, items in lists.items():
-        found += item_problems(kinds[key], items, names)
+        names.update({key: Elsewhere() for key in keys if key not in owned})
+    # Only the kinds of the lists the stack declares are loaded and asked.
+    declared = declared_kinds(lists)
+    for key, kind in declared.items():
+        found += item_problems(kind, lists[key], names)
         if key not in secret_keys:
-            found += plain_secret_values(kinds[key], items)
-    found += same_object_problems(StackNames(list(kinds.values()), lists), lists)
+            found += plain_secret_values(kind, lists[key])
+    found += same_object_problems(StackNames(list(declared.values()), lists), lists)
     found += account_problems(values, lists)
     found += health_problems(values, secret_keys)
     return found
@@ -217,10 +219,15 @@ def explained(values: Mapping[str, Any]) -> list[str]:
     return lines
 
 
+def declared_kinds(lists: Mapping[str, Sequence[Mapping[str, Any]]]) -> dict[str, Kind]:
+    """The kinds whose lists have items, by config key, in the registry's order: the only
+    kinds a stack's program and its config rules load (a kind's module, its model)."""
+    return {key: kind_for_key(key) for key in config_keys() if lists.get(key)}
+
+
 def account_kinds_declared(lists: Mapping[str, list[dict[str, Any]]]) -> list[str]:
     """The config keys of the account-level kinds whose lists have items."""
-    return [key for key, kind in by_config_key().items()
-            if kind.account_level and lists.get(key)]
+    return [key for key, kind in declared_kinds(lists).items() if kind.account_level]
 
 
 def account_overrides(values: Mapping[str, Any]) -> dict[str, Any]:
@@ -505,7 +512,7 @@ def reference_problems(
     declared = sorted(n for n in names.get(reference.target_key, set()) if isinstance(n, str))
     if value in declared:
         return []
-    noun = re.sub(r"(?<!^)(?=[A-Z])", " ", by_config_key()[reference.target_key].name).lower()
+    noun = re.sub(r"(?<!^)(?=[A-Z])", " ", config_keys()[reference.target_key]).lower()
     hint = suggestion(str(value), declared) or (
         f" ({reference.target_key} declared: {', '.join(declared) or 'none'})"
     )

@@ -27,26 +27,20 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from providers.core.kind import Kind
-from providers.core.registry import KINDS, by_config_key, kinds
+from providers.core.registry import KINDS, config_keys
 from stacks.errors import NAMESPACE
 
 OWNS_KEY = "owns"
 USES_KEY = "uses"
 
 
-def domain_of(kind: Kind) -> str | None:
-    """`providers.identity.group` -> `identity`; None for a plug-in kind."""
-    module = dict(KINDS).get(kind.name)
-    return module.split(".")[1] if module else None
-
-
 def domains() -> dict[str, list[str]]:
-    """Every domain, with its kinds' config keys."""
+    """Every domain, with its kinds' config keys (loads no kind)."""
+    modules = dict(KINDS)
     found: dict[str, list[str]] = {}
-    for kind in kinds():
-        domain = domain_of(kind)
-        if domain and kind.config_key:
-            found.setdefault(domain, []).append(kind.config_key)
+    for key, name in config_keys().items():
+        if name in modules:
+            found.setdefault(modules[name].split(".")[1], []).append(key)
     return found
 
 
@@ -72,7 +66,7 @@ def selection_problems(values: Mapping[str, Any]) -> list[str]:
             words = selection_words()
             found += [f"{NAMESPACE}:{OWNS_KEY}: {word!r} is no domain or kind; one of "
                       f"{', '.join(sorted(domains()))}, or a kind's list "
-                      f"({', '.join(sorted(by_config_key()))})"
+                      f"({', '.join(sorted(config_keys()))})"
                       for word in owns if word not in words]
     if uses is not None and (not isinstance(uses, list)
                              or not all(isinstance(s, str) and s for s in uses)):
@@ -85,10 +79,9 @@ def selection_words() -> dict[str, list[str]]:
     """Each word `owns` takes (a domain, a kind's config key or name) -> its config keys; a
     domain named as one of its kinds (`jobs`, `pipelines`) is the domain."""
     words: dict[str, list[str]] = dict(domains())
-    for kind in kinds():
-        if kind.config_key:
-            words.setdefault(kind.config_key, [kind.config_key])
-            words.setdefault(kind.name, [kind.config_key])
+    for key, name in config_keys().items():
+        words.setdefault(key, [key])
+        words.setdefault(name, [key])
     return words
 
 
@@ -117,7 +110,7 @@ def problems(values: Mapping[str, Any]) -> list[str]:
         f"{NAMESPACE}:{key}: the stack owns {owns or 'nothing'} ({NAMESPACE}:{OWNS_KEY}), not "
         f"{key}: declare them in the stack that owns them, and name them here by name, by "
         f"lookup, or by reference through {NAMESPACE}:{USES_KEY} (docs/split.md)"
-        for key in sorted(by_config_key())
+        for key in sorted(config_keys())
         if key not in owned and _listed(values, key)
     ]
 
@@ -125,7 +118,7 @@ def problems(values: Mapping[str, Any]) -> list[str]:
 def overlaps(stacks: Mapping[str, Mapping[str, Any]]) -> list[tuple[str, str]]:
     """Kinds owned by two stacks of the same workspace (`stacks`: name -> config values,
     keys without namespace): (stack, problem), one per stack and kind."""
-    every = set(by_config_key())
+    every = set(config_keys())
     owners: dict[tuple[str, str], list[str]] = {}
     for name, values in sorted(stacks.items()):
         if _listed(values, OWNS_KEY) is None:

@@ -4,15 +4,18 @@ references point into; the program moves a kind later only where its API name fi
 a list declared after it: providers/core/service_names.py); plug-ins join at the end.
 
 A kind's module loads when that kind is first looked up (`kind_named`), and only then:
-the provider host serving only jobs loads the job's module alone, and `names()` loads
-none. `kinds()` loads every kind's module (what the stack program, its config rules, the
-audit, adoption and the docs tables iterate). docs/architecture.md gives the figures.
+the provider host serving only jobs loads the job's module alone; `names()`, `config_keys()`
+and `stack_outputs()` load none (they read providers/core/registry_keys.py, generated from
+the declarations); the stack program and its config rules load the kinds whose lists the
+stack declares (`kind_for_key`). `kinds()` loads every kind's module (what the audit,
+adoption and the docs tables iterate). docs/architecture.md gives the figures.
 """
 
 from __future__ import annotations
 
 import importlib
 
+from providers.core import registry_keys
 from providers.core.kind import Kind
 
 # Adding a kind: its module (model, provider, `KIND = declare(...)`) and its line here.
@@ -138,7 +141,47 @@ def _declared_in(module: str, name: str) -> Kind:
             f"{module} does not declare the {name} kind: end it with "
             f'KIND = declare(name="{name}", provider=<its provider>, ...)'
         )
+    indexed = registry_keys.KEYS.get(name)
+    if indexed is not None and indexed != _keys_of(kind):
+        raise RuntimeError(
+            f"providers/core/registry_keys.py says {name} is {indexed}, its declaration "
+            f"{_keys_of(kind)}: run `python -m tools.kinds_table`"
+        )
     return kind
+
+
+def _keys_of(kind: Kind) -> tuple[str | None, str | None]:
+    """(config key, stack output name) of a kind, as registry_keys.py records them."""
+    return kind.config_key, kind.stack_output[0] if kind.stack_output else None
+
+
+def _keys_of_named(name: str) -> tuple[str | None, str | None]:
+    entry = _kinds[name]
+    if isinstance(entry, Kind):
+        return _keys_of(entry)
+    indexed = registry_keys.KEYS.get(name)
+    # A kind the index does not know yet (not regenerated): loaded to be asked.
+    return indexed if indexed is not None else _keys_of(kind_named(name))
+
+
+def config_keys() -> dict[str, str]:
+    """Every registered kind's stack-config key -> the kind's name, in order (loads no
+    kind's module)."""
+    return {key: name for name in _kinds if (key := _keys_of_named(name)[0])}
+
+
+def stack_outputs() -> dict[str, str]:
+    """The config key -> the stack output name of every kind that has one (loads none)."""
+    return {key: output for name in _kinds
+            for key, output in [_keys_of_named(name)] if key and output}
+
+
+def kind_for_key(key: str) -> Kind:
+    """The kind of the stack-config list `key` (loads that kind's module alone)."""
+    name = config_keys().get(key)
+    if name is None:
+        raise UnknownKind(f"no resource kind has the config key {key!r}")
+    return kind_named(name)
 
 
 def kinds() -> list[Kind]:

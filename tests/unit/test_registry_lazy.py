@@ -244,3 +244,35 @@ def test_a_plug_in_joins_at_the_end_and_leaves_again() -> None:
     assert "PlugIn" not in names()
     with pytest.raises(UnknownKind):
         kind_named("PlugIn")
+
+
+def test_a_stacks_config_is_judged_loading_the_kinds_of_its_lists_alone() -> None:
+    """The stack program judges its config, then declares the kinds of the lists it has:
+    every list is known from providers/core/registry_keys.py, and only the kinds whose
+    lists have items are loaded (a preview of a small stack no longer loads every kind)."""
+    keys = "from providers.core.registry import config_keys, stack_outputs"
+    assert loaded_after(f"{keys}; config_keys(); stack_outputs()") == set()
+    judged = loaded_after(
+        "from stacks.config_rules import problems, declared_kinds\n"
+        "values = {'secretScopes': '[{\"name\": \"team\"}]',\n"
+        "          'groups': '[{\"name\": \"g\", \"display_name\": \"data\"}]',\n"
+        "          'jobs': '[]'}\n"
+        "problems(values)\n"
+        "from stacks.config_rules import decoded_list\n"
+        "from providers.core.registry import config_keys\n"
+        "lists = {key: decoded_list(values, key)[0] for key in config_keys()}\n"
+        "assert list(declared_kinds(lists)) == ['secretScopes', 'groups']\n"
+    )
+    assert judged - set(SDK_SCHEMAS) == {"providers.secrets.secret_scope",
+                                         "providers.identity.group"}
+
+
+def test_an_index_that_disagrees_with_a_declaration_is_refused_naming_the_fix(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from providers.core import registry_keys
+
+    monkeypatch.setitem(registry_keys.KEYS, "SecretScope", ("scopes", "secret_scopes"))
+    monkeypatch.setitem(registry._kinds, "SecretScope", "providers.secrets.secret_scope")
+    with pytest.raises(RuntimeError, match=r"run `python -m tools.kinds_table`"):
+        kind_named("SecretScope")

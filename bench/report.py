@@ -607,10 +607,16 @@ def write_report(results: dict[str, Any], path: Path, notes: str = "") -> Path:
         f"`.venv/bin/python bench/deploy_cost.py --counts {','.join(map(str, results['counts']))} "
         f"--rounds {results['rounds']}"
         + (f" --variants {','.join(results['variants'])}" if "variants" in results else "")
+        + (" --single-write" if results.get("single_write") else "")
         + (" --throughput" if results.get("throughput") else "")
         + " --report bench/RESULTS.md` (the closing note is written by hand).",
         "",
         "Machine: " + ", ".join(f"{k} {v}" for k, v in info.items()) + ".",
+        "",
+        *(["**Mode: single-write.** `ours` and `floor` below ran in the single-write mode "
+           "(the engine writes the state once per run, stacks/single_write.py), the mode the "
+           "project's own runs use; the peer runs as OpenTofu does by default."]
+          if results.get("single_write") else []),
         "",
         "`ours`: N workspace objects (jobs, job permissions, secret scopes, service principals "
         "in turn) and one WorkspaceAuth against the emulator. `floor`: N dynamic resources "

@@ -237,7 +237,8 @@ def peer_section(results: dict[str, Any], rows: list[dict[str, Any]]) -> list[st
         "object and writes what it read to the state.",
         "",
         f"Reproduce: `.venv/bin/python bench/deploy_cost.py --counts {counts} --rounds "
-        f"{results['rounds']} --variants ours,floor,peer --report bench/RESULTS.md` (or any "
+        f"{results['rounds']} --variants ours,floor,peer"
+        + (" --single-write" if results.get("single_write") else "") + "` (or any "
         "`--variants` list with `peer`; the first use on a machine builds both tools, without "
         "Go the run skips the peer and says why).",
         "",
@@ -609,7 +610,7 @@ def write_report(results: dict[str, Any], path: Path, notes: str = "") -> Path:
         + (f" --variants {','.join(results['variants'])}" if "variants" in results else "")
         + (" --single-write" if results.get("single_write") else "")
         + (" --throughput" if results.get("throughput") else "")
-        + " --report bench/RESULTS.md` (the closing note is written by hand).",
+        + f" --report bench/{path.name}` (the closing note is written by hand).",
         "",
         "Machine: " + ", ".join(f"{k} {v}" for k, v in info.items()) + ".",
         "",

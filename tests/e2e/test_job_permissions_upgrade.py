@@ -3,8 +3,9 @@ moves over to this checkout's code without a change: the tree of the branch poin
 archive`) deploys the local stack's jobs and their permissions as they were then, with its
 own program and provider host; then this checkout's, on the same state and emulator, update
 the provider alone, write nothing, refresh to the same id and access controls, and preview
-no change. In the public form and the legacy one (its old name `seed`, which the old code
-knows): the legacy form's variant runs on the modern leg (docs/testing.md, "Test legs")."""
+no change. In the public form and the legacy one, by the name the old code knows (its
+deprecated alias `seed`): the legacy form's variant runs on the modern leg (docs/testing.md,
+"Test legs")."""
 
 from __future__ import annotations
 
@@ -29,8 +30,10 @@ pytestmark = pytest.mark.engine
 BEFORE_PERMISSIONS = "103d270"
 
 
-@pytest.mark.parametrize("wire_form", [pytest.param("seed", marks=pytest.mark.modern_leg),
-                                       "public"])
+@pytest.mark.parametrize("wire_form", [
+    pytest.param("seed", marks=pytest.mark.modern_leg),  # "seed": deprecated, as it was
+    "public",
+])
 def test_job_permissions_deployed_before_are_no_change(
     workspace_stack: StackFactory, emulator: EmulatorInfo, tmp_path: Path, wire_form: str
 ) -> None:

@@ -54,8 +54,10 @@ def writes(info: EmulatorInfo) -> list[str]:
 
 # The old code's names of the forms: "seed" is the deprecated name of "legacy". The legacy
 # form's variant runs on the modern leg (docs/testing.md, "Test legs").
-@pytest.mark.parametrize("wire_form", [pytest.param("seed", marks=pytest.mark.modern_leg),
-                                       "public"])
+@pytest.mark.parametrize("wire_form", [
+    pytest.param("seed", marks=pytest.mark.modern_leg),  # "seed": deprecated, as it was
+    "public",
+])
 def test_a_single_task_job_deployed_before_full_depth_is_no_change(
     workspace_stack: StackFactory, emulator: EmulatorInfo, tmp_path: Path, wire_form: str
 ) -> None:

@@ -253,6 +253,7 @@ class TestAdoptWhatScriptsMade:
         assert ours == {("secret", f"{workspace.scope}/token")}
 
 
+@pytest.mark.modern_leg  # the legacy form on the modern engine: docs/testing.md, "Test legs"
 class TestAdoptWhatScriptsMadeLegacy(TestAdoptWhatScriptsMade):
     wire_form = "legacy"
 

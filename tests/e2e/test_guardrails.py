@@ -19,7 +19,9 @@ from stacks.pulumi_cli import REPO_ROOT, PulumiCli
 from tests.e2e.conftest import StackFactory, platform_writes, write_config
 from workspace_emulator.testing import EmulatorInfo, clear_request_log
 
-pytestmark = pytest.mark.engine
+# Proven on both engines; the delivery commands, not the kinds: the modern leg alone runs
+# it (docs/testing.md, "Test legs").
+pytestmark = [pytest.mark.engine, pytest.mark.modern_leg]
 
 JOB = {
     "name": "nightly",

@@ -24,7 +24,7 @@ from providers.jobs.jobs_api import JobsApi
 from stacks.pulumi_cli import REPO_ROOT, PulumiCli
 from tests.conftest import emulator_client
 from tests.e2e.conftest import StackFactory, upgrade_updates_the_provider_alone, write_config
-from tests.e2e.previous_code import run_program_of, tree_at
+from tests.e2e.previous_code import run_program_of, running_code_of, tree_at
 from workspace_emulator.testing import EmulatorInfo, clear_request_log, request_log
 
 pytestmark = pytest.mark.engine
@@ -52,8 +52,12 @@ def writes(info: EmulatorInfo) -> list[str]:
     ]
 
 
-# The old code's names of the forms: "seed" is the deprecated name of "legacy".
-@pytest.mark.parametrize("wire_form", ["seed", "public"])  # "seed": deprecated, as it was
+# The old code's names of the forms: "seed" is the deprecated name of "legacy". The legacy
+# form's variant runs on the modern leg (docs/testing.md, "Test legs").
+@pytest.mark.parametrize("wire_form", [
+    pytest.param("seed", marks=pytest.mark.modern_leg),  # "seed": deprecated, as it was
+    "public",
+])
 def test_a_single_task_job_deployed_before_full_depth_is_no_change(
     workspace_stack: StackFactory, emulator: EmulatorInfo, tmp_path: Path, wire_form: str
 ) -> None:
@@ -62,7 +66,8 @@ def test_a_single_task_job_deployed_before_full_depth_is_no_change(
     assert "timeout_seconds" in job["new_cluster"]  # the legacy form's nesting, as it was
     stack = workspace_stack(wire_form=wire_form, jobs=[job])
     run_program_of(stack, tree)
-    stack.up()
+    with running_code_of(stack, tree, tree / "stacks"):  # inline on the modern engine
+        stack.up()
     assert "tasks" not in job_outputs(stack)  # the old single-task state
     job_id = int(stack.outputs()["jobs"][job["name"]])
 

@@ -17,13 +17,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
 from providers.access.acl import direct_entries
 from providers.client import WorkspaceClient
 from providers.secrets.secret_scopes_api import SecretScopesApi
 from providers.secrets.secrets_api import SecretsApi
-from stacks.pulumi_cli import REPO_ROOT, PulumiCli
+from stacks.pulumi_cli import PulumiCli
 from tests.conftest import emulator_client
 from tests.e2e.conftest import (
     TYPE_PREFIX,
@@ -33,11 +32,9 @@ from tests.e2e.conftest import (
     platform_writes,
     preview_steps,
     refreshed,
-    upgrade_updates_the_provider_alone,
     write_config,
     write_objects,
 )
-from tests.e2e.previous_code import run_program_of, tree_at
 from workspace_emulator.testing import EmulatorInfo, clear_request_log, request_log
 
 pytestmark = pytest.mark.engine
@@ -398,38 +395,3 @@ def test_bad_inputs_fail_preview_naming_the_field_without_a_call(
         assert f"workspace:{where}" in output, f"preview names {where}:\n{output}"
     assert [r for r in request_log(emulator) if r["service"] == "platform"] == []
     assert_nowhere(value, output, where="bad inputs")
-
-
-
-# --- JobPermissions deployed before Permissions existed --------------------------------------
-
-# The branch point: JobPermissions as its own provider, before it became Permissions'.
-BEFORE_PERMISSIONS = "103d270"
-
-
-@pytest.mark.parametrize("wire_form", ["seed", "public"])  # "seed": deprecated, as it was
-def test_job_permissions_deployed_before_are_no_change(
-    workspace_stack: StackFactory, emulator: EmulatorInfo, tmp_path: Path, wire_form: str
-) -> None:
-    tree = tree_at(BEFORE_PERMISSIONS, tmp_path / "old")
-    config = yaml.safe_load((tree / "Pulumi.local.yaml").read_text())["config"]
-    objects = {"jobs": config["workspace:jobs"],
-               "jobPermissions": config["workspace:jobPermissions"]}
-    stack = workspace_stack(wire_form=wire_form, **objects)
-    run_program_of(stack, tree)
-    stack.up()
-    [before] = [r for r in stack.export()["deployment"]["resources"]
-                if r["type"] == TYPE_PREFIX + "JobPermissions"]
-
-    run_program_of(stack, REPO_ROOT)
-    clear_request_log(emulator)
-    upgrade_updates_the_provider_alone(stack)
-    assert platform_writes(emulator) == [], "the same type token, inputs and id: nothing to do"
-    stack.preview("--expect-no-changes")
-    stack.refresh()
-    [after] = [r for r in stack.export()["deployment"]["resources"]
-               if r["type"] == TYPE_PREFIX + "JobPermissions"]
-    assert (after["id"], after["outputs"]["access_controls"]) == (
-        before["id"], before["outputs"]["access_controls"])
-    stack.preview("--expect-no-changes")
-    stack.destroy()

@@ -529,6 +529,7 @@ class SixKindsLifecycle:
         )
 
 
+@pytest.mark.modern_leg  # the legacy form on the modern engine: docs/testing.md, "Test legs"
 class TestSixKindsInTheLegacyForm(SixKindsLifecycle):
     wire_form = "legacy"
 

@@ -18,7 +18,9 @@ from tests.e2e.team_support import run_adopt, run_audit
 from tools.drills.local_stack import scratch_stack
 from workspace_emulator.testing import EmulatorInfo
 
-pytestmark = pytest.mark.engine
+# Proven on both engines; the delivery commands, not the kinds: the modern leg alone runs
+# it (docs/testing.md, "Test legs").
+pytestmark = [pytest.mark.engine, pytest.mark.modern_leg]
 
 PLATFORM = {
     "owns": ["identity", "catalogs", "grants", "clusterPolicies"],

@@ -77,9 +77,18 @@ def plumbing_in(deployment: dict[str, Any], section: str) -> list[str]:
     ]
 
 
+# Where the program declared the resource, as newer engines record it: the declaring call's
+# stack, which depends on how deep the program's code calls and where it is installed, not
+# on what the resource holds (pulumi 3.272 records every frame, so a stack program's entry
+# grew by its frames and paths beside the floor's shallower program).
+DECLARED_AT = ("sourcePosition", "stackTrace")
+
+
 def entry_bytes(resource: dict[str, Any]) -> int:
-    # Compact JSON, as the bench counts it (bench/deploy_cost.py).
-    return len(json.dumps(resource, separators=(",", ":")))
+    """Compact JSON, as the bench counts it (bench/deploy_cost.py), of what the resource
+    records; not where the program declared it."""
+    recorded = {k: v for k, v in resource.items() if k not in DECLARED_AT}
+    return len(json.dumps(recorded, separators=(",", ":")))
 
 
 def floor_entry_bytes(workdir: Path, count: int = 3) -> float:

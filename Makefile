@@ -71,7 +71,7 @@ MODERN_E2E := tests/e2e/test_six_kinds.py tests/e2e/test_import.py tests/e2e/tes
 	tests/e2e/test_replace.py tests/e2e/test_coexistence.py tests/e2e/test_adopt.py \
 	tests/e2e/test_warnings.py tests/e2e/test_domain_packages_upgrade.py \
 	tests/e2e/test_guardrails.py tests/e2e/test_split_stacks.py tests/e2e/test_job_upgrade.py \
-	tests/e2e/test_job_permissions_upgrade.py
+	tests/e2e/test_job_permissions_upgrade.py tests/e2e/test_fleet.py
 
 setup-modern: $(MODERN_VENV)/.installed
 	@WORKSPACE_IAC_ENGINE=modern tools/engine/ensure.sh >/dev/null

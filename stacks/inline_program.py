@@ -5,7 +5,8 @@ no Python language host, so its stacks run their programs this way."""
 
 from __future__ import annotations
 
-import runpy
+import builtins
+import sys
 from collections.abc import Callable, Iterator
 from concurrent import futures
 from contextlib import contextmanager
@@ -45,9 +46,19 @@ def serving(program: Callable[[], None]) -> Iterator[str]:
 
 def program_at(main: Path) -> Callable[[], None]:
     """The program at `main` (a file, or a directory with __main__.py), as the language host
-    would run it."""
+    would run it: named `__main__`, its directory on the import path.
+
+    Each run executes the program's code in a namespace of its own. `runpy.run_path` would
+    put a module of its own in `sys.modules["__main__"]` for the run and restore it after;
+    the fleet runs several stacks' programs at once in one process (threads), and one run's
+    restore took `__main__` away from another mid-run (`KeyError: '__main__'`)."""
+    path = main / "__main__.py" if main.is_dir() else main
+    directory = str(path.parent)
 
     def run() -> None:
-        runpy.run_path(str(main), run_name="__main__")
+        if directory not in sys.path:
+            sys.path.insert(0, directory)  # the program's own modules, as the host has them
+        code = compile(path.read_bytes(), str(path), "exec")
+        exec(code, {"__name__": "__main__", "__file__": str(path), "__builtins__": builtins})
 
     return run

@@ -63,3 +63,12 @@ def running_code_of(stack: PulumiCli, tree: Path, main: Path) -> Iterator[None]:
         stack.language_server = None
         if server is not None:
             server.communicate("", timeout=60)
+
+
+def deployed_by(stack: PulumiCli, tree: Path) -> None:
+    """An up of the stack by the program and provider host of `tree`, on either engine; then
+    the stack's project points at this checkout's program again, whose next run upgrades it."""
+    run_program_of(stack, tree)
+    with running_code_of(stack, tree, tree / "stacks"):
+        stack.up()
+    run_program_of(stack, REPO_ROOT)

@@ -21,9 +21,9 @@ import pytest
 from databricks.sdk import WorkspaceClient as SdkClient
 from databricks.sdk.errors import NotFound
 
-from stacks.pulumi_cli import REPO_ROOT, PulumiCli
+from stacks.pulumi_cli import PulumiCli
 from tests.e2e.conftest import TYPE_PREFIX, StackFactory, assert_no_changes, reconfigure
-from tests.e2e.previous_code import run_program_of, running_code_of, tree_at
+from tests.e2e.previous_code import deployed_by, tree_at
 from workspace_emulator.testing import EmulatorInfo, clear_request_log, fetch_token
 
 pytestmark = pytest.mark.engine
@@ -135,11 +135,8 @@ class TestApiFieldNames:
         suffix = uuid.uuid4().hex[:6]
         tree = tree_at(BEFORE_NAMES, tmp_path / "before")
         stack = scenario.factory(wire_form="public", **by_item_keys(suffix))
-        run_program_of(stack, tree)
-        with running_code_of(stack, tree, tree / "stacks"):
-            stack.up()
+        deployed_by(stack, tree)
 
-        run_program_of(stack, REPO_ROOT)
         clear_request_log(scenario.info)
         stack.preview("--expect-no-changes")
         rewritten = Scenario(scenario.info, scenario.sdk, by_item_keys(suffix), stack,

@@ -18,9 +18,8 @@ from typing import Any
 import pytest
 
 from stacks.config_rules import object_lists
-from stacks.pulumi_cli import REPO_ROOT
 from tests.e2e.conftest import StackFactory
-from tests.e2e.previous_code import run_program_of, running_code_of, tree_at
+from tests.e2e.previous_code import deployed_by, tree_at
 from tests.moved_modules_support import FLAT_LAYOUT
 from tools.drills.local_stack import local_objects
 from workspace_emulator.testing import EmulatorInfo, clear_request_log, request_log
@@ -49,13 +48,10 @@ def test_a_stack_recorded_by_the_flat_layout_previews_no_changes(
     tree = tree_at(FLAT_LAYOUT, tmp_path / "flat")
     assert (tree / "providers" / "job.py").is_file()  # the flat layout
     stack = workspace_stack(**objects_of(tree))
-    run_program_of(stack, tree)
-    with running_code_of(stack, tree, tree / "stacks"):
-        stack.up()
+    deployed_by(stack, tree)
     recorded = [r["urn"] for r in stack.export()["deployment"]["resources"]]
     assert sum(":workspace:" in urn or "::workspace:" in urn for urn in recorded) >= 20
 
-    run_program_of(stack, REPO_ROOT)
     clear_request_log(emulator)
     stack.preview("--expect-no-changes")
     stack.up("--expect-no-changes")

@@ -14,14 +14,13 @@ from pathlib import Path
 import pytest
 import yaml
 
-from stacks.pulumi_cli import REPO_ROOT
 from tests.e2e.conftest import (
     TYPE_PREFIX,
     StackFactory,
     platform_writes,
     upgrade_updates_the_provider_alone,
 )
-from tests.e2e.previous_code import run_program_of, running_code_of, tree_at
+from tests.e2e.previous_code import deployed_by, tree_at
 from workspace_emulator.testing import EmulatorInfo, clear_request_log
 
 pytestmark = pytest.mark.engine
@@ -42,13 +41,10 @@ def test_job_permissions_deployed_before_are_no_change(
     objects = {"jobs": config["workspace:jobs"],
                "jobPermissions": config["workspace:jobPermissions"]}
     stack = workspace_stack(wire_form=wire_form, **objects)
-    run_program_of(stack, tree)
-    with running_code_of(stack, tree, tree / "stacks"):  # inline on the modern engine
-        stack.up()
+    deployed_by(stack, tree)
     [before] = [r for r in stack.export()["deployment"]["resources"]
                 if r["type"] == TYPE_PREFIX + "JobPermissions"]
 
-    run_program_of(stack, REPO_ROOT)
     clear_request_log(emulator)
     upgrade_updates_the_provider_alone(stack)
     assert platform_writes(emulator) == [], "the same type token, inputs and id: nothing to do"

@@ -21,10 +21,10 @@ import yaml
 
 from providers.jobs.job_diff import canonical
 from providers.jobs.jobs_api import JobsApi
-from stacks.pulumi_cli import REPO_ROOT, PulumiCli
+from stacks.pulumi_cli import PulumiCli
 from tests.conftest import emulator_client
 from tests.e2e.conftest import StackFactory, upgrade_updates_the_provider_alone, write_config
-from tests.e2e.previous_code import run_program_of, running_code_of, tree_at
+from tests.e2e.previous_code import deployed_by, tree_at
 from workspace_emulator.testing import EmulatorInfo, clear_request_log, request_log
 
 pytestmark = pytest.mark.engine
@@ -65,13 +65,10 @@ def test_a_single_task_job_deployed_before_full_depth_is_no_change(
     job = old_local_job(tree)
     assert "timeout_seconds" in job["new_cluster"]  # the legacy form's nesting, as it was
     stack = workspace_stack(wire_form=wire_form, jobs=[job])
-    run_program_of(stack, tree)
-    with running_code_of(stack, tree, tree / "stacks"):  # inline on the modern engine
-        stack.up()
+    deployed_by(stack, tree)
     assert "tasks" not in job_outputs(stack)  # the old single-task state
     job_id = int(stack.outputs()["jobs"][job["name"]])
 
-    run_program_of(stack, REPO_ROOT)
     clear_request_log(emulator)
     upgrade_updates_the_provider_alone(stack)
     assert writes(emulator) == []

@@ -95,6 +95,9 @@ def write_objects(cli: PulumiCli, objects: dict[str, Any]) -> None:
 # --- the engine's answers, the workspace kinds only ---------------------------------------
 
 TYPE_PREFIX = "pulumi-python:dynamic/workspace:"
+# Where the program declared a resource, as newer engines record it (the declaring call's
+# path, line and stack): it moves with the code and says nothing of what the resource holds.
+DECLARED_AT = ("sourcePosition", "stackTrace")
 
 
 # The type of the provider a WorkspaceAuth component registers.

@@ -21,7 +21,7 @@ from providers.jobs.jobs_api import JobsApi
 from stacks import single_write
 from stacks.pulumi_cli import REPO_ROOT, PulumiCli, inline_where_needed, project_settings
 from tests.conftest import emulator_client
-from tests.e2e.conftest import changed_steps, platform_writes, write_config
+from tests.e2e.conftest import DECLARED_AT, changed_steps, platform_writes, write_config
 from tests.e2e.previous_code import running_code_of, tree_at
 from tools.drills.local_stack import connection_config
 from workspace_emulator.testing import EmulatorInfo, clear_request_log
@@ -74,10 +74,6 @@ def announce(cli: PulumiCli, *items: dict[str, str]) -> None:
 
 def resources(cli: PulumiCli, type_suffix: str) -> list[dict[str, Any]]:
     return [r for r in cli.export()["deployment"]["resources"] if r["type"].endswith(type_suffix)]
-
-
-# Where the program declared a resource (the code's path and line), which an upgrade moves.
-DECLARED_AT = ("sourcePosition", "stackTrace")
 
 
 def by_urn(resources: list[dict[str, Any]]) -> dict[str, Any]:

@@ -23,12 +23,11 @@ from providers.core.lifecycle import CONNECTION_KEY, PROVIDER_KEY
 from providers.core.registry import kind_named
 from stacks.pulumi_cli import REPO_ROOT, PulumiCli, inline_where_needed, project_settings
 from tests.conftest import emulator_client
-from tests.e2e.conftest import StackFactory, write_config
+from tests.e2e.conftest import DECLARED_AT, TYPE_PREFIX, StackFactory, write_config
 from workspace_emulator.testing import EmulatorInfo, clear_request_log, request_log
 
 pytestmark = pytest.mark.engine
 
-TYPE_PREFIX = "pulumi-python:dynamic/workspace:"
 PLUMBING = (CONNECTION_KEY, PROVIDER_KEY)
 MAX_BYTES_OVER_FLOOR = 1024
 # Each resource's budget, bytes over the floor's entry (negative: under it).
@@ -77,16 +76,11 @@ def plumbing_in(deployment: dict[str, Any], section: str) -> list[str]:
     ]
 
 
-# Where the program declared the resource, as newer engines record it: the declaring call's
-# stack, which depends on how deep the program's code calls and where it is installed, not
-# on what the resource holds (pulumi 3.272 records every frame, so a stack program's entry
-# grew by its frames and paths beside the floor's shallower program).
-DECLARED_AT = ("sourcePosition", "stackTrace")
-
-
 def entry_bytes(resource: dict[str, Any]) -> int:
     """Compact JSON, as the bench counts it (bench/deploy_cost.py), of what the resource
-    records; not where the program declared it."""
+    records; not where the program declared it (`DECLARED_AT`: pulumi 3.272 records every
+    frame of the declaring call, so a stack program's entry grew by its deeper frames beside
+    the floor's)."""
     recorded = {k: v for k, v in resource.items() if k not in DECLARED_AT}
     return len(json.dumps(recorded, separators=(",", ":")))
 

@@ -27,7 +27,6 @@ import argparse
 import fnmatch
 import json
 import os
-import re
 import sys
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass
@@ -36,6 +35,7 @@ from typing import Any, TextIO
 
 from providers.client import Connection, WorkspaceClient, WorkspaceError
 from providers.client.auth_type import METHODS
+from providers.client.connection import ACCOUNT_ID_PATTERN
 from providers.core.kind import Kind
 from providers.core.registry import kinds
 from providers.workspace.workspace_objects import one_tree_walk
@@ -57,8 +57,6 @@ from stacks.pulumi_cli import EngineNotFound, PulumiCli, PulumiError
 
 STACK_TYPE = "pulumi:pulumi:Stack"
 IGNORE_KEY = "auditIgnore"
-ACCOUNT_KEY = ACCOUNT_ID_KEY
-ACCOUNT_ID = re.compile(r"[A-Za-z0-9-]+")
 
 EXIT_CLEAN, EXIT_UNMANAGED, EXIT_ERROR = 0, 1, 2
 
@@ -276,18 +274,18 @@ def account_client(
     host: the account-level kinds are listed and read through it. Without either setting
     `notes` says what is not listed and the commands that list it."""
     client = WorkspaceClient(connection)
-    value = values.get(f"{NAMESPACE}:{ACCOUNT_KEY}")
+    value = values.get(f"{NAMESPACE}:{ACCOUNT_ID_KEY}")
     if value is None:
         if notes is not None:
             print(
                 f"note: the service principals' rule sets (access_control_rule_set) are not "
-                f"listed: set {NAMESPACE}:{ACCOUNT_KEY} to the workspace's account id "
+                f"listed: set {NAMESPACE}:{ACCOUNT_ID_KEY} to the workspace's account id "
                 "(docs/audit.md)",
                 file=notes,
             )
-    elif not isinstance(value, str) or not ACCOUNT_ID.fullmatch(value):
+    elif not isinstance(value, str) or not ACCOUNT_ID_PATTERN.fullmatch(value):
         raise AuditError(
-            f"{NAMESPACE}:{ACCOUNT_KEY} must be the account's id (letters, digits and "
+            f"{NAMESPACE}:{ACCOUNT_ID_KEY} must be the account's id (letters, digits and "
             f"dashes, e.g. 8e2f4a6c-1b3d-4f5e-9a7c-2d4f6b8e0a1c), got {value!r}"
         )
     else:
